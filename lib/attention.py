@@ -1,0 +1,89 @@
+"""Multi-head self-attention: every position takes a weighted average of the positions it may see.
+
+Queries, keys and values are projections of the same input. The projected width is cut into
+``heads`` contiguous slices; each head scores its queries against its keys, scales by
+sqrt(head size), masks the future if causal, takes a softmax and averages its values. The heads'
+results are put side by side again and projected by Wo.
+"""
+
+import math
+
+import numpy as np
+
+from ._checks import as_float_array, check_matrix, check_positive_int
+
+
+def softmax(x, axis=-1):
+    """Softmax along ``axis``, stable for large numbers (the largest is subtracted first).
+
+    Any shape in, same shape out; the numbers along ``axis`` become positive and sum to 1.
+    Entries of -inf (masked) become exactly 0.
+    """
+    x = as_float_array(x, "x")
+    largest = np.max(x, axis=axis, keepdims=True)
+    largest = np.where(np.isfinite(largest), largest, 0.0)
+    weights = np.exp(x - largest)
+    return weights / weights.sum(axis=axis, keepdims=True)
+
+
+def causal_mask(length):
+    """The causal mask, shape (length, length), True where position i may look at position j,
+    which is when j <= i (itself and the past). The upper triangle, the future, is False."""
+    length = check_positive_int(length, "length")
+    return np.tril(np.ones((length, length), dtype=bool))
+
+
+def _split_heads(projected, heads):
+    """(..., length, width) -> (..., heads, length, width / heads): contiguous slices, one per head."""
+    *lead, length, width = projected.shape
+    split = projected.reshape(*lead, length, heads, width // heads)
+    return np.swapaxes(split, -3, -2)
+
+
+def _join_heads(per_head):
+    """(..., heads, length, size) -> (..., length, heads · size): the heads side by side again."""
+    joined = np.swapaxes(per_head, -3, -2)
+    return joined.reshape(*joined.shape[:-2], -1)
+
+
+def _check_projections(d, Wq, Wk, Wv, Wo, heads):
+    """Check the four matrices against x's width and each other; return them as float arrays."""
+    reason = f" to match x's last axis ({d} numbers per token)"
+    Wq = check_matrix(Wq, "Wq", rows=d, rows_reason=reason)
+    Wk = check_matrix(Wk, "Wk", rows=d, columns=Wq.shape[1], rows_reason=reason,
+                      columns_reason=f" like Wq (queries and keys are compared, {Wq.shape[1]} numbers)")
+    Wv = check_matrix(Wv, "Wv", rows=d, rows_reason=reason)
+    Wo = check_matrix(Wo, "Wo", rows=Wv.shape[1], rows_reason=f" to match Wv's {Wv.shape[1]} columns")
+    heads = check_positive_int(heads, "heads")
+    for name, width in (("Wq", Wq.shape[1]), ("Wv", Wv.shape[1])):
+        if width % heads:
+            raise ValueError(f"heads should divide {name}'s width {width} into equal slices, "
+                             f"got heads={heads}")
+    return Wq, Wk, Wv, Wo, heads
+
+
+def attention(x, Wq, Wk, Wv, Wo, heads=1, causal=True, positions=None, return_weights=False):
+    """Multi-head self-attention of x.
+
+    x:  (length, d) or (batch, length, d).
+    Wq, Wk: (d, d_attn); Wv: (d, d_value); Wo: (d_value, d_out). heads must divide d_attn and
+    d_value; head h uses columns h·size ... (h+1)·size - 1 of each projection.
+    causal: if True, position i only looks at positions j <= i.
+    positions: None, or a function applied to each head's queries and keys, shape
+    (..., heads, length, size), e.g. ``rope``.
+    Returns (..., length, d_out), and with return_weights=True also the attention weights,
+    shape (..., heads, length, length), each row summing to 1.
+    """
+    x = as_float_array(x, "x")
+    if x.ndim not in (2, 3):
+        raise ValueError(f"x should have shape (length, d) or (batch, length, d), got shape {x.shape}")
+    Wq, Wk, Wv, Wo, heads = _check_projections(x.shape[-1], Wq, Wk, Wv, Wo, heads)
+    queries, keys, values = (_split_heads(x @ W, heads) for W in (Wq, Wk, Wv))
+    if positions is not None:
+        queries, keys = positions(queries), positions(keys)
+    scores = queries @ np.swapaxes(keys, -1, -2) / math.sqrt(queries.shape[-1])
+    if causal:
+        scores = np.where(causal_mask(x.shape[-2]), scores, -np.inf)
+    weights = softmax(scores, axis=-1)                                 # (..., heads, length, length)
+    out = _join_heads(weights @ values) @ Wo
+    return (out, weights) if return_weights else out

@@ -1,0 +1,124 @@
+"""The position-wise feed-forward network: widen, apply a non-linearity, narrow back.
+
+The same weights act on every token separately. Without the activation the two matrices would
+collapse into one (x W1 W2), so the activation is what the extra width pays for. The gated form,
+SwiGLU, uses three matrices: (SiLU(x W_gate) ⊙ x W_up) W_down.
+"""
+
+import math
+
+import numpy as np
+
+from ._checks import as_float_array, check_matrix, check_vector
+
+_erfc = np.frompyfunc(math.erfc, 1, 1)   # math.erfc on every element: exact to float64
+
+
+def relu(x):
+    """ReLU, element by element: max(0, x). Any shape in, same shape out."""
+    return np.maximum(0.0, as_float_array(x, "x"))
+
+
+def gelu(x):
+    """Exact GELU, element by element: x · Φ(x), Φ the standard normal's cumulative probability.
+
+    Φ(x) = erfc(-x/√2) / 2, computed with math.erfc (exact to float64; erfc rather than 1 + erf
+    keeps the precision for large negative x). Any shape in, same shape out.
+    """
+    x = as_float_array(x, "x")
+    phi = np.asarray(_erfc(-x / math.sqrt(2.0)), dtype=float) / 2.0
+    return x * phi
+
+
+def gelu_tanh(x):
+    """GELU's tanh approximation: x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³))). Same shape out."""
+    x = as_float_array(x, "x")
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def sigmoid(x):
+    """The logistic function 1 / (1 + e^(-x)), computed without overflow. Same shape out."""
+    x = as_float_array(x, "x")
+    return np.exp(-np.logaddexp(0.0, -x))
+
+
+def silu(x):
+    """SiLU (also called swish): x · sigmoid(x). silu(-3), silu(0), silu(3) = -0.14, 0.00, 2.86."""
+    x = as_float_array(x, "x")
+    return x * sigmoid(x)
+
+
+def identity(x):
+    """No activation at all: x unchanged (the FFN then collapses to one matrix)."""
+    return as_float_array(x, "x")
+
+
+ACTIVATIONS = {"relu": relu, "gelu": gelu, "gelu_tanh": gelu_tanh, "silu": silu, "none": identity}
+
+
+def activation_function(activation):
+    """Turn an activation given by name ("relu", "gelu", "gelu_tanh", "silu", "none" or None)
+    into its function; a callable is returned as it is."""
+    if activation is None:
+        return identity
+    if callable(activation):
+        return activation
+    if activation not in ACTIVATIONS:
+        names = ", ".join(repr(name) for name in ACTIVATIONS)
+        raise ValueError(f"activation should be one of {names}, None or a function, got {activation!r}")
+    return ACTIVATIONS[activation]
+
+
+def _check_tokens(x):
+    x = as_float_array(x, "x")
+    if x.ndim == 0:
+        raise ValueError("x should have shape (..., d_model), got a single number")
+    return x
+
+
+def hidden_units(x, W1, b1=None):
+    """The hidden units before the activation: x @ W1 + b1.
+
+    x: (..., d_model); W1: (d_model, d_ff); b1: (d_ff,) or None. Returns (..., d_ff).
+    """
+    x = _check_tokens(x)
+    W1 = check_matrix(W1, "W1", rows=x.shape[-1],
+                      rows_reason=f" to match x's last axis ({x.shape[-1]} numbers per token)")
+    hidden = x @ W1
+    if b1 is not None:
+        hidden = hidden + check_vector(b1, "b1", W1.shape[1], f" to match W1's {W1.shape[1]} columns")
+    return hidden
+
+
+def ffn(x, W1, b1, W2, b2, activation="relu"):
+    """The feed-forward network: activation(x @ W1 + b1) @ W2 + b2, every token on its own.
+
+    x:  (..., d_model)          W1: (d_model, d_ff)   b1: (d_ff,) or None
+    W2: (d_ff, d_model_out)     b2: (d_model_out,) or None
+    activation: "relu", "gelu", "gelu_tanh", "silu", "none"/None, or a function.
+    Returns (..., d_model_out); usually d_model_out = d_model, so it can be added to x.
+    """
+    act = activation_function(activation)
+    hidden = act(hidden_units(x, W1, b1))
+    W2 = check_matrix(W2, "W2", rows=hidden.shape[-1],
+                      rows_reason=f" to match W1's {hidden.shape[-1]} columns (the hidden width)")
+    out = hidden @ W2
+    if b2 is not None:
+        out = out + check_vector(b2, "b2", W2.shape[1], f" to match W2's {W2.shape[1]} columns")
+    return out
+
+
+def swiglu(x, W_gate, W_up, W_down):
+    """The gated feed-forward network: (silu(x @ W_gate) * (x @ W_up)) @ W_down.
+
+    x: (..., d_model); W_gate, W_up: (d_model, d_ff); W_down: (d_ff, d_model). Returns (..., d_model).
+    The gate decides, number by number, how much of each hidden unit of x @ W_up gets through.
+    """
+    x = _check_tokens(x)
+    reason = f" to match x's last axis ({x.shape[-1]} numbers per token)"
+    W_gate = check_matrix(W_gate, "W_gate", rows=x.shape[-1], rows_reason=reason)
+    W_up = check_matrix(W_up, "W_up", rows=x.shape[-1], columns=W_gate.shape[1], rows_reason=reason,
+                        columns_reason=f" like W_gate (the hidden width {W_gate.shape[1]})")
+    W_down = check_matrix(W_down, "W_down", rows=W_gate.shape[1],
+                          rows_reason=f" to match the hidden width {W_gate.shape[1]} of W_gate and W_up")
+    return (silu(x @ W_gate) * (x @ W_up)) @ W_down

@@ -1,0 +1,102 @@
+"""A top-k mixture of experts: many feed-forward networks, only k of them run for each token.
+
+A router matrix gives every token one score per expert. The k best-scored experts are kept, a
+softmax over just their k scores gives their shares, and the token's output is the share-weighted
+sum of those k experts' outputs. Experts are numbered from 0 (the course's "expert 1" is 0 here).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import as_float_array, check_matrix, check_positive_int
+
+
+class Routing(NamedTuple):
+    """Where each token goes. For n tokens, E experts and top_k = k:
+
+    experts: (n, k) int, the chosen experts, best score first.
+    shares:  (n, k), the softmax of the kept scores; each row sums to 1.
+    scores:  (n, E), the router's raw scores.
+    """
+    experts: np.ndarray
+    shares: np.ndarray
+    scores: np.ndarray
+
+
+class MixtureOutput(NamedTuple):
+    """What a mixture-of-experts layer gives back for x of shape (..., d):
+
+    output:  (..., d_out), the share-weighted sum of the chosen experts' outputs.
+    experts: (..., k) int, which experts each token went to, best first.
+    shares:  (..., k), how much each chosen expert counts; each row sums to 1.
+    scores:  (..., E), the router's raw scores.
+    """
+    output: np.ndarray
+    experts: np.ndarray
+    shares: np.ndarray
+    scores: np.ndarray
+
+
+def route(scores, top_k=2):
+    """Keep the top_k scores of every token and softmax over just those.
+
+    scores: (n, E) or (E,) for one token. Returns a Routing with experts and shares of shape
+    (n, top_k) (or (top_k,) for one token). Ties go to the lower-numbered expert.
+    Example: scores [2.45, -3.07, 0.50, -0.68, -0.54, -0.26, -2.42, -0.28] keep experts 0 and 2
+    with shares 0.875 and 0.125.
+    """
+    scores = as_float_array(scores, "scores")
+    if scores.ndim == 1:
+        one = route(scores[None, :], top_k)
+        return Routing(one.experts[0], one.shares[0], one.scores[0])
+    if scores.ndim != 2:
+        raise ValueError(f"scores should have shape (tokens, experts), got shape {scores.shape}")
+    top_k = check_positive_int(top_k, "top_k")
+    if top_k > scores.shape[1]:
+        raise ValueError(f"top_k should be at most the number of experts ({scores.shape[1]}), got {top_k}")
+    chosen = np.argsort(-scores, axis=1, kind="stable")[:, :top_k]   # (n, k), best first
+    kept = np.take_along_axis(scores, chosen, axis=1)                 # (n, k)
+    weights = np.exp(kept - kept[:, :1])                              # the first is the largest
+    return Routing(chosen, weights / weights.sum(axis=1, keepdims=True), scores)
+
+
+def mixture_of_experts(x, W_router, experts, top_k=2):
+    """Run each token through its top_k experts and mix their outputs by the router's shares.
+
+    x:        (..., d), any number of leading axes (tokens).
+    W_router: (d, E), one column of scores per expert.
+    experts:  a list of E functions, each mapping (n, d) to (n, d_out), e.g. a feed-forward net.
+    Returns a MixtureOutput (output, experts, shares, scores). Only the chosen experts run.
+    """
+    x = as_float_array(x, "x")
+    if x.ndim == 0:
+        raise ValueError("x should have shape (..., d), got a single number")
+    W_router = check_matrix(W_router, "W_router", rows=x.shape[-1],
+                            rows_reason=f" to match x's last axis ({x.shape[-1]} numbers per token)")
+    if len(experts) != W_router.shape[1]:
+        raise ValueError(f"experts should hold {W_router.shape[1]} functions, one per column of "
+                         f"W_router, got {len(experts)}")
+    tokens = x.reshape(-1, x.shape[-1])                               # (n, d)
+    routing = route(tokens @ W_router, top_k)
+    output = None
+    for number, expert in enumerate(experts):
+        rows, slot = np.nonzero(routing.experts == number)            # tokens sent to this expert
+        if rows.size == 0:
+            continue
+        result = np.asarray(expert(tokens[rows]), dtype=float)        # (tokens here, d_out)
+        if output is None:
+            output = np.zeros((tokens.shape[0], result.shape[-1]))
+        output[rows] += routing.shares[rows, slot][:, None] * result
+    if output is None:                                                # no tokens at all
+        output = np.zeros_like(tokens)
+    lead = x.shape[:-1]
+    return MixtureOutput(output.reshape(*lead, -1), routing.experts.reshape(*lead, top_k),
+                         routing.shares.reshape(*lead, top_k), routing.scores.reshape(*lead, -1))
+
+
+def tokens_per_expert(chosen, n_experts):
+    """How many tokens each expert received: chosen is any int array of expert numbers
+    (e.g. Routing.experts, (n, k)); returns (n_experts,) counts. The fair share is n·k/E."""
+    chosen = np.asarray(chosen)
+    return np.bincount(chosen.ravel(), minlength=check_positive_int(n_experts, "n_experts"))

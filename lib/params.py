@@ -1,0 +1,243 @@
+"""Counting parameters: where a model's numbers sit, how much memory they take, and real models.
+
+A block holds attention (4·d² for four d×d projections), a feed-forward network (2·d·d_ff plain,
+3·d·d_ff gated) and its norms (d each, 2·d for LayerNorm's gain and shift). Around the blocks sit
+the embedding table (vocab·d), an optional learned positions table (context·d), an output layer
+(vocab·d, unless tied to the embedding) and one final norm. A mixture of experts stores E
+feed-forward networks per block plus a d×E router, but each token uses only k of them.
+"""
+
+from dataclasses import dataclass, fields, replace
+
+from ._checks import check_choice, check_positive_int
+
+MIB = 2 ** 20   # bytes in one MiB
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The sizes and design choices that decide a decoder's parameter count.
+
+    d_model, layers, d_ff, vocab: width, number of blocks, FFN hidden width, vocabulary size.
+    heads / kv_heads: attention heads; kv_heads < heads means grouped-query attention (keys and
+        values shared between heads, so Wk and Wv are narrower). None means kv_heads = heads.
+    context: the longest text; with learned_positions=True a context×d_model table is counted.
+    gated: SwiGLU FFN (three matrices). tied: the output layer reuses the embedding table.
+    biases: bias vectors in attention and FFN. norm: "rms" (a gain) or "layer" (gain and shift).
+    experts, top_k, shared_experts, expert_d_ff: a mixture of experts (experts=0 means dense);
+        expert_d_ff=None means d_ff. dense_layers: how many first blocks keep a dense FFN.
+    attention_per_block: a published count, for attention that is not four projections
+        (DeepSeek-V3's latent attention); None means count the four projections.
+    """
+    d_model: int
+    layers: int
+    d_ff: int
+    vocab: int
+    heads: int = 1
+    kv_heads: int | None = None
+    context: int | None = None
+    learned_positions: bool = False
+    gated: bool = False
+    tied: bool = True
+    biases: bool = False
+    norm: str = "rms"
+    experts: int = 0
+    top_k: int = 0
+    shared_experts: int = 0
+    expert_d_ff: int | None = None
+    dense_layers: int = 0
+    attention_per_block: int | None = None
+
+    def __post_init__(self):
+        for name in ("d_model", "layers", "d_ff", "vocab", "heads"):
+            check_positive_int(getattr(self, name), name)
+        check_choice(self.norm, "norm", ("rms", "layer"))
+        if self.d_model % self.heads:
+            raise ValueError(f"heads should divide d_model = {self.d_model}, got heads={self.heads}")
+        if self.kv_heads is not None and (self.kv_heads < 1 or self.heads % self.kv_heads):
+            raise ValueError(f"kv_heads should divide heads = {self.heads}, got kv_heads={self.kv_heads}")
+        if self.learned_positions and self.context is None:
+            raise ValueError("context should be the longest text (a whole number) when "
+                             "learned_positions=True, got None")
+        if self.experts and not 1 <= self.top_k <= self.experts:
+            raise ValueError(f"top_k should be between 1 and experts = {self.experts}, got {self.top_k}")
+
+
+@dataclass(frozen=True)
+class BlockCount:
+    """One block's parameters by part. ffn is what is stored; ffn_active what one token uses."""
+    attention: int
+    ffn: int
+    ffn_active: int
+    router: int
+    norms: int
+
+    @property
+    def total(self):
+        return self.attention + self.ffn + self.router + self.norms
+
+    @property
+    def active(self):
+        return self.total - self.ffn + self.ffn_active
+
+
+@dataclass(frozen=True)
+class ParameterCount:
+    """A whole model's parameters by part (all blocks summed), with totals and shares."""
+    embedding: int
+    positions: int
+    output: int
+    attention: int
+    ffn: int
+    ffn_active: int
+    router: int
+    block_norms: int
+    final_norm: int
+
+    @property
+    def norms(self):
+        """Every norm in the model: two per block and the final one."""
+        return self.block_norms + self.final_norm
+
+    @property
+    def blocks(self):
+        """Everything inside the blocks: attention, FFN (stored), router, the blocks' norms."""
+        return self.attention + self.ffn + self.router + self.block_norms
+
+    @property
+    def total(self):
+        """Every stored parameter."""
+        return self.embedding + self.positions + self.output + self.blocks + self.final_norm
+
+    @property
+    def active(self):
+        """The parameters one token uses (differs from total only for a mixture of experts)."""
+        return self.total - self.ffn + self.ffn_active
+
+    def shares(self):
+        """Each part's fraction of the total, as a dict (embedding includes positions and output)."""
+        parts = {"embedding": self.embedding + self.positions + self.output, "attention": self.attention,
+                 "ffn": self.ffn, "router": self.router, "norms": self.norms}
+        return {name: count / self.total for name, count in parts.items()}
+
+
+def ffn_parameters(d_model, d_ff, gated=False, biases=False):
+    """One feed-forward network: 2·d·d_ff plain or 3·d·d_ff gated, plus biases if asked
+    (d_ff per widening matrix and d_model for the narrowing one). d=6, d_ff=12 with biases: 162."""
+    matrices = 3 if gated else 2
+    bias = (d_ff * (matrices - 1) + d_model) if biases else 0
+    return matrices * d_model * d_ff + bias
+
+
+def attention_parameters(config):
+    """One block's attention: Wq and Wo (d×d), Wk and Wv (d×kv_width), plus biases if asked."""
+    c = config
+    if c.attention_per_block is not None:
+        return c.attention_per_block
+    kv_width = c.d_model // c.heads * (c.kv_heads or c.heads)
+    weights = 2 * c.d_model * c.d_model + 2 * c.d_model * kv_width
+    return weights + ((2 * c.d_model + 2 * kv_width) if c.biases else 0)
+
+
+def norm_parameters(config):
+    """One norm: a gain of d numbers, and a shift of d more for LayerNorm."""
+    return config.d_model * (2 if config.norm == "layer" else 1)
+
+
+def block_parameters(config, moe=True):
+    """One block's count by part (a BlockCount). With moe=False, or a dense config, the FFN is
+    one network of width d_ff; otherwise experts (+ shared experts) of width expert_d_ff."""
+    c = config
+    if not (c.experts and moe):
+        one = ffn_parameters(c.d_model, c.d_ff, c.gated, c.biases)
+        return BlockCount(attention_parameters(c), one, one, 0, 2 * norm_parameters(c))
+    one = ffn_parameters(c.d_model, c.expert_d_ff or c.d_ff, c.gated, c.biases)
+    return BlockCount(attention=attention_parameters(c), ffn=(c.experts + c.shared_experts) * one,
+                      ffn_active=(c.top_k + c.shared_experts) * one, router=c.d_model * c.experts,
+                      norms=2 * norm_parameters(c))
+
+
+def count_parameters(config):
+    """Count a whole model's parameters by part; returns a ParameterCount.
+
+    d=768, 12 blocks, d_ff 3072, vocab 32000 (tied, RMSNorm): total 109,529,856.
+    """
+    c = config
+    dense, mixed = block_parameters(c, moe=False), block_parameters(c, moe=True)
+    n_dense = c.layers if not c.experts else min(c.dense_layers, c.layers)
+    n_mixed = c.layers - n_dense
+    per_part = {name: n_dense * getattr(dense, name) + n_mixed * getattr(mixed, name)
+                for name in ("attention", "ffn", "ffn_active", "router", "norms")}
+    return ParameterCount(embedding=c.vocab * c.d_model,
+                          positions=c.context * c.d_model if c.learned_positions else 0,
+                          output=0 if c.tied else c.vocab * c.d_model,
+                          attention=per_part["attention"], ffn=per_part["ffn"],
+                          ffn_active=per_part["ffn_active"], router=per_part["router"],
+                          block_norms=per_part["norms"], final_norm=norm_parameters(c))
+
+
+def simple_version(config):
+    """The same sizes counted the course's simple way: four d×d attention matrices, a plain
+    two-matrix FFN of width d_ff, one gain per norm, no biases, no positions table, no experts,
+    tied embedding. Real models' published sizes differ from this by exactly those details."""
+    defaults = {f.name: f.default for f in fields(ModelConfig) if f.name not in
+                ("d_model", "layers", "d_ff", "vocab", "heads", "context")}
+    return replace(config, **defaults)
+
+
+def mebibytes(parameters, bytes_per_parameter=2):
+    """Memory for the weights in MiB (2^20 bytes): 109,529,856 parameters at 2 bytes = 208.9 MiB."""
+    return parameters * bytes_per_parameter / MIB
+
+
+def gated_width(d_model, multiple=32):
+    """The SwiGLU hidden width that keeps a plain 4·d FFN's count: 8/3·d rounded up to a
+    multiple (768 -> 2048, 960 -> 2560, 128 -> 352 with multiple 32)."""
+    d_model, multiple = check_positive_int(d_model, "d_model"), check_positive_int(multiple, "multiple")
+    return -(-8 * d_model // (3 * multiple)) * multiple
+
+
+@dataclass(frozen=True)
+class RealModel:
+    """A published model: its configuration, its published size (and active size for a mixture
+    of experts), and where the numbers come from."""
+    config: ModelConfig
+    published: float
+    published_active: float | None = None
+    note: str = ""
+
+
+# Configurations from the models' papers and released configuration files.
+REAL_MODELS = {
+    "GPT-2 Small": RealModel(
+        ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=50257, heads=12, context=1024,
+                    learned_positions=True, biases=True, norm="layer"),
+        published=124e6, note="GPT-2 (2019), Hugging Face gpt2: LayerNorm, GELU, learned positions, tied"),
+    "GPT-2 Medium": RealModel(
+        ModelConfig(d_model=1024, layers=24, d_ff=4096, vocab=50257, heads=16, context=1024,
+                    learned_positions=True, biases=True, norm="layer"),
+        published=355e6, note="Hugging Face gpt2-medium"),
+    "GPT-2 Large": RealModel(
+        ModelConfig(d_model=1280, layers=36, d_ff=5120, vocab=50257, heads=20, context=1024,
+                    learned_positions=True, biases=True, norm="layer"),
+        published=774e6, note="Hugging Face gpt2-large"),
+    "LLaMA-7B": RealModel(
+        ModelConfig(d_model=4096, layers=32, d_ff=11008, vocab=32000, heads=32, context=2048,
+                    gated=True, tied=False),
+        published=6.7e9, note="Touvron et al. 2023: RMSNorm, SwiGLU, RoPE, separate output layer"),
+    "SmolLM2-360M": RealModel(
+        ModelConfig(d_model=960, layers=32, d_ff=2560, vocab=49152, heads=15, kv_heads=5,
+                    context=8192, gated=True),
+        published=360e6, note="HuggingFaceTB/SmolLM2-360M config: grouped-query attention "
+                              "(15 heads, 5 key/value heads), RoPE base 100,000, tied"),
+    "DeepSeek-V3": RealModel(
+        ModelConfig(d_model=7168, layers=61, d_ff=18432, vocab=129280, heads=128, context=131072,
+                    gated=True, tied=False, experts=256, top_k=8, shared_experts=1,
+                    expert_d_ff=2048, dense_layers=3,
+                    # latent attention: 7168·1536 + 1536·128·192 + 7168·576 + 512·128·256
+                    # + 128·128·7168, plus its two small norms (1536 + 512)
+                    attention_per_block=187_107_328),
+        published=671e9, published_active=37e9,
+        note="DeepSeek-V3 technical report (2024): 3 dense blocks then 58 with 256 routed experts "
+             "(top 8) and 1 shared; the multi-token-prediction module is not counted"),
+}

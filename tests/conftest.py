@@ -1,0 +1,184 @@
+"""Shared fixtures: built sites, local servers and a real Chromium.
+
+Browser tests use Debian's Chromium through Playwright (never a downloaded browser).
+With CI=true a missing Chromium is a failure, not a skip.
+"""
+
+import functools
+import http.server
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENT = ROOT / "content"
+CACHE = ROOT / ".cache"
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+PYODIDE_NPM = "https://registry.npmjs.org/pyodide/-/pyodide-314.0.6.tgz"
+
+
+def notebooks():
+    """Every notebook shipped in content/, sub-folders included."""
+    return sorted(p for p in CONTENT.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def artifacts():
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def progress_file(tmp_path_factory):
+    """Tests never write progress into content/: kernels get a temporary file."""
+    return tmp_path_factory.mktemp("progress") / "course-progress.json"
+
+
+# ---------------------------------------------------------------- built sites
+
+def _build(output, pyodide=None):
+    from tools.site import build
+    return build(output, pyodide)
+
+
+@pytest.fixture(scope="session")
+def online_site(tmp_path_factory):
+    """The site as instructors build it by default (Pyodide from the CDN)."""
+    output = tmp_path_factory.mktemp("site") / "online"
+    report = _build(output)
+    return output, report
+
+
+@pytest.fixture(scope="session")
+def pyodide_npm_tarball():
+    """The npm package pyodide@314.0.6 (the core only: no numpy or matplotlib)."""
+    path = CACHE / "pyodide-314.0.6.tgz"
+    if not path.exists():
+        CACHE.mkdir(exist_ok=True)
+        with urllib.request.urlopen(PYODIDE_NPM, timeout=120) as response:
+            data = response.read()
+        path.write_bytes(data)
+    return path
+
+
+@pytest.fixture(scope="session")
+def self_hosted_site(tmp_path_factory, pyodide_npm_tarball):
+    """A self-hosted site made from the npm core and PyPI's pure wheels."""
+    output = tmp_path_factory.mktemp("site") / "self-hosted"
+    report = _build(output, pyodide_npm_tarball)
+    return output, report
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def serve_site():
+    """serve_site(folder, base_path) -> URL of folder served on 127.0.0.1 under base_path."""
+    from tools.site import SiteHandler
+    servers = []
+
+    def start(folder, base_path="/"):
+        handler = functools.partial(type("H", (SiteHandler,), {"base_path": base_path}),
+                                    directory=str(folder))
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}{base_path}"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+# ---------------------------------------------------------------- Chromium
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        message = f"{CHROMIUM} is missing: apt-get install chromium"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    yield page
+    context.close()
+
+
+# ---------------------------------------------------------------- local Jupyter
+
+@pytest.fixture(scope="session")
+def jupyter_server(tmp_path_factory, progress_file):
+    """A local JupyterLab (CPython kernel) on 127.0.0.1 over a copy of content/.
+
+    Yields (base URL, root folder). The app object is exposed to the page so tests
+    can run JupyterLab commands (run all cells, change theme) as a learner's clicks do.
+    """
+    root = tmp_path_factory.mktemp("jupyter-root")
+    shutil.copytree(CONTENT, root, dirs_exist_ok=True)
+    port = free_port()
+    env = {**os.environ, "COURSE_PROGRESS_FILE": str(progress_file), "JUPYTER_PLATFORM_DIRS": "1"}
+    log = open(tmp_path_factory.mktemp("jupyter-log") / "server.log", "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+         "--ip=127.0.0.1", "--allow-root", "--ServerApp.token=", "--ServerApp.password=",
+         "--ServerApp.disable_check_xsrf=True", "--LabApp.expose_app_in_browser=True",
+         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         f"--ServerApp.root_dir={root}"],
+        stdout=log, stderr=subprocess.STDOUT, env=env,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url + "api/status", timeout=2) as response:
+                json.load(response)
+            break
+        except OSError:
+            if process.poll() is not None:
+                raise RuntimeError(f"jupyter lab exited: see {log.name}")
+            time.sleep(0.5)
+    else:
+        process.terminate()
+        raise RuntimeError(f"jupyter lab did not start in 90 s: see {log.name}")
+    yield url, root
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    log.close()

@@ -1,0 +1,99 @@
+"""The static site in a real Chromium: the UI, every notebook, and a kernel that boots offline."""
+
+import re
+import json
+import urllib.parse
+
+import pytest
+
+from conftest import CONTENT, notebooks
+
+LOCAL = ("http://127.0.0.1", "data:", "blob:")
+CDN = "https://cdn.jsdelivr.net/"
+
+
+def first_heading(notebook):
+    """The first line of the notebook's first markdown cell, as the page shows it."""
+    cells = json.loads(notebook.read_text())["cells"]
+    source = next("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return source.strip().splitlines()[0].lstrip("# ").strip()
+
+
+def watch(page):
+    """Record console errors and every request that leaves 127.0.0.1."""
+    record = {"errors": [], "outside": []}
+    page.on("console", lambda m: record["errors"].append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: record["errors"].append(str(e)))
+    page.on("request", lambda r: None if r.url.startswith(LOCAL) else record["outside"].append(r.url))
+    return record
+
+
+def test_lab_ui_renders_from_a_sub_path(online_site, serve_site, page, artifacts):
+    site, _ = online_site
+    base = serve_site(site, "/transformer-course/")
+    record = watch(page)
+    page.route(CDN + "**", lambda route: route.abort())  # the CDN is unreachable here
+    page.goto(base + "lab/index.html")
+    page.wait_for_selector(".jp-DirListing-item", timeout=60_000)
+    listed = page.inner_text(".jp-DirListing-content")
+    for notebook in notebooks():
+        top = notebook.relative_to(CONTENT).parts[0]
+        assert top in listed, f"{top} is not in the file browser"
+    page.screenshot(path=str(artifacts / "site-lab-ui.png"))
+    unexpected = [e for e in record["errors"] if not re.search(r"cdn\.jsdelivr|pyodide|Failed to load resource|ERR_FAILED", e, re.I)]
+    assert unexpected == [], unexpected
+
+
+@pytest.mark.parametrize("notebook", notebooks(), ids=lambda p: p.relative_to(CONTENT).as_posix())
+def test_every_notebook_opens_and_shows_its_cells(notebook, online_site, serve_site, page, artifacts):
+    site, _ = online_site
+    base = serve_site(site, "/transformer-course/")
+    record = watch(page)
+    page.route(CDN + "**", lambda route: route.abort())
+    path = urllib.parse.quote(notebook.relative_to(CONTENT).as_posix())
+    page.goto(f"{base}lab/index.html?path={path}")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
+    heading = first_heading(notebook)
+    page.wait_for_function(
+        "text => document.querySelector('.jp-NotebookPanel').innerText.includes(text)", arg=heading)
+    cells = page.locator(".jp-NotebookPanel .jp-Cell").count()
+    assert cells >= min(5, len(json.loads(notebook.read_text())["cells"]))
+    assert not page.locator(".jp-Dialog").is_visible(), "a dialog (e.g. Select Kernel) opened"
+    page.screenshot(path=str(artifacts / f"site-{notebook.stem}.png"))
+    unexpected = [e for e in record["errors"] if not re.search(r"cdn\.jsdelivr|pyodide|Failed to load resource|ERR_FAILED", e, re.I)]
+    assert unexpected == [], unexpected
+    assert all(u.startswith(CDN) for u in record["outside"]), record["outside"]
+
+
+def run_in_repl(page, base, codes):
+    """Run each snippet as a cell of the JupyterLite console; return the console's text."""
+    query = "&".join("code=" + urllib.parse.quote(code) for code in codes)
+    page.goto(f"{base}repl/index.html?kernel=python&execute=1&{query}")
+    # Each executed cell gets its number; wait until the last one has run.
+    page.wait_for_function(
+        "n => [...document.querySelectorAll('.jp-CodeConsole .jp-InputPrompt')]"
+        ".filter(p => /\\[\\d+\\]/.test(p.innerText)).length >= n",
+        arg=len(codes), timeout=120_000)
+    page.wait_for_timeout(500)
+    return page.inner_text(".jp-CodeConsole")
+
+
+def test_self_hosted_kernel_boots_with_no_outside_request(self_hosted_site, serve_site, page, artifacts):
+    site, _ = self_hosted_site
+    base = serve_site(site, "/classroom/")
+    record = watch(page)
+    page.route(re.compile(r"^https?://(?!127\.0\.0\.1).*"), lambda route: route.abort())
+    text = run_in_repl(page, base, [
+        "print(6 * 7)",
+        "import ipywidgets\nipywidgets.IntSlider(value=3, description='probe')",
+        "import lib\nprint('found', lib.__file__)",
+        "import lib.norm",
+    ])
+    page.wait_for_selector(".widget-slider", timeout=30_000)
+    page.screenshot(path=str(artifacts / "self-hosted-repl.png"))
+    assert "42" in text
+    assert "probe" in page.inner_text(".widget-slider")
+    assert re.search(r"found /lib/python3\.\d+/site-packages/lib/__init__\.py", text), text
+    # The npm core ships no numpy: that, and only that, stops the library here.
+    assert "No module named 'numpy'" in text
+    assert record["outside"] == [], record["outside"]

@@ -1,0 +1,103 @@
+"""lib.attention against torch's softmax, scaled_dot_product_attention and nn.MultiheadAttention."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from lib.attention import attention, causal_mask, softmax
+from lib.positional import rope
+
+rng = np.random.default_rng(21)
+
+
+def test_softmax_matches_torch_and_is_stable():
+    x = rng.normal(0, 5, (3, 4, 7))
+    for axis in (-1, 0, 1):
+        assert np.allclose(softmax(x, axis=axis), torch.softmax(torch.tensor(x), dim=axis).numpy(),
+                           atol=1e-6, rtol=0)
+    assert np.allclose(softmax(np.array([1000.0, 1000.0])), [0.5, 0.5])
+    assert np.allclose(softmax(np.array([0.0, -np.inf, 0.0])), [0.5, 0.0, 0.5])
+
+
+def test_causal_mask():
+    mask = causal_mask(4)
+    assert mask.dtype == bool and mask.shape == (4, 4)
+    assert mask[2, 2] and mask[2, 0] and not mask[2, 3]
+    assert (mask.sum(axis=1) == np.arange(1, 5)).all()          # token i sees i + 1 tokens
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_one_head_with_identity_projections_matches_scaled_dot_product_attention(causal):
+    x = rng.normal(size=(2, 6, 8))
+    eye = np.eye(8)
+    t = torch.tensor(x)
+    expected = F.scaled_dot_product_attention(t, t, t, is_causal=causal).numpy()
+    assert np.allclose(attention(x, eye, eye, eye, eye, causal=causal), expected, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_heads_match_scaled_dot_product_attention_on_projected_slices(causal):
+    x = rng.normal(size=(5, 12))
+    Wq, Wk, Wv, Wo = (rng.normal(size=(12, 12)) for _ in range(4))
+    heads, size = 3, 4
+    split = lambda a: torch.tensor(a).reshape(5, heads, size).transpose(0, 1)     # (heads, 5, size)
+    per_head = F.scaled_dot_product_attention(split(x @ Wq), split(x @ Wk), split(x @ Wv), is_causal=causal)
+    expected = per_head.transpose(0, 1).reshape(5, 12).numpy() @ Wo
+    assert np.allclose(attention(x, Wq, Wk, Wv, Wo, heads=heads, causal=causal), expected, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("heads, causal", [(1, False), (4, False), (4, True), (2, True)])
+def test_matches_nn_multihead_attention(heads, causal):
+    d, length = 16, 7
+    torch.manual_seed(heads)
+    mha = torch.nn.MultiheadAttention(d, heads, bias=False, batch_first=True, dtype=torch.float64)
+    x = rng.normal(size=(3, length, d))
+    mask = torch.triu(torch.ones(length, length, dtype=torch.bool), 1) if causal else None   # True = blocked
+    expected, expected_weights = mha(*(torch.tensor(x),) * 3, attn_mask=mask, need_weights=True,
+                                     average_attn_weights=False)
+    w = mha.in_proj_weight.detach().numpy()                      # (3d, d): rows of Wq, Wk, Wv stacked
+    Wq, Wk, Wv = w[:d].T, w[d:2 * d].T, w[2 * d:].T
+    Wo = mha.out_proj.weight.detach().numpy().T
+    out, weights = attention(x, Wq, Wk, Wv, Wo, heads=heads, causal=causal, return_weights=True)
+    assert np.allclose(out, expected.detach().numpy(), atol=1e-6, rtol=0)
+    assert weights.shape == (3, heads, length, length)
+    assert np.allclose(weights, expected_weights.detach().numpy(), atol=1e-6, rtol=0)
+
+
+def test_positions_are_applied_to_each_heads_queries_and_keys():
+    x = rng.normal(size=(6, 8))
+    Wq, Wk, Wv, Wo = (rng.normal(size=(8, 8)) for _ in range(4))
+    _, weights = attention(x, Wq, Wk, Wv, Wo, heads=2, positions=rope, return_weights=True)
+    for h in range(2):
+        cols = slice(4 * h, 4 * h + 4)
+        q, k = rope((x @ Wq)[:, cols]), rope((x @ Wk)[:, cols])
+        scores = np.where(causal_mask(6), q @ k.T / 2.0, -np.inf)
+        assert np.allclose(weights[h], softmax(scores))
+
+
+def test_without_positions_a_shuffle_only_moves_the_rows():
+    x = rng.normal(size=(3, 4))
+    Wq, Wk, Wv, Wo = (rng.normal(size=(4, 4)) for _ in range(4))
+    order = [2, 0, 1]
+    plain = attention(x, Wq, Wk, Wv, Wo, causal=False)
+    assert np.allclose(attention(x[order], Wq, Wk, Wv, Wo, causal=False), plain[order])
+    turned = attention(x, Wq, Wk, Wv, Wo, causal=False, positions=rope)
+    assert not np.allclose(attention(x[order], Wq, Wk, Wv, Wo, causal=False, positions=rope), turned[order])
+
+
+W = np.ones((4, 4))
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda: attention(np.ones((3, 5)), W, W, W, W), r"Wq should have 5 rows to match x's last axis"),
+    (lambda: attention(np.ones((3, 4)), W, np.ones((4, 2)), W, W), "Wk should have 4 columns like Wq"),
+    (lambda: attention(np.ones((3, 4)), W, W, np.ones((4, 2)), W), "Wo should have 2 rows to match Wv's 2 columns"),
+    (lambda: attention(np.ones((3, 4)), W, W, W, W, heads=3),
+     "heads should divide Wq's width 4 into equal slices, got heads=3"),
+    (lambda: attention(np.ones(4), W, W, W, W), r"x should have shape \(length, d\) or \(batch, length, d\)"),
+    (lambda: attention(np.ones((3, 4)), W, W, W, W, heads=0), "heads should be a whole number of at least 1"),
+])
+def test_bad_input_is_rejected(call, expected):
+    with pytest.raises(ValueError, match=expected):
+        call()

@@ -1,0 +1,98 @@
+"""lib.ffn against PyTorch's activations, the worked FFN of notebook 02, SwiGLU and the checks."""
+
+import time
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from lib.ffn import activation_function, ffn, gelu, gelu_tanh, hidden_units, relu, silu, swiglu
+
+rng = np.random.default_rng(11)
+X = np.array([[2.0, 0.0], [1.0, 1.0], [0.0, 2.0]])              # cat, dog, car
+W1 = np.array([[1.0, -1.0, 0.0, 1.0], [0.0, 1.0, -1.0, 1.0]])
+b1 = np.array([0.0, 0.0, 1.0, -2.0])
+W2 = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 1.0], [0.5, 0.5]])
+b2 = np.zeros(2)
+
+
+@pytest.mark.parametrize("ours, theirs", [
+    (relu, F.relu), (gelu, lambda t: F.gelu(t, approximate="none")),
+    (gelu_tanh, lambda t: F.gelu(t, approximate="tanh")), (silu, F.silu),
+])
+def test_activations_match_torch(ours, theirs):
+    x = np.concatenate([rng.normal(0, 3, (64, 8)).ravel(), [-40.0, -8.0, 0.0, 8.0, 40.0]])
+    assert np.allclose(ours(x), theirs(torch.tensor(x)).numpy(), atol=1e-6, rtol=0)
+    assert ours(x[:12].reshape(4, 3)).shape == (4, 3)
+
+
+def test_gelu_is_exact_and_fast_enough():
+    x = np.linspace(-6, 6, 101)
+    expected = F.gelu(torch.tensor(x)).numpy()
+    assert np.max(np.abs(gelu(x) - expected)) < 1e-14
+    assert gelu(np.float64(1.0)) == pytest.approx(0.8413447460685429)
+    big = rng.normal(size=(4096, 8))
+    start = time.perf_counter()
+    gelu(big)
+    assert time.perf_counter() - start < 0.5
+
+
+def test_silu_figures():
+    assert np.allclose(np.round(silu(np.array([-3.0, 0.0, 3.0])), 2), [-0.14, 0.00, 2.86])
+    assert np.isfinite(silu(np.array([-1000.0, 1000.0]))).all()
+
+
+def test_worked_ffn_of_notebook_02():
+    hidden = hidden_units(X, W1, b1)
+    assert hidden.shape == (3, 4)
+    assert np.allclose(hidden[0], [2, -2, 1, 0])                 # cat before ReLU
+    assert (relu(hidden[0]) > 0).sum() == 2                     # two units on
+    out = ffn(X, W1, b1, W2, b2, activation="relu")
+    assert np.allclose(out[0], relu(hidden[0]) @ W2)
+    assert np.allclose(ffn(X[:1], W1, b1, W2, b2), out[:1])     # cat alone: exactly its row
+    assert np.allclose(ffn(X, W1, None, W2, None), relu(X @ W1) @ W2)
+
+
+def test_without_activation_the_two_matrices_collapse_to_one():
+    assert np.allclose(ffn(X, W1, None, W2, None, activation=None), X @ (W1 @ W2))
+    assert np.allclose(ffn(X, W1, None, W2, None, activation="none"), X @ (W1 @ W2))
+
+
+def test_ffn_matches_torch_linear_layers_for_each_activation():
+    x = rng.normal(size=(2, 5, 6))
+    w1, c1, w2, c2 = rng.normal(size=(6, 12)), rng.normal(size=12), rng.normal(size=(12, 6)), rng.normal(size=6)
+    t = lambda a: torch.tensor(a)
+    for name, act in [("relu", F.relu), ("gelu", F.gelu), ("gelu_tanh", lambda z: F.gelu(z, approximate="tanh")),
+                      ("silu", F.silu)]:
+        expected = F.linear(act(F.linear(t(x), t(w1.T), t(c1))), t(w2.T), t(c2)).numpy()
+        assert np.allclose(ffn(x, w1, c1, w2, c2, activation=name), expected, atol=1e-6, rtol=0)
+    assert np.allclose(ffn(x, w1, c1, w2, c2, activation=np.tanh), np.tanh(x @ w1 + c1) @ w2 + c2)
+
+
+def test_swiglu_matches_its_formula_in_torch():
+    x, gate, up, down = (rng.normal(size=s) for s in [(4, 8), (8, 20), (8, 20), (20, 8)])
+    t = lambda a: torch.tensor(a)
+    expected = ((F.silu(t(x) @ t(gate)) * (t(x) @ t(up))) @ t(down)).numpy()
+    assert np.allclose(swiglu(x, gate, up, down), expected, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda: ffn(X, W1.T, b1, W2, b2), r"W1 should have 2 rows to match x's last axis.*got shape \(4, 2\)"),
+    (lambda: ffn(X, W1, b1[:3], W2, b2), r"b1 should have shape \(4,\).*got shape \(3,\)"),
+    (lambda: ffn(X, W1, b1, W2[:3], b2), r"W2 should have 4 rows to match W1's 4 columns.*got shape \(3, 2\)"),
+    (lambda: ffn(X, W1, b1, W2, np.zeros(3)), r"b2 should have shape \(2,\)"),
+    (lambda: ffn(X, W1, b1, W2, b2, activation="tanh"), "activation should be one of 'relu', 'gelu'.*got 'tanh'"),
+    (lambda: swiglu(X, W1, W1[:, :3], W2), r"W_up should have 4 columns like W_gate"),
+    (lambda: swiglu(X, W1, W1, W2.T), r"W_down should have 4 rows"),
+    (lambda: ffn(X, W1[0], b1, W2, b2), r"W1 should be a matrix \(2 axes\), got shape \(4,\)"),
+])
+def test_bad_input_is_rejected(call, expected):
+    with pytest.raises(ValueError, match=expected):
+        call()
+
+
+def test_activation_by_name():
+    assert activation_function("silu") is silu
+    assert activation_function(np.tanh) is np.tanh
+    assert np.allclose(activation_function(None)(X), X)

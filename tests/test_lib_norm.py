@@ -1,0 +1,60 @@
+"""lib.norm against torch.nn.functional.layer_norm and rms_norm, and the curriculum's figures."""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from lib.norm import layer_norm, rms_norm, root_mean_square
+
+rng = np.random.default_rng(7)
+
+
+@pytest.mark.parametrize("shape", [(6,), (5, 8), (2, 5, 8)])
+@pytest.mark.parametrize("eps", [1e-5, 0.0, 0.1])
+def test_layer_norm_matches_torch(shape, eps):
+    x, gamma, beta = rng.normal(1, 3, shape), rng.normal(size=shape[-1]), rng.normal(size=shape[-1])
+    for g, b in [(None, None), (gamma, beta), (gamma, None)]:
+        expected = F.layer_norm(torch.tensor(x), (shape[-1],), None if g is None else torch.tensor(g),
+                                None if b is None else torch.tensor(b), eps).numpy()
+        assert np.allclose(layer_norm(x, g, b, eps), expected, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("shape", [(6,), (5, 8), (2, 5, 8)])
+@pytest.mark.parametrize("eps", [1e-5, 0.0, 0.1])
+def test_rms_norm_matches_torch(shape, eps):
+    x, gain = rng.normal(0, 2, shape), rng.normal(size=shape[-1])
+    for g in (None, gain):
+        expected = F.rms_norm(torch.tensor(x), (shape[-1],), None if g is None else torch.tensor(g),
+                              eps).numpy()
+        assert np.allclose(rms_norm(x, g, eps), expected, atol=1e-6, rtol=0)
+
+
+def test_curriculum_figures():
+    assert np.allclose(layer_norm([1.0, 1.0, 5.0, 5.0], eps=0.0), [-1, -1, 1, 1])
+    pick = np.array([-1.1, 0.1, -0.2, -0.5])
+    assert root_mean_square(pick) == pytest.approx(0.6144, abs=5e-5)
+    assert np.allclose(np.round(rms_norm(pick), 3), [-1.790, 0.163, -0.326, -0.814])
+    assert root_mean_square(rms_norm(pick, eps=0.0)) == pytest.approx(1.0)
+    x = rng.normal(size=(2, 5, 8))                          # (2, 5, 8): 10 separate means
+    assert np.allclose(layer_norm(x).mean(axis=-1), 0, atol=1e-12)
+    assert layer_norm(x).mean(axis=-1).size == 10
+    assert np.allclose(root_mean_square(x, axis=-1), np.sqrt((x ** 2).mean(-1)))
+
+
+def test_each_token_is_normalised_on_its_own():
+    x = rng.normal(size=(4, 6))
+    assert np.allclose(layer_norm(x)[1], layer_norm(x[1]))
+    assert np.allclose(rms_norm(x)[2], rms_norm(x[2:3])[0])
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda: layer_norm(np.ones((3, 4)), gamma=np.ones(3)), r"gamma should have shape \(4,\).*got shape \(3,\)"),
+    (lambda: layer_norm(np.ones((3, 4)), beta=np.ones((3, 4))), r"beta should have shape \(4,\)"),
+    (lambda: rms_norm(np.ones((3, 4)), gain=np.ones(1)), r"gain should have shape \(4,\).*got shape \(1,\)"),
+    (lambda: rms_norm(np.ones(4), eps=-1e-5), "eps should be a number of at least 0"),
+    (lambda: layer_norm(3.0), "x should have shape"),
+])
+def test_bad_input_is_rejected_without_broadcasting(call, expected):
+    with pytest.raises(ValueError, match=expected):
+        call()

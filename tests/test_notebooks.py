@@ -1,0 +1,68 @@
+"""Every notebook in content/: valid, shipped clean, and run top to bottom in real kernels.
+
+nbval runs each notebook twice: as shipped (blanks unfilled: no cell may error) and
+solved by `python -m lib.exercises solve` with COURSE_STRICT=1 (every check must pass).
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from conftest import CONTENT, ROOT, notebooks
+
+NOTEBOOKS = notebooks()
+IDS = [p.relative_to(CONTENT).as_posix() for p in NOTEBOOKS]
+
+
+def test_content_has_notebooks():
+    assert any(p.name == "00_start_here.ipynb" for p in NOTEBOOKS)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)
+def test_notebook_is_valid_and_shipped_clean(notebook):
+    nb = nbformat.read(notebook, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata.kernelspec.name == "python"
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            assert cell.outputs == [], f"cell {index} has stored outputs"
+            assert cell.execution_count is None, f"cell {index} has an execution count"
+
+
+def run_nbval(path, tmp_path, progress, strict):
+    env = {**os.environ, "COURSE_PROGRESS_FILE": str(progress), "MPLBACKEND": "Agg"}
+    env.pop("COURSE_STRICT", None)
+    if strict:
+        env["COURSE_STRICT"] = "1"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-q", "-p", "no:cacheprovider",
+         "--rootdir", str(tmp_path), str(path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+    assert " passed" in result.stdout and " failed" not in result.stdout
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)
+def test_notebook_runs_as_shipped(notebook, tmp_path):
+    copy = tmp_path / notebook.name
+    copy.write_bytes(notebook.read_bytes())
+    run_nbval(copy, tmp_path, tmp_path / "progress.json", strict=False)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)
+def test_notebook_runs_solved_with_every_check_passing(notebook, tmp_path):
+    solved = tmp_path / notebook.name
+    subprocess.run([sys.executable, "-m", "lib.exercises", "solve", str(notebook), str(solved)],
+                   cwd=ROOT, check=True, capture_output=True, text=True)
+    shipped_source = json.loads(notebook.read_text())
+    solved_source = json.loads(solved.read_text())
+    blanks = sum("____" in "".join(c["source"]) for c in shipped_source["cells"])
+    assert not any("____" in "".join(c["source"]) for c in solved_source["cells"]), "a blank survived solving"
+    if blanks:
+        assert solved_source != shipped_source
+    run_nbval(solved, tmp_path, tmp_path / "progress.json", strict=True)

@@ -1,0 +1,1 @@
+"""Build tools for the course site: the course wheel, the Pyodide lock, the site itself."""
