@@ -151,13 +151,18 @@ def jupyter_server(tmp_path_factory, progress_file):
     root = tmp_path_factory.mktemp("jupyter-root")
     shutil.copytree(CONTENT, root, dirs_exist_ok=True)
     port = free_port()
-    env = {**os.environ, "COURSE_PROGRESS_FILE": str(progress_file), "JUPYTER_PLATFORM_DIRS": "1"}
+    settings = tmp_path_factory.mktemp("lab-settings")
+    notification = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notification.parent.mkdir(parents=True)
+    notification.write_text('{"fetchNews": "false", "checkForUpdates": false}')
+    env = {**os.environ, "COURSE_PROGRESS_FILE": str(progress_file), "JUPYTER_PLATFORM_DIRS": "1",
+           "JUPYTERLAB_SETTINGS_DIR": str(settings)}
     log = open(tmp_path_factory.mktemp("jupyter-log") / "server.log", "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
          "--ip=127.0.0.1", "--allow-root", "--ServerApp.token=", "--ServerApp.password=",
          "--ServerApp.disable_check_xsrf=True", "--LabApp.expose_app_in_browser=True",
-         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
          f"--ServerApp.root_dir={root}"],
         stdout=log, stderr=subprocess.STDOUT, env=env,
     )

@@ -1,7 +1,8 @@
 """The static site in a real Chromium: the UI, every notebook, and a kernel that boots offline."""
 
-import re
+import hashlib
 import json
+import re
 import urllib.parse
 
 import pytest
@@ -20,19 +21,29 @@ def first_heading(notebook):
 
 
 def watch(page):
-    """Record console errors and every request that leaves 127.0.0.1."""
+    """Record console errors, and record and refuse every request that leaves 127.0.0.1.
+
+    The route is the context's, so it also sees the kernel's web worker (a page's own
+    routes and request events do not). Routes added later take precedence.
+    """
     record = {"errors": [], "outside": []}
     page.on("console", lambda m: record["errors"].append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: record["errors"].append(str(e)))
-    page.on("request", lambda r: None if r.url.startswith(LOCAL) else record["outside"].append(r.url))
+
+    def route(route):
+        if route.request.url.startswith(LOCAL):
+            return route.continue_()
+        record["outside"].append(route.request.url)
+        return route.abort()
+
+    page.context.route("**/*", route)
     return record
 
 
 def test_lab_ui_renders_from_a_sub_path(online_site, serve_site, page, artifacts):
     site, _ = online_site
     base = serve_site(site, "/transformer-course/")
-    record = watch(page)
-    page.route(CDN + "**", lambda route: route.abort())  # the CDN is unreachable here
+    record = watch(page)  # the CDN is unreachable here: its requests are refused
     page.goto(base + "lab/index.html")
     page.wait_for_selector(".jp-DirListing-item", timeout=60_000)
     listed = page.inner_text(".jp-DirListing-content")
@@ -49,15 +60,15 @@ def test_every_notebook_opens_and_shows_its_cells(notebook, online_site, serve_s
     site, _ = online_site
     base = serve_site(site, "/transformer-course/")
     record = watch(page)
-    page.route(CDN + "**", lambda route: route.abort())
     path = urllib.parse.quote(notebook.relative_to(CONTENT).as_posix())
     page.goto(f"{base}lab/index.html?path={path}")
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
     heading = first_heading(notebook)
     page.wait_for_function(
         "text => document.querySelector('.jp-NotebookPanel').innerText.includes(text)", arg=heading)
-    cells = page.locator(".jp-NotebookPanel .jp-Cell").count()
-    assert cells >= min(5, len(json.loads(notebook.read_text())["cells"]))
+    expected = min(5, len(json.loads(notebook.read_text())["cells"]))
+    page.wait_for_function(
+        "n => document.querySelectorAll('.jp-NotebookPanel .jp-Cell').length >= n", arg=expected)
     assert not page.locator(".jp-Dialog").is_visible(), "a dialog (e.g. Select Kernel) opened"
     page.screenshot(path=str(artifacts / f"site-{notebook.stem}.png"))
     unexpected = [e for e in record["errors"] if not re.search(r"cdn\.jsdelivr|pyodide|Failed to load resource|ERR_FAILED", e, re.I)]
@@ -82,7 +93,6 @@ def test_self_hosted_kernel_boots_with_no_outside_request(self_hosted_site, serv
     site, _ = self_hosted_site
     base = serve_site(site, "/classroom/")
     record = watch(page)
-    page.route(re.compile(r"^https?://(?!127\.0\.0\.1).*"), lambda route: route.abort())
     text = run_in_repl(page, base, [
         "print(6 * 7)",
         "import ipywidgets\nipywidgets.IntSlider(value=3, description='probe')",
@@ -97,3 +107,61 @@ def test_self_hosted_kernel_boots_with_no_outside_request(self_hosted_site, serv
     # The npm core ships no numpy: that, and only that, stops the library here.
     assert "No module named 'numpy'" in text
     assert record["outside"] == [], record["outside"]
+
+
+def test_online_site_boots_from_a_stand_in_cdn(online_site, self_hosted_site, serve_site, browser, artifacts):
+    """The default build, with the CDN answered from local copies of what it serves.
+
+    The stand-in holds the npm core and PyPI's pure wheels (numpy's wasm wheel exists
+    only on the real CDN), so the kernel boots, takes the course wheel from the site's
+    own lock, and stops at numpy, having asked the CDN for it. PyPI's wheels are not
+    byte for byte Pyodide's, so the stand-in corrects their sha256 in the lock on its
+    way to the page; nothing else in the site is touched.
+    """
+    site, _ = online_site
+    stand_in = self_hosted_site[0] / "static"
+    base = serve_site(site, "/transformer-course/")
+    context = browser.new_context()
+    page = context.new_page()
+    record = watch(page)
+    asked = []
+    cors = {"Access-Control-Allow-Origin": "*"}
+
+    def stand_in_file(url):
+        name = url.rsplit("/", 1)[-1].split("?")[0]
+        found = [stand_in / d / name for d in ("pyodide", "pyodide-lock") if (stand_in / d / name).is_file()]
+        return name, (found[0] if found else None)
+
+    def cdn(route):
+        name, path = stand_in_file(route.request.url)
+        asked.append(name)
+        if path is None:
+            return route.fulfill(status=404, body="not on the stand-in CDN", headers=cors)
+        return route.fulfill(path=str(path), headers=cors)
+
+    def lock(route):
+        served = json.loads(route.fetch().text())
+        for entry in served["packages"].values():
+            if entry["file_name"].startswith(CDN):
+                _, path = stand_in_file(entry["file_name"])
+                if path is not None:
+                    entry["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+        route.fulfill(body=json.dumps(served), content_type="application/json")
+
+    context.route(CDN + "**", cdn)  # the context's routes also see the kernel's worker
+    context.route("**/static/pyodide-lock/pyodide-lock.json", lock)
+    try:
+        text = run_in_repl(page, base, [
+            "print(6 * 7)",
+            "import lib\nprint('found', lib.__file__)",
+            "import lib.norm",
+        ])
+        page.screenshot(path=str(artifacts / "online-repl-stand-in-cdn.png"))
+    finally:
+        context.close()
+    assert "42" in text
+    assert re.search(r"found /lib/python3\.\d+/site-packages/lib/__init__\.py", text), text
+    assert "No module named 'numpy'" in text
+    assert "pyodide.mjs" in asked and any(n.startswith("numpy-2.4.6-") for n in asked), asked
+    assert not any(n.startswith("transformer_course") for n in asked), "the course wheel must come from the site"
+    assert all(u.startswith(CDN) for u in record["outside"]), record["outside"]

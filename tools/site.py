@@ -21,6 +21,7 @@ import mimetypes
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -60,12 +61,18 @@ def fetch_added_wheels():
 
 
 def run_lite_build(output):
+    """`jupyter lite build` into output, from scratch.
+
+    It runs in a fresh working folder because JupyterLite keeps its build state in
+    the working folder: two builds (a test and an instructor's serve) never share it.
+    """
     shutil.rmtree(output, ignore_errors=True)
-    (ROOT / ".jupyterlite.doit.db").unlink(missing_ok=True)
-    subprocess.run(
-        [sys.executable, "-m", "jupyter", "lite", "build", "--output-dir", str(output)],
-        cwd=ROOT, check=True,
-    )
+    with tempfile.TemporaryDirectory(prefix="lite-build-") as workdir:
+        subprocess.run(
+            [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(ROOT),
+             "--output-dir", str(output)],
+            cwd=workdir, check=True,
+        )
 
 
 def patch_lite_settings(output, settings):

@@ -1,0 +1,110 @@
+"""Demo lab of the start page: softmax temperature.
+
+Dividing the scores by a temperature before softmax makes the weights sharper
+(temperature below 1) or flatter (above 1). The model is a pure function of the
+slider's value; the view draws it.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from lib.attention import softmax
+
+WORDS = ("cat", "sat", "on", "the", "mat")
+SCORES = np.array([2.0, 1.0, 0.5, 0.1, -1.0])
+T_MIN, T_MAX = 0.1, 5.0
+
+
+def _pct(p: float) -> str:
+    return "under 1%" if 0 < p < 0.005 else f"{p:.0%}"
+
+
+def temperature_model(temperature: float, scores=SCORES, words=WORDS) -> dict:
+    """Softmax of ``scores / temperature`` and a one-line verdict drawn from the numbers."""
+    scores = np.asarray(scores, dtype=float)
+    t = float(temperature)
+    if not np.isfinite(t) or t <= 0:
+        t = 1e-3  # the limit of a very low temperature: the top score takes everything
+    weights = softmax(scores / t)
+    top = int(np.argmax(weights))
+    even = 1.0 / len(weights)
+    share = float(weights[top])
+    if share >= 0.9:
+        verdict = (f"At temperature {t:.2f}, \u201c{words[top]}\u201d takes {'over 99.9%' if share > 0.999 else f'{share:.1%}'} of the "
+                   "weight: nearly a hard choice of one word.")
+    elif share <= 1.25 * even:
+        verdict = (f"At temperature {t:.2f} the weights are nearly even: the largest is "
+                   f"{share:.0%}, an even split would give {even:.0%} each.")
+    else:
+        verdict = (f"At temperature {t:.2f}, \u201c{words[top]}\u201d leads with {share:.0%}; "
+                   f"the smallest weight is {_pct(float(weights.min()))}.")
+    return {"temperature": t, "weights": weights, "top": top, "top_share": share,
+            "even_share": even, "verdict": verdict}
+
+
+class TemperatureLab:
+    """The view: a "temperature" slider, a bar plot redrawn in place, and the verdict."""
+
+    def __init__(self, temperature: float = 1.0):
+        import ipywidgets as widgets
+
+        from .figure_view import OKABE_ITO, FigureView, new_figure
+
+        self.colours = (OKABE_ITO["blue"], OKABE_ITO["orange"])
+        self.slider = widgets.FloatSlider(value=temperature, min=T_MIN, max=T_MAX, step=0.05,
+                                          description="temperature", readout_format=".2f",
+                                          continuous_update=True,
+                                          style={"description_width": "initial"},
+                                          layout=widgets.Layout(width="26em"))
+        self.slider.add_class("course-slider-temperature")
+        self.verdict = widgets.HTML()
+        self.verdict.add_class("course-verdict")
+
+        fig = new_figure(6.4, 3.2)
+        ax = fig.add_subplot()
+        model = temperature_model(temperature)
+        self.bars = ax.bar(WORDS, model["weights"], color=self.colours[0], edgecolor="black",
+                           linewidth=0.6, label="weight of each word")
+        self.labels = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=9)
+                       for i in range(len(WORDS))]
+        ax.axhline(model["even_share"], color="black", linestyle="--", linewidth=1,
+                   label=f"even split (1/{len(WORDS)})")
+        ax.set_ylim(0, 1.08)
+        ax.set_xlabel(f"word (scores {', '.join(f'{s:.1f}' for s in SCORES)}); orange: the largest weight")
+        ax.set_ylabel("softmax weight")
+        self.title = ax.set_title("Softmax of the scores / 1.00")
+        ax.legend(loc="upper right", fontsize=8, frameon=False)
+        fig.tight_layout()
+        self.ax = ax
+        self.view = FigureView(fig, description="Bar chart of softmax weights for five words")
+
+        self.root = widgets.VBox([self.slider, self.view.widget, self.verdict])
+        self.root.add_class("course-lab")
+        self.root.add_class("course-lab-temperature")
+        self.slider.observe(self._on_change, names="value")
+        self.update(temperature)
+
+    def _on_change(self, change) -> None:
+        self.update(change["new"])
+
+    def update(self, temperature: float) -> dict:
+        model = temperature_model(temperature)
+        for i, (bar, w) in enumerate(zip(self.bars, model["weights"])):
+            bar.set_height(w)
+            bar.set_facecolor(self.colours[1] if i == model["top"] else self.colours[0])
+            self.labels[i].set_text(f"{w:.2f}")
+            self.labels[i].set_y(w + 0.01)
+        self.title.set_text(f"Softmax of the scores / {model['temperature']:.2f}")
+        self.view.redraw()
+        self.verdict.value = (f'<div style="color: var(--jp-ui-font-color1, inherit);">'
+                              f"{html.escape(model['verdict'])}</div>")
+        self.model = model
+        return model
+
+
+def temperature_lab(temperature: float = 1.0):
+    """The lab's root widget (class ``course-lab``)."""
+    return TemperatureLab(temperature).root

@@ -1,0 +1,71 @@
+"""Grading of questions (predict, number, shape), without any widget."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .registry import Question
+
+_SHAPE_RE = re.compile(r"^[\(\[]?\s*(\d+(?:\s*[,x×\s]\s*\d+)*)?\s*,?\s*[\)\]]?$")
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    """Read a shape typed as "3,4", "(3, 4)", "3 4", "[3, 4]", "3x4" or "(5,)".
+
+    Raises ``ValueError`` with a plain explanation when the text is not a shape.
+    """
+    t = str(text).strip()
+    if not t:
+        raise ValueError("Type a shape, for example 3, 4.")
+    m = _SHAPE_RE.match(t)
+    if not m:
+        raise ValueError(f"{t!r} is not a shape: write whole numbers separated by commas, "
+                         "for example 3, 4.")
+    body = m.group(1) or ""
+    return tuple(int(n) for n in re.split(r"[,x×\s]+", body) if n)
+
+
+def parse_number(text: str) -> float:
+    """Read a number typed as "0.25", "1e-5", "1,024", "2 359 296", "25%" (-> 0.25) or "1/4"."""
+    t = str(text).strip().replace("\u2212", "-")
+    if not t:
+        raise ValueError("Type a number.")
+    percent = t.endswith("%")
+    t = t.rstrip("%").strip()
+    if re.fullmatch(r"[+-]?\d{1,3}([, _]\d{3})+(\.\d*)?", t):
+        t = re.sub(r"[, _]", "", t)
+    try:
+        if re.fullmatch(r"[+-]?[\d.]+\s*/\s*[\d.]+", t):
+            a, b = t.split("/")
+            value = float(a) / float(b)
+        else:
+            value = float(t)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"{text!r} is not a number I can read.") from None
+    if not math.isfinite(value):
+        raise ValueError("Type a finite number.")
+    return value / 100 if percent else value
+
+
+def grade(question: Question, answer) -> tuple[bool, str]:
+    """(correct, message) for an answer; raises ``ValueError`` if it cannot be read."""
+    if question.kind == "predict":
+        index = int(answer)
+        if not 0 <= index < len(question.choices):
+            raise ValueError("Pick one of the choices.")
+        ok = index == int(question.answer)
+        return ok, ("Right." if ok else
+                    f"Not quite: the answer is \u201c{question.choices[int(question.answer)]}\u201d.")
+    if question.kind == "number":
+        value = parse_number(answer) if isinstance(answer, str) else float(answer)
+        target = float(question.answer)
+        ok = math.isclose(value, target, rel_tol=question.rtol, abs_tol=question.tol)
+        return ok, ("Right." if ok else f"{value:g} is not it yet.")
+    shape = parse_shape(answer) if isinstance(answer, str) else tuple(int(n) for n in answer)
+    ok = shape == tuple(question.answer)
+    if ok:
+        return True, "Right."
+    if len(shape) != len(question.answer):
+        return False, f"{shape} has {len(shape)} axes; the answer has {len(question.answer)}."
+    return False, f"{shape} has the right number of axes, but not the right sizes."

@@ -1,0 +1,297 @@
+"""Drives every exercise of the course from its definition in lib/exercises/.
+
+Adding an exercise (with its wrong answers and alternative correct answers) to
+a notebook's module is enough for it to be tested here.
+"""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lib.exercises import BLANK, ____, all_exercises, check, evaluate, get_exercise
+from lib.exercises.notebooks import exercise_id, read, solve_notebook, validate_notebook
+from lib.exercises.registry import Case, Exercise, Mistake, NOTEBOOKS, Variant, count_blanks, fill_blanks
+from lib.exercises.testing import run_source, try_template, try_variant
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTENT = ROOT / "content"
+EXERCISES = all_exercises()
+IDS = [ex.id for ex in EXERCISES]
+WRONG = [(ex.id, i) for ex in EXERCISES for i in range(len(ex.wrong))]
+ALTERNATIVES = [(ex.id, i) for ex in EXERCISES for i in range(len(ex.alternatives))]
+
+
+@pytest.fixture(autouse=True)
+def _progress_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+    monkeypatch.delenv("COURSE_STRICT", raising=False)
+
+
+def test_registry_is_not_empty_and_ids_are_unique():
+    assert "row-mean" in IDS and "stable-softmax" in IDS
+    assert len(IDS) == len(set(IDS))
+    stems = {stem for stem, _t, _m in NOTEBOOKS}
+    assert all(ex.notebook in stems for ex in EXERCISES)
+
+
+@pytest.mark.parametrize("ex_id", IDS)
+def test_definition_is_complete(ex_id):
+    ex = get_exercise(ex_id)
+    assert count_blanks(ex.template) == len(ex.solution) >= 1
+    assert len(ex.hints) >= 2, "a hint ladder has at least two steps"
+    assert len(ex.wrong) >= 3, "at least three typical wrong answers"
+    assert len(ex.alternatives) >= 2, "at least two other correct formulations"
+    if ex.kind == "function":
+        cases = ex.cases(np.random.default_rng(0))
+        assert sum(c.visible for c in cases) == 1, "exactly one visible example"
+        assert any(c.label.startswith("random") for c in cases), "random cases every run"
+
+
+@pytest.mark.parametrize("ex_id", IDS)
+def test_solution_passes_on_many_random_draws(ex_id):
+    ex = get_exercise(ex_id)
+    for seed in range(5):
+        fb = try_variant(ex, rng=np.random.default_rng(seed))
+        assert fb.passed, fb.text()
+    assert try_variant(ex).passed  # and with fresh, unseeded randomness
+
+
+@pytest.mark.parametrize("ex_id", IDS)
+def test_template_as_shipped_is_not_attempted(ex_id):
+    fb = try_template(get_exercise(ex_id))
+    assert fb.kind == "blank" and fb.status == "blank", fb.text()
+    assert "not attempted" in fb.text().lower()
+
+
+@pytest.mark.parametrize("ex_id,index", WRONG)
+def test_wrong_answer_is_rejected_with_the_intended_feedback(ex_id, index):
+    ex = get_exercise(ex_id)
+    variant = ex.wrong[index]
+    fb = try_variant(ex, variant)
+    text = fb.text()
+    assert not fb.passed, f"wrong answer accepted: {ex.variant_source(variant)}"
+    if variant.kind:
+        assert fb.kind == variant.kind, text
+    for word in variant.expect:
+        assert word.lower() in text.lower(), f"{word!r} missing from:\n{text}"
+
+
+@pytest.mark.parametrize("ex_id,index", ALTERNATIVES)
+def test_other_correct_formulation_is_accepted(ex_id, index):
+    ex = get_exercise(ex_id)
+    fb = try_variant(ex, ex.alternatives[index])
+    assert fb.passed, fb.text()
+
+
+@pytest.mark.parametrize("ex_id", IDS)
+def test_no_hint_gives_the_answer_away(ex_id):
+    ex = get_exercise(ex_id)
+    squash = lambda s: re.sub(r"\s+", "", s)  # noqa: E731
+    ladder = squash(" ".join(ex.hints))
+    for fill in ex.solution:
+        if len(squash(fill)) > 3:
+            assert squash(fill) not in ladder, f"a hint contains the solution {fill!r}"
+    for mistake in ex.mistakes:
+        for fill in ex.solution:
+            if len(squash(fill)) > 3:
+                assert squash(fill) not in squash(mistake.hint)
+
+
+@pytest.mark.parametrize("ex_id", IDS)
+def test_memorised_output_cannot_pass(ex_id):
+    ex = get_exercise(ex_id)
+    if ex.kind != "function":
+        pytest.skip("value exercise")
+    visible = next(c for c in ex.cases(np.random.default_rng(1)) if c.visible)
+    answer = ex.reference(*visible.args)
+    ns = {ex.name: lambda *a, **k: answer.copy()}
+    fb = evaluate(ex, ns)
+    assert not fb.passed and "hidden test" in fb.text()
+
+
+# ---------------------------------------------------------------- the notebooks
+
+def _notebooks():
+    return sorted(p for p in CONTENT.glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", _notebooks(), ids=lambda p: p.name)
+def test_notebook_follows_the_conventions(path):
+    nb = read(path)
+    assert validate_notebook(nb) == []
+    for i, cell in enumerate(nb["cells"]):
+        ex_id = exercise_id(cell)
+        if ex_id:
+            assert get_exercise(ex_id).notebook == path.stem
+
+
+@pytest.mark.parametrize("path", _notebooks(), ids=lambda p: p.name)
+def test_no_hidden_expected_value_in_visible_text(path):
+    """Numbers of hidden cases' expected results must not appear in the notebook."""
+    text = path.read_text(encoding="utf-8")
+    nb = json.loads(text)
+    assert all(not c.get("outputs") and c.get("execution_count") is None
+               for c in nb["cells"] if c["cell_type"] == "code"), "ship without outputs"
+    for ex in all_exercises():
+        if ex.notebook != path.stem or ex.kind != "function":
+            continue
+        for case in ex.cases(np.random.default_rng(0)):
+            if case.visible or case.label.startswith("random"):
+                continue
+            expected = np.atleast_1d(np.asarray(ex.reference(*case.args), dtype=float)).ravel()
+            for value in expected[:6]:
+                if abs(value) > 1e-9 and abs(value - round(value)) > 1e-9:
+                    assert f"{value:.3f}" not in text, f"{ex.id}: hidden value {value:.3f} visible"
+
+
+def test_every_registered_exercise_of_an_existing_notebook_is_in_it():
+    for path in _notebooks():
+        in_file = {exercise_id(c) for c in read(path)["cells"]} - {None}
+        registered = {ex.id for ex in EXERCISES if ex.notebook == path.stem}
+        assert registered == in_file, path.name
+
+
+def test_start_notebook_metadata():
+    nb = read(CONTENT / "00_start_here.ipynb")
+    assert nb["metadata"]["kernelspec"]["name"] == "python"
+    assert nb["metadata"]["kernelspec"]["language"] == "python"
+
+
+def test_solve_command_fills_every_blank(tmp_path):
+    dest = tmp_path / "solved"
+    result = subprocess.run([sys.executable, "-m", "lib.exercises", "solve", str(CONTENT), str(dest)],
+                            cwd=ROOT, capture_output=True, text=True, check=True)
+    assert "00_start_here.ipynb" in result.stdout
+    for path in _notebooks():
+        solved = read(dest / path.name)
+        for cell in solved["cells"]:
+            ex_id = exercise_id(cell)
+            if ex_id:
+                source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+                assert count_blanks(source) == 0
+                assert source.rstrip() == get_exercise(ex_id).solution_source.rstrip()
+
+
+def test_solve_command_on_one_notebook(tmp_path):
+    subprocess.run([sys.executable, "-m", "lib.exercises", "solve",
+                    str(CONTENT / "00_start_here.ipynb"), str(tmp_path / "one.ipynb")],
+                   cwd=ROOT, check=True, capture_output=True)
+    _nb, ids = solve_notebook(read(CONTENT / "00_start_here.ipynb"))
+    assert ids == ["row-mean", "stable-softmax"]
+    solved = read(tmp_path / "one.ipynb")
+    assert [exercise_id(c) for c in solved["cells"] if exercise_id(c)] == ids
+    assert solve_notebook(solved)[1] == []  # solving twice changes nothing
+
+
+def test_solved_notebook_code_passes_in_strict_mode(monkeypatch):
+    """Run every code cell of the solved start notebook, as a kernel would, with COURSE_STRICT=1."""
+    monkeypatch.setenv("COURSE_STRICT", "1")
+    nb, _ = solve_notebook(read(CONTENT / "00_start_here.ipynb"))
+    ns = {"__name__": "__main__"}
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code":
+            exec(compile("".join(cell["source"]), f"<cell {i}>", "exec"), ns)
+
+
+# ---------------------------------------------------------------- the blank
+
+def test_blank_absorbs_operations():
+    x = np.arange(6.0).reshape(2, 3)
+    for value in (____ + 1, 2 * ____, x - ____, x / ____, np.exp(____), np.sqrt(____ + 1e-5),
+                  ____ ** 0.5, np.max(____, axis=-1), ____.sum(axis=-1), ____[0], ____(3),
+                  x @ ____, -____, ____ == 3):
+        assert value is BLANK
+    assert repr(____) == "____" and f"{____:.2f}" == "____"
+    assert not ____
+
+
+def test_blank_inside_a_function_counts_as_not_attempted():
+    ex = get_exercise("row-mean")
+    ns = run_source("def row_mean(x):\n    return x.sum(axis=____, keepdims=True) / x.shape[-1]\n",
+                    ex.context)
+    fb = evaluate(ex, ns)
+    assert fb.kind == "blank"
+
+
+def test_error_location_points_at_the_learners_line_only():
+    ex = get_exercise("stable-softmax")
+    fb = try_variant(ex, Variant({1: "e.sum(axis=-1)"}))
+    assert fb.location.startswith("line 5:")
+    assert "checker" not in fb.text() and "lib/exercises" not in fb.text()
+
+
+def test_missing_name_is_reported_plainly():
+    fb = evaluate("row-mean", {})
+    assert fb.kind == "missing" and fb.status == "blank"
+    assert "Run the exercise cell" in fb.text()
+
+
+# ---------------------------------------------------------------- check(): display, strict mode
+
+def test_check_records_and_strict_mode_raises(monkeypatch, capsys):
+    from lib.exercises import progress
+
+    ns = run_source(get_exercise("row-mean").template, get_exercise("row-mean").context)
+    check("row-mean", ns)  # not strict: only displays
+    assert progress.exercise_entry("row-mean")["checks"] == 1
+    monkeypatch.setenv("COURSE_STRICT", "1")
+    with pytest.raises(AssertionError, match="Not attempted"):
+        check("row-mean", ns)
+    bad = run_source(get_exercise("row-mean").variant_source(Variant({0: "x.sum()"})),
+                     get_exercise("row-mean").context)
+    with pytest.raises(AssertionError, match="Wrong shape"):
+        check("row-mean", bad)
+    good = run_source(get_exercise("row-mean").solution_source, get_exercise("row-mean").context)
+    check("row-mean", good)  # passes, no exception
+    assert progress.exercise_entry("row-mean")["passed"] is True
+
+
+def test_check_uses_the_callers_globals():
+    ex = get_exercise("row-mean")
+    ns = run_source(ex.solution_source + "\nresult = check('row-mean')\n", ex.context
+                    + "from lib.exercises import check\n")
+    assert ns["result"].feedback.passed
+
+
+def test_a_miss_advances_the_hint_ladder():
+    from lib.exercises import progress
+
+    ex = get_exercise("row-mean")
+    bad = run_source(ex.variant_source(Variant({0: "x.max(axis=-1, keepdims=True)"})), ex.context)
+    first = check("row-mean", bad).feedback
+    second = check("row-mean", bad).feedback
+    assert first.ladder[0] == 1 and second.ladder[0] == 2
+    assert progress.exercise_entry("row-mean")["hints"] == 2
+
+
+def test_feedback_html_is_themed_and_has_text_fallback():
+    fb = try_variant(get_exercise("row-mean"), Variant({0: "x.sum(axis=-1)"}))
+    html = fb._repr_html_()
+    assert 'class="course-feedback course-fail"' in html
+    assert "var(--jp-ui-font-color1" in html and "var(--jp-error-color1" in html
+    assert "keepdims" in repr(fb)
+    assert 'course-pass' in try_variant(get_exercise("row-mean"))._repr_html_()
+    assert 'course-blank' in try_template(get_exercise("row-mean"))._repr_html_()
+
+
+def test_value_exercise_kind():
+    ex = Exercise(id="test-value", notebook="00_start_here", title="t", name="n_params",
+                  template="n_params = ____\n", solution=["2 * 768 * 3072"], kind="value",
+                  expected=lambda: 4_718_592, hints=["a", "b"],
+                  mistakes=[Mistake("one matrix", "You counted one matrix.", impl=lambda: 768 * 3072)])
+    assert evaluate(ex, run_source("n_params = ____\n", ex.context)).kind == "blank"
+    assert evaluate(ex, {"n_params": 2 * 768 * 3072}).passed
+    fb = evaluate(ex, {"n_params": 768 * 3072})
+    assert fb.kind == "values" and fb.hint == "You counted one matrix."
+    assert evaluate(ex, {"n_params": None}).kind == "none"
+    assert evaluate(ex, {"n_params": float("nan")}).kind == "nan"
+
+
+def test_fill_blanks_leaves_longer_underscores_alone():
+    assert count_blanks("a = _____ + ____x + x____ + ____") == 1
+    assert fill_blanks("f(____, ____)", ["1", "2"]) == "f(1, 2)"

@@ -1,0 +1,216 @@
+"""The progress store, its location rules, and the progress view."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from lib.exercises import api, progress
+from lib.exercises.registry import NOTEBOOKS, all_exercises
+
+
+@pytest.fixture(autouse=True)
+def progress_file(tmp_path, monkeypatch):
+    path = tmp_path / "progress.json"
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(path))
+    progress.notices()
+    return path
+
+
+# ---------------------------------------------------------------- location
+
+def test_env_variable_wins(progress_file):
+    assert progress.progress_path() == progress_file
+
+
+def test_drive_root_in_jupyterlite(monkeypatch, tmp_path):
+    monkeypatch.delenv("COURSE_PROGRESS_FILE")
+    real = os.path.isdir
+    monkeypatch.setattr(progress.os.path, "isdir", lambda p: p == "/drive" or real(p))
+    assert progress.progress_path() == Path("/drive/course-progress.json")
+
+
+def test_local_walks_up_to_the_start_notebook(monkeypatch, tmp_path):
+    monkeypatch.delenv("COURSE_PROGRESS_FILE")
+    monkeypatch.setattr(progress.os.path, "isdir", lambda p: False if p == "/drive" else os.path.isdir(p))
+    (tmp_path / "00_start_here.ipynb").write_text("{}")
+    sub = tmp_path / "a" / "b"
+    sub.mkdir(parents=True)
+    monkeypatch.chdir(sub)
+    assert progress.progress_path() == tmp_path.resolve() / "course-progress.json"
+    (tmp_path / "00_start_here.ipynb").unlink()
+    assert progress.progress_path() == sub.resolve() / "course-progress.json"
+
+
+# ---------------------------------------------------------------- recording and status
+
+def test_missing_file_is_empty_and_not_reported(progress_file):
+    assert not progress_file.exists()
+    assert progress.load()["exercises"] == {}
+    assert progress.notices() == []
+
+
+def test_statuses():
+    assert progress.status_of({}) == "not-started"
+    progress.record_check("row-mean", False, "blank")
+    assert progress.status_of(progress.exercise_entry("row-mean")) == "not-started"
+    progress.record_check("row-mean", False, "shape")
+    assert progress.status_of(progress.exercise_entry("row-mean")) == "attempted"
+    progress.record_check("row-mean", True, "pass")
+    assert progress.status_of(progress.exercise_entry("row-mean")) == "passed"
+    progress.record_check("stable-softmax", False, "values")
+    progress.record_reveal("stable-softmax")
+    progress.record_check("stable-softmax", True, "pass")
+    assert progress.status_of(progress.exercise_entry("stable-softmax")) == "passed-after-solution"
+
+
+def test_solution_only_after_an_attempt():
+    assert api.reveal_solution("row-mean") is None
+    assert not progress.exercise_entry("row-mean").get("solution_revealed")
+    progress.record_check("row-mean", False, "blank")  # running the check with blanks is no attempt
+    assert api.reveal_solution("row-mean") is None
+    progress.record_check("row-mean", False, "values")
+    source = api.reveal_solution("row-mean")
+    assert "x.sum(axis=-1, keepdims=True)" in source
+    assert progress.exercise_entry("row-mean")["solution_revealed"] is True
+
+
+def test_hint_ladder_one_more_per_request_and_capped():
+    total = len(api.get_exercise("row-mean").hints)
+    levels = [api.next_hint("row-mean")[0] for _ in range(total + 2)]
+    assert levels == list(range(1, total + 1)) + [total, total]
+    assert progress.exercise_entry("row-mean")["hints"] == total
+
+
+def test_record_survives_a_restart(progress_file):
+    progress.record_check("row-mean", True, "pass")
+    progress.record_answer("start-number-equal-scores", "0.2", True)
+    data = json.loads(progress_file.read_text())
+    assert data["format"] == progress.FORMAT and data["version"] == 1
+    assert data["exercises"]["row-mean"]["passed"] is True
+    assert data["questions"]["start-number-equal-scores"]["correct"] is True
+
+
+@pytest.mark.parametrize("content", ["{not json", "[]", '{"format": "other"}', "\xff\xfe\x00garbage",
+                                     '{"format": "transformer-course-progress", "exercises": [], "questions": {}}'])
+def test_corrupt_file_is_reported_kept_aside_and_replaced(progress_file, content):
+    progress_file.write_bytes(content.encode("latin-1"))
+    data = progress.load()
+    assert data["exercises"] == {}
+    notes = progress.notices()
+    assert notes and ("damaged" in notes[0] or "Could not read" in notes[0])
+    assert json.loads(progress_file.read_text())["format"] == progress.FORMAT
+    assert (progress_file.parent / (progress_file.name + ".corrupt")).exists()
+    progress.record_check("row-mean", True, "pass")  # and recording works again
+    assert progress.exercise_entry("row-mean")["passed"]
+
+
+def test_unwritable_location_is_reported_not_raised(monkeypatch, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(blocker / "sub" / "progress.json"))
+    progress.record_check("row-mean", True, "pass")  # must not raise
+    assert any("Could not save" in n for n in progress.notices())
+
+
+def test_check_shows_a_notice_for_a_corrupt_file(progress_file, capsys):
+    from lib.exercises import check
+
+    progress_file.write_text("garbage")
+    check("row-mean", {})
+    out = capsys.readouterr().out
+    assert "damaged" in out and "Not attempted" in out
+
+
+# ---------------------------------------------------------------- export, import, reset
+
+def test_export_import_merge_and_reset():
+    progress.record_check("row-mean", True, "pass")
+    exported = progress.export_text()
+    progress.reset()
+    assert progress.load()["exercises"] == {}
+    progress.record_check("stable-softmax", False, "values")
+    progress.import_text(exported)
+    data = progress.load()
+    assert data["exercises"]["row-mean"]["passed"] is True
+    assert data["exercises"]["stable-softmax"]["attempts"] == 1
+    progress.import_text(exported, replace=True)
+    assert "stable-softmax" not in progress.load()["exercises"]
+
+
+def test_merge_keeps_the_better_result():
+    progress.record_check("row-mean", False, "values")
+    progress.record_reveal("row-mean")
+    progress.record_check("row-mean", True, "pass")  # passed after the solution here
+    other = progress.empty_record()
+    other["exercises"]["row-mean"] = {"attempts": 5, "passed": True, "passed_after_solution": False}
+    progress.import_text(json.dumps(other))
+    entry = progress.exercise_entry("row-mean")
+    assert entry["attempts"] == 5 and progress.status_of(entry) == "passed"
+
+
+@pytest.mark.parametrize("text", ["nope", "{}", '{"format": "transformer-course-progress"}'])
+def test_import_rejects_what_is_not_a_progress_file(text):
+    with pytest.raises(ValueError):
+        progress.import_text(text)
+
+
+# ---------------------------------------------------------------- summary and view
+
+def test_summary_lists_every_registered_exercise():
+    progress.record_check("row-mean", True, "pass")
+    rows = progress.summary()
+    assert [r["id"] for r in rows] == [ex.id for ex in all_exercises()]
+    assert {r["id"]: r["status"] for r in rows}["row-mean"] == "passed"
+
+
+def test_progress_view_lists_all_notebooks_and_statuses():
+    from labs.progress_view import progress_view
+
+    progress.record_check("row-mean", True, "pass")
+    progress.record_check("stable-softmax", False, "values")
+    view = progress_view()
+    html = view.table.value
+    for stem, _title, _module in NOTEBOOKS:
+        assert f'data-notebook="{stem}"' in html
+    assert 'data-exercise="row-mean"' in html and "course-status-passed" in html
+    assert "course-status-attempted" in html
+    assert "course-progress-view" in view._dom_classes
+
+
+def test_progress_view_reset_needs_confirmation():
+    from labs.progress_view import progress_view
+
+    progress.record_check("row-mean", True, "pass")
+    view = progress_view()
+    view.reset_button.click()
+    assert progress.exercise_entry("row-mean")["passed"]  # not yet
+    view.cancel_button.click()
+    assert progress.exercise_entry("row-mean")["passed"]
+    view.reset_button.click()
+    view.confirm_button.click()
+    assert progress.exercise_entry("row-mean") == {}
+    assert "course-status-passed" not in view.table.value
+
+
+def test_progress_view_export_and_import():
+    import base64
+    import datetime
+
+    from labs.progress_view import progress_view
+
+    progress.record_check("row-mean", True, "pass")
+    view = progress_view()
+    view.export_button.click()
+    payload = view.link.value.split("base64,")[1].split('"')[0]
+    exported = base64.b64decode(payload).decode()
+    assert json.loads(exported)["exercises"]["row-mean"]["passed"]
+    progress.reset()
+    view.upload.value = ({"name": "course-progress.json", "type": "application/json", "size": 1,
+                          "content": memoryview(exported.encode()), "last_modified": datetime.datetime(2026, 1, 1)},)
+    assert progress.exercise_entry("row-mean")["passed"]
+    assert "Imported" in view.message.value
+    view.upload.value = ({"name": "x.json", "type": "", "size": 1, "content": memoryview(b"junk"),
+                          "last_modified": datetime.datetime(2026, 1, 1)},)
+    assert "Could not import" in view.message.value

@@ -1,0 +1,198 @@
+"""Questions (parsing, grading, widgets), the feedback controls, the start lab and the figure helper."""
+
+import numpy as np
+import pytest
+
+from lib.exercises import progress
+from lib.exercises.questions import grade, parse_number, parse_shape
+from lib.exercises.registry import Question, all_questions, get_question
+
+
+@pytest.fixture(autouse=True)
+def progress_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+
+
+@pytest.mark.parametrize("text,shape", [
+    ("3,4", (3, 4)), ("(3, 4)", (3, 4)), ("3 4", (3, 4)), ("[3, 4]", (3, 4)), (" 3x4 ", (3, 4)),
+    ("(5,)", (5,)), ("5", (5,)), ("4, 2, 1", (4, 2, 1)), ("()", ()),
+])
+def test_parse_shape(text, shape):
+    assert parse_shape(text) == shape
+
+
+@pytest.mark.parametrize("text", ["", "three", "3.5, 4", "3,,4", "-3", "3;4"])
+def test_parse_shape_rejects(text):
+    with pytest.raises(ValueError):
+        parse_shape(text)
+
+
+@pytest.mark.parametrize("text,value", [
+    ("0.2", 0.2), ("1e-5", 1e-5), ("1,024", 1024), ("2 359 296", 2359296), ("20%", 0.2),
+    ("1/5", 0.2), ("\u22123", -3.0), (" .5 ", 0.5),
+])
+def test_parse_number(text, value):
+    assert parse_number(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["", "abc", "inf", "1/0"])
+def test_parse_number_rejects(text):
+    with pytest.raises(ValueError):
+        parse_number(text)
+
+
+def test_grading():
+    q = get_question("start-number-equal-scores")
+    assert grade(q, "0.2")[0] and grade(q, "0.2005")[0] and grade(q, "1/5")[0]
+    assert not grade(q, "0.25")[0]
+    s = get_question("start-shape-row-mean")
+    assert grade(s, "4, 2, 1")[0] and grade(s, "(4,2,1)")[0] and grade(s, "4 2 1")[0]
+    ok, msg = grade(s, "4, 2")
+    assert not ok and "axes" in msg
+    p = get_question("start-predict-softmax")
+    assert grade(p, p.answer)[0] and not grade(p, (p.answer + 1) % len(p.choices))[0]
+
+
+def test_question_definitions_are_sound():
+    for q in all_questions():
+        assert q.explanation
+        if q.kind == "predict":
+            assert len(q.choices) >= 3
+
+
+def test_bad_question_definition_is_refused():
+    with pytest.raises(ValueError):
+        Question("x", "00_start_here", "predict", "?", answer=5, choices=["a", "b"])
+
+
+# ---------------------------------------------------------------- widgets
+
+def test_predict_locks_and_records_before_explaining():
+    from labs.questions import ask
+
+    q = get_question("start-predict-softmax")
+    w = ask(q.id)
+    assert "course-question-predict" in w._dom_classes
+    assert w.lock_button.disabled and w.result.value == ""
+    wrong = (q.answer + 1) % len(q.choices)
+    w.radio.value = wrong
+    assert not w.lock_button.disabled
+    w.lock_button.click()
+    entry = progress.question_entry(q.id)
+    assert entry["answer"] == wrong and entry["correct"] is False
+    assert w.radio.disabled and w.lock_button.disabled
+    assert "Not quite" in w.result.value and q.explanation.split()[0] in w.result.value
+    # a reload shows the locked answer; a second lock cannot change it
+    again = ask(q.id)
+    assert again.radio.disabled and again.radio.value == wrong
+    progress.record_answer(q.id, q.answer, True, lock=True)
+    assert progress.question_entry(q.id)["answer"] == wrong
+
+
+def test_number_widget_with_tolerance_and_reveal():
+    from labs.questions import ask
+
+    w = ask("start-number-equal-scores")
+    w.text.value = "nonsense"
+    w.check_button.click()
+    assert "not a number" in w.result.value and "tries" not in progress.question_entry(
+        "start-number-equal-scores")
+    w.text.value = "0.3"
+    w.check_button.click()
+    assert "course-fail" in w.result.value and w.reveal_button.layout.display is None
+    w.text.value = "0.2001"
+    w.check_button.click()
+    assert "course-pass" in w.result.value
+    assert progress.question_entry("start-number-equal-scores")["tries"] == 2
+    w.reveal_button.click()
+    assert "0.2" in w.result.value and progress.question_entry("start-number-equal-scores")["revealed"]
+
+
+def test_shape_widget():
+    from labs.questions import ask
+
+    w = ask("start-shape-row-mean")
+    assert "course-question-shape" in w._dom_classes
+    w.text.value = "(4, 2, 1)"
+    w.check_button.click()
+    assert "course-pass" in w.result.value
+
+
+def test_exercise_controls_hint_ladder_and_solution_lock():
+    from labs.feedback import exercise_controls
+
+    controls = exercise_controls("row-mean")
+    assert "course-controls" in controls._dom_classes
+    controls.solution_button.click()
+    assert "course-solution-locked" in controls.solution_area.value
+    assert not progress.exercise_entry("row-mean").get("solution_revealed")
+    controls.hint_button.click()
+    assert "Hint 1 of 3" in controls.hints_area.value
+    controls.hint_button.click()
+    assert "Hint 2 of 3" in controls.hints_area.value and "Hint 1 of 3" in controls.hints_area.value
+    controls.hint_button.click()
+    assert controls.hint_button.disabled
+    progress.record_check("row-mean", False, "values")
+    controls.solution_button.click()
+    assert "course-solution" in controls.solution_area.value
+    assert "keepdims=True" in controls.solution_area.value
+    assert progress.exercise_entry("row-mean")["solution_revealed"]
+    # a new view (page reload) shows the hints already seen
+    assert "Hint 3 of 3" in exercise_controls("row-mean").hints_area.value
+
+
+# ---------------------------------------------------------------- start lab and figure helper
+
+def test_temperature_model_is_sensible_at_every_setting():
+    from labs.start import T_MAX, T_MIN, temperature_model
+
+    for t in [T_MIN, 0.3, 1.0, 2.5, T_MAX, 0.0, -1.0, float("nan"), 1e6]:
+        m = temperature_model(t)
+        assert np.isfinite(m["weights"]).all() and m["weights"].sum() == pytest.approx(1.0)
+        assert m["verdict"] and "nan" not in m["verdict"].lower()
+    assert "hard choice" in temperature_model(T_MIN)["verdict"]
+    assert "nearly even" in temperature_model(1e6)["verdict"]
+    assert "leads with 56%" in temperature_model(1.0)["verdict"]
+
+
+def test_temperature_lab_redraws_in_place():
+    from labs.start import TemperatureLab
+
+    lab = TemperatureLab()
+    assert "course-lab" in lab.root._dom_classes
+    assert lab.slider.description == "temperature"
+    fig, bars, renders, image = lab.view.figure, list(lab.bars), lab.view.renders, lab.view.image
+    first_png = image.value
+    lab.slider.value = 0.3
+    assert lab.view.figure is fig and list(lab.bars) == bars and lab.view.image is image
+    assert lab.view.renders == renders + 1 and image.value != first_png
+    assert bars[0].get_height() == pytest.approx(lab.model["weights"][0])
+    assert "hard choice" in lab.verdict.value
+    ax = lab.ax
+    assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
+
+
+def test_figure_view_puts_the_image_in_an_output():
+    from matplotlib.figure import Figure
+
+    from labs.figure_view import FigureView
+
+    fig = Figure()
+    line, = fig.add_subplot().plot([0, 1], [0, 1])
+    view = FigureView(fig)
+    data = view.widget.outputs[0]["data"]["application/vnd.jupyter.widget-view+json"]
+    assert data["model_id"] == view.image.model_id
+    assert view.image.value[:4] == b"\x89PNG"
+    line.set_ydata([1, 0])
+    view.redraw()
+    assert view.renders == 2
+
+
+def test_lib_does_not_import_ipywidgets():
+    import subprocess
+    import sys
+
+    code = ("import sys, lib.exercises, lib.exercises.start; "
+            "from lib.exercises import check; print('ipywidgets' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
