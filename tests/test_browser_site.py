@@ -96,6 +96,7 @@ def test_self_hosted_kernel_boots_with_no_outside_request(self_hosted_site, serv
     text = run_in_repl(page, base, [
         "print(6 * 7)",
         "import ipywidgets\nipywidgets.IntSlider(value=3, description='probe')",
+        "import os\nos.chdir('/tmp')  # as from a notebook in another folder",
         "import lib\nprint('found', lib.__file__)",
         "import lib.norm",
     ])
@@ -165,3 +166,34 @@ def test_online_site_boots_from_a_stand_in_cdn(online_site, self_hosted_site, se
     assert "pyodide.mjs" in asked and any(n.startswith("numpy-2.4.6-") for n in asked), asked
     assert not any(n.startswith("transformer_course") for n in asked), "the course wheel must come from the site"
     assert all(u.startswith(CDN) for u in record["outside"]), record["outside"]
+
+
+LOAD_PROGRESS = (
+    # lib.exercises needs numpy, which the npm core lacks: load its progress module alone.
+    "import lib, importlib.util\n"
+    "spec = importlib.util.spec_from_file_location('progress', lib.__path__[0] + '/exercises/progress.py')\n"
+    "progress = importlib.util.module_from_spec(spec)\n"
+    "spec.loader.exec_module(progress)\n"
+    "print('progress file:', progress.progress_path())"
+)
+
+
+def test_progress_survives_a_page_reload_in_the_browser(self_hosted_site, serve_site, browser):
+    site, _ = self_hosted_site
+    base = serve_site(site, "/classroom/")
+    context = browser.new_context()
+    try:
+        first = context.new_page()
+        watch(first)
+        text = run_in_repl(first, base, [
+            LOAD_PROGRESS, "progress.record_check('browser-demo', True, 'pass')\nprint(progress.notices())"])
+        assert "progress file: /drive/course-progress.json" in text, text
+        assert "[]" in text
+        first.close()
+        second = context.new_page()  # a new page: a new kernel, the same browser storage
+        watch(second)
+        text = run_in_repl(second, base, [
+            LOAD_PROGRESS, "print('status after reload:', progress.status_of(progress.exercise_entry('browser-demo')))"])
+        assert "status after reload: passed" in text, text
+    finally:
+        context.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -41,6 +42,9 @@ def progress_path() -> Path:
         return Path(env)
     if os.path.isdir("/drive"):
         return Path("/drive") / FILE_NAME
+    if sys.platform == "emscripten":  # in the browser, but its storage is not mounted
+        _notice("This browser tab cannot keep files (a private window, or site storage is "
+                "blocked), so your progress lasts only until the page is reloaded.")
     try:
         here = Path.cwd().resolve()
     except OSError:
