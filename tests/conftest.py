@@ -190,3 +190,53 @@ def jupyter_server(tmp_path_factory, progress_file):
     except subprocess.TimeoutExpired:
         process.kill()
     log.close()
+
+
+# ---------------------------------------------------------------- notebook figures
+
+def run_notebook(name, progress_file):
+    """Execute content/<name> in a real kernel; return it with its outputs."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(CONTENT / name, as_version=4)
+    os.environ["COURSE_PROGRESS_FILE"] = str(progress_file)
+    client = NotebookClient(notebook, timeout=300, kernel_name="python",
+                            resources={"metadata": {"path": str(CONTENT)}})
+    client.execute()
+    return notebook
+
+
+def figure_outputs(notebook):
+    """{figure id: the text its cell showed} for code cells with metadata.course.figure.
+
+    A notebook marks each cell that computes a syllabus figure with
+    `"course": {"figure": "<id>"}`; the tests pin what that cell printed.
+    """
+    figures = {}
+    for cell in notebook.cells:
+        figure = cell.metadata.get("course", {}).get("figure")
+        if cell.cell_type != "code" or not figure:
+            continue
+        texts = []
+        for output in cell.outputs:
+            if output.output_type == "stream":
+                texts.append(output.text)
+            elif "data" in output:
+                texts.append(output.data.get("text/plain", ""))
+        figures[figure] = "".join(texts)
+    return figures
+
+
+@pytest.fixture(scope="session")
+def notebook_figures(tmp_path_factory):
+    """notebook_figures("01_positional_encoding.ipynb") -> {figure id: printed text} (cached)."""
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            progress = tmp_path_factory.mktemp("figures") / "progress.json"
+            cache[name] = figure_outputs(run_notebook(name, progress))
+        return cache[name]
+
+    return get
