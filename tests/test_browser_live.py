@@ -143,3 +143,27 @@ def test_checks_pass_and_fail_readably_in_light_and_dark(jupyter_server, page, a
         passed.scroll_into_view_if_needed()
         name = theme.split()[-1].lower()
         page.locator(PANEL).screenshot(path=str(artifacts / f"live-checks-{name}.png"))
+
+
+def test_a_predict_answer_is_locked_in_before_the_explanation(jupyter_server, page, artifacts):
+    base, _ = jupyter_server
+    open_notebook(page, base, "00_start_here.ipynb")
+    run_all(page)
+    question = page.locator(f"{PANEL} .course-question-predict").first
+    question.scroll_into_view_if_needed()
+    result = question.locator(".course-question-result")
+    assert result.inner_text().strip() == "", "the explanation showed before an answer"
+    lock = question.locator(".course-lock-button")
+    assert lock.is_disabled()
+    question.locator(".course-choices input[type=radio]").first.check()
+    lock.click()
+    page.wait_for_function("el => el.innerText.includes('You chose')", arg=result.element_handle())
+    assert question.locator(".course-choices input[type=radio]").first.is_disabled()
+    question.screenshot(path=str(artifacts / "live-start-predict-locked.png"))
+    # The answer was recorded: running the notebook again shows it still locked.
+    page.evaluate(f"{APP}.commands.execute('notebook:clear-all-cell-outputs')")
+    page.locator(f"{PANEL} .course-question-predict").first.wait_for(state="detached")
+    run_all(page)
+    question = page.locator(f"{PANEL} .course-question-predict").first
+    page.wait_for_function("el => el.innerText.includes('You chose')",
+                           arg=question.locator(".course-question-result").element_handle())

@@ -68,11 +68,14 @@ def run_lite_build(output):
     """
     shutil.rmtree(output, ignore_errors=True)
     with tempfile.TemporaryDirectory(prefix="lite-build-") as workdir:
-        subprocess.run(
+        result = subprocess.run(
             [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(ROOT),
              "--output-dir", str(output)],
-            cwd=workdir, check=True,
+            cwd=workdir, capture_output=True, text=True,
         )
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout[-5000:] + result.stderr[-5000:])
+        raise SystemExit(f"jupyter lite build failed (exit {result.returncode})")
 
 
 def patch_lite_settings(output, settings):
