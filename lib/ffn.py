@@ -6,6 +6,7 @@ SwiGLU, uses three matrices: (SiLU(x W_gate) ⊙ x W_up) W_down.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -122,3 +123,44 @@ def swiglu(x, W_gate, W_up, W_down):
     W_down = check_matrix(W_down, "W_down", rows=W_gate.shape[1],
                           rows_reason=f" to match the hidden width {W_gate.shape[1]} of W_gate and W_up")
     return (silu(x @ W_gate) * (x @ W_up)) @ W_down
+
+
+class WorkedExample(NamedTuple):
+    """The course's small feed-forward network and its three tokens (notebook 02).
+
+    tokens: the words; X: (3, 2), one row per word; W1: (2, 4); b1: (4,); W2: (4, 2); b2: (2,).
+    """
+    tokens: tuple
+    X: np.ndarray
+    W1: np.ndarray
+    b1: np.ndarray
+    W2: np.ndarray
+    b2: np.ndarray
+
+
+def worked_example():
+    """The worked example, fresh arrays every call: cat [2, 0], dog [1, 1], car [0, 2] through
+    W1 = [[1, -1, 0, 1], [0, 1, -1, 1]], b1 = [0, 0, 1, -2], W2 = [[1, 0], [0, 1], [-1, 1],
+    [0.5, 0.5]], b2 = 0. Cat's hidden units before ReLU are [2, -2, 1, 0]: two of them are on."""
+    return WorkedExample(
+        tokens=("cat", "dog", "car"),
+        X=np.array([[2.0, 0.0], [1.0, 1.0], [0.0, 2.0]]),
+        W1=np.array([[1.0, -1.0, 0.0, 1.0], [0.0, 1.0, -1.0, 1.0]]),
+        b1=np.array([0.0, 0.0, 1.0, -2.0]),
+        W2=np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 1.0], [0.5, 0.5]]),
+        b2=np.zeros(2),
+    )
+
+
+def collapse(W1, b1, W2, b2):
+    """Without an activation an FFN is one affine map: x @ W1 @ W2 + (b1 @ W2 + b2).
+
+    Returns (W, b) with W = W1 @ W2 of shape (d_model, d_model_out) and b = b1 @ W2 + b2
+    (None biases count as zero), so that ffn(x, W1, b1, W2, b2, activation=None) == x @ W + b.
+    """
+    W1 = check_matrix(W1, "W1")
+    W2 = check_matrix(W2, "W2", rows=W1.shape[1],
+                      rows_reason=f" to match W1's {W1.shape[1]} columns (the hidden width)")
+    b1 = np.zeros(W1.shape[1]) if b1 is None else check_vector(b1, "b1", W1.shape[1])
+    b2 = np.zeros(W2.shape[1]) if b2 is None else check_vector(b2, "b2", W2.shape[1])
+    return W1 @ W2, b1 @ W2 + b2

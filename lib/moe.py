@@ -100,3 +100,66 @@ def tokens_per_expert(chosen, n_experts):
     (e.g. Routing.experts, (n, k)); returns (n_experts,) counts. The fair share is n·k/E."""
     chosen = np.asarray(chosen)
     return np.bincount(chosen.ravel(), minlength=check_positive_int(n_experts, "n_experts"))
+
+
+def route_with_bias(scores, bias, top_k=2):
+    """Choose each token's top_k experts by scores + bias, but share by the scores alone.
+
+    The bias (E,) only decides *which* experts a token goes to; the shares are still the softmax
+    of the chosen experts' own scores, so a bias cannot make an expert count more in a token's
+    output than its score says. A zero bias gives exactly ``route(scores, top_k)``.
+    scores: (n, E) or (E,); bias: (E,). Returns a Routing (scores: the unbiased scores).
+    """
+    scores = as_float_array(scores, "scores")
+    if scores.ndim not in (1, 2):
+        raise ValueError(f"scores should have shape (tokens, experts), got shape {scores.shape}")
+    bias = as_float_array(bias, "bias")
+    if bias.shape != (scores.shape[-1],):
+        raise ValueError(f"bias should have shape ({scores.shape[-1]},), one number per expert, "
+                         f"got shape {bias.shape}")
+    chosen = route(scores + bias, top_k).experts
+    kept = np.take_along_axis(np.atleast_2d(scores), np.atleast_2d(chosen), axis=-1)
+    weights = np.exp(kept - kept.max(axis=-1, keepdims=True))
+    shares = weights / weights.sum(axis=-1, keepdims=True)
+    return Routing(chosen, shares.reshape(chosen.shape), scores)
+
+
+class Balancing(NamedTuple):
+    """The result of ``balance_load``:
+
+    bias:    (E,), the bias reached after the last step.
+    counts:  (steps + 1, E), tokens per expert before any balancing (row 0) and after each step.
+    routing: the Routing of the tokens with the final bias.
+    """
+    bias: np.ndarray
+    counts: np.ndarray
+    routing: Routing
+
+
+def balance_load(scores, top_k=2, strength=0.0, steps=10):
+    """Even out the tokens per expert with a few steps of bias balancing.
+
+    Each step routes every token (``route_with_bias``), counts the tokens per expert and moves
+    each expert's bias by strength · (fair − count) / fair, fair = n·top_k/E: an expert that got
+    too many tokens is marked down, a quiet one is marked up. strength 0 leaves the router to
+    itself. scores: (n, E). Returns a Balancing (bias, counts per step, final routing).
+    """
+    scores = as_float_array(scores, "scores")
+    if scores.ndim != 2:
+        raise ValueError(f"scores should have shape (tokens, experts), got shape {scores.shape}")
+    strength = float(strength)
+    if not np.isfinite(strength) or strength < 0:
+        raise ValueError(f"strength should be a number of at least 0, got {strength!r}")
+    steps = int(steps)
+    if steps < 0:
+        raise ValueError(f"steps should be a whole number of at least 0, got {steps}")
+    n_experts = scores.shape[1]
+    fair = scores.shape[0] * check_positive_int(top_k, "top_k") / n_experts
+    bias = np.zeros(n_experts)
+    routing = route_with_bias(scores, bias, top_k)
+    counts = [tokens_per_expert(routing.experts, n_experts)]
+    for _ in range(steps):
+        bias = bias + strength * (fair - counts[-1]) / fair
+        routing = route_with_bias(scores, bias, top_k)
+        counts.append(tokens_per_expert(routing.experts, n_experts))
+    return Balancing(bias, np.array(counts), routing)

@@ -241,3 +241,11 @@ REAL_MODELS = {
         note="DeepSeek-V3 technical report (2024): 3 dense blocks then 58 with 256 routed experts "
              "(top 8) and 1 shared; the multi-token-prediction module is not counted"),
 }
+
+
+def equal_count_gated_width(d_ff, multiple=1):
+    """The gated (three-matrix) width that holds as many weights as a plain FFN of width d_ff:
+    two thirds of d_ff, rounded up to a multiple (3,072 -> 2,048; 512 -> 352 with multiple 32).
+    For d_ff = 4·d this is ``gated_width(d, multiple)``."""
+    d_ff, multiple = check_positive_int(d_ff, "d_ff"), check_positive_int(multiple, "multiple")
+    return -(-2 * d_ff // (3 * multiple)) * multiple

@@ -66,9 +66,30 @@ def move_first_slider(page, lab):
     return True
 
 
+LAB_STATE = """el => {
+    const copy = el.cloneNode(true);  // the lab without its sliders' own readouts
+    copy.querySelectorAll('.widget-slider, .widget-readout').forEach(n => n.remove());
+    return [...el.querySelectorAll('img')].map(i => i.src).join('|') + copy.textContent;
+}"""
+
+
 def lab_state(lab):
-    """What a learner sees of a lab: its images and its text."""
-    return lab.evaluate("el => [...el.querySelectorAll('img')].map(i => i.src).join('|') + el.innerText")
+    """What the lab shows in response to its controls: its images and its text."""
+    return lab.evaluate(LAB_STATE)
+
+
+def wait_until_settled(page, lab, before, timeout=15.0):
+    """Wait for the lab to change from `before`, then for it to stop changing."""
+    page.wait_for_function(f"([el, before]) => ({LAB_STATE})(el) !== before",
+                           arg=[lab.element_handle(), before], timeout=timeout * 1000)
+    state = lab_state(lab)
+    for _ in range(int(timeout / 0.4)):
+        page.wait_for_timeout(400)
+        now = lab_state(lab)
+        if now == state:
+            return now
+        state = now
+    raise AssertionError("the lab kept changing")
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)
@@ -84,8 +105,7 @@ def test_notebook_runs_and_its_labs_follow_their_sliders(notebook, jupyter_serve
         lab = labs.nth(index)
         before = lab_state(lab)
         if move_first_slider(page, lab):
-            page.wait_for_function("([el, before]) => (([...el.querySelectorAll('img')].map(i => i.src).join('|')"
-                                   " + el.innerText) !== before)", arg=[lab.element_handle(), before], timeout=15_000)
+            wait_until_settled(page, lab, before)
             moved += 1
         lab.screenshot(path=str(artifacts / f"live-{Path(notebook).stem}-lab{index + 1}.png"))
     assert moved >= 1, "no lab reacted to a slider"

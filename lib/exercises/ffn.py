@@ -1,0 +1,496 @@
+"""Exercises and questions of notebook 02, "The feed-forward network: each position on its own"."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lib.ffn import ffn as _ffn, swiglu as _swiglu, worked_example
+from lib.moe import route as _route
+from lib.params import ModelConfig, block_parameters as _block_parameters
+
+from .registry import Case, Exercise, Mistake, Question, Variant, register
+
+NOTEBOOK = "02_feed_forward"
+
+
+def _example_args():
+    e = worked_example()
+    return (e.X, e.W1, e.b1, e.W2, e.b2)
+
+
+def _random_ffn_args(rng, lead=None, d=None, d_ff=None):
+    d = int(rng.integers(2, 7)) if d is None else d
+    d_ff = int(rng.integers(3, 13)) if d_ff is None else d_ff
+    lead = (int(rng.integers(1, 6)),) if lead is None else lead
+    return (rng.normal(0.0, 1.0, lead + (d,)), rng.normal(0.0, 1.0, (d, d_ff)),
+            rng.normal(0.0, 1.0, d_ff), rng.normal(0.0, 1.0, (d_ff, d)), rng.normal(0.0, 1.0, d))
+
+
+# ---------------------------------------------------------------- the FFN sublayer with its residual
+
+def _sublayer_reference(x, W1, b1, W2, b2):
+    return x + _ffn(x, W1, b1, W2, b2, activation="relu")
+
+
+def _sublayer_cases(rng) -> list[Case]:
+    fixed = np.random.default_rng(202)
+    e = worked_example()
+    cases = [
+        Case(_example_args(), "the example", visible=True),
+        Case((e.X[:1].copy(), e.W1, e.b1, e.W2, e.b2), "cat alone, one token"),
+        Case(_random_ffn_args(fixed, (4,), 3, 12), "an output bias b2 that is not zero"),
+        Case(_random_ffn_args(fixed, (2, 3), 4, 16), "a batch of 2 texts of 3 tokens"),
+        Case((-np.abs(fixed.normal(0.0, 1.0, (3, 2))) - 0.5, np.abs(e.W1), -np.ones(4), e.W2,
+              np.array([0.25, -0.75])), "every hidden unit off"),
+    ]
+    for _ in range(3):
+        args = _random_ffn_args(rng)
+        cases.append(Case(args, f"random weights, x of shape {args[0].shape}, d_ff {args[1].shape[1]}"))
+    return cases
+
+
+def _relu(z):
+    return np.maximum(0.0, z)
+
+
+SUBLAYER = Exercise(
+    id="ffn-sublayer",
+    notebook=NOTEBOOK,
+    title="The FFN sublayer with its residual",
+    name="ffn_sublayer",
+    template='''def ffn_sublayer(x, W1, b1, W2, b2):
+    """A ReLU feed-forward network on every token of x, added back to x (the residual)."""
+    hidden = ____     # widen and switch: shape (..., d_ff)
+    return ____       # narrow back, then add the input
+''',
+    solution=["np.maximum(0, x @ W1 + b1)", "x + hidden @ W2 + b2"],
+    reference=_sublayer_reference,
+    cases=_sublayer_cases,
+    hints=[
+        "The first line is the hidden layer: multiply by the widening matrix, add its bias, and "
+        "then let the activation set every negative number to 0. NumPy's element-by-element "
+        "maximum does that last step.",
+        "The second line narrows the hidden layer back to d_model numbers per token with the "
+        "second matrix and its bias. The FFN's result is a change; the sublayer returns the "
+        "input plus that change.",
+        "The bias b1 belongs inside the activation (it moves the point where a unit switches on); "
+        "b2 is added after the second matrix.",
+    ],
+    mistakes=[
+        Mistake("no residual",
+                "You returned the FFN's output alone. A sublayer adds its result to the stream: "
+                "return `x` plus the narrowed hidden layer (the residual).",
+                impl=lambda x, W1, b1, W2, b2: _ffn(x, W1, b1, W2, b2)),
+        Mistake("no activation",
+                "Your hidden layer keeps its negative numbers. Without the ReLU the two matrices "
+                "collapse into one; set every negative hidden number to 0.",
+                impl=lambda x, W1, b1, W2, b2: x + (x @ W1 + b1) @ W2 + b2),
+        Mistake("bias after ReLU",
+                "b1 was added after the ReLU. The bias belongs inside: it decides where each unit "
+                "switches on.",
+                impl=lambda x, W1, b1, W2, b2: x + (_relu(x @ W1) + b1) @ W2 + b2),
+        Mistake("no output bias",
+                "The output bias b2 is missing: the example's b2 is zero, so it looked right there.",
+                impl=lambda x, W1, b1, W2, b2: x + _relu(x @ W1 + b1) @ W2),
+        Mistake("ReLU at the end",
+                "The ReLU belongs to the hidden layer, between the two matrices, not to the output.",
+                impl=lambda x, W1, b1, W2, b2: x + _relu(_relu(x @ W1 + b1) @ W2 + b2)),
+        Mistake("Python max",
+                "Python's `max` compares whole arrays and cannot decide; use NumPy's "
+                "element-by-element maximum of 0 and the hidden numbers.",
+                error=r"truth value of an array"),
+        Mistake("shapes do not line up",
+                "The hidden layer has d_ff numbers per token and x has d_model: the hidden layer "
+                "must be narrowed back by the second matrix before it can be added to x.",
+                error=r"broadcast"),
+    ],
+    wrong=[
+        Variant({1: "hidden @ W2 + b2"}, ["row 0", "residual"], "values"),
+        Variant({0: "x @ W1 + b1"}, ["row 0", "collapse"], "values"),
+        Variant({0: "np.maximum(0, x @ W1) + b1"}, ["row 1", "bias"], "values"),
+        Variant({1: "x + hidden @ W2"}, ["hidden test", "b2"], "values"),
+        Variant({0: "max(0, x @ W1 + b1)"}, ["ValueError", "maximum", "line 3"], "error"),
+        Variant({1: "x + hidden + b2"}, ["ValueError", "narrowed back"], "error"),
+        Variant(source="def ffn_sublayer(x, W1, b1, W2, b2):\n    hidden = np.maximum(0, x @ W1 + b1)\n"
+                       "    out = x + hidden @ W2 + b2\n", expect=["None", "return"], kind="none"),
+    ],
+    alternatives=[
+        Variant({0: "(x @ W1 + b1).clip(min=0)"}),
+        Variant({0: "np.where(x @ W1 + b1 > 0, x @ W1 + b1, 0.0)"}),
+        Variant({1: "x + (np.matmul(hidden, W2) + b2)"}),
+        Variant({0: "np.maximum(x.dot(W1) + b1, 0.0)", 1: "np.add(x, hidden.dot(W2) + b2)"}),
+    ],
+    skills="write the FFN sublayer: widen, ReLU, narrow back, add the residual",
+)
+
+
+# ---------------------------------------------------------------- SwiGLU
+
+def _swiglu_cases(rng) -> list[Case]:
+    fixed = np.random.default_rng(2048)
+    cases = [
+        Case((np.array([[1.0, -2.0, 0.5], [0.0, 1.0, -1.0]]),
+              np.array([[1.0, 0.0, -1.0, 2.0], [0.5, 1.0, 0.0, -1.0], [0.0, -1.0, 1.0, 0.5]]),
+              np.array([[0.5, 1.0, 0.0, -0.5], [1.0, 0.0, 0.5, 0.0], [-1.0, 0.5, 1.0, 1.0]]),
+              np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.0], [0.5, -0.5, 1.0], [1.0, 1.0, -1.0]])),
+             "the example", visible=True),
+        Case((fixed.normal(0.0, 1.0, (1, 4)), fixed.normal(0.0, 1.0, (4, 6)),
+              fixed.normal(0.0, 1.0, (4, 6)), fixed.normal(0.0, 1.0, (6, 4))), "one token"),
+        Case((fixed.normal(0.0, 1.0, (5, 5)), fixed.normal(0.0, 1.0, (5, 5)),
+              fixed.normal(0.0, 1.0, (5, 5)), fixed.normal(0.0, 1.0, (5, 5))),
+             "square matrices: d_ff = d_model = tokens"),
+        Case((fixed.normal(0.0, 1.0, (2, 3, 4)), fixed.normal(0.0, 1.0, (4, 8)),
+              fixed.normal(0.0, 1.0, (4, 8)), fixed.normal(0.0, 1.0, (8, 4))), "a batch of 2 texts"),
+        Case((fixed.normal(0.0, 3.0, (3, 2)), fixed.normal(0.0, 3.0, (2, 4)),
+              fixed.normal(0.0, 1.0, (2, 4)), fixed.normal(0.0, 1.0, (4, 2))), "large gate numbers"),
+    ]
+    for _ in range(3):
+        n, d, f = (int(v) for v in rng.integers(1, 7, 3))
+        cases.append(Case((rng.normal(0.0, 1.0, (n, d)), rng.normal(0.0, 1.0, (d, f)),
+                           rng.normal(0.0, 1.0, (d, f)), rng.normal(0.0, 1.0, (f, d))),
+                          f"random: {n} tokens, d_model {d}, d_ff {f}"))
+    return cases
+
+
+def _sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+SWIGLU = Exercise(
+    id="swiglu",
+    notebook=NOTEBOOK,
+    title="The gated feed-forward network (SwiGLU)",
+    name="swiglu",
+    template='''def silu(z):
+    """SiLU, element by element: z times the sigmoid of z."""
+    return ____
+
+
+def swiglu(x, W_gate, W_up, W_down):
+    """The gated FFN: SiLU of the gate projection times the up projection, then down."""
+    hidden = ____     # shape (..., d_ff)
+    return hidden @ W_down
+''',
+    solution=["z / (1 + np.exp(-z))", "silu(x @ W_gate) * (x @ W_up)"],
+    reference=_swiglu,
+    cases=_swiglu_cases,
+    hints=[
+        "sigmoid(z) = 1 / (1 + e^(−z)), and SiLU multiplies it by z itself; `np.exp` works on "
+        "every number of an array at once.",
+        "Project x twice, with W_gate and with W_up, both (d_model, d_ff). Only the gate "
+        "projection goes through SiLU.",
+        "The two projections are combined number by number (the gate scales each hidden unit), "
+        "which in NumPy is `*`, not `@`.",
+    ],
+    mistakes=[
+        Mistake("sigmoid only",
+                "Your `silu` returns the sigmoid alone, which stays between 0 and 1. SiLU "
+                "multiplies it by z.",
+                impl=lambda x, Wg, Wu, Wd: ((_sigmoid(x @ Wg)) * (x @ Wu)) @ Wd),
+        Mistake("sign of the exponent",
+                "Check the sign in the exponent: sigmoid uses e to the power minus z, so that "
+                "large positive z gives nearly 1.",
+                impl=lambda x, Wg, Wu, Wd: ((x @ Wg) / (1 + np.exp(x @ Wg)) * (x @ Wu)) @ Wd),
+        Mistake("no SiLU",
+                "The gate projection went in without SiLU. Pass it through `silu` before it "
+                "multiplies the up projection.",
+                impl=lambda x, Wg, Wu, Wd: ((x @ Wg) * (x @ Wu)) @ Wd),
+        Mistake("gate swapped",
+                "SiLU went on the up projection. It is the gate projection (W_gate) that goes "
+                "through SiLU.",
+                impl=lambda x, Wg, Wu, Wd: (_sigmoid(x @ Wu) * (x @ Wu) * (x @ Wg)) @ Wd),
+        Mistake("matrix product",
+                "The gate multiplies the up projection number by number (`*`). `@` is a matrix "
+                "product, which needs other shapes and means something else.",
+                error=r"matmul|mismatch|shapes"),
+        Mistake("matrix product (square)",
+                "The gate multiplies the up projection number by number (`*`), not with `@`.",
+                impl=lambda x, Wg, Wu, Wd: (((x @ Wg) * _sigmoid(x @ Wg)) @ (x @ Wu)) @ Wd),
+    ],
+    wrong=[
+        Variant({0: "1 / (1 + np.exp(-z))"}, ["row 0", "sigmoid alone"], "values"),
+        Variant({0: "z / (1 + np.exp(z))"}, ["row 0", "sign"], "values"),
+        Variant({1: "(x @ W_gate) * (x @ W_up)"}, ["row 0", "without SiLU"], "values"),
+        Variant({1: "silu(x @ W_up) * (x @ W_gate)"}, ["row 0", "gate projection"], "values"),
+        Variant({1: "silu(x @ W_gate) @ (x @ W_up)"}, ["ValueError", "number by number", "line 8"],
+                "error"),
+        Variant({0: "z * np.sigmoid(z)"}, ["AttributeError", "line 3"], "error"),
+    ],
+    alternatives=[
+        Variant({0: "z * (1 / (1 + np.exp(-z)))"}),
+        Variant({0: "z * 0.5 * (1 + np.tanh(z / 2))"}),
+        Variant({1: "(x @ W_up) * silu(x @ W_gate)"}),
+        Variant({1: "np.multiply(silu(x.dot(W_gate)), x.dot(W_up))"}),
+    ],
+    skills="write SiLU and the gated feed-forward network",
+)
+
+
+# ---------------------------------------------------------------- top-2 routing
+
+EXAMPLE_SCORES = np.array([2.45, -3.07, 0.50, -0.68, -0.54, -0.26, -2.42, -0.28])
+
+
+def _top2_reference(scores):
+    scores = np.asarray(scores, dtype=float)
+    routing = _route(scores, top_k=2)
+    weights = np.zeros_like(scores)
+    weights[routing.experts] = routing.shares
+    return weights
+
+
+def _top2_cases(rng) -> list[Case]:
+    cases = [
+        Case((EXAMPLE_SCORES.copy(),), "the example", visible=True),
+        Case((np.array([-4.0, -1.5, -2.25, -7.0, -3.5, -1.75]),), "every score negative"),
+        Case((np.array([0.3, 4.1, -0.2, 3.6]),), "4 experts"),
+        Case((np.array([1.2, 1.0]),), "only 2 experts: both kept"),
+        Case((np.array([11.0, 9.5, 10.25, -3.0, 8.0, 12.5, 0.0, 7.75]),), "large scores"),
+        Case((np.linspace(-2.0, 1.3, 16)[::-1] * np.where(np.arange(16) % 2, 1.0, -1.0),),
+             "16 experts"),
+    ]
+    for _ in range(3):
+        n = int(rng.integers(3, 17))
+        cases.append(Case((rng.normal(0.0, 2.0, n),), f"random scores for {n} experts"))
+    return cases
+
+
+def _softmax_all(scores):
+    kept = np.argsort(scores)[-2:]
+    weights = np.zeros_like(scores)
+    e = np.exp(scores - scores.max())
+    weights[kept] = e[kept] / e.sum()
+    return weights
+
+
+def _two_smallest(scores):
+    kept = np.argsort(scores)[:2]
+    weights = np.zeros_like(scores)
+    e = np.exp(scores[kept] - scores[kept].max())
+    weights[kept] = e / e.sum()
+    return weights
+
+
+def _not_normalised(scores):
+    kept = np.argsort(scores)[-2:]
+    weights = np.zeros_like(scores)
+    weights[kept] = np.exp(scores[kept] - scores[kept].max())
+    return weights
+
+
+def _top1(scores):
+    weights = np.zeros_like(scores)
+    weights[np.argmax(scores)] = 1.0
+    return weights
+
+
+TOP2 = Exercise(
+    id="top2-weights",
+    notebook=NOTEBOOK,
+    title="Top-2 routing: which experts, and how much each counts",
+    name="top2_weights",
+    template='''def top2_weights(scores):
+    """One token's router scores (one per expert) -> weight of each expert.
+
+    The two best-scored experts share the token by a softmax over their two scores;
+    every other expert gets 0.
+    """
+    best = ____                              # the numbers of the two largest scores
+    e = np.exp(scores[best] - scores[best].max())
+    weights = np.zeros_like(scores)
+    weights[best] = ____                     # softmax over the two kept scores
+    return weights
+''',
+    solution=["np.argsort(scores)[-2:]", "e / e.sum()"],
+    reference=_top2_reference,
+    cases=_top2_cases,
+    hints=[
+        "`np.argsort(scores)` lists the experts' numbers from the lowest score to the highest. "
+        "Which end of that list holds the two best?",
+        "A softmax divides each exponential by their total. Here only the two kept scores take "
+        "part, so the total is over `e`, the two exponentials already computed.",
+        "The two weights must add up to 1, and the other experts stay at 0.",
+    ],
+    mistakes=[
+        Mistake("softmax over all experts",
+                "You divided by the total over all the experts. After keeping the top 2, the "
+                "softmax runs over just those two scores, so their weights add up to 1.",
+                impl=_softmax_all),
+        Mistake("two smallest",
+                "You kept the two lowest scores: `np.argsort` sorts from lowest to highest, so the "
+                "best two are at the end of its list.",
+                impl=_two_smallest),
+        Mistake("not normalised",
+                "The two weights do not add up to 1: divide the exponentials by their total.",
+                impl=_not_normalised),
+        Mistake("top 1",
+                "Only one expert got weight: `np.argmax` finds the single best. Keep the two "
+                "best scores.",
+                impl=_top1),
+    ],
+    wrong=[
+        Variant({0: "np.argsort(scores)[:2]"}, ["position 0", "lowest"], "values"),
+        Variant({1: "e / np.exp(scores - scores[best].max()).sum()"}, ["position 0", "all the experts"],
+                "values"),
+        Variant({1: "e"}, ["position 0", "add up to 1"], "values"),
+        Variant({0: "np.argmax(scores)"}, ["position 0", "two best"], "values"),
+        Variant({0: "scores.sort()[-2:]"}, ["TypeError", "line 7"], "error"),
+    ],
+    alternatives=[
+        Variant({0: "np.argsort(-scores)[:2]"}),
+        Variant({0: "np.argpartition(scores, -2)[-2:]"}),
+        Variant({1: "np.exp(scores[best]) / np.exp(scores[best]).sum()"}),
+        Variant({0: "scores.argsort()[::-1][:2]", 1: "e / np.sum(e)"}),
+    ],
+    skills="route a token to its top-2 experts and share it by a softmax over their scores",
+)
+
+
+# ---------------------------------------------------------------- a parameter count
+
+def _block_reference(d, d_ff, gated):
+    config = ModelConfig(d_model=int(d), layers=1, d_ff=int(d_ff), vocab=1, gated=bool(gated))
+    return np.int64(_block_parameters(config).total)
+
+
+def _block_cases(rng) -> list[Case]:
+    cases = [
+        Case((128, 512, False), "the example", visible=True),
+        Case((768, 3072, False), "d = 768, d_ff = 3,072"),
+        Case((768, 2048, True), "gated at d = 768"),
+        Case((128, 352, True), "gated at d = 128"),
+        Case((6, 12, False), "a tiny block"),
+        Case((1024, 1024, False), "d_ff equal to d"),
+    ]
+    for _ in range(3):
+        d = int(rng.integers(1, 33)) * 32
+        f = int(rng.integers(1, 9)) * d // 2
+        gated = bool(rng.integers(0, 2))
+        cases.append(Case((d, f, gated), f"random: d = {d}, d_ff = {f}, gated = {gated}"))
+    return cases
+
+
+BLOCK_COUNT = Exercise(
+    id="block-count",
+    notebook=NOTEBOOK,
+    title="Counting one block's parameters",
+    name="block_count",
+    template='''def block_count(d, d_ff, gated):
+    """Parameters of one block: attention, the FFN (no biases), two RMSNorm gains."""
+    attention = ____          # Wq, Wk, Wv and Wo, each d x d
+    ffn = ____                # 2 matrices d x d_ff, or 3 when gated
+    norms = 2 * d
+    return attention + ffn + norms
+''',
+    solution=["4 * d * d", "(3 if gated else 2) * d * d_ff"],
+    reference=_block_reference,
+    cases=_block_cases,
+    hints=[
+        "A d x d matrix holds d times d numbers; attention has four of them.",
+        "Each FFN matrix is d x d_ff. How many matrices there are depends on `gated`: a Python "
+        "conditional expression `a if condition else b` chooses between two numbers.",
+    ],
+    mistakes=[
+        Mistake("attention 4d",
+                "Attention's four matrices are d x d each: d times d numbers per matrix, not d.",
+                impl=lambda d, f, g: 4 * d + (3 if g else 2) * d * f + 2 * d),
+        Mistake("one attention matrix",
+                "Attention holds four d x d matrices (queries, keys, values and output), not one.",
+                impl=lambda d, f, g: d * d + (3 if g else 2) * d * f + 2 * d),
+        Mistake("gate ignored",
+                "A gated FFN has a third matrix, W_gate, of the same size as the others: count "
+                "three matrices when `gated` is True.",
+                impl=lambda d, f, g: 4 * d * d + 2 * d * f + 2 * d),
+        Mistake("always three",
+                "A plain FFN has two matrices; only the gated one has three.",
+                impl=lambda d, f, g: 4 * d * d + 3 * d * f + 2 * d),
+    ],
+    wrong=[
+        Variant({0: "4 * d"}, ["expected 196864", "d times d"], "values"),
+        Variant({0: "d * d"}, ["expected 196864", "four"], "values"),
+        Variant({1: "2 * d * d_ff"}, ["hidden test", "third matrix"], "values"),
+        Variant({1: "3 * d * d_ff"}, ["expected 196864", "two matrices"], "values"),
+        Variant({1: "(3 if gated else 2) * d * dff"}, ["NameError", "line 4"], "error"),
+    ],
+    alternatives=[
+        Variant({0: "4 * d ** 2"}),
+        Variant({1: "2 * d * d_ff + gated * d * d_ff"}),
+        Variant({0: "d * d * 4", 1: "d * d_ff * (2 + int(gated))"}),
+    ],
+    atol=0.5,
+    rtol=0.0,
+    skills="count a block's parameters, plain or gated",
+)
+
+
+# ---------------------------------------------------------------- questions
+
+PREDICT_ALONE = Question(
+    id="ffn-predict-alone",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="The FFN computes ReLU(X @ W1 + b1) @ W2 + b2, where X holds three tokens, cat, dog "
+           "and car, one per row. Then you run it on cat alone. Compared with cat's row when all "
+           "three went through together, cat's result is...",
+    choices=["exactly the same", "slightly different", "completely different"],
+    answer=0,
+    explanation="Every step works on one row at a time: `X @ W1` gives each row its own hidden "
+                "units, the bias and ReLU act number by number, and `@ W2` again works row by row. "
+                "Nothing ever mixes rows, so cat's result cannot depend on dog or car. That is "
+                "what position-wise means; mixing the tokens is attention's job.",
+)
+
+SHAPE_HIDDEN = Question(
+    id="ffn-shape-hidden",
+    notebook=NOTEBOOK,
+    kind="shape",
+    prompt="X is (3, 2): three tokens of two numbers. W1 is (2, 4). What shape is the hidden "
+           "layer X @ W1 + b1?",
+    answer=(3, 4),
+    explanation="(3, 2) @ (2, 4) gives (3, 4): one row per token, as before, and now 4 numbers "
+                "in each row, one per hidden unit. The bias b1 (4 numbers) is added to every row.",
+)
+
+NUMBER_ON = Question(
+    id="ffn-number-cat-on",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="cat = [2, 0]. With W1 = [[1, -1, 0, 1], [0, 1, -1, 1]] and b1 = [0, 0, 1, -2], cat's "
+           "four hidden units before ReLU are cat @ W1 + b1. How many are on (above 0) after ReLU?",
+    answer=2,
+    tol=0.0,
+    explanation="cat @ W1 takes 2 times W1's first row: [2, -2, 0, 2]. Adding b1 gives "
+                "[2, -2, 1, 0]. ReLU keeps 2 and 1 and turns -2 into 0; the last unit is exactly "
+                "0, which is not above 0. So two units are on.",
+)
+
+PREDICT_NO_ACTIVATION = Question(
+    id="ffn-predict-no-activation",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="Take the ReLU out, so the FFN is (x @ W1 + b1) @ W2 + b2, and make it 64 hidden units "
+           "wide instead of 4. Tokens still have 2 numbers. Compared with a single 2 x 2 matrix "
+           "plus a bias, the 64-wide layer can compute...",
+    choices=["nothing more: it is a 2 x 2 matrix plus a bias",
+             "a little more, because it has more parameters",
+             "much more: 64 units can draw 64 bends"],
+    answer=0,
+    explanation="Multiplying by W1 and then by W2 is the same as multiplying once by W1 @ W2, a "
+                "2 x 2 matrix, and the biases add up to one bias. Extra width without an activation "
+                "adds parameters but no new behaviour; the bends come only from the activation.",
+)
+
+NUMBER_FAIR = Question(
+    id="ffn-number-fair-share",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="4,096 tokens are each sent to their top 2 of 8 experts. If the router were perfectly "
+           "fair, how many tokens would each expert receive?",
+    answer=1024,
+    tol=0.5,
+    explanation="Each token makes 2 visits, so there are 4,096 × 2 = 8,192 visits to share among "
+                "8 experts: 1,024 each.",
+)
+
+register(SUBLAYER, SWIGLU, TOP2, BLOCK_COUNT, PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON,
+         PREDICT_NO_ACTIVATION, NUMBER_FAIR)

@@ -1,0 +1,438 @@
+"""Exercises and questions of notebook 03, "Normalisation and residual connections"."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
+
+from .registry import Case, Exercise, Mistake, Question, Variant, register
+
+NOTEBOOK = "03_norms_and_residuals"
+
+
+def _random_shape(rng, min_last: int = 2) -> tuple[int, ...]:
+    lead = tuple(int(n) for n in rng.integers(1, 5, size=int(rng.integers(1, 3))))
+    return lead + (int(rng.integers(min_last, 9)),)
+
+
+# ---------------------------------------------------------------- layer_norm
+
+def _layer_norm_reference(x, eps=1e-5):
+    return _layer_norm(x, eps=eps)
+
+
+def _layer_norm_cases(rng) -> list[Case]:
+    cases = [
+        Case((np.array([[1.0, 1.0, 5.0, 5.0], [2.0, 4.0, 6.0, 8.0]]),), "the example", visible=True),
+        Case((np.full((2, 4), 3.0),), "constant rows (their variance is 0)"),
+        Case((np.array([[1.0, 1.001, 0.999, 1.0005, 0.9995]]),),
+             "a token whose numbers are nearly equal (variance far below eps)"),
+        Case((np.sin(np.arange(80.0)).reshape(2, 5, 8) * 3.0 + 1.0,), "a batch of 2 sentences of 5 tokens"),
+        Case((np.array([[2.5, -1.0, 0.5, 7.0, 3.0, -4.0, 1.0]]),), "one token of odd length"),
+        Case((np.array([[0.3, -0.2, 0.05, 0.1]]),), "a larger eps", kwargs={"eps": 0.1}),
+    ]
+    for _ in range(3):
+        shape = _random_shape(rng)
+        cases.append(Case((rng.normal(rng.uniform(-3, 3), rng.uniform(0.5, 4), shape),),
+                          f"random numbers, shape {shape}"))
+    return cases
+
+
+def _std_plus_eps(x, eps=1e-5):
+    return (x - x.mean(axis=-1, keepdims=True)) / (x.std(axis=-1, keepdims=True) + eps)
+
+
+def _no_eps(x, eps=1e-5):
+    return (x - x.mean(axis=-1, keepdims=True)) / x.std(axis=-1, keepdims=True)
+
+
+def _no_sqrt(x, eps=1e-5):
+    return (x - x.mean(axis=-1, keepdims=True)) / (x.var(axis=-1, keepdims=True) + eps)
+
+
+def _fixed_eps(x, eps=1e-5):
+    return _layer_norm(x, eps=1e-5)
+
+
+LAYER_NORM = Exercise(
+    id="layer-norm",
+    notebook=NOTEBOOK,
+    title="LayerNorm over the last axis",
+    name="layer_norm",
+    template='''def layer_norm(x, eps=1e-5):
+    """Each token (the last axis of x) rescaled to mean 0 and standard deviation 1."""
+    mean = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    return (x - mean) / ____
+''',
+    solution=["np.sqrt(var + eps)"],
+    reference=_layer_norm_reference,
+    cases=_layer_norm_cases,
+    hints=[
+        "After subtracting the mean, divide by the spread of each token's numbers: the "
+        "standard deviation, which is the square root of the variance.",
+        "A token whose numbers are all equal has variance 0, and 0 / 0 is NaN. The small "
+        "number `eps` is there to keep the division safe; it belongs inside the square root.",
+        "`var` already has one number per token, kept as a column, so it lines up with "
+        "`x - mean` without any reshaping.",
+    ],
+    mistakes=[
+        Mistake("no eps",
+                "Without `eps`, a token whose numbers are all equal gives 0 / 0 = NaN. Add "
+                "`eps` to the variance before taking the square root.",
+                impl=_no_eps),
+        Mistake("eps outside the root",
+                "You added `eps` after the square root. The convention (PyTorch's too) adds it "
+                "to the variance, inside the root; the two differ when the variance is tiny.",
+                impl=_std_plus_eps),
+        Mistake("no square root",
+                "You divided by the variance itself. Its square root, the standard deviation, "
+                "is what brings the numbers to a spread of 1.",
+                impl=_no_sqrt),
+        Mistake("fixed eps",
+                "You wrote the number 1e-5 instead of using the argument `eps`, so a caller who "
+                "asks for another eps does not get it.",
+                impl=_fixed_eps),
+    ],
+    wrong=[
+        Variant({0: "np.sqrt(var)"}, ["NaN", "eps"], "nan"),
+        Variant({0: "(np.sqrt(var) + eps)"}, ["hidden test", "inside the root"], "values"),
+        Variant({0: "(var + eps)"}, ["row 0", "standard deviation"], "values"),
+        Variant({0: "np.sqrt(var + 1e-5)"}, ["hidden test", "argument"], "values"),
+        Variant({0: "np.sqrt(x.var() + eps)"}, ["row 0", "expected"], "values"),
+        Variant({0: "np.sqrt(vr + eps)"}, ["NameError", "line 5"], "error"),
+    ],
+    alternatives=[
+        Variant({0: "(var + eps) ** 0.5"}),
+        Variant({0: "np.sqrt(x.var(axis=-1, keepdims=True) + eps)"}),
+        Variant({0: "np.sqrt(((x - mean) ** 2).mean(axis=-1, keepdims=True) + eps)"}),
+        Variant({0: "np.power(eps + var, 0.5)"}),
+    ],
+    rtol=1e-4,
+    atol=1e-6,
+    skills="write LayerNorm over the last axis, with eps inside the square root",
+)
+
+
+# ---------------------------------------------------------------- rms_norm
+
+def _rms_norm_reference(x, gain, eps=1e-5):
+    return _rms_norm(x, gain, eps=eps)
+
+
+def _rms_norm_cases(rng) -> list[Case]:
+    cases = [
+        Case((np.array([[-1.1, 0.1, -0.2, -0.5], [3.0, -1.0, 2.0, 0.0]]), np.array([1.0, 1.0, 2.0, 0.5])),
+             "the example", visible=True),
+        Case((np.full((2, 3), -2.0), np.array([0.5, 1.0, 3.0])), "constant rows"),
+        Case((np.zeros((1, 4)), np.ones(4)), "a token of zeros (eps keeps it finite)"),
+        Case((np.array([[4.0, 5.0, 6.0, 5.0]]), np.array([1.5, -1.0, 0.2, 2.0])),
+             "a token far from 0 (RMSNorm does not subtract the mean)"),
+        Case((np.cos(np.arange(60.0)).reshape(2, 5, 6) * 2.0, np.linspace(0.5, 2.0, 6)),
+             "a batch of 2 sentences of 5 tokens"),
+        Case((np.array([[1e-3, -2e-3, 5e-4]]), np.array([1.0, 2.0, 1.0])), "a larger eps",
+             kwargs={"eps": 1e-2}),
+    ]
+    for _ in range(3):
+        shape = _random_shape(rng)
+        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 3), shape), rng.normal(1.0, 0.5, shape[-1])),
+                          f"random numbers, shape {shape}"))
+    return cases
+
+
+def _rms_no_gain(x, gain, eps=1e-5):
+    return _rms_norm(x, eps=eps)
+
+
+def _rms_centred(x, gain, eps=1e-5):
+    return (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps) * gain
+
+
+def _rms_var(x, gain, eps=1e-5):
+    return x / np.sqrt(x.var(axis=-1, keepdims=True) + eps) * gain
+
+
+def _rms_no_sqrt(x, gain, eps=1e-5):
+    return x / ((x ** 2).mean(axis=-1, keepdims=True) + eps) * gain
+
+
+def _rms_abs_mean(x, gain, eps=1e-5):
+    return x / np.sqrt(np.abs(x).mean(axis=-1, keepdims=True) ** 2 + eps) * gain
+
+
+_RMS_KEEPDIMS = ("The mean of the squares has one number per token. Without `keepdims=True` it "
+                 "loses its axis and no longer lines up with the tokens' rows.")
+
+RMS_NORM = Exercise(
+    id="rms-norm",
+    notebook=NOTEBOOK,
+    title="RMSNorm with its gain",
+    name="rms_norm",
+    template='''def rms_norm(x, gain, eps=1e-5):
+    """Each token (the last axis) divided by its root mean square, then times the gain."""
+    ms = ____       # the mean of the squares: one number per token, kept as a column
+    return ____     # rescale each token, then apply the learned gain (one number per column)
+''',
+    solution=["(x ** 2).mean(axis=-1, keepdims=True)", "x / np.sqrt(ms + eps) * gain"],
+    reference=_rms_norm_reference,
+    cases=_rms_norm_cases,
+    hints=[
+        "Root mean square, read from the inside out: square every number, average the squares "
+        "over the token's numbers (the last axis), take the square root.",
+        "The first blank is the middle step only (square, then average with keepdims). The "
+        "second divides x by the root of that, with `eps` added inside the root as in LayerNorm.",
+        "The gain has one number per column, shape (d,), so multiplying the rescaled x by it "
+        "scales each column of every token; nothing is subtracted anywhere.",
+    ],
+    mistakes=[
+        Mistake("no gain",
+                "The rescaling is right but the gain is missing: multiply the result by `gain`.",
+                impl=_rms_no_gain),
+        Mistake("centred",
+                "You subtracted each token's mean: that is LayerNorm. RMSNorm only divides, so a "
+                "token far from 0 keeps its offset.",
+                impl=_rms_centred),
+        Mistake("variance",
+                "You used the variance, which subtracts the mean before squaring. RMSNorm "
+                "averages the squares of the numbers themselves.",
+                impl=_rms_var),
+        Mistake("no sqrt",
+                "You divided by the mean of the squares itself; its square root is the typical "
+                "size of a number.",
+                impl=_rms_no_sqrt),
+        Mistake("mean of absolute values",
+                "You averaged the sizes |x| and then squared; RMSNorm squares first, then averages.",
+                impl=_rms_abs_mean),
+        Mistake("missing keepdims", _RMS_KEEPDIMS, error=r"broadcast"),
+    ],
+    wrong=[
+        Variant({1: "x / np.sqrt(ms + eps)"}, ["row 0", "gain"], "values"),
+        Variant({0: "x.var(axis=-1, keepdims=True)"}, ["row 0", "variance"], "values"),
+        Variant({1: "x / (ms + eps) * gain"}, ["row 0", "square root"], "values"),
+        Variant({0: "(x ** 2).mean(axis=-1)"}, ["ValueError", "keepdims"], "error"),
+        Variant({0: "(x ** 2).mean(axis=0, keepdims=True)"}, ["row 0", "expected"], "values"),
+        Variant({1: "x / np.sqrt(ms) * gain"}, ["NaN"], "nan"),
+    ],
+    alternatives=[
+        Variant({0: "np.mean(x * x, axis=-1, keepdims=True)"}),
+        Variant({0: "np.square(x).mean(-1)[..., None]", 1: "gain * x / (ms + eps) ** 0.5"}),
+        Variant({1: "x * (1.0 / np.sqrt(ms + eps)) * gain"}),
+    ],
+    rtol=1e-4,
+    atol=1e-6,
+    skills="write RMSNorm: divide by the root mean square, then apply the gain",
+)
+
+
+# ---------------------------------------------------------------- pre-norm update
+
+def _pre_norm_reference(x, f, norm):
+    return x + f(norm(x))
+
+
+_W_EXAMPLE = np.array([[0.5, -0.2, 0.1, 0.0], [0.3, 0.4, -0.6, 0.2],
+                       [-0.1, 0.2, 0.3, -0.5], [0.2, 0.0, 0.4, 0.3]])
+
+
+def _example_f(h):
+    return h @ _W_EXAMPLE
+
+
+def _zeros_f(h):
+    return np.zeros_like(h)
+
+
+def _layer(seed: int, d: int):
+    w = np.random.default_rng(seed).normal(0.0, d ** -0.5, (d, d))
+    return lambda h: np.tanh(h @ w)
+
+
+def _rms(x):
+    return _rms_norm(x)
+
+
+def _ln(x):
+    return _layer_norm(x)
+
+
+def _pre_norm_cases(rng) -> list[Case]:
+    cases = [
+        Case((np.array([[1.0, 2.0, 3.0, 4.0], [0.5, -1.5, 2.5, 0.0]]), _example_f, _rms),
+             "the example", visible=True),
+        Case((np.array([[3.0, 1.0], [-2.0, 5.0]]), _zeros_f, _ln), "f returns zeros"),
+        Case((np.array([[10.0, 20.0, 30.0, 40.0, 50.0]]), _layer(3, 5), _ln),
+             "a large stream (the norm must not touch it)"),
+        Case((np.sin(np.arange(48.0)).reshape(2, 4, 6) * 4.0, _layer(4, 6), _rms),
+             "a batch of 2 sentences of 4 tokens"),
+    ]
+    for _ in range(3):
+        shape = _random_shape(rng, min_last=3)
+        norm = _rms if rng.random() < 0.5 else _ln
+        cases.append(Case((rng.normal(rng.uniform(-2, 2), rng.uniform(0.5, 5), shape),
+                           _layer(int(rng.integers(1_000_000)), shape[-1]), norm),
+                          f"random stream, shape {shape}"))
+    return cases
+
+
+PRE_NORM = Exercise(
+    id="pre-norm-update",
+    notebook=NOTEBOOK,
+    title="The pre-norm update",
+    name="pre_norm_update",
+    template='''def pre_norm_update(x, f, norm):
+    """One pre-norm step: f reads a normalised copy of the stream x, and what f returns is
+    added to x. (norm and f are functions: norm(x) normalises, f(h) is the layer.)"""
+    return ____
+''',
+    solution=["x + f(norm(x))"],
+    reference=_pre_norm_reference,
+    cases=_pre_norm_cases,
+    hints=[
+        "Read the docstring as three moves: make a normalised copy of the stream, let the layer "
+        "read that copy, then add the layer's output to the stream.",
+        "The stream itself is never normalised in pre-norm: only the copy that f reads is. "
+        "What you add to must be the plain x.",
+    ],
+    mistakes=[
+        Mistake("post-norm",
+                "That is post-norm: you added first and normalised the sum, so the stream itself "
+                "was rescaled. In pre-norm only the copy that f reads is normalised.",
+                impl=lambda x, f, norm: norm(x + f(x))),
+        Mistake("no residual",
+                "The layer's output replaced the stream instead of being added to it: the plain "
+                "x must be kept and the output added on.",
+                impl=lambda x, f, norm: f(norm(x))),
+        Mistake("added to the normalised copy",
+                "You added the layer's output to the normalised copy, so the stream was rescaled "
+                "after all. Add it to the plain x.",
+                impl=lambda x, f, norm: norm(x) + f(norm(x))),
+        Mistake("f reads the raw stream",
+                "f read the raw stream, so the layer sees numbers of whatever size the stream has "
+                "grown to. Give f the normalised copy.",
+                impl=lambda x, f, norm: x + f(x)),
+        Mistake("normalised the output",
+                "You normalised what f returned; the norm goes on f's input.",
+                impl=lambda x, f, norm: x + norm(f(x))),
+    ],
+    wrong=[
+        Variant({0: "norm(x + f(x))"}, ["row 0", "post-norm"], "values"),
+        Variant({0: "f(norm(x))"}, ["row 0", "replaced the stream"], "values"),
+        Variant({0: "norm(x) + f(norm(x))"}, ["row 0", "plain x"], "values"),
+        Variant({0: "x + f(x)"}, ["row 0", "raw stream"], "values"),
+        Variant({0: "x + norm(f(x))"}, ["row 0", "f's input"], "values"),
+    ],
+    alternatives=[
+        Variant({0: "f(norm(x)) + x"}),
+        Variant(source='''def pre_norm_update(x, f, norm):
+    h = norm(x)
+    return x + f(h)
+'''),
+        Variant({0: "np.add(x, f(norm(x)))"}),
+    ],
+    skills="write the pre-norm update x + f(norm(x))",
+)
+
+
+# ---------------------------------------------------------------- questions
+
+PREDICT_STACK = Question(
+    id="norms-predict-stack",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="A vector goes through 30 layers. Each layer multiplies it by a random matrix that "
+           "shrinks it a little: by a gain of 0.5. No residual add, no normalisation. After 30 "
+           "layers its numbers are...",
+    choices=["about the same size as at the start", "almost exactly zero", "huge",
+             "somewhere in between: about half their starting size"],
+    answer=1,
+    explanation="Each layer halves the length, and 30 halvings multiply it by 0.5^30, about one "
+                "in a billion. Nothing holds the size in place, so it vanishes; a gain above 1 "
+                "makes it explode the same way. The lab below shows both, and what stops them.",
+)
+
+NUMBER_FIVE = Question(
+    id="norms-number-five",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="LayerNorm the token [1, 1, 5, 5] (gamma 1, beta 0, ignore eps). Its mean is 3 and its "
+           "standard deviation is 2. What does each 5 become?",
+    answer=1.0,
+    tol=0.01,
+    explanation="(5 - 3) / 2 = 1, and each 1 becomes (1 - 3) / 2 = -1: the token becomes "
+                "[-1, -1, 1, 1], with mean 0 and standard deviation 1.",
+)
+
+NUMBER_MEANS = Question(
+    id="norms-number-means",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="A batch has shape (2, 5, 8): 2 sentences of 5 tokens, 8 numbers per token. How many "
+           "separate means does LayerNorm compute?",
+    answer=10,
+    tol=0.0,
+    explanation="One per token: LayerNorm averages the last axis only, so it computes 2 x 5 = 10 "
+                "means (and 10 standard deviations), each over 8 numbers.",
+)
+
+NUMBER_LENGTH = Question(
+    id="norms-number-length",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="After LayerNorm (gamma 1, beta 0), a token of 8 numbers has mean 0 and standard "
+           "deviation 1. What is its length, the square root of the sum of its squares? "
+           "Two decimals are enough.",
+    answer=float(np.sqrt(8.0)),
+    tol=0.01,
+    explanation="Standard deviation 1 with mean 0 means the average square is 1, so the 8 squares "
+                "add up to 8 and the length is the square root of 8, about 2.83. That is the "
+                "line every post-norm run of the stack lab sits on.",
+)
+
+PREDICT_ZERO_F = Question(
+    id="norms-predict-zero-f",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="A pre-norm line reads `x = x + f(layer_norm(x))`. For one token x = [3, 1], and f "
+           "returns [0, 0] whatever it reads. What is x after the line?",
+    choices=["[3, 1]: unchanged", "[1, -1]: the normalised copy", "[0, 0]",
+             "[4, 2]: one is added to each number"],
+    answer=0,
+    explanation="The norm only rescales the copy that f reads; the stream itself is the plain x, "
+                "and adding zeros leaves it as it was. A block that has learned nothing lets "
+                "the stream pass through untouched, which is why deep pre-norm stacks start "
+                "out close to doing nothing, and train well.",
+)
+
+PREDICT_PLACEMENT = Question(
+    id="norms-predict-placement",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="Two stacks of 48 random blocks differ only in where the norm sits. A tiny change is "
+           "made to the input at the bottom. How large is the difference at the top?",
+    choices=["about as large as at the start, in both stacks",
+             "larger with pre-norm, smaller with post-norm",
+             "smaller with pre-norm, larger with post-norm",
+             "zero in both: the norms remove it"],
+    answer=1,
+    explanation="With pre-norm, an untouched path of additions runs from the bottom to the top, "
+                "so the change survives and grows with the stream. With post-norm the stream is "
+                "rescaled 48 times over, and the change shrinks with it. A gradient travels the "
+                "same path backwards, which is why deep post-norm stacks are hard to train.",
+)
+
+PREDICT_STREAM = Question(
+    id="norms-predict-stream",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="A stream of size 0.9 passes 12 pre-norm blocks; each adds a vector of size 1.0 to it. "
+           "About how large is the stream at the top?",
+    choices=["about 12.9", "about 3 or 4", "about 1", "about 0.9: the norms keep it there"],
+    answer=1,
+    explanation="The additions point in unrelated directions, so they partly cancel: sizes add "
+                "like the sides of a right-angled triangle, not like numbers on a line. The lab "
+                "below measures it.",
+)
+
+register(LAYER_NORM, RMS_NORM, PRE_NORM, PREDICT_STACK, NUMBER_FIVE, NUMBER_MEANS, NUMBER_LENGTH,
+         PREDICT_ZERO_F, PREDICT_PLACEMENT, PREDICT_STREAM)

@@ -1,0 +1,260 @@
+"""Labs of notebook 02 (labs/ffn.py), headless: the models against lib/, every control of every
+view, and the library functions the labs added (lib.ffn, lib.moe, lib.params)."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+from labs import ffn as labs_ffn
+from labs.ffn import (FAIR_SHARE, HiddenUnitsLab, ParametersLab, RemoveActivationLab, RouterLab,
+                      collapse_model, hidden_units_lab, hidden_units_model, parameters_lab,
+                      parameters_model, remove_activation_lab, router_lab, router_model, router_scores)
+from lib.ffn import collapse, ffn, worked_example
+from lib.moe import Balancing, balance_load, route, route_with_bias, tokens_per_expert
+from lib.params import equal_count_gated_width, gated_width
+
+
+@pytest.fixture(autouse=True)
+def _no_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+def _redrawn(lab, change):
+    """Apply change(); check the figure was redrawn in place (same Figure, one more render)."""
+    figure, renders = lab.view.figure, lab.view.renders
+    change()
+    assert lab.view.figure is figure
+    assert lab.view.renders > renders
+    assert lab.verdict.value.strip() and "course" not in lab.verdict.value
+    return lab.model
+
+
+def _classes(root):
+    return set(root._dom_classes)
+
+
+# ---------------------------------------------------------------- library additions
+
+def test_worked_example_is_the_syllabus_one():
+    e = worked_example()
+    assert e.tokens == ("cat", "dog", "car")
+    hidden = e.X @ e.W1 + e.b1
+    assert hidden.shape == (3, 4)
+    assert hidden[0].tolist() == [2, -2, 1, 0]
+    assert int((hidden[0] > 0).sum()) == 2
+    e.X[0, 0] = 99                                                 # fresh arrays every call
+    assert worked_example().X[0, 0] == 2
+
+
+def test_collapse_matches_the_ffn_without_activation():
+    e = worked_example()
+    W, b = collapse(e.W1, e.b1, e.W2, e.b2)
+    assert W.tolist() == [[1.5, -0.5], [1.5, 0.5]] and b.tolist() == [-2.0, 0.0]
+    rng = np.random.default_rng(4)
+    W1, b1, W2, b2 = rng.normal(size=(5, 20)), rng.normal(size=20), rng.normal(size=(20, 3)), None
+    x = rng.normal(size=(2, 7, 5))
+    W, b = collapse(W1, b1, W2, b2)
+    assert np.max(np.abs(ffn(x, W1, b1, W2, b2, activation=None) - (x @ W + b))) < 1e-12
+    with pytest.raises(ValueError, match="W2 should have 20 rows"):
+        collapse(W1, b1, np.ones((3, 3)), None)
+
+
+def test_route_with_bias_chooses_by_the_bias_and_shares_by_the_scores():
+    scores = np.array([2.45, -3.07, 0.50, -0.68, -0.54, -0.26, -2.42, -0.28])
+    plain = route_with_bias(scores, np.zeros(8))
+    assert list(plain.experts) == [0, 2] and np.allclose(plain.shares, route(scores).shares)
+    bias = np.zeros(8)
+    bias[5] = 1.0                                                  # expert 6 now beats expert 3
+    moved = route_with_bias(scores, bias)
+    assert list(moved.experts) == [0, 5]
+    kept = scores[[0, 5]]
+    assert np.allclose(moved.shares, np.exp(kept) / np.exp(kept).sum())
+    many = route_with_bias(np.random.default_rng(1).normal(size=(10, 8)), bias, top_k=3)
+    assert many.experts.shape == many.shares.shape == (10, 3) and np.allclose(many.shares.sum(1), 1)
+    with pytest.raises(ValueError, match="bias should have shape \\(8,\\)"):
+        route_with_bias(scores, np.zeros(3))
+
+
+def test_balance_load_evens_out_the_tokens():
+    scores = router_scores()
+    left = balance_load(scores, 2, 0.0, 10)
+    assert isinstance(left, Balancing) and left.counts.shape == (11, 8)
+    assert np.all(left.counts == left.counts[0]) and np.all(left.bias == 0)
+    assert left.counts[0].sum() == 4096 * 2
+    assert np.array_equal(left.counts[0], tokens_per_expert(route(scores, 2).experts, 8))
+    spread = lambda counts: counts.max() - counts.min()               # noqa: E731
+    balanced = balance_load(scores, 2, 0.5, 10)
+    assert spread(balanced.counts[-1]) < 0.05 * spread(left.counts[0])
+    assert np.all(np.abs(balanced.counts[-1] - FAIR_SHARE) < 0.05 * FAIR_SHARE)
+    assert balance_load(scores, 2, 0.5, 0).counts.shape == (1, 8)
+    with pytest.raises(ValueError, match="strength should be a number of at least 0"):
+        balance_load(scores, 2, -1.0)
+
+
+def test_equal_count_gated_width():
+    assert equal_count_gated_width(3072, 32) == 2048 == gated_width(768)
+    assert equal_count_gated_width(512, 32) == 352 == gated_width(128)
+    for d in (64, 96, 960, 4096):
+        assert equal_count_gated_width(4 * d, 32) == gated_width(d, 32)
+    assert equal_count_gated_width(10) == 7
+
+
+# ---------------------------------------------------------------- lab 1: hidden units
+
+def test_hidden_units_model_on_the_worked_example():
+    cat = hidden_units_model(2, 0)
+    assert cat["name"] == "cat" and cat["pre"].tolist() == [2, -2, 1, 0]
+    assert cat["post"].tolist() == [2, 0, 1, 0] and int(cat["on"].sum()) == 2
+    assert cat["out"].tolist() == [1, 1]
+    assert "2 of 4 units are on (units 1 and 3)" in cat["verdict"]
+    alone = hidden_units_model(2, 0, alone=True)
+    assert alone["difference"] == 0 and "exactly the same" in alone["verdict"]
+    assert alone["batch_size"] == 3
+    e = worked_example()
+    for row, name in zip(e.X, e.tokens):
+        m = hidden_units_model(*row, activation="gelu", alone=True)
+        assert m["name"] == name
+        assert np.allclose(m["out"], ffn(e.X, e.W1, e.b1, e.W2, e.b2, activation="gelu")[e.tokens.index(name)])
+    own = hidden_units_model(-3, 3, "silu", True)
+    assert own["name"] is None and own["batch_size"] == 4 and own["difference"] < 1e-12
+    assert "1 of 4 units is on" in own["verdict"] and "SiLU lets a little" in own["verdict"]
+    edge = hidden_units_model(0, 1)                                  # two units exactly at 0: off
+    assert edge["pre"].tolist() == [0, 1, 0, -1] and "1 of 4 units is on (unit 2)" in edge["verdict"]
+    assert np.all(np.isfinite(hidden_units_model(np.nan, np.inf)["out"]))
+
+
+def test_hidden_units_view_over_every_control():
+    lab = HiddenUnitsLab()
+    assert {"course-lab", "course-lab-hidden-units"} <= _classes(lab.root)
+    for token in ("dog", "car", "own", "cat"):
+        m = _redrawn(lab, lambda: setattr(lab.token, "value", token))
+    assert m["name"] == "cat" and (lab.x1.value, lab.x2.value) == (2.0, 0.0)
+    for activation in ("gelu", "silu", "relu"):
+        _redrawn(lab, lambda: setattr(lab.activation, "value", activation))
+    for alone in (True, False, True):
+        m = _redrawn(lab, lambda: setattr(lab.alone, "value", alone))
+    assert m["alone"] and lab.alone_marks.get_visible() and "output run alone" in lab.numbers.value
+    for slider in (lab.x1, lab.x2):
+        for value in (slider.min, slider.max):
+            _redrawn(lab, lambda: setattr(slider, "value", value))
+            assert lab.token.value == "own"
+    lab.x1.value, lab.x2.value = 1.0, 1.0                        # typing dog's numbers selects dog
+    assert lab.token.value == "dog" and lab.model["name"] == "dog"
+    assert lab.title.get_text().startswith("dog")
+    assert "course-verdict" in lab.verdict._dom_classes
+    assert "var(--jp-ui-font-color1" in lab.verdict.value
+    assert hidden_units_lab("car", "silu", True) is not None
+
+
+# ---------------------------------------------------------------- lab 2: remove the activation
+
+def test_collapse_model_matches_to_1e_12_without_the_activation():
+    for width in (4, 16, 64):
+        m = collapse_model(width, "none")
+        assert m["matches"] and m["difference"] < 1e-12
+        assert len(m["bends"]) == 0 and m["collapsed_parameters"] == 6
+        assert m["parameters"] == 2 * 2 * width + width + 2
+        assert "below 1e-12" in m["verdict"] and "one 2 × 2 matrix" in m["verdict"]
+        W1, b1, W2, b2 = labs_ffn.ffn_weights(width)
+        assert np.allclose(m["W"], W1 @ W2)
+    four = collapse_model(4, "none")
+    assert four["W"].tolist() == [[1.5, -0.5], [1.5, 0.5]]          # the worked example's product
+    relu = collapse_model(4, "relu")
+    assert not relu["matches"] and relu["bends"].tolist() == [1.0, 2.0]
+    assert "bends at 2 points" in relu["verdict"]
+    assert len(collapse_model(64, "relu")["bends"]) > len(collapse_model(16, "relu")["bends"]) > 2
+
+
+def test_remove_activation_view_over_every_control():
+    lab = RemoveActivationLab()
+    assert {"course-lab", "course-lab-remove-activation"} <= _classes(lab.root)
+    for activation in ("none", "relu", "none"):
+        _redrawn(lab, lambda: setattr(lab.activation, "value", activation))
+    for width in (lab.width.max, lab.width.min, 16):
+        m = _redrawn(lab, lambda: setattr(lab.width, "value", width))
+        assert m["matches"] and "below 1e-12" in m["verdict"]
+        assert f"{m['parameters']:,} / 6" in lab.numbers.value
+    lab.activation.value = "relu"
+    assert "bends at" in lab.model["verdict"]
+    before = lab.view.image.value
+    lab.width.value = lab.width.value + lab.width.step                 # the first slider changes the picture
+    assert lab.view.image.value != before
+    assert remove_activation_lab(64, "none") is not None
+
+
+# ---------------------------------------------------------------- lab 3: where the parameters are
+
+def test_parameters_model_reproduces_the_syllabus_counts():
+    m = parameters_model(768, 4.0, False)
+    assert (m["attention"], m["ffn"], m["norms"], m["total"]) == (2_359_296, 4_718_592, 1_536, 7_079_424)
+    assert round(m["shares"]["attention"], 3) == 0.333 and round(m["shares"]["ffn"], 3) == 0.667
+    assert "7,079,424" in m["verdict"] and "66.7%" in m["verdict"] and "2,048" in m["verdict"]
+    g = parameters_model(768, 4.0, True, 32)
+    assert g["width"] == 2048 and g["ffn"] == 4_718_592 and "exactly the same as" in g["verdict"]
+    small = parameters_model(128, 4.0, True, 32)
+    assert small["width"] == 352 and "+3.1% against" in small["verdict"]
+    assert parameters_model(128, 4.0, True, 1)["width"] == 342
+
+
+def test_parameters_view_over_every_control():
+    lab = ParametersLab()
+    assert {"course-lab", "course-lab-parameters"} <= _classes(lab.root)
+    controls = [(lab.kind, [True, False]), (lab.log_scale, [True, False])]
+    for control, values in controls:
+        for value in values:
+            _redrawn(lab, lambda: setattr(control, "value", value))
+    lab.kind.value = True
+    for n in labs_ffn.ROUNDINGS:
+        m = _redrawn(lab, lambda: setattr(lab.round_to, "value", n))
+        assert m["width"] % n == 0 and m["ffn"] >= m["plain_ffn"]
+    for log_scale, d, multiple in itertools.product((False, True), (lab.d_model.min, lab.d_model.max),
+                                                    (lab.multiple.min, lab.multiple.max)):
+        renders = lab.view.renders
+        lab.log_scale.value, lab.d_model.value, lab.multiple.value = log_scale, d, multiple
+        m = lab.model
+        assert lab.view.renders > renders
+        assert m["d_model"] == d and m["d_ff"] == round(multiple * d)
+        assert lab.ax.get_yscale() == ("log" if log_scale else "linear")
+        assert f"{m['total']:,}" in lab.title.get_text()
+    lab.d_model.value, lab.multiple.value, lab.kind.value = 768, 4.0, False
+    assert lab.model["total"] == 7_079_424 and "66.7%" in lab.numbers.value
+    assert parameters_lab(4096, 8.0, True, 256, True) is not None
+
+
+# ---------------------------------------------------------------- lab 4: router
+
+def test_router_model_example_token_and_fair_share():
+    m = router_model(0.0)
+    assert FAIR_SHARE == 4096 * 2 // 8 == 1024 and m["fair"] == 1024
+    assert list(m["chosen"]) == [0, 2] and np.allclose(np.round(m["shares"], 3), [0.875, 0.125])
+    assert "experts 1 and 3 with shares 0.875 and 0.125" in m["verdict"]
+    assert m["counts"].sum() == 8192 and m["busiest"] > 1.5 * 1024 and m["quietest"] < 0.5 * 1024
+    assert "Left to itself" in m["verdict"]
+    balanced = router_model(0.5, 10)
+    assert balanced["busiest"] - balanced["quietest"] < 0.05 * (m["busiest"] - m["quietest"])
+    assert "After 10 balancing steps at strength 0.50" in balanced["verdict"]
+    mem = m["memory"]
+    assert round(mem["stored"] / 1e6) == 506 and round(mem["used"] / 1e6) == 166
+    assert [round(mem[k]) for k in ("dense_mib", "mixture_mib_2", "mixture_mib_1")] == [209, 965, 483]
+    moved = [router_model(1.0, 20, t) for t in range(16)]
+    assert all(np.allclose(x["shares"].sum(), 1) for x in moved)
+
+
+def test_router_view_over_every_control():
+    lab = RouterLab()
+    assert {"course-lab", "course-lab-router"} <= _classes(lab.root)
+    assert "965 MiB at 2 bytes, 483 MiB at 1 byte" in lab.memory.value and "209 MiB" in lab.memory.value
+    for slider in (lab.strength, lab.steps, lab.token):
+        for value in (slider.max, slider.min, slider.max):
+            _redrawn(lab, lambda: setattr(slider, "value", value))
+    assert lab.model["token"] == lab.token.max and lab.biased_marks.get_visible()
+    lab.strength.value = 0.0
+    assert not lab.biased_marks.get_visible() and "Left to itself" in lab.model["verdict"]
+    before = lab.view.image.value
+    lab.strength.value = 3 * lab.strength.step                       # the browser's three arrow presses
+    assert lab.view.image.value != before
+    assert router_lab(1.0, 0, 15) is not None

@@ -1,0 +1,290 @@
+"""The labs of notebook 03 (models against lib/, views driven over every control) and lib.stack."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+from labs import norms
+from labs.norms import (AXIS_MODES, BATCH, CHANGED, DTYPES, GAIN_MAX, GAIN_MIN, LAYERS_MAX, SQRT_D, TOKENS,
+                        AxisLab, PlacementLab, StackLab, StreamLab, axis_model, placement_model,
+                        stack_model, stream_model)
+from lib.block import norm_placement_experiment
+from lib.norm import layer_norm, rms_norm, root_mean_square
+from lib.stack import MODES, random_rotations, residual_stream, run_stack, start_vector
+
+
+@pytest.fixture(autouse=True)
+def _no_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+# ---------------------------------------------------------------- lib.stack
+
+def test_random_rotations_are_orthogonal_and_seeded():
+    q = random_rotations(5, 8, seed=3)
+    assert q.shape == (5, 8, 8)
+    assert np.allclose(q @ q.transpose(0, 2, 1), np.eye(8), atol=1e-12)
+    assert np.array_equal(q, random_rotations(5, 8, seed=3))
+    assert np.array_equal(random_rotations(9, 8, seed=3)[:5], q)       # a prefix of a longer draw
+    assert not np.allclose(q, random_rotations(5, 8, seed=4))
+
+
+def test_run_stack_modes_by_hand():
+    q = random_rotations(3, 8, seed=0)
+    x = start_vector(8, seed=1)
+    by_hand = {
+        "plain": lambda v, r: 0.7 * r @ v,
+        "residual": lambda v, r: v + 0.7 * r @ v,
+        "post-layer": lambda v, r: layer_norm(v + 0.7 * r @ v),
+        "pre-layer": lambda v, r: v + 0.7 * r @ layer_norm(v),
+        "post-rms": lambda v, r: rms_norm(v + 0.7 * r @ v),
+        "pre-rms": lambda v, r: v + 0.7 * r @ rms_norm(v),
+    }
+    assert set(by_hand) == set(MODES)
+    for mode, step in by_hand.items():
+        v, lengths, steps = x.copy(), [np.linalg.norm(x)], []
+        for r in q:
+            new = step(v, r)
+            steps.append(np.linalg.norm(new - v))
+            v = new
+            lengths.append(np.linalg.norm(v))
+        run = run_stack(x, q, 0.7, mode)
+        assert np.allclose(run.lengths, lengths) and np.allclose(run.steps, steps), mode
+        assert run.overflow_at is None and run.zero_at is None
+
+
+def test_plain_stack_multiplies_the_length_by_the_gain():
+    q = random_rotations(10, 8, seed=2)
+    x = start_vector(8, seed=2)
+    run = run_stack(x, q, 1.5, "plain")
+    assert np.allclose(run.lengths, np.linalg.norm(x) * 1.5 ** np.arange(11))
+
+
+def test_overflow_and_underflow_are_results():
+    q = random_rotations(64, 8, seed=0)
+    x = start_vector(8, seed=0)
+    run = run_stack(x, q, 2.0, "plain", dtype=np.float16)
+    k = run.overflow_at
+    assert k is not None and np.isnan(run.lengths[k:]).all() and np.isfinite(run.lengths[:k]).all()
+    assert run.lengths[k - 1] * 2 > 65504 / 8          # the next step passes float16's largest number
+    run = run_stack(x, q, 0.3, "plain", dtype=np.float16)
+    assert run.zero_at is not None and run.lengths[run.zero_at] == 0
+    for mode, gain in itertools.product(MODES, (1e200, np.inf, np.nan, 0.0)):
+        run_stack(x, q, gain, mode)                      # never raises
+
+
+def test_residual_stream_bookkeeping():
+    r = residual_stream(12, seed=0)
+    assert r.sizes[0] == pytest.approx(0.9) and np.allclose(r.additions, 1.0)
+    assert np.allclose(r.aligned, 0.9 + np.arange(13))
+    assert np.allclose(r.right_angles, np.sqrt(0.81 + np.arange(13)))
+    assert np.allclose(r.shares, r.additions / r.sizes[1:])
+    assert 3.0 < r.sizes[-1] < 4.5 < r.aligned[-1]           # far below the aligned 12.9
+    assert r.shares[0] > r.shares[3] > r.shares[11]
+    aligned = residual_stream(12, seed=0, alignment=1.0)
+    assert np.allclose(aligned.sizes, aligned.aligned)
+    assert np.array_equal(residual_stream(5, seed=0).sizes, r.sizes[:6])   # a prefix
+
+
+# ---------------------------------------------------------------- stack lab: model
+
+EXPECTED = {  # (mode, gain) at 64 layers in float64 -> status
+    ("plain", GAIN_MIN): "vanished", ("plain", GAIN_MAX): "exploded", ("plain", 1.0): "steady",
+    ("residual", GAIN_MIN): "grows", ("residual", GAIN_MAX): "exploded",
+    ("post-layer", GAIN_MIN): "steady-sqrt8", ("post-layer", GAIN_MAX): "steady-sqrt8",
+    ("post-rms", GAIN_MIN): "steady-sqrt8", ("post-rms", GAIN_MAX): "steady-sqrt8",
+    ("pre-layer", GAIN_MIN): "sqrt-depth", ("pre-layer", GAIN_MAX): "sqrt-depth",
+    ("pre-rms", GAIN_MIN): "sqrt-depth", ("pre-rms", GAIN_MAX): "sqrt-depth",
+}
+
+
+@pytest.mark.parametrize("mode,gain", sorted(EXPECTED))
+def test_stack_model_verdicts(mode, gain):
+    m = stack_model(mode, gain, LAYERS_MAX)
+    assert m["status"] == EXPECTED[mode, gain], m["verdict"]
+    assert np.allclose(m["lengths"], run_stack(start_vector(8, seed=50_000), random_rotations(64, 8, seed=0),
+                                               gain, mode).lengths, equal_nan=True)
+
+
+def test_stack_model_numbers_in_the_verdict():
+    m = stack_model("post-layer", 1.3, 30)
+    assert "2.83" in m["verdict"] and np.allclose(m["lengths"][1:], SQRT_D, rtol=1e-5)
+    m = stack_model("plain", 0.5, 30)
+    assert "\u00d70.50 per layer" in m["verdict"] and m["final"] == pytest.approx(m["start"] * 0.5 ** 30)
+    m = stack_model("pre-layer", 1.0, 64)
+    assert "\u221adepth" in m["verdict"]
+    size = m["steps"].mean()
+    assert m["final"] == pytest.approx(np.sqrt(m["start"] ** 2 + 64 * size ** 2), rel=0.5)
+    assert m["final"] < m["start"] + 64 * size / 4
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("gain", [GAIN_MIN, GAIN_MAX])
+def test_stack_model_gain_extremes_at_depth_64(mode, dtype, gain):
+    m = stack_model(mode, gain, LAYERS_MAX, dtype)
+    assert m["verdict"] and "Traceback" not in m["verdict"]
+    if m["overflow_at"] is not None:
+        assert m["status"] == "overflow"
+        assert f"Overflowed at layer {m['overflow_at']}" in m["verdict"]
+
+
+def test_float16_overflow_is_reported_with_its_layer():
+    for mode in ("plain", "residual"):
+        m = stack_model(mode, GAIN_MAX, LAYERS_MAX, "float16")
+        assert m["status"] == "overflow" and 5 < m["overflow_at"] < 40
+        assert m["verdict"].startswith(f"Overflowed at layer {m['overflow_at']}")
+    m = stack_model("plain", GAIN_MIN, LAYERS_MAX, "float16")
+    assert m["status"] == "vanished" and "exactly 0" in m["verdict"]
+
+
+def test_stack_model_odd_inputs_never_raise():
+    for args in [("nonsense", 1.0, 10), ("plain", 1e300, 64), ("residual", float("inf"), 64),
+                 ("pre-rms", float("nan"), 64), ("plain", 1.0, 0), ("plain", 1.0, 500)]:
+        assert stack_model(*args)["verdict"]
+
+
+# ---------------------------------------------------------------- stack lab: view
+
+def test_stack_view_over_every_control():
+    lab = StackLab()
+    fig, renders = lab.view.figure, lab.view.renders
+    assert "course-lab" in lab.root._dom_classes and "course-lab-stack" in lab.root._dom_classes
+    assert "course-verdict" in lab.verdict._dom_classes
+    for mode, dtype in itertools.product(MODES, DTYPES):
+        lab.mode.value, lab.dtype.value = mode, dtype
+        for gain, layers in itertools.product((GAIN_MIN, 1.0, GAIN_MAX), (1, LAYERS_MAX)):
+            lab.gain.value, lab.layers.value = gain, layers
+            m = stack_model(mode, gain, layers, dtype, lab.seed)
+            assert lab.model["status"] == m["status"]
+            assert lab.verdict.value.endswith("</div>") and lab.model["verdict"][:30] in lab.verdict.value
+            assert len(lab.line.get_xdata()) == layers + 1
+            if m["overflow_at"]:
+                assert lab.stop.get_visible() and "overflow" in lab.stop_text.get_text()
+    assert lab.view.figure is fig and lab.view.renders > renders + 50
+
+
+def test_stack_new_random_layers_button():
+    lab = StackLab(mode="pre-layer", gain=1.0, layers=64)
+    before = lab.model["lengths"].copy()
+    lab.button.click()
+    assert lab.seed == 1 and not np.allclose(before, lab.model["lengths"])
+    assert lab.model["status"] == "sqrt-depth"
+
+
+def test_stack_first_slider_changes_the_picture():
+    lab = StackLab()
+    image = lab.view.image.value
+    lab.gain.value = lab.gain.value + lab.gain.step
+    assert lab.view.image.value != image
+
+
+# ---------------------------------------------------------------- which axis
+
+def test_axis_model_right_and_wrong():
+    for value in (-4.0, 0.0, 2.0, 4.0):
+        right = axis_model(value, "token")
+        assert np.allclose(right["out"], layer_norm(right["x"]))
+        assert np.allclose(right["means"], 0, atol=1e-9) and np.allclose(right["stds"], 1, atol=1e-4)
+        assert right["moved_others"] < 1e-12
+        wrong = axis_model(value, "column")
+        assert np.allclose(wrong["out"], layer_norm(wrong["x"].T).T)
+        assert np.allclose(wrong["out"].mean(axis=0), 0, atol=1e-9)
+        if value != BATCH[CHANGED]:
+            assert wrong["moved_others"] > 0.05 and "OTHER" in wrong["verdict"]
+            assert "0.00" in right["verdict"] and "nothing else" in right["verdict"]
+    assert "as it starts" in axis_model(float(BATCH[CHANGED]), "token")["verdict"]
+    assert axis_model(float("nan"), "bogus")["how"] == "token"
+
+
+def test_axis_view_over_every_control():
+    lab = AxisLab()
+    fig, renders = lab.view.figure, lab.view.renders
+    assert "course-lab-axis" in lab.root._dom_classes
+    for how in AXIS_MODES:
+        lab.how.value = how
+        for value in (lab.value.min, lab.value.max):
+            lab.value.value = value
+            m = axis_model(value, how)
+            assert np.allclose(lab.images[1].get_array(), m["out"])
+            assert lab.stats[0][0].get_text() == f"{m['means'][0] + 0.0:.2f}"
+            assert lab.cells[0][CHANGED[0]][CHANGED[1]].get_text() == f"{value:.1f}"
+            assert html_text(lab.verdict.value) == m["verdict"]
+    assert lab.view.figure is fig and lab.view.renders == renders + 5   # the first toggle value is the start
+    assert len(TOKENS) == BATCH.shape[0]
+
+
+def html_text(value):
+    import html
+    import re
+    return html.unescape(re.sub(r"<[^>]+>", "", value))
+
+
+# ---------------------------------------------------------------- pre-norm vs post-norm
+
+def test_placement_model_against_lib():
+    traces = norm_placement_experiment(depth=64, seed=1)
+    m = placement_model(48, seed=1)
+    assert np.allclose(m["pre"]["sizes"], traces["pre"].sizes[:49])
+    assert m["pre"]["factor"] == pytest.approx(traces["pre"].gaps[48] / traces["pre"].gaps[0])
+    assert np.allclose(m["post"]["sizes"][1:], 1.0, atol=1e-3)
+    assert m["pre"]["factor"] > 3 and m["post"]["factor"] < 0.3          # direction and rough size
+    assert 0.5 * np.sqrt(48) < m["pre"]["size"] < 2 * np.sqrt(48)
+    assert "amplified" in m["verdict"] and "shrunk" in m["verdict"]
+
+
+@pytest.mark.parametrize("seed", range(1, 6))
+def test_placement_direction_holds_for_other_setups(seed):
+    m = placement_model(48, seed)
+    assert m["pre"]["factor"] > 1 > m["post"]["factor"]
+
+
+def test_placement_view_over_every_control():
+    lab = PlacementLab()
+    fig, renders = lab.view.figure, lab.view.renders
+    assert "course-lab-placement" in lab.root._dom_classes
+    for depth in (1, 2, 64, 48):
+        lab.depth.value = depth
+        assert len(lab.lines["pre"][0].get_xdata()) == depth + 1
+        assert html_text(lab.verdict.value) == placement_model(depth, lab.seed)["verdict"]
+    lab.button.click()
+    assert lab.seed == 2 and html_text(lab.verdict.value) == placement_model(48, 2)["verdict"]
+    assert lab.view.figure is fig and lab.view.renders == renders + 5
+
+
+# ---------------------------------------------------------------- residual stream
+
+def test_stream_model():
+    m = stream_model(12)
+    r = residual_stream(12, seed=0)
+    assert np.allclose(m["sizes"], r.sizes) and np.allclose(m["shares"], r.shares)
+    assert f"{r.sizes[-1]:.2f}" in m["verdict"] and "12.90" in m["verdict"]
+    assert f"{r.shares[0]:.0%}" in m["verdict"] and f"block 12's {r.shares[-1]:.0%}" in m["verdict"]
+    assert stream_model(1)["verdict"] and stream_model(24, 1.0)["final"] == pytest.approx(24.9)
+    assert root_mean_square(np.ones(4)) == 1.0
+
+
+def test_stream_view_over_every_control():
+    lab = StreamLab()
+    fig, renders = lab.view.figure, lab.view.renders
+    assert "course-lab-stream" in lab.root._dom_classes
+    for blocks, alignment in itertools.product((1, 24), (0.0, 1.0)):
+        lab.blocks.value, lab.alignment.value = blocks, alignment
+        m = stream_model(blocks, alignment, lab.seed)
+        assert np.allclose(lab.line.get_ydata(), m["sizes"])
+        assert lab.bars[blocks - 1].get_height() == pytest.approx(m["additions"][-1])
+        assert html_text(lab.verdict.value) == m["verdict"]
+    lab.button.click()
+    assert lab.seed == 1
+    assert lab.view.figure is fig and lab.view.renders > renders + 4
+
+
+def test_lab_functions_return_root_widgets():
+    for make, name in ((norms.stack_lab, "stack"), (norms.axis_lab, "axis"),
+                       (norms.placement_lab, "placement"), (norms.stream_lab, "stream")):
+        root = make()
+        assert f"course-lab-{name}" in root._dom_classes
