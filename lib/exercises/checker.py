@@ -187,9 +187,16 @@ def _case_name(case: Case) -> str:
 
 
 def _fmt(values) -> str:
+    """Values as a learner reads them: whole numbers in full (7,079,424), others to 6 digits."""
     arr = np.asarray(values)
-    with np.printoptions(precision=4, suppress=True, floatmode="maxprec"):
-        return np.array2string(arr, separator=", ") if arr.ndim else f"{float(arr):.6g}"
+    if arr.ndim:
+        with np.printoptions(precision=4, suppress=True, floatmode="maxprec"):
+            return np.array2string(arr, separator=", ")
+    number = arr.item()
+    if isinstance(number, (int, np.integer)) or (isinstance(number, float) and number.is_integer()
+                                                  and abs(number) < 1e15):
+        return f"{int(number):,}"
+    return f"{number:.6g}" if isinstance(number, float) else str(number)
 
 
 def _is_numeric(arr: np.ndarray) -> bool:

@@ -406,10 +406,10 @@ BLOCK_COUNT = Exercise(
                 impl=lambda d, f, g: 4 * d * d + 3 * d * f + 2 * d),
     ],
     wrong=[
-        Variant({0: "4 * d"}, ["expected 196864", "d times d"], "values"),
-        Variant({0: "d * d"}, ["expected 196864", "four"], "values"),
+        Variant({0: "4 * d"}, ["expected 196,864", "d times d"], "values"),
+        Variant({0: "d * d"}, ["expected 196,864", "four"], "values"),
         Variant({1: "2 * d * d_ff"}, ["hidden test", "third matrix"], "values"),
-        Variant({1: "3 * d * d_ff"}, ["expected 196864", "two matrices"], "values"),
+        Variant({1: "3 * d * d_ff"}, ["expected 196,864", "two matrices"], "values"),
         Variant({1: "(3 if gated else 2) * d * dff"}, ["NameError", "line 4"], "error"),
     ],
     alternatives=[
