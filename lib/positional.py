@@ -71,3 +71,26 @@ def rope(x, base=10000.0, pairing="halves", offset=0):
     else:
         out[..., 0::2], out[..., 1::2] = turned_first, turned_second
     return out
+
+
+def add_positions(words, table, scale=True):
+    """Word vectors with their positions added: words · sqrt(d_model) + table[:length].
+
+    words: shape (..., length, d_model), the word vectors of a text, in order.
+    table: a position table built once for the longest text, shape (max_length, d_model), e.g.
+           ``sinusoidal(16, d_model)``; a text of ``length`` tokens takes its first ``length`` rows.
+    scale: multiply the words by sqrt(d_model) first (True), or add them as they are (False).
+    Returns an array of the same shape as words.
+    """
+    words = as_float_array(words, "words")
+    table = as_float_array(table, "table")
+    if words.ndim < 2:
+        raise ValueError(f"words should have shape (..., length, d_model), got shape {words.shape}")
+    length, d_model = words.shape[-2:]
+    if table.ndim != 2 or table.shape[1] != d_model:
+        raise ValueError(f"table should have shape (max_length, {d_model}) to match the words' "
+                         f"{d_model} numbers, got shape {table.shape}")
+    if table.shape[0] < length:
+        raise ValueError(f"the table has {table.shape[0]} rows, too few for a text of {length} tokens")
+    factor = np.sqrt(d_model) if scale else 1.0
+    return words * factor + table[:length]

@@ -1,0 +1,417 @@
+"""Exercises and questions of notebook 01, "Positional encoding: attention cannot see order"."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lib.positional import add_positions as _add_positions
+from lib.positional import rope as _rope
+from lib.positional import sinusoidal as _sinusoidal
+
+from .registry import Case, Exercise, Mistake, Question, Variant, register
+
+NOTEBOOK = "01_positional_encoding"
+
+
+# ---------------------------------------------------------------- the sinusoidal table
+
+def _table_from_angles(angles, d_model, even=np.sin, odd=np.cos):
+    table = np.zeros((angles.shape[0], d_model))
+    table[:, 0::2] = even(angles)
+    table[:, 1::2] = odd(angles)
+    return table
+
+
+def _grid(length, d_model):
+    return np.arange(length)[:, None], np.arange(0, d_model, 2)[None, :]
+
+
+def _table_swapped(length, d_model):
+    pos, two_k = _grid(length, d_model)
+    return _table_from_angles(pos / 10000 ** (two_k / d_model), d_model, np.cos, np.sin)
+
+
+def _table_multiplied(length, d_model):
+    pos, two_k = _grid(length, d_model)
+    return _table_from_angles(pos * 10000.0 ** (two_k / d_model), d_model)
+
+
+def _table_no_d(length, d_model):
+    pos, two_k = _grid(length, d_model)
+    return _table_from_angles(pos / 10000.0 ** two_k, d_model)
+
+
+def _table_precedence(length, d_model):
+    pos, two_k = _grid(length, d_model)
+    return _table_from_angles(pos / 10000.0 ** two_k / d_model, d_model)
+
+
+def _table_one_speed(length, d_model):
+    pos, two_k = _grid(length, d_model)
+    return _table_from_angles(pos + 0.0 * two_k, d_model)
+
+
+def _table_cases(rng) -> list[Case]:
+    cases = [
+        Case((3, 4), "the example", visible=True),
+        Case((1, 2), "one position, d_model = 2"),
+        Case((16, 2), "d_model = 2, one pair only"),
+        Case((10, 8), "10 tokens at d_model = 8"),
+        Case((5, 64), "a wide table, d_model = 64"),
+        Case((40, 6), "a long text"),
+    ]
+    for _ in range(3):
+        length, d_model = int(rng.integers(1, 30)), 2 * int(rng.integers(1, 21))
+        cases.append(Case((length, d_model), f"random sizes, {length} positions, d_model = {d_model}"))
+    return cases
+
+
+SINUSOIDAL_TABLE = Exercise(
+    id="sinusoidal-table",
+    notebook=NOTEBOOK,
+    title="The sinusoidal table, without a loop",
+    name="position_table",
+    template='''def position_table(length, d_model):
+    """The sinusoidal position table: one row per position, shape (length, d_model)."""
+    pos = np.arange(length)[:, None]             # the positions as a column, shape (length, 1)
+    two_k = np.arange(0, d_model, 2)[None, :]    # 0, 2, 4, ... as a row, shape (1, d_model/2)
+    angles = ____                                # shape (length, d_model/2)
+    table = np.zeros((length, d_model))
+    table[:, 0::2] = ____                        # the even columns 0, 2, 4, ...
+    table[:, 1::2] = ____                        # the odd columns 1, 3, 5, ...
+    return table
+''',
+    solution=["pos / 10000 ** (two_k / d_model)", "np.sin(angles)", "np.cos(angles)"],
+    reference=_sinusoidal,
+    cases=_table_cases,
+    hints=[
+        "The angle of position pos in pair k is pos divided by 10000 to the power 2k/d_model. "
+        "`pos` is a column and `two_k` a row, so one expression with both of them gives the "
+        "whole grid of angles: NumPy broadcasts (length, 1) against (1, d_model/2).",
+        "Put brackets around the exponent: `**` binds tighter than `/`, so the power must be "
+        "computed from the whole fraction two_k over d_model.",
+        "Each pair shares one angle: the even column of the pair holds its sine, the odd column "
+        "its cosine. `np.sin` and `np.cos` work on the whole grid at once.",
+    ],
+    mistakes=[
+        Mistake("swapped",
+                "Sine and cosine are swapped: the even columns (0, 2, ...) hold the sine of the "
+                "angle and the odd columns the cosine, so position 0 starts as [0, 1, 0, 1, ...].",
+                impl=_table_swapped),
+        Mistake("multiplied",
+                "Your angles grow with the column; they should shrink. Divide the position by "
+                "10000 to the power 2k/d_model, so the right-hand pairs turn slowly.",
+                impl=_table_multiplied),
+        Mistake("no d_model",
+                "The exponent is 2k divided by d_model. Without dividing by d_model the later "
+                "pairs barely turn at all.",
+                impl=_table_no_d),
+        Mistake("precedence",
+                "`**` is worked out before `/`: without brackets the power uses two_k alone "
+                "and the result is then divided by d_model. Put brackets around the exponent.",
+                impl=_table_precedence),
+        Mistake("one speed",
+                "Every pair turns at the same speed, one radian per position. Each pair needs "
+                "its own speed, which depends on two_k.",
+                impl=_table_one_speed),
+        Mistake("broadcast",
+                "The angles should have one column per pair, d_model/2 of them, to fit the even "
+                "(or the odd) columns of the table. Use `two_k` for the exponent.",
+                error=r"broadcast"),
+    ],
+    wrong=[
+        Variant({1: "np.cos(angles)", 2: "np.sin(angles)"}, ["row 0", "swapped"], "values"),
+        Variant({0: "pos * 10000 ** (two_k / d_model)"}, ["row 1", "shrink"], "values"),
+        Variant({0: "pos / 10000 ** two_k"}, ["row 1", "dividing by d_model"], "values"),
+        Variant({0: "pos / 10000 ** two_k / d_model"}, ["brackets"], "values"),
+        Variant({0: "pos"}, ["same speed"], "values"),
+        Variant({0: "pos / 10000 ** (np.arange(d_model) / d_model)"}, ["ValueError", "broadcast",
+                                                                      "line 7"], "error"),
+    ],
+    alternatives=[
+        Variant({0: "pos * 10000.0 ** (-two_k / d_model)"}),
+        Variant({0: "pos * np.exp(-np.log(10000) * two_k / d_model)"}),
+        Variant({0: "np.outer(np.arange(length), 1 / np.power(10000, np.arange(0, d_model, 2) / d_model))",
+                 1: "np.sin(angles[:, :])", 2: "np.sin(angles + np.pi / 2)"}),
+    ],
+    skills="build the sinusoidal table for any length and width, without a loop",
+)
+
+
+# ---------------------------------------------------------------- one RoPE rotation
+
+def _rope_reference(x, position, base=10000.0):
+    return _rope(x, base, "halves", offset=position)
+
+
+def _turn(x, angle):
+    half = len(x) // 2
+    a, b = x[:half], x[half:]
+    return np.concatenate([a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)])
+
+
+def _thetas(x, base):
+    half = len(x) // 2
+    return base ** (-np.arange(half) / half)
+
+
+def _rope_cases(rng) -> list[Case]:
+    query = np.random.default_rng(2026).normal(0, 1, 32)
+    cases = [
+        Case((np.array([1.0, 2.0, 3.0, 4.0]), 2), "the example", visible=True),
+        Case((np.array([0.3, -1.2, 0.8, 2.5, -0.4, 1.1]), 0), "position 0: nothing turns"),
+        Case((np.array([0.6, -0.9]), 3), "d = 2, a single pair"),
+        Case((query, 5), "head size 32 at position 5"),
+        Case((np.array([1.5, -0.5, 0.25, 2.0]), 1000), "a far position, 1000"),
+        Case((np.array([0.7, 0.1, -0.3, 0.9, 1.2, -0.6, 0.4, 0.2]), 7), "base 100",
+             kwargs={"base": 100.0}),
+        Case((np.array([0.5, -1.5, 2.5, 1.0, -2.0, 0.75]), 1), "position 1"),
+    ]
+    for _ in range(3):
+        d, position = 2 * int(rng.integers(1, 17)), int(rng.integers(0, 200))
+        cases.append(Case((rng.normal(0.0, 1.0, d), position),
+                          f"random vector of {d} numbers at position {position}"))
+    return cases
+
+
+ROPE_ROTATION = Exercise(
+    id="rope-rotation",
+    notebook=NOTEBOOK,
+    title="Rotary positions for one vector",
+    name="rope_one",
+    template='''def rope_one(x, position, base=10000.0):
+    """Rotary positions for one vector x of even length d at `position`.
+    Pair i is (x[i], x[i + d/2]); it turns by position * theta[i] radians."""
+    half = len(x) // 2
+    theta = base ** (-np.arange(half) / half)    # each pair's speed, radians per position
+    angle = ____                                 # how far each pair turns at this position
+    a, b = x[:half], x[half:]                    # first and second number of every pair
+    turned_a = ____
+    turned_b = ____
+    return np.concatenate([turned_a, turned_b])
+''',
+    solution=["position * theta", "a * np.cos(angle) - b * np.sin(angle)",
+              "a * np.sin(angle) + b * np.cos(angle)"],
+    reference=_rope_reference,
+    cases=_rope_cases,
+    hints=[
+        "Each pair turns by its own angle: the position times that pair's speed. "
+        "`theta` holds one speed per pair, so one product gives every pair's angle.",
+        "Turning a point (a, b) by an angle t around the origin gives a new first number "
+        "a cos t \u2212 b sin t and a new second number a sin t + b cos t.",
+        "`a`, `b` and `angle` all have `half` numbers, one per pair, so the formula works "
+        "on every pair at once with `np.cos` and `np.sin`.",
+    ],
+    mistakes=[
+        Mistake("wrong way",
+                "Your pairs turn the wrong way (clockwise). The new first number subtracts "
+                "b sin t; the new second number adds a sin t.",
+                impl=lambda x, position, base=10000.0: _rope(x, base, "halves", offset=-position)),
+        Mistake("no position",
+                "Every pair turned as if the vector were at position 1: the angle must grow "
+                "with the position, the position times the pair's speed.",
+                impl=lambda x, position, base=10000.0: _turn(x, _thetas(x, base))),
+        Mistake("divided",
+                "The angle is the position times theta, not the position divided by it: "
+                "the slow pairs should turn less, not more.",
+                impl=lambda x, position, base=10000.0: _turn(x, position / _thetas(x, base))),
+    ],
+    wrong=[
+        Variant({1: "a * np.cos(angle) + b * np.sin(angle)", 2: "-a * np.sin(angle) + b * np.cos(angle)"},
+                ["wrong way"], "values"),
+        Variant({0: "theta"}, ["position 1"], "values"),
+        Variant({0: "position / theta"}, ["divided"], "values"),
+        Variant({1: "a * np.cos(angle)", 2: "b * np.cos(angle)"}, ["differs", "expected"], "values"),
+        Variant({0: "position * theta[:, None]"}, ["shape"], "shape"),
+    ],
+    alternatives=[
+        Variant({0: "theta * position"}),
+        Variant({1: "np.cos(angle) * a - np.sin(angle) * b", 2: "np.sin(angle) * a + np.cos(angle) * b"}),
+        Variant({1: "((a + 1j * b) * np.exp(1j * angle)).real",
+                 2: "((a + 1j * b) * np.exp(1j * angle)).imag"}),
+    ],
+    skills="turn every pair of a vector by its rotary angle",
+)
+
+
+# ---------------------------------------------------------------- scale, then add
+
+def _embed_reference(words, table):
+    return _add_positions(words, table)
+
+
+def _embed_cases(rng) -> list[Case]:
+    table4, table8 = _sinusoidal(16, 4), _sinusoidal(16, 8)
+    example = np.array([[-0.77, -0.62, 0.91, -0.28],
+                        [0.12, 0.5, -0.3, 0.8],
+                        [0.4, -0.1, 0.2, 0.05]])
+    fixed = np.random.default_rng(101)
+    cases = [
+        Case((example, table4), "the example", visible=True),
+        Case((np.array([[0.35, -0.15, 0.6, 0.45]]), table4), "a text of one word"),
+        Case((np.zeros((4, 8)), table8), "words that are all zero"),
+        Case((np.round(fixed.normal(0, 0.3, (16, 8)), 2), table8), "a text as long as the table"),
+        Case((np.round(fixed.normal(0, 0.1, (5, 64)), 3), _sinusoidal(16, 64)), "d_model = 64"),
+        Case((np.round(fixed.normal(0, 0.4, (2, 3, 8)), 2), table8), "a batch of 2 texts"),
+    ]
+    for _ in range(3):
+        length, d_model = int(rng.integers(1, 17)), 2 * int(rng.integers(1, 17))
+        cases.append(Case((rng.normal(0.0, 0.5, (length, d_model)), _sinusoidal(16, d_model)),
+                          f"random words, {length} of {d_model} numbers"))
+    return cases
+
+
+def _rows(words):
+    return words.shape[-2], words.shape[-1]
+
+
+EMBED = Exercise(
+    id="scale-then-add",
+    notebook=NOTEBOOK,
+    title="Scale the words, then add the positions",
+    name="embed",
+    template='''def embed(words, table):
+    """The model's input: the words times sqrt(d_model), plus one position row per word.
+    words: (length, d_model), in the order of the text; table: (max_length, d_model)."""
+    length, d_model = words.shape[-2:]
+    return ____ * words + ____
+''',
+    solution=["np.sqrt(d_model)", "table[:length]"],
+    reference=_embed_reference,
+    cases=_embed_cases,
+    hints=[
+        "Two steps: make the words stronger by a factor that depends on the width, then add "
+        "the position rows. For d_model = 4 the factor is 2, the size that makes a fresh word "
+        "vector about as long as a position row.",
+        "The table was built once for the longest text. A text of `length` words uses its "
+        "rows 0, 1, ..., length \u2212 1, in order: a slice of the first rows.",
+    ],
+    mistakes=[
+        Mistake("no scale",
+                "The words are added as they are. Multiply them by the square root of d_model "
+                "first, so the word is not drowned by its position.",
+                impl=lambda w, t: w + t[:_rows(w)[0]]),
+        Mistake("d_model",
+                "You multiplied by d_model itself; the factor is its square root.",
+                impl=lambda w, t: w * _rows(w)[1] + t[:_rows(w)[0]]),
+        Mistake("scaled positions",
+                "You scaled the positions instead of the words. The factor multiplies the words; "
+                "the position rows are added as they are.",
+                impl=lambda w, t: w + np.sqrt(_rows(w)[1]) * t[:_rows(w)[0]]),
+        Mistake("one row",
+                "`table[length]` is a single row (the position just after the text), added to "
+                "every word. Each word needs its own row: the first `length` rows.",
+                impl=lambda w, t: w * np.sqrt(_rows(w)[1]) + t[_rows(w)[0]]),
+        Mistake("row 0",
+                "Every word got the row of position 0. Each word needs the row of its own "
+                "position: the first `length` rows of the table.",
+                impl=lambda w, t: w * np.sqrt(_rows(w)[1]) + t[0]),
+        Mistake("whole table",
+                "The table has one row per position up to the longest text, more rows than "
+                "this text has words. Take only as many rows as there are words.",
+                error=r"broadcast"),
+    ],
+    wrong=[
+        Variant({0: "1"}, ["row 0", "as they are"], "values"),
+        Variant({0: "d_model"}, ["square root"], "values"),
+        Variant({1: "table"}, ["ValueError", "broadcast", "rows"], "error"),
+        Variant({1: "table[length]"}, ["single row"], "values"),
+        Variant({1: "table[0]"}, ["position 0"], "values"),
+        Variant(source='def embed(words, table):\n    return np.sqrt(words.shape[-1]) * words\n',
+                expect=["row 0"], kind="values"),
+    ],
+    alternatives=[
+        Variant({0: "d_model ** 0.5"}),
+        Variant({0: "np.sqrt(words.shape[-1])", 1: "table[:words.shape[-2]]"}),
+        Variant({1: "table[0:length, :]"}),
+    ],
+    skills="scale the word vectors by sqrt(d_model) and add the first rows of the position table",
+)
+
+
+# ---------------------------------------------------------------- questions
+
+PREDICT_SHUFFLE = Question(
+    id="pos-predict-shuffle",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="Self-attention, with no position information, runs on \u201ccat dog car\u201d and "
+           "then on \u201ccar dog cat\u201d. Is cat's output vector different the second time?",
+    choices=[
+        "Yes: cat moved from first to last, so its output changes",
+        "No: it is exactly the same, only it appears in another row",
+        "It changes a little, because cat now comes after the others",
+        "It cannot be said without the weights",
+    ],
+    answer=1,
+    explanation="Cat's query is scored against the same three keys, and the weighted average "
+                "runs over the same three values: only their order in the sum differs, and a "
+                "sum does not care about order. So cat's output is the same vector, in another "
+                "row. This holds for any weights, which is why attention needs positions.",
+)
+
+NUMBER_PE01 = Question(
+    id="pos-number-pe01",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="With d_model = 2, position `pos` gets the vector [sin(pos), cos(pos)]. "
+           "What is PE[0][1], the second number of position 0's vector?",
+    answer=1.0,
+    tol=1e-6,
+    explanation="PE[0][1] is cos(0), and the cosine of 0 is 1. Position 0's vector is [0, 1]; "
+                "the cell below prints it.",
+)
+
+SHAPE_TEN_TOKENS = Question(
+    id="pos-shape-ten-tokens",
+    notebook=NOTEBOOK,
+    kind="shape",
+    prompt="A text has 10 tokens and d_model = 8. What shape is its position table?",
+    answer=(10, 8),
+    explanation="One row per position and one column per number of the word vector, so it "
+                "can be added to the (10, 8) word vectors element by element.",
+)
+
+NUMBER_LAST_SPEED = Question(
+    id="pos-number-last-speed",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="With d_model = 4 there are two pairs. Pair 0 turns 1 radian per position. "
+           "How many radians per position does the last pair turn? (A fraction like 1/3 is fine.)",
+    answer=0.01,
+    tol=1e-6,
+    explanation="The last pair has 2k = d \u2212 2 = 2, so it turns at 10000^(\u22122/4), one "
+                "over the square root of 10000, which is one hundredth of a radian per position.",
+)
+
+NUMBER_SCALE_64 = Question(
+    id="pos-number-scale-64",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="A model has d_model = 64. Before the position row is added, each word vector is "
+           "multiplied by sqrt(d_model). By which number?",
+    answer=8.0,
+    tol=1e-6,
+    explanation="The square root of 64 is 8, because 8 \u00d7 8 = 64.",
+)
+
+PREDICT_ROPE = Question(
+    id="pos-predict-rope",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="With rotary positions, one query and one key are scored twice: key at 2 and query "
+           "at 5, then key at 12 and query at 15. How do the two scores compare?",
+    choices=[
+        "The second is larger: later positions turn further",
+        "They are equal: both pairs are 3 positions apart",
+        "The second is smaller: far from the start, the scores fade",
+        "Nothing can be said: the angles are different",
+    ],
+    answer=1,
+    explanation="Both vectors turn; what remains in their dot product is only the difference "
+                "of the two turns, which depends on the distance and not on where the pair "
+                "sits. The lab and the cell after it show the two scores.",
+)
+
+register(SINUSOIDAL_TABLE, ROPE_ROTATION, EMBED, PREDICT_SHUFFLE, NUMBER_PE01, SHAPE_TEN_TOKENS,
+         NUMBER_LAST_SPEED, NUMBER_SCALE_64, PREDICT_ROPE)

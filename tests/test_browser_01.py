@@ -1,0 +1,39 @@
+"""Notebook 01 live: a local JupyterLab (CPython kernel) in Chromium, as a learner uses it.
+
+Runs every cell, clicks the shuffle lab's "add positions" toggle and expects the verdict to
+change from "identical" to "changed by", and saves a screenshot of each lab in test-artifacts/.
+"""
+
+from test_browser_live import PANEL, cell_errors, open_notebook, run_all
+
+NOTEBOOK = "01_positional_encoding.ipynb"
+LABS = ("shuffle", "position-table", "rotary")
+
+
+def test_positional_notebook_live(jupyter_server, page, artifacts):
+    base, _ = jupyter_server
+    open_notebook(page, base, NOTEBOOK)
+    run_all(page)
+    assert cell_errors(page) == []
+    for name in LABS:
+        assert page.locator(f"{PANEL} .course-lab-{name}").count() == 1, name
+
+    shuffle = page.locator(f"{PANEL} .course-lab-shuffle")
+    verdict = shuffle.locator(".course-verdict")
+    verdict.scroll_into_view_if_needed()
+    before = verdict.inner_text()
+    assert "identical, only its row moved" in before
+    shuffle.locator(".course-toggle-positions").click()
+    page.wait_for_function("([el, before]) => el.innerText !== before",
+                           arg=[verdict.element_handle(), before], timeout=15_000)
+    after = verdict.inner_text()
+    assert "cat's output changed by" in after and "new input" in after
+    shuffle.locator(".course-toggle-positions").click()              # and back again
+    page.wait_for_function("([el, before]) => el.innerText === before",
+                           arg=[verdict.element_handle(), before], timeout=15_000)
+
+    for name in LABS:
+        lab = page.locator(f"{PANEL} .course-lab-{name}")
+        lab.scroll_into_view_if_needed()
+        lab.screenshot(path=str(artifacts / f"live-01-{name}.png"))
+    assert cell_errors(page) == []
