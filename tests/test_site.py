@@ -45,7 +45,7 @@ def test_lock_registers_the_course_wheel_with_its_imports(online_site):
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == entry["sha256"]
     names = set(zipfile.ZipFile(wheel).namelist())
     library = {p.relative_to(CONTENT.parent).as_posix() for d in ("lib", "labs")
-               for p in (CONTENT.parent / d).rglob("*.py") if "__pycache__" not in p.parts}
+               for p in (CONTENT.parent / d).rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     assert library and library <= names, f"missing from the wheel: {sorted(library - names)[:5]}"
 
 

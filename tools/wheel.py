@@ -1,7 +1,8 @@
 """Pack `lib/` and `labs/` into one pure-Python wheel the browser kernel can load.
 
-The wheel is written with `zipfile` directly: it holds only source files, so no
-build backend is needed, and the same sources always give the same bytes.
+The wheel is written with `zipfile` directly: it holds only the packages' files
+(sources and data), so no build backend is needed, and the same files always give
+the same bytes.
 """
 
 import base64
@@ -18,11 +19,14 @@ FIXED_DATE = (2026, 1, 1, 0, 0, 0)
 
 
 def source_files(root=ROOT):
-    """Every .py file of the course packages, as (path in wheel, bytes), sorted."""
+    """Every file of the course packages (code and data such as trained weights), sorted.
+
+    Returns (path in wheel, bytes) pairs; caches and compiled files are left out.
+    """
     files = []
     for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            if "__pycache__" in path.parts:
+        for path in sorted((root / package).rglob("*")):
+            if path.is_dir() or "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo"):
                 continue
             files.append((path.relative_to(root).as_posix(), path.read_bytes()))
     return files
