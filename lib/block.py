@@ -201,12 +201,12 @@ def decoder(x, blocks, *, final_norm=True, final_gain=None, **options):
 SIX_STEP_OPTIONS = dict(placement="pre", norm="rms", eps=0.0, activation="gelu", causal=False)
 
 
-def six_step_setup():
+def six_step_setup(seed=28):
     """The tokens and weights of the six-step example: draws from default_rng(28) in the order
     X (4, 4) at scale 0.9, Wq, Wk, Wv, Wo (4, 4) at 0.6, W1 (4, 16) and W2 (16, 4) at 0.5, each
-    rounded to one decimal. Returns (X, BlockWeights)."""
+    rounded to one decimal. Another seed draws another setup the same way. Returns (X, BlockWeights)."""
     shapes = [(4, 4)] * 5 + [(4, 16), (16, 4)]
-    X, Wq, Wk, Wv, Wo, W1, W2 = random_weights(shapes, seed=28, scale=[0.9] + [0.6] * 4 + [0.5] * 2,
+    X, Wq, Wk, Wv, Wo, W1, W2 = random_weights(shapes, seed=seed, scale=[0.9] + [0.6] * 4 + [0.5] * 2,
                                                 decimals=1)
     return X, BlockWeights(Wq, Wk, Wv, Wo, W1=W1, W2=W2)
 
@@ -216,6 +216,20 @@ def six_steps():
     Their sizes (RMS) are 0.74, 1.00, 0.95, 1.41, 1.00, 1.21, 2.05."""
     X, weights = six_step_setup()
     return block_steps(X, weights, **SIX_STEP_OPTIONS)
+
+
+def random_stack(depth, d_model=16, d_ff=64, heads=1, *, seed, gain=1.0):
+    """``depth`` blocks of random weights, block i drawn with ``random_block_weights`` from seed
+    ``seed + 1 + i``: every matrix at scale gain/sqrt(d_model), and W2 (which has d_ff rows) shrunk
+    by sqrt(d_model/d_ff), so each part gives back about ``gain`` times as much as it reads.
+    The stacks of ``norm_placement_experiment`` are these with gain 1. Returns a list of BlockWeights;
+    a longer stack with the same seed starts with the same blocks."""
+    depth = check_positive_int(depth, "depth")
+    blocks = []
+    for i in range(depth):
+        drawn = random_block_weights(d_model, d_ff, heads, seed=seed + 1 + i, scale=gain * d_model ** -0.5)
+        blocks.append(replace(drawn, W2=drawn.W2 * np.sqrt(d_model / d_ff)))
+    return blocks
 
 
 class PlacementTrace(NamedTuple):

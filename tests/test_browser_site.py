@@ -150,7 +150,7 @@ def test_online_site_boots_from_a_stand_in_cdn(online_site, self_hosted_site, se
         route.fulfill(body=json.dumps(served), content_type="application/json")
 
     context.route(CDN + "**", cdn)  # the context's routes also see the kernel's worker
-    context.route("**/static/pyodide-lock/pyodide-lock.json", lock)
+    context.route("**/static/pyodide-lock/pyodide-lock.json?*", lock)
     try:
         text = run_in_repl(page, base, [
             "print(6 * 7)",

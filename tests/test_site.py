@@ -65,7 +65,9 @@ def test_online_site_preloads_the_course_and_serves_its_own_lock(online_site):
     site, _ = online_site
     settings = kernel_settings(site)
     options = settings["loadPyodideOptions"]
-    assert options["lockFileURL"] == "./static/pyodide-lock/pyodide-lock.json"
+    lock_file = site / "static/pyodide-lock/pyodide-lock.json"
+    version = hashlib.sha256(lock_file.read_bytes()).hexdigest()[:12]
+    assert options["lockFileURL"] == f"./static/pyodide-lock/pyodide-lock.json?v={version}"
     assert {"numpy", "matplotlib", "ipywidgets", "transformer-course"} <= set(options["packages"])
     assert "pyodideUrl" not in settings, "the default build must use Pyodide's CDN"
 

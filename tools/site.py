@@ -130,8 +130,10 @@ def build(output=ROOT / "_output", pyodide=None):
     else:
         lock, preload, settings = locks.online_lock(added), PRELOAD, {}
     locks.write_lock(lock, lock_dir / "pyodide-lock.json")
+    # The query names this build's lock, so no browser cache serves a previous build's.
+    version = locks.sha256_of(lock_dir / "pyodide-lock.json")[:12]
     settings["loadPyodideOptions"] = {
-        "lockFileURL": f"./{LOCK_DIR}/pyodide-lock.json", "packages": preload,
+        "lockFileURL": f"./{LOCK_DIR}/pyodide-lock.json?v={version}", "packages": preload,
     }
     patch_lite_settings(output, settings)
     size = sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
