@@ -56,9 +56,9 @@ def progress_file(tmp_path_factory):
 
 # ---------------------------------------------------------------- built sites
 
-def _build(output, pyodide=None):
+def _build(output, pyodide=None, content=CONTENT):
     from tools.site import build
-    return build(output, pyodide)
+    return build(output, pyodide, content)
 
 
 @pytest.fixture(scope="session")

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from tools import lock as locks
-from tools import pyodide_dist
+from tools import pyodide_dist, release
 from tools.wheel import build_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,8 +60,8 @@ def fetch_added_wheels():
     return list(pyodide_dist.fetch_pure_wheels(entries, CACHE / "wheels").values())
 
 
-def run_lite_build(output):
-    """`jupyter lite build` into output, from scratch.
+def run_lite_build(output, contents):
+    """`jupyter lite build` of the notebooks in contents into output, from scratch.
 
     It runs in a fresh working folder because JupyterLite keeps its build state in
     the working folder: two builds (a test and an instructor's serve) never share it.
@@ -70,7 +70,7 @@ def run_lite_build(output):
     with tempfile.TemporaryDirectory(prefix="lite-build-") as workdir:
         result = subprocess.run(
             [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(ROOT),
-             "--output-dir", str(output)],
+             "--contents", str(contents), "--output-dir", str(output)],
             cwd=workdir, capture_output=True, text=True,
         )
     if result.returncode != 0:
@@ -116,13 +116,16 @@ def build_self_hosted_lock(output, pyodide_path, added):
     return lock, preload, settings
 
 
-def build(output=ROOT / "_output", pyodide=None):
-    """Build the whole site into output and return a short report."""
+def build(output=ROOT / "_output", pyodide=None, content=ROOT / "content"):
+    """Build the whole site from the notebooks in content into output; return a short report."""
     start = time.perf_counter()
     output = Path(output).resolve()
-    run_lite_build(output)
-    lock_dir = output / LOCK_DIR
-    added = [build_wheel(lock_dir)]
+    with tempfile.TemporaryDirectory(prefix="course-content-") as staging:
+        staged = Path(staging) / "content"
+        manifest = release.stage_contents(content, staged)
+        run_lite_build(output, staged)
+        lock_dir = output / LOCK_DIR
+        added = [build_wheel(lock_dir, extra_files=release.wheel_files(manifest, staged))]
     for wheel in fetch_added_wheels():
         added.append(Path(shutil.copy2(wheel, lock_dir / wheel.name)))
     if pyodide:
@@ -138,7 +141,8 @@ def build(output=ROOT / "_output", pyodide=None):
     patch_lite_settings(output, settings)
     size = sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
     return {"output": str(output), "seconds": round(time.perf_counter() - start, 1),
-            "megabytes": round(size / 1e6, 1), "self_hosted": bool(pyodide), "preload": preload}
+            "megabytes": round(size / 1e6, 1), "self_hosted": bool(pyodide), "preload": preload,
+            "release": manifest}
 
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
@@ -188,7 +192,8 @@ def main(argv=None):
     mimetypes.add_type("text/javascript", ".mjs")
     if args.command == "build" or not args.no_build:
         report = build(args.output, args.pyodide)
-        print(f"Built the site in {report['seconds']} s: {report['megabytes']} MB in {report['output']}")
+        print(f"Built release {report['release']['version']} of the site in {report['seconds']} s: "
+              f"{report['megabytes']} MB in {report['output']}")
     if args.command == "serve":
         serve(args.output, args.port, args.base_path)
 

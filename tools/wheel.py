@@ -37,13 +37,14 @@ def _record_line(name, data):
     return f"{name},sha256={digest.decode()},{len(data)}"
 
 
-def build_wheel(out_dir, root=ROOT):
+def build_wheel(out_dir, root=ROOT, extra_files=None):
     """Write the course wheel into out_dir and return its path.
 
-    The version carries a short hash of the sources (a local version label), so a
+    extra_files: {path in the wheel: bytes} made at build time (the release data).
+    The version carries a short hash of the contents (a local version label), so a
     changed library gets a new file name and no browser serves a stale copy.
     """
-    files = source_files(root)
+    files = source_files(root) + sorted((extra_files or {}).items())
     content_hash = hashlib.sha256(b"".join(n.encode() + d for n, d in files)).hexdigest()[:10]
     version = f"{VERSION}+g{content_hash}"
     info = f"{DIST_NAME}-{version}.dist-info"

@@ -23,3 +23,15 @@ __all__ = [
     "exercises_by_notebook", "get_exercise", "get_question", "hint", "register", "solution",
     "strict",
 ]
+
+# When a notebook's setup cell imports this package in a kernel, tell the learner once if the
+# course was updated since their copies of its notebooks were made (labs/release_view.py).
+from .api import in_kernel as _in_kernel
+
+if _in_kernel():
+    try:
+        from labs.release_view import announce as _announce
+    except ImportError:  # widgets unavailable: nothing to show
+        pass
+    else:
+        _announce()
