@@ -1,0 +1,486 @@
+"""Exercises and questions of notebook 04, "The decoder block and the stack"."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lib.attention import attention as _attention, causal_mask as _causal_mask, softmax as _softmax
+from lib.ffn import ffn as _ffn, worked_example as _worked_example
+from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
+from lib.params import ModelConfig, count_parameters
+
+from .registry import Case, Exercise, Mistake, Question, Variant, register
+
+NOTEBOOK = "04_decoder_block"
+
+
+# ---------------------------------------------------------------- causal weights
+
+def _causal_reference(scores):
+    length = scores.shape[-1]
+    return _softmax(np.where(_causal_mask(length), scores, -np.inf), axis=-1)
+
+
+def _masked_softmax(scores, allowed, fill=-np.inf):
+    masked = np.where(allowed, scores, fill)
+    e = np.exp(masked - masked.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _causal_cases(rng) -> list[Case]:
+    example = np.array([[1.0, 2.0, 0.5, -1.0],
+                        [0.3, 1.2, 2.0, 0.0],
+                        [-0.5, 0.8, 1.5, 2.5],
+                        [1.0, 1.0, 1.0, 1.0]])
+    cases = [
+        Case((example,), "the example", visible=True),
+        Case((np.array([[3.7]]),), "a single token (L = 1)"),
+        Case((np.arange(50.0).reshape(2, 5, 5) * 0.37 - 4.0,), "a batch of 2 grids of 5 tokens"),
+        Case((np.array([[-3.0, 8.0, 9.0], [2.0, -1.0, 40.0], [0.5, 0.2, -0.1]]),),
+             "large scores in the future of rows 1 and 2"),
+        Case((np.sin(np.arange(2 * 3 * 6 * 6.0)).reshape(2, 3, 6, 6) * 5.0,),
+             "a batch of 2 texts, 3 heads, 6 tokens"),
+    ]
+    for _ in range(3):
+        length = int(rng.integers(2, 9))
+        lead = tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(0, 3))))
+        shape = lead + (length, length)
+        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 4.0), shape),), f"random scores, shape {shape}"))
+    return cases
+
+
+def _future(scores):
+    length = scores.shape[-1]
+    return _masked_softmax(scores, np.triu(np.ones((length, length), dtype=bool)))
+
+
+def _zero_fill(scores):
+    length = scores.shape[-1]
+    return _masked_softmax(scores, np.tril(np.ones((length, length), dtype=bool)), 0.0)
+
+
+def _no_mask(scores):
+    return _softmax(scores, axis=-1)
+
+
+CAUSAL_WEIGHTS = Exercise(
+    id="causal-weights",
+    notebook=NOTEBOOK,
+    title="Attention weights with the causal mask",
+    name="causal_weights",
+    template='''def causal_weights(scores):
+    """Attention weights with the causal mask: row i (a query) may use the keys j <= i only.
+    scores has shape (..., L, L), one score per pair (query i, key j)."""
+    L = scores.shape[-1]
+    allowed = ____                          # (L, L): True where j <= i
+    masked = np.where(allowed, scores, ____)
+    e = np.exp(masked - masked.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+''',
+    solution=["np.tril(np.ones((L, L), dtype=bool))", "-np.inf"],
+    reference=_causal_reference,
+    cases=_causal_cases,
+    hints=[
+        "Draw the grid: rows are queries i, columns keys j. The allowed pairs, j <= i, are the "
+        "diagonal and everything below it: a lower triangle.",
+        "NumPy builds triangles from a full grid: `np.tril` keeps the lower triangle of an array "
+        "(diagonal included), `np.triu` the upper one. Start from a grid of True values.",
+        "A forbidden pair must end with weight exactly 0 after the softmax. Which score gives "
+        "e^score = 0?",
+    ],
+    mistakes=[
+        Mistake("upper triangle",
+                "Your mask keeps the upper triangle: each query reads itself and the FUTURE, the "
+                "opposite of the causal mask. Row i may use the columns j <= i.",
+                impl=_future),
+        Mistake("masked to zero",
+                "A masked score of 0 is not removed: e^0 = 1, so the future still gets weight. "
+                "Fill the forbidden scores with minus infinity, whose exponential is exactly 0.",
+                impl=_zero_fill),
+        Mistake("no mask",
+                "Every row still uses every column: the mask changed nothing. Check `allowed`: it "
+                "must be False above the diagonal.",
+                impl=_no_mask),
+    ],
+    wrong=[
+        Variant({0: "np.triu(np.ones((L, L), dtype=bool))"}, ["row 0", "future"], "values"),
+        Variant({1: "0"}, ["row 0", "e^0 = 1"], "values"),
+        Variant({0: "np.ones((L, L), dtype=bool)"}, ["row 0", "False above the diagonal"], "values"),
+        Variant({0: "np.tril(np.ones((L, L), dtype=bool), -1)"}, ["NaN"], "nan"),
+        Variant({0: "np.tril(np.ones((L, L), dtype=bool))", 1: "-np.infinity"}, ["AttributeError"], "error"),
+    ],
+    alternatives=[
+        Variant({0: "np.arange(L)[:, None] >= np.arange(L)"}),
+        Variant({1: "float('-inf')"}),
+        Variant({0: "~np.triu(np.ones((L, L), dtype=bool), 1)", 1: "-1e9"}),
+        Variant({0: "np.tril(np.ones((L, L))) == 1"}),
+    ],
+    rtol=1e-6,
+    atol=1e-9,
+    skills="apply the causal mask: position i attends to j <= i",
+)
+
+
+# ---------------------------------------------------------------- the decoder stack
+
+def _decoder_reference(x, n_blocks, attention, ffn, norm):
+    for _ in range(n_blocks):
+        x = x + attention(norm(x))
+        x = x + ffn(norm(x))
+    return norm(x)
+
+
+def hand_attention(h):
+    """The hand example's attention: Q = K = V = the token's numbers (identity projections),
+    causal, one head."""
+    eye = np.eye(h.shape[-1])
+    return _attention(h, eye, eye, eye, eye, heads=1, causal=True)
+
+
+def worked_ffn(h):
+    """Notebook 02's worked FFN (W1, b1, ReLU, W2, b2) on every token of h (..., 2)."""
+    e = _worked_example()
+    return _ffn(h, e.W1, e.b1, e.W2, e.b2, activation="relu")
+
+
+def _random_attention(seed: int, d: int, heads: int = 1):
+    w = np.random.default_rng(seed).normal(0.0, d ** -0.5, (4, d, d))
+    return lambda h: _attention(h, *w, heads=heads, causal=True)
+
+
+def _random_ffn(seed: int, d: int):
+    g = np.random.default_rng(seed)
+    W1, W2 = g.normal(0.0, d ** -0.5, (d, 4 * d)), g.normal(0.0, (4 * d) ** -0.5, (4 * d, d))
+    return lambda h: _ffn(h, W1, None, W2, None, activation="gelu")
+
+
+def _rms(h):
+    return _rms_norm(h)
+
+
+def _ln(h):
+    return _layer_norm(h)
+
+
+def _decoder_cases(rng) -> list[Case]:
+    cases = [
+        Case((np.array([[0.0, 4.0]]), 1, hand_attention, worked_ffn, _ln), "the example", visible=True),
+        Case((np.array([[1.0, -2.0, 0.5, 3.0], [0.0, 1.0, -1.0, 2.0], [2.5, 0.5, 0.0, -1.5]]), 2,
+              _random_attention(11, 4), _random_ffn(12, 4), _rms), "3 tokens, 2 blocks, RMSNorm"),
+        Case((np.array([[3.0, -1.0, 2.0, 0.0]]), 0, _random_attention(13, 4), _random_ffn(14, 4), _rms),
+             "no blocks at all (only the final norm)"),
+        Case((np.cos(np.arange(2 * 5 * 6.0)).reshape(2, 5, 6) * 2.0, 3, _random_attention(15, 6, 2),
+              _random_ffn(16, 6), _ln), "a batch of 2 texts, 3 blocks, LayerNorm"),
+        Case((np.array([[10.0, 20.0, 30.0, 44.0], [5.0, -5.0, 0.0, 12.0]]), 1, _random_attention(17, 4),
+              _random_ffn(18, 4), _ln), "a large stream (the norms must not replace it)"),
+    ]
+    for _ in range(3):
+        d = int(rng.choice([4, 6, 8]))
+        length = int(rng.integers(1, 6))
+        n = int(rng.integers(1, 4))
+        norm = _rms if rng.random() < 0.5 else _ln
+        seed = int(rng.integers(1_000_000))
+        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 3.0), (length, d)), n,
+                           _random_attention(seed, d), _random_ffn(seed + 1, d), norm),
+                          f"random tokens, {length} of {d} numbers, {n} blocks"))
+    return cases
+
+
+def _no_final_norm(x, n, attention, ffn, norm):
+    for _ in range(n):
+        x = x + attention(norm(x))
+        x = x + ffn(norm(x))
+    return x
+
+
+def _post_norm(x, n, attention, ffn, norm):
+    for _ in range(n):
+        x = norm(x + attention(x))
+        x = norm(x + ffn(x))
+    return norm(x)
+
+
+def _raw_reads(x, n, attention, ffn, norm):
+    for _ in range(n):
+        x = x + attention(x)
+        x = x + ffn(x)
+    return norm(x)
+
+
+def _ffn_replaces(x, n, attention, ffn, norm):
+    for _ in range(n):
+        x = x + attention(norm(x))
+        x = ffn(norm(x))
+    return norm(x)
+
+
+def _parallel(x, n, attention, ffn, norm):
+    for _ in range(n):
+        h = norm(x)
+        x = x + attention(h) + ffn(h)
+    return norm(x)
+
+
+DECODER = Exercise(
+    id="decoder-stack",
+    notebook=NOTEBOOK,
+    title="The decoder: n pre-norm blocks, then the final norm",
+    name="decoder",
+    template='''def decoder(x, n_blocks, attention, ffn, norm):
+    """n_blocks pre-norm blocks, one after the other, then the final norm.
+    attention(h), ffn(h) and norm(h) are functions of a grid of tokens h."""
+    for _ in range(n_blocks):
+        x = ____          # the attention half: it reads a normalised copy; its result is added
+        x = ____          # the FFN half, the same way
+    return ____           # the final norm
+''',
+    solution=["x + attention(norm(x))", "x + ffn(norm(x))", "norm(x)"],
+    reference=_decoder_reference,
+    cases=_decoder_cases,
+    hints=[
+        "Each half of a pre-norm block is one line of the form: stream = stream + part(normalised "
+        "copy of the stream). Notebook 03's `pre_norm_update` is exactly one such line.",
+        "The FFN half reads the stream as the attention half left it, so both lines start from "
+        "the current `x`.",
+        "After the loop, the stream has grown with every block; one last norm rescales it for "
+        "the layer that reads the model's output. With n_blocks = 0 the result is only that norm.",
+    ],
+    mistakes=[
+        Mistake("no final norm",
+                "The blocks are right, but the final norm is missing: return the normalised stream, "
+                "not the stream itself.",
+                impl=_no_final_norm),
+        Mistake("post-norm",
+                "That is post-norm: you added first and normalised the sum, so the stream itself was "
+                "rescaled. In a pre-norm block only the copy a part reads is normalised.",
+                impl=_post_norm),
+        Mistake("raw reads",
+                "The parts read the raw stream. Each part should read a normalised copy of the "
+                "stream, while its result is added to the plain stream.",
+                impl=_raw_reads),
+        Mistake("FFN replaces",
+                "The FFN's result replaced the stream instead of being added to it: keep `x +` in "
+                "the FFN line too.",
+                impl=_ffn_replaces),
+        Mistake("parallel",
+                "Both parts read the same copy, made before attention's result was added (a "
+                "parallel block). In the sequential block, the FFN reads the stream after attention.",
+                impl=_parallel),
+    ],
+    wrong=[
+        Variant({2: "x"}, ["row 0", "final norm is missing"], "values"),
+        Variant({0: "norm(x + attention(x))", 1: "norm(x + ffn(x))"}, ["hidden test", "post-norm"], "values"),
+        Variant({0: "x + attention(x)", 1: "x + ffn(x)"}, ["hidden test", "raw stream"], "values"),
+        Variant({1: "ffn(norm(x))"}, ["hidden test", "replaced the stream"], "values"),
+        Variant({0: "x + atention(norm(x))"}, ["NameError", "line 5"], "error"),
+    ],
+    alternatives=[
+        Variant({0: "attention(norm(x)) + x", 1: "ffn(norm(x)) + x"}),
+        Variant(source='''def decoder(x, n_blocks, attention, ffn, norm):
+    for _ in range(n_blocks):
+        h = norm(x)
+        x = x + attention(h)
+        h = norm(x)
+        x = x + ffn(h)
+    return norm(x)
+'''),
+        Variant(source='''def decoder(x, n_blocks, attention, ffn, norm):
+    if n_blocks == 0:
+        return norm(x)
+    x = x + attention(norm(x))
+    x = x + ffn(norm(x))
+    return decoder(x, n_blocks - 1, attention, ffn, norm)
+'''),
+    ],
+    rtol=1e-5,
+    atol=1e-5,
+    skills="stack n pre-norm blocks and finish with the final norm",
+)
+
+
+# ---------------------------------------------------------------- counting parameters
+
+def _count_reference(d, layers, d_ff, vocab):
+    return np.int64(count_parameters(ModelConfig(d_model=int(d), layers=int(layers), d_ff=int(d_ff),
+                                                 vocab=int(vocab))).total)
+
+
+def _count_cases(rng) -> list[Case]:
+    cases = [
+        Case((768, 12, 3072, 32000), "the course's example", visible=True),
+        Case((2, 1, 4, 3), "a tiny model: d = 2, one block, d_ff = 4, 3 words"),
+        Case((64, 4, 176, 500), "a small model whose d_ff is not 4·d"),
+        Case((1024, 24, 4096, 50257), "GPT-2 Medium's sizes"),
+    ]
+    for _ in range(3):
+        d = int(rng.integers(1, 65)) * 16
+        layers, vocab = int(rng.integers(1, 49)), int(rng.integers(100, 100_000))
+        d_ff = int(d * rng.choice([2, 3, 4]))
+        cases.append(Case((d, layers, d_ff, vocab), f"random sizes d={d}, layers={layers}"))
+    return cases
+
+
+MODEL_PARAMETERS = Exercise(
+    id="model-parameters",
+    notebook=NOTEBOOK,
+    title="Counting a whole model",
+    name="model_parameters",
+    template='''def model_parameters(d, layers, d_ff, vocab):
+    """Parameters of a decoder: a tied embedding table, `layers` pre-norm blocks (four d x d
+    attention matrices, a plain FFN without biases, two RMSNorm gains) and the final norm."""
+    embedding = ____         # one row of d numbers per word of the vocabulary
+    per_block = ____         # attention + FFN + the block's two norms
+    return embedding + layers * per_block + ____    # ... + the final norm
+''',
+    solution=["vocab * d", "4 * d * d + 2 * d * d_ff + 2 * d", "d"],
+    reference=_count_reference,
+    cases=_count_cases,
+    hints=[
+        "Count matrices as rows times columns: the embedding table has one row per word, the "
+        "attention matrices are d x d, the FFN's two matrices d x d_ff and d_ff x d.",
+        "An RMSNorm has one gain per number of the token: d parameters. A pre-norm block has two "
+        "norms; the model adds one more at the top.",
+        "Tied means the output layer reuses the embedding table, so the table is counted once.",
+    ],
+    mistakes=[
+        Mistake("no final norm",
+                "Everything is there except the final norm after the last block: d more numbers.",
+                impl=lambda d, n, f, v: v * d + n * (4 * d * d + 2 * d * f + 2 * d)),
+        Mistake("untied",
+                "You counted the embedding table twice. Tied, the output layer reuses it: one "
+                "table of vocab x d numbers.",
+                impl=lambda d, n, f, v: 2 * v * d + n * (4 * d * d + 2 * d * f + 2 * d) + d),
+        Mistake("no block norms",
+                "The block's two norms are missing: each has d gains, so 2·d per block.",
+                impl=lambda d, n, f, v: v * d + n * (4 * d * d + 2 * d * f) + d),
+        Mistake("one norm per block",
+                "A pre-norm block has two norms, one before attention and one before the FFN.",
+                impl=lambda d, n, f, v: v * d + n * (4 * d * d + 2 * d * f + d) + d),
+        Mistake("three attention matrices",
+                "Attention has four d x d matrices: queries, keys, values and the output Wo.",
+                impl=lambda d, n, f, v: v * d + n * (3 * d * d + 2 * d * f + 2 * d) + d),
+        Mistake("one FFN matrix",
+                "The FFN has two matrices, W1 (d x d_ff) and W2 (d_ff x d).",
+                impl=lambda d, n, f, v: v * d + n * (4 * d * d + d * f + 2 * d) + d),
+    ],
+    wrong=[
+        Variant({2: "0"}, ["expected 109,529,856", "final norm"], "values"),
+        Variant({0: "2 * vocab * d"}, ["expected 109,529,856", "twice"], "values"),
+        Variant({1: "4 * d * d + 2 * d * d_ff"}, ["expected 109,529,856", "two norms are missing"], "values"),
+        Variant({1: "3 * d * d + 2 * d * d_ff + 2 * d"}, ["expected 109,529,856", "four d x d"], "values"),
+        Variant({1: "4 * d * d + d * d_ff + 2 * d"}, ["expected 109,529,856", "two matrices"], "values"),
+    ],
+    alternatives=[
+        Variant({0: "d * vocab", 1: "4 * d ** 2 + 2 * d * d_ff + 2 * d"}),
+        Variant({1: "2 * d * (2 * d + d_ff + 1)"}),
+        Variant(source='''def model_parameters(d, layers, d_ff, vocab):
+    attention = 4 * d * d
+    ffn = 2 * d * d_ff
+    norms = 2 * d
+    return vocab * d + layers * (attention + ffn + norms) + d
+'''),
+    ],
+    atol=0.5,
+    rtol=0.0,
+    skills="count a whole model: embedding, blocks and the final norm",
+)
+
+
+# ---------------------------------------------------------------- questions
+
+PREDICT_SIZE = Question(
+    id="decoder-predict-size",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="Four tokens of four numbers go through one pre-norm block: norm, attention, add; norm, "
+           "FFN, add. Each norm rescales the copy it makes to size 1 (root mean square). The tokens "
+           "enter with a typical size below 1. Their size when they leave the block is...",
+    choices=["the same as when they entered: the norms keep it", "exactly 1: the norms set it",
+             "larger than when they entered", "close to 0"],
+    answer=2,
+    explanation="The norms only rescale the copies that attention and the FFN read. The stream "
+                "itself is never normalised inside the block: each half adds its result to it, "
+                "so it leaves larger than it came in. The lab below shows every step's size.",
+)
+
+SHAPE_SCORES = Question(
+    id="decoder-shape-scores",
+    notebook=NOTEBOOK,
+    kind="shape",
+    prompt="A batch of B = 2 texts of L = 8 tokens, d_model = 16, split into 2 heads. What is the "
+           "shape of the attention scores, one score per pair of positions in every head?",
+    answer=(2, 2, 8, 8),
+    explanation="Each head compares its 8 queries with its 8 keys: an 8 × 8 grid per head, per "
+                "text, so (B, heads, L, L) = (2, 2, 8, 8). The causal mask is one 8 × 8 grid that "
+                "every head of every text shares.",
+)
+
+PREDICT_COLLAPSE = Question(
+    id="decoder-predict-collapse",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="A sentence of 8 words goes through 48 attention layers with nothing else: no residual "
+           "add, no norms, no FFN. At the top, the 8 words' vectors are...",
+    choices=["as different from each other as at the start", "all nearly the same vector",
+             "exactly zero", "each still equal to its own input"],
+    answer=1,
+    explanation="Every attention layer replaces each word by an average of the words it sees. "
+                "Averages of averages become more and more alike, so after many layers every "
+                "position holds nearly the same vector and the sentence is lost. The residual add "
+                "and the FFN are what stop this in a real block; try it in the lab.",
+)
+
+PREDICT_ZERO_FFN = Question(
+    id="decoder-predict-zero-ffn",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="In the hand example the token [0, 4] leaves the attention half as [-1, 5]. Suppose "
+           "the FFN returned [0, 0] whatever it read. What would leave the block?",
+    choices=["[-1, 5]", "[0, 0]", "[-1, 1], the normalised copy", "[0, 4], the input"],
+    answer=0,
+    explanation="The FFN's result is added to the stream: [-1, 5] + [0, 0] = [-1, 5]. A part that "
+                "returns zeros leaves the stream untouched, which is why a block whose weights are "
+                "still small barely changes its input.",
+)
+
+NUMBER_NORMS = Question(
+    id="decoder-number-norms",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="How many norms does a model with 3 pre-norm blocks have, counting the final norm?",
+    answer=7,
+    tol=0.0,
+    explanation="Two per block (one before attention, one before the FFN) make 6, and the final "
+                "norm after the last block makes 7.",
+)
+
+NUMBER_WIDTH = Question(
+    id="decoder-number-width",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="A block has 4·d² attention parameters and 2·d·d_ff in its FFN, with d_ff = 4·d. If d "
+           "doubles (and d_ff with it), by how much is the block's count multiplied? Ignore the norms.",
+    answer=4,
+    tol=0.01,
+    explanation="Every term is a product of two widths: 4·d² + 8·d² = 12·d². Doubling d multiplies "
+                "d² by 4. Doubling the number of blocks only multiplies the blocks' count by 2: "
+                "depth is cheap, width is quadratic.",
+)
+
+PREDICT_GPT2 = Question(
+    id="decoder-predict-gpt2-gap",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="Counted the simple way (four d × d attention matrices, two FFN matrices, two norms per "
+           "block), GPT-2 Small's 12 blocks hold only about two thirds of its published 124 M "
+           "parameters. What holds most of the rest?",
+    choices=["the embedding table: one row of 768 numbers for each of its 50,257 tokens",
+             "the biases of attention and the FFN", "the table of learned positions",
+             "nothing: the published figure is rounded up"],
+    answer=0,
+    explanation="50,257 × 768 is about 38.6 M numbers, almost the whole gap. The position table "
+                "(1,024 × 768), the biases and LayerNorm's shifts add less than a million more.",
+)
+
+register(CAUSAL_WEIGHTS, DECODER, MODEL_PARAMETERS, PREDICT_SIZE, SHAPE_SCORES, PREDICT_COLLAPSE,
+         PREDICT_ZERO_FFN, NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2)

@@ -1,0 +1,418 @@
+"""The labs of notebook 04 (models against lib/, views driven over every control) and what they
+add to lib.block."""
+
+import html
+import itertools
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+from labs import decoder as labs_decoder
+from labs.decoder import (BYTES, COURSE_EXAMPLE, DEPTH_MAX, PARTS, WORDS, CalculatorLab, FlowLab, SixStepsLab,
+                          block_shapes, calculator_model, doubled, flow_inputs, flow_model, gap_steps,
+                          near_identity_model, presets, similarity, six_steps_model, size_of)
+from lib.attention import attention, causal_mask
+from lib.block import (block_steps, decoder, norm_placement_experiment, random_block_weights, random_stack,
+                       six_step_setup, six_steps)
+from lib.ffn import ffn
+from lib.norm import rms_norm, root_mean_square
+from lib.params import REAL_MODELS, ModelConfig, count_parameters, mebibytes
+
+
+@pytest.fixture(autouse=True)
+def _no_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+def text_of(value):
+    return html.unescape(re.sub(r"<[^>]+>", "", value))
+
+
+# ---------------------------------------------------------------- lib.block additions
+
+def test_six_step_setup_default_is_seed_001_and_other_seeds_differ():
+    X, w = six_step_setup()
+    X28, w28 = six_step_setup(28)
+    assert np.array_equal(X, X28) and np.array_equal(w.W2, w28.W2)
+    X5, w5 = six_step_setup(5)
+    assert X5.shape == (4, 4) and w5.W1.shape == (4, 16) and not np.array_equal(X5, X)
+    assert np.allclose(X5, np.round(X5, 1))
+
+
+def test_random_stack_is_the_placement_experiments_stack():
+    stack = random_stack(3, 16, 64, seed=1)
+    for i, weights in enumerate(stack):
+        drawn = random_block_weights(16, 64, seed=2 + i, scale=0.25)
+        assert np.array_equal(weights.Wq, drawn.Wq) and np.allclose(weights.W2, drawn.W2 * 0.5)
+    assert all(np.array_equal(a.W1, b.W1) for a, b in zip(random_stack(5, seed=1), random_stack(2, seed=1)))
+    x = np.random.default_rng(1).normal(size=(8, 16))
+    pre = norm_placement_experiment(depth=3, seed=1)["pre"]
+    streams = decoder(x, stack, final_norm=False).streams
+    assert len(streams) == len(pre.sizes) == 4
+
+
+# ---------------------------------------------------------------- six steps
+
+def test_six_steps_model_reproduces_the_syllabus():
+    m = six_steps_model(6)
+    assert [round(float(s), 2) for s in m["sizes"]] == [0.74, 1.00, 0.95, 1.41, 1.00, 1.21, 2.05]
+    assert np.allclose(np.round(m["grids"][6][0], 2), [0.12, -0.58, -2.73, -1.31])
+    assert "[+0.12, -0.58, -2.73, -1.31]" in m["verdict"]
+    assert all(np.array_equal(grid, lib_grid) for grid, (_, lib_grid) in zip(m["grids"], six_steps()))
+    assert np.allclose(m["attention_weights"].sum(axis=-1), 1.0)
+
+
+@pytest.mark.parametrize("step", range(7))
+def test_six_steps_verdict_of_every_step(step):
+    m = six_steps_model(step)
+    assert m["step"] == step and m["name"] == m["names"][step]
+    assert f"{m['sizes'][step]:.2f}" in m["verdict"]
+    if step:
+        assert m["verdict"].startswith(f"Step {step}")
+
+
+@pytest.mark.parametrize("seed", [101, 102, 103, 7])
+def test_new_random_weights_keep_the_pattern(seed):
+    m = six_steps_model(6, seed)
+    X, w = six_step_setup(seed)
+    assert np.allclose(m["grids"][6], block_steps(X, w, placement="pre", norm="rms", eps=0.0,
+                                                   activation="gelu", causal=False)[-1][1])
+    assert m["sizes"][1] == pytest.approx(1.0) and m["sizes"][4] == pytest.approx(1.0)
+    assert m["sizes"][6] > m["sizes"][0]
+
+
+def test_six_steps_odd_steps_are_clipped():
+    assert six_steps_model(-3)["step"] == 0 and six_steps_model(99)["step"] == 6
+
+
+def test_six_steps_view_over_every_control():
+    lab = SixStepsLab()
+    fig, renders = lab.view.figure, lab.view.renders
+    assert {"course-lab", "course-lab-six-steps"} <= set(lab.root._dom_classes)
+    assert "course-verdict" in lab.verdict._dom_classes
+    for step in range(7):
+        lab.step.value = step
+        m = six_steps_model(step)
+        assert text_of(lab.verdict.value) == m["verdict"]
+        assert lab.cells[1][0][0].get_text() == f"{m['grids'][step][0, 0] + 0.0:.2f}"
+        assert lab.below[1].get_text() == f"size {m['sizes'][step]:.2f}"
+    assert lab.forward.disabled and not lab.back.disabled
+    lab.back.click()
+    assert lab.step.value == 5
+    for _ in range(9):
+        lab.back.click()
+    assert lab.step.value == 0 and lab.back.disabled
+    lab.forward.click()
+    assert lab.step.value == 1
+    before = lab.model["grids"].copy()
+    lab.new.click()
+    assert lab.seed == 101 and not np.allclose(before, lab.model["grids"])
+    lab.original.click()
+    assert lab.seed is None and np.allclose(before, lab.model["grids"])
+    assert lab.view.figure is fig and lab.view.renders > renders + 10
+
+
+def test_six_steps_first_slider_changes_the_picture():
+    lab = SixStepsLab()
+    image = lab.view.image.value
+    lab.step.value += 1
+    assert lab.view.image.value != image
+
+
+# ---------------------------------------------------------------- layer flow: model
+
+COMBINATIONS = list(itertools.product((True, False), repeat=len(PARTS)))
+# the same 128 combinations in an order where one toggle changes at a time (a Gray code)
+GRAY = [tuple(not (((i ^ (i >> 1)) >> bit) & 1) for bit in range(len(PARTS))) for i in range(2 ** len(PARTS))]
+assert sorted(GRAY) == sorted(COMBINATIONS)
+
+
+def _parts(combination):
+    return dict(zip(PARTS, combination))
+
+
+def test_flow_runs_lib_decoder():
+    m = flow_model(5, causal=False, ffn=False)
+    base, _first, last = flow_inputs(True)
+    blocks = random_stack(5, 16, 64, 2, seed=0)
+    run = decoder(base, blocks, placement="pre", use_ffn=False, causal=False, norm="rms", activation="gelu")
+    assert np.allclose(m["output"], run.output)
+    assert np.allclose(m["sizes"], [root_mean_square(s) for s in run.streams])
+    assert m["alike"][-1] == pytest.approx(similarity(run.streams[-1]))
+    moved = decoder(last, blocks, placement="pre", use_ffn=False, causal=False, norm="rms", activation="gelu")
+    assert m["leak"] == pytest.approx(np.abs(moved.output[0] - run.output[0]).max())
+    assert len(WORDS) == 8 and WORDS[0] == WORDS[4]
+
+
+def test_similarity_is_the_mean_cosine():
+    assert similarity(np.ones((3, 4))) == pytest.approx(1.0)
+    assert similarity(np.eye(4)) == pytest.approx(0.0)
+    assert similarity(np.array([[1.0, 0.0], [-1.0, 0.0]])) == pytest.approx(-1.0)
+
+
+@pytest.mark.parametrize("depth", [1, DEPTH_MAX])
+def test_flow_model_over_every_toggle_combination(depth):
+    full = flow_model(depth)
+    for combination in COMBINATIONS:
+        parts = _parts(combination)
+        m = flow_model(depth, **parts)
+        removed = [name for name, on in parts.items() if not on]
+        assert m["removed"] == removed and list(m["sentences"]) == removed
+        assert m["verdict"].startswith(m["summary"]) and len(m["sizes"]) == depth + 1
+        for name in removed:
+            assert m["sentences"][name] in m["verdict"]
+        if parts["causal"] or not parts["attention"]:
+            assert m["leak"] == 0.0 and np.all(m["leaks"] == 0.0), parts      # exactly: nothing from the future
+            assert "no word reads the future" in m["summary"]
+        elif m["vanished_at"] is None:
+            assert m["leak"] > 1e-6 and "word 1 reads the future" in m["sentences"]["causal"], parts
+        else:
+            assert "vanished" in m["summary"] and "vanished" in m["sentences"]["causal"]
+        if not parts["attention"]:
+            assert m["context"] == 0.0 and "moves the last word's output by 0 " in m["sentences"]["attention"]
+        if not parts["positions"] and (not parts["causal"] or not parts["attention"]):
+            assert m["copies"] == 0.0 and "identical" in m["sentences"]["positions"]
+        if parts["final_norm"] and m["overflow_at"] is None and m["sizes"][-1] > 0.01:
+            assert 0.9 < m["output_size"] < 1.0 + 1e-9                     # the final norm: size 1, eps aside
+        if m["overflow_at"] is None:
+            assert np.all(np.isfinite(m["sizes"]))
+    assert full["removed"] == [] and "every part on" in full["summary"]
+
+
+def test_flow_what_each_part_prevents_at_depth_48():
+    full = flow_model(48)
+    alone = flow_model(48, residual=False, norms=False, ffn=False, final_norm=False)
+    assert alone["alike"][-1] > 0.999 > full["alike"][-1]                       # attention alone collapses
+    assert np.abs(alone["output"] - alone["output"][0]).max() < 1e-9
+    no_norms = flow_model(48, norms=False)
+    assert no_norms["sizes"][-1] > 1000 * full["sizes"][-1]
+    no_residual = flow_model(48, residual=False)
+    assert no_residual["alike"][-1] > 0.999 and no_residual["context"] < 0.01 * full["context"]
+    unmasked = flow_model(48, causal=False)
+    assert unmasked["leak"] > 0.1 and f"{unmasked['leak']:.2f}" in unmasked["sentences"]["causal"]
+    no_positions = flow_model(48, positions=False)
+    assert no_positions["copies"] > 0 and "causal mask" in no_positions["sentences"]["positions"]
+    no_final = flow_model(48, final_norm=False)
+    assert no_final["output_size"] == pytest.approx(full["sizes"][-1])
+    assert f"{full['sizes'][-1]:.2f}" in no_final["sentences"]["final_norm"]
+
+
+def test_flow_model_other_seeds_and_odd_depths():
+    assert flow_model(0)["depth"] == 1 and flow_model(500)["depth"] == DEPTH_MAX
+    assert not np.allclose(flow_model(12, seed=1)["output"], flow_model(12, seed=0)["output"])
+    with pytest.raises(TypeError, match="unknown parts"):
+        flow_model(3, mask=False)
+
+
+# ---------------------------------------------------------------- layer flow: shapes
+
+@pytest.mark.parametrize("batch,length,d_model,heads", [(2, 8, 16, 2), (1, 5, 12, 3), (3, 4, 8, 1)])
+def test_block_shapes_match_a_real_run(batch, length, d_model, heads):
+    rows, problem = block_shapes(batch, length, d_model, heads)
+    assert problem is None
+    shapes = {name: shape for name, shape, _ in rows}
+    w = random_block_weights(d_model, 4 * d_model, heads, seed=0, scale=0.3)
+    x = np.random.default_rng(0).normal(size=(batch, length, d_model))
+    steps = dict(block_steps(x, w))
+    for name in ("x", "attention output (@ Wo)", "x + attention", "FFN output", "block output"):
+        assert shapes[name] == steps["input"].shape
+    q = rms_norm(x) @ w.Wq
+    split = q.reshape(batch, length, heads, -1).swapaxes(1, 2)
+    assert shapes["Q, K, V split into heads"] == split.shape
+    _, weights = attention(rms_norm(x), w.Wq, w.Wk, w.Wv, w.Wo, heads=heads, return_weights=True)
+    assert shapes[next(n for n in shapes if n.startswith("scores"))] == weights.shape
+    assert shapes["attention weights"] == weights.shape and shapes["causal mask"] == causal_mask(length).shape
+    hidden = rms_norm(x) @ w.W1
+    assert shapes["hidden units"] == hidden.shape and shapes["W1"] == w.W1.shape and shapes["W2"] == w.W2.shape
+    assert ffn(rms_norm(x), w.W1, None, w.W2, None).shape == shapes["FFN output"]
+
+
+def test_block_shapes_refuse_heads_that_do_not_divide():
+    rows, problem = block_shapes(2, 8, 16, 3)
+    assert rows == [] and "3 heads cannot split d_model = 16" in problem
+    assert block_shapes(0, 8, 16, 2)[1]
+
+
+# ---------------------------------------------------------------- layer flow: view
+
+def test_flow_view_over_every_toggle_combination_at_both_depths():
+    lab = FlowLab()
+    fig, renders = lab.view.figure, lab.view.renders
+    assert {"course-lab", "course-lab-layer-flow"} <= set(lab.root._dom_classes)
+    for name, toggle in lab.toggles.items():
+        assert f"course-toggle-{name.replace('_', '-')}" in toggle._dom_classes
+    count = 0
+    for depth in (1, DEPTH_MAX):
+        lab.depth.value = depth
+        for combination in GRAY:
+            for name, on in _parts(combination).items():
+                lab.toggles[name].value = on
+            m = flow_model(depth, lab.seed, **_parts(combination))
+            assert text_of(lab.verdict.value) == m["verdict"]
+            assert len(lab.lines[0].get_xdata()) == depth + 1
+            count += 1
+    assert count == 2 * 128
+    assert lab.view.figure is fig and lab.view.renders > renders + 200
+
+
+def test_flow_view_toggle_changes_the_verdict_and_new_blocks():
+    lab = FlowLab()
+    before = lab.verdict.value
+    lab.toggles["causal"].value = False
+    assert lab.verdict.value != before and "reads the future" in text_of(lab.verdict.value)
+    lab.toggles["causal"].value = True
+    assert lab.verdict.value == before
+    lab.new.click()
+    assert lab.seed == 1 and text_of(lab.verdict.value) == flow_model(12, 1)["verdict"]
+    image = lab.view.image.value
+    lab.depth.value += 3                                   # the first slider changes the picture
+    assert lab.view.image.value != image
+
+
+def test_flow_view_shape_menus():
+    lab = FlowLab()
+    for name, control in lab.shape_controls.items():
+        for value in control.options:
+            control.value = value[1]
+            c = {k: w.value for k, w in lab.shape_controls.items()}
+            rows, problem = block_shapes(c["batch"], c["length"], c["d_model"], c["heads"])
+            if problem:
+                assert text_of(lab.shapes.value) == problem
+            else:
+                assert f"{c['batch']:,}, {c['length']:,}, {c['d_model']:,}" in text_of(lab.shapes.value)
+        control.value = control.options[1][1]
+    assert "(2, 2, 8, 8)" in text_of(FlowLab().shapes.value)       # the shape question's answer
+
+
+# ---------------------------------------------------------------- near identity
+
+def test_near_identity():
+    small = near_identity_model(4, 0.02, seed=2)
+    assert len(small["lengths"]) == 5 and np.all(small["changes"] < 0.05)
+    assert abs(small["lengths"][-1] / small["lengths"][0] - 1) < 0.01
+    large = near_identity_model(4, 0.2, seed=2)
+    assert large["lengths"][-1] > 3 * large["lengths"][0]
+
+
+# ---------------------------------------------------------------- parameter calculator
+
+def test_calculator_course_example():
+    m = calculator_model()
+    assert m["total"] == 109_529_856 and round(m["mib"], 1) == 208.9
+    assert [round(100 * m["shares"][p], 1) for p in ("embedding", "attention", "FFN")] == [22.4, 25.8, 51.7]
+    assert m["parts"]["norms"] == 19_200
+    assert round(m["depth2"] / 1e6) == 194 and round(m["width2"] / 1e6) == 389
+    assert "109,529,856" in m["verdict"] and "208.9 MiB" in m["verdict"] and "194.5 M" in m["verdict"]
+    assert calculator_model(bytes_per_number=4)["mib"] == pytest.approx(2 * m["mib"])
+
+
+def test_calculator_presets_and_their_gaps():
+    table = presets()
+    assert set(REAL_MODELS) < set(table) and COURSE_EXAMPLE in table
+    for name, (config, published, active, _note) in table.items():
+        m = calculator_model(preset=name)
+        assert m["ok"] and m["total"] == count_parameters(config).total
+        assert m["steps"][-1][2] == m["total"], name                     # the steps add up
+        if published:
+            said = "In its weights file" if name == labs_decoder.TRAINED else "Published"
+            assert m["gap"]["published"] == published and said in m["verdict"]
+    small = calculator_model(preset="GPT-2 Small")
+    assert [size_of(v) for v in (small["gap"]["blocks"], small["gap"]["embedding"], small["gap"]["simple"])] \
+        == ["85.0 M", "38.6 M", "123.6 M"]
+    assert "85.0 M" in small["verdict"] and "123.6 M" in small["verdict"]
+    deep = calculator_model(preset="DeepSeek-V3")
+    assert "does not come close" in deep["verdict"] and "37.0 B active" in deep["verdict"]
+    assert deep["gap"]["simple"] < 0.05 * deep["gap"]["published"]
+    assert abs(deep["total"] / 671e9 - 1) < 0.01 and abs(deep["active"] / 37e9 - 1) < 0.05
+    assert any("mixture of experts" in what for what, _a, _t in deep["steps"])
+
+
+def test_gap_steps_of_gpt2():
+    steps = gap_steps(REAL_MODELS["GPT-2 Small"].config)
+    names = [what for what, _a, _t in steps]
+    assert names[:3] == ["blocks alone (4·d² + 2·d·d_ff + 2·d each)", "embedding table (vocab × d)", "final norm"]
+    assert dict((w, a) for w, a, _t in steps)["learned position table (context × d)"] == 1024 * 768
+
+
+def test_doubling():
+    config = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000)
+    assert doubled(config, "depth").layers == 24
+    wide = doubled(config, "width")
+    assert (wide.d_model, wide.d_ff) == (1536, 6144)
+    deep = doubled(REAL_MODELS["DeepSeek-V3"].config, "width")
+    assert deep.expert_d_ff == 4096 and deep.attention_per_block == 4 * 187_107_328
+
+
+def test_calculator_custom_sizes_and_bad_ones():
+    m = calculator_model(d_model=64, layers=4, heads=4, d_ff=256, vocab=1000, gated=True, tied=False, biases=True)
+    c = ModelConfig(d_model=64, layers=4, d_ff=256, vocab=1000, heads=4, gated=True, tied=False, biases=True)
+    assert m["total"] == count_parameters(c).total and m["steps"] == []
+    moe = calculator_model(experts=8, top_k=2)
+    assert moe["active"] < moe["total"] and "A token uses only" in moe["verdict"]
+    odd = calculator_model(heads=7)
+    assert odd["ok"] and odd["total"] == 109_529_856 and "7 heads do not split d_model = 768" in odd["verdict"]
+    for bad in (dict(experts=4, top_k=9), dict(d_model=0), dict(heads=0)):
+        m = calculator_model(**bad)
+        assert not m["ok"] and m["verdict"].startswith("These sizes do not make a model")
+    assert calculator_model(preset="no such model")["preset"] is None
+    assert round(mebibytes(109_529_856, 0.5), 1) == round(calculator_model(bytes_per_number=0.5)["mib"], 1)
+
+
+def test_calculator_view_over_every_control():
+    lab = CalculatorLab()
+    fig, renders = lab.view.figure, lab.view.renders
+    assert {"course-lab", "course-lab-parameter-calculator"} <= set(lab.root._dom_classes)
+    for preset in lab.preset.options:
+        lab.preset.value = preset
+        for nbytes in BYTES:
+            lab.bytes.value = nbytes
+            if preset != lab.CUSTOM:
+                assert text_of(lab.verdict.value) == calculator_model(preset=preset, bytes_per_number=nbytes)["verdict"]
+                assert "from the simple count" in text_of(lab.gap.value)
+    lab.preset.value = "GPT-2 Small"
+    assert lab.d_model.value == 768 and lab.vocab.value == 50257 and lab.biases.value
+    lab.layers.value = 24                                   # a control moves: the preset no longer applies
+    assert lab.preset.value == lab.CUSTOM and lab.model["preset"] is None
+    for slider in (lab.d_model, lab.layers):
+        for value in (slider.min, slider.max):
+            slider.value = value
+            assert lab.model["ok"] and lab.model["config"].d_model == lab.d_model.value
+    for box in (lab.gated, lab.tied, lab.biases):
+        box.value = not box.value
+        assert lab.model["config"].gated == lab.gated.value
+    lab.d_model.value, lab.heads.value = 768, 7                 # 7 does not divide 768: counted, with a note
+    assert lab.model["ok"] and "7 heads do not split" in text_of(lab.verdict.value)
+    lab.heads.value = 12
+    lab.experts.value, lab.top_k.value = 4, 9
+    assert not lab.model["ok"]
+    lab.top_k.value = 2
+    assert lab.model["ok"] and lab.model["active"] < lab.model["total"]
+    assert lab.view.figure is fig and lab.view.renders > renders + 30
+
+
+def test_calculator_first_slider_changes_the_picture():
+    lab = CalculatorLab()
+    image = lab.view.image.value
+    lab.d_model.value += 3 * lab.d_model.step
+    assert lab.view.image.value != image
+
+
+def test_lab_functions_return_root_widgets():
+    for make, name in ((labs_decoder.six_steps_lab, "six-steps"), (labs_decoder.flow_lab, "layer-flow"),
+                       (labs_decoder.calculator_lab, "parameter-calculator")):
+        assert f"course-lab-{name}" in make()._dom_classes
+
+
+def test_trained_preset_only_when_the_model_exists():
+    from pathlib import Path
+    exists = (Path(labs_decoder.__file__).resolve().parents[1] / "lib" / "trained" / "model.json").exists()
+    assert ("the course's trained model" in presets()) == exists
+    if exists:
+        m = calculator_model(preset="the course's trained model")
+        assert m["ok"] and m["config"].gated and m["config"].tied
+        assert m["published"] == m["total"]                  # the weights file holds exactly the count
+        assert [what for what, _a, _t in m["steps"]][-1] == "gated FFN (three matrices)"
