@@ -73,8 +73,17 @@ def _text():
 def _losses(skip=(), positions=True, pairing="halves", base=10000.0, norm="rms", eps=1e-5):
     """Per-prediction losses, probabilities and top-1 choices for one setting (cached, read-only)."""
     ids = _text()[0]
-    logits = trained.forward(ids, skip=skip, positions=positions, pairing=pairing, base=base,
-                             norm=norm, eps=eps)
+    if skip and positions and (pairing, base, norm, eps) == ("halves", 10000.0, "rms", 1e-5):
+        # The blocks before the first one left out compute what they always do: start from the
+        # whole model's stream there and run only the rest.
+        x = _trace().streams[min(skip)]
+        for number in range(min(skip), trained.info()["config"]["layers"]):
+            if number not in skip:
+                x = trained.block(x, number)
+        logits = trained.output_logits(x)
+    else:
+        logits = trained.forward(ids, skip=skip, positions=positions, pairing=pairing, base=base,
+                                 norm=norm, eps=eps)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         probs = trained.probabilities(logits)
         losses = trained.token_losses(logits, ids)
@@ -93,7 +102,7 @@ def _perplexities(losses) -> dict:
 def _fmt_ppl(value: float) -> str:
     if not np.isfinite(value):
         return "not a number"
-    return f"{value:,.0f}" if value >= 1000 else f"{value:.3g}" if value < 10 else f"{value:.1f}"
+    return f"{value:,.0f}" if value >= 1000 else f"{value:.2f}" if value < 10 else f"{value:.1f}"
 
 
 def _context(position: int) -> str:
@@ -133,15 +142,16 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
                   if np.isfinite(now[label]) and np.isfinite(full[label])}
         worst = max(ratios, key=ratios.get) if ratios else "whole text"
         change = (f"Without {' and '.join(removed)}, the perplexity rises from {_fmt_ppl(whole_full)} "
-                  f"to {_fmt_ppl(whole_now)} (\u00d7{whole_now / whole_full:.2f}); {worst} suffer "
-                  f"most ({_fmt_ppl(full[worst])} \u2192 {_fmt_ppl(now[worst])}).")
+                  f"to {_fmt_ppl(whole_now)} (\u00d7{_fmt_ppl(whole_now / whole_full)}); hit hardest: "
+                  f"{worst} ({_fmt_ppl(full[worst])} \u2192 {_fmt_ppl(now[worst])}).")
     guess = vocab[top[0]]
     watched_text = (f"Watched: after \u201c{_context(position)}\u201d the right word \u201c{vocab[right]}\u201d "
                     f"gets {full_probs[position, right]:.2f} from the whole model")
     if removed:
         watched_text += f" and {probs[position, right]:.2f} now"
-    watched_text += (f"; the top word is \u201c{guess}\u201d" + (" (right)." if top[0] == right
-                                                                else " (wrong)."))
+    top_p = float(probs[position, top[0]])
+    watched_text += (f"; the top word is \u201c{guess}\u201d ({top_p:.2f})"
+                     + (", the word that came." if top[0] == right else ", not the word that came."))
     return {"keep": keep, "skip": skip, "positions": bool(positions), "watch": watch,
             "position": position, "kind": target_kinds[position], "full": full, "now": now,
             "right": right, "right_full": float(full_probs[position, right]),
@@ -186,7 +196,7 @@ class _KindBars:
             shown = now[label] if np.isfinite(now[label]) else 1.0
             b.set_height(shown)
             values += [full[label], shown]
-        self.ax.set_ylim(0.9, max(max(values) * 2.5, 10.0))
+        self.ax.set_ylim(0.8, max(max(values) * 8, 10.0))
 
 
 class AblationLab:
@@ -250,7 +260,7 @@ class AblationLab:
         for bar, value in zip(self.top_now, m["top_now"]):
             bar.set_height(value)
         labels = [vocab[i] + (" \u2713" if i == m["right"] else "") for i in m["top"]]
-        self.right.set_xticks(np.arange(TOP), labels, fontsize=9)
+        self.right.set_xticks(np.arange(TOP), labels, fontsize=9, rotation=30, ha="right")
         words = m["context"].split()
         short = " ".join(words[-6:])
         self.right_title.set_text(f"after \u201c{short}\u201d")
@@ -270,14 +280,14 @@ def ablation_lab(**initial):
 TRAINED = {"pairing": "halves", "base": 10000.0, "positions": True, "norm": "rms", "eps": 1e-5}
 BASE_MIN, BASE_MAX = 100.0, 1e6
 EPS_MIN, EPS_MAX = 1e-8, 1.0
-LOUD, QUIET = 1.5, 1.05          # perplexity ratios: above LOUD is loud, below QUIET is quiet
+LOUD, QUIET = 1.5, 1.10          # perplexity ratios: above LOUD is loud, below QUIET is quiet
 
 
 def _round_log(value: float, lo: float, hi: float) -> float:
-    """Clip to [lo, hi] and keep 3 significant digits (so the cache sees repeated values)."""
+    """Clip to [lo, hi] and keep 6 significant digits (so the cache sees repeated values)."""
     value = float(value) if np.isfinite(value) else lo
     value = float(np.clip(value, lo, hi))
-    return float(f"{value:.3g}")
+    return float(f"{value:.6g}")
 
 
 def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bool = True,
@@ -317,7 +327,7 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
     else:
         what = ", ".join(changed)
         numbers = (f"perplexity {_fmt_ppl(full['whole text'])} \u2192 {_fmt_ppl(now['whole text'])} "
-                   f"(\u00d7{ratio:.2f}), the top word agrees at {agree:.0%} of positions, the largest "
+                   f"(\u00d7{_fmt_ppl(ratio)}), the top word agrees at {agree:.0%} of positions, the largest "
                    f"logit moved by {largest:.2g}")
         if not np.isfinite(ratio) or ratio >= LOUD:
             status = "loud"
@@ -352,13 +362,14 @@ class MismatchLab:
                                           description="norm \u03b5", readout_format=".0e",
                                           continuous_update=True, style=style,
                                           layout=widgets.Layout(width="22em"))
-        self.pairing = widgets.ToggleButtons(options=[("halves (i, i + d/2)", "halves"),
-                                                      ("neighbours (2i, 2i + 1)", "neighbours")],
-                                             value=pairing, description="RoPE pairs", style={
-                                                 "description_width": "initial", "button_width": "11em"})
+        self.pairing = widgets.ToggleButtons(options=[("halves", "halves"), ("neighbours", "neighbours")],
+                                             value=pairing, description="RoPE pairs",
+                                             tooltips=["number i with i + d/2 (as trained)",
+                                                       "number 2i with 2i + 1"],
+                                             style={"description_width": "initial", "button_width": "8em"})
         self.norm = widgets.ToggleButtons(options=[("RMSNorm", "rms"), ("LayerNorm", "layer")],
                                           value=norm, description="norm",
-                                          style={"description_width": "initial", "button_width": "7em"})
+                                          style={"description_width": "initial", "button_width": "8em"})
         self.positions = widgets.Checkbox(value=bool(positions), description="RoPE on", indent=False,
                                           layout=widgets.Layout(width="7em"))
         self.reset = widgets.Button(description="as trained", icon="undo", layout=widgets.Layout(width="auto"))
@@ -478,7 +489,7 @@ class StreamLab:
                                marker="o", markersize=4, linewidth=1.6, label="the stream")
         ax.set_xticks(np.arange(layers + 1), ["start"] + [f"block {i}" for i in k], fontsize=9)
         ax.set_ylabel("size (RMS)")
-        self.title = ax.set_title("", fontsize=10)
+        self.title = ax.set_title("the residual stream, averaged over the held-out text", fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(loc="upper left", fontsize=8, frameon=True, framealpha=0.85)
         fig.tight_layout()

@@ -282,3 +282,6 @@ def order_mask(ids=None, kinds=None):
     names = info()["kinds"]
     order = [names.index(k) for k in info()["order_kinds"]]
     return np.isin(kinds[1:], order)
+
+
+CONFIG = config()   # the trained model's sizes (lib.params.ModelConfig), e.g. for a parameter calculator

@@ -19,7 +19,7 @@ EXAMPLE_TARGETS = np.array([0, 1, 3])
 
 def _perplexity_reference(probs, targets):
     right = np.asarray(probs, dtype=float)[np.arange(len(targets)), np.asarray(targets)]
-    return float(np.exp(-np.mean(np.log(right))))
+    return np.exp(-np.mean(np.log(right)))
 
 
 def _random_probs(rng, n, vocab):
@@ -115,14 +115,18 @@ PERPLEXITY = Exercise(
                 "`probs[:, targets]` takes whole columns, a probability for every row and every "
                 "target. Pair row i with targets[i] only, using row numbers beside the targets.",
                 impl=_whole_columns),
+        Mistake("whole rows",
+                "`probs[targets]` picks whole rows, one per target, as if the targets were row "
+                "numbers. Give two indices: the row numbers, and the targets as column numbers.",
+                error=r"out of bounds|shape"),
     ],
     wrong=[
         Variant({1: "-np.mean(np.log(right))"}, ["expected", "e to the power"], "values"),
         Variant({1: "np.exp(np.mean(np.log(right)))"}, ["expected", "1 / perplexity"], "values"),
         Variant({1: "np.exp(-np.sum(np.log(right)))"}, ["expected", "mean"], "values"),
         Variant({1: "1 / np.mean(right)"}, ["geometric mean"], "values"),
-        Variant({0: "probs[:, targets]"}, ["whole columns"], "values"),
-        Variant({0: "probs[targets]"}, ["shape"], None),
+        Variant({0: "probs[:, targets]"}, ["whole columns"], "nan"),
+        Variant({0: "probs[targets]"}, ["IndexError", "whole rows"], "error"),
     ],
     alternatives=[
         Variant({0: "probs[range(len(targets)), targets]"}),
@@ -214,18 +218,20 @@ RUN_BLOCKS = Exercise(
     """Run the stream x through the blocks in order, leaving out those whose number (0, 1, 2, ...)
     is in skip. Each block is a function: block(x) returns the new stream, residual included."""
     for number, block in enumerate(blocks):
-        if ____:
-            x = ____
+        if ____:          # this block is left out
+            continue
+        x = ____
     return x
 ''',
-    solution=["number not in skip", "block(x)"],
+    solution=["number in skip", "block(x)"],
     reference=_run_blocks_reference,
     cases=_run_blocks_cases,
     hints=[
         "A block that is left out does nothing at all: the stream goes on to the next block as "
         "it is. So the loop only has to decide, block by block, whether to run it.",
         "`skip` holds the numbers of the blocks to leave out, counted from 0 like `enumerate`. "
-        "Python's `in` and `not in` test whether a number is among them.",
+        "Python's `in` tests whether a number is among them; `continue` then jumps to the next "
+        "block.",
         "Each block already adds its result to the stream it reads (its residual connection is "
         "inside), so running it means replacing x by what the block returns.",
     ],
@@ -248,14 +254,14 @@ RUN_BLOCKS = Exercise(
                 impl=_from_the_start),
     ],
     wrong=[
-        Variant({0: "number in skip"}, ["leave out", "run the others"], "values"),
-        Variant({0: "number + 1 not in skip"}, ["counted the blocks from 1"], "values"),
+        Variant({0: "number not in skip"}, ["leave out", "run the others"], "values"),
+        Variant({0: "number + 1 in skip"}, ["counted the blocks from 1"], "values"),
         Variant({1: "x + block(x)"}, ["twice"], "values"),
         Variant({1: "block(x) - x"}, ["expected"], "values"),
     ],
     alternatives=[
-        Variant({0: "not number in skip"}),
-        Variant({0: "number not in set(skip)"}),
+        Variant({0: "number in set(skip)"}),
+        Variant({0: "any(number == s for s in skip)"}),
         Variant({1: "blocks[number](x)"}),
     ],
     rtol=1e-9,
@@ -302,17 +308,16 @@ PREDICT_MISMATCH = Question(
     notebook=NOTEBOOK,
     kind="predict",
     prompt="You load the trained weights into code that differs from the training code in one "
-           "detail. Which mistake is the hardest to notice?",
+           "detail about RoPE. Which mistake is the hardest to notice?",
     choices=["RoPE pairs neighbours (2i, 2i + 1) instead of halves (i, i + d/2)",
              "RoPE base 100,000 instead of 10,000",
-             "no RoPE at all",
-             "LayerNorm instead of RMSNorm"],
+             "no RoPE at all"],
     answer=1,
-    explanation="Changing the base only slows the rotation of the slower pairs, and over a few "
-                "hundred positions their angles stay small either way: most scores barely move. "
-                "Nothing raises, the text still looks right, and the model is only a little "
-                "worse. The other three scramble or remove what the heads learned to read, which "
-                "any evaluation shows at once.",
+    explanation="Changing the base leaves the fastest pair turning as before and only slows the "
+                "others, so part of every score is still right. Nothing raises, most answers stay "
+                "the same, and the model is only a little worse. Pairing the wrong numbers or "
+                "dropping RoPE scrambles or removes what every head learned to read, and any "
+                "evaluation shows it at once.",
 )
 
 register(NUMBER_UNIFORM, PREDICT_BLOCK, PREDICT_MISMATCH)

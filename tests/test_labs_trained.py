@@ -1,0 +1,210 @@
+"""The labs of notebook 05 (models against lib.model, views driven over every control)."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+from labs import trained as labs
+from labs.trained import (BASE_MAX, BASE_MIN, EPS_MAX, EPS_MIN, GROUPS, AblationLab, MismatchLab,
+                          StreamLab, ablation_model, mismatch_model, stream_model)
+from lib import model
+
+
+@pytest.fixture(autouse=True)
+def _no_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+@pytest.fixture(scope="module")
+def ids():
+    return model.heldout().ids
+
+
+# ---------------------------------------------------------------- ablation model
+
+def test_ablation_model_whole_model_against_lib(ids):
+    m = ablation_model()
+    assert m["skip"] == () and m["positions"]
+    assert m["full"]["whole text"] == pytest.approx(model.perplexity(model.forward(ids), ids))
+    assert m["now"] == m["full"]
+    assert "Leave something out" in m["verdict"]
+    assert set(m["full"]) == {label for label, _k in GROUPS}
+
+
+def test_ablation_model_against_lib(ids):
+    m = ablation_model((False, True, True, True))
+    expected = model.perplexity(model.forward(ids, skip={0}), ids)
+    assert m["now"]["whole text"] == pytest.approx(expected)
+    assert m["skip"] == (0,)
+    assert "Without block 1" in m["verdict"] and labs._fmt_ppl(expected) in m["verdict"]
+    reverse = labs._text()[1]["reverse"]
+    losses = model.token_losses(model.forward(ids, skip={0}), ids)
+    assert m["now"]["reverse"] == pytest.approx(np.exp(losses[reverse].mean()))
+
+
+def test_ablation_watched_prediction(ids):
+    watched = labs._text()[2]
+    for watch in (0, len(watched) // 2, len(watched) - 1, -5, 10 ** 6):
+        m = ablation_model(watch=watch)
+        position = m["position"]
+        probs = model.probabilities(model.forward(ids))[position]
+        assert m["right"] == ids[position + 1]
+        assert m["right_full"] == pytest.approx(probs[m["right"]])
+        assert m["top"][0] == int(np.argmax(probs))
+        assert m["kind"] not in ("free", "grammar", "end")
+    assert ablation_model(watch=10 ** 6)["watch"] == len(watched) - 1
+
+
+def test_every_ablation_setting_runs():
+    for keep in itertools.product((True, False), repeat=4):
+        for positions in (True, False):
+            m = ablation_model(keep, positions, watch=3)
+            assert np.isfinite(m["now"]["whole text"]) and m["verdict"]
+            if not all(keep) or not positions:
+                assert "Without" in m["verdict"]
+    m = ablation_model((False,) * 4, False)
+    assert "block 1 and block 2 and block 3 and block 4 and the positions" in m["verdict"]
+
+
+def test_leaving_out_the_first_block_hurts_most():
+    ppl = [ablation_model(tuple(j != i for j in range(4)))["now"]["whole text"] for i in range(4)]
+    assert int(np.argmax(ppl)) == 0
+
+
+# ---------------------------------------------------------------- mismatch model
+
+def test_mismatch_model_as_trained():
+    m = mismatch_model()
+    assert m["status"] == "trained" and m["ratio"] == pytest.approx(1.0) and m["agree"] == 1.0
+    assert m["largest"] == 0.0
+
+
+@pytest.mark.parametrize("change,status", [({"pairing": "neighbours"}, "loud"),
+                                           ({"positions": False}, "loud"),
+                                           ({"base": 100_000.0}, "quiet")])
+def test_mismatch_loud_and_quiet(ids, change, status):
+    m = mismatch_model(**change)
+    assert m["status"] == status, m["verdict"]
+    logits = model.forward(ids, **change)
+    assert m["now"]["whole text"] == pytest.approx(model.perplexity(logits, ids))
+    assert m["largest"] == pytest.approx(np.abs(logits - model.forward(ids)).max())
+    assert m["verdict"].lower().startswith(status)
+
+
+def test_mismatch_verdict_names_the_change():
+    assert "LayerNorm" in mismatch_model(norm="layer")["verdict"]
+    assert "1e-03" in mismatch_model(eps=1e-3)["verdict"]
+    assert "100,000" in mismatch_model(base=1e5)["verdict"]
+    assert "no RoPE" in mismatch_model(positions=False, pairing="neighbours")["verdict"]
+
+
+def test_every_mismatch_setting_runs():
+    for pairing, norm, positions, base, eps in itertools.product(
+            ("halves", "neighbours", "nonsense"), ("rms", "layer", "batch"), (True, False),
+            (BASE_MIN, BASE_MAX, 1e12, np.nan), (EPS_MIN, EPS_MAX, 0.0, np.inf)):
+        m = mismatch_model(pairing, base, positions, norm, eps)
+        assert m["verdict"] and m["status"] in ("trained", "loud", "noticeable", "quiet")
+        assert BASE_MIN <= m["base"] <= BASE_MAX and EPS_MIN <= m["eps"] <= EPS_MAX
+
+
+# ---------------------------------------------------------------- stream model
+
+def test_stream_model_against_the_trace(ids):
+    t = model.forward(ids, trace=True)
+    m = stream_model(7)
+    assert np.allclose(m["attention"], np.sqrt((t.attention_adds[:, 7] ** 2).mean(-1)))
+    assert np.allclose(m["ffn"], np.sqrt((t.ffn_adds[:, 7] ** 2).mean(-1)))
+    assert np.allclose(m["stream"], np.sqrt((t.streams[:, 7] ** 2).mean(-1)))
+    assert m["largest"] == pytest.approx(np.abs(t.streams[:, 7]).max())
+    average = stream_model(-1)
+    assert np.allclose(average["stream"], np.sqrt((t.streams ** 2).mean(-1)).mean(-1))
+    assert "65,504" in average["verdict"] and "on average" in average["verdict"]
+    assert stream_model(10 ** 6)["position"] == len(ids) - 1
+    assert stream_model(-50)["position"] == -1
+
+
+# ---------------------------------------------------------------- views
+
+def _redrawn(lab, before_figure, before_renders):
+    assert lab.view.figure is before_figure
+    assert lab.view.renders > before_renders
+
+
+def test_ablation_view_every_control():
+    lab = AblationLab()
+    figure, verdicts = lab.view.figure, set()
+    assert lab.root._dom_classes == ("course-lab", "course-lab-ablation")
+    assert lab.model["kind"] == "reverse"                    # starts on a reversed letter
+    for value in (lab.watch.max, lab.watch.min):
+        renders = lab.view.renders
+        lab.watch.value = value
+        _redrawn(lab, figure, renders)
+        assert lab.model["watch"] == value
+        verdicts.add(lab.verdict.value)
+    for button in lab.blocks + [lab.positions]:
+        renders = lab.view.renders
+        button.value = False
+        _redrawn(lab, figure, renders)
+        assert "Without" in lab.verdict.value and button.icon == "times"
+        button.value = True
+        assert button.icon == "check"
+    lab.blocks[0].value = False
+    shown = [bar.get_height() for bar in lab.kinds.now]
+    assert shown[-1] == pytest.approx(lab.model["now"]["whole text"])
+    assert "course-verdict" in lab.verdict._dom_classes
+    assert len(verdicts) == 2
+
+
+def test_mismatch_view_every_control():
+    lab = MismatchLab()
+    figure = lab.view.figure
+    assert lab.root._dom_classes == ("course-lab", "course-lab-mismatch")
+    assert "As trained" in lab.verdict.value
+    for slider in (lab.base, lab.eps):
+        for value in (10 ** slider.min, 10 ** slider.max):
+            renders = lab.view.renders
+            slider.value = value
+            _redrawn(lab, figure, renders)
+            assert np.isfinite(lab.model["now"]["whole text"])
+        lab._as_trained()
+    for control, options in ((lab.pairing, ("neighbours", "halves")), (lab.norm, ("layer", "rms")),
+                             (lab.positions, (False, True))):
+        for option in options:
+            renders = lab.view.renders
+            control.value = option
+            _redrawn(lab, figure, renders)
+        assert lab.model["status"] == "trained"
+    lab.pairing.value = "neighbours"
+    assert "Loud" in lab.verdict.value
+    lab.reset.click()
+    assert lab.model["status"] == "trained" and lab.pairing.value == "halves"
+    lab.base.value = 1e5
+    assert "Quiet" in lab.verdict.value
+    assert np.allclose(lab.gap_line.get_ydata(), lab.model["gap"])
+
+
+def test_stream_view_every_control():
+    lab = StreamLab()
+    figure = lab.view.figure
+    assert lab.root._dom_classes == ("course-lab", "course-lab-trained-stream")
+    for value in (lab.position.max, lab.position.min, 0):
+        renders = lab.view.renders
+        before = lab.view.image.value
+        lab.position.value = value
+        _redrawn(lab, figure, renders)
+        assert [bar.get_height() for bar in lab.attention] == pytest.approx(list(lab.model["attention"]))
+        assert lab.view.image.value != before or value == -1
+    assert "position 0" in lab.title.get_text()
+
+
+def test_first_slider_changes_the_image():
+    """The browser test moves each lab's first slider and expects the image to change."""
+    for lab, slider in ((AblationLab(), "watch"), (MismatchLab(), "base"), (StreamLab(), "position")):
+        control = getattr(lab, slider)
+        before = lab.view.image.value
+        control.value = control.max
+        assert lab.view.image.value != before
