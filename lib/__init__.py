@@ -11,6 +11,9 @@ docstring. The modules, one idea each:
 - ``lib.block``: one decoder block with every part switchable, and a stack of blocks.
 - ``lib.params``: parameter counts by part, memory, and a table of real models.
 - ``lib.weights``: seeded random weights for the toy examples.
+- ``lib.stack``: a vector through a stack of random layers, and the residual stream's growth.
+- ``lib.model``: the course's small trained decoder (weights in ``lib/trained/``), run with the above.
+- ``lib.release``: which release of the course runs, and which of the learner's notebooks are older.
 
 Nothing here imports matplotlib, ipywidgets or the exercise machinery, so importing ``lib``
 costs nothing; import the module you need, for example ``from lib.norm import rms_norm``.
