@@ -1,12 +1,17 @@
-"""The progress view: every notebook's exercises with their status, plus export, import, reset."""
+"""The progress view: every notebook's exercises with their status, plus export, import, reset.
+
+Export writes a file for the instructor's report (``python -m lib.exercises report``): the
+record, the name the learner typed, the time and a checksum (see lib/exercises/export.py)."""
 
 from __future__ import annotations
 
 import base64
 import html
+import json
 
 import ipywidgets as widgets
 
+from lib.exercises import export as export_file
 from lib.exercises import progress
 from lib.exercises.checker import box_style
 from lib.exercises.registry import exercises_by_notebook
@@ -76,6 +81,9 @@ def progress_view() -> widgets.VBox:
     refresh.add_class("course-progress-refresh")
     export = widgets.Button(description="Export my progress", layout=widgets.Layout(width="auto"))
     export.add_class("course-progress-export")
+    name = widgets.Text(value=progress.learner()["name"], placeholder="your name or student ID",
+                        description="Export as", layout=widgets.Layout(width="auto", max_width="360px"))
+    name.add_class("course-progress-learner")
     upload = widgets.FileUpload(accept=".json,application/json", multiple=False,
                                 description="Import progress")
     upload.add_class("course-progress-import")
@@ -96,10 +104,20 @@ def progress_view() -> widgets.VBox:
         message.value = "".join(notes)
 
     def on_export(_b=None) -> None:
-        payload = base64.b64encode(progress.export_text().encode("utf-8")).decode("ascii")
-        link.value = (f'<a download="course-progress.json" href="data:application/json;base64,{payload}"'
+        text = progress.export_text(learner=name.value)
+        data = json.loads(text)
+        file = html.escape(export_file.file_name(data), quote=True)
+        payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
+        who = export_file.display_name(data)
+        if export_file.learner_of(data)[0]:
+            note = f"Exported as {who}. Send the downloaded file to your instructor if asked."
+        else:
+            note = (f"Exported with no name, as {who}. If your instructor collects these files, "
+                    "type your name or student ID above and export again.")
+        link.value = (f'<a download="{file}" href="data:application/json;base64,{payload}"'
                       ' style="color: var(--jp-content-link-color, #0072b2);">'
-                      "Download course-progress.json</a>")
+                      f"Download {file}</a>")
+        render(note)
 
     def on_upload(change) -> None:
         files = change["new"]
@@ -135,11 +153,12 @@ def progress_view() -> widgets.VBox:
     confirm.on_click(on_confirm)
     cancel.on_click(on_cancel)
     render()
-    buttons = widgets.HBox([refresh, export, upload, reset, confirm, cancel])
-    root = widgets.VBox([table, buttons, link, message])
+    buttons = widgets.HBox([refresh, export, upload, reset, confirm, cancel],
+                           layout=widgets.Layout(flex_flow="row wrap"))
+    root = widgets.VBox([table, name, buttons, link, message])
     root.add_class("course-progress-view")
     root.render = render
     root.refresh_button, root.export_button, root.upload = refresh, export, upload
     root.reset_button, root.confirm_button, root.cancel_button = reset, confirm, cancel
-    root.table, root.message, root.link = table, message, link
+    root.table, root.message, root.link, root.name = table, message, link, name
     return root

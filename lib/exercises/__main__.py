@@ -1,4 +1,5 @@
-"""Command line: ``python -m lib.exercises solve SRC DEST`` (and ``list``, ``validate``)."""
+"""Command line: ``python -m lib.exercises solve SRC DEST`` (and ``list``, ``validate``,
+``report FOLDER [--csv OUT.csv]``)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,16 @@ def main(argv=None) -> int:
     v = sub.add_parser("validate", help="check the exercise/check cell conventions of notebooks")
     v.add_argument("paths", nargs="+")
     sub.add_parser("list", help="list the exercises and questions of the course")
+    r = sub.add_parser("report", help="progress report over a folder of learners' exported progress files")
+    r.add_argument("folder", help="folder holding the exported files (read not recursively)")
+    r.add_argument("--csv", default="progress-report.csv", metavar="OUT.csv",
+                   help="where to write the table (default: progress-report.csv; '-' for standard output)")
     args = parser.parse_args(argv)
+
+    if args.command == "report":
+        from . import report
+
+        return report.main(args.folder, args.csv)
 
     if args.command == "solve":
         try:

@@ -237,8 +237,37 @@ def summary() -> list[dict]:
     return rows
 
 
-def export_text() -> str:
-    return json.dumps(load(), indent=1, sort_keys=True)
+def learner() -> dict:
+    """``{"name", "id"}`` of this record's learner (see :mod:`lib.exercises.export`)."""
+    from .export import clean_name
+
+    info = load().get("learner")
+    info = info if isinstance(info, dict) else {}
+    return {"name": clean_name(info.get("name")), "id": str(info.get("id") or "")}
+
+
+def export_text(learner: str | None = None) -> str:
+    """The record as an export file: with the learner's name and id, the time and a checksum.
+
+    ``learner`` is the name (or student ID) the learner typed; it is kept for the next export.
+    ``None`` keeps the name already stored; ``""`` exports without a name.
+    """
+    from . import export
+
+    data = load()
+    stored = data.get("learner") if isinstance(data.get("learner"), dict) else {}
+    wanted = {"name": export.clean_name(stored.get("name") if learner is None else learner),
+              "id": str(stored.get("id") or export.new_learner_id())}
+    if wanted != stored:
+        data["learner"] = wanted
+        save(data)
+    try:
+        from lib.release import manifest
+
+        release = (manifest() or {}).get("version")
+    except Exception:  # the release manifest is optional
+        release = None
+    return json.dumps(export.seal(data, release=release), indent=1, sort_keys=True)
 
 
 def _merge_exercise(a: dict, b: dict) -> dict:
@@ -268,10 +297,25 @@ def import_text(text: str, replace: bool = False) -> dict:
         raise ValueError(f"this is not a progress file (not JSON: {exc})") from None
     if not _valid(incoming):
         raise ValueError("this is not a progress file of this course")
+    from . import export
+
+    seal = export.verify(incoming)
+    if seal == export.MISMATCH:
+        raise ValueError("the file was changed or damaged after it was exported "
+                         "(its checksum does not match)")
+    if seal == export.MISSING:
+        _notice("That file has no checksum (it comes from an older version of the course, "
+                "or is not an export), so it was imported as it is.")
+    incoming.pop("export", None)
+    current = load()
     if replace:
         data = incoming
+        if isinstance(current.get("learner"), dict):  # you stay who you are
+            data["learner"] = current["learner"]
     else:
-        data = load()
+        data = current
+        if not isinstance(data.get("learner"), dict) and isinstance(incoming.get("learner"), dict):
+            data["learner"] = incoming["learner"]
         for ex_id, entry in incoming["exercises"].items():
             data["exercises"][ex_id] = _merge_exercise(data["exercises"].get(ex_id, {}), entry)
         for q_id, entry in incoming["questions"].items():
@@ -281,5 +325,9 @@ def import_text(text: str, replace: bool = False) -> dict:
 
 
 def reset() -> None:
-    """Forget all progress."""
-    save(empty_record())
+    """Forget all progress (the learner's name and id for exports are kept)."""
+    keep = load().get("learner")
+    data = empty_record()
+    if isinstance(keep, dict):
+        data["learner"] = keep
+    save(data)
