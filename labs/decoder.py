@@ -21,6 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from lib.attention import attention
+from lib.exercises.mine import NotUsedHere, Use
 from lib.block import SIX_STEP_OPTIONS, block_steps, decoder, random_stack, six_step_setup
 from lib.norm import root_mean_square
 from lib.params import REAL_MODELS, ModelConfig, block_parameters, count_parameters, mebibytes, simple_version
@@ -738,14 +739,37 @@ def doubled(config: ModelConfig, what: str) -> ModelConfig:
                    else 4 * config.attention_per_block)
 
 
+def _course_model_parameters(d, layers, d_ff, vocab):
+    return count_parameters(ModelConfig(d_model=d, layers=layers, d_ff=d_ff, vocab=vocab)).total
+
+
+# The exercise whose function the calculator can count with (see labs/mine.py).
+PARAMETERS_USE = Use("model-parameters", _course_model_parameters, "lib.params.count_parameters")
+
+
+def beyond_plain(config: ModelConfig) -> list[str]:
+    """What a configuration has beyond the plain model that ``model_parameters`` counts."""
+    extras = [(config.gated, "a gated FFN"), (not config.tied, "a separate output layer"),
+              (config.biases, "biases"), (config.experts > 0, "experts"),
+              (config.norm != "rms", "LayerNorm shifts"),
+              (config.learned_positions, "a learned position table"),
+              (config.kv_heads not in (None, config.heads), "shared keys and values"),
+              (config.attention_per_block is not None, "its own attention")]
+    return [what for has, what in extras if has]
+
+
 def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff: int = 3072,
                      vocab: int = 32000, gated: bool = False, tied: bool = True, biases: bool = False,
                      experts: int = 0, top_k: int = 0, bytes_per_number: float = 2,
-                     preset: str | None = None) -> dict:
+                     preset: str | None = None, total=None) -> dict:
     """Count a model's parameters by part (``lib.params``), its memory in MiB, and the counts with
     the depth or the width doubled. With ``preset`` (a key of ``presets()``) the preset's full
     configuration is used and compared with its published size, step by step. Invalid sizes give
-    a verdict that says why, never an exception."""
+    a verdict that says why, never an exception.
+
+    ``total(d, layers, d_ff, vocab)``, if given (the learner's ``model_parameters``), counts the
+    total and the doubled models; it counts plain models only, so any other configuration raises
+    ``NotUsedHere`` (the view then counts with the course's function)."""
     table = presets()
     published = published_active = None
     note = ""
@@ -765,12 +789,23 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
     except (ValueError, TypeError) as problem:
         return {"ok": False, "verdict": f"These sizes do not make a model: {problem}.", "preset": None}
     count = count_parameters(config)
+    counter = None if total is _course_model_parameters else total    # the course's: count every part
     total, active = count.total, count.active
+    if counter is not None:
+        extras = beyond_plain(config)
+        if extras:
+            raise NotUsedHere(f"this model has {' and '.join(extras)}, which your model_parameters "
+                              "does not count")
+        total = active = counter(config.d_model, config.layers, config.d_ff, config.vocab)
     nbytes = float(bytes_per_number)
     parts = {"embedding": count.embedding + count.positions + count.output, "attention": count.attention,
              "FFN": count.ffn, "norms": count.norms, "router": count.router}
     shares = {name: value / total for name, value in parts.items()}
-    depth2, width2 = (count_parameters(doubled(config, w)).total for w in ("depth", "width"))
+    if counter is None:
+        depth2, width2 = (count_parameters(doubled(config, w)).total for w in ("depth", "width"))
+    else:
+        depth2, width2 = (counter(c.d_model, c.layers, c.d_ff, c.vocab)
+                          for c in (doubled(config, w) for w in ("depth", "width")))
     mib = mebibytes(total, nbytes)
     big = max(parts, key=parts.get)
     memory = f"{mib:,.1f} MiB" if mib < 10_000 else f"{mib / 1024:,.1f} GiB"
@@ -886,11 +921,13 @@ class CalculatorLab:
         fig.subplots_adjust(left=0.15, right=0.97, top=0.8, bottom=0.2)
         self.view = FigureView(fig, description="Bar charts: the share of each part of the model, and the "
                                                 "count with twice the blocks or twice the width")
+        from .mine import MineSwitch
+        self.mine = MineSwitch([PARAMETERS_USE], self.update)
         self.root = _root("parameter-calculator", [
             _controls(self.d_model, self.layers), _controls(self.preset, self.bytes),
             _controls(self.heads, self.d_ff, self.vocab),
             _controls(self.gated, self.tied, self.biases, self.experts, self.top_k),
-            self.view.widget, self.verdict, self.numbers, self.gap])
+            self.mine.widget, self.view.widget, self.verdict, self.numbers, self.gap])
         self._setting = False
         for control in self.sizes.values():
             control.observe(self._on_size, names="value")
@@ -934,7 +971,9 @@ class CalculatorLab:
     def update(self) -> dict:
         preset = None if self.preset.value == self.CUSTOM else self.preset.value
         values = {key: control.value for key, control in self.sizes.items()}
-        m = calculator_model(**values, bytes_per_number=self.bytes.value, preset=preset)
+        nbytes = self.bytes.value
+        m = self.mine.run(lambda total: calculator_model(**values, bytes_per_number=nbytes, preset=preset,
+                                                         total=total))
         if not m["ok"]:
             for bar, label in zip(self.part_bars, self.part_labels):
                 bar.set_width(0)

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from lib.exercises.mine import Use
 from lib.ffn import activation_function, collapse, ffn, hidden_units, worked_example
 from lib.moe import balance_load, route
 from lib.params import (ModelConfig, block_parameters, count_parameters, equal_count_gated_width,
@@ -109,13 +110,28 @@ def _token_name(x) -> str | None:
     return None
 
 
+def _course_relu_ffn(x, W1, b1, W2, b2):
+    return ffn(x, W1, b1, W2, b2, activation="relu")
+
+
+def _sublayer_without_residual(ffn_sublayer):
+    """The learner's ``ffn_sublayer`` (a ReLU FFN plus its input) minus the input: the FFN alone."""
+    return lambda x, W1, b1, W2, b2: ffn_sublayer(x, W1, b1, W2, b2) - x
+
+
+# The exercise whose function the hidden-units lab can run with ReLU (see labs/mine.py).
+FFN_USE = Use("ffn-sublayer", _course_relu_ffn, "lib.ffn.ffn", adapt=_sublayer_without_residual)
+
+
 def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu",
-                       alone: bool = False) -> dict:
+                       alone: bool = False, relu_ffn=None) -> dict:
     """One token [x1, x2] through the worked example's FFN.
 
     Returns the hidden units before (``pre``) and after (``post``) the activation, which are on
     (pre > 0), the output, and the same token's output inside the batch (cat, dog, car, plus the
     token if it is not one of them) compared with its output when run alone.
+    ``relu_ffn(x, W1, b1, W2, b2)``, if given, computes the ReLU FFN's outputs (the learner's
+    ``ffn_sublayer`` without its residual); it is used only when ``activation`` is "relu".
     """
     e = EXAMPLE
     x = np.array([float(x1), float(x2)])
@@ -125,14 +141,18 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
     act = activation_function(activation)
     pre = hidden_units(x, e.W1, e.b1)
     post = act(pre)
-    out = post @ e.W2 + e.b2
     on = pre > 0
     if name is None:
         batch, row = np.vstack([e.X, x]), len(TOKENS)
     else:
         batch, row = e.X, TOKENS.index(name)
-    in_batch = ffn(batch, e.W1, e.b1, e.W2, e.b2, activation=activation)[row]
-    by_itself = ffn(x[None, :], e.W1, e.b1, e.W2, e.b2, activation=activation)[0]
+    if relu_ffn is not None and activation == "relu":
+        in_batch = relu_ffn(batch, e.W1, e.b1, e.W2, e.b2)[row]
+        by_itself = out = relu_ffn(x[None, :], e.W1, e.b1, e.W2, e.b2)[0]
+    else:
+        in_batch = ffn(batch, e.W1, e.b1, e.W2, e.b2, activation=activation)[row]
+        by_itself = ffn(x[None, :], e.W1, e.b1, e.W2, e.b2, activation=activation)[0]
+        out = post @ e.W2 + e.b2
     difference = float(np.max(np.abs(in_batch - by_itself)))
     label = name if name else "your token"
     act_name = ACTIVATION_NAMES.get(activation, str(activation))
@@ -167,6 +187,7 @@ class HiddenUnitsLab:
         import ipywidgets as widgets
 
         from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .mine import MineSwitch
 
         self.colours = OKABE_ITO
         start = EXAMPLE.X[TOKENS.index(token)] if token in TOKENS else np.array([0.5, -0.5])
@@ -227,7 +248,9 @@ class HiddenUnitsLab:
 
         controls = _row(self.token, self.activation)
         sliders = _row(self.x1, self.x2, self.alone)
-        self.root = _root("hidden-units", [controls, sliders, self.view.widget, self.numbers, self.verdict])
+        self.mine = MineSwitch([FFN_USE], self.update)
+        self.root = _root("hidden-units", [controls, sliders, self.mine.widget, self.view.widget, self.numbers,
+                                           self.verdict])
         self.token.observe(self._on_token, names="value")
         for slider in (self.x1, self.x2):
             slider.observe(self._on_number, names="value")
@@ -262,7 +285,9 @@ class HiddenUnitsLab:
         self.update()
 
     def update(self) -> dict:
-        m = hidden_units_model(self.x1.value, self.x2.value, self.activation.value, self.alone.value)
+        x1, x2, activation, alone = self.x1.value, self.x2.value, self.activation.value, self.alone.value
+        m = self.mine.run(lambda relu_ffn: hidden_units_model(x1, x2, activation, alone, relu_ffn=relu_ffn),
+                          FFN_USE.exercise if activation == "relu" else None)
         c = self.colours
         values = np.concatenate([m["pre"], m["post"]])
         low, high = min(-1.0, values.min()), max(1.0, values.max())

@@ -18,7 +18,8 @@ from functools import lru_cache
 import numpy as np
 
 from lib.block import norm_placement_experiment
-from lib.norm import layer_norm
+from lib.exercises.mine import Use
+from lib.norm import layer_norm, rms_norm
 from lib.stack import MODES, random_rotations, residual_stream, run_stack, start_vector
 
 D = 8                              # the stack lab's vector has 8 numbers
@@ -129,18 +130,46 @@ def _classify(lengths: np.ndarray, steps: np.ndarray, overflow_at, zero_at, dtyp
                       "average); each layer gives back exactly as much as it gets.")
 
 
+def _course_layer_norm(x, eps=1e-5):
+    return layer_norm(x, eps=eps)
+
+
+def _course_rms_norm(x, eps=1e-5):
+    return rms_norm(x, eps=eps)
+
+
+def _rms_without_gain(rms_norm_fn):
+    """The learner's ``rms_norm(x, gain, eps)`` with a gain of ones, as the stack uses it."""
+    return lambda x, eps=1e-5: rms_norm_fn(x, np.ones(np.shape(x)[-1]), eps)
+
+
+# The exercises whose functions these labs can run instead of the course's (see labs/mine.py).
+LAYER_NORM_USE = Use("layer-norm", _course_layer_norm, "lib.norm.layer_norm")
+RMS_NORM_USE = Use("rms-norm", _course_rms_norm, "lib.norm.rms_norm", adapt=_rms_without_gain)
+
+
+def norm_use(mode: str):
+    """The exercise use of a stack mode: LayerNorm, RMSNorm, or None (no norm in the mode)."""
+    if mode in ("post-layer", "pre-layer"):
+        return LAYER_NORM_USE
+    if mode in ("post-rms", "pre-rms"):
+        return RMS_NORM_USE
+    return None
+
+
 def stack_model(mode: str = "plain", gain: float = 0.5, layers: int = 30, dtype: str = "float64",
-                seed: int = 0) -> dict:
+                seed: int = 0, norm=None) -> dict:
     """The vector's length after each of ``layers`` random layers, and the verdict.
 
     mode: a key of ``lib.stack.MODES``; gain: each layer's multiplier; dtype: "float64" or
     "float16" (how the vector is stored between layers). Never raises for an overflow.
+    norm: ``norm(x, eps=...)`` for the norm modes (default: the course's LayerNorm or RMSNorm).
     """
     mode = mode if mode in MODES else "plain"
     dtype = dtype if dtype in DTYPES else "float64"
     layers = int(np.clip(int(layers), 1, LAYERS_MAX))
     rotations, x = _layers(int(seed))
-    run = run_stack(x, rotations[:layers], gain, mode, dtype=DTYPES[dtype][0])
+    run = run_stack(x, rotations[:layers], gain, mode, dtype=DTYPES[dtype][0], norm=norm)
     status, verdict = _classify(run.lengths, run.steps, run.overflow_at, run.zero_at, dtype)
     return {"mode": mode, "gain": float(gain), "layers": layers, "dtype": dtype, "seed": int(seed),
             "lengths": run.lengths, "steps": run.steps, "overflow_at": run.overflow_at,
@@ -155,6 +184,7 @@ class StackLab:
         import ipywidgets as widgets
 
         from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .mine import MineSwitch
 
         self.seed = int(seed)
         self.gain = _slider("float", value=gain, min=GAIN_MIN, max=GAIN_MAX, step=0.05,
@@ -194,8 +224,9 @@ class StackLab:
         fig.tight_layout()
         self.ax = ax
         self.view = FigureView(fig, description="Log-scale plot of the vector's length after each layer")
+        self.mine = MineSwitch([LAYER_NORM_USE, RMS_NORM_USE], self.update)
         self.root = _root("stack", [_controls(self.gain, self.layers), _controls(self.mode, self.dtype,
-                                    self.button), self.view.widget, self.verdict])
+                                    self.button), self.mine.widget, self.view.widget, self.verdict])
         for control in (self.gain, self.layers, self.mode, self.dtype):
             control.observe(lambda _change: self.update(), names="value")
         self.button.on_click(self._new_layers)
@@ -206,7 +237,10 @@ class StackLab:
         self.update()
 
     def update(self) -> dict:
-        m = stack_model(self.mode.value, self.gain.value, self.layers.value, self.dtype.value, self.seed)
+        mode, gain, layers, dtype = self.mode.value, self.gain.value, self.layers.value, self.dtype.value
+        use = norm_use(mode)
+        m = self.mine.run(lambda norm: stack_model(mode, gain, layers, dtype, self.seed, norm=norm),
+                          use.exercise if use else None)
         n = m["layers"]
         k = np.arange(n + 1)
         shown = m["lengths"].copy()
@@ -257,22 +291,23 @@ CHANGED = (1, 0)                   # the slider sets cat's first number
 AXIS_MODES = {"token": "each token (right)", "column": "each column (wrong)"}
 
 
-def normalise(x, how: str = "token", eps: float = 1e-5):
+def normalise(x, how: str = "token", eps: float = 1e-5, norm=_course_layer_norm):
     """LayerNorm over each token's numbers (how="token", the last axis) or, wrongly, over each
-    column of the batch (how="column", the first axis)."""
+    column of the batch (how="column", the first axis). ``norm(x, eps=...)`` is the LayerNorm
+    (the course's, or the learner's)."""
     x = np.asarray(x, dtype=float)
-    return layer_norm(x, eps=eps) if how == "token" else layer_norm(x.T, eps=eps).T
+    return norm(x, eps=eps) if how == "token" else norm(x.T, eps=eps).T
 
 
-def axis_model(value: float = 2.0, how: str = "token") -> dict:
+def axis_model(value: float = 2.0, how: str = "token", norm=_course_layer_norm) -> dict:
     """Normalise BATCH with cat's first number set to ``value``, and compare with the batch as
     it starts. Returns the inputs, outputs, each token's mean and std after normalising, how far
     the other tokens' results moved, and the verdict."""
     how = how if how in AXIS_MODES else "token"
     x = BATCH.copy()
     x[CHANGED] = float(value) if np.isfinite(value) else BATCH[CHANGED]
-    out = normalise(x, how)
-    base = normalise(BATCH, how)
+    out = normalise(x, how, norm=norm)
+    base = normalise(BATCH, how, norm=norm)
     others = [i for i in range(len(TOKENS)) if i != CHANGED[0]]
     moved_others = float(np.abs(out[others] - base[others]).max())
     moved_own = float(np.abs(out[CHANGED[0]] - base[CHANGED[0]]).max())
@@ -307,6 +342,7 @@ class AxisLab:
         from matplotlib.patches import Rectangle
 
         from .figure_view import FigureView, new_figure
+        from .mine import MineSwitch
 
         self.value = _slider("float", value=value, min=-4.0, max=4.0, step=0.5,
                              description=f"{TOKENS[CHANGED[0]]}'s first number", readout_format=".1f")
@@ -342,13 +378,16 @@ class AxisLab:
         self.suptitle = fig.suptitle("", fontsize=10)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.8, bottom=0.16)
         self.view = FigureView(fig, description="Two grids: a batch of four tokens, and the batch after normalising")
-        self.root = _root("axis", [_controls(self.value, self.how), self.view.widget, self.verdict])
+        self.mine = MineSwitch([LAYER_NORM_USE], self.update)
+        self.root = _root("axis", [_controls(self.value, self.how), self.mine.widget, self.view.widget,
+                                   self.verdict])
         self.value.observe(lambda _c: self.update(), names="value")
         self.how.observe(lambda _c: self.update(), names="value")
         self.update()
 
     def update(self) -> dict:
-        m = axis_model(self.value.value, self.how.value)
+        value, how = self.value.value, self.how.value
+        m = self.mine.run(lambda norm: axis_model(value, how, norm=norm))
         for image, cells, data in zip(self.images, self.cells, (m["x"], m["out"])):
             image.set_data(data)
             for i, row in enumerate(cells):

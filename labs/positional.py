@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from lib.attention import attention
+from lib.exercises.mine import Use
 from lib.positional import PAIRINGS, add_positions, rope, sinusoidal
 from lib.weights import random_weights
 
@@ -46,9 +47,36 @@ def sentence(order) -> str:
     return " ".join(WORDS[i] for i in order)
 
 
-def _attend(words, add_pos: bool, causal: bool, scale: bool):
+def _course_table(length, d_model):
+    return sinusoidal(length, d_model)
+
+
+def _rope_one_as_rope(rope_one):
+    """The learner's ``rope_one(x, position, base)`` (pairs i and i + d/2) in the signature of
+    ``lib.positional.rope`` for one vector; the neighbours pairing (2i with 2i + 1) lays the
+    pairs out as halves, turns them, and puts them back."""
+    def turn(x, base=10000.0, pairing="halves", offset=0):
+        x = np.asarray(x, dtype=float)
+        if pairing == "halves":
+            return rope_one(x, offset, base)
+        half = len(x) // 2
+        turned = np.asarray(rope_one(np.concatenate([x[0::2], x[1::2]]), offset, base))
+        if turned.shape != x.shape:
+            return turned                     # the guard reports the wrong shape
+        out = np.empty_like(x)
+        out[0::2], out[1::2] = turned[:half], turned[half:]
+        return out
+    return turn
+
+
+# The exercises whose functions these labs can run instead of the course's (see labs/mine.py).
+TABLE_USE = Use("sinusoidal-table", _course_table, "lib.positional.sinusoidal")
+ROPE_USE = Use("rope-rotation", rope, "lib.positional.rope", adapt=_rope_one_as_rope)
+
+
+def _attend(words, add_pos: bool, causal: bool, scale: bool, table=_course_table):
     if add_pos:
-        inputs = add_positions(words, sinusoidal(len(words), D_MODEL), scale=scale)
+        inputs = add_positions(words, table(len(words), D_MODEL), scale=scale)
     else:
         inputs = words * (math.sqrt(D_MODEL) if scale else 1.0)
     return inputs, attention(inputs, WQ, WK, WV, WO, heads=1, causal=causal)
@@ -63,20 +91,22 @@ def _list_words(names):
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def shuffle_model(order=(2, 1, 0), add_positions=False, causal=False, scale=False, focus=0) -> dict:
+def shuffle_model(order=(2, 1, 0), add_positions=False, causal=False, scale=False, focus=0,
+                  table=_course_table) -> dict:
     """Attention outputs of the sentence before and after reordering, and a verdict.
 
     order: the new sentence, as indices into WORDS ((2, 1, 0) is "car dog cat").
     Returns the inputs and outputs in both orders (rows in sentence order), each word's change
     (length of the difference between its output after and before), the row each word moved to,
-    and the verdict about the word ``focus`` ("cat").
+    and the verdict about the word ``focus`` ("cat"). ``table(length, d_model)`` makes the
+    position table (the course's sinusoidal one, or the learner's).
     """
     order = tuple(int(i) for i in order)
     if sorted(order) != list(range(len(WORDS))):
         order = tuple(range(len(WORDS)))
     with np.errstate(over="ignore", invalid="ignore"):
-        in_before, out_before = _attend(X, add_positions, causal, scale)
-        in_after, out_after = _attend(X[list(order)], add_positions, causal, scale)
+        in_before, out_before = _attend(X, add_positions, causal, scale, table)
+        in_after, out_after = _attend(X[list(order)], add_positions, causal, scale, table)
     new_row = [order.index(w) for w in range(len(WORDS))]          # where each word went
     change = np.array([np.linalg.norm(out_after[new_row[w]] - out_before[w])
                        for w in range(len(WORDS))])
@@ -143,6 +173,7 @@ class ShuffleLab:
         import ipywidgets as widgets
 
         from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .mine import MineSwitch
 
         self.rng = np.random.default_rng(seed)
         self.colours = OKABE_ITO
@@ -198,7 +229,8 @@ class ShuffleLab:
         self.view = FigureView(fig, description="Attention outputs before and after the shuffle")
 
         controls = _controls_row([self.order, self.shuffle, self.positions, self.causal, self.scale])
-        self.root = widgets.VBox([controls, self.view.widget, self.verdict])
+        self.mine = MineSwitch([TABLE_USE], self._on_change)
+        self.root = widgets.VBox([controls, self.mine.widget, self.view.widget, self.verdict])
         self.root.add_class("course-lab")
         self.root.add_class("course-lab-shuffle")
         for w in (self.order, self.positions, self.causal, self.scale):
@@ -214,8 +246,10 @@ class ShuffleLab:
         self.order.value = others[int(self.rng.integers(len(others)))]  # triggers update
 
     def update(self) -> dict:
-        model = shuffle_model(self.order.value, self.positions.value, self.causal.value,
-                              self.scale.value)
+        order, positions, causal, scale = (self.order.value, self.positions.value, self.causal.value,
+                                           self.scale.value)
+        model = self.mine.run(lambda table: shuffle_model(order, positions, causal, scale, table=table),
+                              TABLE_USE.exercise if positions else None)
         outs = (model["out_before"], model["out_after"])
         limit = max(float(np.nanmax(np.abs(np.nan_to_num(np.concatenate(outs))))), 1e-6)
         words_in_rows = (list(WORDS), [WORDS[i] for i in model["order"]])
@@ -258,15 +292,17 @@ def _even(d) -> int:
     return max(2, 2 * (int(d) // 2))
 
 
-def position_table_model(d_model=8, length=16, row=3, base=10000.0) -> dict:
+def position_table_model(d_model=8, length=16, row=3, base=10000.0, table=None) -> dict:
     """The sinusoidal table for the sliders, the selected row and its fastest and slowest pairs.
 
     Odd d_model is taken down to the even number below; row is kept inside the table.
+    ``table(length, d_model)`` makes the table at base 10000 (default: ``lib.positional.sinusoidal``
+    at ``base``); the learner's function can be passed here.
     """
     d = _even(d_model)
     length = max(1, int(length))
     row = min(max(0, int(row)), length - 1)
-    table = sinusoidal(length, d, base)
+    table = sinusoidal(length, d, base) if table is None else table(length, d)
     speeds = base ** (-np.arange(0, d, 2) / d)                    # radians per position, per pair
     angles = row * speeds
     last = d // 2 - 1
@@ -300,6 +336,7 @@ class PositionTableLab:
         from matplotlib.patches import Circle, Rectangle
 
         from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .mine import MineSwitch
 
         style = {"description_width": "initial"}
         self.d_slider = widgets.IntSlider(value=_even(d_model), min=2, max=D_MAX, step=2,
@@ -359,7 +396,8 @@ class PositionTableLab:
         self.view = FigureView(fig, description="Heatmap of the sinusoidal position table and a clock")
 
         controls = _controls_row([self.d_slider, self.length_slider, self.row_slider])
-        self.root = widgets.VBox([controls, self.view.widget, self.readout, self.verdict])
+        self.mine = MineSwitch([TABLE_USE], self._on_change)
+        self.root = widgets.VBox([controls, self.mine.widget, self.view.widget, self.readout, self.verdict])
         self.root.add_class("course-lab")
         self.root.add_class("course-lab-position-table")
         self.d_slider.observe(self._on_change, names="value")
@@ -378,8 +416,8 @@ class PositionTableLab:
             self.update()
 
     def update(self) -> dict:
-        model = position_table_model(self.d_slider.value, self.length_slider.value,
-                                     self.row_slider.value)
+        d, length, row = self.d_slider.value, self.length_slider.value, self.row_slider.value
+        model = self.mine.run(lambda table: position_table_model(d, length, row, table=table))
         d, length, row = model["d_model"], model["length"], model["row"]
         self.image.set_data(model["table"])
         self.image.set_extent((-0.5, d - 0.5, length - 0.5, -0.5))
@@ -421,15 +459,18 @@ def pair_indices(pair: int, d: int = HEAD_SIZE, pairing: str = "halves") -> tupl
     return (pair, pair + d // 2) if pairing == "halves" else (2 * pair, 2 * pair + 1)
 
 
-def rope_score(query_pos, key_pos, base=10000.0, pairing="halves", query=QUERY, key=KEY) -> float:
+def rope_score(query_pos, key_pos, base=10000.0, pairing="halves", query=QUERY, key=KEY,
+               rope=rope) -> float:
     """The scaled score of the query turned for query_pos against the key turned for key_pos."""
     q = rope(query, base, pairing, offset=query_pos)
     k = rope(key, base, pairing, offset=key_pos)
     return float(q @ k / math.sqrt(len(query)))
 
 
-def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0) -> dict:
-    """Rotary positions for one query and one key: the turned pair, the score, and its constancy."""
+def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, rope=rope) -> dict:
+    """Rotary positions for one query and one key: the turned pair, the score, and its constancy.
+
+    ``rope(x, base, pairing, offset)`` turns one vector (``lib.positional.rope`` or the learner's)."""
     if pairing not in PAIRINGS:
         pairing = "halves"
     m, n = min(max(0, int(query_pos)), POS_MAX), min(max(0, int(key_pos)), POS_MAX)
@@ -440,10 +481,10 @@ def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0) -
     score = float(q_turned @ k_turned / math.sqrt(HEAD_SIZE))
     # The same distance anywhere in 0..POS_MAX: both positions moved together.
     shifts = range(-min(m, n), POS_MAX - max(m, n) + 1)
-    together = np.array([rope_score(m + s, n + s, base, pairing) for s in shifts])
+    together = np.array([rope_score(m + s, n + s, base, pairing, rope=rope) for s in shifts])
     spread = float(np.max(np.abs(together - score)))
     distances = np.arange(-POS_MAX, POS_MAX + 1)
-    curve = np.array([rope_score(max(t, 0), max(-t, 0), base, pairing) for t in distances])
+    curve = np.array([rope_score(max(t, 0), max(-t, 0), base, pairing, rope=rope) for t in distances])
     i, j = pair_indices(pair, HEAD_SIZE, pairing)
     lengths = {"query": (float(np.linalg.norm(QUERY)), float(np.linalg.norm(q_turned))),
                "key": (float(np.linalg.norm(KEY)), float(np.linalg.norm(k_turned)))}
@@ -471,6 +512,7 @@ class RotaryLab:
         from matplotlib.patches import Circle
 
         from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .mine import MineSwitch
 
         style = {"description_width": "initial"}
         wide = widgets.Layout(width="20em")
@@ -543,7 +585,8 @@ class RotaryLab:
 
         controls = _controls_row([self.q_slider, self.k_slider, self.up, self.down,
                                   self.base_slider, self.pairing, self.pair_slider])
-        self.root = widgets.VBox([controls, self.view.widget, self.verdict])
+        self.mine = MineSwitch([ROPE_USE], self._on_change)
+        self.root = widgets.VBox([controls, self.mine.widget, self.view.widget, self.verdict])
         self.root.add_class("course-lab")
         self.root.add_class("course-lab-rotary")
         for w in (self.q_slider, self.k_slider, self.base_slider, self.pairing, self.pair_slider):
@@ -567,8 +610,9 @@ class RotaryLab:
             self.update()
 
     def update(self) -> dict:
-        model = rope_model(self.q_slider.value, self.k_slider.value, self.base_slider.value,
-                           self.pairing.value, self.pair_slider.value)
+        args = (self.q_slider.value, self.k_slider.value, self.base_slider.value, self.pairing.value,
+                self.pair_slider.value)
+        model = self.mine.run(lambda turn: rope_model(*args, rope=turn))
         (qa, qb), (ka, kb) = model["q_after"], model["k_after"]
         self.q_start.set_data([model["q_before"][0]], [model["q_before"][1]])
         self.k_start.set_data([model["k_before"][0]], [model["k_before"][1]])

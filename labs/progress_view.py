@@ -12,7 +12,7 @@ import json
 import ipywidgets as widgets
 
 from lib.exercises import export as export_file
-from lib.exercises import progress
+from lib.exercises import progress, testout
 from lib.exercises.checker import box_style
 from lib.exercises.registry import exercises_by_notebook
 
@@ -33,6 +33,8 @@ def progress_table_html() -> str:
     counts = {s: 0 for s in progress.STATUSES}
     for stem, title, exercises in exercises_by_notebook():
         head = f"<b>{html.escape(stem[:2])}</b> {html.escape(title)}"
+        if label := testout.status_label(stem, data):
+            head += f' <span class="course-tested-out">\u2714 {html.escape(label)}</span>'
         if not exercises:
             rows.append(f'<tr class="course-progress-notebook" data-notebook="{stem}">'
                         f'<td style="{cell}">{head}</td><td style="{cell}" colspan="2">'

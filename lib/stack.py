@@ -65,20 +65,23 @@ class StackRun(NamedTuple):
     zero_at: int | None
 
 
-def run_stack(x, rotations, gain, mode="plain", *, dtype=np.float64, eps=1e-5):
+def run_stack(x, rotations, gain, mode="plain", *, dtype=np.float64, eps=1e-5, norm=None):
     """Push ``x`` (d,) through the layers f_i(x) = gain · rotations[i] @ x in the given mode.
 
     mode:  one of MODES' keys. gain: any non-negative number (large ones overflow, which is a
     result, not an error). dtype: the float type the vector is stored in after every layer
     (np.float16 overflows above 65,504 and rounds to zero below about 6e-8).
     Never raises for an overflow: the layer where it happened is returned in ``overflow_at``.
+    norm: the normalising function ``norm(x, eps=eps)`` of the norm modes (default: LayerNorm
+    for the "-layer" modes, RMSNorm without a gain for the "-rms" ones).
     Returns a StackRun.
     """
     check_choice(mode, "mode", tuple(MODES))
     x = as_float_array(x, "x").astype(dtype)
     rotations = as_float_array(rotations, "rotations")
     gain = float(gain)
-    norm = layer_norm if mode.endswith("layer") else rms_norm
+    if norm is None:
+        norm = layer_norm if mode.endswith("layer") else rms_norm
     lengths = np.full(len(rotations) + 1, np.nan)
     steps = np.full(len(rotations), np.nan)
     with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):

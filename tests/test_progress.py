@@ -214,3 +214,26 @@ def test_progress_view_export_and_import():
     view.upload.value = ({"name": "x.json", "type": "", "size": 1, "content": memoryview(b"junk"),
                           "last_modified": datetime.datetime(2026, 1, 1)},)
     assert "Could not import" in view.message.value
+
+
+def test_import_keeps_test_out_and_review_records(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "p.json"))
+    from lib.exercises import progress
+    progress.reset()
+    exported = progress.empty_record()
+    exported["test_out"] = {"01_positional_encoding": {"passed": True, "attempts": 1}}
+    exported["review"] = {"row-mean": {"cleared": True}}
+    progress.import_text(json.dumps(exported))
+    data = progress.load()
+    assert data["test_out"]["01_positional_encoding"]["passed"] is True
+    assert data["review"]["row-mean"] == {"cleared": True}
+
+
+def test_progress_view_marks_a_tested_out_notebook(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "p.json"))
+    from lib.exercises import progress
+    from labs.progress_view import progress_table_html
+    data = progress.empty_record()
+    data["test_out"] = {"01_positional_encoding": {"passed": True, "passed_at": "2026-11-29T10:00:00"}}
+    progress.save(data)
+    assert "tested out on 2026-11-29" in progress_table_html()

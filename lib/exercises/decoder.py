@@ -484,3 +484,38 @@ PREDICT_GPT2 = Question(
 
 register(CAUSAL_WEIGHTS, DECODER, MODEL_PARAMETERS, PREDICT_SIZE, SHAPE_SCORES, PREDICT_COLLAPSE,
          PREDICT_ZERO_FFN, NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2)
+
+
+# ---------------------------------------------------------------- test out (labs/testout.py)
+
+from lib.params import ModelConfig as _ModelConfig, block_parameters as _block_parameters  # noqa: E402
+
+from .testout import register_set as _register_test_out  # noqa: E402
+
+TEST_OUT = [
+    Question("decoder-out-scores-shape", NOTEBOOK, "shape",
+             "Attention with 4 heads over a batch of 2 texts of 10 tokens: what is the shape of "
+             "the score array (one score per head, query and key)?",
+             answer=(2, 4, 10, 10),
+             explanation="Batch, heads, then a 10 \u00d7 10 grid of query-key pairs."),
+    Question("decoder-out-causal", NOTEBOOK, "predict",
+             "With the causal mask, which tokens may the token at position 3 (counting from 0) "
+             "attend to?",
+             choices=["Positions 0, 1, 2 and 3", "Positions 0, 1 and 2 only",
+                      "Every position", "Position 3 only"],
+             answer=0,
+             explanation="A query sees its own key and every earlier one, never a later one."),
+    Question("decoder-out-block-count", NOTEBOOK, "number",
+             "One pre-norm block at d_model = 256 with a plain FFN of width 1024, no biases and "
+             "two RMSNorm gains: how many parameters?",
+             answer=float(_block_parameters(_ModelConfig(d_model=256, layers=1, d_ff=1024, vocab=1)).total),
+             rtol=1e-9,
+             explanation="Four 256 \u00d7 256 attention matrices, two FFN matrices, two gains."),
+    Question("decoder-out-final", NOTEBOOK, "predict",
+             "In a pre-norm decoder, what happens to the stream after the last block, before the "
+             "output layer turns it into scores for the vocabulary?",
+             choices=["One final norm", "Nothing", "Another residual add", "A causal mask"],
+             answer=0,
+             explanation="Pre-norm blocks never normalise the stream itself, so a final norm does."),
+]
+_register_test_out(NOTEBOOK, *TEST_OUT)

@@ -494,3 +494,36 @@ NUMBER_FAIR = Question(
 
 register(SUBLAYER, SWIGLU, TOP2, BLOCK_COUNT, PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON,
          PREDICT_NO_ACTIVATION, NUMBER_FAIR)
+
+
+# ---------------------------------------------------------------- test out (labs/testout.py)
+
+from lib.params import equal_count_gated_width as _equal_width, ffn_parameters as _ffn_parameters  # noqa: E402
+
+from .testout import register_set as _register_test_out  # noqa: E402
+
+TEST_OUT = [
+    Question("ffn-out-hidden-shape", NOTEBOOK, "shape",
+             "x has shape (3, 5, 64) and the FFN's first matrix W1 has shape (64, 256). What is "
+             "the shape of the hidden layer, before W2?",
+             answer=(3, 5, 256),
+             explanation="Every token's 64 numbers become 256; the batch and token axes stay."),
+    Question("ffn-out-count", NOTEBOOK, "number",
+             "How many parameters has a plain FFN without biases at d_model = 512 and d_ff = 2048?",
+             answer=float(_ffn_parameters(512, 2048)), rtol=1e-9,
+             explanation="Two matrices, 512 \u00d7 2048 and 2048 \u00d7 512."),
+    Question("ffn-out-linear", NOTEBOOK, "predict",
+             "Take the activation out of an FFN (x @ W1 + b1, then @ W2 + b2). What is left?",
+             choices=["One linear map: a single matrix and a bias would do the same",
+                      "A network that can still bend, only more gently",
+                      "Nothing: the output is zero",
+                      "The same FFN, just faster"],
+             answer=0,
+             explanation="Two linear maps in a row are one linear map."),
+    Question("ffn-out-gated-width", NOTEBOOK, "number",
+             "A gated FFN (SwiGLU) has three matrices. At d_model = 768, what hidden width keeps "
+             "the parameter count of a plain FFN with d_ff = 3072?",
+             answer=float(_equal_width(3072)), rtol=1e-9,
+             explanation="Three matrices instead of two: two thirds of the width."),
+]
+_register_test_out(NOTEBOOK, *TEST_OUT)

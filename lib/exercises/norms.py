@@ -436,3 +436,37 @@ PREDICT_STREAM = Question(
 
 register(LAYER_NORM, RMS_NORM, PRE_NORM, PREDICT_STACK, NUMBER_FIVE, NUMBER_MEANS, NUMBER_LENGTH,
          PREDICT_ZERO_F, PREDICT_PLACEMENT, PREDICT_STREAM)
+
+
+# ---------------------------------------------------------------- test out (labs/testout.py)
+
+from .testout import register_set as _register_test_out  # noqa: E402
+
+TEST_OUT = [
+    Question("norms-out-layer-norm", NOTEBOOK, "number",
+             "LayerNorm (eps = 1e-5, no gain or shift) of the token [1, 3]: what is its first "
+             "number? Two decimals are enough.",
+             answer=float(_layer_norm(np.array([1.0, 3.0]))[0]), tol=0.005,
+             explanation="Mean 2, standard deviation 1: (1 \u2212 2) / 1."),
+    Question("norms-out-rms-norm", NOTEBOOK, "number",
+             "RMSNorm (eps = 1e-5, gain 1) of the token [3, 4]: what is its first number? Two "
+             "decimals are enough.",
+             answer=float(_rms_norm(np.array([3.0, 4.0]))[0]), tol=0.005,
+             explanation="The root mean square of 3 and 4 is \u221a12.5; RMSNorm divides by it and "
+                         "subtracts nothing."),
+    Question("norms-out-pre-norm", NOTEBOOK, "predict",
+             "Which line is a pre-norm layer, as in most recent models?",
+             choices=["x \u2190 x + f(norm(x))", "x \u2190 norm(x + f(x))", "x \u2190 f(norm(x))",
+                      "x \u2190 norm(f(x))"],
+             answer=0,
+             explanation="Pre-norm normalises only the copy the layer reads; the stream is kept."),
+    Question("norms-out-axis", NOTEBOOK, "predict",
+             "LayerNorm in a transformer computes its mean and variance over\u2026",
+             choices=["each token's own numbers (the last axis)",
+                      "each column, across the tokens of the batch",
+                      "the whole batch at once",
+                      "the positions of one sentence"],
+             answer=0,
+             explanation="Each token is normalised by itself, so the batch never matters."),
+]
+_register_test_out(NOTEBOOK, *TEST_OUT)

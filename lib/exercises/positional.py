@@ -415,3 +415,40 @@ PREDICT_ROPE = Question(
 
 register(SINUSOIDAL_TABLE, ROPE_ROTATION, EMBED, PREDICT_SHUFFLE, NUMBER_PE01, SHAPE_TEN_TOKENS,
          NUMBER_LAST_SPEED, NUMBER_SCALE_64, PREDICT_ROPE)
+
+
+# ---------------------------------------------------------------- test out (labs/testout.py)
+
+from lib.positional import sinusoidal as _sinusoidal  # noqa: E402
+
+from .testout import register_set as _register_test_out  # noqa: E402
+
+TEST_OUT = [
+    Question("pos-out-order", NOTEBOOK, "predict",
+             "Self-attention without any position information reads \u201cdog bites man\u201d and then "
+             "\u201cman bites dog\u201d. What happens to the output for \u201cdog\u201d?",
+             choices=["It is the same vector, now in another row",
+                      "It changes, because \u201cdog\u201d is now the subject",
+                      "It becomes zero",
+                      "It depends on the causal mask only"],
+             answer=0,
+             explanation="Without positions attention treats its input as a set of words."),
+    Question("pos-out-table-entry", NOTEBOOK, "number",
+             "In the sinusoidal table with d_model = 4 (base 10000), what is PE[1, 1], the row of "
+             "position 1, column 1? Two decimals are enough.",
+             answer=float(_sinusoidal(2, 4)[1, 1]), tol=0.005,
+             explanation="Column 1 is the cosine of the fast pair at position 1."),
+    Question("pos-out-rope-shape", NOTEBOOK, "shape",
+             "Rotary positions are applied to queries of shape (2, 6, 16): a batch of 2, 6 "
+             "tokens, 16 numbers each. What shape comes out?",
+             answer=(2, 6, 16),
+             explanation="RoPE turns pairs of numbers in place: it changes no shape."),
+    Question("pos-out-rope-distance", NOTEBOOK, "predict",
+             "With rotary positions, the score between a query at position m and a key at "
+             "position n depends on the positions only through\u2026",
+             choices=["m \u2212 n, how far apart they are", "m alone", "m + n",
+                      "nothing: RoPE leaves scores unchanged"],
+             answer=0,
+             explanation="Turning both by their own angle leaves the angle between them: m \u2212 n."),
+]
+_register_test_out(NOTEBOOK, *TEST_OUT)

@@ -320,6 +320,15 @@ def import_text(text: str, replace: bool = False) -> dict:
             data["exercises"][ex_id] = _merge_exercise(data["exercises"].get(ex_id, {}), entry)
         for q_id, entry in incoming["questions"].items():
             data["questions"].setdefault(q_id, entry)
+        for section in ("review", "test_out", "release_choices"):  # kept by the later notebooks' tools
+            theirs = incoming.get(section)
+            if isinstance(theirs, dict):
+                mine = data.setdefault(section, {})
+                for key, value in theirs.items():
+                    better = isinstance(value, dict) and value.get("passed") and not (
+                        isinstance(mine.get(key), dict) and mine[key].get("passed"))
+                    if key not in mine or better:
+                        mine[key] = value
     save(data)
     return data
 

@@ -1,0 +1,220 @@
+"""The learner's own functions in the labs: remembered when their check passes, run behind a
+guard, and replaced by the course's function (with a one-line reason) when they fail."""
+
+import numpy as np
+import pytest
+
+from lib.exercises import check, get_exercise, mine
+from lib.exercises.testing import run_source
+
+
+@pytest.fixture(autouse=True)
+def _clean(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+    monkeypatch.delenv("COURSE_STRICT", raising=False)
+    mine.forget_all()
+    yield
+    mine.forget_all()
+
+
+def learner(ex_id, variant=None):
+    """The namespace of a notebook in which the exercise cell was run (solution or a variant)."""
+    ex = get_exercise(ex_id)
+    source = ex.solution_source if variant is None else ex.variant_source(variant)
+    return run_source(source, ex.context, ex_id)
+
+
+def passed(ex_id):
+    ns = learner(ex_id)
+    assert check(ex_id, ns).feedback.passed
+    return ns[get_exercise(ex_id).name]
+
+
+# ---------------------------------------------------------------- remembering through check
+
+def test_check_remembers_a_passing_function_and_forgets_it_when_a_recheck_fails():
+    ns = learner("layer-norm")
+    assert mine.passed_function("layer-norm") is None
+    check("layer-norm", ns)
+    assert mine.passed_function("layer-norm") is ns["layer_norm"]
+    broken = learner("layer-norm", get_exercise("layer-norm").wrong[0])
+    check("layer-norm", broken)
+    assert mine.passed_function("layer-norm") is None
+    assert "no longer passes" in mine.lost_reason("layer-norm")
+    check("layer-norm", ns)                                   # fixed again
+    assert mine.passed_function("layer-norm") is ns["layer_norm"] and not mine.lost_reason("layer-norm")
+
+
+def test_a_blank_check_or_a_value_exercise_changes_nothing():
+    passed("layer-norm")
+    check("layer-norm", learner_template := run_source(get_exercise("layer-norm").template,
+                                                       get_exercise("layer-norm").context))
+    assert learner_template and mine.passed_function("layer-norm") is not None   # blank: not an attempt
+
+
+def test_guard_reports_raising_wrong_shape_and_nan_in_one_line():
+    from labs.norms import LAYER_NORM_USE
+
+    x = np.arange(8.0).reshape(2, 4)
+    cases = {
+        "raised ZeroDivisionError": lambda x, eps=1e-5: 1 / 0,
+        "shape (2,)": lambda x, eps=1e-5: x.mean(axis=-1),
+        "NaN or infinity": lambda x, eps=1e-5: x * np.nan,
+        "not an array": lambda x, eps=1e-5: "text",
+    }
+    for words, func in cases.items():
+        with pytest.raises(mine.NotMine) as info:
+            mine.guarded(LAYER_NORM_USE, func)(x)
+        assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_guard_works_on_copies_so_the_lab_data_is_safe():
+    from labs.norms import LAYER_NORM_USE
+
+    x = np.arange(8.0).reshape(2, 4)
+
+    def vandal(x, eps=1e-5):
+        x[...] = 0.0
+        return x
+    mine.guarded(LAYER_NORM_USE, vandal)(x)
+    assert x[1, 3] == 7.0
+
+
+# ---------------------------------------------------------------- every lab that uses one
+
+def _badge(lab):
+    return lab.mine.badge.value
+
+
+def _same(lab_factory, ex_id, numbers, tick_setup=None):
+    """A lab built before the check passes offers the switch once it passes; ticked, it runs the
+    learner's function and shows the same numbers as on the course's."""
+    lab = lab_factory()
+    if tick_setup:
+        tick_setup(lab)
+    assert lab.mine.checkbox.disabled and "pass the check" in _badge(lab)
+    reference = numbers(lab.update())
+    passed(ex_id)
+    assert not lab.mine.checkbox.disabled
+    assert "tick the box" in _badge(lab)
+    lab.mine.checkbox.value = True
+    assert lab.mine.running_mine and "running: <b>your" in _badge(lab) and "course-mine-mine" in _badge(lab)
+    for got, want in zip(numbers(lab.model), reference):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    lab.mine.checkbox.value = False
+    assert not lab.mine.running_mine and "the course's" in _badge(lab)
+    lab.mine.checkbox.value = True
+    return lab
+
+
+def test_position_table_lab():
+    from labs.positional import PositionTableLab
+
+    lab = _same(PositionTableLab, "sinusoidal-table", lambda m: [m["table"], m["values"]])
+    lab.d_slider.value, lab.length_slider.value = 64, 64
+    assert lab.mine.running_mine and lab.model["table"].shape == (64, 64)
+
+
+def test_shuffle_lab_with_positions():
+    from labs.positional import ShuffleLab
+
+    def positions_on(lab):
+        lab.positions.value = True
+    lab = _same(ShuffleLab, "sinusoidal-table", lambda m: [m["out_before"], m["out_after"], m["change"]],
+                positions_on)
+    lab.positions.value = False
+    assert "this setting uses no" in _badge(lab) and not lab.mine.running_mine
+
+
+@pytest.mark.parametrize("pairing", ["halves", "neighbours"])
+def test_rotary_lab_both_pairings(pairing):
+    from labs.positional import RotaryLab
+
+    def choose(lab):
+        lab.pairing.value = pairing
+        lab.base_slider.value = 100.0
+    _same(RotaryLab, "rope-rotation", lambda m: [m["curve"], m["together"], m["score"], m["q_after"]], choose)
+
+
+def test_hidden_units_lab_relu_only():
+    from labs.ffn import HiddenUnitsLab
+
+    lab = _same(HiddenUnitsLab, "ffn-sublayer", lambda m: [m["out"], m["in_batch"], m["alone_out"]])
+    lab.alone.value = True
+    assert lab.mine.running_mine and lab.model["difference"] < 1e-12
+    other = next(v for _label, v in lab.activation.options if v != "relu")
+    lab.activation.value = other
+    assert not lab.mine.running_mine and "this setting uses no" in _badge(lab)
+
+
+def test_axis_lab():
+    from labs.norms import AxisLab
+
+    lab = _same(AxisLab, "layer-norm", lambda m: [m["out"], m["means"], m["stds"]])
+    lab.how.value = "column"
+    lab.value.value = lab.value.max
+    assert lab.mine.running_mine
+
+
+@pytest.mark.parametrize("mode,ex_id", [("pre-layer", "layer-norm"), ("post-rms", "rms-norm")])
+def test_stack_lab_uses_the_norm_of_its_mode(mode, ex_id):
+    from labs.norms import StackLab
+
+    def choose(lab):
+        lab.mode.value = mode
+    lab = _same(StackLab, ex_id, lambda m: [m["lengths"][np.isfinite(m["lengths"])]], choose)
+    lab.mode.value = "plain"
+    assert "this setting uses no" in _badge(lab)
+    other = "pre-rms" if ex_id == "layer-norm" else "pre-layer"
+    lab.mode.value = other                                      # the other norm has not passed
+    assert not lab.mine.running_mine and "has not passed its check" in _badge(lab)
+
+
+def test_calculator_lab_counts_plain_models_only():
+    from labs.decoder import CalculatorLab
+
+    lab = _same(CalculatorLab, "model-parameters", lambda m: [m["total"], m["depth2"], m["width2"], m["mib"]])
+    lab.gated.value = True
+    assert not lab.mine.running_mine and "course-mine-not-here" in _badge(lab)
+    assert "gated FFN" in _badge(lab) and lab.model["ok"]
+
+
+# ---------------------------------------------------------------- falling back
+
+BROKEN = {
+    "raises": "def layer_norm(x, eps=1e-5):\n    raise RuntimeError('oops')\n",
+    "wrong shape": "def layer_norm(x, eps=1e-5):\n    return x.mean(axis=-1)\n",
+    "nan": "def layer_norm(x, eps=1e-5):\n    return x * float('nan')\n",
+}
+
+
+@pytest.mark.parametrize("kind", list(BROKEN))
+def test_a_broken_function_makes_the_lab_fall_back_with_a_message(kind):
+    from labs.norms import AxisLab
+
+    lab = AxisLab()
+    reference = lab.model["out"].copy()
+    ns = run_source(BROKEN[kind], "import numpy as np\n")
+    mine.remember("layer-norm", ns["layer_norm"])      # as if it had passed, then was edited
+    lab.mine.checkbox.value = True
+    assert not lab.mine.running_mine
+    badge = _badge(lab)
+    assert "course-mine-fallback" in badge and "the course's" in badge and "Traceback" not in badge
+    assert {"raises": "RuntimeError", "wrong shape": "shape", "nan": "NaN"}[kind] in badge
+    np.testing.assert_allclose(lab.model["out"], reference)
+    lab.value.value = -4.0                                # every later setting still works
+    assert np.all(np.isfinite(lab.model["out"]))
+
+
+def test_a_failed_recheck_makes_a_running_lab_fall_back():
+    from labs.positional import PositionTableLab
+
+    lab = PositionTableLab()
+    passed("sinusoidal-table")
+    lab.mine.checkbox.value = True
+    assert lab.mine.running_mine
+    check("sinusoidal-table", learner("sinusoidal-table", get_exercise("sinusoidal-table").wrong[0]))
+    assert not lab.mine.running_mine and lab.mine.checkbox.disabled
+    assert "no longer passes its check" in _badge(lab) and "course-mine-fallback" in _badge(lab)
+    passed("sinusoidal-table")
+    assert lab.mine.running_mine                          # ticked all along: back on the learner's

@@ -1,0 +1,210 @@
+"""Review of what was missed (start notebook) and the test-out sets of notebooks 01 to 04."""
+
+import json
+
+import numpy as np
+import pytest
+
+from lib.exercises import get_exercise, progress, review, testout
+from lib.exercises.questions import grade
+from lib.exercises.registry import NOTEBOOKS, all_questions
+
+
+@pytest.fixture(autouse=True)
+def _progress_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+    monkeypatch.delenv("COURSE_STRICT", raising=False)
+
+
+def _history():
+    progress.record_check("row-mean", False, "values")           # missed once, then passed
+    progress.record_check("row-mean", True, "pass")
+    progress.record_check("layer-norm", False, "nan")            # never passed, solution opened
+    progress.record_reveal("layer-norm")
+    progress.record_check("stable-softmax", True, "pass")         # clean pass: not due
+    progress.record_answer("start-predict-softmax", 0, False, lock=True)
+    progress.record_answer("start-number-equal-scores", "0.2", True)   # right: not due
+    progress.record_question_reveal("start-shape-row-mean")
+
+
+# ---------------------------------------------------------------- review
+
+def test_review_lists_what_was_missed_in_course_order():
+    assert review.items() == []
+    _history()
+    items = review.items()
+    assert [it.id for it in items] == ["row-mean", "start-predict-softmax", "start-shape-row-mean",
+                                       "layer-norm"]
+    reasons = {it.id: it.reason for it in items}
+    assert reasons["row-mean"] == "1 check failed before it passed"
+    assert reasons["layer-norm"] == "you opened the solution"
+    assert "locked-in" in reasons["start-predict-softmax"]
+    assert not any(it.cleared for it in items)
+
+
+def test_review_check_runs_fresh_random_cases_and_records():
+    _history()
+    ex = get_exercise("layer-norm")
+    fb = review.check_exercise("layer-norm", ex.template)
+    assert fb.kind == "blank" and review.review_entry("layer-norm") == {}     # a blank is no attempt
+    fb = review.check_exercise("layer-norm", ex.variant_source(ex.wrong[0]))
+    assert not fb.passed and review.review_entry("layer-norm")["tries"] == 1
+    seen = set()
+    for seed in range(3):
+        fb = review.check_exercise("layer-norm", ex.solution_source, rng=np.random.default_rng(seed))
+        assert fb.passed
+        seen.add(fb.cases)
+    entry = review.review_entry("layer-norm")
+    assert entry["passed"] and entry["tries"] == 4 and entry["kind"] == "exercise"
+    record = progress.exercise_entry("layer-norm")
+    assert record["passed"] and record["passed_after_solution"]          # honest: the solution was seen
+    cleared = {it.id: it.cleared for it in review.items()}
+    assert cleared["layer-norm"] and not cleared["row-mean"]
+    assert "layer-norm" not in [it.id for it in review.items(include_cleared=False)]
+
+
+def test_review_reports_syntax_and_runtime_errors_without_raising():
+    fb = review.check_exercise("row-mean", "def row_mean(x)\n    return x\n")
+    assert fb.kind == "error" and "line 1" in fb.text()
+    fb = review.check_exercise("row-mean", "import nosuchmodule\n")
+    assert fb.kind == "error" and "ModuleNotFoundError" in fb.text()
+
+
+def test_review_questions_are_graded_and_recorded():
+    _history()
+    with pytest.raises(ValueError):
+        review.answer_question("start-shape-row-mean", "four by two")
+    assert review.answer_question("start-shape-row-mean", "4, 2")[0] is False
+    assert review.answer_question("start-shape-row-mean", "(4, 2, 1)")[0] is True
+    assert review.review_entry("start-shape-row-mean") ["passed"]
+    assert progress.question_entry("start-predict-softmax")["answer"] == 0    # the locked answer stays
+
+
+def test_review_widget_end_to_end():
+    from labs.review import Review
+
+    empty = Review(seed=0)
+    assert "Nothing to review" in empty.summary.value and empty.work.layout.display == "none"
+    _history()
+    view = Review(seed=0)
+    assert "4 items to review" in view.summary.value
+    assert view.menu.value == "row-mean" and view.code.value == get_exercise("row-mean").template
+    view.code.value = "def row_mean(x):\n    return x.sum(axis=0, keepdims=True) / x.shape[-1]\n"
+    fb = view._on_check()
+    assert not fb.passed and "course-fail" in view.result.value
+    view.code.value = get_exercise("row-mean").solution_source
+    assert view._on_check().passed and "course-pass" in view.result.value
+    assert "3 items to review, 1 cleared" in view.summary.value
+    assert view.menu.options[0][0].startswith("\u2714")
+    view._on_start_over()
+    assert view.code.value == get_exercise("row-mean").template
+    view.menu.value = "start-predict-softmax"
+    assert view.code.layout.display == "none" and view.choices.layout.display is None
+    assert view._on_check() is None and "Pick an answer" in view.result.value
+    q = next(q for q in all_questions() if q.id == "start-predict-softmax")
+    view.choices.value = (q.answer + 1) % len(q.choices)
+    assert view._on_check() is False
+    view.choices.value = q.answer
+    assert view._on_check() is True and "Right" in view.result.value
+    view.menu.value = "start-shape-row-mean"
+    view.text.value = "nonsense"
+    assert view._on_check() is None and "course-blank" in view.result.value
+    view.refresh()
+    assert "2 items to review, 2 cleared" in view.summary.value
+
+
+# ---------------------------------------------------------------- test out
+
+SETS = [stem for stem, _t, _m in NOTEBOOKS if stem[:2] in ("01", "02", "03", "04")]
+
+
+def test_every_notebook_01_to_04_has_a_sound_test_out_set():
+    assert testout.stems_with_sets()[:4] == SETS
+    main_ids = {q.id for q in all_questions()}
+    for stem in SETS:
+        questions = testout.questions_for(stem)
+        assert 3 <= len(questions) <= 5
+        for q in questions:
+            assert q.notebook == stem and q.id not in main_ids and q.explanation
+            if q.kind == "predict":
+                assert len(q.choices) >= 3
+            right = q.answer if q.kind != "number" else repr(float(q.answer))
+            assert grade(q, right)[0]
+    assert testout.questions_for("00_start_here") == []
+
+
+def _right_answers(stem):
+    return {q.id: (q.answer if q.kind == "predict" else
+                   ", ".join(map(str, q.answer)) if q.kind == "shape" else repr(float(q.answer)))
+            for q in testout.questions_for(stem)}
+
+
+def test_grading_records_attempts_and_passing_marks_the_notebook_done():
+    stem = "03_norms_and_residuals"
+    assert not testout.tested_out(stem) and testout.status_label(stem) == ""
+    answers = _right_answers(stem)
+    first = next(iter(answers))
+    wrong = dict(answers, **{first: "7"})
+    graded = testout.grade(stem, wrong)
+    assert graded[first][0] is False and graded[first][1] == "Not right."
+    assert all(ok for q_id, (ok, _m) in graded.items() if q_id != first)
+    testout.record(stem, 3, 4)
+    assert not testout.tested_out(stem)
+    assert all(ok for ok, _m in testout.grade(stem, answers).values())
+    entry = testout.record(stem, 4, 4)
+    assert entry["attempts"] == 2 and entry["passed"] and entry["last_score"] == [4, 4]
+    assert testout.tested_out(stem) and testout.status_label(stem).startswith("tested out on ")
+    data = json.loads(progress.progress_path().read_text())
+    assert data["test_out"][stem]["passed"] and data["exercises"] == {}     # a separate key
+
+
+def test_test_out_widget():
+    from labs.testout import TestOut
+
+    stem = "01_positional_encoding"
+    view = TestOut(stem, seed=1)
+    assert "course-test-out-intro" in view.header.value
+    view._on_submit()
+    assert "Answer every question first" in view.result.value and not testout.entry(stem)
+    right = _right_answers(stem)
+    for q in view.questions:
+        view.inputs[q.id].value = right[q.id]
+    predict = next(q for q in view.questions if q.kind == "predict")
+    view.inputs[predict.id].value = (predict.answer + 1) % len(predict.choices)
+    view._on_submit()
+    assert "3 of 4 right" in view.result.value and "\u2718" in view.marks[predict.id].value
+    assert predict.choices[predict.answer] not in view.result.value + view.marks[predict.id].value
+    view.inputs[predict.id].value = predict.answer
+    view._on_submit()
+    assert "tested out" in view.result.value and view.submit.disabled
+    assert testout.tested_out(stem)
+    again = TestOut(stem)
+    assert "You tested out on" in again.header.value
+
+
+def test_test_out_choices_come_in_a_fresh_order():
+    from labs.testout import TestOut
+
+    stem = "04_decoder_block"
+    q = next(q for q in testout.questions_for(stem) if q.kind == "predict")
+    orders = {tuple(v for _l, v in TestOut(stem, seed=s).inputs[q.id].options) for s in range(12)}
+    assert len(orders) > 1
+
+
+def test_a_notebook_without_a_set_says_so():
+    from labs.testout import TestOut
+
+    view = TestOut("00_start_here")
+    assert "no test-out questions yet" in view.header.value and view.submit.disabled
+
+
+def test_register_set_refuses_bad_sets():
+    from lib.exercises.registry import Question
+
+    q = Question("x-out", "01_positional_encoding", "shape", "?", answer=(1,), explanation="e")
+    with pytest.raises(ValueError):
+        testout.register_set("01_positional_encoding", q)           # too few
+    with pytest.raises(ValueError):
+        testout.register_set("99_nothing", q, q, q)
+    with pytest.raises(ValueError):
+        testout.register_set("02_feed_forward", q, q, q)            # repeated and foreign
