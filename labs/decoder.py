@@ -28,31 +28,9 @@ from lib.params import REAL_MODELS, ModelConfig, block_parameters, count_paramet
 from lib.positional import sinusoidal
 from lib.weights import random_weights
 
+from .layout import controls as _controls, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
+
 # ================================================================ shared helpers
-
-
-def _verdict_html(text: str) -> str:
-    return f'<div style="color: var(--jp-ui-font-color1, inherit);">{html.escape(text)}</div>'
-
-
-def _verdict_widget():
-    import ipywidgets as widgets
-    verdict = widgets.HTML()
-    verdict.add_class("course-verdict")
-    return verdict
-
-
-def _controls(*children):
-    import ipywidgets as widgets
-    return widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
-
-
-def _root(name: str, children):
-    import ipywidgets as widgets
-    root = widgets.VBox(children)
-    root.add_class("course-lab")
-    root.add_class(f"course-lab-{name}")
-    return root
 
 
 def _table_html(rows, header=None) -> str:

@@ -23,6 +23,8 @@ from lib.moe import balance_load, route
 from lib.params import (ModelConfig, block_parameters, count_parameters, equal_count_gated_width,
                         mebibytes)
 
+from .layout import controls as _row, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
+
 # ---------------------------------------------------------------- shared helpers
 
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "silu": "SiLU", "none": "no activation"}
@@ -52,17 +54,6 @@ def _ordinal_list(items) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _verdict_widget():
-    import ipywidgets as widgets
-    verdict = widgets.HTML()
-    verdict.add_class("course-verdict")
-    return verdict
-
-
-def _verdict_html(text: str) -> str:
-    return f'<div style="color: var(--jp-ui-font-color1, inherit);">{html.escape(text)}</div>'
-
-
 def _numbers_widget():
     import ipywidgets as widgets
     numbers = widgets.HTML()
@@ -78,19 +69,6 @@ def _numbers_html(rows) -> str:
         f"{html.escape(value)}</td></tr>" for label, value in rows)
     return ('<table style="color: var(--jp-ui-font-color1, inherit); border-collapse: collapse;'
             f' font-size: var(--jp-ui-font-size1, 13px);">{cells}</table>')
-
-
-def _row(*children):
-    import ipywidgets as widgets
-    return widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
-
-
-def _root(name: str, children):
-    import ipywidgets as widgets
-    root = widgets.VBox(children)
-    root.add_class("course-lab")
-    root.add_class(f"course-lab-{name}")
-    return root
 
 
 _STYLE = {"description_width": "initial"}

@@ -12,7 +12,6 @@ and a view (widgets and one figure, redrawn in place).
 
 from __future__ import annotations
 
-import html
 from functools import lru_cache
 
 import numpy as np
@@ -22,6 +21,8 @@ from lib.exercises.mine import Use
 from lib.norm import layer_norm, rms_norm
 from lib.stack import MODES, random_rotations, residual_stream, run_stack, start_vector
 
+from .layout import controls as _controls, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
+
 D = 8                              # the stack lab's vector has 8 numbers
 SQRT_D = float(np.sqrt(D))         # the length of 8 numbers with mean 0 and std 1
 GAIN_MIN, GAIN_MAX = 0.3, 2.0
@@ -30,36 +31,12 @@ DTYPES = {"float64": (np.float64, "64-bit floats (largest about 1.8e308)"),
           "float16": (np.float16, "16-bit floats (largest 65,504)")}
 
 
-def _verdict_html(text: str) -> str:
-    return f'<div style="color: var(--jp-ui-font-color1, inherit);">{html.escape(text)}</div>'
-
-
 def _fmt(value: float) -> str:
     """A length in plain words: 2.83, 0.0041, 3.4e+19."""
     value = float(value)
     if value == 0 or (1e-3 <= abs(value) < 1e5):
         return f"{value:.3g}" if abs(value) < 1 else f"{value:,.2f}" if abs(value) < 1000 else f"{value:,.0f}"
     return f"{value:.2g}"
-
-
-def _controls(*children):
-    import ipywidgets as widgets
-    return widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
-
-
-def _root(name: str, children):
-    import ipywidgets as widgets
-    root = widgets.VBox(children)
-    root.add_class("course-lab")
-    root.add_class(f"course-lab-{name}")
-    return root
-
-
-def _verdict_widget():
-    import ipywidgets as widgets
-    verdict = widgets.HTML()
-    verdict.add_class("course-verdict")
-    return verdict
 
 
 def _slider(kind: str, **kw):

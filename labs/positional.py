@@ -7,7 +7,6 @@ Each lab has a model (a pure function from control values to numbers and a verdi
 
 from __future__ import annotations
 
-import html
 import itertools
 import math
 
@@ -18,17 +17,9 @@ from lib.exercises.mine import Use
 from lib.positional import PAIRINGS, add_positions, rope, sinusoidal
 from lib.weights import random_weights
 
+from .layout import controls as _controls, verdict_html as _verdict_html
+
 TOL = 1e-9  # below this, two outputs count as identical
-
-
-def _verdict_html(text: str) -> str:
-    return f'<div style="color: var(--jp-ui-font-color1, inherit);">{html.escape(text)}</div>'
-
-
-def _controls_row(children):
-    import ipywidgets as widgets
-
-    return widgets.HBox(children, layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
 
 
 # ====================================================================== position shuffle
@@ -228,7 +219,7 @@ class ShuffleLab:
         fig.tight_layout()
         self.view = FigureView(fig, description="Attention outputs before and after the shuffle")
 
-        controls = _controls_row([self.order, self.shuffle, self.positions, self.causal, self.scale])
+        controls = _controls(*[self.order, self.shuffle, self.positions, self.causal, self.scale])
         self.mine = MineSwitch([TABLE_USE], self._on_change)
         self.root = widgets.VBox([controls, self.mine.widget, self.view.widget, self.verdict])
         self.root.add_class("course-lab")
@@ -395,7 +386,7 @@ class PositionTableLab:
         fig.tight_layout()
         self.view = FigureView(fig, description="Heatmap of the sinusoidal position table and a clock")
 
-        controls = _controls_row([self.d_slider, self.length_slider, self.row_slider])
+        controls = _controls(*[self.d_slider, self.length_slider, self.row_slider])
         self.mine = MineSwitch([TABLE_USE], self._on_change)
         self.root = widgets.VBox([controls, self.mine.widget, self.view.widget, self.readout, self.verdict])
         self.root.add_class("course-lab")
@@ -583,7 +574,7 @@ class RotaryLab:
         fig.tight_layout(rect=(0, 0.13, 1, 1))
         self.view = FigureView(fig, description="A query and key pair on the plane, and the score")
 
-        controls = _controls_row([self.q_slider, self.k_slider, self.up, self.down,
+        controls = _controls(*[self.q_slider, self.k_slider, self.up, self.down,
                                   self.base_slider, self.pairing, self.pair_slider])
         self.mine = MineSwitch([ROPE_USE], self._on_change)
         self.root = widgets.VBox([controls, self.mine.widget, self.view.widget, self.verdict])

@@ -14,12 +14,13 @@ a control back to a setting already seen costs nothing.
 
 from __future__ import annotations
 
-import html
 from functools import lru_cache
 
 import numpy as np
 
 from lib import model as trained
+
+from .layout import controls as _controls, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
 
 # The kinds of prediction shown, as (label, names of the kinds in lib/trained/model.json).
 GROUPS = (("verbs", ("verb",)), ("counting", ("count",)), ("copy", ("copy",)),
@@ -27,30 +28,6 @@ GROUPS = (("verbs", ("verb",)), ("counting", ("count",)), ("copy", ("copy",)),
           ("whole text", None))
 CONTEXT_WORDS = 9          # words of context shown before a watched prediction
 TOP = 5                    # words shown for a watched prediction
-
-
-def _verdict_html(text: str) -> str:
-    return f'<div style="color: var(--jp-ui-font-color1, inherit);">{html.escape(text)}</div>'
-
-
-def _controls(*children):
-    import ipywidgets as widgets
-    return widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
-
-
-def _root(name: str, children):
-    import ipywidgets as widgets
-    root = widgets.VBox(children)
-    root.add_class("course-lab")
-    root.add_class(f"course-lab-{name}")
-    return root
-
-
-def _verdict_widget():
-    import ipywidgets as widgets
-    verdict = widgets.HTML()
-    verdict.add_class("course-verdict")
-    return verdict
 
 
 # ============================================================ shared numbers
