@@ -1,0 +1,296 @@
+"""Notebooks under nbval, the site build, import times, and the trained model against PyTorch."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .stats import ratio, summary
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENT = ROOT / "content"
+PYTHON = sys.executable
+
+
+def notebooks() -> list[Path]:
+    return sorted(p for p in CONTENT.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+# ---------------------------------------------------------------- notebooks
+
+def _nbval(path: Path, env: dict, cwd: Path) -> tuple[float, bool, str]:
+    start = time.perf_counter()
+    result = subprocess.run([PYTHON, "-m", "pytest", "--nbval-lax", "--nbval-current-env",
+                             "-p", "no:cacheprovider", "-q", str(path)],
+                            cwd=cwd, env=env, capture_output=True, text=True)
+    tail = (result.stdout + result.stderr).strip().splitlines()
+    return time.perf_counter() - start, result.returncode == 0, tail[-1] if tail else ""
+
+
+def run_notebooks(names=None, repeats: int = 1, log=print) -> dict:
+    """Each notebook's full nbval run, as shipped and solved (pytest start-up included)."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-nb-") as tmp:
+        tmp = Path(tmp)
+        for path in notebooks():
+            if names and path.stem not in names and path.name not in names:
+                continue
+            solved = tmp / "solved" / path.stem / path.name
+            solved.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run([PYTHON, "-m", "lib.exercises", "solve", str(path), str(solved)],
+                           cwd=ROOT, check=True, capture_output=True)
+            row = {"notebook": path.name}
+            for form, file, extra in (("shipped", path, {}), ("solved", solved, {"COURSE_STRICT": "1"})):
+                times, ok, last = [], True, ""
+                for i in range(repeats):
+                    env = {**os.environ, **extra, "COURSE_PROGRESS_FILE": str(tmp / f"p-{path.stem}-{form}-{i}.json"),
+                           "MPLBACKEND": "Agg"}
+                    seconds, passed, last = _nbval(file, env, tmp)
+                    times.append(seconds)
+                    ok = ok and passed
+                row[form] = {**summary(times), "passed": ok, "pytest": last}
+            log(f"  notebook {path.name}: shipped {row['shipped']['median_ms'] / 1000:.1f} s, "
+                f"solved {row['solved']['median_ms'] / 1000:.1f} s")
+            rows.append(row)
+    total = sum(r[f]["median_ms"] for r in rows for f in ("shipped", "solved")) / 1000
+    return {"notebooks": rows, "total_s": round(total, 1), "target_s": 90.0,
+            "meets_target": total <= 90.0}
+
+
+# ---------------------------------------------------------------- imports
+
+IMPORTS = {"import lib, labs": "import lib, labs",
+           "import lib.exercises, labs.questions (a setup cell)": "import lib.exercises, labs.questions"}
+
+
+def run_imports(repeats: int = 5) -> dict:
+    """Fresh CPython processes: the import alone (the interpreter's own start-up subtracted)."""
+    out = {}
+    code = ("import time, sys; t = time.perf_counter(); {stmt}; "
+            "print(time.perf_counter() - t)")
+    for label, stmt in IMPORTS.items():
+        times = []
+        for _ in range(repeats):
+            result = subprocess.run([PYTHON, "-c", code.format(stmt=stmt)], cwd=ROOT, capture_output=True,
+                                    text=True, check=True, env={**os.environ, "MPLBACKEND": "Agg"})
+            times.append(float(result.stdout.strip().splitlines()[-1]))
+        out[label] = summary(times)
+    main = out["import lib, labs"]
+    return {"imports": out, "target_ms": 500.0, "meets_target": main["median_ms"] <= 500.0}
+
+
+# ---------------------------------------------------------------- site
+
+def _size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def run_site(build: bool = True, log=print) -> dict:
+    """``jupyter lite build`` (tools.site.build) time and the bytes the course adds to the site."""
+    from tools.wheel import build_wheel
+
+    out = {"target_bytes": 5_000_000}
+    with tempfile.TemporaryDirectory(prefix="bench-site-") as tmp:
+        tmp = Path(tmp)
+        wheel = build_wheel(tmp / "wheel")
+        adds = {"course wheel (lib/ and labs/, weights included)": _size(wheel),
+                "notebooks (content/)": sum(_size(p) for p in notebooks())}
+        weights = ROOT / "lib" / "trained"
+        out["weights_bytes_inside_wheel_uncompressed"] = _size(weights)
+        if build:
+            site = tmp / "site"
+            start = time.perf_counter()
+            subprocess.run([PYTHON, "-c", "import sys; from tools.site import build; build(sys.argv[1])", str(site)],
+                           cwd=ROOT, check=True, capture_output=True)
+            seconds = time.perf_counter() - start
+            out["build"] = summary([seconds])
+            files = site / "files"
+            if files.exists():
+                adds["notebooks (content/)"] = _size(files)
+            wheels = list((site / "static" / "pyodide-lock").glob("transformer_course-*.whl"))
+            if wheels:
+                adds["course wheel (lib/ and labs/, weights included)"] = _size(wheels[0])
+            out["site_bytes"] = _size(site)
+            log(f"  site build: {seconds:.1f} s, {out['site_bytes'] / 1e6:.1f} MB in all")
+    out["course_adds"] = adds
+    out["course_adds_bytes"] = sum(adds.values())
+    out["meets_target"] = out["course_adds_bytes"] <= out["target_bytes"]
+    return out
+
+
+# ---------------------------------------------------------------- trained model
+
+def _torch_model(dtype):
+    import importlib.util
+
+    import torch
+
+    from lib import model
+    sys.path.insert(0, str(ROOT / "training"))
+    try:
+        spec = importlib.util.spec_from_file_location("course_training_train_bench", ROOT / "training" / "train.py")
+        train = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(train)
+    finally:
+        sys.path.remove(str(ROOT / "training"))
+    torch_model = train.Decoder(model.info()["config"])
+    w = model.weights()
+    state = {"embedding.weight": w.embedding, "final_norm.weight": w.final_norm}
+    for i, b in enumerate(w.blocks):
+        state[f"blocks.{i}.attention_norm.weight"] = b.attention_norm
+        state[f"blocks.{i}.ffn_norm.weight"] = b.ffn_norm
+        for name in ("wq", "wk", "wv", "wo", "w_gate", "w_up", "w_down"):
+            state[f"blocks.{i}.{name}.weight"] = getattr(b, name).T
+    torch_model.load_state_dict({k: torch.tensor(np.ascontiguousarray(v), dtype=dtype) for k, v in state.items()})
+    return torch_model.to(dtype).eval()
+
+
+def _openblas_threads_setter():
+    """A function setting the loaded OpenBLAS's thread count, or None."""
+    import ctypes
+    import re
+
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return None
+    for path in sorted(set(re.findall(r"(/\S*openblas\S*\.so\S*)", maps))):
+        lib = ctypes.CDLL(path)
+        for name in ("scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_", "openblas_set_num_threads"):
+            setter = getattr(lib, name, None)
+            if setter is not None:
+                return lambda n: setter(ctypes.c_int(int(n)))
+    return None
+
+
+def run_model(repeats: int = 20) -> dict:
+    """NumPy forward (lib.model) against PyTorch CPU, same weights, same held-out text, interleaved.
+
+    Run twice: with the libraries' default threads (all cores), and with one thread each
+    (OpenBLAS for NumPy, intra-op for PyTorch), as the browser's single-threaded kernel runs."""
+    import torch
+
+    from lib import model
+    ids = model.heldout().ids
+    model.forward(ids)                                       # weights loaded and cached
+    models = {"float32": _torch_model(torch.float32), "float64": _torch_model(torch.float64)}
+    x = torch.tensor(np.asarray(ids))[None]
+    set_blas = _openblas_threads_setter()
+    default_torch = torch.get_num_threads()
+    default_blas = _openblas().get("blas_threads")
+    out = {"tokens": int(len(ids)), "torch_version": torch.__version__}
+    runs = [("", default_blas, default_torch)] + ([("one_thread_", 1, 1)] if set_blas else [])
+    with torch.no_grad():
+        for prefix, blas, threads in runs:
+            if set_blas and blas:
+                set_blas(blas)
+            torch.set_num_threads(threads)
+            times = {"numpy": [], "torch_float32": [], "torch_float64": []}
+            model.forward(ids)
+            for m in models.values():
+                m(x)                                         # warm-up
+            for _ in range(repeats):
+                start = time.perf_counter(); model.forward(ids); times["numpy"].append(time.perf_counter() - start)
+                for key, m in models.items():
+                    start = time.perf_counter(); m(x); times[f"torch_{key}"].append(time.perf_counter() - start)
+            for key, values in times.items():
+                out[prefix + key] = summary(values)
+            out[prefix + "threads"] = {"openblas": blas, "torch": threads}
+            out[prefix + "numpy_over_torch_float32"] = ratio(out[prefix + "numpy"], out[prefix + "torch_float32"])
+            out[prefix + "numpy_over_torch_float64"] = ratio(out[prefix + "numpy"], out[prefix + "torch_float64"])
+        agree = float(np.abs(models["float64"](x)[0].numpy() - model.forward(ids)).max())
+    if set_blas and default_blas:
+        set_blas(default_blas)
+    torch.set_num_threads(default_torch)
+    out["torch_threads"] = default_torch
+    out["max_abs_difference_vs_torch_float64"] = agree
+    best = min(out["torch_float32"]["median_ms"], out["torch_float64"]["median_ms"])
+    out["numpy_over_fastest_torch"] = round(out["numpy"]["median_ms"] / best, 2)
+    out["meets_target"] = bool(out["numpy_over_fastest_torch"] <= 2.0)
+    return out
+
+
+# ---------------------------------------------------------------- the machine
+
+def _openblas() -> dict:
+    """The loaded OpenBLAS's own report: its configuration and the threads it uses."""
+    import ctypes
+    import re
+
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return {}
+    paths = sorted(set(re.findall(r"(/\S*openblas\S*\.so\S*)", maps)))
+    for path in paths:
+        lib = ctypes.CDLL(path)
+        for prefix, suffix in (("scipy_openblas", "64_"), ("openblas", "64_"), ("openblas", "")):
+            threads = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+            config = getattr(lib, f"{prefix}_get_config{suffix}", None)
+            if threads is None:
+                continue
+            out = {"blas_threads": int(threads())}
+            if config is not None:
+                config.restype = ctypes.c_char_p
+                out["blas_config"] = config().decode(errors="replace")
+            return out
+    return {}
+
+
+def machine() -> dict:
+    import platform
+
+    import matplotlib
+    info = {"python": platform.python_version(), "numpy": np.__version__, "matplotlib": matplotlib.__version__,
+            "platform": platform.platform(), "cores": os.cpu_count()}
+    try:
+        info["cores_usable"] = len(os.sched_getaffinity(0))
+    except AttributeError:
+        pass
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                info["memory_gb"] = round(int(line.split()[1]) / 1024 ** 2, 1)
+                break
+    except OSError:
+        pass
+    try:
+        import ipywidgets
+        info["ipywidgets"] = ipywidgets.__version__
+        import PIL
+        info["pillow"] = PIL.__version__
+    except ImportError:
+        pass
+    blas = []
+    try:
+        from threadpoolctl import threadpool_info
+        blas = [{k: d.get(k) for k in ("internal_api", "version", "num_threads", "threading_layer", "architecture")}
+                for d in threadpool_info()]
+    except ImportError:
+        try:
+            config = np.show_config(mode="dicts")
+            blas = [config.get("Build Dependencies", {}).get("blas", {})]
+        except Exception:  # noqa: BLE001
+            pass
+    info["blas"] = blas
+    info.update(_openblas())
+    info["blas_env"] = {k: os.environ[k] for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+                        if k in os.environ}
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    info["load_average_at_start"] = [round(v, 2) for v in load] if load else None
+    return info
+
+
+__all__ = ["machine", "notebooks", "run_imports", "run_model", "run_notebooks", "run_site"]
