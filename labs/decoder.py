@@ -28,7 +28,7 @@ from lib.params import REAL_MODELS, ModelConfig, block_parameters, count_paramet
 from lib.positional import sinusoidal
 from lib.weights import random_weights
 
-from .layout import controls as _controls, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
+from .layout import controls as _controls, log_scale, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
 
 # ================================================================ shared helpers
 
@@ -523,6 +523,8 @@ class FlowLab:
         fig = new_figure(6.4, 3.3)
         axes = fig.subplots(1, 3)
         self.axes = axes
+        for ax in axes:
+            ax.xaxis.get_major_locator().set_params(integer=True)  # blocks are whole numbers
         self.lines, self.refs = [], []
         titles = ("size of the stream", "how alike the words are", "word 1 moved by\nthe last word")
         ylabels = ("RMS (log scale)", "mean cosine similarity", "largest change")
@@ -538,7 +540,7 @@ class FlowLab:
             ax.tick_params(labelsize=8)
             ax.grid(True, alpha=0.3)
         from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-        axes[0].set_yscale("log")
+        log_scale(axes[0].yaxis)
         axes[0].yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 3.0)))
         axes[0].yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
         axes[0].yaxis.set_minor_formatter(NullFormatter())
@@ -599,8 +601,6 @@ class FlowLab:
         self.axes[2].set_ylim(-0.05 * top, top * 1.15)
         removed = [PARTS[name] for name in m["removed"]]
         self.suptitle.set_text("Every part on" if not removed else "Removed: " + ", ".join(removed))
-        for ax in self.axes:
-            ax.xaxis.get_major_locator().set_params(integer=True)
         self.view.redraw()
         self.verdict.value = _verdict_html(m["verdict"])
         self.model = m

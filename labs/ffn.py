@@ -23,7 +23,7 @@ from lib.moe import balance_load, route
 from lib.params import (ModelConfig, block_parameters, count_parameters, equal_count_gated_width,
                         mebibytes)
 
-from .layout import controls as _row, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
+from .layout import controls as _row, log_scale, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
 
 # ---------------------------------------------------------------- shared helpers
 
@@ -587,7 +587,7 @@ class ParametersLab:
         self.legend.get_texts()[0].set_text(f"plain FFN at d_ff = {_count(m['d_ff'])}")
         top = max(values + [m["plain_ffn"]])
         if self.log_scale.value:
-            self.ax.set_yscale("log")
+            log_scale(self.ax.yaxis)
             self.ax.set_ylim(10, top * 60)
             for label, v in zip(self.labels, values):
                 label.set_y(v * 1.15)

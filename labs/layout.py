@@ -26,6 +26,17 @@ def controls(*children):
     return widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
 
 
+def log_scale(axis):
+    """Put a log scale on a matplotlib axis (ax.xaxis or ax.yaxis) without minor ticks.
+
+    Minor ticks and their labels are most of the drawing time of a log axis, and a lab redraws
+    on every move of a slider; the labelled major ticks are kept.
+    """
+    from matplotlib.ticker import NullLocator
+    axis.axes.set_xscale("log") if axis is axis.axes.xaxis else axis.axes.set_yscale("log")
+    axis.set_minor_locator(NullLocator())
+
+
 def lab_root(name, children):
     """A lab's outer box, with the classes ``course-lab`` and ``course-lab-<name>``."""
     import ipywidgets as widgets

@@ -21,7 +21,7 @@ from lib.exercises.mine import Use
 from lib.norm import layer_norm, rms_norm
 from lib.stack import MODES, random_rotations, residual_stream, run_stack, start_vector
 
-from .layout import controls as _controls, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
+from .layout import controls as _controls, log_scale, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
 
 D = 8                              # the stack lab's vector has 8 numbers
 SQRT_D = float(np.sqrt(D))         # the length of 8 numbers with mean 0 and std 1
@@ -184,7 +184,7 @@ class StackLab:
 
         fig = new_figure(6.4, 3.2)
         ax = fig.add_subplot()
-        ax.set_yscale("log")
+        log_scale(ax.yaxis)
         self.sqrt8 = ax.axhline(SQRT_D, color=OKABE_ITO["black"], linestyle="--", linewidth=1,
                                 label=f"\u221a{D} \u2248 {SQRT_D:.2f}")
         (self.law,) = ax.plot([], [], color=OKABE_ITO["green"], linestyle=":", linewidth=2,
@@ -450,7 +450,7 @@ class PlacementLab:
                                 right.plot([], [], color=colours[name], linestyle=styles[name],
                                            linewidth=1.8, label=label)[0])
         right.axhline(1.0, color=OKABE_ITO["black"], linewidth=0.8)
-        right.set_yscale("log")
+        log_scale(right.yaxis)
         left.set_title("size of the stream (RMS)", fontsize=10)
         right.set_title("a tiny change, \u00d7 its start", fontsize=10)
         for ax in (left, right):

@@ -20,7 +20,7 @@ import numpy as np
 
 from lib import model as trained
 
-from .layout import controls as _controls, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
+from .layout import controls as _controls, log_scale, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
 
 # The kinds of prediction shown, as (label, names of the kinds in lib/trained/model.json).
 GROUPS = (("verbs", ("verb",)), ("counting", ("count",)), ("copy", ("copy",)),
@@ -157,7 +157,7 @@ class _KindBars:
                            label="trained model")
         self.now = ax.bar(x + 0.2, np.ones(len(labels)), width=0.4, color=OKABE_ITO["vermillion"],
                           label=now_label, hatch="//", edgecolor="white")
-        ax.set_yscale("log")
+        log_scale(ax.yaxis)
         ax.set_xticks(x, labels, rotation=40, ha="right", fontsize=9)
         ax.set_ylabel("perplexity (log)")
         ax.set_title("perplexity by kind of prediction", fontsize=10)
