@@ -4,7 +4,7 @@ Runs every cell, clicks the shuffle lab's "add positions" toggle and expects the
 change from "identical" to "changed by", and saves a screenshot of each lab in test-artifacts/.
 """
 
-from test_browser_live import PANEL, cell_errors, open_notebook, run_all
+from test_browser_live import PANEL, cell_errors, open_and_run
 
 NOTEBOOK = "01_positional_encoding.ipynb"
 LABS = ("shuffle", "position-table", "rotary")
@@ -12,11 +12,7 @@ LABS = ("shuffle", "position-table", "rotary")
 
 def test_positional_notebook_live(jupyter_server, page, artifacts):
     base, _ = jupyter_server
-    open_notebook(page, base, NOTEBOOK)
-    run_all(page)
-    assert cell_errors(page) == []
-    for name in LABS:
-        assert page.locator(f"{PANEL} .course-lab-{name}").count() == 1, name
+    open_and_run(page, base, NOTEBOOK, LABS)
 
     shuffle = page.locator(f"{PANEL} .course-lab-shuffle")
     verdict = shuffle.locator(".course-verdict")

@@ -5,7 +5,7 @@ word 1 now reads the future, switches it back on, and saves a screenshot of each
 test-artifacts/.
 """
 
-from test_browser_live import PANEL, cell_errors, open_notebook, run_all
+from test_browser_live import PANEL, cell_errors, open_and_run
 
 NOTEBOOK = "04_decoder_block.ipynb"
 LABS = ("six-steps", "layer-flow", "parameter-calculator")
@@ -13,11 +13,7 @@ LABS = ("six-steps", "layer-flow", "parameter-calculator")
 
 def test_decoder_notebook_live(jupyter_server, page, artifacts):
     base, _ = jupyter_server
-    open_notebook(page, base, NOTEBOOK)
-    run_all(page)
-    assert cell_errors(page) == []
-    for name in LABS:
-        assert page.locator(f"{PANEL} .course-lab-{name}").count() == 1, name
+    open_and_run(page, base, NOTEBOOK, LABS)
 
     flow = page.locator(f"{PANEL} .course-lab-layer-flow")
     verdict = flow.locator(".course-verdict")

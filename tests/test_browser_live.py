@@ -40,6 +40,15 @@ def run_all(page):
         }}""", timeout=180_000)
 
 
+def open_and_run(page, base, notebook, lab_names=()):
+    """Open a notebook, run every cell, require no stderr and each named lab exactly once."""
+    open_notebook(page, base, notebook)
+    run_all(page)
+    assert cell_errors(page) == []
+    for name in lab_names:
+        assert page.locator(f"{PANEL} .course-lab-{name}").count() == 1, name
+
+
 def cell_errors(page):
     """Tracebacks and anything written to stderr (warnings included) in the open notebook."""
     return page.locator(f"{PANEL} .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").all_inner_texts()
