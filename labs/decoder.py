@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from lib.attention import attention
+from lib.attention import attention, causal_mask, softmax
 from lib.exercises.mine import NotUsedHere, Use
 from lib.block import SIX_STEP_OPTIONS, block_steps, decoder, random_stack, six_step_setup
 from lib.norm import root_mean_square
@@ -319,12 +319,13 @@ def _largest(a, b) -> float:
 
 
 @lru_cache(maxsize=512)
-def _flow(on: tuple, depth: int, seed: int) -> dict:
+def _flow(on: tuple, depth: int, seed: int, causal_weights=None) -> dict:
     parts = dict(zip(PARTS, on))
     blocks = _stack(seed)[:depth]
     options = dict(placement="pre" if parts["norms"] else "none", use_attention=parts["attention"],
                    use_ffn=parts["ffn"], use_residual=parts["residual"], causal=parts["causal"],
-                   final_norm=parts["final_norm"], norm="rms", activation="gelu")
+                   final_norm=parts["final_norm"], norm="rms", activation="gelu",
+                   causal_weights=causal_weights)
     base, first, last = flow_inputs(parts["positions"])
     with np.errstate(all="ignore"):
         run = decoder(base, blocks, **options)
@@ -405,9 +406,20 @@ def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int) -> st
             f"after {blocks}; with it every word leaves at size {ref['output_size']:.2f}.")
 
 
-def flow_model(depth: int = 12, seed: int = 0, **parts) -> dict:
+def _course_causal_weights(scores):
+    """The course's causal weights: mask the future, then a softmax over each row."""
+    allowed = causal_mask(scores.shape[-1])
+    return softmax(np.where(allowed, scores, -np.inf), axis=-1)
+
+
+# The flow lab can run the learner's causal_weights (notebook 04's exercise) instead.
+CAUSAL_USE = Use("causal-weights", _course_causal_weights, "lib.attention's causal mask and softmax")
+
+
+def flow_model(depth: int = 12, seed: int = 0, causal_weights=None, **parts) -> dict:
     """The sentence through ``depth`` random blocks with the chosen parts (keywords of ``PARTS``,
-    True = on, all on by default). Per block: the stream's size (RMS), how alike the words are
+    True = on, all on by default); ``causal_weights`` optionally replaces the course's causal
+    mask and softmax (the learner's function from the exercise). Per block: the stream's size (RMS), how alike the words are
     (mean cosine similarity) and how far word 1 moves when the last word changes. At the top:
     how far the last word's output moves when the first word changes, and how far apart the two
     copies of "the" are. The verdict: one sentence for the run, then one per removed part,
@@ -418,7 +430,7 @@ def flow_model(depth: int = 12, seed: int = 0, **parts) -> dict:
         raise TypeError(f"unknown parts {sorted(unknown)}; the parts are {list(PARTS)}")
     on = {name: bool(parts.get(name, True)) for name in PARTS}
     key = tuple(on.values())
-    m = _flow(key, depth, int(seed))
+    m = _flow(key, depth, int(seed), causal_weights)
     full = _flow(tuple(True for _ in PARTS), depth, int(seed))
     removed = [name for name in PARTS if not on[name]]
     blocks = f"{depth} block{'s' if depth > 1 else ''}"
@@ -553,8 +565,10 @@ class FlowLab:
                                                 "the words are, and how far word 1 moves when the last "
                                                 "word changes")
         toggles = _controls(*self.toggles.values())
+        from .mine import MineSwitch
+        self.mine = MineSwitch([CAUSAL_USE], self.update)
         self.root = _root("layer-flow", [
-            _controls(self.depth, self.new), toggles, self.view.widget, self.verdict,
+            _controls(self.depth, self.new), toggles, self.mine.widget, self.view.widget, self.verdict,
             _controls(*self.shape_controls.values()), self.shapes])
         self.depth.observe(lambda _c: self.update(), names="value")
         for toggle in self.toggles.values():
@@ -583,7 +597,9 @@ class FlowLab:
 
     def update(self) -> dict:
         parts = {name: toggle.value for name, toggle in self.toggles.items()}
-        m = flow_model(self.depth.value, self.seed, **parts)
+        masked = parts["causal"] and parts["attention"]     # only then is a causal mask computed
+        m = self.mine.run(lambda weights: flow_model(self.depth.value, self.seed, causal_weights=weights, **parts),
+                          "causal-weights" if masked else None)
         n = m["depth"]
         k = np.arange(n + 1)
         series = (m["sizes"], m["alike"], m["leaks"])

@@ -62,7 +62,8 @@ def _check_projections(d, Wq, Wk, Wv, Wo, heads):
     return Wq, Wk, Wv, Wo, heads
 
 
-def attention(x, Wq, Wk, Wv, Wo, heads=1, causal=True, positions=None, return_weights=False):
+def attention(x, Wq, Wk, Wv, Wo, heads=1, causal=True, positions=None, return_weights=False,
+              causal_weights=None):
     """Multi-head self-attention of x.
 
     x:  (length, d) or (batch, length, d).
@@ -71,6 +72,9 @@ def attention(x, Wq, Wk, Wv, Wo, heads=1, causal=True, positions=None, return_we
     causal: if True, position i only looks at positions j <= i.
     positions: None, or a function applied to each head's queries and keys, shape
     (..., heads, length, size), e.g. ``rope``.
+    causal_weights: None, or a function from the scores (..., heads, length, length) to the
+    weights with the causal mask applied (notebook 04's exercise); used instead of the mask and
+    the softmax when causal is True.
     Returns (..., length, d_out), and with return_weights=True also the attention weights,
     shape (..., heads, length, length), each row summing to 1.
     """
@@ -82,8 +86,14 @@ def attention(x, Wq, Wk, Wv, Wo, heads=1, causal=True, positions=None, return_we
     if positions is not None:
         queries, keys = positions(queries), positions(keys)
     scores = queries @ np.swapaxes(keys, -1, -2) / math.sqrt(queries.shape[-1])
-    if causal:
-        scores = np.where(causal_mask(x.shape[-2]), scores, -np.inf)
-    weights = softmax(scores, axis=-1)                                 # (..., heads, length, length)
+    if causal and causal_weights is not None:
+        weights = as_float_array(causal_weights(scores), "the causal weights")
+        if weights.shape != scores.shape:
+            raise ValueError(f"causal_weights should return one weight per score, shape {scores.shape}, "
+                             f"got shape {weights.shape}")
+    else:
+        if causal:
+            scores = np.where(causal_mask(x.shape[-2]), scores, -np.inf)
+        weights = softmax(scores, axis=-1)                             # (..., heads, length, length)
     out = _join_heads(weights @ values) @ Wo
     return (out, weights) if return_weights else out

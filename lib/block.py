@@ -112,7 +112,8 @@ def _normaliser(norm, eps):
 
 
 def block_steps(x, weights, *, placement="pre", norm="rms", use_attention=True, use_ffn=True,
-                use_residual=True, causal=True, activation="gelu", positions=None, eps=1e-5):
+                use_residual=True, causal=True, activation="gelu", positions=None, eps=1e-5,
+                causal_weights=None):
     """Run one block and keep the grid after every step, as a list of (name, array).
 
     x: (length, d) or (batch, length, d); weights: a BlockWeights. Every grid has x's shape.
@@ -120,7 +121,8 @@ def block_steps(x, weights, *, placement="pre", norm="rms", use_attention=True, 
     norm: "rms" (RMSNorm) or "layer" (LayerNorm), with eps (0 allowed).
     use_attention / use_ffn / use_residual: False leaves that part out (without the residual a
     part's output replaces the stream instead of being added to it).
-    causal: mask the future in attention. activation: the plain FFN's activation (a gated FFN
+    causal: mask the future in attention (causal_weights: an optional function that does the
+    masking and softmax itself, as in lib.attention.attention). activation: the plain FFN's activation (a gated FFN
     always uses SiLU). positions: e.g. ``rope``, applied to each head's queries and keys.
     Pre-norm names: input, norm before attention, attention, add attention, norm before FFN,
     feed-forward, add FFN. Post-norm ends each half with "norm after ..." instead.
@@ -134,7 +136,8 @@ def block_steps(x, weights, *, placement="pre", norm="rms", use_attention=True, 
                          f"to match the weights' d_model, got shape {x.shape}")
 
     def run_attention(h):
-        return self_attention(h, w.Wq, w.Wk, w.Wv, w.Wo, heads=w.heads, causal=causal, positions=positions)
+        return self_attention(h, w.Wq, w.Wk, w.Wv, w.Wo, heads=w.heads, causal=causal, positions=positions,
+                              causal_weights=causal_weights)
 
     def run_ffn(h):
         if w.gated:

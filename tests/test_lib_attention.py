@@ -101,3 +101,23 @@ W = np.ones((4, 4))
 def test_bad_input_is_rejected(call, expected):
     with pytest.raises(ValueError, match=expected):
         call()
+
+
+def test_causal_weights_hook_replaces_the_mask_and_softmax():
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(2, 5, 8))
+    Wq, Wk, Wv, Wo = (rng.normal(size=(8, 8)) for _ in range(4))
+
+    def masked_softmax(scores):
+        return softmax(np.where(causal_mask(scores.shape[-1]), scores, -np.inf))
+
+    expected = attention(x, Wq, Wk, Wv, Wo, heads=2)
+    np.testing.assert_allclose(attention(x, Wq, Wk, Wv, Wo, heads=2, causal_weights=masked_softmax),
+                               expected, rtol=1e-12, atol=1e-12)
+    uniform = attention(x, Wq, Wk, Wv, Wo, heads=2, causal_weights=lambda s: np.full(s.shape, 1 / s.shape[-1]))
+    assert not np.allclose(uniform, expected)
+    with pytest.raises(ValueError, match=r"one weight per score, shape \(2, 2, 5, 5\)"):
+        attention(x, Wq, Wk, Wv, Wo, heads=2, causal_weights=lambda s: s[..., :1])
+    # Without the causal mask the hook is not used.
+    np.testing.assert_allclose(attention(x, Wq, Wk, Wv, Wo, heads=2, causal=False, causal_weights=masked_softmax),
+                               attention(x, Wq, Wk, Wv, Wo, heads=2, causal=False))

@@ -218,3 +218,26 @@ def test_a_failed_recheck_makes_a_running_lab_fall_back():
     assert "no longer passes its check" in _badge(lab) and "course-mine-fallback" in _badge(lab)
     passed("sinusoidal-table")
     assert lab.mine.running_mine                          # ticked all along: back on the learner's
+
+
+def test_flow_lab_runs_the_learners_causal_weights():
+    from labs.decoder import FlowLab
+
+    lab = _same(FlowLab, "causal-weights", lambda m: [m["sizes"], m["alike"], m["leaks"], m["output"]])
+    lab.toggles["causal"].value = False                  # no mask computed: nothing of theirs runs
+    assert not lab.mine.running_mine and "this setting uses no" in _badge(lab)
+    lab.toggles["causal"].value = True
+    assert lab.mine.running_mine
+
+
+def test_flow_lab_falls_back_from_a_causal_mask_that_reads_the_future():
+    from labs.decoder import FlowLab
+
+    lab = FlowLab()
+    reference = lab.model["output"].copy()
+    ns = run_source("def causal_weights(scores):\n    return scores[..., :1]\n", "import numpy as np\n")
+    mine.remember("causal-weights", ns["causal_weights"])
+    lab.mine.checkbox.value = True
+    badge = _badge(lab)
+    assert not lab.mine.running_mine and "course-mine-fallback" in badge and "Traceback" not in badge
+    np.testing.assert_allclose(lab.model["output"], reference)
