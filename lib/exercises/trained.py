@@ -321,3 +321,37 @@ PREDICT_MISMATCH = Question(
 )
 
 register(NUMBER_UNIFORM, PREDICT_BLOCK, PREDICT_MISMATCH)
+
+
+# ---------------------------------------------------------------- test out (labs/testout.py)
+
+from .testout import register_set as _register_test_out  # noqa: E402
+
+TEST_OUT = [
+    Question("trained-out-perplexity", NOTEBOOK, "number",
+             "A model gives the right next token the probabilities 0.5, 0.25 and 0.5 on three "
+             "tokens. What is its perplexity on them? Two decimals are enough.",
+             answer=float(np.exp(-np.mean(np.log([0.5, 0.25, 0.5])))), tol=0.005,
+             explanation="The exponential of the average negative log probability: "
+                         "exp(-(ln 0.5 + ln 0.25 + ln 0.5) / 3), the geometric mean of 2, 4 and 2."),
+    Question("trained-out-uniform", NOTEBOOK, "number",
+             "A model that spreads its probability evenly over a vocabulary of 1,000 tokens: what "
+             "is its perplexity?",
+             answer=1000.0, tol=0.5,
+             explanation="Every token gets 1/1000, so the perplexity is 1000: as unsure as a "
+                         "choice among a thousand."),
+    Question("trained-out-skip", NOTEBOOK, "predict",
+             "In a pre-norm model, what does leaving block k out mean?",
+             choices=["the stream passes block k unchanged and goes on to block k + 1",
+                      "block k's output is set to zero, stream included",
+                      "the model stops after block k - 1",
+                      "block k's weights are replaced by random ones"],
+             answer=0,
+             explanation="Each block only adds to the stream, so leaving one out is skipping its "
+                         "two additions."),
+    Question("trained-out-float16", NOTEBOOK, "number",
+             "What is the largest finite number float16 can hold?",
+             answer=float(np.finfo(np.float16).max), tol=0.5,
+             explanation="65,504: a stream value beyond it becomes infinity in float16."),
+]
+_register_test_out(NOTEBOOK, *TEST_OUT)
