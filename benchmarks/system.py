@@ -129,9 +129,8 @@ def run_site(build: bool = True, log=print) -> dict:
 # ---------------------------------------------------------------- trained model
 
 def _torch_model(dtype):
+    """The committed weights in the training script's own PyTorch model, in the given type."""
     import importlib.util
-
-    import torch
 
     from lib import model
     sys.path.insert(0, str(ROOT / "training"))
@@ -141,16 +140,8 @@ def _torch_model(dtype):
         spec.loader.exec_module(train)
     finally:
         sys.path.remove(str(ROOT / "training"))
-    torch_model = train.Decoder(model.info()["config"])
-    w = model.weights()
-    state = {"embedding.weight": w.embedding, "final_norm.weight": w.final_norm}
-    for i, b in enumerate(w.blocks):
-        state[f"blocks.{i}.attention_norm.weight"] = b.attention_norm
-        state[f"blocks.{i}.ffn_norm.weight"] = b.ffn_norm
-        for name in ("wq", "wk", "wv", "wo", "w_gate", "w_up", "w_down"):
-            state[f"blocks.{i}.{name}.weight"] = getattr(b, name).T
-    torch_model.load_state_dict({k: torch.tensor(np.ascontiguousarray(v), dtype=dtype) for k, v in state.items()})
-    return torch_model.to(dtype).eval()
+    with np.load(model.FOLDER / "weights.npz") as arrays:
+        return train.model_from_numpy_weights(model.info()["config"], dict(arrays), dtype)
 
 
 def _openblas_threads_setter():

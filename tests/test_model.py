@@ -98,19 +98,10 @@ def test_numpy_reproduces_the_recorded_logits_on_the_whole_text(ids, logits):
 
 
 def _torch_model():
-    import torch
+    """The committed weights in the training script's own PyTorch model, in float64."""
     train = _training_module("train")
-    torch_model = train.Decoder(model.info()["config"])
-    w = model.weights()
-    state = {"embedding.weight": w.embedding, "final_norm.weight": w.final_norm}
-    for i, b in enumerate(w.blocks):
-        state[f"blocks.{i}.attention_norm.weight"] = b.attention_norm
-        state[f"blocks.{i}.ffn_norm.weight"] = b.ffn_norm
-        for name in ("wq", "wk", "wv", "wo", "w_gate", "w_up", "w_down"):
-            state[f"blocks.{i}.{name}.weight"] = getattr(b, name).T      # PyTorch stores W.T
-    torch_model.load_state_dict({k: torch.tensor(np.ascontiguousarray(v), dtype=torch.float64)
-                                 for k, v in state.items()})
-    return torch_model.double().eval()
+    with np.load(model.FOLDER / "weights.npz") as arrays:
+        return train.model_from_numpy_weights(model.info()["config"], dict(arrays))
 
 
 def test_numpy_matches_a_live_pytorch_forward_of_the_same_weights(ids, logits):

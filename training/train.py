@@ -110,6 +110,20 @@ def numpy_weights(model):
     return {k: v.detach().numpy().astype(np.float32) for k, v in out.items()}
 
 
+def model_from_numpy_weights(config, arrays, dtype=torch.float64):
+    """The inverse of numpy_weights: a Decoder holding the given arrays (e.g. the committed
+    lib/trained/weights.npz), in the given PyTorch number type, ready to evaluate."""
+    model = Decoder(config)
+    state = {}
+    for key, value in arrays.items():
+        name = key.split(".")[-1]
+        prefix = "" if "." not in key else f"blocks.{key.split('.')[0]}."
+        matrix = name in ("wq", "wk", "wv", "wo", "w_gate", "w_up", "w_down")
+        state[f"{prefix}{name}.weight"] = np.ascontiguousarray(value.T if matrix else value)
+    model.load_state_dict({k: torch.tensor(v, dtype=dtype) for k, v in state.items()})
+    return model.to(dtype).eval()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=SETTINGS["steps"])
