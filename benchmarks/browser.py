@@ -11,14 +11,8 @@ learner sees), all measured by the page's own clock.
 from __future__ import annotations
 
 import contextlib
-import json
-import os
-import shutil
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 from .stats import summary
@@ -52,50 +46,12 @@ def jupyter_server():
     """(base URL, root folder) of a local JupyterLab over a copy of content/, as the tests start it."""
     sys.path.insert(0, str(TESTS))
     try:
-        from conftest import CONTENT, free_port
+        from conftest import local_jupyterlab
     finally:
         sys.path.remove(str(TESTS))
     with tempfile.TemporaryDirectory(prefix="bench-jupyter-") as tmp:
-        tmp = Path(tmp)
-        root, settings = tmp / "root", tmp / "settings"
-        shutil.copytree(CONTENT, root)
-        notification = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-        notification.parent.mkdir(parents=True)
-        notification.write_text('{"fetchNews": "false", "checkForUpdates": false}')
-        tracker = settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
-        tracker.parent.mkdir(parents=True)
-        tracker.write_text('{"windowingMode": "none"}')
-        port = free_port()
-        env = {**os.environ, "COURSE_PROGRESS_FILE": str(tmp / "progress.json"), "JUPYTER_PLATFORM_DIRS": "1",
-               "JUPYTERLAB_SETTINGS_DIR": str(settings)}
-        log = open(tmp / "server.log", "w")
-        process = subprocess.Popen(
-            [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
-             "--ip=127.0.0.1", "--allow-root", "--ServerApp.token=", "--ServerApp.password=",
-             "--ServerApp.disable_check_xsrf=True", "--LabApp.expose_app_in_browser=True",
-             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-             f"--ServerApp.root_dir={root}"],
-            stdout=log, stderr=subprocess.STDOUT, env=env)
-        url = f"http://127.0.0.1:{port}/"
-        try:
-            deadline = time.monotonic() + 90
-            while True:
-                try:
-                    with urllib.request.urlopen(url + "api/status", timeout=2) as response:
-                        json.load(response)
-                    break
-                except OSError:
-                    if process.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError("jupyter lab did not start") from None
-                    time.sleep(0.5)
-            yield url, root
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-            log.close()
+        with local_jupyterlab(tmp, Path(tmp) / "progress.json") as server:
+            yield server
 
 
 def _measure(page, lab, presses: int) -> list:

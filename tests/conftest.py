@@ -4,6 +4,7 @@ Browser tests use Debian's Chromium through Playwright (never a downloaded brows
 With CI=true a missing Chromium is a failure, not a skip.
 """
 
+import contextlib
 import functools
 import http.server
 import json
@@ -141,17 +142,17 @@ def page(browser):
 
 # ---------------------------------------------------------------- local Jupyter
 
-@pytest.fixture(scope="session")
-def jupyter_server(tmp_path_factory, progress_file):
-    """A local JupyterLab (CPython kernel) on 127.0.0.1 over a copy of content/.
+@contextlib.contextmanager
+def local_jupyterlab(workdir, progress_file):
+    """A local JupyterLab (CPython kernel) on 127.0.0.1 over a copy of content/ in workdir.
 
-    Yields (base URL, root folder). The app object is exposed to the page so tests
-    can run JupyterLab commands (run all cells, change theme) as a learner's clicks do.
+    Yields (base URL, root folder). The app object is exposed to the page so tests and
+    benchmarks can run JupyterLab commands (run all cells, change theme) as a learner's
+    clicks do; news pop-ups are off and every cell is kept in the page.
     """
-    root = tmp_path_factory.mktemp("jupyter-root")
+    workdir = Path(workdir)
+    root, settings = workdir / "root", workdir / "lab-settings"
     shutil.copytree(CONTENT, root, dirs_exist_ok=True)
-    port = free_port()
-    settings = tmp_path_factory.mktemp("lab-settings")
     notification = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
     notification.parent.mkdir(parents=True)
     notification.write_text('{"fetchNews": "false", "checkForUpdates": false}')
@@ -160,7 +161,8 @@ def jupyter_server(tmp_path_factory, progress_file):
     tracker.write_text('{"windowingMode": "none"}')  # every cell in the page, as a long scroll
     env = {**os.environ, "COURSE_PROGRESS_FILE": str(progress_file), "JUPYTER_PLATFORM_DIRS": "1",
            "JUPYTERLAB_SETTINGS_DIR": str(settings)}
-    log = open(tmp_path_factory.mktemp("jupyter-log") / "server.log", "w")
+    port = free_port()
+    log = open(workdir / "server.log", "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
          "--ip=127.0.0.1", "--allow-root", "--ServerApp.token=", "--ServerApp.password=",
@@ -170,26 +172,34 @@ def jupyter_server(tmp_path_factory, progress_file):
         stdout=log, stderr=subprocess.STDOUT, env=env,
     )
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url + "api/status", timeout=2) as response:
-                json.load(response)
-            break
-        except OSError:
-            if process.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited: see {log.name}")
-            time.sleep(0.5)
-    else:
-        process.terminate()
-        raise RuntimeError(f"jupyter lab did not start in 90 s: see {log.name}")
-    yield url, root
-    process.terminate()
     try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(url + "api/status", timeout=2) as response:
+                    json.load(response)
+                break
+            except OSError:
+                if process.poll() is not None:
+                    raise RuntimeError(f"jupyter lab exited: see {log.name}") from None
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"jupyter lab did not start in 90 s: see {log.name}") from None
+                time.sleep(0.5)
+        yield url, root
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def jupyter_server(tmp_path_factory, progress_file):
+    """(base URL, root folder) of a local JupyterLab over a copy of content/ (local_jupyterlab)."""
+    with local_jupyterlab(tmp_path_factory.mktemp("jupyter"), progress_file) as server:
+        yield server
 
 
 # ---------------------------------------------------------------- notebook figures
