@@ -174,7 +174,7 @@ def _savefig_redraw(view) -> None:
 def patched_views(mode: str, created: list | None = None):
     """mode "savefig": every redraw renders with savefig; "hold": redraws only count (and views
     made meanwhile are appended to ``created``)."""
-    from labs import figure_view
+    from labs.kit import figure_view
 
     cls = figure_view.FigureView
     original_redraw, original_init = cls.redraw, cls.__init__

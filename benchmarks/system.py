@@ -43,7 +43,7 @@ def run_notebooks(names=None, repeats: int = 1, log=print) -> dict:
                 continue
             solved = tmp / "solved" / path.stem / path.name
             solved.parent.mkdir(parents=True, exist_ok=True)
-            subprocess.run([PYTHON, "-m", "lib.exercises", "solve", str(path), str(solved)],
+            subprocess.run([PYTHON, "-m", "exercises", "solve", str(path), str(solved)],
                            cwd=ROOT, check=True, capture_output=True)
             row = {"notebook": path.name}
             for form, file, extra in (("shipped", path, {}), ("solved", solved, {"COURSE_STRICT": "1"})):
@@ -66,7 +66,7 @@ def run_notebooks(names=None, repeats: int = 1, log=print) -> dict:
 # ---------------------------------------------------------------- imports
 
 IMPORTS = {"import lib, labs": "import lib, labs",
-           "import lib.exercises, labs.questions (a setup cell)": "import lib.exercises, labs.questions"}
+           "import exercises.ui (a setup cell)": "import exercises.ui"}
 
 
 def run_imports(repeats: int = 5) -> dict:

@@ -21,14 +21,14 @@ from functools import lru_cache
 import numpy as np
 
 from lib.attention import attention, causal_mask, softmax
-from lib.exercises.mine import NotUsedHere, Use
+from exercises.core.own import NotUsedHere, Use
 from lib.block import SIX_STEP_OPTIONS, block_steps, decoder, random_stack, six_step_setup
 from lib.norm import root_mean_square
 from lib.params import REAL_MODELS, ModelConfig, block_parameters, count_parameters, mebibytes, simple_version
 from lib.positional import sinusoidal
 from lib.weights import random_weights
 
-from .layout import controls as _controls, log_scale, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
+from .kit.layout import controls as _controls, log_scale, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
 
 # ================================================================ shared helpers
 
@@ -151,7 +151,7 @@ class SixStepsLab:
         import ipywidgets as widgets
         from matplotlib.colors import TwoSlopeNorm
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.seed = seed
         self.draws = 0
@@ -503,7 +503,7 @@ class FlowLab:
     def __init__(self, depth=12, seed=0, batch=2, length=8, d_model=16, heads=2, **parts):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.seed = int(seed)
         self.depth = widgets.IntSlider(value=depth, min=1, max=DEPTH_MAX, step=1, description="blocks",
@@ -565,7 +565,7 @@ class FlowLab:
                                                 "the words are, and how far word 1 moves when the last "
                                                 "word changes")
         toggles = _controls(*self.toggles.values())
-        from .mine import MineSwitch
+        from .kit.own_function import MineSwitch
         self.mine = MineSwitch([CAUSAL_USE], self.update)
         self.root = _root("layer-flow", [
             _controls(self.depth, self.new), toggles, self.mine.widget, self.view.widget, self.verdict,
@@ -737,7 +737,7 @@ def _course_model_parameters(d, layers, d_ff, vocab):
     return count_parameters(ModelConfig(d_model=d, layers=layers, d_ff=d_ff, vocab=vocab)).total
 
 
-# The exercise whose function the calculator can count with (see labs/mine.py).
+# The exercise whose function the calculator can count with (see labs/kit/own_function.py).
 PARAMETERS_USE = Use("model-parameters", _course_model_parameters, "lib.params.count_parameters")
 
 
@@ -846,7 +846,7 @@ class CalculatorLab:
     def __init__(self, preset=COURSE_EXAMPLE, bytes_per_number=2):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         style = {"description_width": "initial"}
         wide = widgets.Layout(width="22em")
@@ -915,7 +915,7 @@ class CalculatorLab:
         fig.subplots_adjust(left=0.15, right=0.97, top=0.8, bottom=0.2)
         self.view = FigureView(fig, description="Bar charts: the share of each part of the model, and the "
                                                 "count with twice the blocks or twice the width")
-        from .mine import MineSwitch
+        from .kit.own_function import MineSwitch
         self.mine = MineSwitch([PARAMETERS_USE], self.update)
         self.root = _root("parameter-calculator", [
             _controls(self.d_model, self.layers), _controls(self.preset, self.bytes),

@@ -17,13 +17,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from lib.exercises.mine import Use
+from exercises.core.own import Use
 from lib.ffn import activation_function, collapse, ffn, hidden_units, worked_example
 from lib.moe import balance_load, route
 from lib.params import (ModelConfig, block_parameters, count_parameters, equal_count_gated_width,
                         mebibytes)
 
-from .layout import controls as _row, log_scale, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
+from .kit.layout import controls as _row, log_scale, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
 
 # ---------------------------------------------------------------- shared helpers
 
@@ -97,7 +97,7 @@ def _sublayer_without_residual(ffn_sublayer):
     return lambda x, W1, b1, W2, b2: ffn_sublayer(x, W1, b1, W2, b2) - x
 
 
-# The exercise whose function the hidden-units lab can run with ReLU (see labs/mine.py).
+# The exercise whose function the hidden-units lab can run with ReLU (see labs/kit/own_function.py).
 FFN_USE = Use("ffn-sublayer", _course_relu_ffn, "lib.ffn.ffn", adapt=_sublayer_without_residual)
 
 
@@ -164,8 +164,8 @@ class HiddenUnitsLab:
     def __init__(self, token: str = "cat", activation: str = "relu", alone: bool = False):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
-        from .mine import MineSwitch
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.own_function import MineSwitch
 
         self.colours = OKABE_ITO
         start = EXAMPLE.X[TOKENS.index(token)] if token in TOKENS else np.array([0.5, -0.5])
@@ -394,7 +394,7 @@ class RemoveActivationLab:
     def __init__(self, width: int = 4, activation: str = "relu"):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.width = widgets.IntSlider(value=width, min=WIDTH_MIN, max=WIDTH_MAX, step=WIDTH_STEP,
                                        description="hidden width d_ff", style=_STYLE,
@@ -523,7 +523,7 @@ class ParametersLab:
                  round_to: int = 32, log_scale: bool = False):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.d_model = widgets.IntSlider(value=d_model, min=D_MIN, max=D_MAX, step=D_STEP,
                                          description="width d_model", style=_STYLE,
@@ -705,7 +705,7 @@ class RouterLab:
     def __init__(self, strength: float = 0.0, steps: int = 10, token: int = 0):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.colours = OKABE_ITO
         self.strength = widgets.FloatSlider(value=strength, min=0.0, max=STRENGTH_MAX, step=0.05,

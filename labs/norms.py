@@ -17,11 +17,11 @@ from functools import lru_cache
 import numpy as np
 
 from lib.block import norm_placement_experiment
-from lib.exercises.mine import Use
+from exercises.core.own import Use
 from lib.norm import layer_norm, rms_norm
 from lib.stack import MODES, random_rotations, residual_stream, run_stack, start_vector
 
-from .layout import controls as _controls, log_scale, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
+from .kit.layout import controls as _controls, log_scale, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
 
 D = 8                              # the stack lab's vector has 8 numbers
 SQRT_D = float(np.sqrt(D))         # the length of 8 numbers with mean 0 and std 1
@@ -120,7 +120,7 @@ def _rms_without_gain(rms_norm_fn):
     return lambda x, eps=1e-5: rms_norm_fn(x, np.ones(np.shape(x)[-1]), eps)
 
 
-# The exercises whose functions these labs can run instead of the course's (see labs/mine.py).
+# The exercises whose functions these labs can run instead of the course's (see labs/kit/own_function.py).
 LAYER_NORM_USE = Use("layer-norm", _course_layer_norm, "lib.norm.layer_norm")
 RMS_NORM_USE = Use("rms-norm", _course_rms_norm, "lib.norm.rms_norm", adapt=_rms_without_gain)
 
@@ -160,8 +160,8 @@ class StackLab:
     def __init__(self, mode="plain", gain=0.5, layers=30, dtype="float64", seed=0):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
-        from .mine import MineSwitch
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.own_function import MineSwitch
 
         self.seed = int(seed)
         self.gain = _slider("float", value=gain, min=GAIN_MIN, max=GAIN_MAX, step=0.05,
@@ -318,8 +318,8 @@ class AxisLab:
         from matplotlib.colors import TwoSlopeNorm
         from matplotlib.patches import Rectangle
 
-        from .figure_view import FigureView, new_figure
-        from .mine import MineSwitch
+        from .kit.figure_view import FigureView, new_figure
+        from .kit.own_function import MineSwitch
 
         self.value = _slider("float", value=value, min=-4.0, max=4.0, step=0.5,
                              description=f"{TOKENS[CHANGED[0]]}'s first number", readout_format=".1f")
@@ -427,7 +427,7 @@ class PlacementLab:
     def __init__(self, depth=48, seed=1):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.seed = int(seed)
         self.depth = _slider("int", value=depth, min=1, max=PLACEMENT_DEPTH, step=1,
@@ -533,7 +533,7 @@ class StreamLab:
         import ipywidgets as widgets
         from matplotlib.ticker import PercentFormatter
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.seed = int(seed)
         self.blocks = _slider("int", value=blocks, min=1, max=STREAM_MAX, step=1, description="blocks")

@@ -13,11 +13,11 @@ import math
 import numpy as np
 
 from lib.attention import attention
-from lib.exercises.mine import Use
+from exercises.core.own import Use
 from lib.positional import PAIRINGS, add_positions, rope, sinusoidal
 from lib.weights import random_weights
 
-from .layout import controls as _controls, verdict_html as _verdict_html
+from .kit.layout import controls as _controls, verdict_html as _verdict_html
 
 TOL = 1e-9  # below this, two outputs count as identical
 
@@ -60,7 +60,7 @@ def _rope_one_as_rope(rope_one):
     return turn
 
 
-# The exercises whose functions these labs can run instead of the course's (see labs/mine.py).
+# The exercises whose functions these labs can run instead of the course's (see labs/kit/own_function.py).
 TABLE_USE = Use("sinusoidal-table", _course_table, "lib.positional.sinusoidal")
 ROPE_USE = Use("rope-rotation", rope, "lib.positional.rope", adapt=_rope_one_as_rope)
 
@@ -163,8 +163,8 @@ class ShuffleLab:
     def __init__(self, order=(2, 1, 0), add_positions=False, causal=False, scale=False, seed=0):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
-        from .mine import MineSwitch
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.own_function import MineSwitch
 
         self.rng = np.random.default_rng(seed)
         self.colours = OKABE_ITO
@@ -326,8 +326,8 @@ class PositionTableLab:
         import ipywidgets as widgets
         from matplotlib.patches import Circle, Rectangle
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
-        from .mine import MineSwitch
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.own_function import MineSwitch
 
         style = {"description_width": "initial"}
         self.d_slider = widgets.IntSlider(value=_even(d_model), min=2, max=D_MAX, step=2,
@@ -504,8 +504,8 @@ class RotaryLab:
         import ipywidgets as widgets
         from matplotlib.patches import Circle
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
-        from .mine import MineSwitch
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.own_function import MineSwitch
 
         style = {"description_width": "initial"}
         wide = widgets.Layout(width="20em")

@@ -51,7 +51,7 @@ class TemperatureLab:
     def __init__(self, temperature: float = 1.0):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.colours = (OKABE_ITO["blue"], OKABE_ITO["orange"])
         self.slider = widgets.FloatSlider(value=temperature, min=T_MIN, max=T_MAX, step=0.05,

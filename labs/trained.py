@@ -20,7 +20,7 @@ import numpy as np
 
 from lib import model as trained
 
-from .layout import controls as _controls, log_scale, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
+from .kit.layout import controls as _controls, log_scale, lab_root as _root, verdict_html as _verdict_html, verdict_widget as _verdict_widget
 
 # The kinds of prediction shown, as (label, names of the kinds in lib/trained/model.json).
 GROUPS = (("verbs", ("verb",)), ("counting", ("count",)), ("copy", ("copy",)),
@@ -150,7 +150,7 @@ class _KindBars:
     """Two bars per kind of prediction on a log scale: the trained model, and the setting now."""
 
     def __init__(self, ax, now_label):
-        from .figure_view import OKABE_ITO
+        from .kit.figure_view import OKABE_ITO
         labels = [label for label, _k in GROUPS]
         x = np.arange(len(labels))
         self.full = ax.bar(x - 0.2, np.ones(len(labels)), width=0.4, color=OKABE_ITO["sky"],
@@ -182,7 +182,7 @@ class AblationLab:
     def __init__(self, keep=(True, True, True, True), positions=True, watch=None):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         layers = trained.info()["config"]["layers"]
         watched = _text()[2]
@@ -327,7 +327,7 @@ class MismatchLab:
     def __init__(self, pairing="halves", base=10000.0, positions=True, norm="rms", eps=1e-5):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         style = {"description_width": "initial"}
         self.base = widgets.FloatLogSlider(value=base, base=10, min=2, max=6, step=0.25,
@@ -445,7 +445,7 @@ class StreamLab:
     def __init__(self, position=-1):
         import ipywidgets as widgets
 
-        from .figure_view import OKABE_ITO, FigureView, new_figure
+        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         n = len(_text()[0])
         layers = trained.info()["config"]["layers"]

@@ -126,7 +126,7 @@ def test_notebook_runs_and_its_labs_follow_their_sliders(notebook, jupyter_serve
 def write_checks_notebook(root):
     """A notebook with one solved exercise and one typical wrong answer, each with its check."""
     import nbformat
-    from lib.exercises.registry import get_exercise
+    from exercises.core.registry import get_exercise
 
     start = nbformat.read(root / "00_start_here.ipynb", as_version=4)
     setup = next(c for c in start.cells if "setup" in c.metadata.get("tags", []))

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from conftest import CONTENT
-from lib.exercises.registry import all_exercises, all_questions
+from exercises.core.registry import all_exercises, all_questions
 
 NAME = "01_positional_encoding.ipynb"
 STEM = NAME[:-6]

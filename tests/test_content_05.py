@@ -141,7 +141,7 @@ def test_structure():
 
 
 def test_question_answers_match_the_model():
-    from lib.exercises.registry import get_question
+    from exercises.core.registry import get_question
     from labs.trained import ablation_model, mismatch_model
     ppl = [ablation_model(tuple(j != i for j in range(4)))["now"]["whole text"] for i in range(4)]
     assert get_question("trained-predict-block").answer == int(np.argmax(ppl))

@@ -1,4 +1,4 @@
-"""Drives every exercise of the course from its definition in lib/exercises/.
+"""Drives every exercise of the course from its definition in exercises/definitions/.
 
 Adding an exercise (with its wrong answers and alternative correct answers) to
 a notebook's module is enough for it to be tested here.
@@ -13,10 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lib.exercises import BLANK, ____, all_exercises, check, evaluate, get_exercise
-from lib.exercises.notebooks import exercise_id, read, solve_notebook, validate_notebook
-from lib.exercises.registry import Case, Exercise, Mistake, NOTEBOOKS, Variant, count_blanks, fill_blanks
-from lib.exercises.testing import run_source, try_template, try_variant
+from exercises.core.blank import BLANK, ____
+from exercises.core.checker import evaluate
+from exercises.core.registry import all_exercises, get_exercise
+from exercises.ui.notebook import check
+from exercises.core.notebooks import exercise_id, read, solve_notebook, validate_notebook
+from exercises.core.registry import Case, Exercise, Mistake, NOTEBOOKS, Variant, count_blanks, fill_blanks
+from exercises.core.testing import run_source, try_template, try_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"
@@ -164,7 +167,7 @@ def test_start_notebook_metadata():
 
 def test_solve_command_fills_every_blank(tmp_path):
     dest = tmp_path / "solved"
-    result = subprocess.run([sys.executable, "-m", "lib.exercises", "solve", str(CONTENT), str(dest)],
+    result = subprocess.run([sys.executable, "-m", "exercises", "solve", str(CONTENT), str(dest)],
                             cwd=ROOT, capture_output=True, text=True, check=True)
     assert "00_start_here.ipynb" in result.stdout
     for path in _notebooks():
@@ -178,7 +181,7 @@ def test_solve_command_fills_every_blank(tmp_path):
 
 
 def test_solve_command_on_one_notebook(tmp_path):
-    subprocess.run([sys.executable, "-m", "lib.exercises", "solve",
+    subprocess.run([sys.executable, "-m", "exercises", "solve",
                     str(CONTENT / "00_start_here.ipynb"), str(tmp_path / "one.ipynb")],
                    cwd=ROOT, check=True, capture_output=True)
     _nb, ids = solve_notebook(read(CONTENT / "00_start_here.ipynb"))
@@ -222,7 +225,7 @@ def test_error_location_points_at_the_learners_line_only():
     ex = get_exercise("stable-softmax")
     fb = try_variant(ex, Variant({1: "e.sum(axis=-1)"}))
     assert fb.location.startswith("line 5:")
-    assert "checker" not in fb.text() and "lib/exercises" not in fb.text()
+    assert "checker" not in fb.text() and "exercises/core" not in fb.text()
 
 
 def test_missing_name_is_reported_plainly():
@@ -234,7 +237,7 @@ def test_missing_name_is_reported_plainly():
 # ---------------------------------------------------------------- check(): display, strict mode
 
 def test_check_records_and_strict_mode_raises(monkeypatch, capsys):
-    from lib.exercises import progress
+    from exercises.core import progress
 
     ns = run_source(get_exercise("row-mean").template, get_exercise("row-mean").context)
     check("row-mean", ns)  # not strict: only displays
@@ -254,12 +257,12 @@ def test_check_records_and_strict_mode_raises(monkeypatch, capsys):
 def test_check_uses_the_callers_globals():
     ex = get_exercise("row-mean")
     ns = run_source(ex.solution_source + "\nresult = check('row-mean')\n", ex.context
-                    + "from lib.exercises import check\n")
+                    + "from exercises.ui.notebook import check\n")
     assert ns["result"].feedback.passed
 
 
 def test_a_miss_advances_the_hint_ladder():
-    from lib.exercises import progress
+    from exercises.core import progress
 
     ex = get_exercise("row-mean")
     bad = run_source(ex.variant_source(Variant({0: "x.max(axis=-1, keepdims=True)"})), ex.context)

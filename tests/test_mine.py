@@ -4,8 +4,10 @@ guard, and replaced by the course's function (with a one-line reason) when they 
 import numpy as np
 import pytest
 
-from lib.exercises import check, get_exercise, mine
-from lib.exercises.testing import run_source
+from exercises.core import own as mine
+from exercises.core.registry import get_exercise
+from exercises.ui.notebook import check
+from exercises.core.testing import run_source
 
 
 @pytest.fixture(autouse=True)

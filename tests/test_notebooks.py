@@ -1,7 +1,7 @@
 """Every notebook in content/: valid, shipped clean, and run top to bottom in real kernels.
 
 nbval runs each notebook twice: as shipped (blanks unfilled: no cell may error) and
-solved by `python -m lib.exercises solve` with COURSE_STRICT=1 (every check must pass).
+solved by `python -m exercises solve` with COURSE_STRICT=1 (every check must pass).
 """
 
 import os
@@ -56,7 +56,7 @@ def test_notebook_runs_as_shipped(notebook, tmp_path):
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)
 def test_notebook_runs_solved_with_every_check_passing(notebook, tmp_path):
     solved = tmp_path / notebook.name
-    subprocess.run([sys.executable, "-m", "lib.exercises", "solve", str(notebook), str(solved)],
+    subprocess.run([sys.executable, "-m", "exercises", "solve", str(notebook), str(solved)],
                    cwd=ROOT, check=True, capture_output=True, text=True)
     shipped, solved_nb = (nbformat.read(p, as_version=4) for p in (notebook, solved))
     exercises = [i for i, c in enumerate(shipped.cells) if "exercise" in c.metadata.get("tags", [])]

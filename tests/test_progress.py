@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from lib.exercises import api, progress
-from lib.exercises.registry import NOTEBOOKS, all_exercises
+from exercises.core import progress
+from exercises.ui import notebook as api
+from exercises.core.registry import NOTEBOOKS, all_exercises
 
 
 @pytest.fixture(autouse=True)
@@ -115,7 +116,7 @@ def test_unwritable_location_is_reported_not_raised(monkeypatch, tmp_path):
 
 
 def test_check_shows_a_notice_for_a_corrupt_file(progress_file, capsys):
-    from lib.exercises import check
+    from exercises.ui.notebook import check
 
     progress_file.write_text("garbage")
     check("row-mean", {})
@@ -166,7 +167,7 @@ def test_summary_lists_every_registered_exercise():
 
 
 def test_progress_view_lists_all_notebooks_and_statuses():
-    from labs.progress_view import progress_view
+    from exercises.ui.progress_view import progress_view
 
     progress.record_check("row-mean", True, "pass")
     progress.record_check("stable-softmax", False, "values")
@@ -180,7 +181,7 @@ def test_progress_view_lists_all_notebooks_and_statuses():
 
 
 def test_progress_view_reset_needs_confirmation():
-    from labs.progress_view import progress_view
+    from exercises.ui.progress_view import progress_view
 
     progress.record_check("row-mean", True, "pass")
     view = progress_view()
@@ -198,7 +199,7 @@ def test_progress_view_export_and_import():
     import base64
     import datetime
 
-    from labs.progress_view import progress_view
+    from exercises.ui.progress_view import progress_view
 
     progress.record_check("row-mean", True, "pass")
     view = progress_view()
@@ -218,7 +219,7 @@ def test_progress_view_export_and_import():
 
 def test_import_keeps_test_out_and_review_records(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "p.json"))
-    from lib.exercises import progress
+    from exercises.core import progress
     progress.reset()
     exported = progress.empty_record()
     exported["test_out"] = {"01_positional_encoding": {"passed": True, "attempts": 1}}
@@ -231,8 +232,8 @@ def test_import_keeps_test_out_and_review_records(tmp_path, monkeypatch):
 
 def test_progress_view_marks_a_tested_out_notebook(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "p.json"))
-    from lib.exercises import progress
-    from labs.progress_view import progress_table_html
+    from exercises.core import progress
+    from exercises.ui.progress_view import progress_table_html
     data = progress.empty_record()
     data["test_out"] = {"01_positional_encoding": {"passed": True, "passed_at": "2026-11-29T10:00:00"}}
     progress.save(data)

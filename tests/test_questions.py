@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from lib.exercises import progress
-from lib.exercises.questions import grade, parse_number, parse_shape
-from lib.exercises.registry import Question, all_questions, get_question
+from exercises.core import progress
+from exercises.core.questions import grade, parse_number, parse_shape
+from exercises.core.registry import Question, all_questions, get_question
 
 
 @pytest.fixture(autouse=True)
@@ -68,7 +68,7 @@ def test_bad_question_definition_is_refused():
 # ---------------------------------------------------------------- widgets
 
 def test_predict_locks_and_records_before_explaining():
-    from labs.questions import ask
+    from exercises.ui.questions import ask
 
     q = get_question("start-predict-softmax")
     w = ask(q.id)
@@ -90,7 +90,7 @@ def test_predict_locks_and_records_before_explaining():
 
 
 def test_number_widget_with_tolerance_and_reveal():
-    from labs.questions import ask
+    from exercises.ui.questions import ask
 
     w = ask("start-number-equal-scores")
     w.text.value = "nonsense"
@@ -109,7 +109,7 @@ def test_number_widget_with_tolerance_and_reveal():
 
 
 def test_shape_widget():
-    from labs.questions import ask
+    from exercises.ui.questions import ask
 
     w = ask("start-shape-row-mean")
     assert "course-question-shape" in w._dom_classes
@@ -119,7 +119,7 @@ def test_shape_widget():
 
 
 def test_exercise_controls_hint_ladder_and_solution_lock():
-    from labs.feedback import exercise_controls
+    from exercises.ui.feedback import exercise_controls
 
     controls = exercise_controls("row-mean")
     assert "course-controls" in controls._dom_classes
@@ -175,7 +175,7 @@ def test_temperature_lab_redraws_in_place():
 def test_figure_view_puts_the_image_in_an_output():
     from matplotlib.figure import Figure
 
-    from labs.figure_view import FigureView
+    from labs.kit.figure_view import FigureView
 
     fig = Figure()
     line, = fig.add_subplot().plot([0, 1], [0, 1])
@@ -188,11 +188,11 @@ def test_figure_view_puts_the_image_in_an_output():
     assert view.renders == 2
 
 
-def test_lib_does_not_import_ipywidgets():
+def test_lib_and_the_exercise_core_do_not_import_ipywidgets():
     import subprocess
     import sys
 
-    code = ("import sys, lib.exercises, lib.exercises.start; "
-            "from lib.exercises import check; print('ipywidgets' in sys.modules)")
+    code = ("import sys, lib.block, lib.model, exercises.core.checker, exercises.definitions.start; "
+            "print('ipywidgets' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

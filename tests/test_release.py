@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from lib import release
+from exercises.core import release
 from tools import release as stamping
 
 
@@ -26,7 +26,7 @@ def built(tmp_path, monkeypatch):
         manifest = stamping.stage_contents(content, staged)
         release_dir = tmp_path / f"release-{name}"
         for wheel_path, data in stamping.wheel_files(manifest, staged).items():
-            target = release_dir / wheel_path.removeprefix("lib/_release/")
+            target = release_dir / wheel_path.removeprefix("exercises/core/_release/")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         monkeypatch.setattr(release, "RELEASE_DIR", release_dir)
@@ -87,7 +87,7 @@ def test_a_checkout_that_was_never_built_has_no_release(monkeypatch, tmp_path):
 
 
 def test_views_offer_the_new_version_and_remember_keeping_mine(built, tmp_path, monkeypatch):
-    from labs import release_view
+    from exercises.ui import release_view
 
     monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
     _, old = built({"01_x.ipynb": "one"}, "a")

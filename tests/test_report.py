@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lib.exercises import export, progress, report
-from lib.exercises.registry import all_exercises
+from exercises.core import export, progress, report
+from exercises.core.registry import all_exercises
 
 ROOT = Path(__file__).resolve().parents[1]
 N_EXERCISES = len(all_exercises())
@@ -265,7 +265,7 @@ def test_old_exports_without_checksum_are_used_and_named(folder):
 
 def run(*args, cwd):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "lib.exercises", "report", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "exercises", "report", *args], cwd=cwd,
                           env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -311,7 +311,7 @@ def test_cli_empty_and_missing_folder(folder, tmp_path):
 # ---------------------------------------------------------------- from the progress view
 
 def test_progress_view_export_is_accepted_by_the_report(folder):
-    from labs.progress_view import progress_view
+    from exercises.ui.progress_view import progress_view
 
     progress.record_check("row-mean", True, "pass")
     progress.record_hint("stable-softmax", 1)

@@ -5,9 +5,10 @@ import json
 import numpy as np
 import pytest
 
-from lib.exercises import get_exercise, progress, review, testout
-from lib.exercises.questions import grade
-from lib.exercises.registry import NOTEBOOKS, all_questions
+from exercises.core import progress, review, skip_ahead
+from exercises.core.registry import get_exercise
+from exercises.core.questions import grade
+from exercises.core.registry import NOTEBOOKS, all_questions
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +82,7 @@ def test_review_questions_are_graded_and_recorded():
 
 
 def test_review_widget_end_to_end():
-    from labs.review import Review
+    from exercises.ui.review import Review
 
     empty = Review(seed=0)
     assert "Nothing to review" in empty.summary.value and empty.work.layout.display == "none"
@@ -119,10 +120,10 @@ SETS = [stem for stem, _t, _m in NOTEBOOKS if stem[:2] != "00"]
 
 
 def test_every_notebook_after_the_start_has_a_sound_test_out_set():
-    assert testout.stems_with_sets() == SETS
+    assert skip_ahead.stems_with_sets() == SETS
     main_ids = {q.id for q in all_questions()}
     for stem in SETS:
-        questions = testout.questions_for(stem)
+        questions = skip_ahead.questions_for(stem)
         assert 3 <= len(questions) <= 5
         for q in questions:
             assert q.notebook == stem and q.id not in main_ids and q.explanation
@@ -130,42 +131,42 @@ def test_every_notebook_after_the_start_has_a_sound_test_out_set():
                 assert len(q.choices) >= 3
             right = q.answer if q.kind != "number" else repr(float(q.answer))
             assert grade(q, right)[0]
-    assert testout.questions_for("00_start_here") == []
+    assert skip_ahead.questions_for("00_start_here") == []
 
 
 def _right_answers(stem):
     return {q.id: (q.answer if q.kind == "predict" else
                    ", ".join(map(str, q.answer)) if q.kind == "shape" else repr(float(q.answer)))
-            for q in testout.questions_for(stem)}
+            for q in skip_ahead.questions_for(stem)}
 
 
 def test_grading_records_attempts_and_passing_marks_the_notebook_done():
     stem = "03_norms_and_residuals"
-    assert not testout.tested_out(stem) and testout.status_label(stem) == ""
+    assert not skip_ahead.tested_out(stem) and skip_ahead.status_label(stem) == ""
     answers = _right_answers(stem)
     first = next(iter(answers))
     wrong = dict(answers, **{first: "7"})
-    graded = testout.grade(stem, wrong)
+    graded = skip_ahead.grade(stem, wrong)
     assert graded[first][0] is False and graded[first][1] == "Not right."
     assert all(ok for q_id, (ok, _m) in graded.items() if q_id != first)
-    testout.record(stem, 3, 4)
-    assert not testout.tested_out(stem)
-    assert all(ok for ok, _m in testout.grade(stem, answers).values())
-    entry = testout.record(stem, 4, 4)
+    skip_ahead.record(stem, 3, 4)
+    assert not skip_ahead.tested_out(stem)
+    assert all(ok for ok, _m in skip_ahead.grade(stem, answers).values())
+    entry = skip_ahead.record(stem, 4, 4)
     assert entry["attempts"] == 2 and entry["passed"] and entry["last_score"] == [4, 4]
-    assert testout.tested_out(stem) and testout.status_label(stem).startswith("tested out on ")
+    assert skip_ahead.tested_out(stem) and skip_ahead.status_label(stem).startswith("tested out on ")
     data = json.loads(progress.progress_path().read_text())
     assert data["test_out"][stem]["passed"] and data["exercises"] == {}     # a separate key
 
 
 def test_test_out_widget():
-    from labs.testout import TestOut
+    from exercises.ui.skip_ahead import SkipAhead
 
     stem = "01_positional_encoding"
-    view = TestOut(stem, seed=1)
+    view = SkipAhead(stem, seed=1)
     assert "course-test-out-intro" in view.header.value
     view._on_submit()
-    assert "Answer every question first" in view.result.value and not testout.entry(stem)
+    assert "Answer every question first" in view.result.value and not skip_ahead.entry(stem)
     right = _right_answers(stem)
     for q in view.questions:
         view.inputs[q.id].value = right[q.id]
@@ -177,34 +178,34 @@ def test_test_out_widget():
     view.inputs[predict.id].value = predict.answer
     view._on_submit()
     assert "tested out" in view.result.value and view.submit.disabled
-    assert testout.tested_out(stem)
-    again = TestOut(stem)
+    assert skip_ahead.tested_out(stem)
+    again = SkipAhead(stem)
     assert "You tested out on" in again.header.value
 
 
 def test_test_out_choices_come_in_a_fresh_order():
-    from labs.testout import TestOut
+    from exercises.ui.skip_ahead import SkipAhead
 
     stem = "04_decoder_block"
-    q = next(q for q in testout.questions_for(stem) if q.kind == "predict")
-    orders = {tuple(v for _l, v in TestOut(stem, seed=s).inputs[q.id].options) for s in range(12)}
+    q = next(q for q in skip_ahead.questions_for(stem) if q.kind == "predict")
+    orders = {tuple(v for _l, v in SkipAhead(stem, seed=s).inputs[q.id].options) for s in range(12)}
     assert len(orders) > 1
 
 
 def test_a_notebook_without_a_set_says_so():
-    from labs.testout import TestOut
+    from exercises.ui.skip_ahead import SkipAhead
 
-    view = TestOut("00_start_here")
+    view = SkipAhead("00_start_here")
     assert "no test-out questions yet" in view.header.value and view.submit.disabled
 
 
 def test_register_set_refuses_bad_sets():
-    from lib.exercises.registry import Question
+    from exercises.core.registry import Question
 
     q = Question("x-out", "01_positional_encoding", "shape", "?", answer=(1,), explanation="e")
     with pytest.raises(ValueError):
-        testout.register_set("01_positional_encoding", q)           # too few
+        skip_ahead.register_set("01_positional_encoding", q)           # too few
     with pytest.raises(ValueError):
-        testout.register_set("99_nothing", q, q, q)
+        skip_ahead.register_set("99_nothing", q, q, q)
     with pytest.raises(ValueError):
-        testout.register_set("02_feed_forward", q, q, q)            # repeated and foreign
+        skip_ahead.register_set("02_feed_forward", q, q, q)            # repeated and foreign

@@ -39,7 +39,7 @@ def test_site_has_no_source_maps_and_stays_small(online_site):
 def test_lock_registers_the_course_wheel_with_its_imports(online_site):
     site, _ = online_site
     entry = served_lock(site)["packages"]["transformer-course"]
-    assert entry["imports"] == ["lib", "labs"]
+    assert entry["imports"] == ["lib", "exercises", "labs"]
     assert set(entry["depends"]) == {"numpy", "matplotlib", "ipywidgets"}
     wheel = site / "static/pyodide-lock" / entry["file_name"]
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == entry["sha256"]

@@ -24,7 +24,7 @@ BASE_LOCK = Path(__file__).resolve().parent / "pyodide" / f"pyodide-lock-{PYODID
 
 # What each added wheel provides and needs (names as in the lock).
 ADDED_PACKAGES = {
-    "transformer-course": {"imports": ["lib", "labs"], "depends": ["numpy", "matplotlib", "ipywidgets"]},
+    "transformer-course": {"imports": ["lib", "exercises", "labs"], "depends": ["numpy", "matplotlib", "ipywidgets"]},
     "ipywidgets": {"imports": ["ipywidgets"], "depends": ["comm", "ipython", "traitlets"]},
     "comm": {"imports": ["comm"], "depends": ["traitlets"]},
 }

@@ -2,8 +2,8 @@
 
 The site is built from a staged copy of content/ in which every notebook carries
 `metadata.course.release` (its fingerprint and the release version). The manifest
-and the stamped notebooks also go into the course wheel (as lib/_release/), so a
-kernel knows which release it runs and can hand a learner a fresh copy (lib.release).
+and the stamped notebooks also go into the course wheel (as exercises/core/_release/), so a
+kernel knows which release it runs and can hand a learner a fresh copy (exercises.core.release).
 """
 
 import hashlib
@@ -44,8 +44,8 @@ def stage_contents(content_dir, staging_dir):
 
 
 def wheel_files(manifest, staging_dir):
-    """{path in the wheel: bytes}: the manifest and the stamped notebooks, under lib/_release/."""
-    files = {"lib/_release/manifest.json": json.dumps(manifest, indent=1).encode()}
+    """{path in the wheel: bytes}: the manifest and the stamped notebooks, under exercises/core/_release/."""
+    files = {"exercises/core/_release/manifest.json": json.dumps(manifest, indent=1).encode()}
     for path in manifest["notebooks"]:
-        files[f"lib/_release/notebooks/{path}"] = (Path(staging_dir) / path).read_bytes()
+        files[f"exercises/core/_release/notebooks/{path}"] = (Path(staging_dir) / path).read_bytes()
     return files

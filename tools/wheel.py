@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("lib", "labs")
+PACKAGES = ("lib", "exercises", "labs")
 DIST_NAME = "transformer_course"
 VERSION = "0.1.0"
 REQUIRES = ("numpy", "matplotlib", "ipywidgets")
@@ -50,7 +50,7 @@ def build_wheel(out_dir, root=ROOT, extra_files=None):
     info = f"{DIST_NAME}-{version}.dist-info"
     metadata = "\n".join(
         ["Metadata-Version: 2.1", f"Name: {DIST_NAME}", f"Version: {version}",
-         "Summary: The course's NumPy library (lib) and its labs (labs)",
+         "Summary: The course: its NumPy library (lib), exercise system (exercises) and labs (labs)",
          *[f"Requires-Dist: {name}" for name in REQUIRES], ""]
     )
     wheel_meta = "Wheel-Version: 1.0\nGenerator: tools.wheel\nRoot-Is-Purelib: true\nTag: py3-none-any\n"

@@ -3,7 +3,7 @@
 :func:`evaluate` is pure: it runs the learner's function (or reads their
 value) on fixed and fresh random cases, compares with the reference and
 returns a :class:`Feedback`. It records nothing and displays nothing; that is
-:func:`lib.exercises.check`'s job.
+:func:`exercises.ui.check`'s job.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""What notebooks call: ``check``, ``hint``, ``solution``.
+"""What notebooks call: ``begin`` in the setup cell, then ``check``, ``hint``, ``solution``
+(the setup cell also imports the blank ``____`` and ``ask`` from here).
 
-These record progress and display their result. Widgets (hint and solution
-buttons) come from ``labs.feedback`` and are imported only when a check runs
-inside a Jupyter kernel, so importing ``lib`` never imports ipywidgets.
+These record progress and display their result; the hint and solution buttons come from
+``exercises.ui.feedback``.
 """
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ import html
 import os
 import sys
 
-from . import mine, progress
-from .checker import Feedback, box_style, code_html, evaluate
-from .registry import Exercise, get_exercise
+from exercises.core import own, progress
+from exercises.core.blank import ____
+from exercises.core.checker import Feedback, box_style, code_html, evaluate
+from exercises.core.registry import Exercise, get_exercise
+
+from .questions import ask
 
 
 def strict() -> bool:
@@ -59,6 +62,21 @@ def _show_notices() -> None:
                   f"{html.escape(message)}</div>", message))
 
 
+_begun = False
+
+
+def begin() -> None:
+    """Run by every notebook's setup cell: once per kernel, tell the learner if the course has a
+    newer release than some of their saved notebooks (``exercises.ui.release_view``)."""
+    global _begun
+    if _begun or not in_kernel():
+        return
+    _begun = True
+    from .release_view import announce
+
+    announce()
+
+
 # ---------------------------------------------------------------- hints and solution
 
 def next_hint(exercise: Exercise | str) -> tuple[int, int, str]:
@@ -98,7 +116,7 @@ NOT_YET_REVEAL = ("The solution opens after your first attempt: fill in the blan
 
 
 def hint_html(level: int, total: int, text: str) -> str:
-    from .checker import _inline
+    from exercises.core.checker import _inline
 
     return (f'<div class="course-hint" style="{box_style("blank")}">'
             f"<b>Hint {level} of {total}:</b> {_inline(text)}</div>")
@@ -147,7 +165,7 @@ def check(exercise_id: str, namespace: dict | None = None) -> "_Quiet":
     ex = get_exercise(exercise_id)
     fb = evaluate(ex, namespace)
     progress.record_check(ex.id, fb.passed, fb.kind)
-    mine.note_check(ex, namespace.get(ex.name), fb)  # a passing function can then run the labs
+    own.note_check(ex, namespace.get(ex.name), fb)  # a passing function can then run the labs
     if fb.status == "fail" and not fb.hint:
         level, total, text = next_hint(ex)
         if level:
@@ -156,7 +174,7 @@ def check(exercise_id: str, namespace: dict | None = None) -> "_Quiet":
     show(fb)
     if in_kernel():
         try:
-            from labs.feedback import exercise_controls
+            from .feedback import exercise_controls
         except ImportError:
             pass
         else:

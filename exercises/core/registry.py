@@ -18,16 +18,16 @@ BLANK_TOKEN = "____"
 
 # (notebook file stem, title, module with its exercise definitions)
 NOTEBOOKS: list[tuple[str, str, str]] = [
-    ("00_start_here", "Start here", "lib.exercises.start"),
+    ("00_start_here", "Start here", "exercises.definitions.start"),
     ("01_positional_encoding", "Positional encoding: attention cannot see order",
-     "lib.exercises.positional"),
+     "exercises.definitions.positional"),
     ("02_feed_forward", "The feed-forward network: each position on its own",
-     "lib.exercises.ffn"),
+     "exercises.definitions.ffn"),
     ("03_norms_and_residuals",
      "Normalisation and residual connections: keeping deep stacks stable",
-     "lib.exercises.norms"),
-    ("04_decoder_block", "The decoder block and the stack", "lib.exercises.decoder"),
-    ("05_trained_model", "Inside a trained model", "lib.exercises.trained"),
+     "exercises.definitions.norms"),
+    ("04_decoder_block", "The decoder block and the stack", "exercises.definitions.decoder"),
+    ("05_trained_model", "Inside a trained model", "exercises.definitions.trained"),
 ]
 
 
@@ -108,7 +108,7 @@ class Exercise:
     alternatives: Sequence[Variant] = ()
     rtol: float = 1e-6
     atol: float = 1e-8
-    context: str = "import numpy as np\nfrom lib.exercises import ____\n"
+    context: str = "import numpy as np\nfrom exercises.core.blank import ____\n"
     skills: str = ""
 
     def __post_init__(self) -> None:

@@ -1,7 +1,7 @@
 """The "use my function" switch of a lab, and the badge that says whose code is running.
 
 A lab that uses a function the learner writes in an exercise builds one :class:`MineSwitch`
-with the :class:`lib.exercises.mine.Use` of each such function, puts ``switch.widget`` under its
+with the :class:`exercises.core.own.Use` of each such function, puts ``switch.widget`` under its
 controls and, in its ``update``, asks the switch to run the model::
 
     model = self.mine.run(lambda norm: axis_model(value, how, norm=norm), "layer-norm")
@@ -18,9 +18,9 @@ import html
 
 import ipywidgets as widgets
 
-from lib.exercises import mine
-from lib.exercises.checker import box_style
-from lib.exercises.registry import get_exercise
+from exercises.core import own as mine
+from exercises.core.checker import box_style
+from exercises.core.registry import get_exercise
 
 _CODE = ('<code style="font-family: var(--jp-code-font-family, monospace);'
          ' background: var(--jp-layout-color3, transparent); padding: 0 3px;">{}</code>')

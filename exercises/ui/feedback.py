@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from lib.exercises import api
-from lib.exercises.registry import get_exercise
+from . import notebook as api
+from exercises.core.registry import get_exercise
 
 
 def _hint_label(level: int, total: int) -> str:

@@ -1,9 +1,9 @@
 """Test-out sets: a few questions per notebook; all right marks the notebook done.
 
 A learner who already knows a topic answers its notebook's test-out questions (one cell near
-the top of the notebook: ``test_out("<stem>")`` from ``labs/testout.py``). They are graded
+the top of the notebook: ``skip_ahead("<stem>")`` from ``exercises.ui``). They are graded
 together; when every answer is right the notebook counts as done. The questions are ordinary
-:class:`~lib.exercises.registry.Question` objects, but they live in this registry, not in the
+:class:`~exercises.core.registry.Question` objects, but they live in this registry, not in the
 course-wide one: they are never asked one by one with ``ask`` and never reveal their answers.
 
 Each notebook's module registers its set with :func:`register_set`. Results are kept in the

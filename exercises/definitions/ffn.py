@@ -8,7 +8,7 @@ from lib.ffn import ffn as _ffn, swiglu as _swiglu, worked_example
 from lib.moe import route as _route
 from lib.params import ModelConfig, block_parameters as _block_parameters
 
-from .registry import Case, Exercise, Mistake, Question, Variant, register
+from exercises.core.registry import Case, Exercise, Mistake, Question, Variant, register
 
 NOTEBOOK = "02_feed_forward"
 
@@ -496,11 +496,11 @@ register(SUBLAYER, SWIGLU, TOP2, BLOCK_COUNT, PREDICT_ALONE, SHAPE_HIDDEN, NUMBE
          PREDICT_NO_ACTIVATION, NUMBER_FAIR)
 
 
-# ---------------------------------------------------------------- test out (labs/testout.py)
+# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
 
 from lib.params import equal_count_gated_width as _equal_width, ffn_parameters as _ffn_parameters  # noqa: E402
 
-from .testout import register_set as _register_test_out  # noqa: E402
+from exercises.core.skip_ahead import register_set as _register_test_out  # noqa: E402
 
 TEST_OUT = [
     Question("ffn-out-hidden-shape", NOTEBOOK, "shape",

@@ -3,7 +3,7 @@
 Each build of the site is a release. The build writes into every shipped notebook's metadata
 ``course.release = {"fingerprint": ..., "version": ...}`` (the fingerprint is a hash of the
 notebook as written in ``content/``), and packs a manifest and the shipped notebooks into the
-course library itself (``lib/_release/``), so a kernel started after a rebuild knows the new
+course library itself (``exercises/core/_release/``), so a kernel started after a rebuild knows the new
 release with no action from the learner.
 
 A learner's saved copy keeps the metadata of the release it came from. Comparing the two tells

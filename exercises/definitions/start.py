@@ -6,7 +6,7 @@ import numpy as np
 
 from lib.attention import softmax as _softmax_reference
 
-from .registry import Case, Exercise, Mistake, Question, Variant, register
+from exercises.core.registry import Case, Exercise, Mistake, Question, Variant, register
 
 NOTEBOOK = "00_start_here"
 

@@ -1,4 +1,4 @@
-"""Command line: ``python -m lib.exercises solve SRC DEST`` (and ``list``, ``validate``,
+"""Command line: ``python -m exercises solve SRC DEST`` (and ``list``, ``validate``,
 ``report FOLDER [--csv OUT.csv]``)."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import notebooks
-from .registry import all_exercises, all_questions
+from .core import notebooks
+from .core.registry import all_exercises, all_questions
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lib.exercises")
+    parser = argparse.ArgumentParser(prog="python -m exercises")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("solve", help="write the solved copy of a notebook or of every notebook in a folder")
     p.add_argument("src")
@@ -26,7 +26,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "report":
-        from . import report
+        from .core import report
 
         return report.main(args.folder, args.csv)
 

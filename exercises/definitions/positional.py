@@ -8,7 +8,7 @@ from lib.positional import add_positions as _add_positions
 from lib.positional import rope as _rope
 from lib.positional import sinusoidal as _sinusoidal
 
-from .registry import Case, Exercise, Mistake, Question, Variant, register
+from exercises.core.registry import Case, Exercise, Mistake, Question, Variant, register
 
 NOTEBOOK = "01_positional_encoding"
 
@@ -417,11 +417,11 @@ register(SINUSOIDAL_TABLE, ROPE_ROTATION, EMBED, PREDICT_SHUFFLE, NUMBER_PE01, S
          NUMBER_LAST_SPEED, NUMBER_SCALE_64, PREDICT_ROPE)
 
 
-# ---------------------------------------------------------------- test out (labs/testout.py)
+# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
 
 from lib.positional import sinusoidal as _sinusoidal  # noqa: E402
 
-from .testout import register_set as _register_test_out  # noqa: E402
+from exercises.core.skip_ahead import register_set as _register_test_out  # noqa: E402
 
 TEST_OUT = [
     Question("pos-out-order", NOTEBOOK, "predict",

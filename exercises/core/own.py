@@ -11,7 +11,7 @@ function into that signature. :func:`guarded` returns that wrapped function with
 runs the learner's code on copies of the arguments and raises :class:`NotMine` (never anything
 else) when the code raises, returns no number array, the wrong shape, or NaN/infinity where the
 course's function gives finite numbers. The lab's view catches :class:`NotMine`, runs the
-model on the reference instead, and shows the reason in one line (``labs/mine.py``).
+model on the reference instead, and shows the reason in one line (``labs/kit/own_function.py``).
 
 Nothing here imports widgets; the models stay pure functions of the implementation they get.
 """

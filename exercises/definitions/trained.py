@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Case, Exercise, Mistake, Question, Variant, register
+from exercises.core.registry import Case, Exercise, Mistake, Question, Variant, register
 
 NOTEBOOK = "05_trained_model"
 
@@ -323,9 +323,9 @@ PREDICT_MISMATCH = Question(
 register(NUMBER_UNIFORM, PREDICT_BLOCK, PREDICT_MISMATCH)
 
 
-# ---------------------------------------------------------------- test out (labs/testout.py)
+# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
 
-from .testout import register_set as _register_test_out  # noqa: E402
+from exercises.core.skip_ahead import register_set as _register_test_out  # noqa: E402
 
 TEST_OUT = [
     Question("trained-out-perplexity", NOTEBOOK, "number",

@@ -238,7 +238,7 @@ def summary() -> list[dict]:
 
 
 def learner() -> dict:
-    """``{"name", "id"}`` of this record's learner (see :mod:`lib.exercises.export`)."""
+    """``{"name", "id"}`` of this record's learner (see :mod:`exercises.core.export`)."""
     from .export import clean_name
 
     info = load().get("learner")
@@ -262,7 +262,7 @@ def export_text(learner: str | None = None) -> str:
         data["learner"] = wanted
         save(data)
     try:
-        from lib.release import manifest
+        from exercises.core.release import manifest
 
         release = (manifest() or {}).get("version")
     except Exception:  # the release manifest is optional

@@ -6,7 +6,7 @@ import numpy as np
 
 from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
 
-from .registry import Case, Exercise, Mistake, Question, Variant, register
+from exercises.core.registry import Case, Exercise, Mistake, Question, Variant, register
 
 NOTEBOOK = "03_norms_and_residuals"
 
@@ -438,9 +438,9 @@ register(LAYER_NORM, RMS_NORM, PRE_NORM, PREDICT_STACK, NUMBER_FIVE, NUMBER_MEAN
          PREDICT_ZERO_F, PREDICT_PLACEMENT, PREDICT_STREAM)
 
 
-# ---------------------------------------------------------------- test out (labs/testout.py)
+# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
 
-from .testout import register_set as _register_test_out  # noqa: E402
+from exercises.core.skip_ahead import register_set as _register_test_out  # noqa: E402
 
 TEST_OUT = [
     Question("norms-out-layer-norm", NOTEBOOK, "number",

@@ -9,7 +9,7 @@ from lib.ffn import ffn as _ffn, worked_example as _worked_example
 from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
 from lib.params import ModelConfig, count_parameters
 
-from .registry import Case, Exercise, Mistake, Question, Variant, register
+from exercises.core.registry import Case, Exercise, Mistake, Question, Variant, register
 
 NOTEBOOK = "04_decoder_block"
 
@@ -486,11 +486,11 @@ register(CAUSAL_WEIGHTS, DECODER, MODEL_PARAMETERS, PREDICT_SIZE, SHAPE_SCORES, 
          PREDICT_ZERO_FFN, NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2)
 
 
-# ---------------------------------------------------------------- test out (labs/testout.py)
+# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
 
 from lib.params import ModelConfig as _ModelConfig, block_parameters as _block_parameters  # noqa: E402
 
-from .testout import register_set as _register_test_out  # noqa: E402
+from exercises.core.skip_ahead import register_set as _register_test_out  # noqa: E402
 
 TEST_OUT = [
     Question("decoder-out-scores-shape", NOTEBOOK, "shape",

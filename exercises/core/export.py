@@ -1,6 +1,6 @@
 """Exported progress files: who they belong to, when they were made, and a checksum.
 
-An export is the learner's progress record (see :mod:`lib.exercises.progress`) with two more
+An export is the learner's progress record (see :mod:`exercises.core.progress`) with two more
 top-level entries::
 
     "learner": {"name": "Ada L. (s1234)", "id": "3f9c0a1b7e42"},

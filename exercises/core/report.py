@@ -1,6 +1,6 @@
 """The instructors' progress report over a folder of exported progress files.
 
-``python -m lib.exercises report FOLDER [--csv OUT.csv]`` (or ``./course report FOLDER``) reads
+``python -m exercises report FOLDER [--csv OUT.csv]`` (or ``./course report FOLDER``) reads
 every file directly in FOLDER, keeps the learners' exports and lists every other file as
 skipped, with the reason. It writes a CSV with one row per learner and exercise of the course
 (exercises from the registry, so those never started are listed too) and prints a summary.

@@ -1,0 +1,1 @@
+"""The exercise system without any widget: data types, registry, checker, progress, report."""

@@ -1,0 +1,166 @@
+"""The progress view: every notebook's exercises with their status, plus export, import, reset.
+
+Export writes a file for the instructor's report (``python -m exercises report``): the
+record, the name the learner typed, the time and a checksum (see exercises/core/export.py)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+
+import ipywidgets as widgets
+
+from exercises.core import export as export_file
+from exercises.core import progress, skip_ahead as testout
+from exercises.core.checker import box_style
+from exercises.core.registry import exercises_by_notebook
+
+_MARKS = {
+    "passed": ("\u2714", "var(--jp-success-color1, #1b7f3b)"),
+    "passed-after-solution": ("\u2714", "var(--jp-info-color1, #0072b2)"),
+    "attempted": ("\u25d0", "var(--jp-warn-color1, #b26a00)"),
+    "not-started": ("\u25cb", "var(--jp-ui-font-color2, #757575)"),
+}
+
+
+def progress_table_html() -> str:
+    """The table of all notebooks' exercises (from the registry) and their status."""
+    data = progress.load()
+    cell = ("padding: 3px 10px; border-bottom: 1px solid var(--jp-border-color2, #ccc);"
+            " text-align: left; vertical-align: top; color: var(--jp-ui-font-color1, inherit);")
+    rows = []
+    counts = {s: 0 for s in progress.STATUSES}
+    for stem, title, exercises in exercises_by_notebook():
+        head = f"<b>{html.escape(stem[:2])}</b> {html.escape(title)}"
+        if label := testout.status_label(stem, data):
+            head += f' <span class="course-tested-out">\u2714 {html.escape(label)}</span>'
+        if not exercises:
+            rows.append(f'<tr class="course-progress-notebook" data-notebook="{stem}">'
+                        f'<td style="{cell}">{head}</td><td style="{cell}" colspan="2">'
+                        "<i>exercises arrive with this notebook</i></td></tr>")
+            continue
+        for i, ex in enumerate(exercises):
+            entry = data["exercises"].get(ex.id, {})
+            status = progress.status_of(entry)
+            counts[status] += 1
+            mark, colour = _MARKS[status]
+            tries = entry.get("attempts", 0)
+            extra = f" ({tries} {'try' if tries == 1 else 'tries'})" if tries and status != "not-started" else ""
+            rows.append(
+                f'<tr class="course-progress-row" data-notebook="{stem}" data-exercise="{ex.id}">'
+                f'<td style="{cell}">{head if i == 0 else ""}</td>'
+                f'<td style="{cell}">{html.escape(ex.title)} <code>{html.escape(ex.id)}</code></td>'
+                f'<td style="{cell}" class="course-status course-status-{status}">'
+                f'<span style="color: {colour}; font-weight: bold;">{mark}</span> '
+                f"{progress.STATUS_LABELS[status]}{extra}</td></tr>")
+    total = sum(counts.values())
+    done = counts["passed"] + counts["passed-after-solution"]
+    answered = len(data["questions"])
+    summary = (f"{done} of {total} exercises passed ({counts['passed-after-solution']} after "
+               f"opening the solution); {answered} questions answered.")
+    return (f'<div class="course-progress" style="color: var(--jp-ui-font-color1, inherit);'
+            f' font-family: var(--jp-ui-font-family, sans-serif);">'
+            f'<p class="course-progress-summary">{html.escape(summary)}</p>'
+            f'<table class="course-progress-table" style="border-collapse: collapse;">'
+            f'<thead><tr><th style="{cell}">Notebook</th><th style="{cell}">Exercise</th>'
+            f'<th style="{cell}">Status</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            f'<p style="color: var(--jp-ui-font-color2, inherit); font-size: smaller;">'
+            f"Saved in {html.escape(str(progress.progress_path()))}</p></div>")
+
+
+def _message(status: str, text: str) -> str:
+    return f'<div class="course-progress-message" style="{box_style(status)}">{html.escape(text)}</div>'
+
+
+def progress_view() -> widgets.VBox:
+    """The widget: table, Refresh, Export (download link), Import (upload), Reset (with confirmation)."""
+    table = widgets.HTML()
+    table.add_class("course-progress-view-table")
+    message = widgets.HTML()
+    message.add_class("course-progress-messages")
+    refresh = widgets.Button(description="Refresh", layout=widgets.Layout(width="auto"))
+    refresh.add_class("course-progress-refresh")
+    export = widgets.Button(description="Export my progress", layout=widgets.Layout(width="auto"))
+    export.add_class("course-progress-export")
+    name = widgets.Text(value=progress.learner()["name"], placeholder="your name or student ID",
+                        description="Export as", layout=widgets.Layout(width="auto", max_width="360px"))
+    name.add_class("course-progress-learner")
+    upload = widgets.FileUpload(accept=".json,application/json", multiple=False,
+                                description="Import progress")
+    upload.add_class("course-progress-import")
+    reset = widgets.Button(description="Reset progress", layout=widgets.Layout(width="auto"))
+    reset.add_class("course-progress-reset")
+    confirm = widgets.Button(description="Yes, forget everything", button_style="danger",
+                             layout=widgets.Layout(width="auto", display="none"))
+    confirm.add_class("course-progress-reset-confirm")
+    cancel = widgets.Button(description="Keep it", layout=widgets.Layout(width="auto", display="none"))
+    link = widgets.HTML()
+    link.add_class("course-progress-download")
+
+    def render(note: str = "", status: str = "pass") -> None:
+        table.value = progress_table_html()
+        notes = [_message("blank", n) for n in progress.notices()]
+        if note:
+            notes.append(_message(status, note))
+        message.value = "".join(notes)
+
+    def on_export(_b=None) -> None:
+        text = progress.export_text(learner=name.value)
+        data = json.loads(text)
+        file = html.escape(export_file.file_name(data), quote=True)
+        payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
+        who = export_file.display_name(data)
+        if export_file.learner_of(data)[0]:
+            note = f"Exported as {who}. Send the downloaded file to your instructor if asked."
+        else:
+            note = (f"Exported with no name, as {who}. If your instructor collects these files, "
+                    "type your name or student ID above and export again.")
+        link.value = (f'<a download="{file}" href="data:application/json;base64,{payload}"'
+                      ' style="color: var(--jp-content-link-color, #0072b2);">'
+                      f"Download {file}</a>")
+        render(note)
+
+    def on_upload(change) -> None:
+        files = change["new"]
+        if not files:
+            return
+        item = files[0]
+        try:
+            text = bytes(item["content"]).decode("utf-8")
+            progress.import_text(text)
+        except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
+            render(f"Could not import that file: {exc}", "fail")
+        else:
+            render(f"Imported {item.get('name', 'the file')} and merged it with your progress.")
+
+    def on_reset(_b=None) -> None:
+        confirm.layout.display = None
+        cancel.layout.display = None
+        message.value = _message("blank", "Reset forgets every check, answer, hint and solution. Sure?")
+
+    def on_confirm(_b=None) -> None:
+        progress.reset()
+        confirm.layout.display = cancel.layout.display = "none"
+        render("Progress reset.")
+
+    def on_cancel(_b=None) -> None:
+        confirm.layout.display = cancel.layout.display = "none"
+        render()
+
+    refresh.on_click(lambda _b: render())
+    export.on_click(on_export)
+    upload.observe(on_upload, names="value")
+    reset.on_click(on_reset)
+    confirm.on_click(on_confirm)
+    cancel.on_click(on_cancel)
+    render()
+    buttons = widgets.HBox([refresh, export, upload, reset, confirm, cancel],
+                           layout=widgets.Layout(flex_flow="row wrap"))
+    root = widgets.VBox([table, name, buttons, link, message])
+    root.add_class("course-progress-view")
+    root.render = render
+    root.refresh_button, root.export_button, root.upload = refresh, export, upload
+    root.reset_button, root.confirm_button, root.cancel_button = reset, confirm, cancel
+    root.table, root.message, root.link, root.name = table, message, link, name
+    return root

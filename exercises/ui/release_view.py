@@ -1,0 +1,118 @@
+"""The course's release, and a way to the new version of an older notebook.
+
+``course_release()`` (start notebook) shows the running release, its build date and which of the
+learner's notebooks are older than the shipped ones. ``announce()`` (run once per kernel when a
+notebook's setup cell calls ``begin``) shows the same notice only when a notebook is
+older and the learner has not chosen to keep it. The learner's own copy is never changed: the
+new version is written beside it as a fresh copy.
+"""
+
+import html
+
+import ipywidgets as widgets
+
+from exercises.core import release
+
+_TEXT = "color: var(--jp-ui-font-color1, inherit);"
+_BOX = ("border-left: 4px solid var(--jp-info-color1, #0072b2); padding: 6px 10px;"
+        " background: var(--jp-layout-color2, #f3f3f3); " + _TEXT)
+
+
+def _kept_choices():
+    """{notebook path: shipped fingerprint} for which the learner chose to keep their copy."""
+    try:
+        from exercises.core import progress
+    except ImportError:
+        return {}
+    return progress.load().get("release_choices", {})
+
+
+def _keep(path, shipped):
+    try:
+        from exercises.core import progress
+    except ImportError:
+        return
+    data = progress.load()
+    data.setdefault("release_choices", {})[path] = shipped
+    progress.save(data)
+
+
+def _notebook_row(item, root):
+    path, shipped = item["path"], item["shipped"]
+    label = widgets.HTML(f'<span style="{_TEXT}"><b>{html.escape(path)}</b>: your copy comes from '
+                         "an older release of the course.</span>")
+    fresh = widgets.Button(description="Open the new version as a fresh copy", layout=widgets.Layout(width="auto"))
+    fresh.add_class("course-release-fresh")
+    keep = widgets.Button(description="Keep working on my copy", layout=widgets.Layout(width="auto"))
+    keep.add_class("course-release-keep")
+    result = widgets.HTML("")
+    result.add_class("course-release-result")
+
+    def on_fresh(_button=None):
+        try:
+            new_path = release.save_new_version(path, root)
+        except OSError as error:
+            result.value = f'<span style="{_TEXT}">Could not write the new version ({html.escape(str(error))}).</span>'
+            return
+        fresh.disabled = keep.disabled = True
+        result.value = (f'<span style="{_TEXT}">The new version is in <a href="{html.escape(new_path)}" '
+                        f'target="_blank">{html.escape(new_path)}</a>; your copy and your progress are '
+                        "unchanged.</span>")
+
+    def on_keep(_button=None):
+        _keep(path, shipped)
+        fresh.disabled = keep.disabled = True
+        result.value = (f'<span style="{_TEXT}">Kept. The new version stays available here, in the '
+                        "start notebook.</span>")
+
+    fresh.on_click(on_fresh)
+    keep.on_click(on_keep)
+    row = widgets.VBox([label, widgets.HBox([fresh, keep], layout=widgets.Layout(flex_flow="row wrap")), result])
+    row.add_class("course-release-notebook")
+    return row
+
+
+def _panel(items, heading, root):
+    head = widgets.HTML(f'<div style="{_BOX}">{heading}</div>')
+    panel = widgets.VBox([head, *[_notebook_row(item, root) for item in items]])
+    panel.add_class("course-release")
+    return panel
+
+
+def course_release(root=None):
+    """The release the course runs, when it was built, and the learner's older notebooks."""
+    info = release.manifest()
+    if info is None:
+        text = ("This copy of the course runs from its source folder, not from a built site, "
+                "so it has no release number; every notebook is the one on disk.")
+        panel = _panel([], html.escape(text), root)
+        return panel
+    root = root if root is not None else release.workspace_root()
+    older = release.outdated_notebooks(root, info)
+    summary = (f"Course release <b>{html.escape(info['version'])}</b>, built {html.escape(info['built'])}. ")
+    if older:
+        summary += (f"{len(older)} of your notebooks {'is' if len(older) == 1 else 'are'} older than this "
+                    "release. Your copy stays as it is; you can open the new version beside it.")
+    else:
+        summary += "All your notebooks are the current version."
+    return _panel(older, summary, root)
+
+
+def announce(root=None):
+    """Show the older-notebook notice, once, if there is anything the learner has not decided."""
+    info = release.manifest()
+    if info is None:
+        return None
+    root = root if root is not None else release.workspace_root()
+    kept = _kept_choices()
+    older = [item for item in release.outdated_notebooks(root, info)
+             if kept.get(item["path"]) != item["shipped"]]
+    if not older:
+        return None
+    from IPython.display import display
+
+    panel = _panel(older, f"The course was updated (release <b>{html.escape(info['version'])}</b>, built "
+                          f"{html.escape(info['built'])}), and some of your notebooks are from an older "
+                          "release:", root)
+    display(panel)
+    return panel

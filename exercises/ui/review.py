@@ -1,0 +1,200 @@
+"""The review widget of the start notebook: ``review()``.
+
+It lists what the learner missed (exercises/core/review.py): exercises whose check failed, whose
+solution was opened or that never passed, and questions answered wrongly or revealed. Pick one:
+an exercise shows its cell as it ships, blanks and all, in a text box; fill it in again and press
+"Check": the code runs on fresh random cases and the result is recorded. A question is asked
+again, a multiple-choice one with its choices in a fresh order. Passed items are marked cleared.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+
+import ipywidgets as widgets
+
+from exercises.core import review as logic
+from exercises.core.checker import _inline, box_style, feedback_html
+from exercises.core.registry import NOTEBOOKS, get_exercise, get_question
+
+_STYLE = ("<style>.course-review-code textarea { font-family: var(--jp-code-font-family, monospace);"
+          " font-size: var(--jp-code-font-size, 13px); line-height: 1.4; }</style>")
+
+
+def _box(status: str, body: str, cls: str) -> str:
+    return f'<div class="{cls}" style="{box_style(status)}">{body}</div>'
+
+
+class Review:
+    """The view: a summary, a menu of items, and the chosen item's cell or question."""
+
+    def __init__(self, seed=None):
+        self.rng = random.Random(seed)
+        self.titles = {s: t for s, t, _m in NOTEBOOKS}
+        self.summary = widgets.HTML()
+        self.summary.add_class("course-review-summary")
+        self.menu = widgets.Dropdown(options=[], description="review", style={"description_width": "initial"},
+                                     layout=widgets.Layout(width="100%", max_width="44em"))
+        self.menu.add_class("course-review-menu")
+        self.refresh_button = widgets.Button(description="Refresh the list", layout=widgets.Layout(width="auto"))
+        self.refresh_button.add_class("course-review-refresh")
+        self.about = widgets.HTML()
+        self.about.add_class("course-review-about")
+        self.code = widgets.Textarea(layout=widgets.Layout(width="100%", max_width="44em", height="12em"))
+        self.code.add_class("course-review-code")
+        self.choices = widgets.RadioButtons(options=[], value=None, layout=widgets.Layout(width="auto"))
+        self.choices.add_class("course-review-choices")
+        self.text = widgets.Text(layout=widgets.Layout(width="14em"))
+        self.text.add_class("course-review-answer")
+        self.check_button = widgets.Button(description="Check", layout=widgets.Layout(width="auto"))
+        self.check_button.add_class("course-review-check")
+        self.start_over = widgets.Button(description="Start over from the blank cell",
+                                         layout=widgets.Layout(width="auto"))
+        self.start_over.add_class("course-review-start-over")
+        self.result = widgets.HTML()
+        self.result.add_class("course-review-result")
+        self.work = widgets.VBox([self.about, self.code, self.choices, self.text,
+                                  widgets.HBox([self.check_button, self.start_over],
+                                               layout=widgets.Layout(flex_flow="row wrap")),
+                                  self.result])
+        self.menu.observe(self._on_pick, names="value")
+        self.refresh_button.on_click(lambda _b: self.refresh())
+        self.check_button.on_click(self._on_check)
+        self.start_over.on_click(self._on_start_over)
+        self.root = widgets.VBox([widgets.HTML(_STYLE), self.summary,
+                                  widgets.HBox([self.menu, self.refresh_button],
+                                               layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
+                                  self.work])
+        self.root.add_class("course-review")
+        self.items = []
+        self.refresh()
+
+    # -------------------------------------------------------------- the list
+
+    def refresh(self) -> None:
+        chosen = self.menu.value
+        self.items = logic.items()
+        due = [it for it in self.items if not it.cleared]
+        cleared = len(self.items) - len(due)
+        if not self.items:
+            text = ("Nothing to review yet. Exercises whose check failed, whose solution you opened, and "
+                    "questions you got wrong will appear here.")
+            self.summary.value = _box("blank", html.escape(text), "course-review-empty")
+        else:
+            text = (f"{len(due)} item{'s' if len(due) != 1 else ''} to review"
+                    + (f", {cleared} cleared" if cleared else "") + ".")
+            self.summary.value = _box("pass" if not due else "blank", f"<b>{html.escape(text)}</b> "
+                                      "Pick one; an exercise comes back as its blank cell, to fill in "
+                                      "again from memory.", "course-review-count")
+        self.menu.options = [(it.label, it.id) for it in self.items]
+        ids = [it.id for it in self.items]
+        first_due = next((it.id for it in self.items if not it.cleared), ids[0] if ids else None)
+        self.menu.value = chosen if chosen in ids else first_due
+        self.work.layout.display = None if self.items else "none"
+        self._show(self.menu.value)
+
+    def _item(self, item_id):
+        return next((it for it in self.items if it.id == item_id), None)
+
+    def _on_pick(self, change) -> None:
+        self._show(change["new"])
+
+    # -------------------------------------------------------------- one item
+
+    def _show(self, item_id) -> None:
+        item = self._item(item_id)
+        self.result.value = ""
+        if item is None:
+            return
+        where = f"{item.notebook[:2]} {self.titles.get(item.notebook, item.notebook)}"
+        if item.kind == "exercise":
+            ex = get_exercise(item.id)
+            self.about.value = _box("blank", f"<b>{html.escape(ex.title)}</b> ({html.escape(where)}; "
+                                    f"{html.escape(item.reason)}). Fill in the blanks <code>____</code> "
+                                    "below and press <b>Check</b>: your function runs on fresh random "
+                                    "cases.", "course-review-exercise")
+            self.code.value = ex.template
+            self.code.layout.height = f"{1.45 * (ex.template.count(chr(10)) + 2):.1f}em"
+            self.code.layout.display = None
+            self.start_over.layout.display = None
+            self.choices.layout.display = self.text.layout.display = "none"
+        else:
+            q = get_question(item.id)
+            self.about.value = _box("blank", f"<b>Question</b> ({html.escape(where)}; {html.escape(item.reason)}): "
+                                    f"{_inline(q.prompt)}", "course-review-question")
+            self.code.layout.display = self.start_over.layout.display = "none"
+            if q.kind == "predict":
+                order = list(range(len(q.choices)))
+                self.rng.shuffle(order)
+                self.choices.options = [(q.choices[i], i) for i in order]
+                self.choices.value = None
+                self.choices.layout.display, self.text.layout.display = None, "none"
+            else:
+                self.text.value = ""
+                self.text.placeholder = "a shape, e.g. 3, 4" if q.kind == "shape" else "a number, e.g. 0.5"
+                self.choices.layout.display, self.text.layout.display = "none", None
+        self.check_button.description = "Check" if item.kind == "exercise" else "Check my answer"
+
+    def _on_start_over(self, _button=None) -> None:
+        item = self._item(self.menu.value)
+        if item is not None and item.kind == "exercise":
+            self.code.value = get_exercise(item.id).template
+            self.result.value = ""
+
+    def _on_check(self, _button=None):
+        item = self._item(self.menu.value)
+        if item is None:
+            return None
+        if item.kind == "exercise":
+            fb = logic.check_exercise(item.id, self.code.value)
+            self.result.value = feedback_html(fb)
+            passed = fb.passed
+            outcome = fb
+        else:
+            q = get_question(item.id)
+            answer = self.choices.value if q.kind == "predict" else self.text.value
+            if answer is None:
+                self.result.value = _box("blank", "Pick an answer first.", "course-blank")
+                return None
+            try:
+                passed, message = logic.answer_question(q.id, answer)
+            except ValueError as exc:
+                self.result.value = _box("blank", html.escape(str(exc)), "course-blank")
+                return None
+            if passed:
+                self.result.value = _box("pass", f"<b>Right.</b> {_inline(q.explanation)}", "course-pass")
+            else:
+                self.result.value = _box("fail", "<b>Not right yet.</b> Try again, or go back to its "
+                                         "notebook.", "course-fail")
+            outcome = passed
+        if passed:
+            kept = self.result.value
+            self.refresh_labels()
+            self.result.value = kept
+        return outcome
+
+    def refresh_labels(self) -> None:
+        """Update the summary and the menu's marks without losing the text box."""
+        self.items = logic.items()
+        due = [it for it in self.items if not it.cleared]
+        cleared = len(self.items) - len(due)
+        text = (f"{len(due)} item{'s' if len(due) != 1 else ''} to review"
+                + (f", {cleared} cleared" if cleared else "") + ".")
+        self.summary.value = _box("pass" if not due else "blank", f"<b>{html.escape(text)}</b>",
+                                  "course-review-count")
+        value = self.menu.value
+        self.menu.unobserve(self._on_pick, names="value")
+        try:
+            self.menu.options = [(it.label, it.id) for it in self.items]
+            self.menu.value = value
+        finally:
+            self.menu.observe(self._on_pick, names="value")
+
+
+def review(seed=None) -> widgets.VBox:
+    """The review widget (root class ``course-review``)."""
+    return Review(seed).root
+
+
+__all__ = ["Review", "review"]
