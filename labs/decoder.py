@@ -324,8 +324,9 @@ def _flow(on: tuple, depth: int, seed: int, causal_weights=None) -> dict:
     blocks = _stack(seed)[:depth]
     options = dict(placement="pre" if parts["norms"] else "none", use_attention=parts["attention"],
                    use_ffn=parts["ffn"], use_residual=parts["residual"], causal=parts["causal"],
-                   final_norm=parts["final_norm"], norm="rms", activation="gelu",
-                   causal_weights=causal_weights)
+                   final_norm=parts["final_norm"], norm="rms", activation="gelu")
+    if causal_weights is not None:
+        options["causal_weights"] = causal_weights
     base, first, last = flow_inputs(parts["positions"])
     with np.errstate(all="ignore"):
         run = decoder(base, blocks, **options)

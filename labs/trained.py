@@ -54,9 +54,9 @@ def _losses(skip=(), positions=True, pairing="halves", base=10000.0, norm="rms",
         # The blocks before the first one left out compute what they always do: start from the
         # whole model's stream there and run only the rest.
         x = _trace().streams[min(skip)]
-        for number in range(min(skip), trained.info()["config"]["layers"]):
-            if number not in skip:
-                x = trained.block(x, number)
+        for number, run_block in enumerate(trained.blocks()):
+            if number >= min(skip) and number not in skip:
+                x = run_block(x)
         logits = trained.output_logits(x)
     else:
         logits = trained.forward(ids, skip=skip, positions=positions, pairing=pairing, base=base,

@@ -33,6 +33,17 @@ def causal_mask(length):
     return np.tril(np.ones((length, length), dtype=bool))
 
 
+def causal_weights(scores):
+    """Attention weights from scores with the future masked: each row i is a softmax over the
+    keys j <= i only, so the future gets weight exactly 0.
+
+    scores: (..., length, length), row = query, column = key. Returns the same shape; every row
+    sums to 1. Example: scores [[1, 5], [0, 0]] give [[1, 0], [0.5, 0.5]].
+    """
+    scores = as_float_array(scores, "scores")
+    return softmax(np.where(causal_mask(scores.shape[-1]), scores, -np.inf), axis=-1)
+
+
 def _split_heads(projected, heads):
     """(..., length, width) -> (..., heads, length, width / heads): contiguous slices, one per head."""
     *lead, length, width = projected.shape
@@ -63,7 +74,7 @@ def _check_projections(d, Wq, Wk, Wv, Wo, heads):
 
 
 def attention(x, Wq, Wk, Wv, Wo, heads=1, causal=True, positions=None, return_weights=False,
-              causal_weights=None):
+              causal_weights=causal_weights):
     """Multi-head self-attention of x.
 
     x:  (length, d) or (batch, length, d).
@@ -72,9 +83,9 @@ def attention(x, Wq, Wk, Wv, Wo, heads=1, causal=True, positions=None, return_we
     causal: if True, position i only looks at positions j <= i.
     positions: None, or a function applied to each head's queries and keys, shape
     (..., heads, length, size), e.g. ``rope``.
-    causal_weights: None, or a function from the scores (..., heads, length, length) to the
-    weights with the causal mask applied (notebook 04's exercise); used instead of the mask and
-    the softmax when causal is True.
+    causal_weights: the function from the scores (..., heads, length, length) to the weights
+    when causal is True: ``causal_weights`` above, or another with the same contract (the
+    learner's own, from notebook 04's exercise). Without the mask the weights are a plain softmax.
     Returns (..., length, d_out), and with return_weights=True also the attention weights,
     shape (..., heads, length, length), each row summing to 1.
     """
@@ -86,14 +97,10 @@ def attention(x, Wq, Wk, Wv, Wo, heads=1, causal=True, positions=None, return_we
     if positions is not None:
         queries, keys = positions(queries), positions(keys)
     scores = queries @ np.swapaxes(keys, -1, -2) / math.sqrt(queries.shape[-1])
-    if causal and causal_weights is not None:
-        weights = as_float_array(causal_weights(scores), "the causal weights")
-        if weights.shape != scores.shape:
-            raise ValueError(f"causal_weights should return one weight per score, shape {scores.shape}, "
-                             f"got shape {weights.shape}")
-    else:
-        if causal:
-            scores = np.where(causal_mask(x.shape[-2]), scores, -np.inf)
-        weights = softmax(scores, axis=-1)                             # (..., heads, length, length)
+    weigh = causal_weights if causal else softmax
+    weights = as_float_array(weigh(scores), "the attention weights")    # (..., heads, length, length)
+    if weights.shape != scores.shape:
+        raise ValueError(f"{getattr(weigh, '__name__', 'causal_weights')} should return one weight per score, "
+                         f"shape {scores.shape}, got shape {weights.shape}")
     out = _join_heads(weights @ values) @ Wo
     return (out, weights) if return_weights else out

@@ -1,9 +1,17 @@
-"""One decoder block, with every part switchable, and a stack of blocks (the decoder).
+"""One decoder block, written once, and a stack of blocks (the decoder).
 
-A pre-norm block does, in order: normalise, attention, add; normalise, feed-forward, add.
-A post-norm block adds first and normalises the sum. Every part can be left out (attention, FFN,
-residual, normalisation, the causal mask), which is what the labs' remove-a-part toggles call.
-``block_steps`` returns the grid after every step; ``block`` returns only the last one.
+A block is two halves, each reading the stream and adding what it computes. In the usual
+(pre-norm) form it is two lines:
+
+    x = x + attention(norm(x))
+    x = x + feed_forward(norm(x))
+
+``sublayer`` is one such line and ``block`` is the two lines. Everything the course varies is an
+ordinary argument: where the norm sits (before the part, after the add, or nowhere), which norm,
+whether a part is left out, whether the result is added or replaces the stream, and the
+attention's own options (causal mask, positions, a function from scores to weights). The labs'
+remove-a-part toggles, the six-step example, the trained model of notebook 05 and the stacks of
+notebook 03 all run this one ``block``.
 """
 
 from dataclasses import dataclass, replace
@@ -12,13 +20,12 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import as_float_array, check_choice, check_matrix, check_positive_int, check_vector
-from .attention import attention as self_attention
-from .ffn import ffn as feed_forward, swiglu
-from .norm import layer_norm, rms_norm, root_mean_square
+from .attention import attention as self_attention, causal_weights as masked_softmax
+from .ffn import ffn as plain_ffn, swiglu
+from .norm import normaliser, root_mean_square
 from .weights import random_weights
 
 PLACEMENTS = ("pre", "post", "none")
-NORMS = ("rms", "layer")
 
 
 @dataclass
@@ -26,11 +33,10 @@ class BlockWeights:
     """The learned numbers of one block (d = d_model, f = d_ff, the FFN's hidden width).
 
     Wq, Wk, Wv, Wo: (d, d) attention projections, split into ``heads`` contiguous slices.
-    W1: (d, f) widens; W2: (f, d) narrows. With W_gate (d, f) the FFN is gated (SwiGLU):
-    (silu(x W_gate) * x W1) W2, so W1 is the "up" and W2 the "down" matrix.
-    b1 (f,), b2 (d,): optional FFN biases (plain FFN only).
-    norm1_gain/norm1_bias, norm2_gain/norm2_bias: optional (d,) vectors of the norm before
-    (or after) attention and before (or after) the FFN; a bias only exists for LayerNorm.
+    W1: (d, f) widens ("up"); W2: (f, d) narrows ("down"). With W_gate (d, f) the FFN is gated
+    (SwiGLU): (silu(x W_gate) * x W1) W2. b1 (f,), b2 (d,): optional biases (plain FFN only).
+    attention_norm, ffn_norm: optional (d,) gains of the norm of each half (one number per
+    column); attention_norm_bias, ffn_norm_bias: optional (d,) shifts, for LayerNorm only.
     """
     Wq: np.ndarray
     Wk: np.ndarray
@@ -41,10 +47,10 @@ class BlockWeights:
     W_gate: np.ndarray | None = None
     b1: np.ndarray | None = None
     b2: np.ndarray | None = None
-    norm1_gain: np.ndarray | None = None
-    norm1_bias: np.ndarray | None = None
-    norm2_gain: np.ndarray | None = None
-    norm2_bias: np.ndarray | None = None
+    attention_norm: np.ndarray | None = None
+    attention_norm_bias: np.ndarray | None = None
+    ffn_norm: np.ndarray | None = None
+    ffn_norm_bias: np.ndarray | None = None
     heads: int = 1
 
     def __post_init__(self):
@@ -63,8 +69,8 @@ class BlockWeights:
             if self.b1 is not None or self.b2 is not None:
                 raise ValueError("b1 and b2 should be None for a gated FFN (SwiGLU has no biases here), "
                                  "got a bias")
-        for name, length in (("b1", f), ("b2", d), ("norm1_gain", d), ("norm1_bias", d),
-                             ("norm2_gain", d), ("norm2_bias", d)):
+        for name, length in (("b1", f), ("b2", d), ("attention_norm", d), ("attention_norm_bias", d),
+                             ("ffn_norm", d), ("ffn_norm_bias", d)):
             if getattr(self, name) is not None:
                 setattr(self, name, check_vector(getattr(self, name), name, length))
         self.heads = check_positive_int(self.heads, "heads")
@@ -99,79 +105,92 @@ def random_block_weights(d_model, d_ff, heads=1, *, seed, scale, gated=False):
     return BlockWeights(Wq, Wk, Wv, Wo, W1=drawn[-2], W2=drawn[-1], W_gate=W_gate, heads=heads)
 
 
-def _normaliser(norm, eps):
-    """The norm of the chosen kind, as a function of (x, gain, bias)."""
-    if norm == "layer":
-        return lambda x, gain, bias: layer_norm(x, gain, bias, eps)
-
-    def rms(x, gain, bias):
-        if bias is not None:
-            raise ValueError("a norm bias needs norm='layer' (RMSNorm has no shift), got a bias with norm='rms'")
-        return rms_norm(x, gain, eps)
-    return rms
+# ---------------------------------------------------------------- the block
 
 
-def block_steps(x, weights, *, placement="pre", norm="rms", use_attention=True, use_ffn=True,
-                use_residual=True, causal=True, activation="gelu", positions=None, eps=1e-5,
-                causal_weights=None):
-    """Run one block and keep the grid after every step, as a list of (name, array).
+def sublayer(x, part, norm, *, placement="pre", residual=True, steps=None, name=""):
+    """One half of a block: ``part`` reads the stream x and its result is added to x.
 
-    x: (length, d) or (batch, length, d); weights: a BlockWeights. Every grid has x's shape.
-    placement: "pre" (norm, part, add), "post" (part, add, norm) or "none" (no normalisation).
-    norm: "rms" (RMSNorm) or "layer" (LayerNorm), with eps (0 allowed).
-    use_attention / use_ffn / use_residual: False leaves that part out (without the residual a
-    part's output replaces the stream instead of being added to it).
-    causal: mask the future in attention (causal_weights: an optional function that does the
-    masking and softmax itself, as in lib.attention.attention). activation: the plain FFN's activation (a gated FFN
-    always uses SiLU). positions: e.g. ``rope``, applied to each head's queries and keys.
-    Pre-norm names: input, norm before attention, attention, add attention, norm before FFN,
-    feed-forward, add FFN. Post-norm ends each half with "norm after ..." instead.
+        placement "pre":  x + part(norm(x))      (the norm rescales only the copy the part reads)
+        placement "post": norm(x + part(x))      (the norm rescales the stream itself)
+        placement "none": x + part(x)
+    residual=False: the part's result replaces x instead of being added to it.
+    part: a function (..., d) -> (..., d), or None to leave this half out (x comes back unchanged).
+    steps: a list to which the grid after every step is appended as (name, array), or None.
     """
+    if part is None:
+        return x
+    keep = steps.append if steps is not None else (lambda step: None)
+    read = x
+    if placement == "pre":
+        read = norm(x)
+        keep((f"norm before {name}", read))
+    change = part(read)
+    keep(("feed-forward" if name == "FFN" else name, change))
+    x = x + change if residual else change
+    if residual:
+        keep((f"add {name}", x))
+    if placement == "post":
+        x = norm(x)
+        keep((f"norm after {name}", x))
+    return x
+
+
+def block(x, weights, *, placement="pre", norm="rms", eps=1e-5, use_attention=True, use_ffn=True,
+          use_residual=True, causal=True, activation="gelu", positions=None,
+          causal_weights=masked_softmax, steps=None):
+    """One decoder block: x (length, d) or (batch, length, d) in, the same shape out.
+
+    In its usual form, pre-norm with both parts and the residual adds, it is
+    ``x = x + attention(norm(x))`` then ``x = x + feed_forward(norm(x))``.
+
+    weights: a BlockWeights. placement: "pre", "post" or "none" (see ``sublayer``).
+    norm: "rms" (RMSNorm) or "layer" (LayerNorm), with eps (0 allowed); the gains (and shifts)
+    are the weights' attention_norm and ffn_norm.
+    use_attention / use_ffn: False leaves that half out; use_residual: False replaces the stream
+    with each part's result instead of adding it.
+    causal, positions, causal_weights: the attention's options (``lib.attention.attention``):
+    mask the future, a function applied to each head's queries and keys (e.g. ``rope``), the
+    function that turns causal scores into weights.
+    activation: the plain FFN's activation (a gated FFN always uses SiLU).
+    steps: a list that receives (name, grid) after every step, as ``block_steps`` returns.
+    """
+    w = weights
     x = as_float_array(x, "x")
     check_choice(placement, "placement", PLACEMENTS)
-    normalise = _normaliser(check_choice(norm, "norm", NORMS), eps)
-    w = weights
     if x.ndim not in (2, 3) or x.shape[-1] != w.d_model:
         raise ValueError(f"x should have shape (length, {w.d_model}) or (batch, length, {w.d_model}) "
                          f"to match the weights' d_model, got shape {x.shape}")
+    normalise = normaliser(norm, eps)
 
-    def run_attention(h):
-        return self_attention(h, w.Wq, w.Wk, w.Wv, w.Wo, heads=w.heads, causal=causal, positions=positions,
-                              causal_weights=causal_weights)
+    def attention(h):
+        return self_attention(h, w.Wq, w.Wk, w.Wv, w.Wo, heads=w.heads, causal=causal,
+                              positions=positions, causal_weights=causal_weights)
 
-    def run_ffn(h):
-        if w.gated:
-            return swiglu(h, w.W_gate, w.W1, w.W2)
-        return feed_forward(h, w.W1, w.b1, w.W2, w.b2, activation=activation)
+    def feed_forward(h):
+        return swiglu(h, w.W_gate, w.W1, w.W2) if w.gated else plain_ffn(h, w.W1, w.b1, w.W2, w.b2, activation)
 
-    halves = [("attention", use_attention, run_attention, w.norm1_gain, w.norm1_bias),
-              ("FFN", use_ffn, run_ffn, w.norm2_gain, w.norm2_bias)]
-    steps, stream = [("input", x)], x
-    for part, used, run, gain, bias in halves:
-        if not used:
-            continue
-        read = stream
-        if placement == "pre":
-            read = normalise(stream, gain, bias)
-            steps.append((f"norm before {part}", read))
-        change = run(read)
-        steps.append(("feed-forward" if part == "FFN" else "attention", change))
-        stream = stream + change if use_residual else change
-        if use_residual:
-            steps.append((f"add {part}", stream))
-        if placement == "post":
-            stream = normalise(stream, gain, bias)
-            steps.append((f"norm after {part}", stream))
+    how = dict(placement=placement, residual=use_residual, steps=steps)
+    x = sublayer(x, attention if use_attention else None,
+                 lambda h: normalise(h, w.attention_norm, w.attention_norm_bias), name="attention", **how)
+    x = sublayer(x, feed_forward if use_ffn else None,
+                 lambda h: normalise(h, w.ffn_norm, w.ffn_norm_bias), name="FFN", **how)
+    return x
+
+
+def block_steps(x, weights, **options):
+    """Run one block and keep the grid after every step, as a list of (name, array).
+
+    Takes ``block``'s options. Pre-norm names: input, norm before attention, attention, add
+    attention, norm before FFN, feed-forward, add FFN; post-norm ends each half with
+    "norm after ..." instead; a part that is left out has no steps.
+    """
+    steps = [("input", as_float_array(x, "x"))]
+    block(x, weights, steps=steps, **options)
     return steps
 
 
-def block(x, weights, **options):
-    """One decoder block: x (length, d) or (batch, length, d) in, the same shape out.
-
-    Takes the same keyword options as ``block_steps`` (placement, norm, use_attention, use_ffn,
-    use_residual, causal, activation, positions, eps) and returns its last grid.
-    """
-    return block_steps(x, weights, **options)[-1][1]
+# ---------------------------------------------------------------- the stack
 
 
 class DecoderOutput(NamedTuple):
@@ -185,7 +204,7 @@ def decoder(x, blocks, *, final_norm=True, final_gain=None, **options):
     """A stack of blocks, then one final norm: the decoder of a language model.
 
     x: (length, d) or (batch, length, d); blocks: a list of BlockWeights, run in order.
-    final_norm: apply the block's norm kind (``norm`` option, RMSNorm by default) once more at
+    final_norm: apply the blocks' norm kind (``norm`` option, RMSNorm by default) once more at
     the top, with gain final_gain (d,) or None. Other options go to every ``block``.
     Returns a DecoderOutput(output, streams); streams[0] is x, streams[i] the stream after block i.
     """
@@ -194,13 +213,14 @@ def decoder(x, blocks, *, final_norm=True, final_gain=None, **options):
         streams.append(block(streams[-1], weights, **options))
     output = streams[-1]
     if final_norm:
-        norm, eps = options.get("norm", "rms"), options.get("eps", 1e-5)
-        output = _normaliser(check_choice(norm, "norm", NORMS), eps)(output, final_gain, None)
+        output = normaliser(options.get("norm", "rms"), options.get("eps", 1e-5))(output, final_gain)
     return DecoderOutput(output, streams)
 
 
-# The curriculum's "six steps" example (seed 001's setup): 4 tokens of 4 numbers, pre-norm,
-# RMSNorm without epsilon or gain, exact GELU, attention without a mask.
+# ---------------------------------------------------------------- the course's examples
+
+# The six-step example of notebook 04: 4 tokens of 4 numbers, pre-norm, RMSNorm without epsilon
+# or gain, exact GELU, attention without a mask.
 SIX_STEP_OPTIONS = dict(placement="pre", norm="rms", eps=0.0, activation="gelu", causal=False)
 
 
@@ -225,8 +245,7 @@ def random_stack(depth, d_model=16, d_ff=64, heads=1, *, seed, gain=1.0):
     """``depth`` blocks of random weights, block i drawn with ``random_block_weights`` from seed
     ``seed + 1 + i``: every matrix at scale gain/sqrt(d_model), and W2 (which has d_ff rows) shrunk
     by sqrt(d_model/d_ff), so each part gives back about ``gain`` times as much as it reads.
-    The stacks of ``norm_placement_experiment`` are these with gain 1. Returns a list of BlockWeights;
-    a longer stack with the same seed starts with the same blocks."""
+    Returns a list of BlockWeights; a longer stack with the same seed starts with the same blocks."""
     depth = check_positive_int(depth, "depth")
     blocks = []
     for i in range(depth):
@@ -246,21 +265,17 @@ class PlacementTrace(NamedTuple):
 
 def norm_placement_experiment(depth=48, d_model=16, d_ff=64, length=8, *, seed=1, nudge=1e-6,
                               **options):
-    """Push one input, and the same input nudged a little, through ``depth`` random blocks with
-    pre-norm and with post-norm (RMSNorm, causal attention, GELU; every matrix drawn at scale
-    1/sqrt(its number of rows), so each part gives back about as much as it reads).
+    """Push one input, and the same input nudged a little, through ``depth`` random blocks
+    (``random_stack`` with gain 1) with pre-norm and with post-norm (RMSNorm, causal attention,
+    GELU). The input is drawn from ``default_rng(seed)``, the nudge's direction from
+    ``default_rng(seed + depth + 1)``.
 
     Other keyword options go to every block (e.g. use_attention=False, activation="relu").
     Returns {"pre": PlacementTrace, "post": PlacementTrace}. Pre-norm's stream grows roughly like
-    sqrt(depth) and a nudge arrives amplified (seed 1: about 7x); post-norm's stream stays at size 1
-    and a nudge arrives shrunk (seed 1: about 0.06x). The exact numbers depend on the seed, and
-    post-norm's factor varies a lot between seeds (for 9 of seeds 0-9 it is below 1).
+    sqrt(depth) and a nudge arrives amplified; post-norm's stream stays at size 1 and a nudge
+    usually arrives shrunk. The exact numbers depend on the seed.
     """
-    depth = check_positive_int(depth, "depth")
-    blocks = []
-    for i in range(depth):
-        drawn = random_block_weights(d_model, d_ff, seed=seed + 1 + i, scale=d_model ** -0.5)
-        blocks.append(replace(drawn, W2=drawn.W2 * np.sqrt(d_model / d_ff)))   # W2 has d_ff rows
+    blocks = random_stack(depth, d_model, d_ff, seed=seed)
     x, = random_weights([(length, d_model)], seed=seed, scale=1.0)
     direction, = random_weights([(length, d_model)], seed=seed + depth + 1, scale=1.0)
     traces = {}

@@ -18,22 +18,21 @@ instead of RMSNorm, epsilon) changes how the same weights are used, never the we
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import check_choice, check_non_negative
-from .attention import attention, softmax
-from .ffn import silu, swiglu
-from .norm import layer_norm, rms_norm
+from ._checks import as_float_array, check_choice, check_non_negative
+from .attention import softmax
+from .block import BlockWeights, block, block_steps
+from .ffn import silu
+from .norm import normaliser
 from .params import ModelConfig
 from .positional import PAIRINGS, rope
 
 FOLDER = Path(__file__).resolve().parent / "trained"
-NORMS = ("rms", "layer")
 
 
 @lru_cache(maxsize=1)
@@ -50,26 +49,19 @@ def config() -> ModelConfig:
                        heads=c["heads"], context=c["context"], gated=True, tied=c["tied"])
 
 
-@dataclass(frozen=True)
-class BlockWeights:
-    """One block's weights, in the course's orientation (x @ W). d = d_model, f = d_ff."""
-    attention_norm: np.ndarray   # (d,)  RMSNorm gain before attention
-    wq: np.ndarray               # (d, d)
-    wk: np.ndarray               # (d, d)
-    wv: np.ndarray               # (d, d)
-    wo: np.ndarray               # (d, d)
-    ffn_norm: np.ndarray         # (d,)  RMSNorm gain before the FFN
-    w_gate: np.ndarray           # (d, f)
-    w_up: np.ndarray             # (d, f)
-    w_down: np.ndarray           # (f, d)
-
-
 class Weights(NamedTuple):
-    """embedding: (vocab, d), also the output layer (tied); blocks: one BlockWeights per layer;
-    final_norm: (d,) the gain of the norm before the output."""
+    """embedding: (vocab, d), also the output layer (tied); blocks: one ``lib.block.BlockWeights``
+    per layer (gated FFN, RMSNorm gains, ``heads`` heads); final_norm: (d,) the gain of the norm
+    before the output."""
     embedding: np.ndarray
     blocks: tuple
     final_norm: np.ndarray
+
+
+# The weights file's names for one block's arrays (as PyTorch's module names them), and the
+# BlockWeights field each one fills.
+FILE_NAMES = {"wq": "Wq", "wk": "Wk", "wv": "Wv", "wo": "Wo", "w_gate": "W_gate", "w_up": "W1",
+              "w_down": "W2", "attention_norm": "attention_norm", "ffn_norm": "ffn_norm"}
 
 
 @lru_cache(maxsize=1)
@@ -79,9 +71,10 @@ def weights() -> Weights:
         arrays = {name: np.asarray(data[name], dtype=np.float64) for name in data.files}
     for array in arrays.values():
         array.setflags(write=False)
-    names = [f.name for f in BlockWeights.__dataclass_fields__.values()]
-    blocks = tuple(BlockWeights(**{n: arrays[f"{i}.{n}"] for n in names})
-                   for i in range(info()["config"]["layers"]))
+    c = info()["config"]
+    blocks = tuple(BlockWeights(**{field: arrays[f"{i}.{name}"] for name, field in FILE_NAMES.items()},
+                                heads=c["heads"])
+                   for i in range(c["layers"]))
     return Weights(arrays["embedding"], blocks, arrays["final_norm"])
 
 
@@ -140,72 +133,60 @@ class Trace(NamedTuple):
     logits: np.ndarray
 
 
-def _norm(kind, eps):
-    if kind == "rms":
-        return lambda x, gain: rms_norm(x, gain, eps=eps)
-    return lambda x, gain: layer_norm(x, gain, None, eps=eps)
+def _options(positions=True, pairing="halves", base=10000.0, norm="rms", eps=1e-5):
+    """The options of ``lib.block.block`` that run a block of this model the way it was trained
+    (pre-norm, causal, RoPE with the given pairing and base), or with one detail changed."""
+    check_choice(pairing, "pairing", PAIRINGS)
+    turn = partial(rope, base=float(base), pairing=pairing) if positions else None
+    return dict(placement="pre", norm=norm, eps=check_non_negative(eps, "eps"), causal=True,
+                positions=turn)
 
 
-def forward(ids, *, skip=(), positions=True, pairing="halves", base=10000.0, norm="rms",
-            eps=1e-5, trace=False):
+def forward(ids, *, skip=(), trace=False, **details):
     """Run the trained model on ``ids`` (n token ids); returns the logits (n, vocab), or a Trace.
 
     skip:      block numbers (0-based) to leave out: the stream passes them unchanged.
-    positions: False runs attention without RoPE (the model was trained with it).
-    pairing:   "halves" as trained (number i with i + d/2) or "neighbours" (2i with 2i + 1).
-    base:      the RoPE base (trained with 10,000).
-    norm:      "rms" as trained, or "layer": LayerNorm (centred) with the same gains.
-    eps:       the norms' epsilon (trained with 1e-5).
+    details:   how the same weights are used (all as trained by default):
+      positions: False runs attention without RoPE (the model was trained with it);
+      pairing:   "halves" as trained (number i with i + d/2) or "neighbours" (2i with 2i + 1);
+      base:      the RoPE base (trained with 10,000);
+      norm:      "rms" as trained, or "layer": LayerNorm (centred) with the same gains;
+      eps:       the norms' epsilon (trained with 1e-5).
     Row t of the logits scores the token that comes after token t.
     """
-    check_choice(pairing, "pairing", PAIRINGS)
-    check_choice(norm, "norm", NORMS)
-    eps = check_non_negative(eps, "eps")
+    options = _options(**details)
     w = weights()
-    heads = info()["config"]["heads"]
     ids = np.asarray(ids, dtype=np.int64)
     skip = {int(i) for i in skip}
-    normalise = _norm(norm, eps)
-    turn = partial(rope, base=float(base), pairing=pairing) if positions else None
     x = w.embedding[ids]
     streams, attention_adds, ffn_adds, gates = [x], [], [], []
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         for i, b in enumerate(w.blocks):
             if i in skip:
-                zero = np.zeros_like(x)
-                attention_adds.append(zero)
-                ffn_adds.append(zero)
-                gates.append(np.full((len(ids), b.w_gate.shape[1]), np.nan))
-                streams.append(x)
-                continue
-            added = attention(normalise(x, b.attention_norm), b.wq, b.wk, b.wv, b.wo, heads=heads,
-                              causal=True, positions=turn)
-            x = x + added
-            h = normalise(x, b.ffn_norm)
-            if trace:
-                gates.append(silu(h @ b.w_gate))
-            changed = swiglu(h, b.w_gate, b.w_up, b.w_down)
-            x = x + changed
-            attention_adds.append(added)
-            ffn_adds.append(changed)
+                attention_adds.append(np.zeros_like(x))
+                ffn_adds.append(np.zeros_like(x))
+                gates.append(np.full((len(ids), b.d_ff), np.nan))
+            elif trace:
+                steps = dict(block_steps(x, b, **options))
+                attention_adds.append(steps["attention"])
+                ffn_adds.append(steps["feed-forward"])
+                gates.append(silu(steps["norm before FFN"] @ b.W_gate))
+                x = steps["add FFN"]
+            else:
+                x = block(x, b, **options)
             streams.append(x)
-        logits = normalise(x, w.final_norm) @ w.embedding.T
+        logits = output_logits(x, norm=options["norm"], eps=options["eps"])
     if not trace:
         return logits
     return Trace(np.array(streams), np.array(attention_adds), np.array(ffn_adds), np.array(gates),
                  logits)
 
 
-def block(x, number, **options):
-    """Block ``number`` (0-based) of the trained model applied to a stream x of shape (n, d):
-    x + attention(RMSNorm(x)), then that + SwiGLU(RMSNorm(that)). ``options`` as in forward
-    (positions, pairing, base, norm, eps)."""
-    return _one_block(x, number, **options)
-
-
-def blocks():
-    """The trained model's blocks as functions, in order: blocks()[i](x) is block(x, i)."""
-    return [partial(block, number=i) for i in range(info()["config"]["layers"])]
+def blocks(**details):
+    """The trained model's blocks as functions of the stream, in order: blocks()[i](x) runs
+    block i on x (n, d). ``details`` as in ``forward`` (positions, pairing, base, norm, eps)."""
+    options = _options(**details)
+    return [partial(block, weights=b, **options) for b in weights().blocks]
 
 
 def embed(ids):
@@ -216,21 +197,7 @@ def embed(ids):
 def output_logits(x, norm="rms", eps=1e-5):
     """The final norm and the tied output layer: logits (n, vocab) from a stream (n, d)."""
     w = weights()
-    return _norm(norm, eps)(np.asarray(x, dtype=float), w.final_norm) @ w.embedding.T
-
-
-def _one_block(x, only, *, positions=True, pairing="halves", base=10000.0, norm="rms",
-                   eps=1e-5):
-    """One block applied to a stream (what ``block`` runs)."""
-    check_choice(pairing, "pairing", PAIRINGS)
-    check_choice(norm, "norm", NORMS)
-    b = weights().blocks[int(only)]
-    normalise = _norm(norm, check_non_negative(eps, "eps"))
-    turn = partial(rope, base=float(base), pairing=pairing) if positions else None
-    x = np.asarray(x, dtype=float)
-    x = x + attention(normalise(x, b.attention_norm), b.wq, b.wk, b.wv, b.wo,
-                      heads=info()["config"]["heads"], causal=True, positions=turn)
-    return x + swiglu(normalise(x, b.ffn_norm), b.w_gate, b.w_up, b.w_down)
+    return normaliser(norm, eps)(as_float_array(x, "x"), w.final_norm) @ w.embedding.T
 
 
 def log_probabilities(logits):
@@ -274,7 +241,7 @@ def bigram_logits(ids, smoothing=1.0):
     return np.log(bigram_probabilities(smoothing))[np.asarray(ids, dtype=np.int64)]
 
 
-def order_mask(ids=None, kinds=None):
+def order_mask(kinds=None):
     """For the held-out text: True for each prediction (length n - 1) whose answer depends on the
     order of earlier tokens (counting, copy, reverse, differences)."""
     h = heldout()
@@ -283,5 +250,3 @@ def order_mask(ids=None, kinds=None):
     order = [names.index(k) for k in info()["order_kinds"]]
     return np.isin(kinds[1:], order)
 
-
-CONFIG = config()   # the trained model's sizes (lib.params.ModelConfig), e.g. for a parameter calculator

@@ -7,7 +7,7 @@ so a token's result never depends on the other tokens in the batch.
 
 import numpy as np
 
-from ._checks import as_float_array, check_non_negative, check_vector
+from ._checks import as_float_array, check_choice, check_non_negative, check_vector
 
 
 def _tokens(x):
@@ -71,3 +71,22 @@ def root_mean_square(x, axis=None):
     """
     x = as_float_array(x, "x")
     return np.sqrt((x ** 2).mean(axis=axis))
+
+
+NORMS = {"rms": rms_norm, "layer": layer_norm}
+
+
+def normaliser(kind, eps=1e-5):
+    """The norm named ``kind`` ("rms" or "layer") as a function of (x, gain=None, bias=None).
+
+    RMSNorm has no shift, so a bias with kind "rms" raises a ValueError.
+    """
+    check_choice(kind, "norm", tuple(NORMS))
+    if kind == "layer":
+        return lambda x, gain=None, bias=None: layer_norm(x, gain, bias, eps)
+
+    def rms(x, gain=None, bias=None):
+        if bias is not None:
+            raise ValueError("a norm bias needs norm='layer' (RMSNorm has no shift), got a bias with norm='rms'")
+        return rms_norm(x, gain, eps)
+    return rms

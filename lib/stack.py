@@ -1,8 +1,9 @@
 """A stack of random layers: what repeated layers do to a vector's length, with and without the
 residual add and normalisation.
 
-Each layer is f(x) = gain · Q x, with Q a random rotation (an orthogonal matrix), so a layer on
-its own multiplies the length of a vector by exactly ``gain``. The modes wrap f the ways a deep
+Each layer is f(x) = gain · Q x, with Q a random orthogonal matrix (a rotation, possibly combined
+with a reflection: either way it keeps lengths), so a layer on its own multiplies the length of a
+vector by exactly ``gain``. The modes wrap f the ways a deep
 network can:
 
     plain       x ← f(x)                    the length is multiplied by gain at every layer
@@ -34,7 +35,8 @@ MODES = {
 
 
 def random_rotations(n, d=8, *, seed):
-    """``n`` random rotations (orthogonal d × d matrices, uniformly drawn) from ``default_rng(seed)``.
+    """``n`` random orthogonal d × d matrices, uniformly drawn, from ``default_rng(seed)``: each keeps
+    lengths and angles (a rotation, or a rotation and a reflection, about half of each).
 
     Each is the Q of a QR decomposition of a normal(0, 1) matrix, with the signs of its columns
     fixed so that the draw is uniform. Returns an array of shape (n, d, d).

@@ -14,7 +14,7 @@ def random_weights(shapes, *, seed, scale, decimals=None):
     decimals: round every number to this many decimals (the course's hand-sized examples).
     Returns a list of float arrays, one per shape, of exactly those shapes.
 
-    Example (seed 001's six-step block): ``random_weights([(4, 4)] * 5, seed=28,
+    Example (the six-step block of notebook 04): ``random_weights([(4, 4)] * 5, seed=28,
     scale=[0.9, 0.6, 0.6, 0.6, 0.6], decimals=1)`` gives X, Wq, Wk, Wv, Wo.
     """
     shapes = [tuple(shape) for shape in shapes]

@@ -59,7 +59,7 @@ def test_matches_torch_transformer_encoder_layer(placement, causal):
     d, f, heads, length = 12, 24, 3, 5
     w = random_block_weights(d, f, heads, seed=4, scale=0.3)
     gains = rng.normal(1, 0.2, (2, d))
-    w.norm1_gain, w.norm2_gain = gains
+    w.attention_norm, w.ffn_norm = gains
     x = rng.normal(size=(2, length, d))
     layer = _torch_layer(w, placement == "pre", gains)
     mask = torch.nn.Transformer.generate_square_subsequent_mask(length, dtype=torch.float64) if causal else None
@@ -135,7 +135,7 @@ def test_pre_norm_amplifies_a_nudge_and_post_norm_shrinks_it():
 
 def test_norm_with_bias_needs_layer_norm():
     w = random_block_weights(4, 8, seed=0, scale=0.5)
-    w.norm1_bias = np.zeros(4)
+    w.attention_norm_bias = np.zeros(4)
     with pytest.raises(ValueError, match="a norm bias needs norm='layer'"):
         block(np.ones((2, 4)), w)
 
@@ -149,8 +149,8 @@ E = np.eye(4)
     (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((6, 4))), r"W2 should have 8 rows"),
     (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((8, 4)), heads=3),
      "heads should divide d_model = 4 into equal slices, got heads=3"),
-    (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((8, 4)), norm1_gain=np.ones(3)),
-     r"norm1_gain should have shape \(4,\)"),
+    (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((8, 4)), attention_norm=np.ones(3)),
+     r"attention_norm should have shape \(4,\)"),
     (lambda: block(np.ones((2, 5)), random_block_weights(4, 8, seed=0, scale=1)), r"x should have shape \(length, 4\)"),
     (lambda: block(np.ones((2, 4)), random_block_weights(4, 8, seed=0, scale=1), placement="middle"),
      "placement should be one of 'pre', 'post', 'none', got 'middle'"),
