@@ -17,7 +17,9 @@ where it lives, its format, reading and writing). Its sections, and the methods 
 A record changes in memory; :meth:`~Progress.save` writes it. For one change, the module's
 functions (``record_check(...)``, ``exercise_entry(...)``, ...) load, change and save in one
 call. :func:`export_text` and :func:`import_text` move a record between browsers and to the
-instructor's report. Loading and saving never raise: problems become :func:`notices`.
+instructor's report. Loading and saving never raise: problems become :func:`notices`. The file's
+names a view needs (:func:`progress_path`, :func:`notices`, ``FORMAT``, ``VERSION``) can be
+imported from here too.
 
 Plain Python (no numpy), so it also runs where the course's numerical code cannot.
 """

@@ -23,6 +23,7 @@ from exercises.core.registry import get_exercise
 from .display import Html, in_kernel, shell, show
 from .feedback import exercise_controls, feedback_html, hint_html, locked_solution_html, solution_html
 from .questions import ask
+from .release_view import announce
 from .style import box
 
 
@@ -46,8 +47,6 @@ def begin() -> None:
     if _begun or not in_kernel():
         return
     _begun = True
-    from .release_view import announce
-
     announce()
 
 
