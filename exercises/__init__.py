@@ -1,14 +1,18 @@
-"""The course's exercise system, in three layers (each imports only the layers below it):
+"""The course's exercise system, in three layers (each imports only the layers below it, and
+``lib``; import-linter checks this, see ``.importlinter``):
 
 - ``exercises.core``: exercises and questions as data types, the registry, the checker, the
-  learner's progress, exports and the instructor's report, review, skip-ahead sets, releases.
-  No widgets, no display: every function returns plain values.
+  learner's progress record and its file, exports and the instructors' report, review,
+  skip-ahead sets, releases. No widgets, no HTML: every function returns plain values.
 - ``exercises.definitions``: the exercises and questions of each notebook, as data, one module
   per notebook.
 - ``exercises.ui``: what a notebook shows (feedback, hint and solution buttons, question
-  widgets, the progress, review, skip-ahead and release views). The only part that imports
-  ipywidgets or IPython.
+  widgets, the progress, review, skip-ahead and release views) and its styles. The only part
+  that imports ipywidgets or IPython.
 
-A notebook's setup cell imports the ``exercises.ui`` names it uses; importing any module here has
-no side effect (nothing is displayed or written until a function is called).
+A notebook's setup cell reads ``from exercises.ui.notebook import ____, ask, begin, check, hint,
+solution`` then ``begin()``. Importing any module here has no side effect: nothing is
+registered, displayed or written until a function is called. ``README.md`` here is the guide to
+writing exercises; ``python -m exercises`` solves, validates and lists them, and makes the
+instructors' report.
 """

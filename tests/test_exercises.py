@@ -5,21 +5,26 @@ a notebook's module is enough for it to be tested here.
 """
 
 import json
+import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from exercises.core import progress
 from exercises.core.blank import BLANK, ____
-from exercises.core.checker import evaluate
-from exercises.core.registry import all_exercises, get_exercise
-from exercises.ui.notebook import check
+from exercises.core.cell import run_cell
+from exercises.core.checker import evaluate, evaluate_source
+from exercises.core.definition import Exercise, Mistake, Variant, count_blanks, fill_blanks
 from exercises.core.notebooks import exercise_id, read, solve_notebook, validate_notebook
-from exercises.core.registry import Case, Exercise, Mistake, NOTEBOOKS, Variant, count_blanks, fill_blanks
-from exercises.core.testing import run_source, try_template, try_variant
+from exercises.core.registry import NOTEBOOKS, all_exercises, get_exercise
+from exercises.core.testing import try_template, try_variant
+from exercises.ui.feedback import feedback_html
+from exercises.ui.notebook import check
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"
@@ -191,14 +196,38 @@ def test_solve_command_on_one_notebook(tmp_path):
     assert solve_notebook(solved)[1] == []  # solving twice changes nothing
 
 
-def test_solved_notebook_code_passes_in_strict_mode(monkeypatch):
-    """Run every code cell of the solved start notebook, as a kernel would, with COURSE_STRICT=1."""
-    monkeypatch.setenv("COURSE_STRICT", "1")
+def run_in_ipython(cells, tmp_path, strict=False) -> list:
+    """Run the cells one by one in a fresh IPython shell (in a subprocess), as a notebook's kernel
+    would; the error each cell raised, as text, or None."""
+    runner = textwrap.dedent("""
+        import json, sys
+        from IPython.core.interactiveshell import InteractiveShell
+        shell = InteractiveShell.instance()
+        errors = []
+        for source in json.load(sys.stdin):
+            outcome = shell.run_cell(source)
+            error = outcome.error_before_exec or outcome.error_in_exec
+            errors.append(None if error is None else f"{type(error).__name__}: {error}")
+        print("ERRORS " + json.dumps(errors))
+    """)
+    env = {**os.environ, "COURSE_PROGRESS_FILE": str(tmp_path / "progress.json"),
+           "IPYTHONDIR": str(tmp_path / "ipython"), "MPLBACKEND": "Agg",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env.pop("COURSE_STRICT", None)
+    if strict:
+        env["COURSE_STRICT"] = "1"
+    done = subprocess.run([sys.executable, "-c", runner], input=json.dumps(cells), cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.rsplit("ERRORS ", 1)[1])
+
+
+def test_solved_notebook_code_passes_in_strict_mode(tmp_path):
+    """Every code cell of the solved start notebook runs, as in a kernel, with COURSE_STRICT=1."""
     nb, _ = solve_notebook(read(CONTENT / "00_start_here.ipynb"))
-    ns = {"__name__": "__main__"}
-    for i, cell in enumerate(nb["cells"]):
-        if cell["cell_type"] == "code":
-            exec(compile("".join(cell["source"]), f"<cell {i}>", "exec"), ns)
+    cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    assert sum("check(" in c for c in cells) == 2
+    assert run_in_ipython(cells, tmp_path, strict=True) == [None] * len(cells)
 
 
 # ---------------------------------------------------------------- the blank
@@ -215,8 +244,8 @@ def test_blank_absorbs_operations():
 
 def test_blank_inside_a_function_counts_as_not_attempted():
     ex = get_exercise("row-mean")
-    ns = run_source("def row_mean(x):\n    return x.sum(axis=____, keepdims=True) / x.shape[-1]\n",
-                    ex.context)
+    ns = run_cell("def row_mean(x):\n    return x.sum(axis=____, keepdims=True) / x.shape[-1]\n",
+                  ex.context)
     fb = evaluate(ex, ns)
     assert fb.kind == "blank"
 
@@ -237,35 +266,43 @@ def test_missing_name_is_reported_plainly():
 # ---------------------------------------------------------------- check(): display, strict mode
 
 def test_check_records_and_strict_mode_raises(monkeypatch, capsys):
-    from exercises.core import progress
-
-    ns = run_source(get_exercise("row-mean").template, get_exercise("row-mean").context)
+    ns = run_cell(get_exercise("row-mean").template, get_exercise("row-mean").context)
     check("row-mean", ns)  # not strict: only displays
     assert progress.exercise_entry("row-mean")["checks"] == 1
     monkeypatch.setenv("COURSE_STRICT", "1")
     with pytest.raises(AssertionError, match="Not attempted"):
         check("row-mean", ns)
-    bad = run_source(get_exercise("row-mean").variant_source(Variant({0: "x.sum()"})),
-                     get_exercise("row-mean").context)
+    bad = run_cell(get_exercise("row-mean").variant_source(Variant({0: "x.sum()"})),
+                   get_exercise("row-mean").context)
     with pytest.raises(AssertionError, match="Wrong shape"):
         check("row-mean", bad)
-    good = run_source(get_exercise("row-mean").solution_source, get_exercise("row-mean").context)
+    good = run_cell(get_exercise("row-mean").solution_source, get_exercise("row-mean").context)
     check("row-mean", good)  # passes, no exception
     assert progress.exercise_entry("row-mean")["passed"] is True
 
 
-def test_check_uses_the_callers_globals():
+def test_check_finds_the_learners_code_in_the_notebooks_namespace(tmp_path):
+    """In a notebook, ``check("<id>")`` reads the kernel's namespace: the learner's function as
+    the exercise cell defined it, then as a later cell redefined it."""
     ex = get_exercise("row-mean")
-    ns = run_source(ex.solution_source + "\nresult = check('row-mean')\n", ex.context
-                    + "from exercises.ui.notebook import check\n")
-    assert ns["result"].feedback.passed
+    cells = ["from exercises.ui.notebook import ____, check\nimport numpy as np",
+             ex.solution_source,
+             "assert check('row-mean').feedback.passed",
+             ex.variant_source(Variant({0: "x.max(axis=-1, keepdims=True)"})),
+             "assert check('row-mean').feedback.kind == 'values'",
+             "from lib.exercises import check as old_check\n"          # notebooks of earlier releases
+             "assert old_check('row-mean').feedback.kind == 'values'"]
+    assert run_in_ipython(cells, tmp_path) == [None] * len(cells)
+
+
+def test_check_outside_a_notebook_asks_for_the_namespace():
+    with pytest.raises(TypeError, match=r"globals\(\)"):
+        check("row-mean")
 
 
 def test_a_miss_advances_the_hint_ladder():
-    from exercises.core import progress
-
     ex = get_exercise("row-mean")
-    bad = run_source(ex.variant_source(Variant({0: "x.max(axis=-1, keepdims=True)"})), ex.context)
+    bad = run_cell(ex.variant_source(Variant({0: "x.max(axis=-1, keepdims=True)"})), ex.context)
     first = check("row-mean", bad).feedback
     second = check("row-mean", bad).feedback
     assert first.ladder[0] == 1 and second.ladder[0] == 2
@@ -274,12 +311,41 @@ def test_a_miss_advances_the_hint_ladder():
 
 def test_feedback_html_is_themed_and_has_text_fallback():
     fb = try_variant(get_exercise("row-mean"), Variant({0: "x.sum(axis=-1)"}))
-    html = fb._repr_html_()
-    assert 'class="course-feedback course-fail"' in html
+    html = feedback_html(fb)
+    assert 'class="course-feedback course-fail" data-exercise="row-mean" data-kind="shape"' in html
     assert "var(--jp-ui-font-color1" in html and "var(--jp-error-color1" in html
-    assert "keepdims" in repr(fb)
-    assert 'course-pass' in try_variant(get_exercise("row-mean"))._repr_html_()
-    assert 'course-blank' in try_template(get_exercise("row-mean"))._repr_html_()
+    assert "keepdims" in repr(fb) and "<" not in fb.text()
+    assert 'course-pass' in feedback_html(try_variant(get_exercise("row-mean")))
+    assert 'course-blank' in feedback_html(try_template(get_exercise("row-mean")))
+
+
+def test_the_exercise_core_writes_no_html():
+    """HTML and styles live in exercises/ui; the core returns plain values."""
+    markup = re.compile(r"<(div|span|code|pre|b|i|ul|li|p|a|table|tr|td|th|style)[ >]|style=")
+    core = ROOT / "exercises" / "core"
+    offenders = [p.name for p in core.glob("*.py") if markup.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_evaluate_source_reports_unreadable_and_failing_code_as_feedback():
+    fb = evaluate_source("row-mean", "def row_mean(x)\n    return x\n")
+    assert fb.kind == "error" and fb.exercise == "row-mean" and "line 1" in fb.text()
+    fb = evaluate_source("row-mean", "def row_mean(x):\n    return x\n\nrow_mean(1 / 0)\n")
+    assert fb.kind == "error" and "ZeroDivisionError" in fb.text()
+    assert fb.location == "line 4: row_mean(1 / 0)"
+    assert evaluate_source("row-mean", get_exercise("row-mean").solution_source).passed
+
+
+def test_importing_the_exercise_system_has_no_effect(tmp_path):
+    """No module under exercises/ shows, prints or writes anything when imported."""
+    code = ("import pkgutil, importlib, exercises\n"
+            "for m in pkgutil.walk_packages(exercises.__path__, 'exercises.'):\n"
+            "    if m.name != 'exercises.__main__': importlib.import_module(m.name)\n")
+    env = {**os.environ, "COURSE_PROGRESS_FILE": str(tmp_path / "progress.json"),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and list(tmp_path.iterdir()) == []
 
 
 def test_value_exercise_kind():
@@ -287,11 +353,14 @@ def test_value_exercise_kind():
                   template="n_params = ____\n", solution=["2 * 768 * 3072"], kind="value",
                   expected=lambda: 4_718_592, hints=["a", "b"],
                   mistakes=[Mistake("one matrix", "You counted one matrix.", impl=lambda: 768 * 3072)])
-    assert evaluate(ex, run_source("n_params = ____\n", ex.context)).kind == "blank"
+    assert evaluate(ex, run_cell("n_params = ____\n", ex.context)).kind == "blank"
     assert evaluate(ex, {"n_params": 2 * 768 * 3072}).passed
     fb = evaluate(ex, {"n_params": 768 * 3072})
     assert fb.kind == "values" and fb.hint == "You counted one matrix."
-    assert evaluate(ex, {"n_params": None}).kind == "none"
+    assert fb.details == ["For `n_params`: expected 4,718,592, got 2,359,296."]
+    assert evaluate(ex, {"n_params": None}).details == ["`n_params` is `None`."]
+    assert evaluate(ex, {"n_params": np.zeros(2)}).details == [
+        "For `n_params`: expected shape (), got shape (2,)."]
     assert evaluate(ex, {"n_params": float("nan")}).kind == "nan"
 
 

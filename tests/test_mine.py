@@ -4,26 +4,26 @@ guard, and replaced by the course's function (with a one-line reason) when they 
 import numpy as np
 import pytest
 
-from exercises.core import own as mine
+from exercises.core import own
+from exercises.core.cell import run_cell
 from exercises.core.registry import get_exercise
 from exercises.ui.notebook import check
-from exercises.core.testing import run_source
 
 
 @pytest.fixture(autouse=True)
 def _clean(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
     monkeypatch.delenv("COURSE_STRICT", raising=False)
-    mine.forget_all()
+    own.forget_all()
     yield
-    mine.forget_all()
+    own.forget_all()
 
 
 def learner(ex_id, variant=None):
     """The namespace of a notebook in which the exercise cell was run (solution or a variant)."""
     ex = get_exercise(ex_id)
     source = ex.solution_source if variant is None else ex.variant_source(variant)
-    return run_source(source, ex.context, ex_id)
+    return run_cell(source, ex.context, ex_id)
 
 
 def passed(ex_id):
@@ -36,22 +36,22 @@ def passed(ex_id):
 
 def test_check_remembers_a_passing_function_and_forgets_it_when_a_recheck_fails():
     ns = learner("layer-norm")
-    assert mine.passed_function("layer-norm") is None
+    assert own.passed_function("layer-norm") is None
     check("layer-norm", ns)
-    assert mine.passed_function("layer-norm") is ns["layer_norm"]
+    assert own.passed_function("layer-norm") is ns["layer_norm"]
     broken = learner("layer-norm", get_exercise("layer-norm").wrong[0])
     check("layer-norm", broken)
-    assert mine.passed_function("layer-norm") is None
-    assert "no longer passes" in mine.lost_reason("layer-norm")
+    assert own.passed_function("layer-norm") is None
+    assert "no longer passes" in own.lost_reason("layer-norm")
     check("layer-norm", ns)                                   # fixed again
-    assert mine.passed_function("layer-norm") is ns["layer_norm"] and not mine.lost_reason("layer-norm")
+    assert own.passed_function("layer-norm") is ns["layer_norm"] and not own.lost_reason("layer-norm")
 
 
 def test_a_blank_check_or_a_value_exercise_changes_nothing():
     passed("layer-norm")
-    check("layer-norm", learner_template := run_source(get_exercise("layer-norm").template,
-                                                       get_exercise("layer-norm").context))
-    assert learner_template and mine.passed_function("layer-norm") is not None   # blank: not an attempt
+    check("layer-norm", learner_template := run_cell(get_exercise("layer-norm").template,
+                                                     get_exercise("layer-norm").context))
+    assert learner_template and own.passed_function("layer-norm") is not None   # blank: not an attempt
 
 
 def test_guard_reports_raising_wrong_shape_and_nan_in_one_line():
@@ -65,8 +65,8 @@ def test_guard_reports_raising_wrong_shape_and_nan_in_one_line():
         "not an array": lambda x, eps=1e-5: "text",
     }
     for words, func in cases.items():
-        with pytest.raises(mine.NotMine) as info:
-            mine.guarded(LAYER_NORM_USE, func)(x)
+        with pytest.raises(own.UnusableFunction) as info:
+            own.guarded(LAYER_NORM_USE, func)(x)
         assert words in str(info.value) and "\n" not in str(info.value)
 
 
@@ -78,7 +78,7 @@ def test_guard_works_on_copies_so_the_lab_data_is_safe():
     def vandal(x, eps=1e-5):
         x[...] = 0.0
         return x
-    mine.guarded(LAYER_NORM_USE, vandal)(x)
+    own.guarded(LAYER_NORM_USE, vandal)(x)
     assert x[1, 3] == 7.0
 
 
@@ -196,8 +196,8 @@ def test_a_broken_function_makes_the_lab_fall_back_with_a_message(kind):
 
     lab = AxisLab()
     reference = lab.model["out"].copy()
-    ns = run_source(BROKEN[kind], "import numpy as np\n")
-    mine.remember("layer-norm", ns["layer_norm"])      # as if it had passed, then was edited
+    ns = run_cell(BROKEN[kind], "import numpy as np\n")
+    own.remember("layer-norm", ns["layer_norm"])      # as if it had passed, then was edited
     lab.mine.checkbox.value = True
     assert not lab.mine.running_mine
     badge = _badge(lab)
@@ -237,8 +237,8 @@ def test_flow_lab_falls_back_from_a_causal_mask_that_reads_the_future():
 
     lab = FlowLab()
     reference = lab.model["output"].copy()
-    ns = run_source("def causal_weights(scores):\n    return scores[..., :1]\n", "import numpy as np\n")
-    mine.remember("causal-weights", ns["causal_weights"])
+    ns = run_cell("def causal_weights(scores):\n    return scores[..., :1]\n", "import numpy as np\n")
+    own.remember("causal-weights", ns["causal_weights"])
     lab.mine.checkbox.value = True
     badge = _badge(lab)
     assert not lab.mine.running_mine and "course-mine-fallback" in badge and "Traceback" not in badge

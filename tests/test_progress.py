@@ -1,14 +1,19 @@
-"""The progress store, its location rules, and the progress view."""
+"""The progress record, its file and location rules, the hint ladder and solution lock, and the
+progress view."""
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 
-from exercises.core import progress
-from exercises.ui import notebook as api
-from exercises.core.registry import NOTEBOOKS, all_exercises
+from exercises.core import hints, progress, review, skip_ahead
+from exercises.core import progress_file as storage
+from exercises.core.progress import Progress
+from exercises.core.registry import NOTEBOOKS, all_exercises, get_exercise
+
+SAVED = Path(__file__).parent / "saved_progress" / "course-progress-v1.json"
 
 
 @pytest.fixture(autouse=True)
@@ -26,15 +31,19 @@ def test_env_variable_wins(progress_file):
 
 
 def test_drive_root_in_jupyterlite(monkeypatch, tmp_path):
+    from exercises.core import release
+
     monkeypatch.delenv("COURSE_PROGRESS_FILE")
     real = os.path.isdir
-    monkeypatch.setattr(progress.os.path, "isdir", lambda p: p == "/drive" or real(p))
+    monkeypatch.setattr(os.path, "isdir", lambda p: p == "/drive" or real(p))
     assert progress.progress_path() == Path("/drive/course-progress.json")
+    assert release.workspace_root() == Path("/drive")    # the notebooks are there too
 
 
 def test_local_walks_up_to_the_start_notebook(monkeypatch, tmp_path):
     monkeypatch.delenv("COURSE_PROGRESS_FILE")
-    monkeypatch.setattr(progress.os.path, "isdir", lambda p: False if p == "/drive" else os.path.isdir(p))
+    real = os.path.isdir
+    monkeypatch.setattr(os.path, "isdir", lambda p: False if p == "/drive" else real(p))
     (tmp_path / "00_start_here.ipynb").write_text("{}")
     sub = tmp_path / "a" / "b"
     sub.mkdir(parents=True)
@@ -48,7 +57,7 @@ def test_local_walks_up_to_the_start_notebook(monkeypatch, tmp_path):
 
 def test_missing_file_is_empty_and_not_reported(progress_file):
     assert not progress_file.exists()
-    assert progress.load()["exercises"] == {}
+    assert progress.load().data["exercises"] == {}
     assert progress.notices() == []
 
 
@@ -67,21 +76,99 @@ def test_statuses():
 
 
 def test_solution_only_after_an_attempt():
-    assert api.reveal_solution("row-mean") is None
-    assert not progress.exercise_entry("row-mean").get("solution_revealed")
-    progress.record_check("row-mean", False, "blank")  # running the check with blanks is no attempt
-    assert api.reveal_solution("row-mean") is None
-    progress.record_check("row-mean", False, "values")
-    source = api.reveal_solution("row-mean")
+    ex, record = get_exercise("row-mean"), Progress()
+    assert hints.reveal_solution(ex, record) is None
+    assert not record.exercise("row-mean").get("solution_revealed")
+    record.record_check("row-mean", False, "blank")  # running the check with blanks is no attempt
+    assert hints.reveal_solution(ex, record) is None
+    record.record_check("row-mean", False, "values")
+    source = hints.reveal_solution(ex, record)
     assert "x.sum(axis=-1, keepdims=True)" in source
-    assert progress.exercise_entry("row-mean")["solution_revealed"] is True
+    assert record.exercise("row-mean")["solution_revealed"] is True
 
 
 def test_hint_ladder_one_more_per_request_and_capped():
-    total = len(api.get_exercise("row-mean").hints)
-    levels = [api.next_hint("row-mean")[0] for _ in range(total + 2)]
+    ex, record = get_exercise("row-mean"), Progress()
+    total = len(ex.hints)
+    levels = [hints.next_hint(ex, record)[0] for _ in range(total + 2)]
     assert levels == list(range(1, total + 1)) + [total, total]
-    assert progress.exercise_entry("row-mean")["hints"] == total
+    assert record.exercise("row-mean")["hints"] == total
+    assert hints.hints_seen(ex, record) == list(ex.hints)
+
+
+def test_a_record_changes_in_memory_until_saved(progress_file):
+    record = Progress.load()
+    record.record_check("row-mean", True, "pass")
+    assert record.status("row-mean") == "passed" and not progress_file.exists()
+    assert record.save() and progress.load().status("row-mean") == "passed"
+
+
+def test_damaged_optional_sections_are_replaced_not_raised(progress_file):
+    assert storage.write(document(review=[], test_out="x", release_choices=None))
+    record = Progress.load()
+    assert record.review("row-mean") == {} and record.skip_ahead("01_positional_encoding") == {}
+    assert record.kept_release("01_positional_encoding.ipynb") is None
+    record.record_review("row-mean", "exercise", True)
+    record.record_skip_ahead("01_positional_encoding", 4, 4)
+    record.keep_release("01_positional_encoding.ipynb", "abc")
+    assert record.review("row-mean")["passed"] and record.skip_ahead("01_positional_encoding")["passed"]
+    assert record.kept_release("01_positional_encoding.ipynb") == "abc"
+
+
+def document(**sections) -> dict:
+    """A progress file's document with these sections besides the empty ones."""
+    return {**storage.empty_record(), **sections}
+
+
+# ---------------------------------------------------------------- files of the previous release
+
+def test_a_progress_file_of_the_previous_release_loads_unchanged(progress_file):
+    progress_file.write_bytes(SAVED.read_bytes())
+    record = Progress.load()
+    assert progress.notices() == []
+    assert [record.status(e) for e in ("row-mean", "layer-norm", "stable-softmax")] == [
+        "passed", "passed-after-solution", "not-started"]
+    assert record.question("start-predict-softmax")["answer"] == 0
+    assert [it.id for it in review.items(record)] == ["row-mean", "start-predict-softmax",
+                                                       "start-shape-row-mean", "layer-norm"]
+    assert [it.cleared for it in review.items(record)] == [False, True, False, True]
+    assert skip_ahead.tested_out("01_positional_encoding", record)
+    assert not skip_ahead.tested_out("03_norms_and_residuals", record)
+    assert record.kept_release("02_feed_forward.ipynb") == "abc123def456"
+    assert record.learner() == {"name": "Ada L. (s1234)", "id": "47598e31badb"}
+    record.save()
+    again = json.loads(progress_file.read_text())
+    saved = json.loads(SAVED.read_text())
+    assert again.pop("updated") and saved.pop("updated")
+    assert again == saved
+
+
+def test_the_record_writes_the_file_the_previous_release_wrote(progress_file):
+    """The same history, recorded now, gives the same file (times and the random id aside)."""
+    ex = get_exercise("layer-norm")
+    progress.record_check("row-mean", False, "values")
+    progress.record_check("row-mean", True, "pass")
+    progress.record_check("stable-softmax", False, "blank")
+    progress.record_check("layer-norm", False, "nan")
+    progress.record_hint("layer-norm", 2)
+    progress.record_reveal("layer-norm")
+    progress.record_answer("start-predict-softmax", 0, False, lock=True)
+    progress.record_answer("start-number-equal-scores", "0.3", False)
+    progress.record_answer("start-number-equal-scores", "0.2", True)
+    progress.record_question_reveal("start-shape-row-mean")
+    review.check_exercise("layer-norm", ex.solution_source)
+    review.answer_question("start-predict-softmax", 1)
+    skip_ahead.record_attempt("03_norms_and_residuals", 3, 4)
+    skip_ahead.record_attempt("01_positional_encoding", 4, 4)
+    record = progress.load()
+    record.keep_release("02_feed_forward.ipynb", "abc123def456")
+    record.save()
+    progress.export_text(learner="Ada L. (s1234)")
+
+    def timeless(text):
+        text = re.sub(r'"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"', '"TIME"', text)
+        return json.loads(re.sub(r'"id": "[0-9a-f]{12}"', '"id": "ID"', text))
+    assert timeless(progress_file.read_text()) == timeless(SAVED.read_text())
 
 
 def test_record_survives_a_restart(progress_file):
@@ -97,7 +184,7 @@ def test_record_survives_a_restart(progress_file):
                                      '{"format": "transformer-course-progress", "exercises": [], "questions": {}}'])
 def test_corrupt_file_is_reported_kept_aside_and_replaced(progress_file, content):
     progress_file.write_bytes(content.encode("latin-1"))
-    data = progress.load()
+    data = storage.read()
     assert data["exercises"] == {}
     notes = progress.notices()
     assert notes and ("damaged" in notes[0] or "Could not read" in notes[0])
@@ -130,14 +217,14 @@ def test_export_import_merge_and_reset():
     progress.record_check("row-mean", True, "pass")
     exported = progress.export_text()
     progress.reset()
-    assert progress.load()["exercises"] == {}
+    assert progress.load().data["exercises"] == {}
     progress.record_check("stable-softmax", False, "values")
     progress.import_text(exported)
-    data = progress.load()
-    assert data["exercises"]["row-mean"]["passed"] is True
-    assert data["exercises"]["stable-softmax"]["attempts"] == 1
+    record = progress.load()
+    assert record.exercise("row-mean")["passed"] is True
+    assert record.exercise("stable-softmax")["attempts"] == 1
     progress.import_text(exported, replace=True)
-    assert "stable-softmax" not in progress.load()["exercises"]
+    assert "stable-softmax" not in progress.load().data["exercises"]
 
 
 def test_merge_keeps_the_better_result():
@@ -217,24 +304,21 @@ def test_progress_view_export_and_import():
     assert "Could not import" in view.message.value
 
 
-def test_import_keeps_test_out_and_review_records(tmp_path, monkeypatch):
-    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "p.json"))
-    from exercises.core import progress
-    progress.reset()
-    exported = progress.empty_record()
-    exported["test_out"] = {"01_positional_encoding": {"passed": True, "attempts": 1}}
-    exported["review"] = {"row-mean": {"cleared": True}}
+def test_import_keeps_skip_ahead_review_and_release_records():
+    skip_ahead.record_attempt("01_positional_encoding", 3, 4)      # not passed here
+    exported = document(test_out={"01_positional_encoding": {"passed": True, "attempts": 1}},
+                        review={"row-mean": {"cleared": True}},
+                        release_choices={"01_positional_encoding.ipynb": "abc"})
     progress.import_text(json.dumps(exported))
-    data = progress.load()
-    assert data["test_out"]["01_positional_encoding"]["passed"] is True
-    assert data["review"]["row-mean"] == {"cleared": True}
+    record = progress.load()
+    assert record.skip_ahead("01_positional_encoding")["passed"] is True   # the better entry wins
+    assert record.review("row-mean") == {"cleared": True}
+    assert record.kept_release("01_positional_encoding.ipynb") == "abc"
 
 
-def test_progress_view_marks_a_tested_out_notebook(tmp_path, monkeypatch):
-    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "p.json"))
-    from exercises.core import progress
+def test_progress_view_marks_a_tested_out_notebook():
     from exercises.ui.progress_view import progress_table_html
-    data = progress.empty_record()
-    data["test_out"] = {"01_positional_encoding": {"passed": True, "passed_at": "2026-11-29T10:00:00"}}
-    progress.save(data)
+
+    assert storage.write(document(
+        test_out={"01_positional_encoding": {"passed": True, "passed_at": "2026-11-29T10:00:00"}}))
     assert "tested out on 2026-11-29" in progress_table_html()

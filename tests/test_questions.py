@@ -5,7 +5,8 @@ import pytest
 
 from exercises.core import progress
 from exercises.core.questions import grade, parse_number, parse_shape
-from exercises.core.registry import Question, all_questions, get_question
+from exercises.core.definition import Question
+from exercises.core.registry import all_questions, get_question
 
 
 @pytest.fixture(autouse=True)

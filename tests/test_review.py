@@ -1,4 +1,4 @@
-"""Review of what was missed (start notebook) and the test-out sets of notebooks 01 to 04."""
+"""Review of what was missed (start notebook) and the skip-ahead sets of notebooks 01 to 05."""
 
 import json
 
@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from exercises.core import progress, review, skip_ahead
-from exercises.core.registry import get_exercise
+from exercises.core.definition import Question
 from exercises.core.questions import grade
-from exercises.core.registry import NOTEBOOKS, all_questions
+from exercises.core.registry import (NOTEBOOKS, all_questions, get_exercise, notebooks_with_skip_ahead,
+                                     register_skip_ahead, skip_ahead_questions)
 
 
 @pytest.fixture(autouse=True)
@@ -47,15 +48,15 @@ def test_review_check_runs_fresh_random_cases_and_records():
     _history()
     ex = get_exercise("layer-norm")
     fb = review.check_exercise("layer-norm", ex.template)
-    assert fb.kind == "blank" and review.review_entry("layer-norm") == {}     # a blank is no attempt
+    assert fb.kind == "blank" and progress.load().review("layer-norm") == {}     # a blank is no attempt
     fb = review.check_exercise("layer-norm", ex.variant_source(ex.wrong[0]))
-    assert not fb.passed and review.review_entry("layer-norm")["tries"] == 1
+    assert not fb.passed and progress.load().review("layer-norm")["tries"] == 1
     seen = set()
     for seed in range(3):
         fb = review.check_exercise("layer-norm", ex.solution_source, rng=np.random.default_rng(seed))
         assert fb.passed
         seen.add(fb.cases)
-    entry = review.review_entry("layer-norm")
+    entry = progress.load().review("layer-norm")
     assert entry["passed"] and entry["tries"] == 4 and entry["kind"] == "exercise"
     record = progress.exercise_entry("layer-norm")
     assert record["passed"] and record["passed_after_solution"]          # honest: the solution was seen
@@ -77,7 +78,7 @@ def test_review_questions_are_graded_and_recorded():
         review.answer_question("start-shape-row-mean", "four by two")
     assert review.answer_question("start-shape-row-mean", "4, 2")[0] is False
     assert review.answer_question("start-shape-row-mean", "(4, 2, 1)")[0] is True
-    assert review.review_entry("start-shape-row-mean") ["passed"]
+    assert progress.load().review("start-shape-row-mean")["passed"]
     assert progress.question_entry("start-predict-softmax")["answer"] == 0    # the locked answer stays
 
 
@@ -114,16 +115,16 @@ def test_review_widget_end_to_end():
     assert "2 items to review, 2 cleared" in view.summary.value
 
 
-# ---------------------------------------------------------------- test out
+# ---------------------------------------------------------------- skip ahead
 
 SETS = [stem for stem, _t, _m in NOTEBOOKS if stem[:2] != "00"]
 
 
-def test_every_notebook_after_the_start_has_a_sound_test_out_set():
-    assert skip_ahead.stems_with_sets() == SETS
+def test_every_notebook_after_the_start_has_a_sound_skip_ahead_set():
+    assert notebooks_with_skip_ahead() == SETS
     main_ids = {q.id for q in all_questions()}
     for stem in SETS:
-        questions = skip_ahead.questions_for(stem)
+        questions = skip_ahead_questions(stem)
         assert 3 <= len(questions) <= 5
         for q in questions:
             assert q.notebook == stem and q.id not in main_ids and q.explanation
@@ -131,13 +132,13 @@ def test_every_notebook_after_the_start_has_a_sound_test_out_set():
                 assert len(q.choices) >= 3
             right = q.answer if q.kind != "number" else repr(float(q.answer))
             assert grade(q, right)[0]
-    assert skip_ahead.questions_for("00_start_here") == []
+    assert skip_ahead_questions("00_start_here") == []
 
 
 def _right_answers(stem):
     return {q.id: (q.answer if q.kind == "predict" else
                    ", ".join(map(str, q.answer)) if q.kind == "shape" else repr(float(q.answer)))
-            for q in skip_ahead.questions_for(stem)}
+            for q in skip_ahead_questions(stem)}
 
 
 def test_grading_records_attempts_and_passing_marks_the_notebook_done():
@@ -149,24 +150,24 @@ def test_grading_records_attempts_and_passing_marks_the_notebook_done():
     graded = skip_ahead.grade(stem, wrong)
     assert graded[first][0] is False and graded[first][1] == "Not right."
     assert all(ok for q_id, (ok, _m) in graded.items() if q_id != first)
-    skip_ahead.record(stem, 3, 4)
+    skip_ahead.record_attempt(stem, 3, 4)
     assert not skip_ahead.tested_out(stem)
     assert all(ok for ok, _m in skip_ahead.grade(stem, answers).values())
-    entry = skip_ahead.record(stem, 4, 4)
+    entry = skip_ahead.record_attempt(stem, 4, 4)
     assert entry["attempts"] == 2 and entry["passed"] and entry["last_score"] == [4, 4]
     assert skip_ahead.tested_out(stem) and skip_ahead.status_label(stem).startswith("tested out on ")
     data = json.loads(progress.progress_path().read_text())
     assert data["test_out"][stem]["passed"] and data["exercises"] == {}     # a separate key
 
 
-def test_test_out_widget():
+def test_skip_ahead_widget():
     from exercises.ui.skip_ahead import SkipAhead
 
     stem = "01_positional_encoding"
     view = SkipAhead(stem, seed=1)
     assert "course-test-out-intro" in view.header.value
     view._on_submit()
-    assert "Answer every question first" in view.result.value and not skip_ahead.entry(stem)
+    assert "Answer every question first" in view.result.value and not progress.load().skip_ahead(stem)
     right = _right_answers(stem)
     for q in view.questions:
         view.inputs[q.id].value = right[q.id]
@@ -183,11 +184,11 @@ def test_test_out_widget():
     assert "You tested out on" in again.header.value
 
 
-def test_test_out_choices_come_in_a_fresh_order():
+def test_skip_ahead_choices_come_in_a_fresh_order():
     from exercises.ui.skip_ahead import SkipAhead
 
     stem = "04_decoder_block"
-    q = next(q for q in skip_ahead.questions_for(stem) if q.kind == "predict")
+    q = next(q for q in skip_ahead_questions(stem) if q.kind == "predict")
     orders = {tuple(v for _l, v in SkipAhead(stem, seed=s).inputs[q.id].options) for s in range(12)}
     assert len(orders) > 1
 
@@ -199,13 +200,12 @@ def test_a_notebook_without_a_set_says_so():
     assert "no test-out questions yet" in view.header.value and view.submit.disabled
 
 
-def test_register_set_refuses_bad_sets():
-    from exercises.core.registry import Question
-
+def test_register_skip_ahead_refuses_bad_sets():
     q = Question("x-out", "01_positional_encoding", "shape", "?", answer=(1,), explanation="e")
-    with pytest.raises(ValueError):
-        skip_ahead.register_set("01_positional_encoding", q)           # too few
-    with pytest.raises(ValueError):
-        skip_ahead.register_set("99_nothing", q, q, q)
-    with pytest.raises(ValueError):
-        skip_ahead.register_set("02_feed_forward", q, q, q)            # repeated and foreign
+    with pytest.raises(ValueError, match="3 to 5"):
+        register_skip_ahead("01_positional_encoding", q)           # too few
+    with pytest.raises(ValueError, match="unknown notebook"):
+        register_skip_ahead("99_nothing", q, q, q)
+    with pytest.raises(ValueError, match="repeated"):
+        register_skip_ahead("02_feed_forward", q, q, q)            # repeated and foreign
+    assert [q.id for q in skip_ahead_questions("01_positional_encoding")] != ["x-out"]

@@ -1,1 +1,12 @@
-"""The exercise system without any widget: data types, registry, checker, progress, report."""
+"""The exercise system without widgets or HTML.
+
+- what an exercise is: ``definition`` (data types, blanks ``____`` in templates), ``blank`` (the
+  placeholder object), ``registry`` (every notebook and what it defines);
+- checking: ``cell`` (run a cell's code), ``checker`` (evaluate an answer into ``Feedback``),
+  ``text`` (numbers in messages), ``questions`` (grading), ``hints`` (hint ladder, solution
+  lock), ``own`` (the learner's passing functions, for the labs);
+- the learner's progress: ``progress`` (the record), ``progress_file`` (its file),
+  ``workspace`` (where the learner's files are);
+- tools built on them: ``review``, ``skip_ahead``, ``release``, ``export``, ``report``,
+  ``notebooks`` (solve and validate notebook files), ``testing`` (helpers for the tests).
+"""

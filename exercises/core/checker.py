@@ -1,15 +1,16 @@
 """Checking a learner's answer against the reference, and the feedback it gives.
 
-:func:`evaluate` is pure: it runs the learner's function (or reads their
-value) on fixed and fresh random cases, compares with the reference and
-returns a :class:`Feedback`. It records nothing and displays nothing; that is
-:func:`exercises.ui.check`'s job.
+:func:`evaluate` is pure: it runs the learner's function (or reads their value) on fixed and
+fresh random cases, compares with the reference and returns a :class:`Feedback`, plain data with
+a plain-text form. It records nothing and displays nothing: ``check`` in
+:mod:`exercises.ui.notebook` records the result and shows it (its HTML is built in
+:mod:`exercises.ui.feedback`). :func:`evaluate_source` first runs the code of the exercise's cell
+as the learner typed it (the review does this).
 """
 
 from __future__ import annotations
 
 import copy
-import html
 import linecache
 import os
 import re
@@ -20,8 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .blank import BLANK, contains_blank, mentions_blank
-from .registry import Case, Exercise, get_exercise
+from . import text
+from .blank import contains_blank, mentions_blank
+from .cell import run_cell
+from .definition import Case, Exercise
+from .registry import get_exercise
 
 _MISSING = object()
 
@@ -61,7 +65,7 @@ class Feedback:
 
     @property
     def status(self) -> str:
-        """"pass", "blank" or "fail": the CSS modifier too."""
+        """"pass", "fail" (attempted, not passed) or "blank" (not attempted)."""
         if self.passed:
             return "pass"
         return "fail" if self.attempted else "blank"
@@ -86,71 +90,14 @@ class Feedback:
     def __repr__(self) -> str:
         return self.text()
 
-    def _repr_html_(self) -> str:
-        return feedback_html(self)
-
-
-_COLOURS = {
-    "pass": "var(--jp-success-color1, #1b7f3b)",
-    "fail": "var(--jp-error-color1, #c62828)",
-    "blank": "var(--jp-warn-color1, #b26a00)",
-}
-_ICONS = {"pass": "\u2714", "fail": "\u2718", "blank": "\u2026"}
-
-
-def box_style(status: str) -> str:
-    return (
-        f"border-left: 4px solid {_COLOURS[status]}; padding: 6px 10px; margin: 4px 0;"
-        " background: var(--jp-layout-color2, transparent);"
-        " color: var(--jp-ui-font-color1, inherit);"
-        " font-family: var(--jp-ui-font-family, sans-serif);"
-        " font-size: var(--jp-ui-font-size1, 13px); line-height: 1.45;"
-    )
-
-
-def code_html(text: str) -> str:
-    return (
-        "<code style=\"font-family: var(--jp-code-font-family, monospace);"
-        " background: var(--jp-layout-color3, transparent); padding: 0 3px;\">"
-        f"{html.escape(text)}</code>"
-    )
-
-
-def _inline(text: str) -> str:
-    """Escape text and show `backticked` parts as code."""
-    parts = text.split("`")
-    return "".join(code_html(p) if i % 2 else html.escape(p) for i, p in enumerate(parts))
-
-
-def feedback_html(fb: Feedback) -> str:
-    status = fb.status
-    out = [
-        f'<div class="course-feedback course-{status}" data-exercise="{html.escape(fb.exercise)}"'
-        f' data-kind="{fb.kind}" style="{box_style(status)}">',
-        f'<div style="font-weight: bold; color: {_COLOURS[status]};">'
-        f"{_ICONS[status]} {html.escape(fb.headline)}</div>",
-    ]
-    items = [_inline(d) for d in fb.details]
-    if fb.location:
-        items.append("where: " + code_html(fb.location))
-    if items:
-        out.append('<ul style="margin: 4px 0 2px 0; padding-left: 20px;">')
-        out += [f"<li>{i}</li>" for i in items]
-        out.append("</ul>")
-    if fb.hint:
-        out.append(f'<div class="course-hint course-hint-mistake"><b>Hint:</b> {_inline(fb.hint)}</div>')
-    if fb.ladder:
-        level, total, text = fb.ladder
-        out.append(f'<div class="course-hint"><b>Hint {level} of {total}:</b> {_inline(text)}</div>')
-    out.append("</div>")
-    return "".join(out)
-
 
 # ---------------------------------------------------------------- helpers
 
 def _internal_dirs() -> list[str]:
+    """Folders whose code is the course's or Python's, never the learner's."""
     here = os.path.dirname(os.path.abspath(__file__))
-    dirs = [os.path.dirname(os.path.dirname(here)) + os.sep + d + os.sep for d in ("lib", "labs")]
+    root = os.path.dirname(os.path.dirname(here))
+    dirs = [os.path.join(root, d) + os.sep for d in ("lib", "labs", "exercises")]
     dirs.append(os.path.dirname(np.__file__) + os.sep)
     for prefix in {sys.prefix, sys.base_prefix, getattr(sys, "exec_prefix", sys.prefix)}:
         dirs.append(os.path.join(prefix, "lib") + os.sep)
@@ -159,15 +106,15 @@ def _internal_dirs() -> list[str]:
 
 
 def error_location(exc: BaseException) -> str | None:
-    """"line N: <code>" for the deepest frame of the learner's own code."""
+    """"line 5: return x.sum()": the deepest line of the learner's own code in the traceback."""
     internal = _internal_dirs()
     frames = traceback.extract_tb(exc.__traceback__)
-    mine = [f for f in frames
-            if not any(os.path.abspath(f.filename).startswith(d) for d in internal)
-            and not f.filename.startswith("<frozen")]
-    if not mine:
+    learners = [f for f in frames
+                if not any(os.path.abspath(f.filename).startswith(d) for d in internal)
+                and not f.filename.startswith("<frozen")]
+    if not learners:
         return None
-    f = mine[-1]
+    f = learners[-1]
     line = (f.line or linecache.getline(f.filename, f.lineno) or "").strip()
     return f"line {f.lineno}: {line}" if line else f"line {f.lineno}"
 
@@ -184,19 +131,6 @@ def _case_name(case: Case) -> str:
     shapes = [a.shape for a in case.args if isinstance(a, np.ndarray)]
     where = f" (input shape {shapes[0]})" if shapes else ""
     return f"a hidden test: {case.label or 'another input'}{where}"
-
-
-def _fmt(values) -> str:
-    """Values as a learner reads them: whole numbers in full (7,079,424), others to 6 digits."""
-    arr = np.asarray(values)
-    if arr.ndim:
-        with np.printoptions(precision=4, suppress=True, floatmode="maxprec"):
-            return np.array2string(arr, separator=", ")
-    number = arr.item()
-    if isinstance(number, (int, np.integer)) or (isinstance(number, float) and number.is_integer()
-                                                  and abs(number) < 1e15):
-        return f"{int(number):,}"
-    return f"{number:.6g}" if isinstance(number, float) else str(number)
 
 
 def _is_numeric(arr: np.ndarray) -> bool:
@@ -217,15 +151,15 @@ def _close(a, b, ex: Exercise) -> bool:
 def _first_difference(got: np.ndarray, exp: np.ndarray, ex: Exercise) -> str:
     bad = ~np.isclose(got, exp, rtol=ex.rtol, atol=ex.atol, equal_nan=True)
     if exp.ndim == 0:
-        return f"expected {_fmt(exp)}, got {_fmt(got)}"
+        return f"expected {text.array(exp)}, got {text.array(got)}"
     if exp.ndim == 1:
         i = int(np.argmax(bad))
-        return f"position {i} differs: expected {_fmt(exp[i])}, got {_fmt(got[i])}"
+        return f"position {i} differs: expected {text.array(exp[i])}, got {text.array(got[i])}"
     flat_rows = bad.reshape(-1, exp.shape[-1]).any(axis=1)
     r = int(np.argmax(flat_rows))
     index = np.unravel_index(r, exp.shape[:-1])
     name = f"row {index[0]}" if len(index) == 1 else f"row {tuple(int(i) for i in index)}"
-    return (f"{name} differs: expected {_fmt(exp[index])}, got {_fmt(got[index])}"
+    return (f"{name} differs: expected {text.array(exp[index])}, got {text.array(got[index])}"
             f" ({int(flat_rows.sum())} of {flat_rows.size} rows are wrong)")
 
 
@@ -318,9 +252,7 @@ def _evaluate_value(ex: Exercise, got) -> Feedback:
     problem = _compare(got, exp, case, ex)
     if problem is None:
         return Feedback(ex.id, "pass", [f"`{ex.name}` is right."], cases=1)
-    problem.details = [d.replace("On the example above", f"For `{ex.name}`")
-                       .replace("On the example above your function gave", f"`{ex.name}` is")
-                       for d in problem.details]
+    problem.details = [d.replace("On the example above", f"For `{ex.name}`") for d in problem.details]
     for mistake in ex.mistakes:
         if mistake.impl is not None:
             try:
@@ -370,4 +302,18 @@ def _evaluate_function(ex: Exercise, func, rng) -> Feedback:
         f"{len(cases) - fixed} random ones drawn just now."], cases=len(cases))
 
 
-__all__ = ["Feedback", "evaluate", "feedback_html", "error_location", "BLANK"]
+def evaluate_source(exercise: Exercise | str, source: str, rng=None) -> Feedback:
+    """Run ``source`` as the exercise's cell (after its context), then check it. Code that
+    Python cannot read, or that fails while the cell runs, gives "error" feedback."""
+    ex = get_exercise(exercise) if isinstance(exercise, str) else exercise
+    try:
+        namespace = run_cell(source, ex.context, ex.id)
+    except SyntaxError as exc:
+        return Feedback(ex.id, "error", [f"Python cannot read line {exc.lineno}: {exc.msg}."])
+    except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
+        return Feedback(ex.id, "error", [f"Running your code: {type(exc).__name__}: {exc}"],
+                        location=error_location(exc))
+    return evaluate(ex, namespace, rng=rng)
+
+
+__all__ = ["HEADLINES", "Feedback", "error_location", "evaluate", "evaluate_source"]

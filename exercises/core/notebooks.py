@@ -12,7 +12,8 @@ import json
 import re
 from pathlib import Path
 
-from .registry import count_blanks, fill_blanks, get_exercise
+from .definition import count_blanks, fill_blanks
+from .registry import get_exercise
 
 
 def _source(cell: dict) -> str:

@@ -8,10 +8,11 @@ A lab that uses a function the learner has written describes it with a :class:`U
 exercise it comes from, the course's function it replaces (with the same signature the lab's
 model expects) and, when the learner's signature differs, an ``adapt`` that wraps the learner's
 function into that signature. :func:`guarded` returns that wrapped function with a guard: it
-runs the learner's code on copies of the arguments and raises :class:`NotMine` (never anything
-else) when the code raises, returns no number array, the wrong shape, or NaN/infinity where the
-course's function gives finite numbers. The lab's view catches :class:`NotMine`, runs the
-model on the reference instead, and shows the reason in one line (``labs/kit/own_function.py``).
+runs the learner's code on copies of the arguments and raises :class:`UnusableFunction` (never
+anything else) when the code raises, returns no number array, the wrong shape, or NaN/infinity
+where the course's function gives finite numbers. :func:`run_model` catches it, runs the model on
+the course's function instead, and returns the reason in one line for the lab's view to show
+(``labs/kit/own_function.py``).
 
 Nothing here imports widgets; the models stay pure functions of the implementation they get.
 """
@@ -31,20 +32,21 @@ _LOST: dict[str, str] = {}             # exercise id -> why a function that pass
 _LISTENERS: list = []                  # weak references to callbacks(ex_id)
 
 
-class NotMine(Exception):
+class UnusableFunction(Exception):
     """The learner's function cannot be used in a lab; the message says why, in one line."""
 
 
-class NotUsedHere(NotMine):
+class NotUsedHere(UnusableFunction):
     """The lab's current setting is outside what the learner's function does (e.g. a gated FFN
     for a function that counts plain ones): not a fault of their code."""
 
 
 class Outcome(NamedTuple):
-    """What :func:`run_model` ran. kind: "mine", "course" (the reference was asked for or the
-    learner's function is not available), "fallback" (the learner's failed here) or "not-here"."""
+    """What :func:`run_model` ran. ``own``: the learner's function ran. ``kind``: "own", "course"
+    (the course's function was asked for), "fallback" (the learner's was asked for but is not
+    available, or failed here; ``note`` says why) or "not-here" (this setting uses none)."""
     result: Any
-    mine: bool
+    own: bool
     note: str
     kind: str
 
@@ -153,7 +155,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 def guarded(use: Use, func: Callable) -> Callable:
-    """``func`` (the learner's) in the reference's signature, raising only :class:`NotMine`.
+    """``func`` (the learner's) in the reference's signature, raising only :class:`UnusableFunction`.
 
     Each call runs the learner's code on deep copies of the arguments (so it cannot change the
     lab's data), then compares the result's type, shape and finiteness with the reference's for
@@ -168,65 +170,64 @@ def guarded(use: Use, func: Callable) -> Callable:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
                 got = inner(*copy.deepcopy(args), **copy.deepcopy(kwargs))
-        except NotMine:
+        except UnusableFunction:
             raise
         except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
-            raise NotMine(f"your {name} raised {_one_line(exc)}") from None
+            raise UnusableFunction(f"your {name} raised {_one_line(exc)}") from None
         with np.errstate(all="ignore"):
             expected = use.reference(*args, **kwargs)
         if np.isscalar(expected) and not isinstance(expected, (np.ndarray,)):
             try:
                 value = float(got)
             except (TypeError, ValueError):
-                raise NotMine(f"your {name} returned {type(got).__name__}, not a number") from None
+                raise UnusableFunction(f"your {name} returned {type(got).__name__}, not a number") from None
             if not np.isfinite(value) and np.isfinite(float(expected)):
-                raise NotMine(f"your {name} returned {value}") from None
+                raise UnusableFunction(f"your {name} returned {value}") from None
             return int(value) if isinstance(expected, (int, np.integer)) and value.is_integer() else value
         try:
             arr = np.asarray(got, dtype=float)
         except (TypeError, ValueError):
-            raise NotMine(f"your {name} returned {type(got).__name__}, not an array of numbers") from None
+            raise UnusableFunction(f"your {name} returned {type(got).__name__}, not an array of numbers") from None
         exp = np.asarray(expected)
         if arr.shape != exp.shape:
-            raise NotMine(f"your {name} returned shape {arr.shape} where {exp.shape} was needed")
+            raise UnusableFunction(f"your {name} returned shape {arr.shape} where {exp.shape} was needed")
         if np.any(~np.isfinite(arr) & np.isfinite(exp)):
-            raise NotMine(f"your {name} returned NaN or infinity here")
+            raise UnusableFunction(f"your {name} returned NaN or infinity here")
         return arr
 
     call.__name__ = f"your_{name}"
-    call.mine = True
     return call
 
 
-def choose(use: Use, want_mine: bool) -> tuple[Callable, bool, str]:
-    """``(function, is_mine, note)``: the guarded learner's function if wanted and available,
+def choose(use: Use, want_own: bool) -> tuple[Callable, bool, str]:
+    """``(function, is_own, note)``: the guarded learner's function if wanted and available,
     else the reference; ``note`` says why the learner's is not used ("" when it is, or when
     it was not asked for)."""
     func = passed_function(use.exercise)
-    if want_mine and func is not None:
+    if want_own and func is not None:
         return guarded(use, func), True, ""
-    if want_mine:
+    if want_own:
         return use.reference, False, lost_reason(use.exercise) or f"your {use.name} has not passed its check"
     return use.reference, False, ""
 
 
-def run_model(build: Callable[[Callable], Any], use: Use, want_mine: bool = True):
+def run_model(build: Callable[[Callable], Any], use: Use, want_own: bool = True) -> Outcome:
     """``build(function)`` on the learner's function if possible, else on the reference.
 
-    Returns an :class:`Outcome`. A :class:`NotMine` raised while building (the learner's code
-    raised, or gave a wrong shape or non-finite numbers) makes it rebuild on the reference, with
-    the reason as the note. Any other exception is the lab's own and propagates.
+    Returns an :class:`Outcome`. An :class:`UnusableFunction` raised while building (the
+    learner's code raised, or gave a wrong shape or non-finite numbers) makes it rebuild on the
+    reference, with the reason as the note. Any other exception is the lab's own and propagates.
     """
-    func, is_mine, note = choose(use, want_mine)
-    if not is_mine:
-        return Outcome(build(func), False, note, "fallback" if want_mine else "course")
+    func, is_own, note = choose(use, want_own)
+    if not is_own:
+        return Outcome(build(func), False, note, "fallback" if want_own else "course")
     try:
-        return Outcome(build(func), True, "", "mine")
+        return Outcome(build(func), True, "", "own")
     except NotUsedHere as reason:
         return Outcome(build(use.reference), False, str(reason), "not-here")
-    except NotMine as reason:
+    except UnusableFunction as reason:
         return Outcome(build(use.reference), False, str(reason), "fallback")
 
 
-__all__ = ["NotMine", "NotUsedHere", "Outcome", "Use", "choose", "forget", "forget_all", "guarded", "listen", "lost_reason",
-           "note_check", "passed_function", "remember", "run_model"]
+__all__ = ["NotUsedHere", "Outcome", "UnusableFunction", "Use", "choose", "forget", "forget_all", "guarded",
+           "listen", "lost_reason", "note_check", "passed_function", "remember", "run_model"]

@@ -1,30 +1,39 @@
-"""The learner's progress: a small JSON file in the learner's workspace.
+"""The learner's progress: one record, :class:`Progress`, with a method for each kind of entry.
 
-Where the file lives (first rule that applies):
+The record wraps the JSON document of the progress file (:mod:`exercises.core.progress_file`:
+where it lives, its format, reading and writing). Its sections, and the methods that change them:
 
-1. the path in the environment variable ``COURSE_PROGRESS_FILE``;
-2. ``/drive/course-progress.json`` when ``/drive`` exists (JupyterLite: the
-   browser-persisted workspace, whatever sub-folder the kernel runs in);
-3. ``course-progress.json`` in the nearest folder, walking up from the current
-   directory, that holds ``00_start_here.ipynb``;
-4. ``course-progress.json`` in the current directory.
+- ``exercises``: per exercise id, its checks, attempts, misses, hints seen, whether the solution
+  was opened and whether it passed (:meth:`~Progress.record_check`, :meth:`~Progress.record_hint`,
+  :meth:`~Progress.record_reveal`);
+- ``questions``: per question id, the answer, whether it was right, whether the answer was shown
+  (:meth:`~Progress.record_answer`, :meth:`~Progress.record_question_reveal`);
+- ``review``: per exercise or question id, its tries in the review (:meth:`~Progress.record_review`);
+- ``test_out``: per notebook, its skip-ahead attempts (:meth:`~Progress.record_skip_ahead`);
+- ``release_choices``: per notebook path, the release whose new version the learner chose not to
+  open (:meth:`~Progress.keep_release`);
+- ``learner``: the name typed for exports and a random id (:meth:`~Progress.name_learner`).
 
-A missing file is an empty record. A file that cannot be read or parsed is
-reported, kept aside as ``<name>.corrupt`` when possible, and replaced by a
-fresh record; reading and writing never raise.
+A record changes in memory; :meth:`~Progress.save` writes it. For one change, the module's
+functions (``record_check(...)``, ``exercise_entry(...)``, ...) load, change and save in one
+call. :func:`export_text` and :func:`import_text` move a record between browsers and to the
+instructor's report. Loading and saving never raise: problems become :func:`notices`. The file's
+names a view needs (:func:`progress_path`, :func:`notices`, ``FORMAT``, ``VERSION``) can be
+imported from here too.
+
+Plain Python (no numpy), so it also runs where the course's numerical code cannot.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import sys
-import time
-from pathlib import Path
 
-FILE_NAME = "course-progress.json"
-FORMAT = "transformer-course-progress"
-VERSION = 1
+from . import export
+from .progress_file import (FORMAT, VERSION, empty_record, is_progress_record, notice, notices, now,
+                            progress_path, read, write)
+from .registry import exercises_by_notebook
+from .release import manifest
+
 STATUSES = ("passed", "passed-after-solution", "attempted", "not-started")
 STATUS_LABELS = {
     "passed": "passed",
@@ -32,189 +41,12 @@ STATUS_LABELS = {
     "attempted": "attempted",
     "not-started": "not started",
 }
-
-_notices: list[str] = []
-
-
-def progress_path() -> Path:
-    env = os.environ.get("COURSE_PROGRESS_FILE")
-    if env:
-        return Path(env)
-    if os.path.isdir("/drive"):
-        return Path("/drive") / FILE_NAME
-    if sys.platform == "emscripten":  # in the browser, but its storage is not mounted
-        _notice("This browser tab cannot keep files (a private window, or site storage is "
-                "blocked), so your progress lasts only until the page is reloaded.")
-    try:
-        here = Path.cwd().resolve()
-    except OSError:
-        return Path(FILE_NAME)
-    for folder in (here, *here.parents):
-        if (folder / "00_start_here.ipynb").is_file():
-            return folder / FILE_NAME
-    return here / FILE_NAME
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime())
-
-
-def empty_record() -> dict:
-    return {"format": FORMAT, "version": VERSION, "updated": _now(),
-            "exercises": {}, "questions": {}}
-
-
-def _valid(data) -> bool:
-    return (
-        isinstance(data, dict)
-        and data.get("format") == FORMAT
-        and isinstance(data.get("exercises"), dict)
-        and isinstance(data.get("questions"), dict)
-        and all(isinstance(v, dict) for v in data["exercises"].values())
-        and all(isinstance(v, dict) for v in data["questions"].values())
-    )
-
-
-def notices(clear: bool = True) -> list[str]:
-    """Messages about problems with the progress file since the last call."""
-    out = list(_notices)
-    if clear:
-        _notices.clear()
-    return out
-
-
-def _notice(message: str) -> None:
-    if message not in _notices:
-        _notices.append(message)
-
-
-def load() -> dict:
-    """The progress record; never raises."""
-    path = progress_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return empty_record()
-    except (OSError, UnicodeDecodeError) as exc:
-        _notice(f"Could not read your progress file {path} ({exc}); starting a fresh one.")
-        _replace_corrupt(path)
-        return empty_record()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if not _valid(data):
-        _notice(f"Your progress file {path} was damaged, so a fresh one was started "
-                f"(the old one was kept as {path.name}.corrupt).")
-        _replace_corrupt(path)
-        return empty_record()
-    return data
-
-
-def _replace_corrupt(path: Path) -> None:
-    try:
-        backup = path.with_name(path.name + ".corrupt")
-        backup.write_bytes(path.read_bytes())
-    except OSError:
-        pass
-    save(empty_record())
-
-
-def save(data: dict) -> bool:
-    """Write the record; reports (never raises) when the file cannot be written."""
-    path = progress_path()
-    data["updated"] = _now()
-    text = json.dumps(data, indent=1, sort_keys=True)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if str(path).startswith("/drive/"):
-            # The browser drive: one plain write (renames are round trips there).
-            path.write_text(text, encoding="utf-8")
-        else:
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, path)
-        return True
-    except OSError as exc:
-        _notice(f"Could not save your progress to {path} ({exc}).")
-        return False
-
-
-def _update(section: str, key: str, change) -> dict:
-    data = load()
-    entry = data[section].setdefault(key, {})
-    change(entry)
-    save(data)
-    return entry
-
-
-def record_check(ex_id: str, passed: bool, kind: str) -> dict:
-    """Record one run of an exercise's check. ``kind`` "blank" is not an attempt."""
-
-    def change(e: dict) -> None:
-        e["checks"] = e.get("checks", 0) + 1
-        e["last"] = kind
-        if kind != "blank":
-            e["attempts"] = e.get("attempts", 0) + 1
-            e.setdefault("first_attempt", _now())
-        if passed:
-            if not e.get("passed"):
-                e["passed"] = True
-                e["passed_at"] = _now()
-                e["passed_after_solution"] = bool(e.get("solution_revealed"))
-        elif kind != "blank":
-            e["misses"] = e.get("misses", 0) + 1
-
-    return _update("exercises", ex_id, change)
-
-
-def record_hint(ex_id: str, level: int) -> dict:
-    def change(e: dict) -> None:
-        e["hints"] = max(int(e.get("hints", 0)), int(level))
-
-    return _update("exercises", ex_id, change)
-
-
-def record_reveal(ex_id: str) -> dict:
-    def change(e: dict) -> None:
-        if not e.get("solution_revealed"):
-            e["solution_revealed"] = True
-            e["revealed_at"] = _now()
-
-    return _update("exercises", ex_id, change)
-
-
-def record_answer(q_id: str, answer, correct: bool, lock: bool = False) -> dict:
-    def change(e: dict) -> None:
-        e["tries"] = e.get("tries", 0) + 1
-        if lock and "answer" in e:
-            return
-        e["answer"] = answer
-        e["correct"] = bool(correct)
-        e["answered_at"] = _now()
-        if correct:
-            e["ever_correct"] = True
-
-    return _update("questions", q_id, change)
-
-
-def record_question_reveal(q_id: str) -> dict:
-    def change(e: dict) -> None:
-        e["revealed"] = True
-
-    return _update("questions", q_id, change)
-
-
-def exercise_entry(ex_id: str) -> dict:
-    return dict(load()["exercises"].get(ex_id, {}))
-
-
-def question_entry(q_id: str) -> dict:
-    return dict(load()["questions"].get(q_id, {}))
+# Sections kept for the later notebooks' tools; an import keeps the better entry of each.
+TOOL_SECTIONS = ("review", "test_out", "release_choices")
 
 
 def status_of(entry: dict) -> str:
-    """One of :data:`STATUSES` for an exercise's record."""
+    """One of :data:`STATUSES` for an exercise's entry."""
     if entry.get("passed"):
         return "passed-after-solution" if entry.get("passed_after_solution") else "passed"
     if entry.get("attempts", 0) > 0 or entry.get("solution_revealed"):
@@ -222,55 +54,241 @@ def status_of(entry: dict) -> str:
     return "not-started"
 
 
-def summary() -> list[dict]:
-    """One row per exercise of the course (from the registry), with its status."""
-    from .registry import exercises_by_notebook
+class Progress:
+    """The learner's whole record. ``data`` is the JSON document, in the file's format."""
 
-    data = load()
-    rows = []
-    for stem, title, exercises in exercises_by_notebook():
-        for ex in exercises:
-            entry = data["exercises"].get(ex.id, {})
-            rows.append({"notebook": stem, "notebook_title": title, "id": ex.id,
-                         "title": ex.title, "status": status_of(entry),
-                         "attempts": entry.get("attempts", 0)})
-    return rows
+    def __init__(self, data: dict | None = None):
+        self.data = data if data is not None else empty_record()
+
+    @classmethod
+    def load(cls) -> "Progress":
+        """The record in the progress file (an empty one if there is none); never raises."""
+        return cls(read())
+
+    def save(self) -> bool:
+        """Write the record to the progress file; False (with a notice) if it cannot be written."""
+        return write(self.data)
+
+    # ------------------------------------------------------------ sections
+
+    def _section(self, name: str) -> dict:
+        """The section, created (or replaced, if damaged) so it can be changed."""
+        section = self.data.get(name)
+        if not isinstance(section, dict):
+            section = self.data[name] = {}
+        return section
+
+    def _entry(self, name: str, key: str) -> dict:
+        """A copy of one entry of a section ({} when there is none)."""
+        section = self.data.get(name)
+        value = section.get(key) if isinstance(section, dict) else None
+        return dict(value) if isinstance(value, dict) else {}
+
+    def _change(self, name: str, key: str, change, start: dict | None = None) -> dict:
+        section = self._section(name)
+        entry = section.get(key)
+        if not isinstance(entry, dict):
+            entry = section[key] = dict(start or {})
+        change(entry)
+        return dict(entry)
+
+    # ------------------------------------------------------------ exercises
+
+    def exercise(self, ex_id: str) -> dict:
+        return self._entry("exercises", ex_id)
+
+    def status(self, ex_id: str) -> str:
+        """One of :data:`STATUSES`."""
+        return status_of(self.exercise(ex_id))
+
+    def record_check(self, ex_id: str, passed: bool, kind: str) -> dict:
+        """One run of an exercise's check (``kind`` is the feedback's; "blank" is no attempt)."""
+
+        def change(e: dict) -> None:
+            e["checks"] = e.get("checks", 0) + 1
+            e["last"] = kind
+            if kind != "blank":
+                e["attempts"] = e.get("attempts", 0) + 1
+                e.setdefault("first_attempt", now())
+            if passed:
+                if not e.get("passed"):
+                    e["passed"] = True
+                    e["passed_at"] = now()
+                    e["passed_after_solution"] = bool(e.get("solution_revealed"))
+            elif kind != "blank":
+                e["misses"] = e.get("misses", 0) + 1
+
+        return self._change("exercises", ex_id, change)
+
+    def record_hint(self, ex_id: str, level: int) -> dict:
+        """The learner has seen the exercise's hints up to ``level`` (never lowered)."""
+
+        def change(e: dict) -> None:
+            e["hints"] = max(int(e.get("hints", 0)), int(level))
+
+        return self._change("exercises", ex_id, change)
+
+    def record_reveal(self, ex_id: str) -> dict:
+        """The exercise's solution was shown."""
+
+        def change(e: dict) -> None:
+            if not e.get("solution_revealed"):
+                e["solution_revealed"] = True
+                e["revealed_at"] = now()
+
+        return self._change("exercises", ex_id, change)
+
+    # ------------------------------------------------------------ questions
+
+    def question(self, q_id: str) -> dict:
+        return self._entry("questions", q_id)
+
+    def questions_answered(self) -> int:
+        return len(self.data["questions"])
+
+    def record_answer(self, q_id: str, answer, correct: bool, lock: bool = False) -> dict:
+        """One answer to a question. With ``lock``, the first recorded answer stays."""
+
+        def change(e: dict) -> None:
+            e["tries"] = e.get("tries", 0) + 1
+            if lock and "answer" in e:
+                return
+            e["answer"] = answer
+            e["correct"] = bool(correct)
+            e["answered_at"] = now()
+            if correct:
+                e["ever_correct"] = True
+
+        return self._change("questions", q_id, change)
+
+    def record_question_reveal(self, q_id: str) -> dict:
+        """The question's answer was shown."""
+
+        def change(e: dict) -> None:
+            e["revealed"] = True
+
+        return self._change("questions", q_id, change)
+
+    # ------------------------------------------------------------ review
+
+    def review(self, item_id: str) -> dict:
+        return self._entry("review", item_id)
+
+    def record_review(self, item_id: str, kind: str, passed: bool) -> dict:
+        """One try of an exercise or question (``kind``) in the review."""
+
+        def change(e: dict) -> None:
+            e["tries"] = int(e.get("tries", 0)) + 1
+            e["last"] = "pass" if passed else "fail"
+            e["last_at"] = now()
+            if passed and not e.get("passed"):
+                e["passed"] = True
+                e["passed_at"] = now()
+
+        return self._change("review", item_id, change, start={"kind": kind})
+
+    # ------------------------------------------------------------ skip-ahead (file key "test_out")
+
+    def skip_ahead(self, stem: str) -> dict:
+        return self._entry("test_out", stem)
+
+    def record_skip_ahead(self, stem: str, right: int, total: int) -> dict:
+        """One submitted skip-ahead set: passed when every answer is right."""
+
+        def change(e: dict) -> None:
+            e["attempts"] = int(e.get("attempts", 0)) + 1
+            e["last_score"] = [int(right), int(total)]
+            e["last_at"] = now()
+            if total and right == total and not e.get("passed"):
+                e["passed"] = True
+                e["passed_at"] = now()
+
+        return self._change("test_out", stem, change)
+
+    # ------------------------------------------------------------ release choices
+
+    def kept_release(self, path: str) -> str | None:
+        """The fingerprint of the release whose new version of ``path`` the learner declined."""
+        choices = self.data.get("release_choices")
+        return choices.get(path) if isinstance(choices, dict) else None
+
+    def keep_release(self, path: str, fingerprint: str) -> None:
+        """The learner keeps working on their copy of ``path`` for this release."""
+        self._section("release_choices")[path] = fingerprint
+
+    # ------------------------------------------------------------ learner
+
+    def learner(self) -> dict:
+        """``{"name", "id"}`` for exports (see :mod:`exercises.core.export`); "" when unset."""
+        info = self.data.get("learner")
+        info = info if isinstance(info, dict) else {}
+        return {"name": export.clean_name(info.get("name")), "id": str(info.get("id") or "")}
+
+    def name_learner(self, name: str | None) -> bool:
+        """Set the name exports carry (None keeps the stored one, "" exports without a name) and
+        give the record an id if it has none. True when the record changed."""
+        stored = self.data.get("learner") if isinstance(self.data.get("learner"), dict) else {}
+        wanted = {"name": export.clean_name(stored.get("name") if name is None else name),
+                  "id": str(stored.get("id") or export.new_learner_id())}
+        if wanted == stored:
+            return False
+        self.data["learner"] = wanted
+        return True
+
+    # ------------------------------------------------------------ the whole record
+
+    def summary(self) -> list[dict]:
+        """One row per exercise of the course (from the registry), with its status."""
+        rows = []
+        for stem, title, exercises in exercises_by_notebook():
+            for ex in exercises:
+                entry = self.exercise(ex.id)
+                rows.append({"notebook": stem, "notebook_title": title, "id": ex.id,
+                             "title": ex.title, "status": status_of(entry),
+                             "attempts": entry.get("attempts", 0)})
+        return rows
+
+    def merge(self, other: "Progress") -> None:
+        """Bring in another record, keeping the better result of the two for every entry."""
+        theirs = other.data
+        if not isinstance(self.data.get("learner"), dict) and isinstance(theirs.get("learner"), dict):
+            self.data["learner"] = theirs["learner"]
+        exercises = self.data["exercises"]
+        for ex_id, entry in theirs["exercises"].items():
+            exercises[ex_id] = _better_exercise(exercises.get(ex_id, {}), entry)
+        for q_id, entry in theirs["questions"].items():
+            self.data["questions"].setdefault(q_id, entry)
+        for name in TOOL_SECTIONS:
+            incoming = theirs.get(name)
+            if not isinstance(incoming, dict):
+                continue
+            ours = self._section(name)
+            for key, value in incoming.items():
+                if key not in ours or (_passed(value) and not _passed(ours[key])):
+                    ours[key] = value
+
+    def replace_with(self, other: "Progress") -> None:
+        """Take another record's entries instead of this one's; the learner stays who they are."""
+        learner = self.data.get("learner")
+        self.data = other.data
+        if isinstance(learner, dict):
+            self.data["learner"] = learner
+
+    def reset(self) -> None:
+        """Forget all progress; the learner's name and id for exports are kept."""
+        learner = self.data.get("learner")
+        self.data = empty_record()
+        if isinstance(learner, dict):
+            self.data["learner"] = learner
 
 
-def learner() -> dict:
-    """``{"name", "id"}`` of this record's learner (see :mod:`exercises.core.export`)."""
-    from .export import clean_name
-
-    info = load().get("learner")
-    info = info if isinstance(info, dict) else {}
-    return {"name": clean_name(info.get("name")), "id": str(info.get("id") or "")}
+def _passed(entry) -> bool:
+    return isinstance(entry, dict) and bool(entry.get("passed"))
 
 
-def export_text(learner: str | None = None) -> str:
-    """The record as an export file: with the learner's name and id, the time and a checksum.
-
-    ``learner`` is the name (or student ID) the learner typed; it is kept for the next export.
-    ``None`` keeps the name already stored; ``""`` exports without a name.
-    """
-    from . import export
-
-    data = load()
-    stored = data.get("learner") if isinstance(data.get("learner"), dict) else {}
-    wanted = {"name": export.clean_name(stored.get("name") if learner is None else learner),
-              "id": str(stored.get("id") or export.new_learner_id())}
-    if wanted != stored:
-        data["learner"] = wanted
-        save(data)
-    try:
-        from exercises.core.release import manifest
-
-        release = (manifest() or {}).get("version")
-    except Exception:  # the release manifest is optional
-        release = None
-    return json.dumps(export.seal(data, release=release), indent=1, sort_keys=True)
-
-
-def _merge_exercise(a: dict, b: dict) -> dict:
+def _better_exercise(a: dict, b: dict) -> dict:
+    """Two entries of one exercise as one: the larger counts, a pass from either, and "after the
+    solution" only if every pass came after it."""
     out = dict(a)
     for key in ("checks", "attempts", "misses", "hints"):
         if key in a or key in b:
@@ -285,58 +303,111 @@ def _merge_exercise(a: dict, b: dict) -> dict:
     return out
 
 
-def import_text(text: str, replace: bool = False) -> dict:
+# ---------------------------------------------------------------- one change in one call
+
+
+def load() -> Progress:
+    """The record in the progress file; never raises."""
+    return Progress.load()
+
+
+def _change_and_save(change) -> dict:
+    record = Progress.load()
+    entry = change(record)
+    record.save()
+    return entry
+
+
+def record_check(ex_id: str, passed: bool, kind: str) -> dict:
+    return _change_and_save(lambda record: record.record_check(ex_id, passed, kind))
+
+
+def record_hint(ex_id: str, level: int) -> dict:
+    return _change_and_save(lambda record: record.record_hint(ex_id, level))
+
+
+def record_reveal(ex_id: str) -> dict:
+    return _change_and_save(lambda record: record.record_reveal(ex_id))
+
+
+def record_answer(q_id: str, answer, correct: bool, lock: bool = False) -> dict:
+    return _change_and_save(lambda record: record.record_answer(q_id, answer, correct, lock))
+
+
+def record_question_reveal(q_id: str) -> dict:
+    return _change_and_save(lambda record: record.record_question_reveal(q_id))
+
+
+def exercise_entry(ex_id: str) -> dict:
+    return Progress.load().exercise(ex_id)
+
+
+def question_entry(q_id: str) -> dict:
+    return Progress.load().question(q_id)
+
+
+def learner() -> dict:
+    return Progress.load().learner()
+
+
+def summary() -> list[dict]:
+    return Progress.load().summary()
+
+
+def reset() -> None:
+    """Forget all progress (the learner's name and id for exports are kept)."""
+    record = Progress.load()
+    record.reset()
+    record.save()
+
+
+# ---------------------------------------------------------------- exports and imports
+
+
+def export_text(learner: str | None = None) -> str:
+    """The record as an export file: with the learner's name and id, the time and a checksum.
+
+    ``learner`` is the name (or student ID) the learner typed; it is kept for the next export.
+    ``None`` keeps the name already stored; ``""`` exports without a name.
+    """
+    record = Progress.load()
+    if record.name_learner(learner):
+        record.save()
+    running = manifest()
+    release = running.get("version") if isinstance(running, dict) else None
+    return json.dumps(export.seal(record.data, release=release), indent=1, sort_keys=True)
+
+
+def import_text(text: str, replace: bool = False) -> Progress:
     """Bring in an exported progress file. Raises ``ValueError`` if it is not one.
 
-    By default it is merged with the current record (the better result of the
-    two is kept); ``replace=True`` swaps the record for it.
+    By default it is merged with the current record (the better result of the two is kept);
+    ``replace=True`` swaps the record for it. Returns the record as saved.
     """
     try:
         incoming = json.loads(text)
     except ValueError as exc:
         raise ValueError(f"this is not a progress file (not JSON: {exc})") from None
-    if not _valid(incoming):
+    if not is_progress_record(incoming):
         raise ValueError("this is not a progress file of this course")
-    from . import export
-
     seal = export.verify(incoming)
     if seal == export.MISMATCH:
         raise ValueError("the file was changed or damaged after it was exported "
                          "(its checksum does not match)")
     if seal == export.MISSING:
-        _notice("That file has no checksum (it comes from an older version of the course, "
-                "or is not an export), so it was imported as it is.")
+        notice("That file has no checksum (it comes from an older version of the course, "
+               "or is not an export), so it was imported as it is.")
     incoming.pop("export", None)
-    current = load()
+    record = Progress.load()
     if replace:
-        data = incoming
-        if isinstance(current.get("learner"), dict):  # you stay who you are
-            data["learner"] = current["learner"]
+        record.replace_with(Progress(incoming))
     else:
-        data = current
-        if not isinstance(data.get("learner"), dict) and isinstance(incoming.get("learner"), dict):
-            data["learner"] = incoming["learner"]
-        for ex_id, entry in incoming["exercises"].items():
-            data["exercises"][ex_id] = _merge_exercise(data["exercises"].get(ex_id, {}), entry)
-        for q_id, entry in incoming["questions"].items():
-            data["questions"].setdefault(q_id, entry)
-        for section in ("review", "test_out", "release_choices"):  # kept by the later notebooks' tools
-            theirs = incoming.get(section)
-            if isinstance(theirs, dict):
-                mine = data.setdefault(section, {})
-                for key, value in theirs.items():
-                    better = isinstance(value, dict) and value.get("passed") and not (
-                        isinstance(mine.get(key), dict) and mine[key].get("passed"))
-                    if key not in mine or better:
-                        mine[key] = value
-    save(data)
-    return data
+        record.merge(Progress(incoming))
+    record.save()
+    return record
 
 
-def reset() -> None:
-    """Forget all progress (the learner's name and id for exports are kept)."""
-    keep = load().get("learner")
-    data = empty_record()
-    if isinstance(keep, dict):
-        data["learner"] = keep
-    save(data)
+__all__ = ["FORMAT", "STATUSES", "STATUS_LABELS", "TOOL_SECTIONS", "VERSION", "Progress", "empty_record",
+           "exercise_entry", "export_text", "import_text", "is_progress_record", "learner", "load",
+           "notices", "progress_path", "question_entry", "record_answer", "record_check", "record_hint",
+           "record_question_reveal", "record_reveal", "reset", "status_of", "summary"]

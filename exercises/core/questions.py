@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import re
 
-from .registry import Question
+from .definition import Question
+from .text import exact
 
 _SHAPE_RE = re.compile(r"^[\(\[]?\s*(\d+(?:\s*[,x×\s]\s*\d+)*)?\s*,?\s*[\)\]]?$")
 
@@ -61,7 +62,7 @@ def grade(question: Question, answer) -> tuple[bool, str]:
         value = parse_number(answer) if isinstance(answer, str) else float(answer)
         target = float(question.answer)
         ok = math.isclose(value, target, rel_tol=question.rtol, abs_tol=question.tol)
-        return ok, ("Right." if ok else f"{value:g} is not it yet.")
+        return ok, ("Right." if ok else f"{exact(value)} is not it yet.")
     shape = parse_shape(answer) if isinstance(answer, str) else tuple(int(n) for n in answer)
     ok = shape == tuple(question.answer)
     if ok:

@@ -3,8 +3,8 @@
 Each build of the site is a release. The build writes into every shipped notebook's metadata
 ``course.release = {"fingerprint": ..., "version": ...}`` (the fingerprint is a hash of the
 notebook as written in ``content/``), and packs a manifest and the shipped notebooks into the
-course library itself (``exercises/core/_release/``), so a kernel started after a rebuild knows the new
-release with no action from the learner.
+course library itself (``exercises/core/_release/``), so a kernel started after a rebuild knows
+the new release with no action from the learner.
 
 A learner's saved copy keeps the metadata of the release it came from. Comparing the two tells
 which notebooks are older than the shipped ones; nothing here ever changes a learner's file.
@@ -13,6 +13,8 @@ Plain Python only (no numpy), so it works wherever the kernel starts.
 
 import json
 from pathlib import Path
+
+from .workspace import workspace_root
 
 RELEASE_DIR = Path(__file__).resolve().parent / "_release"
 NEW_VERSION_SUFFIX = " (new version)"
@@ -25,18 +27,6 @@ def manifest():
         return json.loads((RELEASE_DIR / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-
-
-def workspace_root():
-    """The folder holding the learner's notebooks: the browser's drive in JupyterLite, else the
-    nearest folder up from here that holds 00_start_here.ipynb, else the current folder."""
-    if Path("/drive").is_dir():
-        return Path("/drive")
-    here = Path.cwd().resolve()
-    for folder in (here, *here.parents):
-        if (folder / "00_start_here.ipynb").is_file():
-            return folder
-    return here
 
 
 def fingerprint_of(path):

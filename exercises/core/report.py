@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import export
-from .progress import FORMAT, STATUS_LABELS, STATUSES, VERSION, _valid, status_of
+from .progress import FORMAT, STATUS_LABELS, STATUSES, VERSION, is_progress_record, status_of
 
 CSV_COLUMNS = ["learner", "notebook", "exercise", "status", "attempts", "hints_used",
                "solution_revealed", "exported_at", "file"]
@@ -88,7 +88,7 @@ def _read(path: Path) -> Export:
     if isinstance(version, int) and version > VERSION:
         raise Skip(f"written by a newer version of the course (format version {version}); "
                    "update this checkout")
-    if not _valid(data):
+    if not is_progress_record(data):
         raise Skip("malformed: a progress file with missing or damaged parts")
     try:
         for entry in data["exercises"].values():

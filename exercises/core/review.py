@@ -11,22 +11,21 @@ kernel, and a copy saved from the other notebook could be the solution they past
 review shows the exercise's cell as it ships, blanks and all, and the learner fills it in again
 from memory: retrieval is the point of a review. Their code runs in a fresh namespace and is
 checked against fresh random cases, exactly like the notebook's own check; the result is recorded
-both as a check of the exercise and under ``"review"`` in the progress file.
+both as a check of the exercise and as a try in the review (the ``"review"`` section of the
+progress record).
 
 Questions are asked again, a predict question with its choices in a fresh order.
 """
 
 from __future__ import annotations
 
-import linecache
 from dataclasses import dataclass
 
-from . import progress
-from .checker import Feedback, error_location, evaluate
+from .checker import Feedback, evaluate_source
+from .progress import Progress
 from .questions import grade as grade_question
 from .registry import NOTEBOOKS, all_exercises, all_questions, get_exercise, get_question
-
-KEY = "review"
+from .text import plural
 
 
 @dataclass
@@ -53,7 +52,7 @@ def _exercise_reason(entry: dict) -> str:
         return "not passed yet"
     misses = int(entry.get("misses", 0))
     if misses:
-        return f"{misses} check{'s' if misses > 1 else ''} failed before it passed"
+        return f"{plural(misses, 'check')} failed before it passed"
     return ""
 
 
@@ -69,83 +68,36 @@ def _question_reason(q, entry: dict) -> str:
     return ""
 
 
-def review_entry(item_id: str, data: dict | None = None) -> dict:
-    data = progress.load() if data is None else data
-    section = data.get(KEY)
-    value = section.get(item_id) if isinstance(section, dict) else None
-    return dict(value) if isinstance(value, dict) else {}
-
-
-def items(data: dict | None = None, include_cleared: bool = True) -> list[Item]:
+def items(record: Progress | None = None, include_cleared: bool = True) -> list[Item]:
     """Everything missed, in course order: exercises of a notebook, then its questions."""
-    data = progress.load() if data is None else data
+    record = Progress.load() if record is None else record
     order = {stem: i for i, (stem, _t, _m) in enumerate(NOTEBOOKS)}
     out = []
     for ex in all_exercises():
-        reason = _exercise_reason(data["exercises"].get(ex.id, {}))
+        reason = _exercise_reason(record.exercise(ex.id))
         if reason:
             out.append(Item("exercise", ex.id, ex.notebook, ex.title, reason))
     for q in all_questions():
-        reason = _question_reason(q, data["questions"].get(q.id, {}))
+        reason = _question_reason(q, record.question(q.id))
         if reason:
             title = q.prompt if len(q.prompt) <= 60 else q.prompt[:57].rstrip() + "\u2026"
             out.append(Item("question", q.id, q.notebook, title.replace("`", ""), reason))
     for item in out:
-        item.cleared = bool(review_entry(item.id, data).get("passed"))
+        item.cleared = bool(record.review(item.id).get("passed"))
     out.sort(key=lambda it: (order.get(it.notebook, len(order)), it.kind != "exercise"))
     return out if include_cleared else [it for it in out if not it.cleared]
 
 
-def _record(item_id: str, kind: str, passed: bool) -> dict:
-    data = progress.load()
-    section = data.setdefault(KEY, {})
-    entry = section.setdefault(item_id, {"kind": kind})
-    entry["tries"] = int(entry.get("tries", 0)) + 1
-    entry["last"] = "pass" if passed else "fail"
-    entry["last_at"] = progress._now()
-    if passed and not entry.get("passed"):
-        entry["passed"] = True
-        entry["passed_at"] = progress._now()
-    progress.save(data)
-    return dict(entry)
-
-
-_runs = [0]
-
-
-def run_cell(source: str, context: str) -> dict | Feedback:
-    """Run the learner's code in a fresh namespace, as a cell: the namespace, or the feedback
-    when the code cannot be read or fails while it runs."""
-    ns: dict = {"__name__": "__review__"}
-    exec(compile(context, "<setup>", "exec"), ns)
-    _runs[0] += 1
-    filename = f"<review cell #{_runs[0]}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    try:
-        code = compile(source, filename, "exec")
-    except SyntaxError as exc:
-        return Feedback("", "error", [f"Python cannot read line {exc.lineno}: {exc.msg}."])
-    try:
-        exec(code, ns)
-    except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
-        fb = Feedback("", "error", [f"Running your code: {type(exc).__name__}: {exc}"])
-        fb.location = error_location(exc)
-        return fb
-    return ns
-
-
 def check_exercise(ex_id: str, source: str, rng=None) -> Feedback:
-    """Check the learner's code for an exercise on fresh random cases and record the result."""
+    """Check the learner's code for an exercise on fresh random cases and record the result, as
+    a check of the exercise and, when it was an attempt, as a try in the review."""
     ex = get_exercise(ex_id)
-    ns = run_cell(source, ex.context)
-    if isinstance(ns, Feedback):
-        fb = ns
-        fb.exercise = ex.id
-    else:
-        fb = evaluate(ex, ns, rng=rng)
-    progress.record_check(ex.id, fb.passed, fb.kind)
+    fb = evaluate_source(ex, source, rng=rng)
+    record = Progress.load()
+    record.record_check(ex.id, fb.passed, fb.kind)
     if fb.attempted:
-        _record(ex.id, "exercise", fb.passed)
+        record.record_review(ex.id, "exercise", fb.passed)
+    record.save()
     return fb
 
 
@@ -153,8 +105,10 @@ def answer_question(q_id: str, answer) -> tuple[bool, str]:
     """Grade a question answered again in review and record it (``ValueError`` if unreadable)."""
     q = get_question(q_id)
     ok, message = grade_question(q, answer)
-    _record(q.id, "question", ok)
+    record = Progress.load()
+    record.record_review(q.id, "question", ok)
+    record.save()
     return ok, message
 
 
-__all__ = ["Item", "KEY", "answer_question", "check_exercise", "items", "review_entry", "run_cell"]
+__all__ = ["Item", "answer_question", "check_exercise", "items"]

@@ -1,13 +1,15 @@
-"""Test-out sets: a few questions per notebook; all right marks the notebook done.
+"""Skip-ahead sets: a few questions per notebook; all right marks the notebook done.
 
-A learner who already knows a topic answers its notebook's test-out questions (one cell near
-the top of the notebook: ``skip_ahead("<stem>")`` from ``exercises.ui``). They are graded
-together; when every answer is right the notebook counts as done. The questions are ordinary
-:class:`~exercises.core.registry.Question` objects, but they live in this registry, not in the
-course-wide one: they are never asked one by one with ``ask`` and never reveal their answers.
+A learner who already knows a topic answers its notebook's skip-ahead questions (one cell near
+the top of the notebook: ``skip_ahead("<stem>")`` from :mod:`exercises.ui.skip_ahead`). They are
+graded together; when every answer is right the notebook counts as done. The questions are
+ordinary :class:`~exercises.core.definition.Question` objects, named in ``SKIP_AHEAD`` by the
+notebook's definitions module and kept apart from the course-wide ones
+(:func:`exercises.core.registry.skip_ahead_questions`): they are never asked one by one with
+``ask`` and never reveal their answers.
 
-Each notebook's module registers its set with :func:`register_set`. Results are kept in the
-progress file under the key ``"test_out"``::
+Results are kept in the progress file under the key ``"test_out"`` (the name of earlier
+releases, kept so their files load unchanged)::
 
     "test_out": {"01_positional_encoding": {"attempts": 2, "passed": true,
                                              "passed_at": "...", "last_score": [4, 4]}}
@@ -17,45 +19,16 @@ progress file under the key ``"test_out"``::
 
 from __future__ import annotations
 
-from . import progress
+from .progress import Progress
 from .questions import grade as grade_question
-from .registry import NOTEBOOKS, Question, load_all
-
-_SETS: dict[str, list[Question]] = {}
-KEY = "test_out"
-
-
-def register_set(stem: str, *questions: Question) -> None:
-    """The test-out set of notebook ``stem`` (3 to 5 questions, ids unique in the set)."""
-    if stem not in {s for s, _t, _m in NOTEBOOKS}:
-        raise ValueError(f"unknown notebook {stem!r}")
-    ids = [q.id for q in questions]
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"test-out set of {stem}: repeated question ids")
-    if not 3 <= len(questions) <= 5:
-        raise ValueError(f"test-out set of {stem}: 3 to 5 questions, got {len(questions)}")
-    for q in questions:
-        if q.notebook != stem:
-            raise ValueError(f"question {q.id!r} belongs to {q.notebook}, not {stem}")
-    _SETS[stem] = list(questions)
-
-
-def questions_for(stem: str) -> list[Question]:
-    """The notebook's test-out questions ([] if it has none yet)."""
-    load_all()
-    return list(_SETS.get(stem, []))
-
-
-def stems_with_sets() -> list[str]:
-    load_all()
-    return [stem for stem, _t, _m in NOTEBOOKS if stem in _SETS]
+from .registry import skip_ahead_questions
 
 
 def grade(stem: str, answers: dict) -> dict:
     """Grade every answer: ``{question id: (ok, message)}``; ok is None when the answer is
     missing or cannot be read (the message says why). Records nothing."""
     out = {}
-    for q in questions_for(stem):
+    for q in skip_ahead_questions(stem):
         answer = answers.get(q.id)
         if answer is None or (isinstance(answer, str) and not answer.strip()):
             out[q.id] = (None, "Not answered yet.")
@@ -69,41 +42,27 @@ def grade(stem: str, answers: dict) -> dict:
     return out
 
 
-def record(stem: str, right: int, total: int) -> dict:
+def record_attempt(stem: str, right: int, total: int) -> dict:
     """Record one submitted attempt (all questions answered): passed when right == total."""
-    data = progress.load()
-    section = data.setdefault(KEY, {})
-    entry = section.setdefault(stem, {})
-    entry["attempts"] = int(entry.get("attempts", 0)) + 1
-    entry["last_score"] = [int(right), int(total)]
-    entry["last_at"] = progress._now()
-    if total and right == total and not entry.get("passed"):
-        entry["passed"] = True
-        entry["passed_at"] = progress._now()
-    progress.save(data)
-    return dict(entry)
+    record = Progress.load()
+    entry = record.record_skip_ahead(stem, right, total)
+    record.save()
+    return entry
 
 
-def entry(stem: str, data: dict | None = None) -> dict:
-    data = progress.load() if data is None else data
-    section = data.get(KEY)
-    value = section.get(stem) if isinstance(section, dict) else None
-    return dict(value) if isinstance(value, dict) else {}
+def tested_out(stem: str, record: Progress | None = None) -> bool:
+    """True when the learner passed the notebook's skip-ahead set (it then counts as done)."""
+    record = Progress.load() if record is None else record
+    return bool(record.skip_ahead(stem).get("passed"))
 
 
-def tested_out(stem: str, data: dict | None = None) -> bool:
-    """True when the learner passed the notebook's test-out set (it then counts as done)."""
-    return bool(entry(stem, data).get("passed"))
-
-
-def status_label(stem: str, data: dict | None = None) -> str:
+def status_label(stem: str, record: Progress | None = None) -> str:
     """A short label for a progress view: "tested out" (with the day), or ""."""
-    e = entry(stem, data)
-    if not e.get("passed"):
+    entry = (Progress.load() if record is None else record).skip_ahead(stem)
+    if not entry.get("passed"):
         return ""
-    day = str(e.get("passed_at", ""))[:10]
+    day = str(entry.get("passed_at", ""))[:10]
     return f"tested out{' on ' + day if day else ''}"
 
 
-__all__ = ["KEY", "entry", "grade", "questions_for", "record", "register_set", "status_label",
-           "stems_with_sets", "tested_out"]
+__all__ = ["grade", "record_attempt", "status_label", "tested_out"]

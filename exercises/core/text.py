@@ -5,6 +5,8 @@ the same number always looks the same.
     number(2.0) -> "2"          number(-0.004) -> "0"         number(0.1234, 3) -> "0.123"
     amount(0.0007) -> "0.0007"  amount(9.523) -> "9.52"       amount(7.3e8) -> "7.3e+08"
     count(7079424) -> "7,079,424"                            size(85_000_000) -> "85.0 M"
+    exact(2.0) -> "2"           exact(1 / 3) -> "0.333333"     exact(4718592) -> "4,718,592"
+    array([[1, 2.5], [1 / 3, 0]]) -> "[[1.    , 2.5   ],\n [0.3333, 0.    ]]"
     percent(0.003) -> "under 1%"                             word_list(["a", "b", "c"]) -> "a, b and c"
     plural(1, "block") -> "1 block"                          plural(3, "block") -> "3 blocks"
 """
@@ -60,6 +62,28 @@ def amount(value) -> str:
     if abs(value) < 0.1 or abs(value) >= 1e5:
         return f"{value:.2g}"
     return f"{value:.2f}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+def exact(value) -> str:
+    """A number in full, as a check quotes it: whole numbers with thousands separators
+    (4,718,592; 2.0 -> 2), others to 6 significant digits (0.333333, 1e-05, nan)."""
+    if hasattr(value, "item"):               # a NumPy scalar or a 0-d array
+        value = value.item()
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and abs(value) < 1e15):
+        return f"{int(value):,}"
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def array(values) -> str:
+    """An array as NumPy prints it, to at most 4 decimals, commas between numbers (a single
+    number as :func:`exact`)."""
+    import numpy as np
+
+    arr = np.asarray(values)
+    if arr.ndim == 0:
+        return exact(arr)
+    with np.printoptions(precision=4, suppress=True, floatmode="maxprec"):
+        return np.array2string(arr, separator=", ")
 
 
 def count(n) -> str:

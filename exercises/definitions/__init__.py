@@ -1,2 +1,8 @@
-"""The exercises and questions of each notebook, one module per notebook (see
-``exercises.core.registry.NOTEBOOKS``). Each module only builds data and registers it."""
+"""The exercises and questions of each notebook, one module per notebook (listed in
+``exercises.core.registry.NOTEBOOKS``).
+
+Each module is data only: it builds :class:`~exercises.core.definition.Exercise` and
+:class:`~exercises.core.definition.Question` objects and names them in ``DEFINITIONS`` (in the
+order the notebook uses them) and, for notebooks 01 to 05, its skip-ahead questions in
+``SKIP_AHEAD``. Importing a module registers nothing: :func:`exercises.core.registry.load_all`
+does that."""

@@ -7,9 +7,9 @@ import numpy as np
 from lib.attention import attention as _attention, causal_mask as _causal_mask, softmax as _softmax
 from lib.ffn import ffn as _ffn, worked_example as _worked_example
 from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
-from lib.params import ModelConfig, count_parameters
+from lib.params import ModelConfig, block_parameters as _block_parameters, count_parameters
 
-from exercises.core.registry import Case, Exercise, Mistake, Question, Variant, register
+from exercises.core.definition import Case, Exercise, Mistake, Question, Variant
 
 NOTEBOOK = "04_decoder_block"
 
@@ -482,17 +482,13 @@ PREDICT_GPT2 = Question(
                 "(1,024 × 768), the biases and LayerNorm's shifts add less than a million more.",
 )
 
-register(CAUSAL_WEIGHTS, DECODER, MODEL_PARAMETERS, PREDICT_SIZE, SHAPE_SCORES, PREDICT_COLLAPSE,
-         PREDICT_ZERO_FFN, NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2)
+DEFINITIONS = [CAUSAL_WEIGHTS, DECODER, MODEL_PARAMETERS, PREDICT_SIZE, SHAPE_SCORES, PREDICT_COLLAPSE,
+               PREDICT_ZERO_FFN, NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
 
-from lib.params import ModelConfig as _ModelConfig, block_parameters as _block_parameters  # noqa: E402
-
-from exercises.core.skip_ahead import register_set as _register_test_out  # noqa: E402
-
-TEST_OUT = [
+SKIP_AHEAD = [
     Question("decoder-out-scores-shape", NOTEBOOK, "shape",
              "Attention with 4 heads over a batch of 2 texts of 10 tokens: what is the shape of "
              "the score array (one score per head, query and key)?",
@@ -508,7 +504,7 @@ TEST_OUT = [
     Question("decoder-out-block-count", NOTEBOOK, "number",
              "One pre-norm block at d_model = 256 with a plain FFN of width 1024, no biases and "
              "two RMSNorm gains: how many parameters?",
-             answer=float(_block_parameters(_ModelConfig(d_model=256, layers=1, d_ff=1024, vocab=1)).total),
+             answer=float(_block_parameters(ModelConfig(d_model=256, layers=1, d_ff=1024, vocab=1)).total),
              rtol=1e-9,
              explanation="Four 256 \u00d7 256 attention matrices, two FFN matrices, two gains."),
     Question("decoder-out-final", NOTEBOOK, "predict",
@@ -518,4 +514,3 @@ TEST_OUT = [
              answer=0,
              explanation="Pre-norm blocks never normalise the stream itself, so a final norm does."),
 ]
-_register_test_out(NOTEBOOK, *TEST_OUT)

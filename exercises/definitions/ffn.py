@@ -7,8 +7,9 @@ import numpy as np
 from lib.ffn import ffn as _ffn, swiglu as _swiglu, worked_example
 from lib.moe import route as _route
 from lib.params import ModelConfig, block_parameters as _block_parameters
+from lib.params import equal_count_gated_width as _equal_width, ffn_parameters as _ffn_parameters
 
-from exercises.core.registry import Case, Exercise, Mistake, Question, Variant, register
+from exercises.core.definition import Case, Exercise, Mistake, Question, Variant
 
 NOTEBOOK = "02_feed_forward"
 
@@ -492,17 +493,13 @@ NUMBER_FAIR = Question(
                 "8 experts: 1,024 each.",
 )
 
-register(SUBLAYER, SWIGLU, TOP2, BLOCK_COUNT, PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON,
-         PREDICT_NO_ACTIVATION, NUMBER_FAIR)
+DEFINITIONS = [SUBLAYER, SWIGLU, TOP2, BLOCK_COUNT, PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON,
+               PREDICT_NO_ACTIVATION, NUMBER_FAIR]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
 
-from lib.params import equal_count_gated_width as _equal_width, ffn_parameters as _ffn_parameters  # noqa: E402
-
-from exercises.core.skip_ahead import register_set as _register_test_out  # noqa: E402
-
-TEST_OUT = [
+SKIP_AHEAD = [
     Question("ffn-out-hidden-shape", NOTEBOOK, "shape",
              "x has shape (3, 5, 64) and the FFN's first matrix W1 has shape (64, 256). What is "
              "the shape of the hidden layer, before W2?",
@@ -526,4 +523,3 @@ TEST_OUT = [
              answer=float(_equal_width(3072)), rtol=1e-9,
              explanation="Three matrices instead of two: two thirds of the width."),
 ]
-_register_test_out(NOTEBOOK, *TEST_OUT)

@@ -6,7 +6,7 @@ import numpy as np
 
 from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
 
-from exercises.core.registry import Case, Exercise, Mistake, Question, Variant, register
+from exercises.core.definition import Case, Exercise, Mistake, Question, Variant
 
 NOTEBOOK = "03_norms_and_residuals"
 
@@ -434,15 +434,13 @@ PREDICT_STREAM = Question(
                 "below measures it.",
 )
 
-register(LAYER_NORM, RMS_NORM, PRE_NORM, PREDICT_STACK, NUMBER_FIVE, NUMBER_MEANS, NUMBER_LENGTH,
-         PREDICT_ZERO_F, PREDICT_PLACEMENT, PREDICT_STREAM)
+DEFINITIONS = [LAYER_NORM, RMS_NORM, PRE_NORM, PREDICT_STACK, NUMBER_FIVE, NUMBER_MEANS, NUMBER_LENGTH,
+               PREDICT_ZERO_F, PREDICT_PLACEMENT, PREDICT_STREAM]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
 
-from exercises.core.skip_ahead import register_set as _register_test_out  # noqa: E402
-
-TEST_OUT = [
+SKIP_AHEAD = [
     Question("norms-out-layer-norm", NOTEBOOK, "number",
              "LayerNorm (eps = 1e-5, no gain or shift) of the token [1, 3]: what is its first "
              "number? Two decimals are enough.",
@@ -469,4 +467,3 @@ TEST_OUT = [
              answer=0,
              explanation="Each token is normalised by itself, so the batch never matters."),
 ]
-_register_test_out(NOTEBOOK, *TEST_OUT)

@@ -8,7 +8,7 @@ from lib.positional import add_positions as _add_positions
 from lib.positional import rope as _rope
 from lib.positional import sinusoidal as _sinusoidal
 
-from exercises.core.registry import Case, Exercise, Mistake, Question, Variant, register
+from exercises.core.definition import Case, Exercise, Mistake, Question, Variant
 
 NOTEBOOK = "01_positional_encoding"
 
@@ -413,17 +413,13 @@ PREDICT_ROPE = Question(
                 "sits. The lab and the cell after it show the two scores.",
 )
 
-register(SINUSOIDAL_TABLE, ROPE_ROTATION, EMBED, PREDICT_SHUFFLE, NUMBER_PE01, SHAPE_TEN_TOKENS,
-         NUMBER_LAST_SPEED, NUMBER_SCALE_64, PREDICT_ROPE)
+DEFINITIONS = [SINUSOIDAL_TABLE, ROPE_ROTATION, EMBED, PREDICT_SHUFFLE, NUMBER_PE01, SHAPE_TEN_TOKENS,
+               NUMBER_LAST_SPEED, NUMBER_SCALE_64, PREDICT_ROPE]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
 
-from lib.positional import sinusoidal as _sinusoidal  # noqa: E402
-
-from exercises.core.skip_ahead import register_set as _register_test_out  # noqa: E402
-
-TEST_OUT = [
+SKIP_AHEAD = [
     Question("pos-out-order", NOTEBOOK, "predict",
              "Self-attention without any position information reads \u201cdog bites man\u201d and then "
              "\u201cman bites dog\u201d. What happens to the output for \u201cdog\u201d?",
@@ -451,4 +447,3 @@ TEST_OUT = [
              answer=0,
              explanation="Turning both by their own angle leaves the angle between them: m \u2212 n."),
 ]
-_register_test_out(NOTEBOOK, *TEST_OUT)

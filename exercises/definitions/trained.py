@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.registry import Case, Exercise, Mistake, Question, Variant, register
+from exercises.core.definition import Case, Exercise, Mistake, Question, Variant
 
 NOTEBOOK = "05_trained_model"
 
@@ -269,9 +269,6 @@ RUN_BLOCKS = Exercise(
     skills="run a model with some of its blocks left out",
 )
 
-register(PERPLEXITY, RUN_BLOCKS)
-
-
 # ---------------------------------------------------------------- questions
 
 NUMBER_UNIFORM = Question(
@@ -320,14 +317,12 @@ PREDICT_MISMATCH = Question(
                 "evaluation shows it at once.",
 )
 
-register(NUMBER_UNIFORM, PREDICT_BLOCK, PREDICT_MISMATCH)
+DEFINITIONS = [PERPLEXITY, RUN_BLOCKS, NUMBER_UNIFORM, PREDICT_BLOCK, PREDICT_MISMATCH]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
 
-from exercises.core.skip_ahead import register_set as _register_test_out  # noqa: E402
-
-TEST_OUT = [
+SKIP_AHEAD = [
     Question("trained-out-perplexity", NOTEBOOK, "number",
              "A model gives the right next token the probabilities 0.5, 0.25 and 0.5 on three "
              "tokens. What is its perplexity on them? Two decimals are enough.",
@@ -354,4 +349,3 @@ TEST_OUT = [
              answer=float(np.finfo(np.float16).max), tol=0.5,
              explanation="65,504: a stream value beyond it becomes infinity in float16."),
 ]
-_register_test_out(NOTEBOOK, *TEST_OUT)

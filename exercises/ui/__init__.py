@@ -1,6 +1,12 @@
-"""What a notebook shows: feedback with hint and solution buttons, question widgets, the
-skip-ahead set, and the progress, review and release views. This is the only part of the course
-that imports ipywidgets and IPython. A notebook's setup cell reads::
+"""What a notebook shows: the only part of the exercise system that imports ipywidgets and IPython.
+
+- ``notebook``: what the setup cell imports (``____``, ``ask``, ``begin``, ``check``, ``hint``,
+  ``solution``);
+- ``feedback`` (a check's feedback, hint and solution buttons), ``questions`` (question widgets),
+  ``progress_view``, ``review``, ``skip_ahead``, ``release_view``: the widgets;
+- ``style`` (every box, code span, table and colour) and ``display`` (showing output).
+
+A notebook's setup cell reads::
 
     from exercises.ui.notebook import ____, ask, begin, check, hint, solution
     begin()

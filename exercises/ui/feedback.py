@@ -1,11 +1,46 @@
-"""Hint and solution buttons shown under an exercise's check."""
+"""What a check shows: its feedback as HTML, and the hint and solution buttons under it."""
 
 from __future__ import annotations
 
+import html
+
 import ipywidgets as widgets
 
-from . import notebook as api
+from exercises.core.checker import Feedback
+from exercises.core.hints import NOT_YET_REVEAL, hints_seen, next_hint, reveal_solution
+from exercises.core.progress import Progress
 from exercises.core.registry import get_exercise
+
+from .style import box, bullets, code, code_block, headline, inline
+
+
+def feedback_html(fb: Feedback) -> str:
+    """The feedback box (classes ``course-feedback course-<status>``, ``data-exercise``,
+    ``data-kind``): headline, details, where the error happened, and any hint."""
+    items = [inline(d) for d in fb.details]
+    if fb.location:
+        items.append("where: " + code(fb.location))
+    body = headline(fb.status, fb.headline) + bullets(items)
+    if fb.hint:
+        body += f'<div class="course-hint course-hint-mistake"><b>Hint:</b> {inline(fb.hint)}</div>'
+    if fb.ladder:
+        level, total, text = fb.ladder
+        body += f'<div class="course-hint"><b>Hint {level} of {total}:</b> {inline(text)}</div>'
+    return box(fb.status, body, f"course-feedback course-{fb.status}",
+               data={"exercise": fb.exercise, "kind": fb.kind})
+
+
+def hint_html(level: int, total: int, text: str) -> str:
+    return box("blank", f"<b>Hint {level} of {total}:</b> {inline(text)}", "course-hint")
+
+
+def solution_html(source: str) -> str:
+    return box("pass", "<b>Solution</b> (copy it into the cell above if you like, then run the check):"
+               + code_block(source), "course-solution")
+
+
+def locked_solution_html() -> str:
+    return box("blank", html.escape(NOT_YET_REVEAL), "course-solution-locked")
 
 
 def _hint_label(level: int, total: int) -> str:
@@ -21,7 +56,7 @@ def exercise_controls(exercise_id: str) -> widgets.VBox:
     """
     ex = get_exercise(exercise_id)
     total = len(ex.hints)
-    seen = api.hints_seen(ex)
+    seen = hints_seen(ex, Progress.load())
     hint_button = widgets.Button(description=_hint_label(len(seen), total),
                                  disabled=len(seen) >= total,
                                  tooltip="Each click shows one more hint",
@@ -31,31 +66,33 @@ def exercise_controls(exercise_id: str) -> widgets.VBox:
                                      tooltip="Opens after your first attempt",
                                      layout=widgets.Layout(width="auto"))
     solution_button.add_class("course-solution-button")
-    hints_area = widgets.HTML("".join(api.hint_html(i + 1, total, h) for i, h in enumerate(seen)))
+    hints_area = widgets.HTML("".join(hint_html(i + 1, total, h) for i, h in enumerate(seen)))
     hints_area.add_class("course-hints")
     solution_area = widgets.HTML("")
     solution_area.add_class("course-solution-area")
 
     def on_hint(_button=None) -> None:
-        level, of, text = api.next_hint(ex)
-        shown = api.hints_seen(ex)
-        hints_area.value = "".join(api.hint_html(i + 1, of, h) for i, h in enumerate(shown))
+        record = Progress.load()
+        level, of, _text = next_hint(ex, record)
+        record.save()
+        hints_area.value = "".join(hint_html(i + 1, of, h) for i, h in enumerate(hints_seen(ex, record)))
         hint_button.description = _hint_label(level, of)
         hint_button.disabled = level >= of
 
     def on_solution(_button=None) -> None:
-        source = api.reveal_solution(ex)
+        record = Progress.load()
+        source = reveal_solution(ex, record)
         if source is None:
-            solution_area.value = (f'<div class="course-solution-locked" '
-                                   f'style="{api.box_style("blank")}">{api.NOT_YET_REVEAL}</div>')
+            solution_area.value = locked_solution_html()
             return
-        solution_area.value = api.solution_html(source)
+        record.save()
+        solution_area.value = solution_html(source)
 
     hint_button.on_click(on_hint)
     solution_button.on_click(on_solution)
     row = widgets.HBox([hint_button, solution_button])
-    box = widgets.VBox([row, hints_area, solution_area])
-    box.add_class("course-controls")
-    box.hint_button, box.solution_button = hint_button, solution_button
-    box.hints_area, box.solution_area = hints_area, solution_area
-    return box
+    controls = widgets.VBox([row, hints_area, solution_area])
+    controls.add_class("course-controls")
+    controls.hint_button, controls.solution_button = hint_button, solution_button
+    controls.hints_area, controls.solution_area = hints_area, solution_area
+    return controls

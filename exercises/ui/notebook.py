@@ -1,22 +1,30 @@
-"""What notebooks call: ``begin`` in the setup cell, then ``check``, ``hint``, ``solution``
-(the setup cell also imports the blank ``____`` and ``ask`` from here).
+"""What notebooks call. The setup cell reads::
 
-These record progress and display their result; the hint and solution buttons come from
-``exercises.ui.feedback``.
+    from exercises.ui.notebook import ____, ask, begin, check, hint, solution
+    begin()
+
+then each exercise's hidden check cell calls ``check("<id>")``; ``hint`` and ``solution`` are the
+text-only alternatives to the buttons under the feedback (:mod:`exercises.ui.feedback`), and
+``ask`` shows a question (:mod:`exercises.ui.questions`). These record the learner's progress
+and display their result.
 """
 
 from __future__ import annotations
 
 import html
 import os
-import sys
 
-from exercises.core import own, progress
+from exercises.core import hints, own
 from exercises.core.blank import ____
-from exercises.core.checker import Feedback, box_style, code_html, evaluate
-from exercises.core.registry import Exercise, get_exercise
+from exercises.core.checker import Feedback, evaluate
+from exercises.core.progress import Progress, notices
+from exercises.core.registry import get_exercise
 
+from .display import Html, in_kernel, shell, show
+from .feedback import exercise_controls, feedback_html, hint_html, locked_solution_html, solution_html
 from .questions import ask
+from .release_view import announce
+from .style import box
 
 
 def strict() -> bool:
@@ -24,42 +32,9 @@ def strict() -> bool:
     return os.environ.get("COURSE_STRICT", "").strip().lower() in ("1", "true", "yes")
 
 
-class Html:
-    """Rich output with a text/plain fallback."""
-
-    def __init__(self, html_text: str, text: str):
-        self.html, self.plain = html_text, text
-
-    def _repr_html_(self) -> str:
-        return self.html
-
-    def __repr__(self) -> str:
-        return self.plain
-
-
-def show(obj) -> None:
-    try:
-        from IPython.display import display
-    except ImportError:  # plain Python
-        print(repr(obj))
-        return
-    display(obj)
-
-
-def in_kernel() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    shell = get_ipython()
-    # ipykernel and the Pyodide kernel both show widgets; a terminal IPython does not.
-    return shell is not None and type(shell).__name__ != "TerminalInteractiveShell"
-
-
 def _show_notices() -> None:
-    for message in progress.notices():
-        show(Html(f'<div class="course-notice" style="{box_style("blank")}">'
-                  f"{html.escape(message)}</div>", message))
+    for message in notices():
+        show(Html(box("blank", html.escape(message), "course-notice"), message))
 
 
 _begun = False
@@ -72,67 +47,16 @@ def begin() -> None:
     if _begun or not in_kernel():
         return
     _begun = True
-    from .release_view import announce
-
     announce()
 
 
 # ---------------------------------------------------------------- hints and solution
 
-def next_hint(exercise: Exercise | str) -> tuple[int, int, str]:
-    """Advance the hint ladder by one and record it: ``(level, total, text)``."""
-    ex = get_exercise(exercise) if isinstance(exercise, str) else exercise
-    level = int(progress.exercise_entry(ex.id).get("hints", 0))
-    level = min(level + 1, len(ex.hints))
-    if level:
-        progress.record_hint(ex.id, level)
-    return level, len(ex.hints), (ex.hints[level - 1] if level else "")
-
-
-def hints_seen(exercise: Exercise | str) -> list[str]:
-    ex = get_exercise(exercise) if isinstance(exercise, str) else exercise
-    level = int(progress.exercise_entry(ex.id).get("hints", 0))
-    return list(ex.hints[:level])
-
-
-def can_reveal(exercise: Exercise | str) -> bool:
-    """The solution may be shown once the check has been run on an attempt."""
-    ex = get_exercise(exercise) if isinstance(exercise, str) else exercise
-    entry = progress.exercise_entry(ex.id)
-    return entry.get("attempts", 0) > 0 or bool(entry.get("solution_revealed"))
-
-
-def reveal_solution(exercise: Exercise | str) -> str | None:
-    """The solved cell, recorded as revealed; None before the first attempt."""
-    ex = get_exercise(exercise) if isinstance(exercise, str) else exercise
-    if not can_reveal(ex):
-        return None
-    progress.record_reveal(ex.id)
-    return ex.solution_source
-
-
-NOT_YET_REVEAL = ("The solution opens after your first attempt: fill in the blank, "
-                  "run the cell and its check once. Until then, try a hint.")
-
-
-def hint_html(level: int, total: int, text: str) -> str:
-    from exercises.core.checker import _inline
-
-    return (f'<div class="course-hint" style="{box_style("blank")}">'
-            f"<b>Hint {level} of {total}:</b> {_inline(text)}</div>")
-
-
-def solution_html(source: str) -> str:
-    return (f'<div class="course-solution" style="{box_style("pass")}">'
-            "<b>Solution</b> (copy it into the cell above if you like, then run the check):"
-            '<pre style="margin: 4px 0; font-family: var(--jp-code-font-family, monospace);'
-            ' color: var(--jp-content-font-color1, inherit);">'
-            f"{html.escape(source)}</pre></div>")
-
-
 def hint(exercise_id: str) -> None:
     """Show the next hint of an exercise's ladder (text-only alternative to the button)."""
-    level, total, text = next_hint(exercise_id)
+    record = Progress.load()
+    level, total, text = hints.next_hint(get_exercise(exercise_id), record)
+    record.save()
     if not level:
         show(Html("<div>This exercise has no hints.</div>", "This exercise has no hints."))
         return
@@ -141,51 +65,58 @@ def hint(exercise_id: str) -> None:
 
 def solution(exercise_id: str) -> None:
     """Show the solution, if the exercise has been attempted (text-only alternative)."""
-    source = reveal_solution(exercise_id)
+    record = Progress.load()
+    source = hints.reveal_solution(get_exercise(exercise_id), record)
     if source is None:
-        show(Html(f'<div class="course-solution-locked" style="{box_style("blank")}">'
-                  f"{html.escape(NOT_YET_REVEAL)}</div>", NOT_YET_REVEAL))
+        show(Html(locked_solution_html(), hints.NOT_YET_REVEAL))
         return
+    record.save()
     show(Html(solution_html(source), "Solution:\n" + source))
 
 
 # ---------------------------------------------------------------- check
 
-def check(exercise_id: str, namespace: dict | None = None) -> "_Quiet":
+def learner_namespace() -> dict:
+    """The namespace the notebook's cells run in: the running IPython shell's."""
+    running = shell()
+    if running is None:
+        raise TypeError("check() could not find your notebook's variables: outside a notebook, "
+                        "pass them, e.g. check(\"row-mean\", globals())")
+    return running.user_ns
+
+
+def check(exercise_id: str, namespace: dict | None = None) -> "Checked":
     """Check an exercise, record the result and show the feedback.
 
-    The learner's function or value is looked up by name in ``namespace``
-    (default: the caller's globals, i.e. the notebook). With
-    ``COURSE_STRICT=1`` a check that is not passed raises ``AssertionError``.
-    The feedback is displayed; the returned object shows nothing and holds it
-    as ``.feedback``.
+    The learner's function or value is looked up by name in ``namespace``; by default, the
+    notebook's (the kernel's user namespace). With ``COURSE_STRICT=1`` a check that is not passed
+    raises ``AssertionError``. The feedback is displayed; the returned :class:`Checked` shows
+    nothing and holds it as ``.feedback``.
     """
     if namespace is None:
-        namespace = sys._getframe(1).f_globals
+        namespace = learner_namespace()
     ex = get_exercise(exercise_id)
     fb = evaluate(ex, namespace)
-    progress.record_check(ex.id, fb.passed, fb.kind)
-    own.note_check(ex, namespace.get(ex.name), fb)  # a passing function can then run the labs
+    record = Progress.load()
+    record.record_check(ex.id, fb.passed, fb.kind)
     if fb.status == "fail" and not fb.hint:
-        level, total, text = next_hint(ex)
+        level, total, text = hints.next_hint(ex, record)
         if level:
             fb.ladder = (level, total, text)
+    record.save()
+    own.note_check(ex, namespace.get(ex.name), fb)  # a passing function can then run the labs
     _show_notices()
-    show(fb)
+    show(Html(feedback_html(fb), fb.text()))
     if in_kernel():
-        try:
-            from .feedback import exercise_controls
-        except ImportError:
-            pass
-        else:
-            show(exercise_controls(ex.id))
+        show(exercise_controls(ex.id))
     if strict() and not fb.passed:
         raise AssertionError(fb.text())
-    return _Quiet(fb)
+    return Checked(fb)
 
 
-class _Quiet:
-    """Wraps the feedback so a check as a cell's last line does not display it twice."""
+class Checked:
+    """What ``check`` returns: the feedback, as ``.feedback``. It displays nothing, so a check
+    as a cell's last line does not show the feedback twice."""
 
     def __init__(self, fb: Feedback):
         self.feedback = fb
@@ -198,3 +129,6 @@ class _Quiet:
 
     def _ipython_display_(self) -> None:
         pass
+
+
+__all__ = ["____", "ask", "begin", "check", "hint", "solution"]

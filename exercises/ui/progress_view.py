@@ -12,65 +12,60 @@ import json
 import ipywidgets as widgets
 
 from exercises.core import export as export_file
-from exercises.core import progress, skip_ahead as testout
-from exercises.core.checker import box_style
+from exercises.core import progress, skip_ahead
+from exercises.core.progress import STATUS_LABELS, STATUSES, Progress, status_of
 from exercises.core.registry import exercises_by_notebook
+from exercises.core.text import plural
 
+from . import style
+
+# status -> (symbol, colour)
 _MARKS = {
-    "passed": ("\u2714", "var(--jp-success-color1, #1b7f3b)"),
-    "passed-after-solution": ("\u2714", "var(--jp-info-color1, #0072b2)"),
-    "attempted": ("\u25d0", "var(--jp-warn-color1, #b26a00)"),
-    "not-started": ("\u25cb", "var(--jp-ui-font-color2, #757575)"),
+    "passed": ("\u2714", "pass"),
+    "passed-after-solution": ("\u2714", "info"),
+    "attempted": ("\u25d0", "blank"),
+    "not-started": ("\u25cb", "muted"),
 }
 
 
 def progress_table_html() -> str:
     """The table of all notebooks' exercises (from the registry) and their status."""
-    data = progress.load()
-    cell = ("padding: 3px 10px; border-bottom: 1px solid var(--jp-border-color2, #ccc);"
-            " text-align: left; vertical-align: top; color: var(--jp-ui-font-color1, inherit);")
+    record = Progress.load()
     rows = []
-    counts = {s: 0 for s in progress.STATUSES}
+    counts = {s: 0 for s in STATUSES}
     for stem, title, exercises in exercises_by_notebook():
         head = f"<b>{html.escape(stem[:2])}</b> {html.escape(title)}"
-        if label := testout.status_label(stem, data):
+        if label := skip_ahead.status_label(stem, record):
             head += f' <span class="course-tested-out">\u2714 {html.escape(label)}</span>'
         if not exercises:
-            rows.append(f'<tr class="course-progress-notebook" data-notebook="{stem}">'
-                        f'<td style="{cell}">{head}</td><td style="{cell}" colspan="2">'
-                        "<i>exercises arrive with this notebook</i></td></tr>")
+            cells = [style.ruled_cell(head),
+                     style.ruled_cell("<i>exercises arrive with this notebook</i>", colspan=2)]
+            rows.append(style.ruled_row(cells, "course-progress-notebook", data={"notebook": stem}))
             continue
         for i, ex in enumerate(exercises):
-            entry = data["exercises"].get(ex.id, {})
-            status = progress.status_of(entry)
+            entry = record.exercise(ex.id)
+            status = status_of(entry)
             counts[status] += 1
-            mark, colour = _MARKS[status]
             tries = entry.get("attempts", 0)
-            extra = f" ({tries} {'try' if tries == 1 else 'tries'})" if tries and status != "not-started" else ""
-            rows.append(
-                f'<tr class="course-progress-row" data-notebook="{stem}" data-exercise="{ex.id}">'
-                f'<td style="{cell}">{head if i == 0 else ""}</td>'
-                f'<td style="{cell}">{html.escape(ex.title)} <code>{html.escape(ex.id)}</code></td>'
-                f'<td style="{cell}" class="course-status course-status-{status}">'
-                f'<span style="color: {colour}; font-weight: bold;">{mark}</span> '
-                f"{progress.STATUS_LABELS[status]}{extra}</td></tr>")
+            extra = f" ({plural(tries, 'try', 'tries')})" if tries and status != "not-started" else ""
+            rows.append(style.ruled_row([
+                style.ruled_cell(head if i == 0 else ""),
+                style.ruled_cell(f"{html.escape(ex.title)} {style.code(ex.id)}"),
+                style.ruled_cell(f"{style.mark(*_MARKS[status])} {STATUS_LABELS[status]}{extra}",
+                                 f"course-status course-status-{status}"),
+            ], "course-progress-row", data={"notebook": stem, "exercise": ex.id}))
     total = sum(counts.values())
     done = counts["passed"] + counts["passed-after-solution"]
-    answered = len(data["questions"])
     summary = (f"{done} of {total} exercises passed ({counts['passed-after-solution']} after "
-               f"opening the solution); {answered} questions answered.")
-    return (f'<div class="course-progress" style="color: var(--jp-ui-font-color1, inherit);'
-            f' font-family: var(--jp-ui-font-family, sans-serif);">'
+               f"opening the solution); {plural(record.questions_answered(), 'question')} answered.")
+    return (f'<div class="course-progress" style="{style.TEXT} {style.FONT}">'
             f'<p class="course-progress-summary">{html.escape(summary)}</p>'
-            f'<table class="course-progress-table" style="border-collapse: collapse;">'
-            f'<thead><tr><th style="{cell}">Notebook</th><th style="{cell}">Exercise</th>'
-            f'<th style="{cell}">Status</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
-            f'<p style="color: var(--jp-ui-font-color2, inherit); font-size: smaller;">'
-            f"Saved in {html.escape(str(progress.progress_path()))}</p></div>")
+            + style.ruled_table(["Notebook", "Exercise", "Status"], rows, "course-progress-table")
+            + style.note(f"Saved in {progress.progress_path()}") + "</div>")
 
 
 def _message(status: str, text: str) -> str:
-    return f'<div class="course-progress-message" style="{box_style(status)}">{html.escape(text)}</div>'
+    return style.box(status, html.escape(text), "course-progress-message")
 
 
 def progress_view() -> widgets.VBox:
@@ -108,7 +103,7 @@ def progress_view() -> widgets.VBox:
     def on_export(_b=None) -> None:
         text = progress.export_text(learner=name.value)
         data = json.loads(text)
-        file = html.escape(export_file.file_name(data), quote=True)
+        file = export_file.file_name(data)
         payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
         who = export_file.display_name(data)
         if export_file.learner_of(data)[0]:
@@ -116,9 +111,7 @@ def progress_view() -> widgets.VBox:
         else:
             note = (f"Exported with no name, as {who}. If your instructor collects these files, "
                     "type your name or student ID above and export again.")
-        link.value = (f'<a download="{file}" href="data:application/json;base64,{payload}"'
-                      ' style="color: var(--jp-content-link-color, #0072b2);">'
-                      f"Download {file}</a>")
+        link.value = style.link(f"data:application/json;base64,{payload}", f"Download {file}", download=file)
         render(note)
 
     def on_upload(change) -> None:

@@ -1,8 +1,8 @@
 """Question widgets: predict (multiple choice), number, shape.
 
 ``ask("<question id>")`` shows the question defined in the notebook's module of
-``exercises.core``. A predict answer is locked in and recorded before the
-explanation appears; a reload shows the recorded answer, still locked.
+:mod:`exercises.definitions`. A predict answer is locked in and recorded before the explanation
+appears; a reload shows the recorded answer, still locked.
 """
 
 from __future__ import annotations
@@ -12,25 +12,27 @@ import html
 import ipywidgets as widgets
 
 from exercises.core import progress
-from exercises.core.checker import _inline, box_style
+from exercises.core.definition import Question
 from exercises.core.questions import grade
-from exercises.core.registry import Question, get_question
+from exercises.core.registry import get_question
+from exercises.core.text import exact
+
+from .style import box, inline, text_block
 
 
-def _box(status: str, body: str, cls: str) -> str:
-    return f'<div class="course-question-feedback {cls}" style="{box_style(status)}">{body}</div>'
+def _result(status: str, body_html: str, css_class: str) -> str:
+    return box(status, body_html, f"course-question-feedback {css_class}")
 
 
 def _explanation(q: Question) -> str:
-    return f'<div class="course-explanation">{_inline(q.explanation)}</div>' if q.explanation else ""
+    return f'<div class="course-explanation">{inline(q.explanation)}</div>' if q.explanation else ""
 
 
 _LABELS = {"predict": "Predict", "number": "Work it out", "shape": "Which shape?"}
 
 
 def _prompt(q: Question) -> widgets.HTML:
-    w = widgets.HTML('<div style="color: var(--jp-ui-font-color1, inherit);">'
-                     f"<b>{_LABELS[q.kind]}</b> {_inline(q.prompt)}</div>")
+    w = widgets.HTML(text_block(f"<b>{_LABELS[q.kind]}</b> {inline(q.prompt)}"))
     w.add_class("course-question-prompt")
     return w
 
@@ -61,8 +63,8 @@ def predict_widget(q: Question) -> widgets.VBox:
         verdict = "Right." if correct else (
             f"Not quite: the answer is \u201c{html.escape(q.choices[int(q.answer)])}\u201d.")
         status = "pass" if correct else "fail"
-        result.value = _box(status, f"<b>You chose \u201c{html.escape(q.choices[index])}\u201d.</b> "
-                            f"{verdict}{_explanation(q)}", f"course-{status}")
+        result.value = _result(status, f"<b>You chose \u201c{html.escape(q.choices[index])}\u201d.</b> "
+                               f"{verdict}{_explanation(q)}", f"course-{status}")
 
     def on_select(change) -> None:
         if not radio.disabled:
@@ -100,33 +102,33 @@ def _typed_widget(q: Question, placeholder: str) -> widgets.VBox:
     def answer_text() -> str:
         if q.kind == "shape":
             return str(tuple(q.answer))
-        return f"{q.answer:g}"
+        return exact(q.answer)
 
     def on_check(_button=None) -> None:
         try:
             correct, message = grade(q, text.value)
         except ValueError as exc:
-            result.value = _box("blank", html.escape(str(exc)), "course-blank")
+            result.value = _result("blank", html.escape(str(exc)), "course-blank")
             return
         progress.record_answer(q.id, text.value.strip(), correct)
         if correct:
-            result.value = _box("pass", f"<b>{html.escape(message)}</b> {_explanation(q)}", "course-pass")
+            result.value = _result("pass", f"<b>{html.escape(message)}</b> {_explanation(q)}", "course-pass")
             reveal.layout.display = "none"
         else:
-            result.value = _box("fail", f"<b>{html.escape(message)}</b> Try again, or show the answer.",
-                                "course-fail")
+            result.value = _result("fail", f"<b>{html.escape(message)}</b> Try again, or show the answer.",
+                                   "course-fail")
             reveal.layout.display = None
 
     def on_reveal(_button=None) -> None:
         progress.record_question_reveal(q.id)
-        result.value = _box("blank", f"<b>The answer is {html.escape(answer_text())}.</b> "
-                            f"{_explanation(q)}", "course-revealed")
+        result.value = _result("blank", f"<b>The answer is {html.escape(answer_text())}.</b> "
+                               f"{_explanation(q)}", "course-revealed")
 
     button.on_click(on_check)
     reveal.on_click(on_reveal)
     earlier = progress.question_entry(q.id)
     if earlier.get("ever_correct"):
-        result.value = _box("pass", f"<b>You answered this already.</b> {_explanation(q)}", "course-pass")
+        result.value = _result("pass", f"<b>You answered this already.</b> {_explanation(q)}", "course-pass")
     root = _root(q, [_prompt(q), widgets.HBox([text, button, reveal]), result])
     root.text, root.check_button, root.reveal_button, root.result = text, button, reveal, result
     return root

@@ -7,40 +7,31 @@ older and the learner has not chosen to keep it. The learner's own copy is never
 new version is written beside it as a fresh copy.
 """
 
+from __future__ import annotations
+
 import html
 
 import ipywidgets as widgets
 
 from exercises.core import release
+from exercises.core.progress import Progress
+from exercises.core.workspace import workspace_root
 
-_TEXT = "color: var(--jp-ui-font-color1, inherit);"
-_BOX = ("border-left: 4px solid var(--jp-info-color1, #0072b2); padding: 6px 10px;"
-        " background: var(--jp-layout-color2, #f3f3f3); " + _TEXT)
-
-
-def _kept_choices():
-    """{notebook path: shipped fingerprint} for which the learner chose to keep their copy."""
-    try:
-        from exercises.core import progress
-    except ImportError:
-        return {}
-    return progress.load().get("release_choices", {})
+from .display import show
+from .style import box, link, text_span
 
 
 def _keep(path, shipped):
-    try:
-        from exercises.core import progress
-    except ImportError:
-        return
-    data = progress.load()
-    data.setdefault("release_choices", {})[path] = shipped
-    progress.save(data)
+    """Remember that the learner keeps their copy of ``path`` for the release ``shipped``."""
+    record = Progress.load()
+    record.keep_release(path, shipped)
+    record.save()
 
 
 def _notebook_row(item, root):
     path, shipped = item["path"], item["shipped"]
-    label = widgets.HTML(f'<span style="{_TEXT}"><b>{html.escape(path)}</b>: your copy comes from '
-                         "an older release of the course.</span>")
+    label = widgets.HTML(text_span(f"<b>{html.escape(path)}</b>: your copy comes from "
+                                   "an older release of the course."))
     fresh = widgets.Button(description="Open the new version as a fresh copy", layout=widgets.Layout(width="auto"))
     fresh.add_class("course-release-fresh")
     keep = widgets.Button(description="Keep working on my copy", layout=widgets.Layout(width="auto"))
@@ -52,18 +43,16 @@ def _notebook_row(item, root):
         try:
             new_path = release.save_new_version(path, root)
         except OSError as error:
-            result.value = f'<span style="{_TEXT}">Could not write the new version ({html.escape(str(error))}).</span>'
+            result.value = text_span(f"Could not write the new version ({html.escape(str(error))}).")
             return
         fresh.disabled = keep.disabled = True
-        result.value = (f'<span style="{_TEXT}">The new version is in <a href="{html.escape(new_path)}" '
-                        f'target="_blank">{html.escape(new_path)}</a>; your copy and your progress are '
-                        "unchanged.</span>")
+        result.value = text_span(f"The new version is in {link(new_path, new_path, new_tab=True)}; "
+                                 "your copy and your progress are unchanged.")
 
     def on_keep(_button=None):
         _keep(path, shipped)
         fresh.disabled = keep.disabled = True
-        result.value = (f'<span style="{_TEXT}">Kept. The new version stays available here, in the '
-                        "start notebook.</span>")
+        result.value = text_span("Kept. The new version stays available here, in the start notebook.")
 
     fresh.on_click(on_fresh)
     keep.on_click(on_keep)
@@ -73,7 +62,7 @@ def _notebook_row(item, root):
 
 
 def _panel(items, heading, root):
-    head = widgets.HTML(f'<div style="{_BOX}">{heading}</div>')
+    head = widgets.HTML(box("info", heading, "course-release-heading"))
     panel = widgets.VBox([head, *[_notebook_row(item, root) for item in items]])
     panel.add_class("course-release")
     return panel
@@ -85,9 +74,8 @@ def course_release(root=None):
     if info is None:
         text = ("This copy of the course runs from its source folder, not from a built site, "
                 "so it has no release number; every notebook is the one on disk.")
-        panel = _panel([], html.escape(text), root)
-        return panel
-    root = root if root is not None else release.workspace_root()
+        return _panel([], html.escape(text), root)
+    root = root if root is not None else workspace_root()
     older = release.outdated_notebooks(root, info)
     summary = (f"Course release <b>{html.escape(info['version'])}</b>, built {html.escape(info['built'])}. ")
     if older:
@@ -103,16 +91,14 @@ def announce(root=None):
     info = release.manifest()
     if info is None:
         return None
-    root = root if root is not None else release.workspace_root()
-    kept = _kept_choices()
+    root = root if root is not None else workspace_root()
+    record = Progress.load()
     older = [item for item in release.outdated_notebooks(root, info)
-             if kept.get(item["path"]) != item["shipped"]]
+             if record.kept_release(item["path"]) != item["shipped"]]
     if not older:
         return None
-    from IPython.display import display
-
     panel = _panel(older, f"The course was updated (release <b>{html.escape(info['version'])}</b>, built "
                           f"{html.escape(info['built'])}), and some of your notebooks are from an older "
                           "release:", root)
-    display(panel)
+    show(panel)
     return panel

@@ -15,15 +15,11 @@ import random
 import ipywidgets as widgets
 
 from exercises.core import review as logic
-from exercises.core.checker import _inline, box_style, feedback_html
 from exercises.core.registry import NOTEBOOKS, get_exercise, get_question
+from exercises.core.text import plural
 
-_STYLE = ("<style>.course-review-code textarea { font-family: var(--jp-code-font-family, monospace);"
-          " font-size: var(--jp-code-font-size, 13px); line-height: 1.4; }</style>")
-
-
-def _box(status: str, body: str, cls: str) -> str:
-    return f'<div class="{cls}" style="{box_style(status)}">{body}</div>'
+from .feedback import feedback_html
+from .style import box, code, code_textarea_css, inline
 
 
 class Review:
@@ -62,7 +58,7 @@ class Review:
         self.refresh_button.on_click(lambda _b: self.refresh())
         self.check_button.on_click(self._on_check)
         self.start_over.on_click(self._on_start_over)
-        self.root = widgets.VBox([widgets.HTML(_STYLE), self.summary,
+        self.root = widgets.VBox([widgets.HTML(code_textarea_css("course-review-code")), self.summary,
                                   widgets.HBox([self.menu, self.refresh_button],
                                                layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
                                   self.work])
@@ -80,13 +76,12 @@ class Review:
         if not self.items:
             text = ("Nothing to review yet. Exercises whose check failed, whose solution you opened, and "
                     "questions you got wrong will appear here.")
-            self.summary.value = _box("blank", html.escape(text), "course-review-empty")
+            self.summary.value = box("blank", html.escape(text), "course-review-empty")
         else:
-            text = (f"{len(due)} item{'s' if len(due) != 1 else ''} to review"
-                    + (f", {cleared} cleared" if cleared else "") + ".")
-            self.summary.value = _box("pass" if not due else "blank", f"<b>{html.escape(text)}</b> "
-                                      "Pick one; an exercise comes back as its blank cell, to fill in "
-                                      "again from memory.", "course-review-count")
+            text = _count_text(len(due), cleared)
+            self.summary.value = box("pass" if not due else "blank", f"<b>{html.escape(text)}</b> "
+                                     "Pick one; an exercise comes back as its blank cell, to fill in "
+                                     "again from memory.", "course-review-count")
         self.menu.options = [(it.label, it.id) for it in self.items]
         ids = [it.id for it in self.items]
         first_due = next((it.id for it in self.items if not it.cleared), ids[0] if ids else None)
@@ -110,10 +105,10 @@ class Review:
         where = f"{item.notebook[:2]} {self.titles.get(item.notebook, item.notebook)}"
         if item.kind == "exercise":
             ex = get_exercise(item.id)
-            self.about.value = _box("blank", f"<b>{html.escape(ex.title)}</b> ({html.escape(where)}; "
-                                    f"{html.escape(item.reason)}). Fill in the blanks <code>____</code> "
-                                    "below and press <b>Check</b>: your function runs on fresh random "
-                                    "cases.", "course-review-exercise")
+            self.about.value = box("blank", f"<b>{html.escape(ex.title)}</b> ({html.escape(where)}; "
+                                   f"{html.escape(item.reason)}). Fill in the blanks {code('____')} "
+                                   "below and press <b>Check</b>: your function runs on fresh random "
+                                   "cases.", "course-review-exercise")
             self.code.value = ex.template
             self.code.layout.height = f"{1.45 * (ex.template.count(chr(10)) + 2):.1f}em"
             self.code.layout.display = None
@@ -121,8 +116,8 @@ class Review:
             self.choices.layout.display = self.text.layout.display = "none"
         else:
             q = get_question(item.id)
-            self.about.value = _box("blank", f"<b>Question</b> ({html.escape(where)}; {html.escape(item.reason)}): "
-                                    f"{_inline(q.prompt)}", "course-review-question")
+            self.about.value = box("blank", f"<b>Question</b> ({html.escape(where)}; {html.escape(item.reason)}): "
+                                   f"{inline(q.prompt)}", "course-review-question")
             self.code.layout.display = self.start_over.layout.display = "none"
             if q.kind == "predict":
                 order = list(range(len(q.choices)))
@@ -155,18 +150,18 @@ class Review:
             q = get_question(item.id)
             answer = self.choices.value if q.kind == "predict" else self.text.value
             if answer is None:
-                self.result.value = _box("blank", "Pick an answer first.", "course-blank")
+                self.result.value = box("blank", "Pick an answer first.", "course-blank")
                 return None
             try:
                 passed, message = logic.answer_question(q.id, answer)
             except ValueError as exc:
-                self.result.value = _box("blank", html.escape(str(exc)), "course-blank")
+                self.result.value = box("blank", html.escape(str(exc)), "course-blank")
                 return None
             if passed:
-                self.result.value = _box("pass", f"<b>Right.</b> {_inline(q.explanation)}", "course-pass")
+                self.result.value = box("pass", f"<b>Right.</b> {inline(q.explanation)}", "course-pass")
             else:
-                self.result.value = _box("fail", "<b>Not right yet.</b> Try again, or go back to its "
-                                         "notebook.", "course-fail")
+                self.result.value = box("fail", "<b>Not right yet.</b> Try again, or go back to its "
+                                        "notebook.", "course-fail")
             outcome = passed
         if passed:
             kept = self.result.value
@@ -179,10 +174,9 @@ class Review:
         self.items = logic.items()
         due = [it for it in self.items if not it.cleared]
         cleared = len(self.items) - len(due)
-        text = (f"{len(due)} item{'s' if len(due) != 1 else ''} to review"
-                + (f", {cleared} cleared" if cleared else "") + ".")
-        self.summary.value = _box("pass" if not due else "blank", f"<b>{html.escape(text)}</b>",
-                                  "course-review-count")
+        text = _count_text(len(due), cleared)
+        self.summary.value = box("pass" if not due else "blank", f"<b>{html.escape(text)}</b>",
+                                 "course-review-count")
         value = self.menu.value
         self.menu.unobserve(self._on_pick, names="value")
         try:
@@ -190,6 +184,11 @@ class Review:
             self.menu.value = value
         finally:
             self.menu.observe(self._on_pick, names="value")
+
+
+def _count_text(due: int, cleared: int) -> str:
+    """The summary line, e.g. "3 items to review, 1 cleared."."""
+    return f"{plural(due, 'item')} to review" + (f", {cleared} cleared" if cleared else "") + "."
 
 
 def review(seed=None) -> widgets.VBox:

@@ -1,6 +1,7 @@
 """The skip-ahead widget: ``skip_ahead("<notebook stem>")`` near the top of notebooks 01 to 05.
 
-All the notebook's test-out questions at once (exercises/core/skip_ahead.py), one "Submit" button.
+All the notebook's skip-ahead questions at once (:mod:`exercises.core.skip_ahead`), one "Submit"
+button.
 Every answer right marks the notebook done (recorded under "test_out" in the progress file).
 A wrong answer is marked, but the right one is never shown, so the set stays a fair test; the
 learner can work through the notebook and come back. The choices of a multiple-choice question
@@ -15,24 +16,17 @@ import random
 import ipywidgets as widgets
 
 from exercises.core import skip_ahead as sets
-from exercises.core.checker import _inline, box_style
-from exercises.core.registry import NOTEBOOKS
+from exercises.core.registry import NOTEBOOKS, skip_ahead_questions
 
-
-def _box(status: str, body: str, cls: str) -> str:
-    return f'<div class="{cls}" style="{box_style(status)}">{body}</div>'
-
-
-def _plain(text: str) -> str:
-    return f'<div style="color: var(--jp-ui-font-color1, inherit);">{text}</div>'
+from .style import box, bullets, inline, text_block
 
 
 class SkipAhead:
-    """The view of one notebook's test-out set."""
+    """The view of one notebook's skip-ahead set."""
 
     def __init__(self, stem: str, seed=None):
         self.stem = stem
-        self.questions = sets.questions_for(stem)
+        self.questions = skip_ahead_questions(stem)
         rng = random.Random(seed)
         self.inputs, self.marks, self.orders = {}, {}, {}
         rows = []
@@ -45,7 +39,7 @@ class SkipAhead:
                                      disabled=not self.questions)
         self.submit.add_class("course-test-out-submit")
         for n, q in enumerate(self.questions, start=1):
-            prompt = widgets.HTML(_plain(f"<b>{n}.</b> {_inline(q.prompt)}"))
+            prompt = widgets.HTML(text_block(f"<b>{n}.</b> {inline(q.prompt)}"))
             if q.kind == "predict":
                 order = list(range(len(q.choices)))
                 rng.shuffle(order)
@@ -70,8 +64,8 @@ class SkipAhead:
 
     def _show_header(self) -> None:
         if not self.questions:
-            self.header.value = _box("blank", "This notebook has no test-out questions yet: work "
-                                     "through it from the top.", "course-test-out-none")
+            self.header.value = box("blank", "This notebook has no test-out questions yet: work "
+                                    "through it from the top.", "course-test-out-none")
             return
         done = sets.status_label(self.stem)
         lead = (f"<b>Already know this?</b> Answer these {len(self.questions)} questions. If every "
@@ -80,7 +74,7 @@ class SkipAhead:
                 "fair: read the notebook and come back.")
         if done:
             lead = f"<b>\u2714 You {html.escape(done)}.</b> You can still try the questions."
-        self.header.value = _box("pass" if done else "blank", lead, "course-test-out-intro")
+        self.header.value = box("pass" if done else "blank", lead, "course-test-out-intro")
 
     def answers(self) -> dict:
         return {q_id: field.value for q_id, field in self.inputs.items()}
@@ -91,41 +85,39 @@ class SkipAhead:
         for q in self.questions:
             ok, message = graded[q.id]
             if ok is None:
-                self.marks[q.id].value = _box("blank", html.escape(message), "course-test-out-unread")
+                self.marks[q.id].value = box("blank", html.escape(message), "course-test-out-unread")
             elif ok:
-                self.marks[q.id].value = _box("pass", "\u2714 Right.", "course-pass")
+                self.marks[q.id].value = box("pass", "\u2714 Right.", "course-pass")
             else:
-                self.marks[q.id].value = _box("fail", "\u2718 Not right.", "course-fail")
+                self.marks[q.id].value = box("fail", "\u2718 Not right.", "course-fail")
         if missing:
-            self.result.value = _box("blank", f"Answer every question first ({len(missing)} still "
-                                     "open or unreadable); nothing was recorded.", "course-test-out-incomplete")
+            self.result.value = box("blank", f"Answer every question first ({len(missing)} still "
+                                    "open or unreadable); nothing was recorded.", "course-test-out-incomplete")
             return graded
         right = sum(1 for ok, _m in graded.values() if ok)
         total = len(graded)
-        entry = sets.record(self.stem, right, total)
+        entry = sets.record_attempt(self.stem, right, total)
         if right == total:
-            notes = "".join(f"<li>{_inline(q.explanation)}</li>" for q in self.questions if q.explanation)
-            self.result.value = _box("pass", f"<b>All {total} right: you tested out of "
-                                     f"\u201c{html.escape(self.title)}\u201d.</b> It now counts as done."
-                                     f'<ul style="margin: 4px 0; padding-left: 20px;">{notes}</ul>',
-                                     "course-test-out-passed")
+            notes = bullets(inline(q.explanation) for q in self.questions if q.explanation)
+            self.result.value = box("pass", f"<b>All {total} right: you tested out of "
+                                    f"\u201c{html.escape(self.title)}\u201d.</b> It now counts as done."
+                                    + notes, "course-test-out-passed")
             for field in self.inputs.values():
                 field.disabled = True
             self.submit.disabled = True
         else:
             tries = entry.get("attempts", 1)
-            self.result.value = _box("fail", f"<b>{right} of {total} right.</b> Work through the "
-                                     "notebook; the marked questions are what it covers. "
-                                     f"(Attempt {tries}; attempts are kept in your progress.)",
-                                     "course-test-out-failed")
+            self.result.value = box("fail", f"<b>{right} of {total} right.</b> Work through the "
+                                    "notebook; the marked questions are what it covers. "
+                                    f"(Attempt {tries}; attempts are kept in your progress.)",
+                                    "course-test-out-failed")
         self._show_header()
         return graded
 
 
 def skip_ahead(stem: str, seed=None) -> widgets.VBox:
-    """The test-out widget of a notebook (root class ``course-test-out``)."""
+    """The skip-ahead widget of a notebook (root class ``course-test-out``)."""
     return SkipAhead(stem, seed).root
-
 
 
 __all__ = ["SkipAhead", "skip_ahead"]

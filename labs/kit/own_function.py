@@ -19,7 +19,7 @@ import html
 import ipywidgets as widgets
 
 from exercises.core import own as mine
-from exercises.core.checker import box_style
+from exercises.ui.style import box_style
 from exercises.core.registry import get_exercise
 
 _CODE = ('<code style="font-family: var(--jp-code-font-family, monospace);'
@@ -92,9 +92,9 @@ class MineSwitch:
             self.badge.value = self._badge_html(None, False, "")
             return build(None)
         use = self.uses[exercise]
-        outcome = mine.run_model(build, use, want_mine=bool(self.checkbox.value))
-        self.running_mine, self.note = outcome.mine, outcome.note
-        self.badge.value = self._badge_html(use, outcome.mine, outcome.note, outcome.kind)
+        outcome = mine.run_model(build, use, want_own=bool(self.checkbox.value))
+        self.running_mine, self.note = outcome.own, outcome.note
+        self.badge.value = self._badge_html(use, outcome.own, outcome.note, outcome.kind)
         return outcome.result
 
     def _badge_html(self, use, is_mine: bool, note: str, kind: str = "") -> str:

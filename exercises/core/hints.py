@@ -1,0 +1,43 @@
+"""The hint ladder and the solution lock of an exercise, kept in the learner's progress record.
+
+Each request shows one more hint, up to the last; a failed check that matches no known mistake
+climbs one step too. The solution opens only once the check has seen an attempt (a check run with
+the blanks still in place is none), and opening it is recorded, so a later pass counts as
+"passed after the solution".
+"""
+
+from __future__ import annotations
+
+from .definition import Exercise
+from .progress import Progress
+
+NOT_YET_REVEAL = ("The solution opens after your first attempt: fill in the blank, "
+                  "run the cell and its check once. Until then, try a hint.")
+
+
+def hints_seen(ex: Exercise, record: Progress) -> list[str]:
+    """The hints already shown, in order."""
+    return list(ex.hints[: int(record.exercise(ex.id).get("hints", 0))])
+
+
+def next_hint(ex: Exercise, record: Progress) -> tuple[int, int, str]:
+    """Climb the ladder one step and record it: ``(level, total, text)``; level 0 when the
+    exercise has no hints, and the last hint again once every one was shown."""
+    level = min(int(record.exercise(ex.id).get("hints", 0)) + 1, len(ex.hints))
+    if level:
+        record.record_hint(ex.id, level)
+    return level, len(ex.hints), (ex.hints[level - 1] if level else "")
+
+
+def can_reveal(ex: Exercise, record: Progress) -> bool:
+    """The solution may be shown once the check has been run on an attempt."""
+    entry = record.exercise(ex.id)
+    return entry.get("attempts", 0) > 0 or bool(entry.get("solution_revealed"))
+
+
+def reveal_solution(ex: Exercise, record: Progress) -> str | None:
+    """The solved cell, recorded as revealed; None before the first attempt."""
+    if not can_reveal(ex, record):
+        return None
+    record.record_reveal(ex.id)
+    return ex.solution_source

@@ -1,0 +1,135 @@
+"""The progress file: where it lives, its format, and reading and writing it without ever raising.
+
+The file is ``course-progress.json`` (format ``"transformer-course-progress"``, version 1)::
+
+    {"format": "transformer-course-progress", "version": 1, "updated": "2026-03-01T14:05:09",
+     "exercises": {"row-mean": {...}}, "questions": {...},
+     "review": {...}, "test_out": {...}, "release_choices": {...}, "learner": {...}}
+
+Only ``exercises`` and ``questions`` are always there; :class:`exercises.core.progress.Progress`
+says what each section holds. Where the file lives (first rule that applies):
+
+1. the path in the environment variable ``COURSE_PROGRESS_FILE``;
+2. ``course-progress.json`` at the root of the learner's workspace
+   (:func:`exercises.core.workspace.workspace_root`: ``/drive`` in JupyterLite, else next to
+   ``00_start_here.ipynb``, else the current folder).
+
+A missing file is an empty record. A file that cannot be read or parsed is reported, kept
+aside as ``<name>.corrupt`` when possible, and replaced by a fresh record. Problems are not
+raised but collected as :func:`notices`, plain sentences for the learner.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from .workspace import in_browser_drive, workspace_root
+
+FILE_NAME = "course-progress.json"
+FORMAT = "transformer-course-progress"
+VERSION = 1
+
+_notices: list[str] = []
+
+
+def now() -> str:
+    """The local time as the file records it: ``"2026-03-01T14:05:09"``."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime())
+
+
+def empty_record() -> dict:
+    """The document of a learner who has done nothing yet."""
+    return {"format": FORMAT, "version": VERSION, "updated": now(), "exercises": {}, "questions": {}}
+
+
+def is_progress_record(data) -> bool:
+    """True when ``data`` (parsed JSON) is a progress record of this course."""
+    return (
+        isinstance(data, dict)
+        and data.get("format") == FORMAT
+        and isinstance(data.get("exercises"), dict)
+        and isinstance(data.get("questions"), dict)
+        and all(isinstance(v, dict) for v in data["exercises"].values())
+        and all(isinstance(v, dict) for v in data["questions"].values())
+    )
+
+
+def progress_path() -> Path:
+    """Where the progress file is (see the module's docstring)."""
+    env = os.environ.get("COURSE_PROGRESS_FILE")
+    if env:
+        return Path(env)
+    if sys.platform == "emscripten" and not in_browser_drive():  # in the browser, storage not mounted
+        notice("This browser tab cannot keep files (a private window, or site storage is "
+               "blocked), so your progress lasts only until the page is reloaded.")
+    return workspace_root() / FILE_NAME
+
+
+def notices(clear: bool = True) -> list[str]:
+    """Messages about problems with the progress file since the last call."""
+    out = list(_notices)
+    if clear:
+        _notices.clear()
+    return out
+
+
+def notice(message: str) -> None:
+    """Keep a message for the learner (once) until :func:`notices` collects it."""
+    if message not in _notices:
+        _notices.append(message)
+
+
+def read() -> dict:
+    """The progress document; an empty record when there is none or it is damaged. Never raises."""
+    path = progress_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return empty_record()
+    except (OSError, UnicodeDecodeError) as exc:
+        notice(f"Could not read your progress file {path} ({exc}); starting a fresh one.")
+        _replace_corrupt(path)
+        return empty_record()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if not is_progress_record(data):
+        notice(f"Your progress file {path} was damaged, so a fresh one was started "
+               f"(the old one was kept as {path.name}.corrupt).")
+        _replace_corrupt(path)
+        return empty_record()
+    return data
+
+
+def _replace_corrupt(path: Path) -> None:
+    try:
+        backup = path.with_name(path.name + ".corrupt")
+        backup.write_bytes(path.read_bytes())
+    except OSError:
+        pass
+    write(empty_record())
+
+
+def write(data: dict) -> bool:
+    """Write the document (stamping ``updated``); False, with a notice, when it cannot be written."""
+    path = progress_path()
+    data["updated"] = now()
+    text = json.dumps(data, indent=1, sort_keys=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if str(path).startswith("/drive/"):
+            # The browser drive: one plain write (renames are round trips there).
+            path.write_text(text, encoding="utf-8")
+        else:
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        return True
+    except OSError as exc:
+        notice(f"Could not save your progress to {path} ({exc}).")
+        return False
