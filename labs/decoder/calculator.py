@@ -16,7 +16,7 @@ from exercises.ui.style import plain, table
 from lib.params import (COURSE_EXAMPLE, TRAINED_MODEL, ModelConfig, beyond_plain, count_parameters, doubled,
                         gap_steps, mebibytes, presets)
 
-from ..kit.layout import controls, lab_root, numbers_widget, verdict_widget
+from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
 
 BYTES = {4: "4 (float32)", 2: "2 (bfloat16)", 1: "1 (int8)", 0.5: "0.5 (4-bit)"}
 
@@ -126,17 +126,14 @@ class CalculatorLab:
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         style = {"description_width": "initial"}
-        wide = widgets.Layout(width="22em")
         small = widgets.Layout(width="12em")
         self.presets = presets()
         self.preset = widgets.Dropdown(options=[self.CUSTOM] + list(self.presets), value=preset,
                                        description="model", style=style, layout=widgets.Layout(width="24em"))
         self.preset.add_class("course-preset")
-        self.d_model = widgets.IntSlider(value=768, min=32, max=8192, step=32, description="d_model",
-                                         style=style, layout=wide, continuous_update=True)
+        self.d_model = slider("int", value=768, min=32, max=8192, step=32, description="d_model")
         self.d_model.add_class("course-slider-d-model")
-        self.layers = widgets.IntSlider(value=12, min=1, max=128, step=1, description="layers (blocks)",
-                                        style=style, layout=wide, continuous_update=True)
+        self.layers = slider("int", value=12, min=1, max=128, step=1, description="layers (blocks)")
         self.layers.add_class("course-slider-layers")
         self.heads = widgets.BoundedIntText(value=12, min=1, max=256, description="heads", style=style,
                                             layout=small)

@@ -23,8 +23,7 @@ from lib.params import ModelConfig, block_parameters
 from lib.positional import sinusoidal
 from lib.weights import random_weights
 
-from ..kit.layout import controls, lab_root, log_scale, verdict_widget
-
+from ..kit.layout import controls, lab_root, log_scale, slider, verdict_widget
 
 PARTS = {"positions": "position vectors", "attention": "attention", "causal": "causal mask",
          "residual": "residual add", "norms": "norms", "ffn": "FFN", "final_norm": "final norm"}
@@ -177,8 +176,9 @@ CAUSAL_USE = Use("causal-weights", _course_causal_weights, "lib.attention's caus
 def flow_model(depth: int = 12, seed: int = 0, causal_weights=None, **parts) -> dict:
     """The sentence through ``depth`` random blocks with the chosen parts (keywords of ``PARTS``,
     True = on, all on by default); ``causal_weights`` optionally replaces the course's causal
-    mask and softmax (the learner's function from the exercise). Per block: the stream's size (RMS), how alike the words are
-    (mean cosine similarity) and how far word 1 moves when the last word changes. At the top:
+    mask and softmax (the learner's function from the exercise). Per block: the stream's size
+    (RMS), how alike the words are (mean cosine similarity) and how far word 1 moves when the
+    last word changes. At the top:
     how far the last word's output moves when the first word changes, and how far apart the two
     copies of "the" are. The verdict: one sentence for the run, then one per removed part,
     comparing with the run with every part on. Never raises."""
@@ -264,9 +264,7 @@ class FlowLab:
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.seed = int(seed)
-        self.depth = widgets.IntSlider(value=depth, min=1, max=DEPTH_MAX, step=1, description="blocks",
-                                       continuous_update=True, style={"description_width": "initial"},
-                                       layout=widgets.Layout(width="22em"))
+        self.depth = slider("int", value=depth, min=1, max=DEPTH_MAX, step=1, description="blocks")
         self.depth.add_class("course-slider-depth")
         self.toggles = {}
         for name, label in PARTS.items():
@@ -350,7 +348,6 @@ class FlowLab:
             self.shapes.value = table(
                 [(name, "(" + ", ".join(f"{n:,}" for n in shape) + ")", what) for name, shape, what in rows],
                 header=("tensor", "shape", ""))
-        self.shape_rows = rows
         return rows
 
     def update(self) -> dict:

@@ -16,8 +16,7 @@ from lib.attention import attention
 from lib.block import SIX_STEP_OPTIONS, block_steps, six_step_setup
 from lib.norm import root_mean_square
 
-from ..kit.layout import controls, lab_root, verdict_widget
-
+from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 STEP_EXPLAINED = {
     "input": "the tokens as they enter the block",
@@ -97,9 +96,7 @@ class SixStepsLab:
         self.seed = seed
         self.draws = 0
         self.colours = OKABE_ITO
-        self.step = widgets.IntSlider(value=step, min=0, max=N_STEPS, step=1, description="step",
-                                      continuous_update=True, style={"description_width": "initial"},
-                                      layout=widgets.Layout(width="18em"))
+        self.step = slider("int", width="18em", value=step, min=0, max=N_STEPS, step=1, description="step")
         self.step.add_class("course-slider-step")
         self.back = widgets.Button(description="back", icon="arrow-left", layout=widgets.Layout(width="auto"))
         self.back.add_class("course-button-back")
@@ -142,7 +139,7 @@ class SixStepsLab:
         self.view = FigureView(fig, description="Two grids of 4 tokens by 4 numbers, before and after "
                                                 "one step of the block, and the size of every grid")
         self.root = lab_root("six-steps", [controls(self.step, self.back, self.forward),
-                                        controls(self.new, self.original), self.view.widget, self.verdict])
+                                           controls(self.new, self.original), self.view.widget, self.verdict])
         self.step.observe(lambda _c: self.update(), names="value")
         self.back.on_click(lambda _b: self._move(-1))
         self.forward.on_click(lambda _b: self._move(+1))

@@ -15,10 +15,9 @@ from exercises.core.text import number, vector, word_list
 from exercises.ui.style import plain, table
 from lib.ffn import activation_function, ffn, hidden_units, worked_example
 
-from ..kit.layout import SLIDER_STYLE, controls, lab_root, numbers_widget, verdict_widget
+from ..kit.layout import SLIDER_STYLE, controls, lab_root, numbers_widget, slider, verdict_widget
 
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "silu": "SiLU", "none": "no activation"}
-
 
 EXAMPLE = worked_example()
 TOKENS = EXAMPLE.tokens
@@ -114,12 +113,10 @@ class HiddenUnitsLab:
         self.colours = OKABE_ITO
         start = EXAMPLE.X[TOKENS.index(token)] if token in TOKENS else np.array([0.5, -0.5])
         self._syncing = False
-        self.x1 = widgets.FloatSlider(value=float(start[0]), min=X_MIN, max=X_MAX, step=0.1,
-                                      description="first number", readout_format=".1f", style=SLIDER_STYLE,
-                                      continuous_update=True, layout=widgets.Layout(width="20em"))
-        self.x2 = widgets.FloatSlider(value=float(start[1]), min=X_MIN, max=X_MAX, step=0.1,
-                                      description="second number", readout_format=".1f", style=SLIDER_STYLE,
-                                      continuous_update=True, layout=widgets.Layout(width="20em"))
+        self.x1 = slider("float", width="20em", value=float(start[0]), min=X_MIN, max=X_MAX, step=0.1,
+                         description="first number", readout_format=".1f")
+        self.x2 = slider("float", width="20em", value=float(start[1]), min=X_MIN, max=X_MAX, step=0.1,
+                         description="second number", readout_format=".1f")
         self.x1.add_class("course-slider-first-number")
         self.x2.add_class("course-slider-second-number")
         options = [(f"{name} {vector(row)}", name) for name, row in zip(TOKENS, EXAMPLE.X)]
@@ -171,11 +168,11 @@ class HiddenUnitsLab:
         choices = controls(self.token, self.activation)
         sliders = controls(self.x1, self.x2, self.alone)
         self.own = OwnFunctionSwitch([FFN_USE], self.update)
-        self.root = lab_root("hidden-units", [choices, sliders, self.own.widget, self.view.widget, self.numbers,
-                                           self.verdict])
+        self.root = lab_root("hidden-units", [choices, sliders, self.own.widget, self.view.widget,
+                                              self.numbers, self.verdict])
         self.token.observe(self._on_token, names="value")
-        for slider in (self.x1, self.x2):
-            slider.observe(self._on_number, names="value")
+        for number_slider in (self.x1, self.x2):
+            number_slider.observe(self._on_number, names="value")
         self.activation.observe(self._on_other, names="value")
         self.alone.observe(self._on_other, names="value")
         self.update()

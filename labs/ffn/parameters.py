@@ -14,8 +14,7 @@ from exercises.core.text import count
 from exercises.ui.style import plain, table
 from lib.params import ModelConfig, block_parameters, equal_count_gated_width
 
-from ..kit.layout import SLIDER_STYLE, controls, lab_root, log_scale, numbers_widget, verdict_widget
-
+from ..kit.layout import SLIDER_STYLE, controls, lab_root, log_scale, numbers_widget, slider, verdict_widget
 
 D_MIN, D_MAX, D_STEP = 64, 4096, 64
 MULTIPLE_MIN, MULTIPLE_MAX, MULTIPLE_STEP = 1.0, 8.0, 0.5
@@ -66,17 +65,16 @@ class ParametersLab:
 
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
-        self.d_model = widgets.IntSlider(value=d_model, min=D_MIN, max=D_MAX, step=D_STEP,
-                                         description="width d_model", style=SLIDER_STYLE,
-                                         continuous_update=True, layout=widgets.Layout(width="22em"))
+        self.d_model = slider("int", value=d_model, min=D_MIN, max=D_MAX, step=D_STEP,
+                              description="width d_model")
         self.d_model.add_class("course-slider-d-model")
-        self.multiple = widgets.FloatSlider(value=multiple, min=MULTIPLE_MIN, max=MULTIPLE_MAX,
-                                            step=MULTIPLE_STEP, description="d_ff = ? × d_model",
-                                            readout_format=".1f", style=SLIDER_STYLE, continuous_update=True,
-                                            layout=widgets.Layout(width="22em"))
+        self.multiple = slider("float", value=multiple, min=MULTIPLE_MIN, max=MULTIPLE_MAX,
+                               step=MULTIPLE_STEP, description="d_ff = ? × d_model",
+                               readout_format=".1f")
         self.multiple.add_class("course-slider-multiple")
         self.kind = widgets.ToggleButtons(options=[("plain (2 matrices)", False), ("gated (3 matrices)", True)],
-                                          value=gated, description="FFN", style={**SLIDER_STYLE, "button_width": "10em"})
+                                          value=gated, description="FFN",
+                                          style={**SLIDER_STYLE, "button_width": "10em"})
         self.round_to = widgets.Dropdown(options=[(str(n), n) for n in ROUNDINGS], value=round_to,
                                          description="gated width: round up to a multiple of",
                                          style=SLIDER_STYLE, layout=widgets.Layout(width="auto"))
@@ -87,7 +85,6 @@ class ParametersLab:
 
         fig = new_figure(6.4, 3.2)
         ax = fig.add_subplot()
-        self.names = ["attention", "FFN", "norms"]
         self.bars = ax.bar(range(3), [1, 1, 1], width=0.6, edgecolor="black", linewidth=0.6,
                            color=[OKABE_ITO["sky"], OKABE_ITO["orange"], OKABE_ITO["green"]])
         self.labels = [ax.text(i, 1, "", ha="center", va="bottom", fontsize=9) for i in range(3)]
@@ -103,8 +100,9 @@ class ParametersLab:
         self.ax = ax
         self.view = FigureView(fig, description="Bar chart of one block's parameters: attention, "
                                                 "feed-forward network and norms")
-        self.root = lab_root("parameters", [controls(self.d_model, self.multiple), controls(self.kind, self.log_scale),
-                                         controls(self.round_to), self.view.widget, self.numbers, self.verdict])
+        self.root = lab_root("parameters", [controls(self.d_model, self.multiple),
+                                            controls(self.kind, self.log_scale), controls(self.round_to),
+                                            self.view.widget, self.numbers, self.verdict])
         for control in (self.d_model, self.multiple, self.kind, self.round_to, self.log_scale):
             control.observe(self._on_change, names="value")
         self.update()

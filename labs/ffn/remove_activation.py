@@ -16,11 +16,10 @@ from exercises.core.text import count, number, vector
 from exercises.ui.style import plain, table
 from lib.ffn import collapse, ffn, worked_example
 
-from ..kit.layout import SLIDER_STYLE, controls, lab_root, numbers_widget, verdict_widget
+from ..kit.layout import SLIDER_STYLE, controls, lab_root, numbers_widget, slider, verdict_widget
 from .hidden_units import ACTIVATION_NAMES, EXAMPLE, TOKENS
 
 WIDTH_MIN, WIDTH_MAX, WIDTH_STEP = 4, 64, 4
-
 
 PATH = np.linspace(-2.0, 4.0, 241)          # t: cat at 0, dog at 1, car at 2 on x = (2 - t, t)
 
@@ -101,9 +100,8 @@ class RemoveActivationLab:
 
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
-        self.width = widgets.IntSlider(value=width, min=WIDTH_MIN, max=WIDTH_MAX, step=WIDTH_STEP,
-                                       description="hidden width d_ff", style=SLIDER_STYLE,
-                                       continuous_update=True, layout=widgets.Layout(width="22em"))
+        self.width = slider("int", value=width, min=WIDTH_MIN, max=WIDTH_MAX, step=WIDTH_STEP,
+                            description="hidden width d_ff")
         self.width.add_class("course-slider-width")
         self.activation = widgets.ToggleButtons(
             options=[("with ReLU", "relu"), ("activation removed", "none")], value=activation,
@@ -138,7 +136,7 @@ class RemoveActivationLab:
         self.view = FigureView(fig, description="Line plot of the FFN's two outputs along a line of "
                                                 "inputs, with the single-matrix version dashed")
         self.root = lab_root("remove-activation", [controls(self.width, self.activation), self.view.widget,
-                                                self.numbers, self.verdict])
+                                                   self.numbers, self.verdict])
         self.width.observe(self._on_change, names="value")
         self.activation.observe(self._on_change, names="value")
         self.update()

@@ -17,8 +17,7 @@ from exercises.ui.style import plain, table
 from lib.moe import balance_load, route
 from lib.params import ModelConfig, count_parameters, mebibytes
 
-from ..kit.layout import SLIDER_STYLE, controls, lab_root, numbers_widget, verdict_widget
-
+from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
 
 N_EXPERTS, TOP_K, N_TOKENS = 8, 2, 4096
 FAIR_SHARE = N_TOKENS * TOP_K // N_EXPERTS
@@ -103,21 +102,15 @@ class RouterLab:
     """Balancing strength, steps and token sliders; a token's scores and tokens per expert."""
 
     def __init__(self, strength: float = 0.0, steps: int = 10, token: int = 0):
-        import ipywidgets as widgets
-
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.colours = OKABE_ITO
-        self.strength = widgets.FloatSlider(value=strength, min=0.0, max=STRENGTH_MAX, step=0.05,
-                                            description="balancing strength", readout_format=".2f",
-                                            style=SLIDER_STYLE, continuous_update=True,
-                                            layout=widgets.Layout(width="22em"))
+        self.strength = slider("float", value=strength, min=0.0, max=STRENGTH_MAX, step=0.05,
+                               description="balancing strength", readout_format=".2f")
         self.strength.add_class("course-slider-strength")
-        self.steps = widgets.IntSlider(value=steps, min=0, max=STEPS_MAX, description="balancing steps",
-                                       style=SLIDER_STYLE, continuous_update=True, layout=widgets.Layout(width="22em"))
-        self.token = widgets.IntSlider(value=token, min=0, max=TOKEN_MAX,
-                                       description="token shown (0: the example)", style=SLIDER_STYLE,
-                                       continuous_update=True, layout=widgets.Layout(width="22em"))
+        self.steps = slider("int", value=steps, min=0, max=STEPS_MAX, description="balancing steps")
+        self.token = slider("int", value=token, min=0, max=TOKEN_MAX,
+                            description="token shown (0: the example)")
         self.memory = numbers_widget()
         self.numbers = numbers_widget()
         self.verdict = verdict_widget()
@@ -152,8 +145,8 @@ class RouterLab:
         self.ax_token, self.ax_load = ax_token, ax_load
         self.view = FigureView(fig, description="Bar charts: one token's router scores for 8 experts, "
                                                 "and how many of 4,096 tokens each expert receives")
-        self.root = lab_root("router", [controls(self.strength, self.steps), controls(self.token), self.view.widget,
-                                     self.numbers, self.memory, self.verdict])
+        self.root = lab_root("router", [controls(self.strength, self.steps), controls(self.token),
+                                        self.view.widget, self.numbers, self.memory, self.verdict])
         for control in (self.strength, self.steps, self.token):
             control.observe(self._on_change, names="value")
         self._show_memory()

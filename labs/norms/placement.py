@@ -17,7 +17,6 @@ from lib.block import norm_placement_experiment
 
 from ..kit.layout import controls, lab_root, log_scale, slider, verdict_widget
 
-
 PLACEMENT_DEPTH = 64
 
 

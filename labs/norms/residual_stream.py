@@ -15,7 +15,6 @@ from lib.stack import residual_stream
 
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 
-
 STREAM_MAX = 24
 
 
@@ -87,7 +86,7 @@ class ResidualStreamLab:
         self.left, self.right = left, right
         self.view = FigureView(fig, description="Two plots: the stream's size and each block's share")
         self.root = lab_root("stream", [controls(self.blocks, self.alignment, self.button), self.view.widget,
-                                     self.verdict])
+                                        self.verdict])
         self.blocks.observe(lambda _c: self.update(), names="value")
         self.alignment.observe(lambda _c: self.update(), names="value")
         self.button.on_click(self._new_blocks)

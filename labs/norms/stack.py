@@ -20,7 +20,6 @@ from lib.stack import MODES, random_rotations, run_stack, start_vector
 
 from ..kit.layout import controls, lab_root, log_scale, slider, verdict_widget
 
-
 D = 8                              # the stack lab's vector has 8 numbers
 SQRT_D = float(np.sqrt(D))         # the length of 8 numbers with mean 0 and std 1
 GAIN_MIN, GAIN_MAX = 0.3, 2.0
@@ -186,8 +185,8 @@ class StackLab:
         self.ax = ax
         self.view = FigureView(fig, description="Log-scale plot of the vector's length after each layer")
         self.own = OwnFunctionSwitch([LAYER_NORM_USE, RMS_NORM_USE], self.update)
-        self.root = lab_root("stack", [controls(self.gain, self.layers), controls(self.mode, self.dtype,
-                                    self.button), self.own.widget, self.view.widget, self.verdict])
+        self.root = lab_root("stack", [controls(self.gain, self.layers), controls(self.mode, self.dtype, self.button),
+                                       self.own.widget, self.view.widget, self.verdict])
         for control in (self.gain, self.layers, self.mode, self.dtype):
             control.observe(lambda _change: self.update(), names="value")
         self.button.on_click(self._new_layers)

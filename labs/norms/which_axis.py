@@ -14,7 +14,6 @@ from exercises.ui.style import plain
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 from .stack import LAYER_NORM_USE, course_layer_norm
 
-
 TOKENS = ("the", "cat", "sat", "down")
 BATCH = np.array([[0.5, -1.0, 2.0, 0.3],
                   [2.0, 1.5, -0.5, 0.8],
@@ -113,7 +112,7 @@ class AxisLab:
         self.view = FigureView(fig, description="Two grids: a batch of four tokens, and the batch after normalising")
         self.own = OwnFunctionSwitch([LAYER_NORM_USE], self.update)
         self.root = lab_root("axis", [controls(self.value, self.how), self.own.widget, self.view.widget,
-                                   self.verdict])
+                                      self.verdict])
         self.value.observe(lambda _c: self.update(), names="value")
         self.how.observe(lambda _c: self.update(), names="value")
         self.update()

@@ -15,7 +15,7 @@ from exercises.core.own import Use
 from exercises.ui.style import plain
 from lib.positional import PAIRINGS, rope
 
-from ..kit.layout import controls, lab_root, verdict_widget
+from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 
 def _rope_one_as_rope(rope_one):
@@ -38,7 +38,6 @@ def _rope_one_as_rope(rope_one):
 
 # The exercise whose function this lab can run instead of the course's (see labs/kit/own_function.py).
 ROPE_USE = Use("rope-rotation", rope, "lib.positional.rope", adapt=_rope_one_as_rope)
-
 
 HEAD_SIZE = 32
 ROPE_SEED = 2026
@@ -112,18 +111,18 @@ class RotaryLab:
 
         style = {"description_width": "initial"}
         wide = widgets.Layout(width="20em")
-        self.q_slider = widgets.IntSlider(value=query_pos, min=0, max=POS_MAX,
-                                          description="query position", style=style, layout=wide)
+        self.q_slider = slider("int", width="20em", value=query_pos, min=0, max=POS_MAX,
+                               description="query position")
         self.q_slider.add_class("course-slider-query")
-        self.k_slider = widgets.IntSlider(value=key_pos, min=0, max=POS_MAX,
-                                          description="key position", style=style, layout=wide)
+        self.k_slider = slider("int", width="20em", value=key_pos, min=0, max=POS_MAX,
+                               description="key position")
         self.k_slider.add_class("course-slider-key")
         self.base_slider = widgets.SelectionSlider(options=[(f"{b:,.0f}", b) for b in BASES],
                                                    value=float(base), description="base",
                                                    style=style, layout=wide)
         self.base_slider.add_class("course-slider-base")
-        self.pair_slider = widgets.IntSlider(value=pair, min=0, max=HEAD_SIZE // 2 - 1,
-                                             description="pair shown", style=style, layout=wide)
+        self.pair_slider = slider("int", width="20em", value=pair, min=0, max=HEAD_SIZE // 2 - 1,
+                                  description="pair shown")
         self.pair_slider.add_class("course-slider-pair")
         self.pairing = widgets.Dropdown(options=[("halves: i with i + 16", "halves"),
                                                  ("neighbours: 2i with 2i + 1", "neighbours")],
@@ -179,9 +178,9 @@ class RotaryLab:
         self.view = FigureView(fig, description="A query and key pair on the plane, and the score")
 
         self.own = OwnFunctionSwitch([ROPE_USE], self._on_change)
-        self.root = lab_root("rotary", [controls(self.q_slider, self.k_slider, self.up, self.down,
-                                                 self.base_slider, self.pairing, self.pair_slider),
-                                        self.own.widget, self.view.widget, self.verdict])
+        row = controls(self.q_slider, self.k_slider, self.up, self.down, self.base_slider, self.pairing,
+                       self.pair_slider)
+        self.root = lab_root("rotary", [row, self.own.widget, self.view.widget, self.verdict])
         for w in (self.q_slider, self.k_slider, self.base_slider, self.pairing, self.pair_slider):
             w.observe(self._on_change, names="value")
         self.up.on_click(lambda _b: self._move_both(1))

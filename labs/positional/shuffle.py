@@ -24,7 +24,6 @@ from .table import TABLE_USE, course_table
 
 TOL = 1e-9  # below this, two outputs count as identical
 
-
 WORDS = ("cat", "dog", "car")
 D_MODEL = 4
 SHUFFLE_SEED = 104
@@ -184,8 +183,8 @@ class ShuffleLab:
         self.view = FigureView(fig, description="Attention outputs before and after the shuffle")
 
         self.own = OwnFunctionSwitch([TABLE_USE], self._on_change)
-        self.root = lab_root("shuffle", [controls(self.order, self.shuffle, self.positions, self.causal,
-                                                  self.scale), self.own.widget, self.view.widget, self.verdict])
+        row = controls(self.order, self.shuffle, self.positions, self.causal, self.scale)
+        self.root = lab_root("shuffle", [row, self.own.widget, self.view.widget, self.verdict])
         for w in (self.order, self.positions, self.causal, self.scale):
             w.observe(self._on_change, names="value")
         self.shuffle.on_click(self._on_shuffle)

@@ -13,7 +13,7 @@ from exercises.core.own import Use
 from exercises.ui.style import TEXT, code, plain
 from lib.positional import sinusoidal
 
-from ..kit.layout import controls, lab_root, verdict_widget
+from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 
 def course_table(length, d_model):
@@ -24,7 +24,6 @@ def course_table(length, d_model):
 # The exercise whose function this lab and the shuffle lab can run instead of the course's
 # (see labs/kit/own_function.py).
 TABLE_USE = Use("sinusoidal-table", course_table, "lib.positional.sinusoidal")
-
 
 D_MAX, LENGTH_MAX = 64, 64
 
@@ -79,18 +78,12 @@ class PositionTableLab:
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
         from ..kit.own_function import OwnFunctionSwitch
 
-        style = {"description_width": "initial"}
-        self.d_slider = widgets.IntSlider(value=_even(d_model), min=2, max=D_MAX, step=2,
-                                          description="d_model", style=style,
-                                          layout=widgets.Layout(width="22em"))
+        self.d_slider = slider("int", value=_even(d_model), min=2, max=D_MAX, step=2, description="d_model")
         self.d_slider.add_class("course-slider-d-model")
-        self.length_slider = widgets.IntSlider(value=length, min=1, max=LENGTH_MAX,
-                                               description="length", style=style,
-                                               layout=widgets.Layout(width="22em"))
+        self.length_slider = slider("int", value=length, min=1, max=LENGTH_MAX, description="length")
         self.length_slider.add_class("course-slider-length")
-        self.row_slider = widgets.IntSlider(value=min(row, length - 1), min=0, max=length - 1,
-                                            description="position (row)", style=style,
-                                            layout=widgets.Layout(width="22em"))
+        self.row_slider = slider("int", value=min(row, length - 1), min=0, max=length - 1,
+                                 description="position (row)")
         self.row_slider.add_class("course-slider-row")
         self.readout = widgets.HTML()
         self.readout.add_class("course-row-readout")

@@ -12,7 +12,7 @@ from exercises.core.text import percent
 from exercises.ui.style import plain
 from lib.attention import softmax
 
-from ..kit.layout import lab_root, verdict_widget
+from ..kit.layout import lab_root, slider, verdict_widget
 
 WORDS = ("cat", "sat", "on", "the", "mat")
 SCORES = np.array([2.0, 1.0, 0.5, 0.1, -1.0])
@@ -46,16 +46,11 @@ class TemperatureLab:
     """The view: a "temperature" slider, a bar plot redrawn in place, and the verdict."""
 
     def __init__(self, temperature: float = 1.0):
-        import ipywidgets as widgets
-
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.colours = (OKABE_ITO["blue"], OKABE_ITO["orange"])
-        self.slider = widgets.FloatSlider(value=temperature, min=T_MIN, max=T_MAX, step=0.05,
-                                          description="temperature", readout_format=".2f",
-                                          continuous_update=True,
-                                          style={"description_width": "initial"},
-                                          layout=widgets.Layout(width="26em"))
+        self.slider = slider("float", width="26em", value=temperature, min=T_MIN, max=T_MAX, step=0.05,
+                             description="temperature", readout_format=".2f")
         self.slider.add_class("course-slider-temperature")
         self.verdict = verdict_widget()
 

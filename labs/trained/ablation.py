@@ -14,7 +14,7 @@ from exercises.core.text import amount
 from exercises.ui.style import plain
 from lib import model
 
-from ..kit.layout import controls, lab_root, verdict_widget
+from ..kit.layout import controls, lab_root, slider, verdict_widget
 from .held_out import GROUPS, context, held_out, perplexities, run
 from .kind_bars import KindBars
 
@@ -87,10 +87,8 @@ class AblationLab:
         layers = model.info()["config"]["layers"]
         watched = held_out()[2]
         watch = _first_watch() if watch is None else watch
-        self.watch = widgets.IntSlider(value=watch, min=0, max=len(watched) - 1, step=1,
-                                       description="prediction to watch", continuous_update=True,
-                                       style={"description_width": "initial"},
-                                       layout=widgets.Layout(width="22em"))
+        self.watch = slider("int", value=watch, min=0, max=len(watched) - 1, step=1,
+                            description="prediction to watch")
         self.watch.add_class("course-slider-watch")
         self.blocks = [widgets.ToggleButton(value=bool(keep[i]) if i < len(keep) else True,
                                             description=f"block {i + 1}", icon="check",
@@ -118,7 +116,7 @@ class AblationLab:
         self.right = right
         self.view = FigureView(fig, description="Bars: perplexity per kind of prediction, and one prediction's top words")
         self.root = lab_root("ablation", [controls(self.watch), controls(*self.blocks, self.positions),
-                                       self.view.widget, self.verdict])
+                                          self.view.widget, self.verdict])
         for control in (self.watch, *self.blocks, self.positions):
             control.observe(lambda _c: self.update(), names="value")
         self.update()

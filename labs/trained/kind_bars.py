@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kit.figure_view import OKABE_ITO
 from ..kit.layout import log_scale
 from .held_out import GROUPS
 
@@ -15,6 +14,8 @@ class KindBars:
     (labelled ``now_label``); ``update`` sets their heights and the axis's range."""
 
     def __init__(self, ax, now_label):
+        from ..kit.figure_view import OKABE_ITO
+
         labels = [label for label, _k in GROUPS]
         x = np.arange(len(labels))
         self.full = ax.bar(x - 0.2, np.ones(len(labels)), width=0.4, color=OKABE_ITO["sky"],

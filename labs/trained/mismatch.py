@@ -17,7 +17,6 @@ from ..kit.layout import controls, lab_root, verdict_widget
 from .held_out import held_out, perplexities, run
 from .kind_bars import KindBars
 
-
 AS_TRAINED = {"pairing": "halves", "base": 10000.0, "positions": True, "norm": "rms", "eps": 1e-5}
 BASE_MIN, BASE_MAX = 100.0, 1e6
 EPS_MIN, EPS_MAX = 1e-8, 1.0
@@ -133,8 +132,8 @@ class MismatchLab:
         self.right = right
         self.view = FigureView(fig, description="Bars: perplexity per kind of prediction; line: logit change per position")
         self.root = lab_root("mismatch", [controls(self.base, self.eps),
-                                       controls(self.pairing, self.norm, self.positions, self.reset),
-                                       self.view.widget, self.verdict])
+                                          controls(self.pairing, self.norm, self.positions, self.reset),
+                                          self.view.widget, self.verdict])
         for control in (self.base, self.eps, self.pairing, self.norm, self.positions):
             control.observe(lambda _c: self.update(), names="value")
         self.reset.on_click(self._as_trained)

@@ -13,7 +13,7 @@ import numpy as np
 from exercises.ui.style import plain
 from lib import model
 
-from ..kit.layout import controls, lab_root, verdict_widget
+from ..kit.layout import controls, lab_root, slider, verdict_widget
 from .held_out import held_out, trace
 
 
@@ -48,16 +48,12 @@ class TrainedStreamLab:
     """The view: a slider for the token (-1 = the average), bars per block, the stream's size."""
 
     def __init__(self, position=-1):
-        import ipywidgets as widgets
-
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         n = len(held_out()[0])
         layers = model.info()["config"]["layers"]
-        self.position = widgets.IntSlider(value=position, min=-1, max=n - 1, step=1,
-                                          description="token (-1 = average)", continuous_update=True,
-                                          style={"description_width": "initial"},
-                                          layout=widgets.Layout(width="22em"))
+        self.position = slider("int", value=position, min=-1, max=n - 1, step=1,
+                               description="token (-1 = average)")
         self.position.add_class("course-slider-token")
         self.verdict = verdict_widget()
         fig = new_figure(6.4, 3.2)
