@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from exercises.core.text import size
-from labs import decoder as labs_decoder
+from labs.decoder import calculator_lab, flow_lab, six_steps_lab
 from labs.decoder.calculator import BYTES, CalculatorLab, calculator_model
 from labs.decoder.layer_flow import (DEPTH_MAX, PARTS, WORDS, FlowLab, block_shapes, flow_inputs, flow_model,
                                      similarity)
@@ -390,8 +390,8 @@ def test_calculator_first_slider_changes_the_picture():
 
 
 def test_lab_functions_return_root_widgets():
-    for make, name in ((labs_decoder.six_steps_lab, "six-steps"), (labs_decoder.flow_lab, "layer-flow"),
-                       (labs_decoder.calculator_lab, "parameter-calculator")):
+    for make, name in ((six_steps_lab, "six-steps"), (flow_lab, "layer-flow"),
+                       (calculator_lab, "parameter-calculator")):
         assert f"course-lab-{name}" in make()._dom_classes
 
 

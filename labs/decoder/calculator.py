@@ -109,7 +109,7 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
                      f"({simple / published - 1:+.1%}); the model's details (below) bring it to "
                      f"{size(total)} ({total / published - 1:+.1%}).")
     return {"ok": True, "config": config, "preset": preset, "note": note, "count": count, "total": total,
-            "active": active, "parts": parts, "shares": shares, "mib": mib, "bytes": nbytes,
+            "active": active, "parts": parts, "shares": shares, "mib": mib, "memory": memory, "bytes": nbytes,
             "depth2": depth2, "width2": width2, "steps": steps, "gap": gap, "published": published,
             "published_active": published_active, "verdict": text}
 
@@ -267,8 +267,7 @@ class CalculatorLab:
                 label.set_y(value * 1.02)
             self.ax_double.set_ylim(0, max(totals) * 1.35)
             name = m["preset"] or "custom"
-            memory = f"{m['mib']:,.1f} MiB" if m["mib"] < 10_000 else f"{m['mib'] / 1024:,.1f} GiB"
-            self.suptitle.set_text(f"{name}: {size(m['total'])} parameters, {memory}")
+            self.suptitle.set_text(f"{name}: {size(m['total'])} parameters, {m['memory']}")
             self.title_parts.set_text("where the parameters are")
             c = m["count"]
             rows = [("embedding table", f"{c.embedding:,}"), ("position table", f"{c.positions:,}"),

@@ -20,7 +20,7 @@ import ipywidgets as widgets
 
 from exercises.core import own
 from exercises.core.registry import get_exercise
-from exercises.ui.style import box_style, code
+from exercises.ui.style import box, code
 
 _ONLY = object()
 
@@ -119,8 +119,8 @@ class OwnFunctionSwitch:
                          f" \u2014 pass the check of \u201c{html.escape(title)}\u201d to run your "
                          f"{code(use.name)} here")
                 status, state = "blank", "course"
-        return (f'<div class="course-own-state course-own-{state}" style="{box_style(status)}'
-                f' margin: 0 0 0 8px; padding: 2px 8px;">{body}</div>')
+        return box(status, body, css_class=f"course-own-state course-own-{state}",
+                   extra_style=" margin: 0 0 0 8px; padding: 2px 8px;")
 
 
 __all__ = ["OwnFunctionSwitch"]
