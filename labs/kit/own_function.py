@@ -28,8 +28,8 @@ _ONLY = object()
 class OwnFunctionSwitch:
     """A checkbox "use my function" and a badge; ``run`` runs a model on the chosen function.
 
-    ``running_own`` says whether the last ``run`` ran the learner's function; ``note`` why not
-    (empty when nothing went wrong).
+    ``running_own`` says whether the last ``run`` ran the learner's function (the badge says
+    why not).
     """
 
     def __init__(self, uses, on_change=None):
@@ -44,7 +44,6 @@ class OwnFunctionSwitch:
                                    layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
         self.widget.add_class("course-own")
         self.running_own = False
-        self.note = ""
         self._refresh_switch()
         self.checkbox.observe(self._on_tick, names="value")
         own.listen(self._on_registry)
@@ -84,12 +83,12 @@ class OwnFunctionSwitch:
         if exercise is _ONLY:
             exercise = next(iter(self.uses))
         if exercise is None:
-            self.running_own, self.note = False, ""
+            self.running_own = False
             self.badge.value = self._badge_html(None, False, "")
             return build(None)
         use = self.uses[exercise]
         outcome = own.run_model(build, use, want_mine=bool(self.checkbox.value))
-        self.running_own, self.note = outcome.mine, outcome.note
+        self.running_own = outcome.mine
         self.badge.value = self._badge_html(use, outcome.mine, outcome.note, outcome.kind)
         return outcome.result
 
