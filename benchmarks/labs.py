@@ -1,6 +1,6 @@
 """Every lab driven headlessly in CPython: control change to updated output, and the naive way.
 
-For each ``*_lab()`` of the lab modules the harness builds the lab, finds its controls in the
+For each ``*_lab()`` of the lab packages the harness builds the lab, finds its controls in the
 widget tree (sliders, dropdowns, toggle buttons, toggles and checkboxes that are enabled and are
 not the "use my function" switch), and sets a sweep of values on each: spread values across the
 first slider's range (or every option of a selection slider), and every option of each dropdown
@@ -49,12 +49,13 @@ TARGET_MS, TARGET_RATIO = 50.0, 3.0
 
 
 def all_labs():
-    """{"<module>.<name>": function} for every ``*_lab`` function of the lab modules."""
+    """{"<package>.<name>": function} for every ``*_lab`` function of the lab packages."""
     found = {}
     for name in MODULES:
-        module = importlib.import_module(f"labs.{name}")
-        for attr, value in vars(module).items():
-            if attr.endswith("_lab") and callable(value) and getattr(value, "__module__", "") == module.__name__:
+        package = importlib.import_module(f"labs.{name}")
+        for attr, value in vars(package).items():
+            if (attr.endswith("_lab") and callable(value)
+                    and getattr(value, "__module__", "").startswith(package.__name__ + ".")):
                 found[f"{name}.{attr}"] = value
     return found
 
@@ -98,13 +99,13 @@ def _kind(widget) -> str | None:
 
 
 def controls(root):
-    """[(kind, widget)] in the widget tree's order; disabled ones and the "mine" switch left out."""
+    """[(kind, widget)] in the widget tree's order; disabled ones and the "use my function" switch left out."""
     found = []
     for widget in _walk(root):
         kind = _kind(widget)
         if kind is None or getattr(widget, "disabled", False):
             continue
-        if "course-mine-switch" in getattr(widget, "_dom_classes", ()):
+        if "course-own-switch" in getattr(widget, "_dom_classes", ()):
             continue
         found.append((kind, widget))
     return found

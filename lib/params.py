@@ -8,6 +8,7 @@ feed-forward networks per block plus a d×E router, but each token uses only k o
 """
 
 from dataclasses import dataclass, fields, replace
+from typing import NamedTuple
 
 from ._checks import check_choice, check_positive_int
 
@@ -249,3 +250,125 @@ def equal_count_gated_width(d_ff, multiple=1):
     For d_ff = 4·d this is ``gated_width(d, multiple)``."""
     d_ff, multiple = check_positive_int(d_ff, "d_ff"), check_positive_int(multiple, "multiple")
     return -(-2 * d_ff // (3 * multiple)) * multiple
+
+
+# ---------------------------------------------------------------- the calculator's models
+
+COURSE_EXAMPLE = "the course's example (768 \u00d7 12)"
+TRAINED_MODEL = "the course's trained model"
+
+
+class Preset(NamedTuple):
+    """A model to count: its configuration, the size published for it (None for the course's
+    example), the published active size of a mixture of experts (else None), and a note."""
+    config: ModelConfig
+    published: float | None
+    published_active: float | None
+    note: str
+
+
+def trained_preset():
+    """The course's trained model (``lib.model``, notebook 05) as a ModelConfig, or None while
+    that model has not been built (its files in ``lib/trained/`` absent or unreadable)."""
+    try:
+        from . import model
+        found = model.config()
+    except Exception:                                        # noqa: BLE001 - absent or unreadable: no preset
+        return None
+    return found if isinstance(found, ModelConfig) else None
+
+
+def trained_stored():
+    """How many numbers the trained model's weights hold (``lib.model.weights()``, the numbers of
+    its weights file), or None while that model has not been built. 448,512 for the course's."""
+    try:
+        from . import model
+        weights = model.weights()
+    except Exception:                                        # noqa: BLE001 - absent or unreadable
+        return None
+    blocks = sum(getattr(block, field).size for block in weights.blocks for field in model.FILE_NAMES.values())
+    return int(weights.embedding.size + blocks + weights.final_norm.size)
+
+
+def presets():
+    """The models a parameter calculator offers, name -> Preset: the course's example, the real
+    models of ``REAL_MODELS`` and, once it is built, the course's trained model (whose published
+    size is the count of numbers stored in its weights file)."""
+    table = {COURSE_EXAMPLE: Preset(ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12),
+                                    None, None, "the course's own example: RMSNorm, plain FFN, tied embedding")}
+    for name, real in REAL_MODELS.items():
+        table[name] = Preset(real.config, real.published, real.published_active, real.note)
+    trained = trained_preset()
+    if trained is not None:
+        table[TRAINED_MODEL] = Preset(trained, trained_stored(), None,
+                                      "notebook 05's model; its published size is the count of "
+                                      "numbers stored in its weights file")
+    return table
+
+
+# What a real model has beyond the course's simple count, in the order gap_steps adds it:
+# (what it is, the ModelConfig fields that carry it).
+DETAILS = (
+    ("learned position table (context \u00d7 d)", ("learned_positions",)),
+    ("biases in attention and FFN", ("biases",)),
+    ("LayerNorm shifts (a second vector per norm)", ("norm",)),
+    ("separate output layer (untied)", ("tied",)),
+    ("gated FFN (three matrices)", ("gated",)),
+    ("grouped-query attention (narrower Wk, Wv)", ("kv_heads",)),
+    ("latent attention (published count per block)", ("attention_per_block",)),
+    ("mixture of experts (stored)", ("experts", "top_k", "shared_experts", "expert_d_ff", "dense_layers")),
+)
+
+
+def gap_steps(config):
+    """From the course's simple count to the full one, as (what, parameters added, running total):
+    the blocks alone, the embedding table, the final norm, then each detail of ``DETAILS`` the
+    model has, added one at a time. The last running total is ``count_parameters(config).total``.
+
+    GPT-2 Small: blocks 84,953,088, embedding 38,597,376, final norm 768 (123,551,232), then its
+    learned position table (+786,432), biases, LayerNorm shifts: 124,439,808 in all.
+    """
+    current = simple_version(config)
+    simple = count_parameters(current)
+    steps, total = [], 0
+    for what, added in (("blocks alone (4·d² + 2·d·d_ff + 2·d each)", simple.blocks),
+                        ("embedding table (vocab \u00d7 d)", simple.embedding),
+                        ("final norm", simple.final_norm)):
+        total += added
+        steps.append((what, added, total))
+    for what, names in DETAILS:
+        wanted = {name: getattr(config, name) for name in names}
+        if all(getattr(current, name) == value for name, value in wanted.items()):
+            continue
+        after = replace(current, **wanted)
+        added = count_parameters(after).total - count_parameters(current).total
+        total += added
+        steps.append((what, added, total))
+        current = after
+    return steps
+
+
+def doubled(config, what):
+    """The same model with twice the blocks (what="depth") or twice the width (what="width":
+    d_model, d_ff and any expert width doubled, a published attention count four times larger).
+    d = 768, 12 blocks (109,529,856): twice the blocks 194,482,944, twice the width 388,929,024."""
+    check_choice(what, "what", ("depth", "width"))
+    if what == "depth":
+        return replace(config, layers=2 * config.layers, dense_layers=2 * config.dense_layers)
+    return replace(config, d_model=2 * config.d_model, d_ff=2 * config.d_ff,
+                   expert_d_ff=None if config.expert_d_ff is None else 2 * config.expert_d_ff,
+                   attention_per_block=None if config.attention_per_block is None
+                   else 4 * config.attention_per_block)
+
+
+def beyond_plain(config):
+    """What a configuration has beyond the plain model (four d×d attention matrices, a plain FFN,
+    RMSNorm, tied embedding, no biases, no experts), in words: [] for the course's example,
+    ["a gated FFN", "a separate output layer"] for LLaMA-7B."""
+    extras = [(config.gated, "a gated FFN"), (not config.tied, "a separate output layer"),
+              (config.biases, "biases"), (config.experts > 0, "experts"),
+              (config.norm != "rms", "LayerNorm shifts"),
+              (config.learned_positions, "a learned position table"),
+              (config.kv_heads not in (None, config.heads), "shared keys and values"),
+              (config.attention_per_block is not None, "its own attention")]
+    return [what for has, what in extras if has]

@@ -9,16 +9,20 @@ import warnings
 import numpy as np
 import pytest
 
-from labs import decoder as labs_decoder
-from labs.decoder import (BYTES, COURSE_EXAMPLE, DEPTH_MAX, PARTS, WORDS, CalculatorLab, FlowLab, SixStepsLab,
-                          block_shapes, calculator_model, doubled, flow_inputs, flow_model, gap_steps,
-                          near_identity_model, presets, similarity, six_steps_model, size_of)
+from exercises.core.text import size
+from labs.decoder import calculator_lab, flow_lab, six_steps_lab
+from labs.decoder.calculator import BYTES, CalculatorLab, calculator_model
+from labs.decoder.layer_flow import (DEPTH_MAX, PARTS, WORDS, FlowLab, block_shapes, flow_inputs, flow_model,
+                                     similarity)
+from labs.decoder.near_identity import near_identity_model
+from labs.decoder.six_steps import SixStepsLab, six_steps_model
 from lib.attention import attention, causal_mask
 from lib.block import (block_steps, decoder, norm_placement_experiment, random_block_weights, random_stack,
                        six_step_setup, six_steps)
 from lib.ffn import ffn
 from lib.norm import rms_norm, root_mean_square
-from lib.params import REAL_MODELS, ModelConfig, count_parameters, mebibytes
+from lib.params import (COURSE_EXAMPLE, REAL_MODELS, TRAINED_MODEL, ModelConfig, count_parameters, mebibytes,
+                        presets, trained_preset)
 
 
 @pytest.fixture(autouse=True)
@@ -313,15 +317,15 @@ def test_calculator_course_example():
 def test_calculator_presets_and_their_gaps():
     table = presets()
     assert set(REAL_MODELS) < set(table) and COURSE_EXAMPLE in table
-    for name, (config, published, active, _note) in table.items():
+    for name, (config, published, _active, _note) in table.items():
         m = calculator_model(preset=name)
         assert m["ok"] and m["total"] == count_parameters(config).total
         assert m["steps"][-1][2] == m["total"], name                     # the steps add up
         if published:
-            said = "In its weights file" if name == labs_decoder.TRAINED else "Published"
+            said = "In its weights file" if name == TRAINED_MODEL else "Published"
             assert m["gap"]["published"] == published and said in m["verdict"]
     small = calculator_model(preset="GPT-2 Small")
-    assert [size_of(v) for v in (small["gap"]["blocks"], small["gap"]["embedding"], small["gap"]["simple"])] \
+    assert [size(v) for v in (small["gap"]["blocks"], small["gap"]["embedding"], small["gap"]["simple"])] \
         == ["85.0 M", "38.6 M", "123.6 M"]
     assert "85.0 M" in small["verdict"] and "123.6 M" in small["verdict"]
     deep = calculator_model(preset="DeepSeek-V3")
@@ -329,22 +333,6 @@ def test_calculator_presets_and_their_gaps():
     assert deep["gap"]["simple"] < 0.05 * deep["gap"]["published"]
     assert abs(deep["total"] / 671e9 - 1) < 0.01 and abs(deep["active"] / 37e9 - 1) < 0.05
     assert any("mixture of experts" in what for what, _a, _t in deep["steps"])
-
-
-def test_gap_steps_of_gpt2():
-    steps = gap_steps(REAL_MODELS["GPT-2 Small"].config)
-    names = [what for what, _a, _t in steps]
-    assert names[:3] == ["blocks alone (4·d² + 2·d·d_ff + 2·d each)", "embedding table (vocab × d)", "final norm"]
-    assert dict((w, a) for w, a, _t in steps)["learned position table (context × d)"] == 1024 * 768
-
-
-def test_doubling():
-    config = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000)
-    assert doubled(config, "depth").layers == 24
-    wide = doubled(config, "width")
-    assert (wide.d_model, wide.d_ff) == (1536, 6144)
-    deep = doubled(REAL_MODELS["DeepSeek-V3"].config, "width")
-    assert deep.expert_d_ff == 4096 and deep.attention_per_block == 4 * 187_107_328
 
 
 def test_calculator_custom_sizes_and_bad_ones():
@@ -402,17 +390,17 @@ def test_calculator_first_slider_changes_the_picture():
 
 
 def test_lab_functions_return_root_widgets():
-    for make, name in ((labs_decoder.six_steps_lab, "six-steps"), (labs_decoder.flow_lab, "layer-flow"),
-                       (labs_decoder.calculator_lab, "parameter-calculator")):
+    for make, name in ((six_steps_lab, "six-steps"), (flow_lab, "layer-flow"),
+                       (calculator_lab, "parameter-calculator")):
         assert f"course-lab-{name}" in make()._dom_classes
 
 
-def test_trained_preset_only_when_the_model_exists():
-    from pathlib import Path
-    exists = (Path(labs_decoder.__file__).resolve().parents[1] / "lib" / "trained" / "model.json").exists()
-    assert ("the course's trained model" in presets()) == exists
-    if exists:
-        m = calculator_model(preset="the course's trained model")
-        assert m["ok"] and m["config"].gated and m["config"].tied
-        assert m["published"] == m["total"]                  # the weights file holds exactly the count
-        assert [what for what, _a, _t in m["steps"]][-1] == "gated FFN (three matrices)"
+def test_calculator_counts_the_trained_model_when_it_exists():
+    if trained_preset() is None:
+        assert TRAINED_MODEL not in CalculatorLab().preset.options
+        return
+    m = calculator_model(preset=TRAINED_MODEL)
+    assert m["ok"] and m["config"].gated and m["config"].tied
+    assert m["published"] == m["total"]                  # the weights file holds exactly the count
+    assert [what for what, _a, _t in m["steps"]][-1] == "gated FFN (three matrices)"
+    assert "In its weights file" in m["verdict"]

@@ -1,4 +1,4 @@
-"""Labs of notebook 02 (labs/ffn.py), headless: the models against lib/, every control of every
+"""Labs of notebook 02 (labs/ffn/), headless: the models against lib/, every control of every
 view, and the library functions the labs added (lib.ffn, lib.moe, lib.params)."""
 
 import itertools
@@ -7,10 +7,11 @@ import warnings
 import numpy as np
 import pytest
 
-from labs import ffn as labs_ffn
-from labs.ffn import (FAIR_SHARE, HiddenUnitsLab, ParametersLab, RemoveActivationLab, RouterLab,
-                      collapse_model, hidden_units_lab, hidden_units_model, parameters_lab,
-                      parameters_model, remove_activation_lab, router_lab, router_model, router_scores)
+from labs.ffn import hidden_units_lab, parameters_lab, remove_activation_lab, router_lab, router_model
+from labs.ffn.hidden_units import HiddenUnitsLab, hidden_units_model
+from labs.ffn.parameters import ROUNDINGS, ParametersLab, parameters_model
+from labs.ffn.remove_activation import RemoveActivationLab, collapse_model, ffn_weights
+from labs.ffn.router import FAIR_SHARE, RouterLab, router_scores
 from lib.ffn import collapse, ffn, worked_example
 from lib.moe import Balancing, balance_load, route, route_with_bias, tokens_per_expert
 from lib.params import equal_count_gated_width, gated_width
@@ -159,7 +160,7 @@ def test_collapse_model_matches_to_1e_12_without_the_activation():
         assert len(m["bends"]) == 0 and m["collapsed_parameters"] == 6
         assert m["parameters"] == 2 * 2 * width + width + 2
         assert "below 1e-12" in m["verdict"] and "one 2 × 2 matrix" in m["verdict"]
-        W1, b1, W2, b2 = labs_ffn.ffn_weights(width)
+        W1, b1, W2, b2 = ffn_weights(width)
         assert np.allclose(m["W"], W1 @ W2)
     four = collapse_model(4, "none")
     assert four["W"].tolist() == [[1.5, -0.5], [1.5, 0.5]]          # the worked example's product
@@ -208,7 +209,7 @@ def test_parameters_view_over_every_control():
         for value in values:
             _redrawn(lab, lambda: setattr(control, "value", value))
     lab.kind.value = True
-    for n in labs_ffn.ROUNDINGS:
+    for n in ROUNDINGS:
         m = _redrawn(lab, lambda: setattr(lab.round_to, "value", n))
         assert m["width"] % n == 0 and m["ffn"] >= m["plain_ffn"]
     for log_scale, d, multiple in itertools.product((False, True), (lab.d_model.min, lab.d_model.max),

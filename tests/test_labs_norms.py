@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from labs import norms
-from labs.norms import (AXIS_MODES, BATCH, CHANGED, DTYPES, GAIN_MAX, GAIN_MIN, LAYERS_MAX, SQRT_D, TOKENS,
-                        AxisLab, PlacementLab, StackLab, StreamLab, axis_model, placement_model,
-                        stack_model, stream_model)
+from labs.norms.placement import PlacementLab, placement_model
+from labs.norms.residual_stream import ResidualStreamLab, stream_model
+from labs.norms.stack import DTYPES, GAIN_MAX, GAIN_MIN, LAYERS_MAX, SQRT_D, StackLab, stack_model
+from labs.norms.which_axis import AXIS_MODES, BATCH, CHANGED, TOKENS, AxisLab, axis_model
 from lib.block import norm_placement_experiment
 from lib.norm import layer_norm, rms_norm, root_mean_square
 from lib.stack import MODES, random_rotations, residual_stream, run_stack, start_vector
@@ -269,7 +270,7 @@ def test_stream_model():
 
 
 def test_stream_view_over_every_control():
-    lab = StreamLab()
+    lab = ResidualStreamLab()
     fig, renders = lab.view.figure, lab.view.renders
     assert "course-lab-stream" in lab.root._dom_classes
     for blocks, alignment in itertools.product((1, 24), (0.0, 1.0)):

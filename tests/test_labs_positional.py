@@ -10,12 +10,14 @@ import math
 import numpy as np
 import pytest
 
-from labs import positional as P
+from exercises.core.text import amount
+from labs.positional import rotary, shuffle
+from labs.positional import table as position_table
 from lib.attention import attention
 from lib.positional import add_positions, rope, sinusoidal
 
 IDENTITY = (0, 1, 2)
-MOVED = [p for p in P.PERMUTATIONS if p != IDENTITY]
+MOVED = [p for p in shuffle.PERMUTATIONS if p != IDENTITY]
 
 
 # ---------------------------------------------------------------- lib.positional.add_positions
@@ -42,33 +44,33 @@ def test_add_positions_rejects_mismatched_shapes(words, table, message):
 # ---------------------------------------------------------------- shuffle: the model
 
 def test_shuffle_weights_are_seeded_and_not_the_identity():
-    assert P.X.shape == (3, 4) and all(W.shape == (4, 4) for W in (P.WQ, P.WK, P.WV, P.WO))
-    for W in (P.WQ, P.WK, P.WV, P.WO):
+    assert shuffle.X.shape == (3, 4) and all(W.shape == (4, 4) for W in (shuffle.WQ, shuffle.WK, shuffle.WV, shuffle.WO))
+    for W in (shuffle.WQ, shuffle.WK, shuffle.WV, shuffle.WO):
         assert not np.allclose(W, np.eye(4))
     from lib.weights import random_weights
-    again = random_weights([(3, 4)] + [(4, 4)] * 4, seed=P.SHUFFLE_SEED,
+    again = random_weights([(3, 4)] + [(4, 4)] * 4, seed=shuffle.SHUFFLE_SEED,
                            scale=[0.5, 2.0, 2.0, 0.6, 0.6], decimals=2)
-    assert all(np.array_equal(a, b) for a, b in zip(again, (P.X, P.WQ, P.WK, P.WV, P.WO)))
+    assert all(np.array_equal(a, b) for a, b in zip(again, (shuffle.X, shuffle.WQ, shuffle.WK, shuffle.WV, shuffle.WO)))
 
 
 def test_shuffle_model_matches_lib_attention():
-    m = P.shuffle_model((2, 1, 0), add_positions=True, causal=False, scale=False)
+    m = shuffle.shuffle_model((2, 1, 0), add_positions=True, causal=False, scale=False)
     pe = sinusoidal(3, 4)
-    before = attention(P.X + pe, P.WQ, P.WK, P.WV, P.WO, causal=False)
-    after = attention(P.X[[2, 1, 0]] + pe, P.WQ, P.WK, P.WV, P.WO, causal=False)
+    before = attention(shuffle.X + pe, shuffle.WQ, shuffle.WK, shuffle.WV, shuffle.WO, causal=False)
+    after = attention(shuffle.X[[2, 1, 0]] + pe, shuffle.WQ, shuffle.WK, shuffle.WV, shuffle.WO, causal=False)
     assert np.allclose(m["out_before"], before) and np.allclose(m["out_after"], after)
     assert m["change"][0] == pytest.approx(np.linalg.norm(after[2] - before[0]))
     assert m["new_row"] == [2, 1, 0]
-    scaled = P.shuffle_model((2, 1, 0), add_positions=True, scale=True)
-    assert np.allclose(scaled["inputs_before"], 2 * P.X + pe)
-    unscaled_no_pos = P.shuffle_model((2, 1, 0), add_positions=False, scale=True)
-    assert np.allclose(unscaled_no_pos["inputs_before"], 2 * P.X)
+    scaled = shuffle.shuffle_model((2, 1, 0), add_positions=True, scale=True)
+    assert np.allclose(scaled["inputs_before"], 2 * shuffle.X + pe)
+    unscaled_no_pos = shuffle.shuffle_model((2, 1, 0), add_positions=False, scale=True)
+    assert np.allclose(unscaled_no_pos["inputs_before"], 2 * shuffle.X)
 
 
 @pytest.mark.parametrize("order", MOVED)
 def test_without_positions_outputs_only_move_rows(order):
     for scale in (False, True):
-        m = P.shuffle_model(order, add_positions=False, causal=False, scale=scale)
+        m = shuffle.shuffle_model(order, add_positions=False, causal=False, scale=scale)
         assert np.all(m["change"] < 1e-12)
         for word, row in enumerate(m["new_row"]):
             assert np.allclose(m["out_after"][row], m["out_before"][word], atol=1e-12)
@@ -81,34 +83,34 @@ def test_without_positions_outputs_only_move_rows(order):
 
 @pytest.mark.parametrize("order", MOVED)
 def test_with_positions_every_reordering_changes_outputs(order):
-    m = P.shuffle_model(order, add_positions=True)
+    m = shuffle.shuffle_model(order, add_positions=True)
     assert np.any(m["change"] > 0.01)
     moved = [w for w in range(3) if m["new_row"][w] != w]
     assert all(m["change"][w] > 0.01 for w in moved)
     assert "a word at a new place is a new input" in m["verdict"]
     if m["change"][0] >= 1e-9:
-        assert f"cat's output changed by {P.amount(m['change'][0])}" in m["verdict"]
+        assert f"cat's output changed by {amount(m['change'][0])}" in m["verdict"]
 
 
 def test_causal_mask_alone_gives_a_weak_order():
     # Row i averages exactly i + 1 words.
-    _, weights = attention(P.X, P.WQ, P.WK, P.WV, P.WO, causal=True, return_weights=True)
+    _, weights = attention(shuffle.X, shuffle.WQ, shuffle.WK, shuffle.WV, shuffle.WO, causal=True, return_weights=True)
     assert list((weights[0] > 0).sum(axis=-1)) == [1, 2, 3]
     # cat stays first: its output is the same; the swapped words change.
-    m = P.shuffle_model((0, 2, 1), add_positions=False, causal=True)
+    m = shuffle.shuffle_model((0, 2, 1), add_positions=False, causal=True)
     assert m["change"][0] < 1e-12 and m["change"][1] > 0.01
     assert "cat stays at row 0 and its output is identical" in m["verdict"]
     assert "i + 1 words" in m["verdict"]
-    m = P.shuffle_model((2, 1, 0), add_positions=False, causal=True)
+    m = shuffle.shuffle_model((2, 1, 0), add_positions=False, causal=True)
     assert np.all(m["change"] > 0)                         # every word sees other words now
 
 
 def test_identity_order_and_bad_orders_never_raise():
     for flags in itertools.product((False, True), repeat=3):
-        m = P.shuffle_model(IDENTITY, *flags)
+        m = shuffle.shuffle_model(IDENTITY, *flags)
         assert np.all(m["change"] == 0) and "unchanged" in m["verdict"]
-    assert P.shuffle_model((0, 0, 1))["order"] == IDENTITY
-    assert P.amount(0.412) == "0.41" and P.amount(3e-8) == "only 3e-08"
+    assert shuffle.shuffle_model((0, 0, 1))["order"] == IDENTITY
+    assert amount(0.412) == "0.41" and amount(3e-8) == "3e-08"
 
 
 # ---------------------------------------------------------------- shuffle: the view
@@ -120,7 +122,7 @@ def _text(widget_html):
 
 
 def test_shuffle_view_every_option_and_toggle():
-    lab = P.ShuffleLab()
+    lab = shuffle.ShuffleLab()
     fig, renders = lab.view.figure, lab.view.renders
     assert "course-lab" in lab.root._dom_classes and "course-lab-shuffle" in lab.root._dom_classes
     assert "course-verdict" in lab.verdict._dom_classes
@@ -131,54 +133,54 @@ def test_shuffle_view_every_option_and_toggle():
         lab.order.value = value
         for flags in itertools.product((False, True), repeat=3):
             lab.positions.value, lab.causal.value, lab.scale.value = flags
-            model = P.shuffle_model(value, *flags)
+            model = shuffle.shuffle_model(value, *flags)
             assert _text(lab.verdict.value) == model["verdict"]
             assert np.allclose(lab.images[0].get_array(), model["out_before"])
             assert np.allclose(lab.images[1].get_array(), model["out_after"])
             assert [b.get_height() for b in lab.bars] == pytest.approx(list(model["change"]))
-            assert lab.title_after.get_text() == f"after: {P.sentence(value)}"
+            assert lab.title_after.get_text() == f"after: {shuffle.sentence(value)}"
             seen += 1
     assert seen == 6 * 8
     assert lab.view.figure is fig and lab.view.renders > renders
 
 
 def test_shuffle_toggle_changes_the_verdict_and_the_button_shuffles():
-    lab = P.ShuffleLab()
+    lab = shuffle.ShuffleLab()
     without = _text(lab.verdict.value)
     lab.positions.value = True
-    change = P.shuffle_model((2, 1, 0), add_positions=True)["change"][0]
+    change = shuffle.shuffle_model((2, 1, 0), add_positions=True)["change"][0]
     assert _text(lab.verdict.value) != without
     assert f"cat's output changed by {change:.2f}" in _text(lab.verdict.value)
     for _ in range(10):
         old = lab.order.value
         lab.shuffle.click()
-        assert lab.order.value != old and lab.order.value in P.PERMUTATIONS
+        assert lab.order.value != old and lab.order.value in shuffle.PERMUTATIONS
         assert lab.model["order"] == lab.order.value
 
 
 # ---------------------------------------------------------------- position table
 
 def test_position_table_model_pins_the_figures():
-    m = P.position_table_model(8, 16, 3)
+    m = position_table.position_table_model(8, 16, 3)
     assert np.array_equal(m["table"], sinusoidal(16, 8))
     assert np.array_equal(m["values"], sinusoidal(16, 8)[3])
     assert m["speeds"][-1] == pytest.approx(10000 ** (-(8 - 2) / 8))
-    assert P.position_table_model(4, 16, 1)["speeds"][-1] == pytest.approx(1 / 100)
-    two = P.position_table_model(2, 5, 0)
+    assert position_table.position_table_model(4, 16, 1)["speeds"][-1] == pytest.approx(1 / 100)
+    two = position_table.position_table_model(2, 5, 0)
     assert list(two["values"]) == [0.0, 1.0] and "[sin(pos), cos(pos)]" in two["verdict"]
-    assert P.position_table_model(8, 10, 0)["table"].shape == (10, 8)
+    assert position_table.position_table_model(8, 10, 0)["table"].shape == (10, 8)
     assert "0.001 radians per position, 10000^(\u22126/8)" in m["verdict"]
 
 
 def test_position_table_model_keeps_settings_meaningful():
-    assert P.position_table_model(7, 4, 99)["d_model"] == 6           # odd -> even below
-    assert P.position_table_model(1, 4, 99)["d_model"] == 2
-    assert P.position_table_model(8, 4, 99)["row"] == 3               # row kept in the table
-    assert P.position_table_model(8, 0, -1)["length"] == 1
+    assert position_table.position_table_model(7, 4, 99)["d_model"] == 6           # odd -> even below
+    assert position_table.position_table_model(1, 4, 99)["d_model"] == 2
+    assert position_table.position_table_model(8, 4, 99)["row"] == 3               # row kept in the table
+    assert position_table.position_table_model(8, 0, -1)["length"] == 1
 
 
 def test_position_table_view_slider_extremes():
-    lab = P.PositionTableLab()
+    lab = position_table.PositionTableLab()
     fig, renders = lab.view.figure, lab.view.renders
     assert "course-lab-position-table" in lab.root._dom_classes
     assert lab.d_slider.step == 2 and lab.d_slider.min == 2             # even values only
@@ -206,37 +208,37 @@ def test_position_table_view_slider_extremes():
 # ---------------------------------------------------------------- rotary positions
 
 def test_rope_model_reproduces_the_curriculum_scores():
-    assert round(P.rope_model(5, 2)["score"], 3) == 0.217
-    assert round(P.rope_model(15, 12)["score"], 3) == 0.217
-    assert round(P.rope_model(8, 2)["score"], 3) == -0.765
+    assert round(rotary.rope_model(5, 2)["score"], 3) == 0.217
+    assert round(rotary.rope_model(15, 12)["score"], 3) == 0.217
+    assert round(rotary.rope_model(8, 2)["score"], 3) == -0.765
     rng = np.random.default_rng(2026)
-    assert np.array_equal(P.QUERY, rng.normal(0, 1, 32)) and np.array_equal(P.KEY, rng.normal(0, 1, 32))
-    m = P.rope_model(5, 2)
+    assert np.array_equal(rotary.QUERY, rng.normal(0, 1, 32)) and np.array_equal(rotary.KEY, rng.normal(0, 1, 32))
+    m = rotary.rope_model(5, 2)
     assert "score 0.217" in m["verdict"] and "the same to 12 decimals" in m["verdict"]
 
 
 @pytest.mark.parametrize("pairing", ["halves", "neighbours"])
-@pytest.mark.parametrize("base", P.BASES)
+@pytest.mark.parametrize("base", rotary.BASES)
 def test_rope_model_score_depends_only_on_distance(pairing, base):
-    for m_pos, n_pos in [(0, 0), (5, 2), (2, 5), (P.POS_MAX, 0), (0, P.POS_MAX), (P.POS_MAX, P.POS_MAX)]:
-        m = P.rope_model(m_pos, n_pos, base, pairing, pair=15)
+    for m_pos, n_pos in [(0, 0), (5, 2), (2, 5), (rotary.POS_MAX, 0), (0, rotary.POS_MAX), (rotary.POS_MAX, rotary.POS_MAX)]:
+        m = rotary.rope_model(m_pos, n_pos, base, pairing, pair=15)
         assert m["spread"] < 1e-10 and m["lengths_kept"]
-        turned = rope(P.QUERY, base, pairing, offset=m_pos)
+        turned = rope(rotary.QUERY, base, pairing, offset=m_pos)
         i, j = m["indices"]
         assert m["q_after"] == pytest.approx((turned[i], turned[j]))
         index = list(m["distances"]).index(m_pos - n_pos)
         assert m["curve"][index] == pytest.approx(m["score"])
         assert math.hypot(*m["q_after"]) == pytest.approx(math.hypot(*m["q_before"]))
-    assert P.pair_indices(3, 32, "halves") == (3, 19) and P.pair_indices(3, 32, "neighbours") == (6, 7)
+    assert rotary.pair_indices(3, 32, "halves") == (3, 19) and rotary.pair_indices(3, 32, "neighbours") == (6, 7)
 
 
 def test_rope_model_never_raises_outside_the_range():
-    m = P.rope_model(-5, 99, 10000.0, "sideways", 99)
-    assert (m["query_pos"], m["key_pos"], m["pairing"], m["pair"]) == (0, P.POS_MAX, "halves", 15)
+    m = rotary.rope_model(-5, 99, 10000.0, "sideways", 99)
+    assert (m["query_pos"], m["key_pos"], m["pairing"], m["pair"]) == (0, rotary.POS_MAX, "halves", 15)
 
 
 def test_rotary_view_every_control():
-    lab = P.RotaryLab()
+    lab = rotary.RotaryLab()
     fig, renders = lab.view.figure, lab.view.renders
     assert "course-lab-rotary" in lab.root._dom_classes
     for pairing in [v for _label, v in lab.pairing.options]:
@@ -247,7 +249,7 @@ def test_rotary_view_every_control():
                 for value in (slider.min, slider.max):
                     slider.value = value
                     m = lab.model
-                    expected = P.rope_model(lab.q_slider.value, lab.k_slider.value, base, pairing,
+                    expected = rotary.rope_model(lab.q_slider.value, lab.k_slider.value, base, pairing,
                                             lab.pair_slider.value)
                     assert m["score"] == pytest.approx(expected["score"])
                     assert _text(lab.verdict.value) == expected["verdict"]
@@ -256,7 +258,7 @@ def test_rotary_view_every_control():
 
 
 def test_rotary_both_buttons_keep_the_score():
-    lab = P.RotaryLab(query_pos=5, key_pos=2)
+    lab = rotary.RotaryLab(query_pos=5, key_pos=2)
     score = lab.model["score"]
     for _ in range(10):
         lab.up.click()
@@ -267,6 +269,6 @@ def test_rotary_both_buttons_keep_the_score():
         lab.down.click()
     assert (lab.q_slider.value, lab.k_slider.value) == (3, 0)
     assert lab.model["score"] == pytest.approx(score, abs=1e-12)
-    lab.q_slider.value = P.POS_MAX
+    lab.q_slider.value = rotary.POS_MAX
     lab.up.click()                                        # would leave the range: nothing moves
-    assert lab.q_slider.value == P.POS_MAX
+    assert lab.q_slider.value == rotary.POS_MAX

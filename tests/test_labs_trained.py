@@ -6,9 +6,11 @@ import warnings
 import numpy as np
 import pytest
 
-from labs import trained as labs
-from labs.trained import (BASE_MAX, BASE_MIN, EPS_MAX, EPS_MIN, GROUPS, AblationLab, MismatchLab,
-                          StreamLab, ablation_model, mismatch_model, stream_model)
+from exercises.core.text import amount
+from labs.trained.ablation import AblationLab, ablation_model
+from labs.trained.held_out import GROUPS, held_out
+from labs.trained.mismatch import BASE_MAX, BASE_MIN, EPS_MAX, EPS_MIN, MismatchLab, mismatch_model
+from labs.trained.stream import TrainedStreamLab, stream_model
 from lib import model
 
 
@@ -40,14 +42,14 @@ def test_ablation_model_against_lib(ids):
     expected = model.perplexity(model.forward(ids, skip={0}), ids)
     assert m["now"]["whole text"] == pytest.approx(expected)
     assert m["skip"] == (0,)
-    assert "Without block 1" in m["verdict"] and labs._fmt_ppl(expected) in m["verdict"]
-    reverse = labs._text()[1]["reverse"]
+    assert "Without block 1" in m["verdict"] and amount(expected) in m["verdict"]
+    reverse = held_out()[1]["reverse"]
     losses = model.token_losses(model.forward(ids, skip={0}), ids)
     assert m["now"]["reverse"] == pytest.approx(np.exp(losses[reverse].mean()))
 
 
 def test_ablation_watched_prediction(ids):
-    watched = labs._text()[2]
+    watched = held_out()[2]
     for watch in (0, len(watched) // 2, len(watched) - 1, -5, 10 ** 6):
         m = ablation_model(watch=watch)
         position = m["position"]
@@ -188,7 +190,7 @@ def test_mismatch_view_every_control():
 
 
 def test_stream_view_every_control():
-    lab = StreamLab()
+    lab = TrainedStreamLab()
     figure = lab.view.figure
     assert lab.root._dom_classes == ("course-lab", "course-lab-trained-stream")
     for value in (lab.position.max, lab.position.min, 0):
@@ -203,7 +205,7 @@ def test_stream_view_every_control():
 
 def test_first_slider_changes_the_image():
     """The browser test moves each lab's first slider and expects the image to change."""
-    for lab, slider in ((AblationLab(), "watch"), (MismatchLab(), "base"), (StreamLab(), "position")):
+    for lab, slider in ((AblationLab(), "watch"), (MismatchLab(), "base"), (TrainedStreamLab(), "position")):
         control = getattr(lab, slider)
         before = lab.view.image.value
         control.value = control.max

@@ -2,10 +2,12 @@
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
-from lib.params import (REAL_MODELS, ModelConfig, block_parameters, count_parameters, ffn_parameters,
-                        gated_width, mebibytes, simple_version)
+from lib.params import (COURSE_EXAMPLE, DETAILS, REAL_MODELS, TRAINED_MODEL, ModelConfig, Preset, beyond_plain,
+                        block_parameters, count_parameters, doubled, ffn_parameters, gap_steps, gated_width,
+                        mebibytes, presets, simple_version, trained_preset, trained_stored)
 
 SMALL = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12)
 MIXTURE = replace(SMALL, experts=8, top_k=2)
@@ -90,3 +92,76 @@ def test_layer_norm_biases_tied_and_positions_each_change_the_count():
 def test_bad_configurations_are_rejected(changes, expected):
     with pytest.raises(ValueError, match=expected):
         replace(SMALL, **changes)
+
+
+# ---------------------------------------------------------------- the calculator's models
+
+def test_presets_are_the_course_example_the_real_models_and_the_trained_model():
+    table = presets()
+    assert list(table)[0] == COURSE_EXAMPLE and set(REAL_MODELS) <= set(table)
+    assert all(isinstance(preset, Preset) for preset in table.values())
+    example = table[COURSE_EXAMPLE]
+    assert count_parameters(example.config).total == 109_529_856 and example.published is None
+    for name, real in REAL_MODELS.items():
+        assert table[name] == Preset(real.config, real.published, real.published_active, real.note)
+    assert (TRAINED_MODEL in table) == (trained_preset() is not None)
+
+
+def test_the_trained_model_preset_is_counted_exactly_by_its_weights_file():
+    from lib import model
+
+    config = trained_preset()
+    if not (model.FOLDER / "weights.npz").exists():
+        assert config is None and trained_stored() is None
+        return
+    assert config == model.config() and config.gated and config.tied
+    with np.load(model.FOLDER / "weights.npz") as stored:
+        numbers = sum(stored[name].size for name in stored.files)
+    assert trained_stored() == numbers == count_parameters(config).total
+    assert presets()[TRAINED_MODEL].published == numbers
+
+
+def test_gap_steps_of_gpt2_add_up_to_its_full_count():
+    config = REAL_MODELS["GPT-2 Small"].config
+    steps = gap_steps(config)
+    names = [what for what, _a, _t in steps]
+    assert names[:3] == ["blocks alone (4·d² + 2·d·d_ff + 2·d each)", "embedding table (vocab × d)", "final norm"]
+    added = dict((w, a) for w, a, _t in steps)
+    assert (added[names[0]], added[names[1]], added["final norm"]) == (84_953_088, 38_597_376, 768)
+    assert added["learned position table (context × d)"] == 1024 * 768
+    assert names[3:] == ["learned position table (context × d)", "biases in attention and FFN",
+                         "LayerNorm shifts (a second vector per norm)"]
+    assert steps[-1][2] == count_parameters(config).total == 124_439_808
+    assert all(total == sum(a for _w, a, _t in steps[:i + 1]) for i, (_w, _a, total) in enumerate(steps))
+
+
+@pytest.mark.parametrize("name", list(REAL_MODELS))
+def test_gap_steps_end_at_the_full_count_and_name_only_known_details(name):
+    config = REAL_MODELS[name].config
+    steps = gap_steps(config)
+    assert steps[-1][2] == count_parameters(config).total
+    assert {what for what, _a, _t in steps[3:]} <= {what for what, _fields in DETAILS}
+    plain = ModelConfig(d_model=64, layers=2, d_ff=256, vocab=100)
+    assert len(gap_steps(plain)) == 3 and gap_steps(plain)[-1][2] == count_parameters(plain).total
+
+
+def test_doubling_the_depth_or_the_width():
+    config = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000)
+    deep, wide = doubled(config, "depth"), doubled(config, "width")
+    assert deep.layers == 24 and (wide.d_model, wide.d_ff) == (1536, 6144)
+    assert (count_parameters(deep).total, count_parameters(wide).total) == (194_482_944, 388_929_024)
+    deepseek = REAL_MODELS["DeepSeek-V3"].config
+    assert doubled(deepseek, "depth").dense_layers == 6
+    wide = doubled(deepseek, "width")
+    assert wide.expert_d_ff == 4096 and wide.attention_per_block == 4 * 187_107_328
+    with pytest.raises(ValueError, match="what should be one of 'depth', 'width', got 'height'"):
+        doubled(config, "height")
+
+
+def test_beyond_plain_names_what_a_plain_count_leaves_out():
+    assert beyond_plain(SMALL) == [] and beyond_plain(replace(SMALL, kv_heads=12)) == []
+    assert beyond_plain(REAL_MODELS["LLaMA-7B"].config) == ["a gated FFN", "a separate output layer"]
+    assert beyond_plain(REAL_MODELS["GPT-2 Small"].config) == ["biases", "LayerNorm shifts",
+                                                               "a learned position table"]
+    assert beyond_plain(REAL_MODELS["SmolLM2-360M"].config) == ["a gated FFN", "shared keys and values"]
+    assert "experts" in beyond_plain(MIXTURE) and "its own attention" in beyond_plain(REAL_MODELS["DeepSeek-V3"].config)

@@ -55,7 +55,7 @@ def test_a_blank_check_or_a_value_exercise_changes_nothing():
 
 
 def test_guard_reports_raising_wrong_shape_and_nan_in_one_line():
-    from labs.norms import LAYER_NORM_USE
+    from labs.norms.stack import LAYER_NORM_USE
 
     x = np.arange(8.0).reshape(2, 4)
     cases = {
@@ -71,7 +71,7 @@ def test_guard_reports_raising_wrong_shape_and_nan_in_one_line():
 
 
 def test_guard_works_on_copies_so_the_lab_data_is_safe():
-    from labs.norms import LAYER_NORM_USE
+    from labs.norms.stack import LAYER_NORM_USE
 
     x = np.arange(8.0).reshape(2, 4)
 
@@ -85,7 +85,7 @@ def test_guard_works_on_copies_so_the_lab_data_is_safe():
 # ---------------------------------------------------------------- every lab that uses one
 
 def _badge(lab):
-    return lab.mine.badge.value
+    return lab.own.badge.value
 
 
 def _same(lab_factory, ex_id, numbers, tick_setup=None):
@@ -94,43 +94,43 @@ def _same(lab_factory, ex_id, numbers, tick_setup=None):
     lab = lab_factory()
     if tick_setup:
         tick_setup(lab)
-    assert lab.mine.checkbox.disabled and "pass the check" in _badge(lab)
+    assert lab.own.checkbox.disabled and "pass the check" in _badge(lab)
     reference = numbers(lab.update())
     passed(ex_id)
-    assert not lab.mine.checkbox.disabled
+    assert not lab.own.checkbox.disabled
     assert "tick the box" in _badge(lab)
-    lab.mine.checkbox.value = True
-    assert lab.mine.running_mine and "running: <b>your" in _badge(lab) and "course-mine-mine" in _badge(lab)
+    lab.own.checkbox.value = True
+    assert lab.own.running_own and "running: <b>your" in _badge(lab) and "course-own-own" in _badge(lab)
     for got, want in zip(numbers(lab.model), reference):
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
-    lab.mine.checkbox.value = False
-    assert not lab.mine.running_mine and "the course's" in _badge(lab)
-    lab.mine.checkbox.value = True
+    lab.own.checkbox.value = False
+    assert not lab.own.running_own and "the course's" in _badge(lab)
+    lab.own.checkbox.value = True
     return lab
 
 
 def test_position_table_lab():
-    from labs.positional import PositionTableLab
+    from labs.positional.table import PositionTableLab
 
     lab = _same(PositionTableLab, "sinusoidal-table", lambda m: [m["table"], m["values"]])
     lab.d_slider.value, lab.length_slider.value = 64, 64
-    assert lab.mine.running_mine and lab.model["table"].shape == (64, 64)
+    assert lab.own.running_own and lab.model["table"].shape == (64, 64)
 
 
 def test_shuffle_lab_with_positions():
-    from labs.positional import ShuffleLab
+    from labs.positional.shuffle import ShuffleLab
 
     def positions_on(lab):
         lab.positions.value = True
     lab = _same(ShuffleLab, "sinusoidal-table", lambda m: [m["out_before"], m["out_after"], m["change"]],
                 positions_on)
     lab.positions.value = False
-    assert "this setting uses no" in _badge(lab) and not lab.mine.running_mine
+    assert "this setting uses no" in _badge(lab) and not lab.own.running_own
 
 
 @pytest.mark.parametrize("pairing", ["halves", "neighbours"])
 def test_rotary_lab_both_pairings(pairing):
-    from labs.positional import RotaryLab
+    from labs.positional.rotary import RotaryLab
 
     def choose(lab):
         lab.pairing.value = pairing
@@ -139,28 +139,28 @@ def test_rotary_lab_both_pairings(pairing):
 
 
 def test_hidden_units_lab_relu_only():
-    from labs.ffn import HiddenUnitsLab
+    from labs.ffn.hidden_units import HiddenUnitsLab
 
     lab = _same(HiddenUnitsLab, "ffn-sublayer", lambda m: [m["out"], m["in_batch"], m["alone_out"]])
     lab.alone.value = True
-    assert lab.mine.running_mine and lab.model["difference"] < 1e-12
+    assert lab.own.running_own and lab.model["difference"] < 1e-12
     other = next(v for _label, v in lab.activation.options if v != "relu")
     lab.activation.value = other
-    assert not lab.mine.running_mine and "this setting uses no" in _badge(lab)
+    assert not lab.own.running_own and "this setting uses no" in _badge(lab)
 
 
 def test_axis_lab():
-    from labs.norms import AxisLab
+    from labs.norms.which_axis import AxisLab
 
     lab = _same(AxisLab, "layer-norm", lambda m: [m["out"], m["means"], m["stds"]])
     lab.how.value = "column"
     lab.value.value = lab.value.max
-    assert lab.mine.running_mine
+    assert lab.own.running_own
 
 
 @pytest.mark.parametrize("mode,ex_id", [("pre-layer", "layer-norm"), ("post-rms", "rms-norm")])
 def test_stack_lab_uses_the_norm_of_its_mode(mode, ex_id):
-    from labs.norms import StackLab
+    from labs.norms.stack import StackLab
 
     def choose(lab):
         lab.mode.value = mode
@@ -169,15 +169,15 @@ def test_stack_lab_uses_the_norm_of_its_mode(mode, ex_id):
     assert "this setting uses no" in _badge(lab)
     other = "pre-rms" if ex_id == "layer-norm" else "pre-layer"
     lab.mode.value = other                                      # the other norm has not passed
-    assert not lab.mine.running_mine and "has not passed its check" in _badge(lab)
+    assert not lab.own.running_own and "has not passed its check" in _badge(lab)
 
 
 def test_calculator_lab_counts_plain_models_only():
-    from labs.decoder import CalculatorLab
+    from labs.decoder.calculator import CalculatorLab
 
     lab = _same(CalculatorLab, "model-parameters", lambda m: [m["total"], m["depth2"], m["width2"], m["mib"]])
     lab.gated.value = True
-    assert not lab.mine.running_mine and "course-mine-not-here" in _badge(lab)
+    assert not lab.own.running_own and "course-own-not-here" in _badge(lab)
     assert "gated FFN" in _badge(lab) and lab.model["ok"]
 
 
@@ -192,16 +192,16 @@ BROKEN = {
 
 @pytest.mark.parametrize("kind", list(BROKEN))
 def test_a_broken_function_makes_the_lab_fall_back_with_a_message(kind):
-    from labs.norms import AxisLab
+    from labs.norms.which_axis import AxisLab
 
     lab = AxisLab()
     reference = lab.model["out"].copy()
     ns = run_cell(BROKEN[kind], "import numpy as np\n")
     own.remember("layer-norm", ns["layer_norm"])      # as if it had passed, then was edited
-    lab.mine.checkbox.value = True
-    assert not lab.mine.running_mine
+    lab.own.checkbox.value = True
+    assert not lab.own.running_own
     badge = _badge(lab)
-    assert "course-mine-fallback" in badge and "the course's" in badge and "Traceback" not in badge
+    assert "course-own-fallback" in badge and "the course's" in badge and "Traceback" not in badge
     assert {"raises": "RuntimeError", "wrong shape": "shape", "nan": "NaN"}[kind] in badge
     np.testing.assert_allclose(lab.model["out"], reference)
     lab.value.value = -4.0                                # every later setting still works
@@ -209,37 +209,37 @@ def test_a_broken_function_makes_the_lab_fall_back_with_a_message(kind):
 
 
 def test_a_failed_recheck_makes_a_running_lab_fall_back():
-    from labs.positional import PositionTableLab
+    from labs.positional.table import PositionTableLab
 
     lab = PositionTableLab()
     passed("sinusoidal-table")
-    lab.mine.checkbox.value = True
-    assert lab.mine.running_mine
+    lab.own.checkbox.value = True
+    assert lab.own.running_own
     check("sinusoidal-table", learner("sinusoidal-table", get_exercise("sinusoidal-table").wrong[0]))
-    assert not lab.mine.running_mine and lab.mine.checkbox.disabled
-    assert "no longer passes its check" in _badge(lab) and "course-mine-fallback" in _badge(lab)
+    assert not lab.own.running_own and lab.own.checkbox.disabled
+    assert "no longer passes its check" in _badge(lab) and "course-own-fallback" in _badge(lab)
     passed("sinusoidal-table")
-    assert lab.mine.running_mine                          # ticked all along: back on the learner's
+    assert lab.own.running_own                          # ticked all along: back on the learner's
 
 
 def test_flow_lab_runs_the_learners_causal_weights():
-    from labs.decoder import FlowLab
+    from labs.decoder.layer_flow import FlowLab
 
     lab = _same(FlowLab, "causal-weights", lambda m: [m["sizes"], m["alike"], m["leaks"], m["output"]])
     lab.toggles["causal"].value = False                  # no mask computed: nothing of theirs runs
-    assert not lab.mine.running_mine and "this setting uses no" in _badge(lab)
+    assert not lab.own.running_own and "this setting uses no" in _badge(lab)
     lab.toggles["causal"].value = True
-    assert lab.mine.running_mine
+    assert lab.own.running_own
 
 
 def test_flow_lab_falls_back_from_a_causal_mask_that_reads_the_future():
-    from labs.decoder import FlowLab
+    from labs.decoder.layer_flow import FlowLab
 
     lab = FlowLab()
     reference = lab.model["output"].copy()
     ns = run_cell("def causal_weights(scores):\n    return scores[..., :1]\n", "import numpy as np\n")
     own.remember("causal-weights", ns["causal_weights"])
-    lab.mine.checkbox.value = True
+    lab.own.checkbox.value = True
     badge = _badge(lab)
-    assert not lab.mine.running_mine and "course-mine-fallback" in badge and "Traceback" not in badge
+    assert not lab.own.running_own and "course-own-fallback" in badge and "Traceback" not in badge
     np.testing.assert_allclose(lab.model["output"], reference)

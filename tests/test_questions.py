@@ -145,7 +145,7 @@ def test_exercise_controls_hint_ladder_and_solution_lock():
 # ---------------------------------------------------------------- start lab and figure helper
 
 def test_temperature_model_is_sensible_at_every_setting():
-    from labs.start import T_MAX, T_MIN, temperature_model
+    from labs.start.temperature import T_MAX, T_MIN, temperature_model
 
     for t in [T_MIN, 0.3, 1.0, 2.5, T_MAX, 0.0, -1.0, float("nan"), 1e6]:
         m = temperature_model(t)
@@ -157,7 +157,7 @@ def test_temperature_model_is_sensible_at_every_setting():
 
 
 def test_temperature_lab_redraws_in_place():
-    from labs.start import TemperatureLab
+    from labs.start.temperature import TemperatureLab
 
     lab = TemperatureLab()
     assert "course-lab" in lab.root._dom_classes

@@ -129,11 +129,6 @@ class FigureView:
         self.encodes += 1
         return True
 
-    def png(self) -> bytes:
-        """The figure as PNG bytes, with its artists as they are now."""
-        self._render()
-        return self._png
-
     def redraw(self) -> None:
         """Render the same figure again, with its artists as they are now."""
         if self._render() or not self.image.value:

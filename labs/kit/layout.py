@@ -1,15 +1,12 @@
-"""The pieces every lab is built from: its root box, a wrapping row of controls, the verdict.
+"""The pieces every lab is built from: its root box, a wrapping row of controls, a slider, the
+verdict and the numbers below the plot.
 
 ipywidgets is imported inside each function, so a lab's model can be imported and tested
-without it.
+without it. The HTML that goes into the verdict and numbers widgets is made with
+``exercises.ui.style`` (``plain`` for a verdict, ``table`` for numbers).
 """
 
-import html
-
-
-def verdict_html(text):
-    """A verdict sentence as HTML, in the theme's text colour (light and dark themes)."""
-    return f'<div style="color: var(--jp-ui-font-color1, inherit);">{html.escape(text)}</div>'
+SLIDER_STYLE = {"description_width": "initial"}     # the whole description shows beside a control
 
 
 def verdict_widget():
@@ -20,10 +17,26 @@ def verdict_widget():
     return verdict
 
 
+def numbers_widget():
+    """The HTML widget that shows a lab's numbers as a small table (class ``course-lab-numbers``)."""
+    import ipywidgets as widgets
+    numbers = widgets.HTML()
+    numbers.add_class("course-lab-numbers")
+    return numbers
+
+
 def controls(*children):
     """Controls side by side, wrapping onto more lines on a narrow screen."""
     import ipywidgets as widgets
     return widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
+
+
+def slider(kind: str, width: str = "22em", **options):
+    """A slider that updates while it moves: kind "float" or "int"; ``options`` are the
+    slider's own (value, min, max, step, description, readout_format)."""
+    import ipywidgets as widgets
+    cls = widgets.FloatSlider if kind == "float" else widgets.IntSlider
+    return cls(continuous_update=True, style=SLIDER_STYLE, layout=widgets.Layout(width=width), **options)
 
 
 def log_scale(axis):

@@ -1,10 +1,10 @@
 """The "use my function" switch of a lab, and the badge that says whose code is running.
 
-A lab that uses a function the learner writes in an exercise builds one :class:`MineSwitch`
-with the :class:`exercises.core.own.Use` of each such function, puts ``switch.widget`` under its
-controls and, in its ``update``, asks the switch to run the model::
+A lab that uses a function the learner writes in an exercise builds one
+:class:`OwnFunctionSwitch` with the :class:`exercises.core.own.Use` of each such function, puts
+``switch.widget`` under its controls and, in its ``update``, asks the switch to run the model::
 
-    model = self.mine.run(lambda norm: axis_model(value, how, norm=norm), "layer-norm")
+    model = self.own.run(lambda norm: axis_model(value, how, norm=norm), "layer-norm")
 
 The switch is greyed out until the exercise's check passes in this kernel; it turns on by
 itself the moment it does (the lab redraws), and off again if a later check of the same
@@ -18,45 +18,40 @@ import html
 
 import ipywidgets as widgets
 
-from exercises.core import own as mine
-from exercises.ui.style import box_style
+from exercises.core import own
 from exercises.core.registry import get_exercise
-
-_CODE = ('<code style="font-family: var(--jp-code-font-family, monospace);'
-         ' background: var(--jp-layout-color3, transparent); padding: 0 3px;">{}</code>')
-
-
-def _code(text: str) -> str:
-    return _CODE.format(html.escape(text))
-
+from exercises.ui.style import box, code
 
 _ONLY = object()
 
 
-class MineSwitch:
-    """A checkbox "use my function" and a badge; ``run`` runs a model on the chosen function."""
+class OwnFunctionSwitch:
+    """A checkbox "use my function" and a badge; ``run`` runs a model on the chosen function.
+
+    ``running_own`` says whether the last ``run`` ran the learner's function (the badge says
+    why not).
+    """
 
     def __init__(self, uses, on_change=None):
         self.uses = {use.exercise: use for use in uses}
         self.on_change = on_change
         self.checkbox = widgets.Checkbox(value=False, description="use my function", indent=False,
                                          layout=widgets.Layout(width="auto"))
-        self.checkbox.add_class("course-mine-switch")
+        self.checkbox.add_class("course-own-switch")
         self.badge = widgets.HTML()
-        self.badge.add_class("course-mine-badge")
+        self.badge.add_class("course-own-badge")
         self.widget = widgets.HBox([self.checkbox, self.badge],
                                    layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
-        self.widget.add_class("course-mine")
-        self.running_mine = False
-        self.note = ""
+        self.widget.add_class("course-own")
+        self.running_own = False
         self._refresh_switch()
         self.checkbox.observe(self._on_tick, names="value")
-        mine.listen(self._on_registry)
+        own.listen(self._on_registry)
 
     # -------------------------------------------------------------- state
 
     def _available(self) -> list[str]:
-        return [ex_id for ex_id in self.uses if mine.passed_function(ex_id) is not None]
+        return [ex_id for ex_id in self.uses if own.passed_function(ex_id) is not None]
 
     def _refresh_switch(self) -> None:
         names = [self.uses[ex_id].name for ex_id in self._available()]
@@ -88,43 +83,43 @@ class MineSwitch:
         if exercise is _ONLY:
             exercise = next(iter(self.uses))
         if exercise is None:
-            self.running_mine, self.note = False, ""
+            self.running_own = False
             self.badge.value = self._badge_html(None, False, "")
             return build(None)
         use = self.uses[exercise]
-        outcome = mine.run_model(build, use, want_own=bool(self.checkbox.value))
-        self.running_mine, self.note = outcome.own, outcome.note
+        outcome = own.run_model(build, use, want_own=bool(self.checkbox.value))
+        self.running_own = outcome.own
         self.badge.value = self._badge_html(use, outcome.own, outcome.note, outcome.kind)
         return outcome.result
 
-    def _badge_html(self, use, is_mine: bool, note: str, kind: str = "") -> str:
+    def _badge_html(self, use, is_own: bool, note: str, kind: str = "") -> str:
         if use is None:
-            names = " or ".join(_code(self.uses[e].name) for e in self.uses)
+            names = " or ".join(code(self.uses[e].name) for e in self.uses)
             body = f"running: the course's code \u2014 this setting uses no {names}"
             status, state = "blank", "none"
-        elif is_mine:
-            body = f"\u25b6 running: <b>your {_code(use.name)}</b>"
-            status, state = "pass", "mine"
+        elif is_own:
+            body = f"\u25b6 running: <b>your {code(use.name)}</b>"
+            status, state = "pass", "own"
         else:
-            body = f"running: the course's {_code(use.label)}"
+            body = f"running: the course's {code(use.label)}"
             if note and kind == "not-here":
                 body += f" \u2014 {html.escape(note)}"
                 status, state = "blank", "not-here"
             elif note and self.checkbox.value:
                 body += f" \u2014 {html.escape(note)}"
                 status, state = "fail", "fallback"
-            elif mine.passed_function(use.exercise) is not None:
-                body += f" \u2014 your {_code(use.name)} passed its check: tick the box to run it here"
+            elif own.passed_function(use.exercise) is not None:
+                body += f" \u2014 your {code(use.name)} passed its check: tick the box to run it here"
                 status, state = "blank", "course"
             else:
-                reason = mine.lost_reason(use.exercise)
+                reason = own.lost_reason(use.exercise)
                 title = get_exercise(use.exercise).title
                 body += (f" \u2014 {html.escape(reason)}" if reason else
                          f" \u2014 pass the check of \u201c{html.escape(title)}\u201d to run your "
-                         f"{_code(use.name)} here")
+                         f"{code(use.name)} here")
                 status, state = "blank", "course"
-        return (f'<div class="course-mine-state course-mine-{state}" style="{box_style(status)}'
-                f' margin: 0 0 0 8px; padding: 2px 8px;">{body}</div>')
+        return box(status, body, css_class=f"course-own-state course-own-{state}",
+                   extra_style=" margin: 0 0 0 8px; padding: 2px 8px;")
 
 
-__all__ = ["MineSwitch"]
+__all__ = ["OwnFunctionSwitch"]

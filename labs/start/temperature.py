@@ -1,25 +1,22 @@
-"""Demo lab of the start page: softmax temperature.
+"""The start page's lab: softmax temperature.
 
-Dividing the scores by a temperature before softmax makes the weights sharper
-(temperature below 1) or flatter (above 1). The model is a pure function of the
-slider's value; the view draws it.
+Dividing the scores by a temperature before softmax makes the weights sharper (temperature below
+1) or flatter (above 1). The model is a pure function of the slider's value; the view draws it.
 """
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 
+from exercises.core.text import percent
+from exercises.ui.style import plain
 from lib.attention import softmax
+
+from ..kit.layout import lab_root, slider, verdict_widget
 
 WORDS = ("cat", "sat", "on", "the", "mat")
 SCORES = np.array([2.0, 1.0, 0.5, 0.1, -1.0])
 T_MIN, T_MAX = 0.1, 5.0
-
-
-def _pct(p: float) -> str:
-    return "under 1%" if 0 < p < 0.005 else f"{p:.0%}"
 
 
 def temperature_model(temperature: float, scores=SCORES, words=WORDS) -> dict:
@@ -40,7 +37,7 @@ def temperature_model(temperature: float, scores=SCORES, words=WORDS) -> dict:
                    f"{share:.0%}, an even split would give {even:.0%} each.")
     else:
         verdict = (f"At temperature {t:.2f}, \u201c{words[top]}\u201d leads with {share:.0%}; "
-                   f"the smallest weight is {_pct(float(weights.min()))}.")
+                   f"the smallest weight is {percent(weights.min())}.")
     return {"temperature": t, "weights": weights, "top": top, "top_share": share,
             "even_share": even, "verdict": verdict}
 
@@ -49,19 +46,13 @@ class TemperatureLab:
     """The view: a "temperature" slider, a bar plot redrawn in place, and the verdict."""
 
     def __init__(self, temperature: float = 1.0):
-        import ipywidgets as widgets
-
-        from .kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.colours = (OKABE_ITO["blue"], OKABE_ITO["orange"])
-        self.slider = widgets.FloatSlider(value=temperature, min=T_MIN, max=T_MAX, step=0.05,
-                                          description="temperature", readout_format=".2f",
-                                          continuous_update=True,
-                                          style={"description_width": "initial"},
-                                          layout=widgets.Layout(width="26em"))
+        self.slider = slider("float", width="26em", value=temperature, min=T_MIN, max=T_MAX, step=0.05,
+                             description="temperature", readout_format=".2f")
         self.slider.add_class("course-slider-temperature")
-        self.verdict = widgets.HTML()
-        self.verdict.add_class("course-verdict")
+        self.verdict = verdict_widget()
 
         fig = new_figure(6.4, 3.2)
         ax = fig.add_subplot()
@@ -81,9 +72,7 @@ class TemperatureLab:
         self.ax = ax
         self.view = FigureView(fig, description="Bar chart of softmax weights for five words")
 
-        self.root = widgets.VBox([self.slider, self.view.widget, self.verdict])
-        self.root.add_class("course-lab")
-        self.root.add_class("course-lab-temperature")
+        self.root = lab_root("temperature", [self.slider, self.view.widget, self.verdict])
         self.slider.observe(self._on_change, names="value")
         self.update(temperature)
 
@@ -99,12 +88,11 @@ class TemperatureLab:
             self.labels[i].set_y(w + 0.01)
         self.title.set_text(f"Softmax of the scores / {model['temperature']:.2f}")
         self.view.redraw()
-        self.verdict.value = (f'<div style="color: var(--jp-ui-font-color1, inherit);">'
-                              f"{html.escape(model['verdict'])}</div>")
+        self.verdict.value = plain(model["verdict"])
         self.model = model
         return model
 
 
 def temperature_lab(temperature: float = 1.0):
-    """The lab's root widget (class ``course-lab``)."""
+    """The lab's root widget (classes ``course-lab`` and ``course-lab-temperature``)."""
     return TemperatureLab(temperature).root

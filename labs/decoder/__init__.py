@@ -1,0 +1,22 @@
+"""The labs of notebook 04, the decoder block and the stack, one per module:
+
+- ``six_steps``: 4 tokens of 4 numbers through one pre-norm block, one step at a time;
+- ``layer_flow``: a sentence through a stack of random blocks with any part removed, and the
+  shape of every tensor in a block;
+- ``calculator``: a model's parameters by part, its memory, and real models' published sizes;
+- ``near_identity``: blocks whose weights start small pass their input almost unchanged (a model
+  the notebook plots, without a view).
+
+The names the notebook imports are re-exported here, so ``from labs.decoder import flow_lab``
+works in notebooks old and new. ``size_of`` is ``exercises.core.text.size`` (kept for notebooks
+saved from earlier releases, which import it from here).
+"""
+
+from exercises.core.text import size as size_of
+
+from .calculator import calculator_lab
+from .layer_flow import flow_lab, flow_model
+from .near_identity import near_identity_model
+from .six_steps import six_steps_lab
+
+__all__ = ["calculator_lab", "flow_lab", "flow_model", "near_identity_model", "six_steps_lab", "size_of"]

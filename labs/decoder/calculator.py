@@ -1,0 +1,298 @@
+"""The parameter-calculator lab (notebook 04): count a model's parameters by part, its memory,
+the effect of doubling the depth or the width, and real models' published sizes against the
+count, step by step from the course's simple count.
+
+Model: ``calculator_model`` (``lib.params``, or the learner's ``model_parameters`` for plain
+models). View: ``CalculatorLab``. Root widget: ``calculator_lab()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from exercises.core.own import NotUsedHere, Use
+from exercises.core.text import size
+from exercises.ui.style import plain, table
+from lib.params import (COURSE_EXAMPLE, TRAINED_MODEL, ModelConfig, beyond_plain, count_parameters, doubled,
+                        gap_steps, mebibytes, presets)
+
+from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
+
+BYTES = {4: "4 (float32)", 2: "2 (bfloat16)", 1: "1 (int8)", 0.5: "0.5 (4-bit)"}
+
+
+def _course_model_parameters(d, layers, d_ff, vocab):
+    return count_parameters(ModelConfig(d_model=d, layers=layers, d_ff=d_ff, vocab=vocab)).total
+
+
+# The exercise whose function the calculator can count with (see labs/kit/own_function.py).
+PARAMETERS_USE = Use("model-parameters", _course_model_parameters, "lib.params.count_parameters")
+
+
+def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff: int = 3072,
+                     vocab: int = 32000, gated: bool = False, tied: bool = True, biases: bool = False,
+                     experts: int = 0, top_k: int = 0, bytes_per_number: float = 2,
+                     preset: str | None = None, total=None) -> dict:
+    """Count a model's parameters by part (``lib.params``), its memory in MiB, and the counts with
+    the depth or the width doubled. With ``preset`` (a key of ``presets()``) the preset's full
+    configuration is used and compared with its published size, step by step. Invalid sizes give
+    a verdict that says why, never an exception.
+
+    ``total(d, layers, d_ff, vocab)``, if given (the learner's ``model_parameters``), counts the
+    total and the doubled models; it counts plain models only, so any other configuration raises
+    ``NotUsedHere`` (the view then counts with the course's function)."""
+    known = presets()
+    published = published_active = None
+    note = ""
+    try:
+        if preset in known:
+            config, published, published_active, note = known[preset]
+        else:
+            preset = None
+            heads = int(heads)
+            if heads >= 1 and int(d_model) >= 1 and int(d_model) % heads:
+                note = (f"{heads} heads do not split d_model = {int(d_model)} into equal slices; a real model "
+                        "needs that, but the count does not depend on the number of heads.")
+                heads = 1
+            config = ModelConfig(d_model=int(d_model), layers=int(layers), d_ff=int(d_ff), vocab=int(vocab),
+                                 heads=heads, gated=bool(gated), tied=bool(tied), biases=bool(biases),
+                                 experts=int(experts), top_k=int(top_k) if int(experts) else 0)
+    except (ValueError, TypeError) as problem:
+        return {"ok": False, "verdict": f"These sizes do not make a model: {problem}.", "preset": None}
+    count = count_parameters(config)
+    counter = None if total is _course_model_parameters else total    # the course's: count every part
+    total, active = count.total, count.active
+    if counter is not None:
+        extras = beyond_plain(config)
+        if extras:
+            raise NotUsedHere(f"this model has {' and '.join(extras)}, which your model_parameters "
+                              "does not count")
+        total = active = counter(config.d_model, config.layers, config.d_ff, config.vocab)
+    nbytes = float(bytes_per_number)
+    parts = {"embedding": count.embedding + count.positions + count.output, "attention": count.attention,
+             "FFN": count.ffn, "norms": count.norms, "router": count.router}
+    shares = {name: value / total for name, value in parts.items()}
+    if counter is None:
+        depth2, width2 = (count_parameters(doubled(config, w)).total for w in ("depth", "width"))
+    else:
+        depth2, width2 = (counter(c.d_model, c.layers, c.d_ff, c.vocab)
+                          for c in (doubled(config, w) for w in ("depth", "width")))
+    mib = mebibytes(total, nbytes)
+    big = max(parts, key=parts.get)
+    memory = f"{mib:,.1f} MiB" if mib < 10_000 else f"{mib / 1024:,.1f} GiB"
+    text = (f"{total:,} parameters ({size(total)}), {memory} at {nbytes:g} byte"
+            f"{'s' if nbytes != 1 else ''} per number; the {big} holds {shares[big]:.1%}.")
+    if active != total:
+        text += f" A token uses only {size(active)} of them ({active / total:.1%})."
+    text += (f" Twice the blocks: {size(depth2)} (\u00d7{depth2 / total:.2f}); twice the width: "
+             f"{size(width2)} (\u00d7{width2 / total:.2f}).")
+    if note and not preset:
+        text += " Note: " + note
+    steps = gap_steps(config) if preset else []
+    gap = None
+    if published:
+        simple = steps[0][2] + steps[1][1]
+        gap = {"blocks": steps[0][1], "embedding": steps[1][1], "simple": simple, "computed": total,
+               "published": published, "off": total / published - 1}
+        if abs(simple / published - 1) < 0.02:
+            text += (f" Published: {size(published)}. The blocks alone ({size(steps[0][1])}) fall "
+                     f"short; the embedding table ({size(steps[1][1])}) brings the count to "
+                     f"{size(simple)}.")
+        elif published_active:
+            text += (f" Published: {size(published)} stored, {size(published_active)} active. The simple "
+                     f"count ({size(simple)}) does not come close: the experts hold "
+                     f"{size(count.ffn - count.ffn_active)} that a token never uses, and the full "
+                     f"count gives {size(total)} stored, {size(active)} active.")
+        else:
+            said = "In its weights file" if preset == TRAINED_MODEL else "Published"
+            text += (f" {said}: {size(published)}. The simple count gives {size(simple)} "
+                     f"({simple / published - 1:+.1%}); the model's details (below) bring it to "
+                     f"{size(total)} ({total / published - 1:+.1%}).")
+    return {"ok": True, "config": config, "preset": preset, "note": note, "count": count, "total": total,
+            "active": active, "parts": parts, "shares": shares, "mib": mib, "memory": memory, "bytes": nbytes,
+            "depth2": depth2, "width2": width2, "steps": steps, "gap": gap, "published": published,
+            "published_active": published_active, "verdict": text}
+
+
+class CalculatorLab:
+    """The view: a preset menu, the sizes and switches, two bar charts (split by part; depth vs
+    width), a breakdown table and, for a preset, the road from the simple count to the published one."""
+
+    CUSTOM = "custom (the controls)"
+
+    def __init__(self, preset=COURSE_EXAMPLE, bytes_per_number=2):
+        import ipywidgets as widgets
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+
+        style = {"description_width": "initial"}
+        small = widgets.Layout(width="12em")
+        self.presets = presets()
+        self.preset = widgets.Dropdown(options=[self.CUSTOM] + list(self.presets), value=preset,
+                                       description="model", style=style, layout=widgets.Layout(width="24em"))
+        self.preset.add_class("course-preset")
+        self.d_model = slider("int", value=768, min=32, max=8192, step=32, description="d_model")
+        self.d_model.add_class("course-slider-d-model")
+        self.layers = slider("int", value=12, min=1, max=128, step=1, description="layers (blocks)")
+        self.layers.add_class("course-slider-layers")
+        self.heads = widgets.BoundedIntText(value=12, min=1, max=256, description="heads", style=style,
+                                            layout=small)
+        self.d_ff = widgets.BoundedIntText(value=3072, min=1, max=65536, description="d_ff", style=style,
+                                           layout=small)
+        self.vocab = widgets.BoundedIntText(value=32000, min=1, max=1_000_000, description="vocabulary",
+                                            style=style, layout=widgets.Layout(width="15em"))
+        self.gated = widgets.Checkbox(value=False, description="gated FFN", indent=False,
+                                      layout=widgets.Layout(width="auto"))
+        self.tied = widgets.Checkbox(value=True, description="tied embedding", indent=False,
+                                     layout=widgets.Layout(width="auto"))
+        self.biases = widgets.Checkbox(value=False, description="biases", indent=False,
+                                       layout=widgets.Layout(width="auto"))
+        self.experts = widgets.BoundedIntText(value=0, min=0, max=512, description="experts (0 = dense)",
+                                              style=style, layout=widgets.Layout(width="14em"))
+        self.top_k = widgets.BoundedIntText(value=0, min=0, max=512, description="top-k", style=style,
+                                            layout=small)
+        self.bytes = widgets.Dropdown(options=[(label, b) for b, label in BYTES.items()], value=bytes_per_number,
+                                      description="bytes per number", style=style,
+                                      layout=widgets.Layout(width="16em"))
+        self.numbers = numbers_widget()
+        self.gap = numbers_widget()
+        self.verdict = verdict_widget()
+        self.sizes = {"d_model": self.d_model, "layers": self.layers, "heads": self.heads, "d_ff": self.d_ff,
+                      "vocab": self.vocab, "gated": self.gated, "tied": self.tied, "biases": self.biases,
+                      "experts": self.experts, "top_k": self.top_k}
+
+        fig = new_figure(6.4, 3.3)
+        grid = fig.add_gridspec(1, 2, width_ratios=[1.35, 1], wspace=0.45)
+        self.ax_parts, self.ax_double = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
+        self.part_names = ["embedding", "attention", "FFN", "norms", "router"]
+        colours = [OKABE_ITO[c] for c in ("purple", "sky", "orange", "green", "yellow")]
+        self.part_bars = self.ax_parts.barh(range(5), np.ones(5), color=colours, edgecolor="black",
+                                            linewidth=0.6)
+        self.part_labels = [self.ax_parts.text(0, i, "", va="center", fontsize=8) for i in range(5)]
+        self.ax_parts.set_yticks(range(5), self.part_names)
+        self.ax_parts.invert_yaxis()
+        self.ax_parts.set_xlabel("share of the parameters", fontsize=9)
+        self.ax_parts.set_xlim(0, 1.45)
+        self.ax_parts.set_xticks([0, 0.5, 1.0], ["0", "50%", "100%"])
+        self.ax_parts.tick_params(labelsize=9)
+        self.title_parts = self.ax_parts.set_title("", fontsize=9)
+        self.double_bars = self.ax_double.bar(range(3), np.ones(3), edgecolor="black", linewidth=0.6,
+                                              color=[OKABE_ITO["blue"], OKABE_ITO["green"], OKABE_ITO["vermillion"]])
+        self.double_labels = [self.ax_double.text(i, 0, "", ha="center", va="bottom", fontsize=8)
+                              for i in range(3)]
+        self.ax_double.set_xticks(range(3), ["as set", "2\u00d7\nblocks", "2\u00d7\nwidth"])
+        self.ax_double.set_yticks([])
+        self.ax_double.set_ylabel("parameters", fontsize=9)
+        self.ax_double.set_title("depth vs width", fontsize=9)
+        self.ax_double.tick_params(labelsize=9)
+        self.suptitle = fig.suptitle("", fontsize=10)
+        fig.subplots_adjust(left=0.15, right=0.97, top=0.8, bottom=0.2)
+        self.view = FigureView(fig, description="Bar charts: the share of each part of the model, and the "
+                                                "count with twice the blocks or twice the width")
+        from ..kit.own_function import OwnFunctionSwitch
+        self.own = OwnFunctionSwitch([PARAMETERS_USE], self.update)
+        self.root = lab_root("parameter-calculator", [
+            controls(self.d_model, self.layers), controls(self.preset, self.bytes),
+            controls(self.heads, self.d_ff, self.vocab),
+            controls(self.gated, self.tied, self.biases, self.experts, self.top_k),
+            self.own.widget, self.view.widget, self.verdict, self.numbers, self.gap])
+        self._setting = False
+        for control in self.sizes.values():
+            control.observe(self._on_size, names="value")
+        self.preset.observe(self._on_preset, names="value")
+        self.bytes.observe(lambda _c: self.update(), names="value")
+        if preset != self.CUSTOM:
+            self._apply_preset(preset)
+        self.update()
+
+    def _apply_preset(self, name) -> None:
+        config = self.presets[name].config
+        self._setting = True
+        try:
+            values = {"d_model": config.d_model, "layers": config.layers, "heads": config.heads,
+                      "d_ff": config.d_ff, "vocab": config.vocab, "gated": config.gated, "tied": config.tied,
+                      "biases": config.biases, "experts": config.experts, "top_k": config.top_k}
+            for key, value in values.items():
+                control = self.sizes[key]
+                if hasattr(control, "max") and value > control.max:
+                    control.max = value
+                control.value = value
+        finally:
+            self._setting = False
+
+    def _on_preset(self, change) -> None:
+        if change["new"] != self.CUSTOM:
+            self._apply_preset(change["new"])
+        self.update()
+
+    def _on_size(self, _change) -> None:
+        if self._setting:
+            return
+        if self.preset.value != self.CUSTOM:
+            self._setting = True
+            try:
+                self.preset.value = self.CUSTOM       # the controls no longer describe the preset
+            finally:
+                self._setting = False
+        self.update()
+
+    def update(self) -> dict:
+        preset = None if self.preset.value == self.CUSTOM else self.preset.value
+        values = {key: control.value for key, control in self.sizes.items()}
+        nbytes = self.bytes.value
+        m = self.own.run(lambda total: calculator_model(**values, bytes_per_number=nbytes, preset=preset,
+                                                         total=total))
+        if not m["ok"]:
+            for bar, label in zip(self.part_bars, self.part_labels):
+                bar.set_width(0)
+                label.set_text("")
+            for bar, label in zip(self.double_bars, self.double_labels):
+                bar.set_height(0)
+                label.set_text("")
+            self.suptitle.set_text("no model with these sizes")
+            self.title_parts.set_text("")
+            self.numbers.value = ""
+            self.gap.value = ""
+        else:
+            for i, name in enumerate(self.part_names):
+                share = m["shares"][name]
+                self.part_bars[i].set_width(share)
+                self.part_labels[i].set_position((share + 0.02, i))
+                percent = f"{share:.1%}" if share >= 0.001 or share == 0 else "<0.1%"
+                self.part_labels[i].set_text(f"{percent}  {size(m['parts'][name])}")
+            totals = [m["total"], m["depth2"], m["width2"]]
+            for i, (bar, label, value) in enumerate(zip(self.double_bars, self.double_labels, totals)):
+                bar.set_height(value)
+                label.set_text(size(value) + ("" if i == 0 else f"\n\u00d7{value / totals[0]:.2f}"))
+                label.set_y(value * 1.02)
+            self.ax_double.set_ylim(0, max(totals) * 1.35)
+            name = m["preset"] or "custom"
+            self.suptitle.set_text(f"{name}: {size(m['total'])} parameters, {m['memory']}")
+            self.title_parts.set_text("where the parameters are")
+            c = m["count"]
+            rows = [("embedding table", f"{c.embedding:,}"), ("position table", f"{c.positions:,}"),
+                    ("output layer (0 if tied)", f"{c.output:,}"), ("attention, all blocks", f"{c.attention:,}"),
+                    ("FFN, all blocks", f"{c.ffn:,}"), ("router", f"{c.router:,}"),
+                    ("norms (2 per block + final)", f"{c.norms:,}"), ("total", f"{c.total:,}")]
+            if m["active"] != m["total"]:
+                rows.append(("used per token", f"{m['active']:,}"))
+            self.numbers.value = table(rows)
+            if m["steps"]:
+                lines = [(what, f"+{size(added)}" if added >= 0 else f"\u2212{size(-added)}", size(total))
+                         for what, added, total in m["steps"]]
+                if m["published"]:
+                    lines.append(("published", "", size(m["published"])))
+                if m["published_active"]:
+                    lines.append(("published, used per token", "", size(m["published_active"])))
+                self.gap.value = table(lines, header=(f"from the simple count to {name}", "adds", "total"))
+            else:
+                self.gap.value = ""
+        self.view.redraw()
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def calculator_lab(**initial):
+    """The parameter-calculator lab's root widget (class ``course-lab-parameter-calculator``)."""
+    return CalculatorLab(**initial).root

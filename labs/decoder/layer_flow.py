@@ -1,0 +1,377 @@
+"""The layer-flow lab (notebook 04): a sentence of 8 words through a stack of random blocks. Every
+part of the block (position vectors, attention, causal mask, residual add, norms, FFN, final
+norm) can be removed, and the depth runs from 1 to 48 blocks; each removed part gets one sentence
+saying what went wrong. Below it, the shape of every tensor in a block.
+
+Model: ``flow_model`` (``lib.block.decoder``, with the learner's ``causal_weights`` if asked) and
+``block_shapes``. View: ``FlowLab``. Root widget: ``flow_lab()``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from exercises.core.own import Use
+from exercises.core.text import amount
+from exercises.ui.style import plain, table
+from lib.attention import causal_weights
+from lib.block import decoder, random_stack
+from lib.norm import root_mean_square
+from lib.params import ModelConfig, block_parameters
+from lib.positional import sinusoidal
+from lib.weights import random_weights
+
+from ..kit.layout import controls, lab_root, log_scale, slider, verdict_widget
+
+PARTS = {"positions": "position vectors", "attention": "attention", "causal": "causal mask",
+         "residual": "residual add", "norms": "norms", "ffn": "FFN", "final_norm": "final norm"}
+WORDS = ("the", "cat", "sat", "on", "the", "mat", "and", "slept")
+FIRST_SWAP, LAST_SWAP = ("the", "a"), ("slept", "ran")
+FLOW_D, FLOW_FF, FLOW_HEADS, DEPTH_MAX = 16, 64, 2, 48
+COPIES = (0, 4)                          # the two copies of "the"
+EXACT = 1e-12                            # below this, a change is rounding and counts as 0
+VANISHED = 1e-9                          # a stream smaller than this has vanished
+
+
+@lru_cache(maxsize=1)
+def _vocabulary():
+    """One random vector of 16 numbers (RMS about 1) per word, fixed."""
+    words = sorted(set(WORDS) | {FIRST_SWAP[1], LAST_SWAP[1]})
+    table, = random_weights([(len(words), FLOW_D)], seed=404, scale=1.0)
+    return {word: table[i] for i, word in enumerate(words)}
+
+
+@lru_cache(maxsize=4)
+def _stack(seed: int):
+    return random_stack(DEPTH_MAX, FLOW_D, FLOW_FF, FLOW_HEADS, seed=1000 * int(seed))
+
+
+def flow_inputs(positions: bool = True):
+    """The sentence, and the same sentence with its first and with its last word swapped,
+    each (8, 16), with the sinusoidal position vectors added if ``positions``."""
+    vocab = _vocabulary()
+    table = sinusoidal(len(WORDS), FLOW_D) if positions else np.zeros((len(WORDS), FLOW_D))
+    base = [vocab[w] for w in WORDS]
+    first = [vocab[FIRST_SWAP[1]]] + base[1:]
+    last = base[:-1] + [vocab[LAST_SWAP[1]]]
+    return tuple(np.array(words) + table for words in (base, first, last))
+
+
+def similarity(stream) -> float:
+    """How alike the positions are: the mean cosine similarity over every pair of rows."""
+    stream = np.asarray(stream, dtype=float)
+    with np.errstate(all="ignore"):
+        unit = stream / np.linalg.norm(stream, axis=-1, keepdims=True)
+        cos = unit @ unit.T
+    n = len(stream)
+    return float((cos.sum() - np.trace(cos)) / (n * (n - 1)))
+
+
+def _largest(a, b) -> float:
+    with np.errstate(all="ignore"):
+        d = np.abs(np.asarray(a) - np.asarray(b))
+    return float(np.max(d)) if np.all(np.isfinite(d)) else float("inf")
+
+
+@lru_cache(maxsize=512)
+def _flow(on: tuple, depth: int, seed: int, weigh=causal_weights) -> dict:
+    parts = dict(zip(PARTS, on))
+    blocks = _stack(seed)[:depth]
+    options = dict(placement="pre" if parts["norms"] else "none", use_attention=parts["attention"],
+                   use_ffn=parts["ffn"], use_residual=parts["residual"], causal=parts["causal"],
+                   final_norm=parts["final_norm"], norm="rms", activation="gelu",
+                   causal_weights=weigh)
+    base, first, last = flow_inputs(parts["positions"])
+    with np.errstate(all="ignore"):
+        run = decoder(base, blocks, **options)
+        run_first = decoder(first, blocks, **options)
+        run_last = decoder(last, blocks, **options)
+    streams = np.array(run.streams)
+    finite = np.array([bool(np.all(np.isfinite(s))) for s in streams])
+    overflow_at = None if finite.all() else int(np.argmin(finite))
+    with np.errstate(all="ignore"):
+        sizes = np.array([root_mean_square(s) if ok else np.nan for s, ok in zip(streams, finite)])
+    tiny = np.flatnonzero(sizes < VANISHED)
+    vanished_at = int(tiny[0]) if tiny.size else None
+    alike = np.array([similarity(s) if ok else np.nan for s, ok in zip(streams, finite)])
+    leaks = np.array([_largest(a[0], b[0]) for a, b in zip(run.streams, run_last.streams)])
+    out = run.output
+    result = {
+        "sizes": sizes, "alike": alike, "leaks": leaks, "overflow_at": overflow_at, "vanished_at": vanished_at,
+        "output": out, "output_size": float(root_mean_square(out)) if np.all(np.isfinite(out)) else float("inf"),
+        "leak": _largest(out[0], run_last.output[0]),
+        "context": _largest(out[-1], run_first.output[-1]),
+        "copies": _largest(out[COPIES[0]], out[COPIES[1]]),
+    }
+    for value in result.values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return result
+
+
+def _ffn_share() -> float:
+    one = block_parameters(ModelConfig(d_model=FLOW_D, layers=1, d_ff=FLOW_FF, vocab=1))
+    return one.ffn / one.total
+
+
+def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int) -> str:
+    """What goes wrong without ``part``: m is this run, ref the run with every part on."""
+    blocks = f"{depth} block{'s' if depth > 1 else ''}"
+    if part == "positions":
+        if m["copies"] <= EXACT:
+            return (f"Without position vectors, the two copies of \u201cthe\u201d (words 1 and 5) come out "
+                    f"identical (difference 0; every part on: {amount(ref['copies'])}): nothing "
+                    "tells them apart.")
+        return (f"Without position vectors, the two copies of \u201cthe\u201d still differ by "
+                f"{amount(m['copies'])} (every part on: {amount(ref['copies'])}), only because "
+                "the causal mask lets word 5 read four more words than word 1.")
+    if part == "attention":
+        return (f"Without attention, no word reads any other: changing the first word "
+                f"({FIRST_SWAP[0]} \u2192 {FIRST_SWAP[1]}) moves the last word's output by "
+                f"{amount(m['context'])} (every part on: {amount(ref['context'])}).")
+    if part == "causal":
+        if not parts["attention"]:
+            return (f"Without the causal mask nothing changes while attention is off: changing the last "
+                    f"word moves word 1's output by {amount(m['leak'])}, as no word reads another.")
+        masked = "exactly 0" if ref["leak"] <= EXACT else amount(ref["leak"])
+        if m["vanished_at"] is not None or m["leak"] <= EXACT:
+            why = (f"the stream vanished at block {m['vanished_at']}" if m["vanished_at"] is not None
+                   else "little of the last word reaches it")
+            return (f"Without the causal mask word 1 may read the future, but {why}, so changing the last "
+                    f"word moves word 1's output by only {amount(m['leak'])} (every part on: {masked}).")
+        return (f"Without the causal mask, word 1 reads the future: changing the last word "
+                f"({LAST_SWAP[0]} \u2192 {LAST_SWAP[1]}) moves word 1's output by {amount(m['leak'])} "
+                f"(every part on: {masked}).")
+    if part == "residual":
+        return (f"Without the residual add, each block replaces the stream: after {blocks} the words' "
+                f"similarity is {m['alike'][-1]:.3f} (every part on: {ref['alike'][-1]:.3f}) and "
+                f"changing the first word moves the last word's output by {amount(m['context'])} "
+                f"(every part on: {amount(ref['context'])}).")
+    if part == "norms":
+        if m["overflow_at"] is not None:
+            return (f"Without the norms, every block reads the raw stream and adds more than it read: "
+                    f"the numbers overflowed at block {m['overflow_at']}.")
+        return (f"Without the norms, every block reads the raw stream: its size reaches "
+                f"{amount(m['sizes'][-1])} after {blocks} (every part on: {amount(ref['sizes'][-1])}).")
+    if part == "ffn":
+        return (f"Without the FFN, nothing works on a word by itself and the block keeps only "
+                f"{1 - _ffn_share():.0%} of its parameters; the words' similarity after {blocks} is "
+                f"{m['alike'][-1]:.3f} (every part on: {ref['alike'][-1]:.3f}).")
+    return (f"Without the final norm, the output keeps the stream's size, {amount(m['output_size'])} "
+            f"after {blocks}; with it every word leaves at size {ref['output_size']:.2f}.")
+
+
+# The flow lab can run the learner's causal_weights (notebook 04's exercise) instead.
+CAUSAL_USE = Use("causal-weights", causal_weights, "lib.attention.causal_weights")
+
+
+def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, **parts) -> dict:
+    """The sentence through ``depth`` random blocks with the chosen parts (keywords of ``PARTS``,
+    True = on, all on by default); ``causal_weights`` optionally replaces the course's causal
+    mask and softmax (the learner's function from the exercise). Per block: the stream's size
+    (RMS), how alike the words are (mean cosine similarity) and how far word 1 moves when the
+    last word changes. At the top:
+    how far the last word's output moves when the first word changes, and how far apart the two
+    copies of "the" are. The verdict: one sentence for the run, then one per removed part,
+    comparing with the run with every part on. Never raises."""
+    depth = int(np.clip(int(depth), 1, DEPTH_MAX))
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        raise TypeError(f"unknown parts {sorted(unknown)}; the parts are {list(PARTS)}")
+    on = {name: bool(parts.get(name, True)) for name in PARTS}
+    key = tuple(on.values())
+    m = _flow(key, depth, int(seed), causal_weights)
+    full = _flow(tuple(True for _ in PARTS), depth, int(seed))
+    removed = [name for name in PARTS if not on[name]]
+    blocks = f"{depth} block{'s' if depth > 1 else ''}"
+    if m["leak"] > EXACT:
+        future = f"word 1 reads the future (it moves by {amount(m['leak'])} when the last word changes)"
+    elif m["leak"] > 0:
+        future = (f"word 1 moves by only {amount(m['leak'])}, rounding, when the last word changes")
+    else:
+        future = "no word reads the future (word 1 moves by exactly 0 when the last word changes)"
+    if m["overflow_at"] is not None:
+        summary = f"After {blocks}: the numbers overflowed at block {m['overflow_at']}, and {future}."
+    elif m["vanished_at"] is not None:
+        summary = (f"After {blocks}: the stream vanished, its size falling from {amount(m['sizes'][0])} "
+                   f"to {amount(m['sizes'][-1])} (below 1e-9 from block {m['vanished_at']}); the words' "
+                   f"similarity went from {m['alike'][0]:.2f} to {m['alike'][-1]:.3f}, and {future}.")
+    else:
+        summary = (f"After {blocks}{' with every part on' if not removed else ''}: the stream's size went "
+                   f"from {amount(m['sizes'][0])} to {amount(m['sizes'][-1])}, the words' similarity "
+                   f"from {m['alike'][0]:.2f} to {m['alike'][-1]:.3f}, and {future}.")
+    sentences = {name: _part_sentence(name, m, full, on, depth) for name in removed}
+    verdict = " ".join([summary] + list(sentences.values()))
+    return {**m, "depth": depth, "seed": int(seed), "parts": on, "removed": removed, "full": full,
+            "summary": summary, "sentences": sentences, "verdict": verdict}
+
+
+def block_shapes(batch: int = 2, length: int = 8, d_model: int = 16, heads: int = 2, d_ff: int | None = None):
+    """The shape of every tensor in one pre-norm block, in order, as (name, shape, what it is).
+
+    d_ff None means 4 · d_model. Returns (rows, problem): problem is a sentence when the sizes do
+    not fit (heads must divide d_model), and then rows is empty. Never raises.
+    """
+    B, L, d, h = (int(v) for v in (batch, length, d_model, heads))
+    f = 4 * d if d_ff is None else int(d_ff)
+    if min(B, L, d, h, f) < 1:
+        return [], "Every size must be a whole number of at least 1."
+    if d % h:
+        return [], (f"{h} heads cannot split d_model = {d} into equal slices: pick a number of heads "
+                    f"that divides {d}.")
+    s = d // h
+    rows = [
+        ("x", (B, L, d), "the stream entering the block"),
+        ("norm(x)", (B, L, d), "the copy attention reads"),
+        ("Wq, Wk, Wv, Wo", (d, d), "each; learned, shared by every position"),
+        ("Q, K, V = norm(x) @ W", (B, L, d), "queries, keys, values"),
+        ("Q, K, V split into heads", (B, h, L, s), f"{h} slices of {s} numbers"),
+        ("scores Q K\u1d40 / \u221a" + str(s), (B, h, L, L), "one score per pair of positions"),
+        ("causal mask", (L, L), "True where j \u2264 i"),
+        ("attention weights", (B, h, L, L), "softmax of each row"),
+        ("weights @ V", (B, h, L, s), "each head's mix of values"),
+        ("heads side by side", (B, L, d), "joined again"),
+        ("attention output (@ Wo)", (B, L, d), ""),
+        ("x + attention", (B, L, d), "the stream after the first add"),
+        ("norm(stream)", (B, L, d), "the copy the FFN reads"),
+        ("W1", (d, f), "widens"),
+        ("hidden units", (B, L, f), "after the activation"),
+        ("W2", (f, d), "narrows"),
+        ("FFN output", (B, L, d), ""),
+        ("block output", (B, L, d), "same shape as x"),
+    ]
+    return rows, None
+
+
+class FlowLab:
+    """The view: a depth slider, seven remove-a-part toggles, three panels per block, and the
+    shape table with its own size menus."""
+
+    SIZES = {"batch": (1, 2, 4, 8, 32), "length": (4, 8, 16, 128, 1024),
+             "d_model": (16, 64, 128, 768, 4096), "heads": (1, 2, 3, 4, 8, 12, 32)}
+
+    def __init__(self, depth=12, seed=0, batch=2, length=8, d_model=16, heads=2, **parts):
+        import ipywidgets as widgets
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+
+        self.seed = int(seed)
+        self.depth = slider("int", value=depth, min=1, max=DEPTH_MAX, step=1, description="blocks")
+        self.depth.add_class("course-slider-depth")
+        self.toggles = {}
+        for name, label in PARTS.items():
+            toggle = widgets.ToggleButton(value=bool(parts.get(name, True)), description=label,
+                                          tooltip=f"switch the {label} on or off",
+                                          layout=widgets.Layout(width="auto"))
+            toggle.add_class(f"course-toggle-{name.replace('_', '-')}")
+            self.toggles[name] = toggle
+        self.new = widgets.Button(description="new random blocks", icon="refresh",
+                                  layout=widgets.Layout(width="auto"))
+        self.new.add_class("course-button-new-blocks")
+        self.verdict = verdict_widget()
+        style = {"description_width": "initial"}
+        self.shape_controls = {}
+        for name, value in (("batch", batch), ("length", length), ("d_model", d_model), ("heads", heads)):
+            label = {"batch": "B (texts)", "length": "L (tokens)", "d_model": "d_model", "heads": "heads"}[name]
+            control = widgets.Dropdown(options=[(f"{v:,}", v) for v in self.SIZES[name]], value=value,
+                                       description=label, style=style, layout=widgets.Layout(width="11em"))
+            control.add_class(f"course-shape-{name.replace('_', '-')}")
+            self.shape_controls[name] = control
+        self.shapes = widgets.HTML()
+        self.shapes.add_class("course-lab-shapes")
+
+        fig = new_figure(6.4, 3.3)
+        axes = fig.subplots(1, 3)
+        self.axes = axes
+        for ax in axes:
+            ax.xaxis.get_major_locator().set_params(integer=True)  # blocks are whole numbers
+        self.lines, self.refs = [], []
+        titles = ("size of the stream", "how alike the words are", "word 1 moved by\nthe last word")
+        ylabels = ("RMS (log scale)", "mean cosine similarity", "largest change")
+        for ax, title, ylabel in zip(axes, titles, ylabels):
+            (ref,) = ax.plot([], [], color="0.55", linestyle="--", linewidth=1.3, label="every part on")
+            (line,) = ax.plot([], [], color=OKABE_ITO["blue"], marker="o", markersize=2.5, linewidth=1.6,
+                              label="this setting")
+            self.lines.append(line)
+            self.refs.append(ref)
+            ax.set_title(title, fontsize=9)
+            ax.set_ylabel(ylabel, fontsize=9)
+            ax.set_xlabel("block", fontsize=9)
+            ax.tick_params(labelsize=8)
+            ax.grid(True, alpha=0.3)
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+        log_scale(axes[0].yaxis)
+        axes[0].yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 3.0)))
+        axes[0].yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+        axes[0].yaxis.set_minor_formatter(NullFormatter())
+        axes[1].set_ylim(-0.05, 1.05)
+        fig.legend(handles=[self.lines[0], self.refs[0]], loc="lower center", ncol=2, fontsize=9,
+                   frameon=False)
+        self.suptitle = fig.suptitle("", fontsize=10)
+        fig.subplots_adjust(left=0.1, right=0.98, top=0.78, bottom=0.26, wspace=0.55)
+        self.view = FigureView(fig, description="Three line plots per block: the stream's size, how alike "
+                                                "the words are, and how far word 1 moves when the last "
+                                                "word changes")
+        toggles = controls(*self.toggles.values())
+        from ..kit.own_function import OwnFunctionSwitch
+        self.own = OwnFunctionSwitch([CAUSAL_USE], self.update)
+        self.root = lab_root("layer-flow", [
+            controls(self.depth, self.new), toggles, self.own.widget, self.view.widget, self.verdict,
+            controls(*self.shape_controls.values()), self.shapes])
+        self.depth.observe(lambda _c: self.update(), names="value")
+        for toggle in self.toggles.values():
+            toggle.observe(lambda _c: self.update(), names="value")
+        for control in self.shape_controls.values():
+            control.observe(lambda _c: self.update_shapes(), names="value")
+        self.new.on_click(self._new_blocks)
+        self.update_shapes()
+        self.update()
+
+    def _new_blocks(self, _button=None) -> None:
+        self.seed += 1
+        self.update()
+
+    def update_shapes(self):
+        c = {name: control.value for name, control in self.shape_controls.items()}
+        rows, problem = block_shapes(c["batch"], c["length"], c["d_model"], c["heads"])
+        if problem:
+            self.shapes.value = plain(problem)
+        else:
+            self.shapes.value = table(
+                [(name, "(" + ", ".join(f"{n:,}" for n in shape) + ")", what) for name, shape, what in rows],
+                header=("tensor", "shape", ""))
+        return rows
+
+    def update(self) -> dict:
+        parts = {name: toggle.value for name, toggle in self.toggles.items()}
+        masked = parts["causal"] and parts["attention"]     # only then is a causal mask computed
+        m = self.own.run(lambda weights: flow_model(self.depth.value, self.seed, causal_weights=weights, **parts),
+                          "causal-weights" if masked else None)
+        n = m["depth"]
+        k = np.arange(n + 1)
+        series = (m["sizes"], m["alike"], m["leaks"])
+        references = (m["full"]["sizes"], m["full"]["alike"], m["full"]["leaks"])
+        for ax, line, ref, values, reference in zip(self.axes, self.lines, self.refs, series, references):
+            shown = np.where(np.isfinite(values), values, np.nan)
+            line.set_data(k, shown)
+            ref.set_data(k, reference)
+            ax.set_xlim(-0.3, n + 0.3)
+        both = np.concatenate([m["sizes"], m["full"]["sizes"]])
+        both = both[np.isfinite(both) & (both > 0)]
+        lo, hi = (float(both.min()), float(both.max())) if both.size else (0.1, 10.0)
+        self.axes[0].set_ylim(min(lo, 0.5) / 2, max(hi, 2.0) * 2)
+        top = max(float(np.nanmax(np.where(np.isfinite(m["leaks"]), m["leaks"], 0.0))), 0.05)
+        self.axes[2].set_ylim(-0.05 * top, top * 1.15)
+        removed = [PARTS[name] for name in m["removed"]]
+        self.suptitle.set_text("Every part on" if not removed else "Removed: " + ", ".join(removed))
+        self.view.redraw()
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def flow_lab(**initial):
+    """The layer-flow lab's root widget (class ``course-lab-layer-flow``)."""
+    return FlowLab(**initial).root

@@ -1,0 +1,204 @@
+"""The six-steps lab (notebook 04): 4 tokens of 4 numbers through one pre-norm block, one step at
+a time (norm, attention, add, norm, feed-forward, add), with the typical size (root mean square)
+of every grid.
+
+Model: ``six_steps_model`` (``lib.block.block_steps``). View: ``SixStepsLab``. Root widget:
+``six_steps_lab()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from exercises.core.text import vector
+from exercises.ui.style import plain
+from lib.attention import attention
+from lib.block import SIX_STEP_OPTIONS, block_steps, six_step_setup
+from lib.norm import root_mean_square
+
+from ..kit.layout import controls, lab_root, slider, verdict_widget
+
+STEP_EXPLAINED = {
+    "input": "the tokens as they enter the block",
+    "norm before attention": "a normalised copy for attention to read",
+    "attention": "attention's output: each row a mix of the value rows",
+    "add attention": "the stream: input + attention",
+    "norm before FFN": "a normalised copy for the FFN to read",
+    "feed-forward": "the FFN's output, each row on its own",
+    "add FFN": "the block's output: stream + FFN",
+}
+N_STEPS = 6
+
+
+def _setup(seed):
+    return six_step_setup() if seed is None else six_step_setup(int(seed))
+
+
+def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
+    """The grid after ``step`` (0 = the input, 6 = the block's output) of the six-step example.
+
+    seed None is the syllabus's setup (``lib.block.six_step_setup()``, seed 001); another seed draws
+    other tokens and weights the same way. Returns every grid, its size (RMS), the attention
+    weights, the FFN's hidden units that are on, and a verdict about the chosen step.
+    """
+    step = int(np.clip(int(step), 0, N_STEPS))
+    X, weights = _setup(seed)
+    steps = block_steps(X, weights, **SIX_STEP_OPTIONS)
+    names = [name for name, _ in steps]
+    grids = np.array([grid for _, grid in steps])
+    sizes = np.array([root_mean_square(grid) for grid in grids])
+    _, mix = attention(grids[1], weights.Wq, weights.Wk, weights.Wv, weights.Wo,
+                       causal=SIX_STEP_OPTIONS["causal"], return_weights=True)
+    mix = mix[0]                                                    # one head: (4, 4)
+    hidden_on = int(((grids[4] @ weights.W1) > 0).sum())
+    hidden_total = grids.shape[1] * weights.d_ff
+    s = [f"{v:.2f}" for v in sizes]
+    name = names[step]
+    if step == 0:
+        text = (f"The input: 4 tokens of 4 numbers; its typical size (the root mean square of all 16 "
+                f"numbers) is {s[0]}.")
+    elif step == 1:
+        rows = root_mean_square(grids[1], axis=-1)
+        text = (f"Step 1, norm: each row is divided by its own root mean square, so every row now has "
+                f"size {rows.min():.2f} and the grid went from {s[0]} to {s[1]}; the input itself is "
+                "kept aside, unchanged, for the add.")
+    elif step == 2:
+        source = int(np.argmax(mix[0]))
+        text = (f"Step 2, attention: every row becomes a weighted mix of the value rows; token 1 takes "
+                f"{mix[0, source]:.0%} of its mix from token {source + 1}. Size {s[1]} \u2192 {s[2]}.")
+    elif step == 3:
+        text = (f"Step 3, add: attention's output (size {s[2]}) is added to the input (size {s[0]}), not "
+                f"put in its place, so the stream grows to {s[3]}.")
+    elif step == 4:
+        text = (f"Step 4, norm: a copy of the stream (size {s[3]}) is rescaled to rows of size 1 for the "
+                f"FFN, grid size {s[4]}; the stream itself keeps its size.")
+    elif step == 5:
+        text = (f"Step 5, FFN: each row on its own is widened to {weights.d_ff} hidden units "
+                f"({hidden_on} of the {hidden_total} are positive before GELU), bent and narrowed "
+                f"back to 4 numbers. Size {s[5]}.")
+    else:
+        text = (f"Step 6, add: the FFN's output is added to the stream. The block's output has size "
+                f"{s[6]} (the input had {s[0]}); row 1 is {vector(grids[6][0], signed=True)}.")
+    return {"step": step, "seed": seed, "names": names, "grids": grids, "sizes": sizes,
+            "attention_weights": mix, "hidden_on": hidden_on, "name": name, "verdict": text}
+
+
+class SixStepsLab:
+    """The view: a step slider with back/forward buttons, new random weights, two grids and the
+    sizes of all seven grids."""
+
+    def __init__(self, step=0, seed=None):
+        import ipywidgets as widgets
+        from matplotlib.colors import TwoSlopeNorm
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+
+        self.seed = seed
+        self.draws = 0
+        self.colours = OKABE_ITO
+        self.step = slider("int", width="18em", value=step, min=0, max=N_STEPS, step=1, description="step")
+        self.step.add_class("course-slider-step")
+        self.back = widgets.Button(description="back", icon="arrow-left", layout=widgets.Layout(width="auto"))
+        self.back.add_class("course-button-back")
+        self.forward = widgets.Button(description="forward", icon="arrow-right",
+                                      layout=widgets.Layout(width="auto"))
+        self.forward.add_class("course-button-forward")
+        self.new = widgets.Button(description="new random weights", icon="refresh",
+                                  layout=widgets.Layout(width="auto"))
+        self.new.add_class("course-button-new-weights")
+        self.original = widgets.Button(description="seed 001's weights", layout=widgets.Layout(width="auto"))
+        self.original.add_class("course-button-original")
+        self.verdict = verdict_widget()
+
+        fig = new_figure(6.4, 3.3)
+        grid = fig.add_gridspec(1, 3, width_ratios=[1, 1, 1.15], wspace=0.45)
+        self.ax_before, self.ax_after, self.ax_sizes = (fig.add_subplot(grid[0, i]) for i in range(3))
+        colour = TwoSlopeNorm(vmin=-3.0, vcenter=0.0, vmax=3.0)
+        self.images, self.cells, self.titles, self.below = [], [], [], []
+        for ax in (self.ax_before, self.ax_after):
+            self.images.append(ax.imshow(np.zeros((4, 4)), cmap="PuOr_r", norm=colour, aspect="auto"))
+            self.cells.append([[ax.text(j, i, "", ha="center", va="center", fontsize=9) for j in range(4)]
+                               for i in range(4)])
+            ax.set_xticks(range(4), [str(j + 1) for j in range(4)])
+            ax.set_yticks(range(4), [f"token {i + 1}" for i in range(4)])
+            ax.tick_params(labelsize=9, length=0)
+            self.titles.append(ax.set_title("", fontsize=9))
+            self.below.append(ax.set_xlabel("", fontsize=9))
+        self.ax_after.set_yticks(range(4), [""] * 4)
+        self.bars = self.ax_sizes.bar(range(N_STEPS + 1), np.ones(N_STEPS + 1), color=OKABE_ITO["sky"],
+                                      edgecolor="black", linewidth=0.6)
+        self.bar_labels = [self.ax_sizes.text(i, 0, "", ha="center", va="bottom", fontsize=8)
+                           for i in range(N_STEPS + 1)]
+        self.ax_sizes.set_xticks(range(N_STEPS + 1), ["in", "1", "2", "3", "4", "5", "6"])
+        self.ax_sizes.set_xlabel("step", fontsize=9)
+        self.ax_sizes.set_ylabel("size (RMS)", fontsize=9)
+        self.ax_sizes.set_title("size of every grid", fontsize=9)
+        self.ax_sizes.tick_params(labelsize=9)
+        self.suptitle = fig.suptitle("", fontsize=10)
+        fig.subplots_adjust(left=0.13, right=0.98, top=0.8, bottom=0.2)
+        self.view = FigureView(fig, description="Two grids of 4 tokens by 4 numbers, before and after "
+                                                "one step of the block, and the size of every grid")
+        self.root = lab_root("six-steps", [controls(self.step, self.back, self.forward),
+                                           controls(self.new, self.original), self.view.widget, self.verdict])
+        self.step.observe(lambda _c: self.update(), names="value")
+        self.back.on_click(lambda _b: self._move(-1))
+        self.forward.on_click(lambda _b: self._move(+1))
+        self.new.on_click(self._new_weights)
+        self.original.on_click(self._original_weights)
+        self.update()
+
+    def _move(self, by: int) -> None:
+        self.step.value = int(np.clip(self.step.value + by, 0, N_STEPS))      # triggers update
+
+    def _new_weights(self, _button=None) -> None:
+        self.draws += 1
+        self.seed = 100 + self.draws
+        self.update()
+
+    def _original_weights(self, _button=None) -> None:
+        self.seed = None
+        self.update()
+
+    def update(self) -> dict:
+        m = six_steps_model(self.step.value, self.seed)
+        k = m["step"]
+        shown = [(k - 1 if k > 0 else None), k]
+        for ax, image, cells, title, below, index in zip((self.ax_before, self.ax_after), self.images,
+                                                         self.cells, self.titles, self.below, shown):
+            if index is None:
+                image.set_data(np.zeros((4, 4)))
+                image.set_alpha(0.15)
+                for row in cells:
+                    for cell in row:
+                        cell.set_text("")
+                title.set_text("(nothing before the input)")
+                below.set_text("")
+                continue
+            grid = m["grids"][index]
+            image.set_alpha(1.0)
+            image.set_data(grid)
+            for i, row in enumerate(cells):
+                for j, cell in enumerate(row):
+                    cell.set_text(f"{grid[i, j] + 0.0:.2f}")
+                    cell.set_color("white" if abs(grid[i, j]) > 1.9 else "black")
+            title.set_text("the input\n" if index == 0 else f"after step {index}:\n{m['names'][index]}")
+            below.set_text(f"size {m['sizes'][index]:.2f}")
+        top = float(np.max(m["sizes"]))
+        for i, (bar, label, size) in enumerate(zip(self.bars, self.bar_labels, m["sizes"])):
+            bar.set_height(size)
+            bar.set_facecolor(self.colours["orange"] if i == k else self.colours["sky"])
+            label.set_text(f"{size:.2f}")
+            label.set_y(size + 0.02 * top)
+        self.ax_sizes.set_ylim(0, top * 1.25)
+        who = "seed 001's setup" if self.seed is None else f"random weights, draw {self.draws}"
+        self.suptitle.set_text(f"Step {k} of {N_STEPS}: {STEP_EXPLAINED[m['name']]} ({who})")
+        self.back.disabled, self.forward.disabled = k == 0, k == N_STEPS
+        self.view.redraw()
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def six_steps_lab(**initial):
+    """The six-steps lab's root widget (class ``course-lab-six-steps``)."""
+    return SixStepsLab(**initial).root

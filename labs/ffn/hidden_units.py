@@ -1,0 +1,255 @@
+"""The hidden-units lab (notebook 02): one token through the feed-forward network of the worked
+example, each hidden unit before and after the activation, and the same token run alone
+(position-wise: the output does not depend on the other tokens).
+
+Model: ``hidden_units_model`` (``lib.ffn``, or with ReLU the learner's ``ffn_sublayer``). View:
+``HiddenUnitsLab``. Root widget: ``hidden_units_lab()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from exercises.core.own import Use
+from exercises.core.text import number, vector, word_list
+from exercises.ui.style import plain, table
+from lib.ffn import activation_function, ffn, hidden_units, worked_example
+
+from ..kit.layout import SLIDER_STYLE, controls, lab_root, numbers_widget, slider, verdict_widget
+
+ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "silu": "SiLU", "none": "no activation"}
+
+EXAMPLE = worked_example()
+TOKENS = EXAMPLE.tokens
+X_MIN, X_MAX = -3.0, 3.0
+
+
+def _token_name(x) -> str | None:
+    for name, row in zip(TOKENS, EXAMPLE.X):
+        if np.allclose(row, x, atol=1e-9):
+            return name
+    return None
+
+
+def _course_relu_ffn(x, W1, b1, W2, b2):
+    return ffn(x, W1, b1, W2, b2, activation="relu")
+
+
+def _sublayer_without_residual(ffn_sublayer):
+    """The learner's ``ffn_sublayer`` (a ReLU FFN plus its input) minus the input: the FFN alone."""
+    return lambda x, W1, b1, W2, b2: ffn_sublayer(x, W1, b1, W2, b2) - x
+
+
+# The exercise whose function the hidden-units lab can run with ReLU (see labs/kit/own_function.py).
+FFN_USE = Use("ffn-sublayer", _course_relu_ffn, "lib.ffn.ffn", adapt=_sublayer_without_residual)
+
+
+def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu",
+                       alone: bool = False, relu_ffn=None) -> dict:
+    """One token [x1, x2] through the worked example's FFN.
+
+    Returns the hidden units before (``pre``) and after (``post``) the activation, which are on
+    (pre > 0), the output, and the same token's output inside the batch (cat, dog, car, plus the
+    token if it is not one of them) compared with its output when run alone.
+    ``relu_ffn(x, W1, b1, W2, b2)``, if given, computes the ReLU FFN's outputs (the learner's
+    ``ffn_sublayer`` without its residual); it is used only when ``activation`` is "relu".
+    """
+    e = EXAMPLE
+    x = np.array([float(x1), float(x2)])
+    if not np.all(np.isfinite(x)):
+        x = np.nan_to_num(x, nan=0.0, posinf=X_MAX, neginf=X_MIN)
+    name = _token_name(x)
+    act = activation_function(activation)
+    pre = hidden_units(x, e.W1, e.b1)
+    post = act(pre)
+    on = pre > 0
+    if name is None:
+        batch, row = np.vstack([e.X, x]), len(TOKENS)
+    else:
+        batch, row = e.X, TOKENS.index(name)
+    if relu_ffn is not None and activation == "relu":
+        in_batch = relu_ffn(batch, e.W1, e.b1, e.W2, e.b2)[row]
+        by_itself = out = relu_ffn(x[None, :], e.W1, e.b1, e.W2, e.b2)[0]
+    else:
+        in_batch = ffn(batch, e.W1, e.b1, e.W2, e.b2, activation=activation)[row]
+        by_itself = ffn(x[None, :], e.W1, e.b1, e.W2, e.b2, activation=activation)[0]
+        out = post @ e.W2 + e.b2
+    difference = float(np.max(np.abs(in_batch - by_itself)))
+    label = name if name else "your token"
+    act_name = ACTIVATION_NAMES.get(activation, str(activation))
+    units_on = [f"{i + 1}" for i in np.flatnonzero(on)]
+    if units_on:
+        which = f"unit{'s' if len(units_on) > 1 else ''} {word_list(units_on)}"
+        verb = "are" if on.sum() > 1 else "is"
+        on_text = f"{int(on.sum())} of {on.size} units {verb} on ({which})"
+    else:
+        on_text = f"none of the {on.size} units is on"
+    verdict = (f"{label} {vector(x)}: before {act_name} the hidden units are {vector(pre)}, after it "
+               f"{vector(post)}; {on_text}; the output is {vector(out)}.")
+    leak = (~on) & (np.abs(post) > 0.005)
+    if activation != "relu" and leak.any():
+        j = int(np.flatnonzero(leak)[np.argmax(np.abs(post[leak]))])
+        verdict += (f" Unlike ReLU, {act_name} lets a little of an off unit through "
+                    f"(unit {j + 1} gives {number(post[j])}).")
+    if alone:
+        size = len(batch)
+        same = "exactly the same" if difference == 0 else f"the same to {difference:.1e}"
+        verdict += (f" Run alone, {label}'s output is {same} as in the batch of {size}: "
+                    "the FFN never looks at the other tokens.")
+    return {"x": x, "name": name, "label": label, "activation": activation, "pre": pre, "post": post,
+            "on": on, "out": out, "in_batch": in_batch, "alone_out": by_itself, "alone": bool(alone),
+            "difference": difference, "batch_size": len(batch), "verdict": verdict}
+
+
+class HiddenUnitsLab:
+    """Token picker, two number sliders, activation buttons, "run alone" box; bars redrawn in place."""
+
+    def __init__(self, token: str = "cat", activation: str = "relu", alone: bool = False):
+        import ipywidgets as widgets
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.own_function import OwnFunctionSwitch
+
+        self.colours = OKABE_ITO
+        start = EXAMPLE.X[TOKENS.index(token)] if token in TOKENS else np.array([0.5, -0.5])
+        self._syncing = False
+        self.x1 = slider("float", width="20em", value=float(start[0]), min=X_MIN, max=X_MAX, step=0.1,
+                         description="first number", readout_format=".1f")
+        self.x2 = slider("float", width="20em", value=float(start[1]), min=X_MIN, max=X_MAX, step=0.1,
+                         description="second number", readout_format=".1f")
+        self.x1.add_class("course-slider-first-number")
+        self.x2.add_class("course-slider-second-number")
+        options = [(f"{name} {vector(row)}", name) for name, row in zip(TOKENS, EXAMPLE.X)]
+        options.append(("your own numbers", "own"))
+        self.token = widgets.Dropdown(options=options, value=token if token in TOKENS else "own",
+                                      description="token", style=SLIDER_STYLE,
+                                      layout=widgets.Layout(width="14em"))
+        self.activation = widgets.ToggleButtons(
+            options=[("ReLU", "relu"), ("GELU", "gelu"), ("SiLU", "silu")], value=activation,
+            description="activation", style={**SLIDER_STYLE, "button_width": "5em"})
+        self.alone = widgets.Checkbox(value=alone, description="run this token alone", indent=False,
+                                      layout=widgets.Layout(width="auto"))
+        self.numbers = numbers_widget()
+        self.verdict = verdict_widget()
+
+        fig = new_figure(6.4, 3.4)
+        grid = fig.add_gridspec(1, 2, width_ratios=[3.0, 1.3])
+        ax, ax_out = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+        units = np.arange(4)
+        self.before = ax.bar(units - 0.2, np.zeros(4), width=0.38, color=OKABE_ITO["sky"],
+                             edgecolor="black", linewidth=0.6, label="before the activation")
+        self.after = ax.bar(units + 0.2, np.zeros(4), width=0.38, color=OKABE_ITO["blue"],
+                            edgecolor="black", linewidth=0.6, label="after (orange: unit on)")
+        self.before_text = [ax.text(u - 0.2, 0, "", ha="center", fontsize=9) for u in units]
+        self.after_text = [ax.text(u + 0.2, 0, "", ha="center", fontsize=9) for u in units]
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_xticks(units, [f"unit {u + 1}" for u in units])
+        ax.set_xlabel("hidden unit (x @ W1 + b1, then the activation)")
+        ax.set_ylabel("value")
+        self.title = ax.set_title("cat [2, 0]: 2 of 4 units on (ReLU)", fontsize=10)
+        ax.legend(loc="upper center", fontsize=8, frameon=False, ncol=2)
+        self.out_bars = ax_out.bar([0, 1], np.zeros(2), width=0.6, color=OKABE_ITO["green"],
+                                   edgecolor="black", linewidth=0.6, label="in the batch")
+        self.out_text = [ax_out.text(i, 0, "", ha="center", fontsize=9) for i in range(2)]
+        (self.alone_marks,) = ax_out.plot([0, 1], [0, 0], linestyle="none", marker="D", markersize=7,
+                                          color=OKABE_ITO["vermillion"], markeredgecolor="black",
+                                          label="run alone")
+        ax_out.axhline(0, color="black", linewidth=0.8)
+        ax_out.set_xticks([0, 1], ["out 1", "out 2"])
+        ax_out.set_xlim(-0.6, 1.6)
+        ax_out.set_xlabel("output (@ W2 + b2)")
+        ax_out.set_title("output", fontsize=10)
+        self.out_legend = ax_out.legend(loc="upper center", fontsize=8, frameon=False)
+        fig.tight_layout()
+        self.ax, self.ax_out = ax, ax_out
+        self.view = FigureView(fig, description="Bar chart of four hidden units before and after "
+                                                "the activation, and the two output numbers")
+
+        choices = controls(self.token, self.activation)
+        sliders = controls(self.x1, self.x2, self.alone)
+        self.own = OwnFunctionSwitch([FFN_USE], self.update)
+        self.root = lab_root("hidden-units", [choices, sliders, self.own.widget, self.view.widget,
+                                              self.numbers, self.verdict])
+        self.token.observe(self._on_token, names="value")
+        for number_slider in (self.x1, self.x2):
+            number_slider.observe(self._on_number, names="value")
+        self.activation.observe(self._on_other, names="value")
+        self.alone.observe(self._on_other, names="value")
+        self.update()
+
+    def _on_token(self, change) -> None:
+        if self._syncing:
+            return
+        if change["new"] in TOKENS:
+            row = EXAMPLE.X[TOKENS.index(change["new"])]
+            self._syncing = True
+            try:
+                self.x1.value, self.x2.value = float(row[0]), float(row[1])
+            finally:
+                self._syncing = False
+        self.update()
+
+    def _on_number(self, change) -> None:
+        if self._syncing:
+            return
+        name = _token_name(np.array([self.x1.value, self.x2.value]))
+        self._syncing = True
+        try:
+            self.token.value = name if name else "own"
+        finally:
+            self._syncing = False
+        self.update()
+
+    def _on_other(self, change) -> None:
+        self.update()
+
+    def update(self) -> dict:
+        x1, x2, activation, alone = self.x1.value, self.x2.value, self.activation.value, self.alone.value
+        m = self.own.run(lambda relu_ffn: hidden_units_model(x1, x2, activation, alone, relu_ffn=relu_ffn),
+                          FFN_USE.exercise if activation == "relu" else None)
+        c = self.colours
+        values = np.concatenate([m["pre"], m["post"]])
+        low, high = min(-1.0, values.min()), max(1.0, values.max())
+        pad = 0.18 * (high - low)
+        for i in range(4):
+            self.before[i].set_height(m["pre"][i])
+            self.after[i].set_height(m["post"][i])
+            self.after[i].set_facecolor(c["orange"] if m["on"][i] else c["blue"])
+            for text, v in ((self.before_text[i], m["pre"][i]), (self.after_text[i], m["post"][i])):
+                text.set_text(number(v))
+                text.set_y(v + (0.03 * (high - low) if v >= 0 else -0.03 * (high - low)))
+                text.set_va("bottom" if v >= 0 else "top")
+        self.ax.set_ylim(low - pad, high + 0.42 * (high - low))
+        act = ACTIVATION_NAMES[m["activation"]]
+        self.title.set_text(f"{m['label']} {vector(m['x'], 1)}: {int(m['on'].sum())} of 4 units on ({act})")
+        out_values = np.concatenate([m["in_batch"], m["alone_out"]])
+        o_low, o_high = min(-1.0, out_values.min()), max(1.0, out_values.max())
+        o_pad = 0.18 * (o_high - o_low)
+        for i in range(2):
+            v = m["in_batch"][i]
+            self.out_bars[i].set_height(v)
+            self.out_text[i].set_text(number(v))
+            self.out_text[i].set_y(v + (0.03 if v >= 0 else -0.03) * (o_high - o_low))
+            self.out_text[i].set_va("bottom" if v >= 0 else "top")
+        self.ax_out.set_ylim(o_low - o_pad, o_high + 0.55 * (o_high - o_low))
+        self.alone_marks.set_data([0, 1], m["alone_out"])
+        self.alone_marks.set_visible(m["alone"])
+        self.out_legend.set_visible(m["alone"])
+        self.view.redraw()
+        rows = [("token", f"{m['label']} {vector(m['x'])}"),
+                (f"before {act}", vector(m["pre"])),
+                (f"after {act}", vector(m["post"])),
+                ("units on", f"{int(m['on'].sum())} of 4"),
+                ("output in the batch", vector(m["in_batch"]))]
+        if m["alone"]:
+            rows.append(("output run alone", vector(m["alone_out"])))
+            rows.append(("largest difference", f"{m['difference']:g}"))
+        self.numbers.value = table(rows)
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def hidden_units_lab(token: str = "cat", activation: str = "relu", alone: bool = False):
+    """The hidden-units lab's root widget (class ``course-lab``)."""
+    return HiddenUnitsLab(token, activation, alone).root

@@ -1,0 +1,157 @@
+"""The where-the-parameters-are lab (notebook 02): one block's parameters by part (attention,
+feed-forward network, norms) for any width, with a plain or a gated FFN, and the gated width that
+keeps the plain count.
+
+Model: ``parameters_model`` (``lib.params``). View: ``ParametersLab``. Root widget:
+``parameters_lab()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from exercises.core.text import count
+from exercises.ui.style import plain, table
+from lib.params import ModelConfig, block_parameters, equal_count_gated_width
+
+from ..kit.layout import SLIDER_STYLE, controls, lab_root, log_scale, numbers_widget, slider, verdict_widget
+
+D_MIN, D_MAX, D_STEP = 64, 4096, 64
+MULTIPLE_MIN, MULTIPLE_MAX, MULTIPLE_STEP = 1.0, 8.0, 0.5
+ROUNDINGS = (1, 8, 32, 64, 128, 256)
+
+
+def parameters_model(d_model: int = 768, multiple: float = 4.0, gated: bool = False,
+                     round_to: int = 32) -> dict:
+    """One block's parameters by part (lib.params), plain or gated.
+
+    d_ff = multiple · d_model is the plain FFN's width. Gated, the width is the one that keeps the
+    plain count: two thirds of d_ff rounded up to a multiple of ``round_to``.
+    """
+    d = int(np.clip(int(d_model), 1, 1 << 16))
+    d_ff = max(1, int(round(float(multiple) * d)))
+    round_to = max(1, int(round_to))
+    gated_width = equal_count_gated_width(d_ff, round_to)
+    width = gated_width if gated else d_ff
+    block = block_parameters(ModelConfig(d_model=d, layers=1, d_ff=width, vocab=1, gated=bool(gated)))
+    plain_ffn = block_parameters(ModelConfig(d_model=d, layers=1, d_ff=d_ff, vocab=1)).ffn
+    total = block.total
+    shares = {"attention": block.attention / total, "ffn": block.ffn / total, "norms": block.norms / total}
+    if gated:
+        change = block.ffn / plain_ffn - 1
+        same = "exactly the same as" if block.ffn == plain_ffn else f"{change:+.1%} against"
+        verdict = (f"Gated, three matrices of width {count(width)} (two thirds of {count(d_ff)}, rounded "
+                   f"up to a multiple of {round_to}) hold {count(block.ffn)} numbers, {same} the plain "
+                   f"FFN's {count(plain_ffn)}. The FFN is {shares['ffn']:.1%} of the block, attention "
+                   f"{shares['attention']:.1%}, norms {count(block.norms)}.")
+    else:
+        verdict = (f"At d = {count(d)} with d_ff = {count(d_ff)} the FFN holds {count(block.ffn)} of "
+                   f"the block's {count(total)} parameters ({shares['ffn']:.1%}); attention "
+                   f"{count(block.attention)} ({shares['attention']:.1%}); the norms only "
+                   f"{count(block.norms)}. A gated FFN would keep the count with width "
+                   f"{count(gated_width)}.")
+    return {"d_model": d, "d_ff": d_ff, "gated": bool(gated), "round_to": round_to, "width": width,
+            "gated_width": gated_width, "attention": block.attention, "ffn": block.ffn,
+            "norms": block.norms, "total": total, "plain_ffn": plain_ffn, "shares": shares,
+            "verdict": verdict}
+
+
+class ParametersLab:
+    """d_model and d_ff sliders, plain/gated switch, rounding and log scale; three bars."""
+
+    def __init__(self, d_model: int = 768, multiple: float = 4.0, gated: bool = False,
+                 round_to: int = 32, log_scale: bool = False):
+        import ipywidgets as widgets
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+
+        self.d_model = slider("int", value=d_model, min=D_MIN, max=D_MAX, step=D_STEP,
+                              description="width d_model")
+        self.d_model.add_class("course-slider-d-model")
+        self.multiple = slider("float", value=multiple, min=MULTIPLE_MIN, max=MULTIPLE_MAX,
+                               step=MULTIPLE_STEP, description="d_ff = ? × d_model",
+                               readout_format=".1f")
+        self.multiple.add_class("course-slider-multiple")
+        self.kind = widgets.ToggleButtons(options=[("plain (2 matrices)", False), ("gated (3 matrices)", True)],
+                                          value=gated, description="FFN",
+                                          style={**SLIDER_STYLE, "button_width": "10em"})
+        self.round_to = widgets.Dropdown(options=[(str(n), n) for n in ROUNDINGS], value=round_to,
+                                         description="gated width: round up to a multiple of",
+                                         style=SLIDER_STYLE, layout=widgets.Layout(width="auto"))
+        self.log_scale = widgets.Checkbox(value=log_scale, description="log scale", indent=False,
+                                          layout=widgets.Layout(width="auto"))
+        self.numbers = numbers_widget()
+        self.verdict = verdict_widget()
+
+        fig = new_figure(6.4, 3.2)
+        ax = fig.add_subplot()
+        self.bars = ax.bar(range(3), [1, 1, 1], width=0.6, edgecolor="black", linewidth=0.6,
+                           color=[OKABE_ITO["sky"], OKABE_ITO["orange"], OKABE_ITO["green"]])
+        self.labels = [ax.text(i, 1, "", ha="center", va="bottom", fontsize=9) for i in range(3)]
+        (self.plain_mark,) = ax.plot([0.62, 1.38], [1, 1], color="black", linestyle="--", linewidth=1.2,
+                                     label="plain FFN at d_ff")
+        ax.set_xticks(range(3), ["attention\n4·d²", "FFN\n2·d·d_ff", "norms\n2·d"])
+        ax.set_xlim(-0.6, 2.6)
+        ax.set_ylabel("parameters")
+        ax.set_xlabel("part of one block")
+        self.title = ax.set_title("One block at d = 768: 7,079,424 parameters", fontsize=10)
+        self.legend = ax.legend(loc="upper right", fontsize=8, frameon=False)
+        fig.tight_layout()
+        self.ax = ax
+        self.view = FigureView(fig, description="Bar chart of one block's parameters: attention, "
+                                                "feed-forward network and norms")
+        self.root = lab_root("parameters", [controls(self.d_model, self.multiple),
+                                            controls(self.kind, self.log_scale), controls(self.round_to),
+                                            self.view.widget, self.numbers, self.verdict])
+        for control in (self.d_model, self.multiple, self.kind, self.round_to, self.log_scale):
+            control.observe(self._on_change, names="value")
+        self.update()
+
+    def _on_change(self, change) -> None:
+        self.update()
+
+    def update(self) -> dict:
+        m = parameters_model(self.d_model.value, self.multiple.value, self.kind.value, self.round_to.value)
+        d, width = m["d_model"], m["width"]
+        values = [m["attention"], m["ffn"], m["norms"]]
+        for i, (bar, v) in enumerate(zip(self.bars, values)):
+            bar.set_height(v)
+            share = v / m["total"]
+            self.labels[i].set_text(f"{count(v)}\n{share:.1%}" if share >= 0.001 else f"{count(v)}\n<0.1%")
+        formulas = ["attention\n4·d²", "gated FFN\n3·d·d_ff" if m["gated"] else "FFN\n2·d·d_ff", "norms\n2·d"]
+        self.ax.set_xticks(range(3), formulas)
+        self.plain_mark.set_ydata([m["plain_ffn"], m["plain_ffn"]])
+        self.plain_mark.set_visible(m["gated"])
+        self.legend.set_visible(m["gated"])
+        self.legend.get_texts()[0].set_text(f"plain FFN at d_ff = {count(m['d_ff'])}")
+        top = max(values + [m["plain_ffn"]])
+        if self.log_scale.value:
+            log_scale(self.ax.yaxis)
+            self.ax.set_ylim(10, top * 60)
+            for label, v in zip(self.labels, values):
+                label.set_y(v * 1.15)
+        else:
+            self.ax.set_yscale("linear")
+            self.ax.set_ylim(0, top * 1.35)
+            for label, v in zip(self.labels, values):
+                label.set_y(v + top * 0.02)
+        self.title.set_text(f"One block at d = {count(d)}: {count(m['total'])} parameters"
+                            f" ({'gated' if m['gated'] else 'plain'}, d_ff = {count(width)})")
+        self.view.redraw()
+        self.numbers.value = table([
+            ("attention 4·d²", count(m["attention"])),
+            (f"FFN {'3' if m['gated'] else '2'}·d·{count(width)}", count(m["ffn"])),
+            ("norms 2·d", count(m["norms"])),
+            ("block", count(m["total"])),
+            ("FFN's share", f"{m['shares']['ffn']:.1%}"),
+            (f"gated width keeping the count (multiple of {m['round_to']})", count(m["gated_width"])),
+        ])
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def parameters_lab(d_model: int = 768, multiple: float = 4.0, gated: bool = False, round_to: int = 32,
+                   log_scale: bool = False):
+    """The where-the-parameters-are lab's root widget (class ``course-lab``)."""
+    return ParametersLab(d_model, multiple, gated, round_to, log_scale).root

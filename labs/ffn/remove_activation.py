@@ -1,0 +1,177 @@
+"""The remove-the-activation lab (notebook 02): without its activation a feed-forward network of
+any width is exactly one matrix W1 @ W2 plus a bias; with ReLU it bends wherever a hidden unit
+switches on or off.
+
+Model: ``collapse_model`` (``lib.ffn.ffn`` and ``lib.ffn.collapse``). View:
+``RemoveActivationLab``. Root widget: ``remove_activation_lab()``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from exercises.core.text import count, number, vector
+from exercises.ui.style import plain, table
+from lib.ffn import collapse, ffn, worked_example
+
+from ..kit.layout import SLIDER_STYLE, controls, lab_root, numbers_widget, slider, verdict_widget
+from .hidden_units import ACTIVATION_NAMES, EXAMPLE, TOKENS
+
+WIDTH_MIN, WIDTH_MAX, WIDTH_STEP = 4, 64, 4
+
+PATH = np.linspace(-2.0, 4.0, 241)          # t: cat at 0, dog at 1, car at 2 on x = (2 - t, t)
+
+
+@lru_cache(maxsize=1)
+def _wide_weights():
+    """The worked example's four hidden units, then 60 more drawn once (seed 2)."""
+    e = worked_example()
+    rng = np.random.default_rng(2)
+    extra = WIDTH_MAX - 4
+    W1 = np.hstack([e.W1, rng.normal(0.0, 1.0, (2, extra))])
+    b1 = np.concatenate([e.b1, rng.normal(0.0, 1.5, extra)])
+    W2 = np.vstack([e.W2, rng.normal(0.0, 0.4, (extra, 2))])
+    return W1, b1, W2, e.b2.copy()
+
+
+def ffn_weights(width: int):
+    """W1, b1, W2, b2 of the lab's FFN of the given hidden width (4 = the worked example)."""
+    width = int(np.clip(int(width), 1, WIDTH_MAX))
+    W1, b1, W2, b2 = _wide_weights()
+    return W1[:, :width].copy(), b1[:width].copy(), W2[:width].copy(), b2.copy()
+
+
+def _path_inputs(t):
+    t = np.asarray(t, dtype=float)
+    return np.stack([2.0 - t, t], axis=-1)
+
+
+def collapse_model(width: int = 4, activation: str = "relu") -> dict:
+    """The FFN of the given width with or without its activation, against one matrix W1 @ W2.
+
+    Returns the outputs along the line through cat, dog and car (``path``), the collapsed
+    matrix and bias, the largest difference between the FFN and ``x @ W + b`` on the three tokens
+    and along the line, the bends (where a hidden unit crosses zero) and the parameter counts.
+    """
+    width = int(np.clip(int(width), 1, WIDTH_MAX))
+    activation = "none" if activation in (None, "none") else activation
+    W1, b1, W2, b2 = ffn_weights(width)
+    W, b = collapse(W1, b1, W2, b2)
+    inputs = _path_inputs(PATH)
+    along = ffn(inputs, W1, b1, W2, b2, activation=activation)
+    straight = inputs @ W + b
+    tokens_out = ffn(EXAMPLE.X, W1, b1, W2, b2, activation=activation)
+    tokens_one = EXAMPLE.X @ W + b
+    difference = float(max(np.max(np.abs(tokens_out - tokens_one)), np.max(np.abs(along - straight))))
+    # Hidden unit j along the line: (2 - t) W1[0, j] + t W1[1, j] + b1[j] = a_j + s_j t.
+    a, s = 2.0 * W1[0] + b1, W1[1] - W1[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crossing = np.where(np.abs(s) > 1e-12, -a / s, np.nan)
+    inside = np.isfinite(crossing) & (crossing > PATH[0]) & (crossing < PATH[-1])
+    bends = np.unique(np.round(crossing[inside], 9)) if activation != "none" else np.array([])
+    parameters = 2 * 2 * width + width + 2
+    collapsed_parameters = W.size + b.size
+    matches = difference < 1e-12
+    if activation == "none":
+        verdict = (f"Without an activation the width-{width} FFN ({count(parameters)} parameters) is "
+                   f"exactly one 2 × 2 matrix W1 @ W2 plus a bias ({collapsed_parameters} parameters): "
+                   f"the two differ by at most {difference:.1e}"
+                   f"{' (below 1e-12)' if matches else ''}. Along the line the output is straight, "
+                   "however wide the layer is.")
+    else:
+        act = ACTIVATION_NAMES.get(activation, str(activation))
+        n = len(bends)
+        verdict = (f"With {act} the width-{width} FFN ({count(parameters)} parameters) bends at {n} "
+                   f"point{'s' if n != 1 else ''} along the line, so it is not one matrix: it differs "
+                   f"from x @ (W1 @ W2) + b by up to {number(difference)}.")
+    return {"width": width, "activation": activation, "t": PATH, "along": along, "straight": straight,
+            "tokens_out": tokens_out, "tokens_one": tokens_one, "W": W, "b": b,
+            "difference": difference, "matches": matches, "bends": bends, "parameters": parameters,
+            "collapsed_parameters": collapsed_parameters, "verdict": verdict}
+
+
+class RemoveActivationLab:
+    """Width slider and activation switch; two output curves and their one-matrix versions."""
+
+    def __init__(self, width: int = 4, activation: str = "relu"):
+        import ipywidgets as widgets
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+
+        self.width = slider("int", value=width, min=WIDTH_MIN, max=WIDTH_MAX, step=WIDTH_STEP,
+                            description="hidden width d_ff")
+        self.width.add_class("course-slider-width")
+        self.activation = widgets.ToggleButtons(
+            options=[("with ReLU", "relu"), ("activation removed", "none")], value=activation,
+            description="activation", style={**SLIDER_STYLE, "button_width": "9em"})
+        self.numbers = numbers_widget()
+        self.verdict = verdict_widget()
+
+        fig = new_figure(6.4, 3.4)
+        ax = fig.add_subplot()
+        colours = (OKABE_ITO["blue"], OKABE_ITO["orange"])
+        self.curves, self.lines = [], []
+        for k, colour in enumerate(colours):
+            (curve,) = ax.plot(PATH, np.zeros_like(PATH), color=colour, linewidth=2.2,
+                               label=f"FFN output {k + 1}")
+            (line,) = ax.plot(PATH, np.zeros_like(PATH), color=colour, linestyle="--", linewidth=1.2)
+            self.curves.append(curve)
+            self.lines.append(line)
+        ax.plot([], [], color="black", linestyle="--", linewidth=1.2, label="dashed: x @ (W1 @ W2) + b")
+        self.bend_marks = ax.vlines([], 0, 1, colors=OKABE_ITO["vermillion"], linewidth=1.6,
+                                    label="a unit switches")
+        for t, name in enumerate(TOKENS):
+            ax.axvline(t, color="grey", linewidth=0.6)
+        self.token_labels = [ax.text(t, 0, name, ha="center", va="bottom", fontsize=9)
+                             for t, name in enumerate(TOKENS)]
+        ax.set_xlim(PATH[0], PATH[-1])
+        ax.set_xlabel("input along the line x = (2 − t, t): cat at t = 0, dog at 1, car at 2")
+        ax.set_ylabel("output number")
+        self.title = ax.set_title("FFN of width 4, with ReLU: 22 parameters", fontsize=10)
+        ax.legend(loc="upper left", fontsize=8, frameon=False, ncol=2)
+        fig.tight_layout()
+        self.ax = ax
+        self.view = FigureView(fig, description="Line plot of the FFN's two outputs along a line of "
+                                                "inputs, with the single-matrix version dashed")
+        self.root = lab_root("remove-activation", [controls(self.width, self.activation), self.view.widget,
+                                                   self.numbers, self.verdict])
+        self.width.observe(self._on_change, names="value")
+        self.activation.observe(self._on_change, names="value")
+        self.update()
+
+    def _on_change(self, change) -> None:
+        self.update()
+
+    def update(self) -> dict:
+        m = collapse_model(self.width.value, self.activation.value)
+        for k in range(2):
+            self.curves[k].set_ydata(m["along"][:, k])
+            self.lines[k].set_ydata(m["straight"][:, k])
+        values = np.concatenate([m["along"].ravel(), m["straight"].ravel()])
+        low, high = float(values.min()), float(values.max())
+        pad = 0.12 * max(high - low, 1.0)
+        low, high = low - pad, high + 2.2 * pad
+        self.ax.set_ylim(low, high)
+        self.bend_marks.set_segments([[(t, low), (t, low + 0.06 * (high - low))] for t in m["bends"]])
+        for text in self.token_labels:
+            text.set_y(low + 0.08 * (high - low))
+        state = "with ReLU" if m["activation"] != "none" else "activation removed"
+        self.title.set_text(f"FFN of width {m['width']}, {state}: {count(m['parameters'])} parameters")
+        self.view.redraw()
+        W, b = m["W"], m["b"]
+        self.numbers.value = table([
+            ("W1 @ W2 (one 2 × 2 matrix)", f"[{vector(W[0])}, {vector(W[1])}]"),
+            ("b1 @ W2 + b2", vector(b)),
+            ("largest |FFN − one matrix|", f"{m['difference']:.1e}"),
+            ("parameters: FFN / one matrix", f"{count(m['parameters'])} / {m['collapsed_parameters']}"),
+        ])
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def remove_activation_lab(width: int = 4, activation: str = "relu"):
+    """The remove-the-activation lab's root widget (class ``course-lab``)."""
+    return RemoveActivationLab(width, activation).root

@@ -1,0 +1,217 @@
+"""The router lab (notebook 02): 4,096 tokens routed top-2 over 8 experts; left to itself the
+router overloads some experts, and a balancing bias evens the load out. Beside it, what a
+mixture of experts stores against what one token uses.
+
+Model: ``router_model`` (``lib.moe.route`` and ``lib.moe.balance_load``; memory from
+``lib.params``). View: ``RouterLab``. Root widget: ``router_lab()``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from exercises.core.text import count, number, vector
+from exercises.ui.style import plain, table
+from lib.moe import balance_load, route
+from lib.params import ModelConfig, count_parameters, mebibytes
+
+from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
+
+N_EXPERTS, TOP_K, N_TOKENS = 8, 2, 4096
+FAIR_SHARE = N_TOKENS * TOP_K // N_EXPERTS
+EXAMPLE_SCORES = np.array([2.45, -3.07, 0.50, -0.68, -0.54, -0.26, -2.42, -0.28])
+ROUTER_SEED, ROUTER_WIDTH = 2027, 16
+STRENGTH_MAX, STEPS_MAX, TOKEN_MAX = 1.0, 20, 15
+
+
+@lru_cache(maxsize=1)
+def router_scores() -> np.ndarray:
+    """Scores of 4,096 random tokens for 8 experts, (4096, 8); token 0 is the example's.
+
+    Tokens share a common direction (as real tokens do) and the router is random, so some
+    experts score high for most tokens: left to itself the router is unfair.
+    """
+    rng = np.random.default_rng(ROUTER_SEED)
+    x = rng.normal(0.0, 1.0, (N_TOKENS, ROUTER_WIDTH)) + rng.normal(0.0, 0.6, ROUTER_WIDTH)
+    W_router = rng.normal(0.0, 1.5 / np.sqrt(ROUTER_WIDTH), (ROUTER_WIDTH, N_EXPERTS))
+    scores = x @ W_router
+    scores[0] = EXAMPLE_SCORES
+    scores.setflags(write=False)
+    return scores
+
+
+@lru_cache(maxsize=256)
+def _balanced(strength: float, steps: int):
+    return balance_load(router_scores(), TOP_K, strength, steps)
+
+
+def memory_figures() -> dict:
+    """Weights of the course's 12-block model at d = 768: dense vs 8 experts (top 2), in MiB."""
+    dense = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12)
+    mixture = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12, experts=N_EXPERTS,
+                          top_k=TOP_K)
+    d_count, m_count = count_parameters(dense), count_parameters(mixture)
+    return {"dense": d_count.total, "stored": m_count.total, "used": m_count.active,
+            "dense_mib": mebibytes(d_count.total, 2), "mixture_mib_2": mebibytes(m_count.total, 2),
+            "mixture_mib_1": mebibytes(m_count.total, 1)}
+
+
+def router_model(strength: float = 0.0, steps: int = 10, token: int = 0) -> dict:
+    """Route the 4,096 tokens top-2 over 8 experts after ``steps`` steps of bias balancing.
+
+    Returns tokens per expert (``counts``) against the fair share, the balancing bias, and one
+    token's scores, its two experts (numbered from 0 as in lib.moe; the course says expert 1 for
+    number 0) and their shares, with the verdict.
+    """
+    strength = float(np.clip(np.nan_to_num(float(strength)), 0.0, STRENGTH_MAX))
+    steps = int(np.clip(int(steps), 0, STEPS_MAX))
+    token = int(np.clip(int(token), 0, N_TOKENS - 1))
+    balancing = _balanced(round(strength, 6), steps)
+    counts = balancing.counts[-1]
+    first = balancing.counts[0]
+    scores = router_scores()[token]
+    chosen, shares = balancing.routing.experts[token], balancing.routing.shares[token]
+    unbiased = route(scores, TOP_K)
+    busiest, quietest = int(counts.max()), int(counts.min())
+    if strength == 0 or steps == 0:
+        verdict = (f"Left to itself, the router sends {count(busiest)} tokens to its busiest expert "
+                   f"({busiest / FAIR_SHARE:.2f} × the fair share of {count(FAIR_SHARE)}) and "
+                   f"{count(quietest)} to its quietest ({quietest / FAIR_SHARE:.2f} ×).")
+    else:
+        verdict = (f"After {steps} balancing step{'s' if steps != 1 else ''} at strength {strength:.2f} "
+                   f"the experts get {count(quietest)} to {count(busiest)} tokens "
+                   f"({quietest / FAIR_SHARE:.2f} × to {busiest / FAIR_SHARE:.2f} × the fair share of "
+                   f"{count(FAIR_SHARE)}); left to itself it was {count(int(first.min()))} to "
+                   f"{count(int(first.max()))}.")
+    who = "The example token" if token == 0 else f"Token {token}"
+    pair = "experts " + " and ".join(f"{int(e) + 1}" for e in chosen)
+    verdict += (f" {who} goes to {pair} with shares {number(shares[0], 3)} and {number(shares[1], 3)}.")
+    moved = set(int(e) for e in chosen) != set(int(e) for e in unbiased.experts)
+    if moved:
+        before = "experts " + " and ".join(f"{int(e) + 1}" for e in unbiased.experts)
+        verdict += f" Balancing moved it: its own scores chose {before}."
+    return {"strength": strength, "steps": steps, "token": token, "counts": counts, "first_counts": first,
+            "bias": balancing.bias, "fair": FAIR_SHARE, "scores": scores, "chosen": chosen,
+            "shares": shares, "moved": moved, "busiest": busiest, "quietest": quietest,
+            "memory": memory_figures(), "verdict": verdict}
+
+
+class RouterLab:
+    """Balancing strength, steps and token sliders; a token's scores and tokens per expert."""
+
+    def __init__(self, strength: float = 0.0, steps: int = 10, token: int = 0):
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+
+        self.colours = OKABE_ITO
+        self.strength = slider("float", value=strength, min=0.0, max=STRENGTH_MAX, step=0.05,
+                               description="balancing strength", readout_format=".2f")
+        self.strength.add_class("course-slider-strength")
+        self.steps = slider("int", value=steps, min=0, max=STEPS_MAX, description="balancing steps")
+        self.token = slider("int", value=token, min=0, max=TOKEN_MAX,
+                            description="token shown (0: the example)")
+        self.memory = numbers_widget()
+        self.numbers = numbers_widget()
+        self.verdict = verdict_widget()
+
+        fig = new_figure(6.4, 5.0)
+        ax_token, ax_load = fig.add_subplot(2, 1, 1), fig.add_subplot(2, 1, 2)
+        experts = np.arange(N_EXPERTS)
+        names = [f"{e + 1}" for e in experts]
+        self.score_bars = ax_token.bar(experts, np.zeros(N_EXPERTS), width=0.6, color=OKABE_ITO["sky"],
+                                       edgecolor="black", linewidth=0.6)
+        (self.biased_marks,) = ax_token.plot(experts, np.zeros(N_EXPERTS), linestyle="none", marker="_",
+                                             markersize=14, markeredgewidth=2.2, color="black",
+                                             label="score + bias (used to choose)")
+        self.share_text = [ax_token.text(e, 0, "", ha="center", fontsize=9) for e in experts]
+        ax_token.axhline(0, color="black", linewidth=0.8)
+        ax_token.set_xticks(experts, names)
+        ax_token.set_ylabel("router score")
+        ax_token.set_xlabel("expert (orange: the two kept, with their shares)")
+        self.token_title = ax_token.set_title("Router scores of the example token", fontsize=10)
+        self.token_legend = ax_token.legend(loc="lower left", fontsize=8, frameon=False)
+        self.load_bars = ax_load.bar(experts, np.zeros(N_EXPERTS), width=0.6, color=OKABE_ITO["blue"],
+                                     edgecolor="black", linewidth=0.6)
+        self.load_text = [ax_load.text(e, 0, "", ha="center", va="bottom", fontsize=8) for e in experts]
+        ax_load.axhline(FAIR_SHARE, color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1.4,
+                        label=f"fair share {N_TOKENS:,} × {TOP_K} / {N_EXPERTS} = {FAIR_SHARE:,}")
+        ax_load.set_xticks(experts, names)
+        ax_load.set_ylabel("tokens")
+        ax_load.set_xlabel("expert")
+        self.load_title = ax_load.set_title("4,096 random tokens routed", fontsize=10)
+        ax_load.legend(loc="upper right", fontsize=8, frameon=False)
+        fig.tight_layout()
+        self.ax_token, self.ax_load = ax_token, ax_load
+        self.view = FigureView(fig, description="Bar charts: one token's router scores for 8 experts, "
+                                                "and how many of 4,096 tokens each expert receives")
+        self.root = lab_root("router", [controls(self.strength, self.steps), controls(self.token),
+                                        self.view.widget, self.numbers, self.memory, self.verdict])
+        for control in (self.strength, self.steps, self.token):
+            control.observe(self._on_change, names="value")
+        self._show_memory()
+        self.update()
+
+    def _show_memory(self) -> None:
+        mem = memory_figures()
+        self.memory.value = table([
+            ("12 blocks at d = 768", "parameters / weights in memory"),
+            ("dense (one FFN per block)", f"{mem['dense'] / 1e6:.0f} M / {mem['dense_mib']:.0f} MiB at 2 bytes"),
+            (f"{N_EXPERTS} experts, top {TOP_K}: stored", f"{mem['stored'] / 1e6:.0f} M / "
+             f"{mem['mixture_mib_2']:.0f} MiB at 2 bytes, {mem['mixture_mib_1']:.0f} MiB at 1 byte"),
+            ("used for one token", f"{mem['used'] / 1e6:.0f} M"),
+        ])
+
+    def _on_change(self, change) -> None:
+        self.update()
+
+    def update(self) -> dict:
+        m = router_model(self.strength.value, self.steps.value, self.token.value)
+        c = self.colours
+        scores, bias = m["scores"], m["bias"]
+        kept = {int(e): share for e, share in zip(m["chosen"], m["shares"])}
+        biased = scores + bias
+        values = np.concatenate([scores, biased])
+        low, high = min(-1.0, values.min()), max(1.0, values.max())
+        pad = 0.2 * (high - low)
+        for e in range(N_EXPERTS):
+            self.score_bars[e].set_height(scores[e])
+            self.score_bars[e].set_facecolor(c["orange"] if e in kept else c["sky"])
+            text = self.share_text[e]
+            if e in kept:
+                text.set_text(number(kept[e], 3))
+                top = max(scores[e], biased[e], 0.0)
+                text.set_y(top + 0.04 * (high - low))
+                text.set_va("bottom")
+            else:
+                text.set_text("")
+        self.biased_marks.set_ydata(biased)
+        balancing = bool(np.any(bias != 0))
+        self.biased_marks.set_visible(balancing)
+        self.token_legend.set_visible(balancing)
+        self.ax_token.set_ylim(low - pad, high + pad)
+        who = "the example token" if m["token"] == 0 else f"token {m['token']}"
+        self.token_title.set_text(f"Router scores of {who}: top 2 kept, softmax over those two")
+        counts = m["counts"]
+        for e in range(N_EXPERTS):
+            self.load_bars[e].set_height(counts[e])
+            self.load_text[e].set_text(count(counts[e]))
+            self.load_text[e].set_y(counts[e] + 25)
+        self.ax_load.set_ylim(0, max(2.0 * FAIR_SHARE, counts.max() * 1.25))
+        state = ("left to itself" if m["strength"] == 0 or m["steps"] == 0
+                 else f"after {m['steps']} steps at strength {m['strength']:.2f}")
+        self.load_title.set_text(f"{N_TOKENS:,} random tokens routed, {state}")
+        self.view.redraw()
+        self.numbers.value = table([
+            ("tokens per expert (1 to 8)", ", ".join(count(n) for n in counts)),
+            ("busiest / quietest vs fair", f"{m['busiest'] / FAIR_SHARE:.2f} × / {m['quietest'] / FAIR_SHARE:.2f} ×"),
+            ("balancing bias", vector(bias)),
+        ])
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def router_lab(strength: float = 0.0, steps: int = 10, token: int = 0):
+    """The router lab's root widget (class ``course-lab``)."""
+    return RouterLab(strength, steps, token).root

@@ -1,0 +1,17 @@
+"""The labs of notebook 03, normalisation and residual connections, one per module:
+
+- ``stack``: a vector of 8 numbers through N random layers, in six ways of wrapping a layer;
+- ``which_axis``: normalise each token (right) or each column of a batch (wrong);
+- ``placement``: pre-norm vs post-norm through a deep stack of random blocks;
+- ``residual_stream``: the residual stream of 12 pre-norm blocks, block by block.
+
+The names the notebook imports are re-exported here, so ``from labs.norms import stack_lab``
+works in notebooks old and new.
+"""
+
+from .placement import placement_lab, placement_model
+from .residual_stream import stream_lab
+from .stack import stack_lab, stack_model
+from .which_axis import axis_lab
+
+__all__ = ["axis_lab", "placement_lab", "placement_model", "stack_lab", "stack_model", "stream_lab"]

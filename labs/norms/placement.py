@@ -1,0 +1,125 @@
+"""The pre-norm vs post-norm lab (notebook 03): the same stack of random blocks with the norm
+before each part (pre-norm) or after each add (post-norm): the stream's size per block, and how
+much a tiny change made at the bottom has grown or shrunk by the top.
+
+Model: ``placement_model`` (``lib.block.norm_placement_experiment``). View: ``PlacementLab``.
+Root widget: ``placement_lab()``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from exercises.ui.style import plain
+from lib.block import norm_placement_experiment
+
+from ..kit.layout import controls, lab_root, log_scale, slider, verdict_widget
+
+PLACEMENT_DEPTH = 64
+
+
+@lru_cache(maxsize=8)
+def _placement(seed: int):
+    return norm_placement_experiment(depth=PLACEMENT_DEPTH, seed=seed)
+
+
+def placement_model(depth: int = 48, seed: int = 1) -> dict:
+    """The first ``depth`` blocks of a stack of 64 random blocks (``lib.block``'s experiment):
+    the stream's size after each block and how much a tiny change made at the bottom has grown
+    or shrunk, for pre-norm and post-norm (RMSNorm). Returns numbers and the verdict."""
+    depth = int(np.clip(int(depth), 1, PLACEMENT_DEPTH))
+    traces = _placement(int(seed))
+    out = {"depth": depth, "seed": int(seed)}
+    for name in ("pre", "post"):
+        t = traces[name]
+        out[name] = {"sizes": t.sizes[:depth + 1], "growth": t.gaps[:depth + 1] / t.gaps[0],
+                     "size": float(t.sizes[depth]), "factor": float(t.gaps[depth] / t.gaps[0])}
+    pre, post = out["pre"], out["post"]
+
+    def how(f):
+        return "amplified" if f > 1 else "shrunk"
+    ratio = pre["factor"] / post["factor"]
+    out["verdict"] = (f"After {depth} block{'s' if depth > 1 else ''}: the pre-norm stream has size "
+                      f"{pre['size']:.2f} (\u221a{depth} = {np.sqrt(depth):.2f}), the post-norm stream "
+                      f"{post['size']:.2f}. A tiny change at the bottom arrives {how(pre['factor'])} "
+                      f"\u00d7{pre['factor']:.3g} with pre-norm and {how(post['factor'])} "
+                      f"\u00d7{post['factor']:.3g} with post-norm, {ratio:,.0f} times apart.")
+    return out
+
+
+class PlacementLab:
+    """The view: a depth slider, a new-blocks button; sizes and the nudge's growth per block."""
+
+    def __init__(self, depth=48, seed=1):
+        import ipywidgets as widgets
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+
+        self.seed = int(seed)
+        self.depth = slider("int", value=depth, min=1, max=PLACEMENT_DEPTH, step=1,
+                             description="depth (blocks)")
+        self.button = widgets.Button(description="new random blocks", icon="refresh",
+                                     layout=widgets.Layout(width="auto"))
+        self.button.add_class("course-button-new-blocks")
+        self.verdict = verdict_widget()
+        fig = new_figure(6.4, 3.2)
+        left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+        colours = {"pre": OKABE_ITO["blue"], "post": OKABE_ITO["orange"]}
+        styles = {"pre": "-", "post": "--"}
+        (self.sqrt_line,) = left.plot([], [], color=OKABE_ITO["black"], linestyle=":", linewidth=1.2,
+                                      label="\u221ablocks")
+        self.lines = {}
+        for name in ("pre", "post"):
+            label = f"{name}-norm"
+            self.lines[name] = (left.plot([], [], color=colours[name], linestyle=styles[name],
+                                          linewidth=1.8, label=label)[0],
+                                right.plot([], [], color=colours[name], linestyle=styles[name],
+                                           linewidth=1.8, label=label)[0])
+        right.axhline(1.0, color=OKABE_ITO["black"], linewidth=0.8)
+        log_scale(right.yaxis)
+        left.set_title("size of the stream (RMS)", fontsize=10)
+        right.set_title("a tiny change, \u00d7 its start", fontsize=10)
+        for ax in (left, right):
+            ax.set_xlabel("block")
+            ax.grid(True, alpha=0.3)
+        left.set_ylabel("RMS")
+        right.set_ylabel("growth (log)")
+        left.legend(loc="upper left", fontsize=8, frameon=False)
+        right.legend(loc="lower left", fontsize=8, frameon=False)
+        fig.tight_layout()
+        self.left, self.right = left, right
+        self.view = FigureView(fig, description="Two plots: the stream's size and a small change's growth per block")
+        self.root = lab_root("placement", [controls(self.depth, self.button), self.view.widget, self.verdict])
+        self.depth.observe(lambda _c: self.update(), names="value")
+        self.button.on_click(self._new_blocks)
+        self.update()
+
+    def _new_blocks(self, _button=None) -> None:
+        self.seed += 1
+        self.update()
+
+    def update(self) -> dict:
+        m = placement_model(self.depth.value, self.seed)
+        k = np.arange(m["depth"] + 1)
+        for name, (size_line, growth_line) in self.lines.items():
+            size_line.set_data(k, m[name]["sizes"])
+            growth_line.set_data(k, m[name]["growth"])
+        self.sqrt_line.set_data(k, np.sqrt(k))
+        top = max(m["pre"]["sizes"].max(), np.sqrt(m["depth"]), 1.5)
+        self.left.set_xlim(0, max(m["depth"], 1))
+        self.left.set_ylim(0, top * 1.1)
+        growth = np.concatenate([m["pre"]["growth"], m["post"]["growth"]])
+        growth = growth[np.isfinite(growth) & (growth > 0)]
+        self.right.set_xlim(0, max(m["depth"], 1))
+        self.right.set_ylim(min(growth.min(), 0.5) / 2, max(growth.max(), 2.0) * 2)
+        self.view.redraw()
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def placement_lab(**initial):
+    """The pre-norm vs post-norm lab's root widget (class ``course-lab-placement``)."""
+    return PlacementLab(**initial).root

@@ -1,0 +1,120 @@
+"""The residual-stream lab (notebook 03): the stream of 12 pre-norm blocks, block by block. Each
+block adds a vector of about the same size; added at right angles the stream grows like √blocks,
+and each block's share of the stream it produces falls.
+
+Model: ``stream_model`` (``lib.stack.residual_stream``). View: ``ResidualStreamLab``. Root
+widget: ``stream_lab()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from exercises.ui.style import plain
+from lib.stack import residual_stream
+
+from ..kit.layout import controls, lab_root, slider, verdict_widget
+
+STREAM_MAX = 24
+
+
+def stream_model(blocks: int = 12, alignment: float = 0.0, seed: int = 0) -> dict:
+    """``blocks`` pre-norm blocks each adding a vector of size 1.0 to a stream that starts at 0.9
+    (``lib.stack.residual_stream``, 64 numbers). ``alignment`` 0 to 1 turns the additions from
+    independent directions towards the stream's own direction. Returns numbers and the verdict."""
+    blocks = int(np.clip(int(blocks), 1, STREAM_MAX))
+    alignment = float(np.clip(alignment, 0.0, 1.0)) if np.isfinite(alignment) else 0.0
+    r = residual_stream(blocks, alignment=alignment, seed=int(seed))
+    final, aligned, law = float(r.sizes[-1]), float(r.aligned[-1]), float(r.right_angles[-1])
+    shares = r.shares
+    mid = min(4, blocks)
+    verdict = (f"{blocks} addition{'s' if blocks > 1 else ''} of size about {r.additions.mean():.2f} took "
+               f"the stream from {r.sizes[0]:.2f} to {final:.2f}. All in one direction they would give "
+               f"{aligned:.2f}; at right angles to the stream, {law:.2f}. Block 1's addition is "
+               f"{shares[0]:.0%} of the stream it produced")
+    if blocks >= 4:
+        verdict += f", block {mid}'s {shares[mid - 1]:.0%}"
+    if blocks > 4:
+        verdict += f", block {blocks}'s {shares[-1]:.0%}"
+    verdict += "."
+    return {"blocks": blocks, "alignment": alignment, "seed": int(seed), "sizes": r.sizes,
+            "additions": r.additions, "aligned": r.aligned, "right_angles": r.right_angles,
+            "shares": shares, "final": final, "verdict": verdict}
+
+
+class ResidualStreamLab:
+    """The view: blocks and alignment sliders, a new-blocks button; sizes and shares per block."""
+
+    def __init__(self, blocks=12, alignment=0.0, seed=0):
+        import ipywidgets as widgets
+        from matplotlib.ticker import PercentFormatter
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+
+        self.seed = int(seed)
+        self.blocks = slider("int", value=blocks, min=1, max=STREAM_MAX, step=1, description="blocks")
+        self.alignment = slider("float", value=alignment, min=0.0, max=1.0, step=0.05,
+                                 description="additions agree (0 = independent)", readout_format=".2f")
+        self.button = widgets.Button(description="new random blocks", icon="refresh",
+                                     layout=widgets.Layout(width="auto"))
+        self.button.add_class("course-button-new-blocks")
+        self.verdict = verdict_widget()
+        fig = new_figure(6.4, 3.2)
+        left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+        k = np.arange(1, STREAM_MAX + 1)
+        self.bars = left.bar(k, np.zeros(STREAM_MAX), color=OKABE_ITO["sky"], width=0.7,
+                             label="each addition")
+        (self.aligned,) = left.plot([], [], color=OKABE_ITO["vermillion"], linestyle=":", linewidth=1.8,
+                                    label="all aligned")
+        (self.law,) = left.plot([], [], color=OKABE_ITO["black"], linestyle="--", linewidth=1.2,
+                                label="right angles")
+        (self.line,) = left.plot([], [], color=OKABE_ITO["blue"], marker="o", markersize=3,
+                                 linewidth=1.8, label="the stream")
+        self.share_bars = right.bar(k, np.zeros(STREAM_MAX), color=OKABE_ITO["orange"], width=0.7)
+        left.set_title("sizes (RMS)", fontsize=10)
+        right.set_title("addition \u00f7 the stream it made", fontsize=10)
+        left.set_xlabel("block")
+        right.set_xlabel("block")
+        left.set_ylabel("RMS")
+        right.set_ylabel("share")
+        right.set_ylim(0, 1.05)
+        right.yaxis.set_major_formatter(PercentFormatter(1.0))
+        left.legend(loc="upper left", fontsize=8, frameon=False)
+        for ax in (left, right):
+            ax.grid(True, axis="y", alpha=0.3)
+        fig.tight_layout()
+        self.left, self.right = left, right
+        self.view = FigureView(fig, description="Two plots: the stream's size and each block's share")
+        self.root = lab_root("stream", [controls(self.blocks, self.alignment, self.button), self.view.widget,
+                                        self.verdict])
+        self.blocks.observe(lambda _c: self.update(), names="value")
+        self.alignment.observe(lambda _c: self.update(), names="value")
+        self.button.on_click(self._new_blocks)
+        self.update()
+
+    def _new_blocks(self, _button=None) -> None:
+        self.seed += 1
+        self.update()
+
+    def update(self) -> dict:
+        m = stream_model(self.blocks.value, self.alignment.value, self.seed)
+        n = m["blocks"]
+        k = np.arange(n + 1)
+        for i, (bar, share_bar) in enumerate(zip(self.bars, self.share_bars)):
+            bar.set_height(m["additions"][i] if i < n else 0.0)
+            share_bar.set_height(m["shares"][i] if i < n else 0.0)
+        self.line.set_data(k, m["sizes"])
+        self.law.set_data(k, m["right_angles"])
+        self.aligned.set_data(k, m["aligned"])
+        self.left.set_xlim(-0.5, n + 0.6)
+        self.right.set_xlim(0.4, n + 0.6)
+        self.left.set_ylim(0, max(m["aligned"].max(), 2.0) * 1.08)
+        self.view.redraw()
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def stream_lab(**initial):
+    """The residual-stream lab's root widget (class ``course-lab-stream``)."""
+    return ResidualStreamLab(**initial).root

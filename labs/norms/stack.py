@@ -1,0 +1,240 @@
+"""The stack-layers lab (notebook 03): a vector of 8 numbers through N random layers, in six ways
+of wrapping a layer (no wrapping, the residual add, post-norm and pre-norm, with LayerNorm or
+RMSNorm), stored as 64-bit or 16-bit floats: it explodes, vanishes, grows like √depth or stays put.
+
+Model: ``stack_model`` (``lib.stack.run_stack``, with the learner's LayerNorm or RMSNorm if asked).
+View: ``StackLab``. Root widget: ``stack_lab()``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from exercises.core.own import Use
+from exercises.core.text import amount
+from exercises.ui.style import plain
+from lib.norm import layer_norm, rms_norm
+from lib.stack import MODES, random_rotations, run_stack, start_vector
+
+from ..kit.layout import controls, lab_root, log_scale, slider, verdict_widget
+
+D = 8                              # the stack lab's vector has 8 numbers
+SQRT_D = float(np.sqrt(D))         # the length of 8 numbers with mean 0 and std 1
+GAIN_MIN, GAIN_MAX = 0.3, 2.0
+LAYERS_MAX = 64
+DTYPES = {"float64": (np.float64, "64-bit floats (largest about 1.8e308)"),
+          "float16": (np.float16, "16-bit floats (largest 65,504)")}
+
+
+@lru_cache(maxsize=16)
+def _layers(seed: int):
+    """64 random rotations and a start vector of 8 numbers, for one seed (read-only)."""
+    rotations = random_rotations(LAYERS_MAX, D, seed=seed)
+    x = start_vector(D, seed=seed + 50_000)
+    rotations.setflags(write=False)
+    x.setflags(write=False)
+    return rotations, x
+
+
+def _classify(lengths: np.ndarray, steps: np.ndarray, overflow_at, zero_at, dtype: str) -> tuple[str, str]:
+    """(status, verdict sentence) from the lengths per layer."""
+    n = len(lengths) - 1
+    start = float(lengths[0])
+    if overflow_at is not None:
+        largest = "65,504" if dtype == "float16" else "about 1.8e308"
+        return "overflow", (f"Overflowed at layer {overflow_at}: a number grew past the largest "
+                            f"{DTYPES[dtype][0].__name__} ({largest}) and became infinity. One layer "
+                            f"earlier the vector's length was {amount(lengths[overflow_at - 1])}.")
+    final = float(lengths[-1])
+    factor = (final / start) ** (1.0 / n) if final > 0 else 0.0
+    if zero_at is not None:
+        before = float(lengths[zero_at - 1])
+        rate = (before / start) ** (1.0 / (zero_at - 1)) if zero_at > 1 and before > 0 else 0.0
+        return "vanished", (f"Vanished: at layer {zero_at} every number rounded to exactly 0 "
+                            f"(each layer multiplied the length by about {rate:.2f}).")
+    if final < 1e-3 * start:
+        return "vanished", (f"Vanished: the length fell from {amount(start)} to {amount(final)} over {n} "
+                            f"layers, about \u00d7{factor:.2f} per layer.")
+    if final > 1e3 * start:
+        return "exploded", (f"Exploded: the length grew from {amount(start)} to {amount(final)} over {n} "
+                            f"layers, about \u00d7{factor:.2f} per layer.")
+    after = lengths[1:]
+    if np.all(np.abs(after / SQRT_D - 1) < 0.01):
+        return "steady-sqrt8", (f"Steady at \u221a{D} \u2248 {SQRT_D:.2f}: the norm rescales the vector "
+                                f"after every layer, whatever the gain (length after layer {n}: "
+                                f"{final:.3f}).")
+    if n < 4:
+        return "short", (f"Too few layers to see a trend: the length went from {amount(start)} to "
+                         f"{amount(final)}. Add layers.")
+    spread = float(steps.max() / steps.min()) if steps.min() > 0 else np.inf
+    if spread < 1.05 and final > 1.2 * start:
+        size = float(steps.mean())
+        law = float(np.sqrt(start ** 2 + n * size ** 2))
+        return "sqrt-depth", (f"Grows like \u221adepth: every layer adds a change of the same size "
+                              f"({size:.2f}) in a new direction, so after {n} layers the length is "
+                              f"{final:.2f}, near \u221a({start:.2f}\u00b2 + {n} \u00d7 {size:.2f}\u00b2) "
+                              f"= {law:.2f}, far below {start:.2f} + {n} \u00d7 {size:.2f} = "
+                              f"{start + n * size:.2f}.")
+    if factor > 1.005:
+        return "grows", (f"Grows layer after layer, about \u00d7{factor:.3f} per layer: "
+                         f"{amount(final / start)} times its start after {n} layers, and still growing.")
+    if factor < 0.995:
+        return "shrinks", (f"Shrinks layer after layer, about \u00d7{factor:.3f} per layer: "
+                           f"{amount(final / start)} of its start after {n} layers.")
+    return "steady", (f"Steady: the length stays near {final:.2f} (\u00d7{factor:.3f} per layer on "
+                      "average); each layer gives back exactly as much as it gets.")
+
+
+def course_layer_norm(x, eps=1e-5):
+    """The course's LayerNorm without gain and shift, as the stack and the which-axis lab use it."""
+    return layer_norm(x, eps=eps)
+
+
+def course_rms_norm(x, eps=1e-5):
+    """The course's RMSNorm without gain, as the stack uses it."""
+    return rms_norm(x, eps=eps)
+
+
+def _rms_without_gain(rms_norm_fn):
+    """The learner's ``rms_norm(x, gain, eps)`` with a gain of ones, as the stack uses it."""
+    return lambda x, eps=1e-5: rms_norm_fn(x, np.ones(np.shape(x)[-1]), eps)
+
+
+# The exercises whose functions this lab (and, for LayerNorm, the which-axis lab) can run instead of
+# the course's (see labs/kit/own_function.py).
+LAYER_NORM_USE = Use("layer-norm", course_layer_norm, "lib.norm.layer_norm")
+RMS_NORM_USE = Use("rms-norm", course_rms_norm, "lib.norm.rms_norm", adapt=_rms_without_gain)
+
+
+def norm_use(mode: str):
+    """The exercise use of a stack mode: LayerNorm, RMSNorm, or None (no norm in the mode)."""
+    if mode in ("post-layer", "pre-layer"):
+        return LAYER_NORM_USE
+    if mode in ("post-rms", "pre-rms"):
+        return RMS_NORM_USE
+    return None
+
+
+def stack_model(mode: str = "plain", gain: float = 0.5, layers: int = 30, dtype: str = "float64",
+                seed: int = 0, norm=None) -> dict:
+    """The vector's length after each of ``layers`` random layers, and the verdict.
+
+    mode: a key of ``lib.stack.MODES``; gain: each layer's multiplier; dtype: "float64" or
+    "float16" (how the vector is stored between layers). Never raises for an overflow.
+    norm: ``norm(x, eps=...)`` for the norm modes (default: the course's LayerNorm or RMSNorm).
+    """
+    mode = mode if mode in MODES else "plain"
+    dtype = dtype if dtype in DTYPES else "float64"
+    layers = int(np.clip(int(layers), 1, LAYERS_MAX))
+    rotations, x = _layers(int(seed))
+    run = run_stack(x, rotations[:layers], gain, mode, dtype=DTYPES[dtype][0], norm=norm)
+    status, verdict = _classify(run.lengths, run.steps, run.overflow_at, run.zero_at, dtype)
+    return {"mode": mode, "gain": float(gain), "layers": layers, "dtype": dtype, "seed": int(seed),
+            "lengths": run.lengths, "steps": run.steps, "overflow_at": run.overflow_at,
+            "zero_at": run.zero_at, "final": float(run.lengths[-1]), "start": float(run.lengths[0]),
+            "status": status, "verdict": verdict}
+
+
+class StackLab:
+    """The view: gain and layers sliders, a mode and a number-type menu, a new-layers button."""
+
+    def __init__(self, mode="plain", gain=0.5, layers=30, dtype="float64", seed=0):
+        import ipywidgets as widgets
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.own_function import OwnFunctionSwitch
+
+        self.seed = int(seed)
+        self.gain = slider("float", value=gain, min=GAIN_MIN, max=GAIN_MAX, step=0.05,
+                            description="gain of each layer", readout_format=".2f")
+        self.gain.add_class("course-slider-gain")
+        self.layers = slider("int", value=layers, min=1, max=LAYERS_MAX, step=1,
+                              description="layers N")
+        self.mode = widgets.Dropdown(options=[(label, key) for key, label in MODES.items()],
+                                     value=mode, description="each layer does",
+                                     style={"description_width": "initial"},
+                                     layout=widgets.Layout(width="22em"))
+        self.dtype = widgets.Dropdown(options=[(label, key) for key, (_t, label) in DTYPES.items()],
+                                      value=dtype, description="numbers stored as",
+                                      style={"description_width": "initial"},
+                                      layout=widgets.Layout(width="24em"))
+        self.button = widgets.Button(description="new random layers", icon="refresh",
+                                     layout=widgets.Layout(width="auto"))
+        self.button.add_class("course-button-new-layers")
+        self.verdict = verdict_widget()
+
+        fig = new_figure(6.4, 3.2)
+        ax = fig.add_subplot()
+        log_scale(ax.yaxis)
+        self.sqrt8 = ax.axhline(SQRT_D, color=OKABE_ITO["black"], linestyle="--", linewidth=1,
+                                label=f"\u221a{D} \u2248 {SQRT_D:.2f}")
+        (self.law,) = ax.plot([], [], color=OKABE_ITO["green"], linestyle=":", linewidth=2,
+                              label="\u221a-law")
+        (self.line,) = ax.plot([], [], color=OKABE_ITO["blue"], marker="o", markersize=3,
+                               linewidth=1.6, label="length of x")
+        self.stop = ax.axvline(0, color=OKABE_ITO["vermillion"], linewidth=1.5, visible=False)
+        self.stop_text = ax.text(0, 0.5, "", color=OKABE_ITO["vermillion"], fontsize=9,
+                                 transform=ax.get_xaxis_transform(), ha="left", va="center")
+        ax.set_xlabel("layer (0 = the input)")
+        ax.set_ylabel("length of the vector (log)")
+        self.title = ax.set_title("x ← x + f(LayerNorm(x)), gain 0.50, 30 layers", fontsize=10)
+        ax.grid(True, which="major", alpha=0.3)
+        fig.tight_layout()
+        self.ax = ax
+        self.view = FigureView(fig, description="Log-scale plot of the vector's length after each layer")
+        self.own = OwnFunctionSwitch([LAYER_NORM_USE, RMS_NORM_USE], self.update)
+        self.root = lab_root("stack", [controls(self.gain, self.layers), controls(self.mode, self.dtype, self.button),
+                                       self.own.widget, self.view.widget, self.verdict])
+        for control in (self.gain, self.layers, self.mode, self.dtype):
+            control.observe(lambda _change: self.update(), names="value")
+        self.button.on_click(self._new_layers)
+        self.update()
+
+    def _new_layers(self, _button=None) -> None:
+        self.seed += 1
+        self.update()
+
+    def update(self) -> dict:
+        mode, gain, layers, dtype = self.mode.value, self.gain.value, self.layers.value, self.dtype.value
+        use = norm_use(mode)
+        m = self.own.run(lambda norm: stack_model(mode, gain, layers, dtype, self.seed, norm=norm),
+                          use.exercise if use else None)
+        n = m["layers"]
+        k = np.arange(n + 1)
+        shown = m["lengths"].copy()
+        shown[~(shown > 0)] = np.nan                       # zeros and NaN cannot sit on a log scale
+        self.line.set_data(k, shown)
+        if m["status"] == "sqrt-depth":
+            size = float(np.nanmean(m["steps"]))
+            self.law.set_data(k, np.sqrt(m["start"] ** 2 + k * size ** 2))
+        else:
+            self.law.set_data([], [])
+        stop = m["overflow_at"] or m["zero_at"]
+        self.stop.set_visible(stop is not None)
+        if stop is not None:
+            self.stop.set_xdata([stop, stop])
+            self.stop_text.set_position((stop + 0.6, 0.5))
+            self.stop_text.set_text("overflow \u2192 inf" if m["overflow_at"] else "all zeros")
+        else:
+            self.stop_text.set_text("")
+        finite = shown[np.isfinite(shown)]
+        lo = min(float(finite.min()) if finite.size else 1.0, 1.0)
+        hi = max(float(finite.max()) if finite.size else 10.0, 10.0)
+        self.ax.set_ylim(lo / 3, hi * 10)
+        self.ax.set_xlim(-0.5, max(n, 2) + 0.5)
+        self.title.set_text(f"{MODES[m['mode']]}, gain {m['gain']:.2f}, {n} layer{'s' if n > 1 else ''}")
+        handles = [self.line, self.sqrt8] + ([self.law] if m["status"] == "sqrt-depth" else [])
+        rising = bool(finite.size) and float(finite[-1]) > m["start"]
+        self.ax.legend(handles=handles, loc="upper left" if rising else "upper right", fontsize=9,
+                       frameon=True, framealpha=0.85)
+        self.view.redraw()
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def stack_lab(**initial):
+    """The stack-layers lab's root widget (class ``course-lab-stack``)."""
+    return StackLab(**initial).root

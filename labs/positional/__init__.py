@@ -1,0 +1,15 @@
+"""The labs of notebook 01, positional encoding, one per module:
+
+- ``shuffle``: reorder a sentence and compare attention's outputs, with and without positions;
+- ``table``: the sinusoidal position table and the clock of its fast and slow pairs;
+- ``rotary``: a query and a key turned by RoPE; their score depends only on the distance.
+
+The names the notebook imports are re-exported here, so ``from labs.positional import
+shuffle_lab`` works in notebooks old and new.
+"""
+
+from .rotary import rotary_lab
+from .shuffle import WORDS, shuffle_lab, shuffle_model
+from .table import position_table_lab
+
+__all__ = ["WORDS", "position_table_lab", "rotary_lab", "shuffle_lab", "shuffle_model"]

@@ -1,0 +1,236 @@
+"""The rotary-positions lab (notebook 01): one query and one key turned by RoPE for their
+positions; their score depends only on how far apart they are, and the turn keeps their lengths.
+
+Model: ``rope_model`` (``lib.positional.rope``, or the learner's ``rope_one``). View:
+``RotaryLab``. Root widget: ``rotary_lab()``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from exercises.core.own import Use
+from exercises.ui.style import plain
+from lib.positional import PAIRINGS, rope
+
+from ..kit.layout import controls, lab_root, slider, verdict_widget
+
+
+def _rope_one_as_rope(rope_one):
+    """The learner's ``rope_one(x, position, base)`` (pairs i and i + d/2) in the signature of
+    ``lib.positional.rope`` for one vector; the neighbours pairing (2i with 2i + 1) lays the
+    pairs out as halves, turns them, and puts them back."""
+    def turn(x, base=10000.0, pairing="halves", offset=0):
+        x = np.asarray(x, dtype=float)
+        if pairing == "halves":
+            return rope_one(x, offset, base)
+        half = len(x) // 2
+        turned = np.asarray(rope_one(np.concatenate([x[0::2], x[1::2]]), offset, base))
+        if turned.shape != x.shape:
+            return turned                     # the guard reports the wrong shape
+        out = np.empty_like(x)
+        out[0::2], out[1::2] = turned[:half], turned[half:]
+        return out
+    return turn
+
+
+# The exercise whose function this lab can run instead of the course's (see labs/kit/own_function.py).
+ROPE_USE = Use("rope-rotation", rope, "lib.positional.rope", adapt=_rope_one_as_rope)
+
+HEAD_SIZE = 32
+ROPE_SEED = 2026
+_rng = np.random.default_rng(ROPE_SEED)
+QUERY = _rng.normal(0, 1, HEAD_SIZE)     # drawn first
+KEY = _rng.normal(0, 1, HEAD_SIZE)       # then the key
+del _rng
+POS_MAX = 31
+BASES = (100.0, 1000.0, 10000.0, 100000.0, 1000000.0)
+
+
+def pair_indices(pair: int, d: int = HEAD_SIZE, pairing: str = "halves") -> tuple[int, int]:
+    """The two numbers that turn together as pair ``pair``."""
+    return (pair, pair + d // 2) if pairing == "halves" else (2 * pair, 2 * pair + 1)
+
+
+def rope_score(query_pos, key_pos, base=10000.0, pairing="halves", query=QUERY, key=KEY,
+               rope=rope) -> float:
+    """The scaled score of the query turned for query_pos against the key turned for key_pos."""
+    q = rope(query, base, pairing, offset=query_pos)
+    k = rope(key, base, pairing, offset=key_pos)
+    return float(q @ k / math.sqrt(len(query)))
+
+
+def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, rope=rope) -> dict:
+    """Rotary positions for one query and one key: the turned pair, the score, and its constancy.
+
+    ``rope(x, base, pairing, offset)`` turns one vector (``lib.positional.rope`` or the learner's)."""
+    if pairing not in PAIRINGS:
+        pairing = "halves"
+    m, n = min(max(0, int(query_pos)), POS_MAX), min(max(0, int(key_pos)), POS_MAX)
+    pair = min(max(0, int(pair)), HEAD_SIZE // 2 - 1)
+    base = float(base)
+    q_turned = rope(QUERY, base, pairing, offset=m)
+    k_turned = rope(KEY, base, pairing, offset=n)
+    score = float(q_turned @ k_turned / math.sqrt(HEAD_SIZE))
+    # The same distance anywhere in 0..POS_MAX: both positions moved together.
+    shifts = range(-min(m, n), POS_MAX - max(m, n) + 1)
+    together = np.array([rope_score(m + s, n + s, base, pairing, rope=rope) for s in shifts])
+    spread = float(np.max(np.abs(together - score)))
+    distances = np.arange(-POS_MAX, POS_MAX + 1)
+    curve = np.array([rope_score(max(t, 0), max(-t, 0), base, pairing, rope=rope) for t in distances])
+    i, j = pair_indices(pair, HEAD_SIZE, pairing)
+    lengths = {"query": (float(np.linalg.norm(QUERY)), float(np.linalg.norm(q_turned))),
+               "key": (float(np.linalg.norm(KEY)), float(np.linalg.norm(k_turned)))}
+    kept = all(math.isclose(a, b, rel_tol=1e-12) for a, b in lengths.values())
+    same = "the same to 12 decimals" if spread < 1e-12 else f"within {spread:.1e}"
+    verdict = (f"Query at {m}, key at {n}, {abs(m - n)} apart: score {score:.3f}. "
+               f"Moved together anywhere from 0 to {POS_MAX}, the score stays {score:.3f} ({same}). "
+               f"The turn keeps the lengths: query {lengths['query'][1]:.2f}, key {lengths['key'][1]:.2f}"
+               f"{'' if kept else ' (changed!)'}.")
+    theta = base ** (-pair / (HEAD_SIZE // 2))
+    return {"query_pos": m, "key_pos": n, "base": base, "pairing": pairing, "pair": pair,
+            "indices": (i, j), "theta": theta,
+            "q_before": (QUERY[i], QUERY[j]), "q_after": (q_turned[i], q_turned[j]),
+            "k_before": (KEY[i], KEY[j]), "k_after": (k_turned[i], k_turned[j]),
+            "score": score, "together": together, "spread": spread, "distances": distances,
+            "curve": curve, "lengths": lengths, "lengths_kept": kept, "verdict": verdict}
+
+
+class RotaryLab:
+    """The view: sliders for the two positions, the base and the pair; a pairing dropdown;
+    the pair on a plane and the score against the distance."""
+
+    def __init__(self, query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0):
+        import ipywidgets as widgets
+        from matplotlib.patches import Circle
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.own_function import OwnFunctionSwitch
+
+        style = {"description_width": "initial"}
+        wide = widgets.Layout(width="20em")
+        self.q_slider = slider("int", width="20em", value=query_pos, min=0, max=POS_MAX,
+                               description="query position")
+        self.q_slider.add_class("course-slider-query")
+        self.k_slider = slider("int", width="20em", value=key_pos, min=0, max=POS_MAX,
+                               description="key position")
+        self.k_slider.add_class("course-slider-key")
+        self.base_slider = widgets.SelectionSlider(options=[(f"{b:,.0f}", b) for b in BASES],
+                                                   value=float(base), description="base",
+                                                   style=style, layout=wide)
+        self.base_slider.add_class("course-slider-base")
+        self.pair_slider = slider("int", width="20em", value=pair, min=0, max=HEAD_SIZE // 2 - 1,
+                                  description="pair shown")
+        self.pair_slider.add_class("course-slider-pair")
+        self.pairing = widgets.Dropdown(options=[("halves: i with i + 16", "halves"),
+                                                 ("neighbours: 2i with 2i + 1", "neighbours")],
+                                        value=pairing, description="pairing", style=style,
+                                        layout=widgets.Layout(width="20em"))
+        self.pairing.add_class("course-pairing")
+        self.up = widgets.Button(description="both +1", layout=widgets.Layout(width="auto"),
+                                 tooltip="move the query and the key one position later")
+        self.up.add_class("course-both-up")
+        self.down = widgets.Button(description="both \u22121", layout=widgets.Layout(width="auto"),
+                                   tooltip="move the query and the key one position earlier")
+        self.down.add_class("course-both-down")
+        self.verdict = verdict_widget()
+
+        fig = new_figure(6.4, 3.8)
+        grid = fig.add_gridspec(1, 2, width_ratios=[1, 1.25])
+        plane, curve = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+        q_colour, k_colour = OKABE_ITO["vermillion"], OKABE_ITO["blue"]
+        self.q_circle = Circle((0, 0), 1, fill=False, ls=":", edgecolor=q_colour, lw=1)
+        self.k_circle = Circle((0, 0), 1, fill=False, ls=":", edgecolor=k_colour, lw=1)
+        plane.add_patch(self.q_circle)
+        plane.add_patch(self.k_circle)
+        plane.axhline(0, color="0.75", lw=0.8)
+        plane.axvline(0, color="0.75", lw=0.8)
+        (self.q_start,) = plane.plot([], [], "o", mfc="none", mec=q_colour, ms=7,
+                                     label="query, unturned")
+        (self.k_start,) = plane.plot([], [], "s", mfc="none", mec=k_colour, ms=7,
+                                     label="key, unturned")
+        (self.q_line,) = plane.plot([], [], "-o", color=q_colour, lw=2, ms=7, markevery=[1],
+                                    label="query, turned")
+        (self.k_line,) = plane.plot([], [], "--s", color=k_colour, lw=2, ms=7, markevery=[1],
+                                    label="key, turned")
+        plane.set_aspect("equal", adjustable="box")
+        plane.set_xlabel("first number of the pair")
+        plane.set_ylabel("second number")
+        plane.tick_params(labelsize=9)
+        self.plane_title = plane.set_title("pair 0: numbers 0 and 16", fontsize=10)
+        self.plane = plane
+
+        (self.curve_line,) = curve.plot([], [], color=OKABE_ITO["blue"], lw=1.5,
+                                        marker=".", ms=3, label="score at each distance")
+        (self.marker,) = curve.plot([], [], "o", color=OKABE_ITO["orange"], mec="black", ms=9,
+                                    label="the query and key now")
+        curve.axhline(0, color="0.75", lw=0.8)
+        curve.set_xlabel("distance (query \u2212 key position)")
+        curve.set_ylabel("score q\u00b7k / \u221a32")
+        curve.tick_params(labelsize=9)
+        self.curve_title = curve.set_title("score 0.000, base 10,000", fontsize=10)
+        self.curve = curve
+        fig.legend(handles=[self.q_line, self.k_line, self.q_start, self.k_start, self.curve_line,
+                            self.marker], loc="lower center", ncol=3, fontsize=8, frameon=False)
+        fig.tight_layout(rect=(0, 0.13, 1, 1))
+        self.view = FigureView(fig, description="A query and key pair on the plane, and the score")
+
+        self.own = OwnFunctionSwitch([ROPE_USE], self._on_change)
+        row = controls(self.q_slider, self.k_slider, self.up, self.down, self.base_slider, self.pairing,
+                       self.pair_slider)
+        self.root = lab_root("rotary", [row, self.own.widget, self.view.widget, self.verdict])
+        for w in (self.q_slider, self.k_slider, self.base_slider, self.pairing, self.pair_slider):
+            w.observe(self._on_change, names="value")
+        self.up.on_click(lambda _b: self._move_both(1))
+        self.down.on_click(lambda _b: self._move_both(-1))
+        self._holding = False
+        self.update()
+
+    def _move_both(self, step: int) -> None:
+        m, n = self.q_slider.value + step, self.k_slider.value + step
+        if min(m, n) < 0 or max(m, n) > POS_MAX:
+            return                                               # would leave the slider's range
+        self._holding = True
+        self.q_slider.value, self.k_slider.value = m, n
+        self._holding = False
+        self.update()
+
+    def _on_change(self, _change=None) -> None:
+        if not self._holding:
+            self.update()
+
+    def update(self) -> dict:
+        args = (self.q_slider.value, self.k_slider.value, self.base_slider.value, self.pairing.value,
+                self.pair_slider.value)
+        model = self.own.run(lambda turn: rope_model(*args, rope=turn))
+        (qa, qb), (ka, kb) = model["q_after"], model["k_after"]
+        self.q_start.set_data([model["q_before"][0]], [model["q_before"][1]])
+        self.k_start.set_data([model["k_before"][0]], [model["k_before"][1]])
+        self.q_line.set_data([0, qa], [0, qb])
+        self.k_line.set_data([0, ka], [0, kb])
+        rq, rk = math.hypot(qa, qb), math.hypot(ka, kb)
+        self.q_circle.set_radius(rq)
+        self.k_circle.set_radius(rk)
+        r = 1.15 * max(rq, rk, 1e-3)
+        self.plane.set_xlim(-r, r)
+        self.plane.set_ylim(-r, r)
+        i, j = model["indices"]
+        self.plane_title.set_text(f"pair {model['pair']}: numbers {i} and {j}")
+        distance = model["query_pos"] - model["key_pos"]
+        self.curve_line.set_data(model["distances"], model["curve"])
+        self.marker.set_data([distance], [model["score"]])
+        top = max(float(np.max(np.abs(model["curve"]))), 0.1) * 1.15
+        self.curve.set_xlim(-POS_MAX - 1, POS_MAX + 1)
+        self.curve.set_ylim(-top, top)
+        self.curve_title.set_text(f"score {model['score']:.3f}, base {model['base']:,.0f}")
+        self.view.redraw()
+        self.verdict.value = plain(model["verdict"])
+        self.model = model
+        return model
+
+
+def rotary_lab(**initial):
+    """The rotary-positions lab's root widget (class ``course-lab-rotary``)."""
+    return RotaryLab(**initial).root

@@ -1,0 +1,235 @@
+"""The position-shuffle lab (notebook 01): reorder a three-word sentence and compare each word's
+attention output before and after. Without position vectors attention sees a set, so every word's
+output is the same, only in another row; with them, a word at a new place is a new input.
+
+Model: ``shuffle_model`` (``lib.attention.attention`` on small random weights). View:
+``ShuffleLab``. Root widget: ``shuffle_lab()``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from exercises.core.text import amount, word_list
+from exercises.ui.style import plain
+from lib.attention import attention
+from lib.positional import add_positions
+from lib.weights import random_weights
+
+from ..kit.layout import controls, lab_root, verdict_widget
+from .table import TABLE_USE, course_table
+
+TOL = 1e-9  # below this, two outputs count as identical
+
+WORDS = ("cat", "dog", "car")
+D_MODEL = 4
+SHUFFLE_SEED = 104
+# Small word vectors (about the size 1/sqrt(d_model) of a fresh embedding table) and four
+# random projections: no identity matrices, so attention really mixes the words.
+X, WQ, WK, WV, WO = random_weights([(len(WORDS), D_MODEL)] + [(D_MODEL, D_MODEL)] * 4,
+                                   seed=SHUFFLE_SEED, scale=[0.5, 2.0, 2.0, 0.6, 0.6], decimals=2)
+PERMUTATIONS = tuple(itertools.permutations(range(len(WORDS))))
+
+
+def sentence(order) -> str:
+    return " ".join(WORDS[i] for i in order)
+
+
+def _attend(words, add_pos: bool, causal: bool, scale: bool, table=course_table):
+    if add_pos:
+        inputs = add_positions(words, table(len(words), D_MODEL), scale=scale)
+    else:
+        inputs = words * (math.sqrt(D_MODEL) if scale else 1.0)
+    return inputs, attention(inputs, WQ, WK, WV, WO, heads=1, causal=causal)
+
+
+def shuffle_model(order=(2, 1, 0), add_positions=False, causal=False, scale=False, focus=0,
+                  table=course_table) -> dict:
+    """Attention outputs of the sentence before and after reordering, and a verdict.
+
+    order: the new sentence, as indices into WORDS ((2, 1, 0) is "car dog cat").
+    Returns the inputs and outputs in both orders (rows in sentence order), each word's change
+    (length of the difference between its output after and before), the row each word moved to,
+    and the verdict about the word ``focus`` ("cat"). ``table(length, d_model)`` makes the
+    position table (the course's sinusoidal one, or the learner's).
+    """
+    order = tuple(int(i) for i in order)
+    if sorted(order) != list(range(len(WORDS))):
+        order = tuple(range(len(WORDS)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        in_before, out_before = _attend(X, add_positions, causal, scale, table)
+        in_after, out_after = _attend(X[list(order)], add_positions, causal, scale, table)
+    new_row = [order.index(w) for w in range(len(WORDS))]          # where each word went
+    change = np.array([np.linalg.norm(out_after[new_row[w]] - out_before[w])
+                       for w in range(len(WORDS))])
+    finite = bool(np.all(np.isfinite(out_before)) and np.all(np.isfinite(out_after)))
+    name = WORDS[focus]
+    if not finite:
+        verdict = "The outputs overflowed, so they cannot be compared."
+    elif order == tuple(range(len(WORDS))):
+        verdict = (f"The order is unchanged (\u201c{sentence(order)}\u201d), so every output is "
+                   "exactly the same. Pick another order or press shuffle.")
+    else:
+        if change[focus] < TOL:
+            if new_row[focus] != focus:
+                first = (f"{name}'s output is identical, only its row moved "
+                         f"(row {focus} \u2192 row {new_row[focus]}).")
+            else:
+                first = f"{name} stays at row {focus} and its output is identical."
+        else:
+            first = f"{name}'s output changed by {amount(change[focus])}."
+        others = [w for w in range(len(WORDS)) if w != focus]
+        same = [WORDS[w] for w in others if change[w] < TOL]
+        moved = [f"{WORDS[w]}'s by {amount(change[w])}" for w in others if change[w] >= TOL]
+        parts = []
+        if moved:
+            parts.append(f"{'Also changed' if change[focus] >= TOL else 'Changed'}: "
+                         f"{word_list(moved)}.")
+        if same:
+            parts.append(f"{word_list(same)} {'is' if len(same) == 1 else 'are'} identical"
+                         f"{' too' if change[focus] < TOL else ''}.")
+        if not add_positions and not causal:
+            why = "Without positions attention sees a set of words, not a sequence."
+        elif not add_positions:
+            why = ("The causal mask alone gives a weak sense of order: row i averages the first "
+                   "i + 1 words, whichever they are.")
+        else:
+            why = "With positions added, a word at a new place is a new input."
+        verdict = " ".join([first] + parts + [why])
+    return {"order": order, "sentence_before": sentence(range(len(WORDS))),
+            "sentence_after": sentence(order), "inputs_before": in_before, "inputs_after": in_after,
+            "out_before": out_before, "out_after": out_after, "change": change,
+            "new_row": new_row, "identical": change < TOL, "finite": finite, "verdict": verdict}
+
+
+def _annotate_heatmap(ax, shape):
+    return [[ax.text(c, r, "", ha="center", va="center", fontsize=9) for c in range(shape[1])]
+            for r in range(shape[0])]
+
+
+def _fill_heatmap(image, texts, values, limit):
+    image.set_data(values)
+    image.set_clim(-limit, limit)
+    for r, row in enumerate(texts):
+        for c, text in enumerate(row):
+            v = values[r, c]
+            label = f"{v:.2f}"
+            text.set_text("0.00" if label == "-0.00" else label)
+            text.set_color("white" if abs(v) > 0.6 * limit else "black")
+
+
+class ShuffleLab:
+    """The view: an order dropdown, a shuffle button, three toggles, outputs side by side."""
+
+    def __init__(self, order=(2, 1, 0), add_positions=False, causal=False, scale=False, seed=0):
+        import ipywidgets as widgets
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.own_function import OwnFunctionSwitch
+
+        self.rng = np.random.default_rng(seed)
+        self.colours = OKABE_ITO
+        style = {"description_width": "initial"}
+        self.order = widgets.Dropdown(options=[(sentence(p), p) for p in PERMUTATIONS],
+                                      value=tuple(order), description="new order", style=style,
+                                      layout=widgets.Layout(width="15em"))
+        self.order.add_class("course-order")
+        self.shuffle = widgets.Button(description="shuffle", tooltip="pick another order at random",
+                                      layout=widgets.Layout(width="auto"))
+        self.shuffle.add_class("course-shuffle-button")
+        self.positions = widgets.ToggleButton(value=add_positions, description="add positions",
+                                              tooltip="add the sinusoidal position vectors",
+                                              layout=widgets.Layout(width="auto"))
+        self.positions.add_class("course-toggle-positions")
+        self.causal = widgets.ToggleButton(value=causal, description="causal mask",
+                                           tooltip="each word sees only itself and earlier words",
+                                           layout=widgets.Layout(width="auto"))
+        self.causal.add_class("course-toggle-causal")
+        self.scale = widgets.ToggleButton(value=scale, description="scale words \u00d7\u221ad_model",
+                                          tooltip="multiply the words by sqrt(d_model) = 2 first",
+                                          layout=widgets.Layout(width="auto"))
+        self.scale.add_class("course-toggle-scale")
+        self.verdict = verdict_widget()
+
+        fig = new_figure(6.4, 3.4)
+        grid = fig.add_gridspec(1, 3, width_ratios=[1, 1, 0.65])
+        self.ax_before, self.ax_after, self.ax_change = (fig.add_subplot(grid[0, i]) for i in range(3))
+        blank = np.zeros((len(WORDS), D_MODEL))
+        self.images, self.texts = [], []
+        for ax in (self.ax_before, self.ax_after):
+            self.images.append(ax.imshow(blank, cmap="PuOr_r", vmin=-1, vmax=1, aspect="auto"))
+            self.texts.append(_annotate_heatmap(ax, blank.shape))
+            ax.set_xticks(range(D_MODEL))
+            ax.set_yticks(range(len(WORDS)))
+            ax.set_xlabel("output number")
+            ax.tick_params(labelsize=9)
+        self.ax_before.set_ylabel("row (word)")
+        self.title_before = self.ax_before.set_title("", fontsize=10)
+        self.title_after = self.ax_after.set_title("", fontsize=10)
+        self.bars = self.ax_change.bar(WORDS, np.zeros(len(WORDS)), color=OKABE_ITO["blue"],
+                                       edgecolor="black", linewidth=0.6)
+        self.bar_labels = [self.ax_change.text(i, 0, "", ha="center", va="bottom", fontsize=9)
+                           for i in range(len(WORDS))]
+        self.ax_change.set_title("change of\neach output", fontsize=10)
+        self.ax_change.set_ylabel("|after \u2212 before|")
+        self.ax_change.tick_params(labelsize=9)
+        self.suptitle = fig.suptitle("", fontsize=10)
+        for ax in (self.ax_before, self.ax_after):
+            ax.set_yticklabels([f"{w} (0)" for w in WORDS])
+        fig.tight_layout()
+        self.view = FigureView(fig, description="Attention outputs before and after the shuffle")
+
+        self.own = OwnFunctionSwitch([TABLE_USE], self._on_change)
+        row = controls(self.order, self.shuffle, self.positions, self.causal, self.scale)
+        self.root = lab_root("shuffle", [row, self.own.widget, self.view.widget, self.verdict])
+        for w in (self.order, self.positions, self.causal, self.scale):
+            w.observe(self._on_change, names="value")
+        self.shuffle.on_click(self._on_shuffle)
+        self.update()
+
+    def _on_change(self, _change=None) -> None:
+        self.update()
+
+    def _on_shuffle(self, _button=None) -> None:
+        others = [p for p in PERMUTATIONS if p != self.order.value]
+        self.order.value = others[int(self.rng.integers(len(others)))]  # triggers update
+
+    def update(self) -> dict:
+        order, positions, causal, scale = (self.order.value, self.positions.value, self.causal.value,
+                                           self.scale.value)
+        model = self.own.run(lambda table: shuffle_model(order, positions, causal, scale, table=table),
+                              TABLE_USE.exercise if positions else None)
+        outs = (model["out_before"], model["out_after"])
+        limit = max(float(np.nanmax(np.abs(np.nan_to_num(np.concatenate(outs))))), 1e-6)
+        words_in_rows = (list(WORDS), [WORDS[i] for i in model["order"]])
+        for ax, image, texts, values, rows in zip((self.ax_before, self.ax_after), self.images,
+                                                   self.texts, outs, words_in_rows):
+            _fill_heatmap(image, texts, np.nan_to_num(values), limit)
+            ax.set_yticklabels([f"{w} ({r})" for r, w in enumerate(rows)])
+        self.title_before.set_text(f"before: {model['sentence_before']}")
+        self.title_after.set_text(f"after: {model['sentence_after']}")
+        top = max(float(np.nanmax(model["change"])), 0.5)
+        for i, (bar, label, value) in enumerate(zip(self.bars, self.bar_labels, model["change"])):
+            bar.set_height(value)
+            bar.set_facecolor(self.colours["vermillion"] if value >= TOL else self.colours["blue"])
+            label.set_text("0" if value < TOL else amount(value))
+            label.set_y(value + 0.02 * top)
+        self.ax_change.set_ylim(0, top * 1.25)
+        setting = [("positions added" if self.positions.value else "no positions")]
+        if self.causal.value:
+            setting.append("causal mask")
+        if self.scale.value:
+            setting.append("words \u00d72")
+        self.suptitle.set_text("Attention outputs, " + ", ".join(setting))
+        self.view.redraw()
+        self.verdict.value = plain(model["verdict"])
+        self.model = model
+        return model
+
+
+def shuffle_lab(**initial):
+    """The position-shuffle lab's root widget (class ``course-lab-shuffle``)."""
+    return ShuffleLab(**initial).root

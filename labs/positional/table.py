@@ -1,0 +1,175 @@
+"""The position-table lab (notebook 01): the sinusoidal table for any d_model and length, one row
+picked out, and its fastest and slowest pairs drawn as the hands of a clock.
+
+Model: ``position_table_model`` (``lib.positional.sinusoidal``, or the learner's table function).
+View: ``PositionTableLab``. Root widget: ``position_table_lab()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from exercises.core.own import Use
+from exercises.ui.style import TEXT, code, plain
+from lib.positional import sinusoidal
+
+from ..kit.layout import controls, lab_root, slider, verdict_widget
+
+
+def course_table(length, d_model):
+    """The course's position table, in the signature of the learner's ``sinusoidal_table``."""
+    return sinusoidal(length, d_model)
+
+
+# The exercise whose function this lab and the shuffle lab can run instead of the course's
+# (see labs/kit/own_function.py).
+TABLE_USE = Use("sinusoidal-table", course_table, "lib.positional.sinusoidal")
+
+D_MAX, LENGTH_MAX = 64, 64
+
+
+def _even(d) -> int:
+    return max(2, 2 * (int(d) // 2))
+
+
+def position_table_model(d_model=8, length=16, row=3, base=10000.0, table=None) -> dict:
+    """The sinusoidal table for the sliders, the selected row and its fastest and slowest pairs.
+
+    Odd d_model is taken down to the even number below; row is kept inside the table.
+    ``table(length, d_model)`` makes the table at base 10000 (default: ``lib.positional.sinusoidal``
+    at ``base``); the learner's function can be passed here.
+    """
+    d = _even(d_model)
+    length = max(1, int(length))
+    row = min(max(0, int(row)), length - 1)
+    table = sinusoidal(length, d, base) if table is None else table(length, d)
+    speeds = base ** (-np.arange(0, d, 2) / d)                    # radians per position, per pair
+    angles = row * speeds
+    last = d // 2 - 1
+    turns = angles[0] / (2 * np.pi)
+    verdict = (f"Position {row} of a {length} \u00d7 {d} table: the fast pair (columns 0, 1) has "
+               f"turned {angles[0]:.2f} radians ({turns:.2f} turns)")
+    if last:
+        verdict += (f", the slowest pair (columns {d - 2}, {d - 1}) only {angles[last]:.4f}: it turns "
+                    f"{speeds[last]:.4g} radians per position, 10000^(\u2212{d - 2}/{d}).")
+    else:
+        verdict += "; with d_model = 2 that is the only pair, so the row is [sin(pos), cos(pos)]."
+    return {"d_model": d, "length": length, "row": row, "table": table, "speeds": speeds,
+            "angles": angles, "values": table[row], "fast": (table[row, 0], table[row, 1]),
+            "slow": (table[row, d - 2], table[row, d - 1]), "verdict": verdict}
+
+
+def _row_readout(model) -> str:
+    values = model["values"]
+    shown = [f"{v:.2f}" for v in values[:8]]
+    if len(values) > 8:
+        shown = shown[:4] + ["\u2026"] + [f"{v:.2f}" for v in values[-4:]]
+    text = f"PE[{model['row']}] = [{', '.join(shown)}]"
+    return f'<div style="{TEXT}">{code(text)}</div>'
+
+
+class PositionTableLab:
+    """The view: sliders for d_model, length and row; the heatmap and a clock with two hands."""
+
+    def __init__(self, d_model=8, length=16, row=3):
+        import ipywidgets as widgets
+        from matplotlib.patches import Circle, Rectangle
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.own_function import OwnFunctionSwitch
+
+        self.d_slider = slider("int", value=_even(d_model), min=2, max=D_MAX, step=2, description="d_model")
+        self.d_slider.add_class("course-slider-d-model")
+        self.length_slider = slider("int", value=length, min=1, max=LENGTH_MAX, description="length")
+        self.length_slider.add_class("course-slider-length")
+        self.row_slider = slider("int", value=min(row, length - 1), min=0, max=length - 1,
+                                 description="position (row)")
+        self.row_slider.add_class("course-slider-row")
+        self.readout = widgets.HTML()
+        self.readout.add_class("course-row-readout")
+        self.verdict = verdict_widget()
+
+        fig = new_figure(6.4, 3.4)
+        grid = fig.add_gridspec(1, 2, width_ratios=[1.5, 1])
+        ax, clock = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+        self.image = ax.imshow(np.zeros((length, _even(d_model))), cmap="PuOr_r", vmin=-1, vmax=1,
+                               aspect="auto", interpolation="nearest")
+        bar = fig.colorbar(self.image, ax=ax, fraction=0.06, pad=0.03)
+        bar.ax.tick_params(labelsize=9)
+        self.highlight = Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor=OKABE_ITO["black"],
+                                   linewidth=2)
+        ax.add_patch(self.highlight)
+        from matplotlib.ticker import MaxNLocator
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("column: fast pairs left, slow right")
+        ax.set_ylabel("position")
+        ax.tick_params(labelsize=9)
+        self.title = ax.set_title("", fontsize=10)
+        self.ax = ax
+
+        clock.add_patch(Circle((0, 0), 1, fill=False, edgecolor="0.6", linewidth=1))
+        for k in range(12):
+            a = 2 * np.pi * k / 12
+            clock.plot([0.9 * np.sin(a), np.sin(a)], [0.9 * np.cos(a), np.cos(a)], color="0.6", lw=1)
+        (self.fast_hand,) = clock.plot([0, 0], [0, 1], color=OKABE_ITO["vermillion"], lw=3,
+                                       solid_capstyle="round", label="fast: pair 0")
+        (self.slow_hand,) = clock.plot([0, 0], [0, 1], color=OKABE_ITO["blue"], lw=3, ls="--",
+                                       solid_capstyle="round", label="slow: last pair")
+        clock.plot([0], [0], "o", color="black", ms=4)
+        clock.set_xlim(-1.15, 1.15)
+        clock.set_ylim(-1.15, 1.45)
+        clock.set_xticks([-1, 0, 1])      # the limits never change: fixed ticks redraw faster
+        clock.set_yticks([-1, 0, 1])
+        clock.set_aspect("equal")
+        clock.set_xlabel("sin (even column)")
+        clock.set_ylabel("cos (odd column)")
+        clock.tick_params(labelsize=9)
+        self.clock_title = clock.set_title("", fontsize=10)
+        self.legend = clock.legend(loc="upper center", fontsize=8, ncol=1, frameon=False)
+        fig.tight_layout()
+        self.view = FigureView(fig, description="Heatmap of the sinusoidal position table and a clock")
+
+        self.own = OwnFunctionSwitch([TABLE_USE], self._on_change)
+        self.root = lab_root("position-table", [controls(self.d_slider, self.length_slider, self.row_slider),
+                                                self.own.widget, self.view.widget, self.readout, self.verdict])
+        self.d_slider.observe(self._on_change, names="value")
+        self.length_slider.observe(self._on_length, names="value")
+        self.row_slider.observe(self._on_change, names="value")
+        self.update()
+
+    def _on_length(self, change) -> None:
+        self._updating = True
+        self.row_slider.max = max(0, int(change["new"]) - 1)     # clamps the row's value too
+        self._updating = False
+        self.update()
+
+    def _on_change(self, _change=None) -> None:
+        if not getattr(self, "_updating", False):
+            self.update()
+
+    def update(self) -> dict:
+        d, length, row = self.d_slider.value, self.length_slider.value, self.row_slider.value
+        model = self.own.run(lambda table: position_table_model(d, length, row, table=table))
+        d, length, row = model["d_model"], model["length"], model["row"]
+        self.image.set_data(model["table"])
+        self.image.set_extent((-0.5, d - 0.5, length - 0.5, -0.5))
+        self.ax.set_xlim(-0.5, d - 0.5)
+        self.ax.set_ylim(length - 0.5, -0.5)
+        self.highlight.set_bounds(-0.5, row - 0.5, d, 1)
+        self.title.set_text(f"PE: {length} position{'s' if length > 1 else ''} \u00d7 {d} numbers")
+        for hand, (s, c) in ((self.fast_hand, model["fast"]), (self.slow_hand, model["slow"])):
+            hand.set_data([0, s], [0, c])
+        self.clock_title.set_text(f"the hands at position {row}")
+        self.slow_hand.set_label(f"slow: pair {d // 2 - 1}")
+        self.legend.get_texts()[1].set_text(f"slow: pair {d // 2 - 1}")
+        self.view.redraw()
+        self.readout.value = _row_readout(model)
+        self.verdict.value = plain(model["verdict"])
+        self.model = model
+        return model
+
+
+def position_table_lab(**initial):
+    """The position-table lab's root widget (class ``course-lab-position-table``)."""
+    return PositionTableLab(**initial).root

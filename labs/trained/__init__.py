@@ -1,0 +1,16 @@
+"""The labs of notebook 05, inside the course's small trained model (``lib.model``), one per module:
+
+- ``ablation``: leave out any of the four blocks or the positions and watch the perplexity;
+- ``mismatch``: run the same weights with a detail changed and see which mistakes are quiet;
+- ``stream``: one token's residual stream, block by block.
+
+``held_out`` holds what they share (the cached runs on the held-out text) and ``kind_bars`` the
+chart of perplexity per kind of prediction. The names the notebook imports are re-exported here,
+so ``from labs.trained import ablation_lab`` works in notebooks old and new.
+"""
+
+from .ablation import ablation_lab, ablation_model
+from .mismatch import mismatch_lab, mismatch_model
+from .stream import stream_lab
+
+__all__ = ["ablation_lab", "ablation_model", "mismatch_lab", "mismatch_model", "stream_lab"]

@@ -1,0 +1,150 @@
+"""The ablation lab (notebook 05): leave out any combination of the trained model's four blocks,
+or its positions (RoPE), and watch the perplexity per kind of prediction and one prediction's
+top words.
+
+Model: ``ablation_model`` (``lib.model.forward`` with blocks skipped). View: ``AblationLab``.
+Root widget: ``ablation_lab()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from exercises.core.text import amount
+from exercises.ui.style import plain
+from lib import model
+
+from ..kit.layout import controls, lab_root, slider, verdict_widget
+from .held_out import GROUPS, context, held_out, perplexities, run
+from .kind_bars import KindBars
+
+TOP = 5                    # words shown for a watched prediction
+
+
+def ablation_model(keep=(True, True, True, True), positions: bool = True, watch: int = 0) -> dict:
+    """The trained model with the blocks whose ``keep`` entry is False left out (the stream passes
+    them unchanged) and, with positions=False, no RoPE. ``watch`` picks one of the held-out text's
+    decided predictions (0 .. len(watchable) - 1). Returns perplexities per kind of prediction for
+    the trained model and this setting, the watched prediction's top words, and the verdict."""
+    layers = model.info()["config"]["layers"]
+    keep = tuple(bool(k) for k in keep)[:layers]
+    keep = keep + (True,) * (layers - len(keep))
+    skip = tuple(i for i, k in enumerate(keep) if not k)
+    ids, masks, watched, target_kinds = held_out()
+    watch = int(np.clip(int(watch), 0, len(watched) - 1))
+    position = int(watched[watch])
+    _l, full_probs, full_losses = run()
+    _l, probs, losses = run(skip, bool(positions))
+    full, now = perplexities(full_losses), perplexities(losses)
+    vocab = model.vocab()
+    right = int(ids[position + 1])
+    top = [int(i) for i in np.argsort(-probs[position])[:TOP]]
+    removed = [f"block {i + 1}" for i in skip] + ([] if positions else ["the positions"])
+    whole_full, whole_now = full["whole text"], now["whole text"]
+    if not removed:
+        change = (f"The whole model: perplexity {amount(whole_full)} on the held-out text "
+                  f"({len(ids)} tokens). Leave something out and compare.")
+    else:
+        ratios = {label: now[label] / full[label] for label, _k in GROUPS[:-1]
+                  if np.isfinite(now[label]) and np.isfinite(full[label])}
+        worst = max(ratios, key=ratios.get) if ratios else "whole text"
+        change = (f"Without {' and '.join(removed)}, the perplexity rises from {amount(whole_full)} "
+                  f"to {amount(whole_now)} (\u00d7{amount(whole_now / whole_full)}); hit hardest: "
+                  f"{worst} ({amount(full[worst])} \u2192 {amount(now[worst])}).")
+    guess = vocab[top[0]]
+    watched_text = (f"Watched: after \u201c{context(position)}\u201d the right word \u201c{vocab[right]}\u201d "
+                    f"gets {full_probs[position, right]:.2f} from the whole model")
+    if removed:
+        watched_text += f" and {probs[position, right]:.2f} now"
+    top_p = float(probs[position, top[0]])
+    watched_text += (f"; the top word is \u201c{guess}\u201d ({top_p:.2f})"
+                     + (", the word that came." if top[0] == right else ", not the word that came."))
+    return {"keep": keep, "skip": skip, "positions": bool(positions), "watch": watch,
+            "position": position, "kind": target_kinds[position], "full": full, "now": now,
+            "right": right, "right_full": float(full_probs[position, right]),
+            "right_now": float(probs[position, right]), "top": top,
+            "top_now": [float(probs[position, i]) for i in top],
+            "top_full": [float(full_probs[position, i]) for i in top],
+            "context": context(position), "verdict": f"{change} {watched_text}"}
+
+
+def _first_watch(kind: str = "reverse") -> int:
+    _ids, _m, watched, target_kinds = held_out()
+    for n, position in enumerate(watched):
+        if target_kinds[position] == kind:
+            return n
+    return 0
+
+
+class AblationLab:
+    """The view: a slider for the watched prediction, a toggle per block and for the positions."""
+
+    def __init__(self, keep=(True, True, True, True), positions=True, watch=None):
+        import ipywidgets as widgets
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+
+        layers = model.info()["config"]["layers"]
+        watched = held_out()[2]
+        watch = _first_watch() if watch is None else watch
+        self.watch = slider("int", value=watch, min=0, max=len(watched) - 1, step=1,
+                            description="prediction to watch")
+        self.watch.add_class("course-slider-watch")
+        self.blocks = [widgets.ToggleButton(value=bool(keep[i]) if i < len(keep) else True,
+                                            description=f"block {i + 1}", icon="check",
+                                            tooltip=f"use block {i + 1}",
+                                            layout=widgets.Layout(width="7.5em"))
+                       for i in range(layers)]
+        self.positions = widgets.ToggleButton(value=bool(positions), description="positions (RoPE)",
+                                              icon="check", layout=widgets.Layout(width="11em"))
+        self.verdict = verdict_widget()
+        fig = new_figure(6.4, 3.4)
+        grid = fig.add_gridspec(1, 2, width_ratios=[1.25, 1], wspace=0.35)
+        left, right = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
+        self.kinds = KindBars(left, "with parts left out")
+        x = np.arange(TOP)
+        self.top_full = right.bar(x - 0.2, np.zeros(TOP), width=0.4, color=OKABE_ITO["sky"])
+        self.top_now = right.bar(x + 0.2, np.zeros(TOP), width=0.4, color=OKABE_ITO["vermillion"],
+                                 hatch="//", edgecolor="white")
+        right.set_ylim(0, 1.05)
+        right.set_xticks(x, [""] * TOP, fontsize=9)
+        right.set_ylabel("probability")
+        right.set_xlabel("top words now", fontsize=9)
+        self.right_title = right.set_title("", fontsize=9)
+        right.grid(True, axis="y", alpha=0.3)
+        fig.subplots_adjust(left=0.1, right=0.98, top=0.88, bottom=0.27)
+        self.right = right
+        self.view = FigureView(fig, description="Bars: perplexity per kind of prediction, and one prediction's top words")
+        self.root = lab_root("ablation", [controls(self.watch), controls(*self.blocks, self.positions),
+                                          self.view.widget, self.verdict])
+        for control in (self.watch, *self.blocks, self.positions):
+            control.observe(lambda _c: self.update(), names="value")
+        self.update()
+
+    def update(self) -> dict:
+        m = ablation_model(tuple(b.value for b in self.blocks), self.positions.value, self.watch.value)
+        for button, kept in zip(self.blocks, m["keep"]):
+            button.icon = "check" if kept else "times"
+            button.button_style = "" if kept else "warning"
+        self.positions.icon = "check" if m["positions"] else "times"
+        self.positions.button_style = "" if m["positions"] else "warning"
+        self.kinds.update(m["full"], m["now"])
+        vocab = model.vocab()
+        for bar, value in zip(self.top_full, m["top_full"]):
+            bar.set_height(value)
+        for bar, value in zip(self.top_now, m["top_now"]):
+            bar.set_height(value)
+        labels = [vocab[i] + (" \u2713" if i == m["right"] else "") for i in m["top"]]
+        self.right.set_xticks(np.arange(TOP), labels, fontsize=9, rotation=30, ha="right")
+        words = m["context"].split()
+        short = " ".join(words[-6:])
+        self.right_title.set_text(f"after \u201c{short}\u201d")
+        self.view.redraw()
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def ablation_lab(**initial):
+    """The ablation lab's root widget (class ``course-lab-ablation``)."""
+    return AblationLab(**initial).root

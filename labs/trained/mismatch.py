@@ -1,0 +1,165 @@
+"""The mismatched-details lab (notebook 05): run the trained weights with one detail changed (the
+RoPE pairing or base, no RoPE, LayerNorm instead of RMSNorm, epsilon) and see which mistakes are
+loud and which are quiet: none of them raises an error.
+
+Model: ``mismatch_model`` (``lib.model.forward`` with its switches). View: ``MismatchLab``. Root
+widget: ``mismatch_lab()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from exercises.core.text import amount
+from exercises.ui.style import plain
+
+from ..kit.layout import controls, lab_root, verdict_widget
+from .held_out import held_out, perplexities, run
+from .kind_bars import KindBars
+
+AS_TRAINED = {"pairing": "halves", "base": 10000.0, "positions": True, "norm": "rms", "eps": 1e-5}
+BASE_MIN, BASE_MAX = 100.0, 1e6
+EPS_MIN, EPS_MAX = 1e-8, 1.0
+LOUD, QUIET = 1.5, 1.10          # perplexity ratios: above LOUD is loud, below QUIET is quiet
+
+
+def _round_log(value: float, lo: float, hi: float) -> float:
+    """Clip to [lo, hi] and keep 6 significant digits (so the cache sees repeated values)."""
+    value = float(value) if np.isfinite(value) else lo
+    value = float(np.clip(value, lo, hi))
+    return float(f"{value:.6g}")
+
+
+def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bool = True,
+                   norm: str = "rms", eps: float = 1e-5) -> dict:
+    """Run the trained weights with the details given (trained: halves, 10,000, RoPE on, RMSNorm,
+    1e-5) and compare with the trained setting: perplexity per kind of prediction, how often the
+    top word agrees, the largest change of a logit at each position, and the verdict (loud,
+    noticeable or quiet; nothing ever raises an error, which is the point)."""
+    pairing = pairing if pairing in ("halves", "neighbours") else "halves"
+    norm = norm if norm in ("rms", "layer") else "rms"
+    base, eps = _round_log(base, BASE_MIN, BASE_MAX), _round_log(eps, EPS_MIN, EPS_MAX)
+    setting = {"pairing": pairing, "base": base, "positions": bool(positions), "norm": norm, "eps": eps}
+    full_logits, _p, full_losses = run()
+    logits, _p, losses = run((), bool(positions), pairing, base, norm, eps)
+    full, now = perplexities(full_losses), perplexities(losses)
+    with np.errstate(invalid="ignore"):
+        gap = np.abs(logits - full_logits).max(axis=-1)
+        agree = float(np.mean(logits.argmax(-1) == full_logits.argmax(-1)))
+    ratio = now["whole text"] / full["whole text"]
+    changed = []
+    if not positions:
+        changed.append("no RoPE")
+    else:
+        if pairing != "halves":
+            changed.append("RoPE pairing neighbours (trained: halves)")
+        if base != AS_TRAINED["base"]:
+            changed.append(f"RoPE base {base:,.0f} (trained: 10,000)")
+    if norm != "rms":
+        changed.append("LayerNorm (trained: RMSNorm)")
+    if eps != AS_TRAINED["eps"]:
+        changed.append(f"\u03b5 = {eps:.0e} (trained: 1e-05)")
+    largest = float(np.nanmax(gap)) if np.isfinite(gap).any() else float("nan")
+    if not changed:
+        status = "trained"
+        verdict = (f"As trained: perplexity {amount(full['whole text'])}. Change one detail and "
+                   "see whether anything tells you.")
+    else:
+        what = ", ".join(changed)
+        numbers = (f"perplexity {amount(full['whole text'])} \u2192 {amount(now['whole text'])} "
+                   f"(\u00d7{amount(ratio)}), the top word agrees at {agree:.0%} of positions, the largest "
+                   f"logit moved by {largest:.2g}")
+        if not np.isfinite(ratio) or ratio >= LOUD:
+            status = "loud"
+            verdict = f"Loud: {what}. {numbers[0].upper() + numbers[1:]}. Any evaluation would catch this."
+        elif ratio >= QUIET:
+            status = "noticeable"
+            verdict = (f"Noticeable: {what}. {numbers[0].upper() + numbers[1:]}. Worse, but it still "
+                       "looks like a working model, and no error was raised.")
+        else:
+            status = "quiet"
+            verdict = (f"Quiet: {what}. {numbers[0].upper() + numbers[1:]}. No error, almost the same "
+                       "answers: only a comparison with reference logits would catch it.")
+    return {**setting, "full": full, "now": now, "ratio": float(ratio), "agree": agree, "gap": gap,
+            "largest": largest, "status": status, "changed": changed, "verdict": verdict}
+
+
+class MismatchLab:
+    """The view: the RoPE base and ε sliders, pairing and norm switches, a positions toggle."""
+
+    def __init__(self, pairing="halves", base=10000.0, positions=True, norm="rms", eps=1e-5):
+        import ipywidgets as widgets
+
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+
+        style = {"description_width": "initial"}
+        self.base = widgets.FloatLogSlider(value=base, base=10, min=2, max=6, step=0.25,
+                                           description="RoPE base", readout_format=",.0f",
+                                           continuous_update=True, style=style,
+                                           layout=widgets.Layout(width="22em"))
+        self.base.add_class("course-slider-base")
+        self.eps = widgets.FloatLogSlider(value=eps, base=10, min=-8, max=0, step=1,
+                                          description="norm \u03b5", readout_format=".0e",
+                                          continuous_update=True, style=style,
+                                          layout=widgets.Layout(width="22em"))
+        self.pairing = widgets.ToggleButtons(options=[("halves", "halves"), ("neighbours", "neighbours")],
+                                             value=pairing, description="RoPE pairs",
+                                             tooltips=["number i with i + d/2 (as trained)",
+                                                       "number 2i with 2i + 1"],
+                                             style={"description_width": "initial", "button_width": "8em"})
+        self.norm = widgets.ToggleButtons(options=[("RMSNorm", "rms"), ("LayerNorm", "layer")],
+                                          value=norm, description="norm",
+                                          style={"description_width": "initial", "button_width": "8em"})
+        self.positions = widgets.Checkbox(value=bool(positions), description="RoPE on", indent=False,
+                                          layout=widgets.Layout(width="7em"))
+        self.reset = widgets.Button(description="as trained", icon="undo", layout=widgets.Layout(width="auto"))
+        self.reset.add_class("course-button-as-trained")
+        self.verdict = verdict_widget()
+        fig = new_figure(6.4, 3.4)
+        grid = fig.add_gridspec(1, 2, width_ratios=[1.25, 1], wspace=0.35)
+        left, right = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
+        self.kinds = KindBars(left, "with the detail changed")
+        n = len(held_out()[0])
+        (self.gap_line,) = right.plot(np.arange(n), np.zeros(n), color=OKABE_ITO["vermillion"],
+                                      linewidth=1.2)
+        right.set_yscale("symlog", linthresh=1e-3)
+        right.set_xlim(0, n - 1)
+        right.set_xlabel("position in the text")
+        right.set_ylabel("largest logit change")
+        right.set_title("how far the logits moved", fontsize=10)
+        right.grid(True, alpha=0.3)
+        fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.27)
+        self.right = right
+        self.view = FigureView(fig, description="Bars: perplexity per kind of prediction; line: logit change per position")
+        self.root = lab_root("mismatch", [controls(self.base, self.eps),
+                                          controls(self.pairing, self.norm, self.positions, self.reset),
+                                          self.view.widget, self.verdict])
+        for control in (self.base, self.eps, self.pairing, self.norm, self.positions):
+            control.observe(lambda _c: self.update(), names="value")
+        self.reset.on_click(self._as_trained)
+        self.update()
+
+    def _as_trained(self, _button=None) -> None:
+        with self.root.hold_trait_notifications():
+            self.base.value, self.eps.value = AS_TRAINED["base"], AS_TRAINED["eps"]
+            self.pairing.value, self.norm.value = AS_TRAINED["pairing"], AS_TRAINED["norm"]
+            self.positions.value = AS_TRAINED["positions"]
+        self.update()
+
+    def update(self) -> dict:
+        m = mismatch_model(self.pairing.value, self.base.value, self.positions.value, self.norm.value,
+                           self.eps.value)
+        self.kinds.update(m["full"], m["now"])
+        gap = np.where(np.isfinite(m["gap"]), m["gap"], np.nan)
+        self.gap_line.set_ydata(gap)
+        top = np.nanmax(gap) if np.isfinite(gap).any() else 1.0
+        self.right.set_ylim(0, max(top * 2, 0.01))
+        self.view.redraw()
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def mismatch_lab(**initial):
+    """The mismatched-details lab's root widget (class ``course-lab-mismatch``)."""
+    return MismatchLab(**initial).root

@@ -1,0 +1,103 @@
+"""The trained model's residual-stream lab (notebook 05): the stream of one token of the held-out
+text (or the average over all), block by block: what attention and the FFN add, and the stream's
+size, far below float16's limit.
+
+Model: ``stream_model`` (``lib.model.forward`` with trace=True). View: ``TrainedStreamLab``. Root
+widget: ``stream_lab()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from exercises.ui.style import plain
+from lib import model
+
+from ..kit.layout import controls, lab_root, slider, verdict_widget
+from .held_out import held_out, trace
+
+
+def stream_model(position: int = 0) -> dict:
+    """The residual stream of the held-out text's token at ``position`` (or, for -1, the average
+    over all tokens): the size (RMS) of what each block's attention and FFN added, the stream's
+    size before the first block and after each block, its largest number, and the verdict."""
+    t = trace()
+    ids = held_out()[0]
+    position = int(np.clip(int(position), -1, len(ids) - 1))
+    rms = lambda a: np.sqrt((a ** 2).mean(axis=-1))  # noqa: E731  (one size per token)
+    if position < 0:
+        pick = lambda a: a.mean(axis=-1)             # noqa: E731  (average over the tokens)
+        who = f"on average over the {len(ids)} tokens"
+    else:
+        pick = lambda a: a[..., position]            # noqa: E731
+        who = f"for \u201c{model.vocab()[ids[position]]}\u201d at position {position}"
+    attention = pick(rms(t.attention_adds))
+    ffn = pick(rms(t.ffn_adds))
+    stream = pick(rms(t.streams))
+    largest = float(np.abs(t.streams[:, position] if position >= 0 else t.streams).max())
+    big = int(np.argmax(np.maximum(attention, ffn)))
+    part = "attention" if attention[big] >= ffn[big] else "the FFN"
+    verdict = (f"The stream {who} grows from {stream[0]:.2f} to {stream[-1]:.2f}; the largest "
+               f"addition comes from {part} in block {big + 1} ({max(attention[big], ffn[big]):.2f}). "
+               f"Its largest number is {largest:.1f}, far below float16's limit of 65,504.")
+    return {"position": position, "attention": attention, "ffn": ffn, "stream": stream,
+            "largest": largest, "verdict": verdict}
+
+
+class TrainedStreamLab:
+    """The view: a slider for the token (-1 = the average), bars per block, the stream's size."""
+
+    def __init__(self, position=-1):
+        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+
+        n = len(held_out()[0])
+        layers = model.info()["config"]["layers"]
+        self.position = slider("int", value=position, min=-1, max=n - 1, step=1,
+                               description="token (-1 = average)")
+        self.position.add_class("course-slider-token")
+        self.verdict = verdict_widget()
+        fig = new_figure(6.4, 3.2)
+        ax = fig.add_subplot()
+        k = np.arange(1, layers + 1)
+        self.attention = ax.bar(k - 0.2, np.zeros(layers), width=0.4, color=OKABE_ITO["blue"],
+                                label="attention adds")
+        self.ffn = ax.bar(k + 0.2, np.zeros(layers), width=0.4, color=OKABE_ITO["orange"],
+                          hatch="//", edgecolor="white", label="FFN adds")
+        (self.line,) = ax.plot(np.arange(layers + 1), np.zeros(layers + 1), color=OKABE_ITO["black"],
+                               marker="o", markersize=4, linewidth=1.6, label="the stream")
+        ax.set_xticks(np.arange(layers + 1), ["start"] + [f"block {i}" for i in k], fontsize=9)
+        ax.set_ylabel("size (RMS)")
+        self.title = ax.set_title("the residual stream, averaged over the held-out text", fontsize=10)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(loc="upper left", fontsize=8, frameon=True, framealpha=0.85)
+        fig.tight_layout()
+        self.ax = ax
+        self.view = FigureView(fig, description="Bars per block: what attention and the FFN add; line: the stream's size")
+        self.root = lab_root("trained-stream", [controls(self.position), self.view.widget, self.verdict])
+        self.position.observe(lambda _c: self.update(), names="value")
+        self.update()
+
+    def update(self) -> dict:
+        m = stream_model(self.position.value)
+        for bar, value in zip(self.attention, m["attention"]):
+            bar.set_height(value)
+        for bar, value in zip(self.ffn, m["ffn"]):
+            bar.set_height(value)
+        self.line.set_ydata(m["stream"])
+        top = max(m["stream"].max(), m["attention"].max(), m["ffn"].max())
+        self.ax.set_ylim(0, top * 1.35)
+        if m["position"] < 0:
+            self.title.set_text("the residual stream, averaged over the held-out text")
+        else:
+            ids = held_out()[0]
+            self.title.set_text(f"the residual stream of \u201c{model.vocab()[ids[m['position']]]}\u201d "
+                                f"(position {m['position']})")
+        self.view.redraw()
+        self.verdict.value = plain(m["verdict"])
+        self.model = m
+        return m
+
+
+def stream_lab(**initial):
+    """The residual-stream lab's root widget (class ``course-lab-trained-stream``)."""
+    return TrainedStreamLab(**initial).root

@@ -1,0 +1,95 @@
+"""The layout of labs/ (labs/README.md): one package per notebook re-exporting exactly the names
+the notebooks import, one lab per module, distinct view names, and no widgets on import."""
+
+import importlib
+import inspect
+import json
+import pkgutil
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("start", "positional", "ffn", "norms", "decoder", "trained")
+NOTEBOOKS = sorted(ROOT.glob("content/*.ipynb")) + sorted(ROOT.glob("tests/saved_notebooks/*/*.ipynb"))
+IMPORT = re.compile(r"^\s*from labs\.(\w+) import ([\w, ]+)$")
+
+
+def imported_names(notebooks=NOTEBOOKS) -> dict:
+    """{package: the names notebooks import from it}, read from their code cells."""
+    found = {}
+    for path in notebooks:
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            for line in "".join(cell["source"]).splitlines():
+                match = IMPORT.match(line)
+                if match:
+                    names = {name.strip() for name in match.group(2).split(",")}
+                    found.setdefault(match.group(1), set()).update(names)
+    return found
+
+
+def lab_modules(package_name):
+    package = importlib.import_module(f"labs.{package_name}")
+    return [importlib.import_module(f"labs.{package_name}.{info.name}")
+            for info in pkgutil.iter_modules(package.__path__)]
+
+
+def test_the_notebooks_import_from_every_notebook_package():
+    assert set(PACKAGES) <= set(imported_names())
+    assert len(NOTEBOOKS) >= 12                       # today's six and the six saved ones
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_each_package_re_exports_exactly_what_the_notebooks_import(name):
+    package = importlib.import_module(f"labs.{name}")
+    wanted = imported_names()[name]
+    assert set(package.__all__) == wanted
+    public = {attr for attr, value in vars(package).items()
+              if not attr.startswith("_") and not inspect.ismodule(value)}
+    assert public == wanted
+    for attr in wanted:
+        assert getattr(package, attr) is not None
+
+
+def test_the_expected_names_are_re_exported():
+    names = imported_names()
+    assert names["decoder"] == {"calculator_lab", "flow_lab", "flow_model", "near_identity_model",
+                                "six_steps_lab", "size_of"}
+    assert names["trained"] == {"ablation_lab", "ablation_model", "mismatch_lab", "mismatch_model", "stream_lab"}
+    from exercises.core.text import size
+    from labs.decoder import size_of
+    assert size_of is size and size_of(85_000_000) == "85.0 M"
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_one_lab_per_module(name):
+    for module in lab_modules(name):
+        labs = [attr for attr, value in vars(module).items()
+                if attr.endswith("_lab") and inspect.isfunction(value) and value.__module__ == module.__name__]
+        assert len(labs) <= 1, (module.__name__, labs)
+
+
+def test_view_classes_have_distinct_names():
+    seen = {}
+    for name in PACKAGES:
+        for module in lab_modules(name):
+            for attr, value in vars(module).items():
+                if inspect.isclass(value) and value.__module__ == module.__name__ and attr.endswith("Lab"):
+                    assert attr not in seen, f"{attr} in {module.__name__} and {seen[attr]}"
+                    seen[attr] = module.__name__
+    assert {"ResidualStreamLab", "TrainedStreamLab", "CalculatorLab", "ShuffleLab"} <= set(seen)
+
+
+def test_importing_every_lab_imports_no_widgets_and_no_matplotlib():
+    modules = [f"labs.{name}.{info.name}" for name in PACKAGES
+               for info in pkgutil.iter_modules([str(ROOT / "labs" / name)])]
+    code = ("import importlib, sys\n"
+            f"for name in {modules!r}: importlib.import_module(name)\n"
+            "print(sorted(m for m in ('ipywidgets', 'matplotlib', 'IPython') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert len(modules) >= 20 and out.stdout.strip() == "[]"
