@@ -53,18 +53,18 @@ _UNSAFE_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 
 def printable(text, limit: int = 200) -> str:
     """``text`` safe to show: every unsafe character written as its escape (``\\x1b``,
-    ``\\u202e``), at most about ``limit`` characters (a cut is marked with "...")."""
-    text = str(text)
-    cut = len(text) > limit
-    out = []
-    for ch in text[:limit]:
+    ``\\u202e``), at most ``limit`` characters of it (a cut is marked with "...")."""
+    out, length = [], 0
+    for ch in str(text):
         if unicodedata.category(ch) in _UNSAFE_CATEGORIES:
             code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000
-                       else f"\\U{code:08x}")
-        else:
-            out.append(ch)
-    return "".join(out) + ("..." if cut else "")
+            ch = (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000
+                  else f"\\U{code:08x}")
+        if length + len(ch) > limit:
+            return "".join(out) + "..."
+        out.append(ch)
+        length += len(ch)
+    return "".join(out)
 
 
 def new_learner_id() -> str:

@@ -469,7 +469,13 @@ def main(folder, csv_path=DEFAULT_CSV, force=False) -> int:
         return 2
     text = csv_text(report)
     if to_stdout:
-        sys.stdout.write(text)
+        out = getattr(sys.stdout, "buffer", None)
+        if out is not None:  # UTF-8 whatever the terminal's encoding: this is data for a file
+            sys.stdout.flush()
+            out.write(text.encode("utf-8"))
+            out.flush()
+        else:
+            sys.stdout.write(text)
         _print(summary_text(report), sys.stderr)
         return 0
     try:
