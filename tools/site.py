@@ -219,7 +219,8 @@ def remember(output: Path, pyodide) -> None:
     """Note which kind of site output holds, so `serve` rebuilds the same kind."""
     try:
         builds = json.loads(BUILDS.read_text())
-    except (OSError, ValueError):
+        builds = {k: v for k, v in builds.items() if Path(k).is_dir()}  # forget removed sites
+    except (OSError, ValueError, AttributeError):
         builds = {}
     builds[str(output)] = {"pyodide": str(Path(pyodide).resolve()) if pyodide else None}
     try:
@@ -388,7 +389,7 @@ def main(argv=None):
             pyodide = last_pyodide(args.output)
             if pyodide:
                 print(f"Rebuilding the self-hosted site, as last built into {args.output}, with Pyodide "
-                      f"from {pyodide} (build once without --pyodide to go back to the CDN).")
+                      f"from {pyodide} (./course build without --pyodide goes back to the CDN).")
         if args.command == "build" or not args.no_build:
             print(summary(build(args.output, pyodide, ship_anyway=args.ship_anyway)), flush=True)
         elif not (Path(args.output) / "index.html").is_file():
