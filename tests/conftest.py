@@ -1,7 +1,7 @@
 """Shared fixtures: built sites, local servers and a real Chromium.
 
 Browser tests use Debian's Chromium through Playwright (never a downloaded browser); the
-helpers they share with the browser benchmark live in tools/browser.py.
+functions they share with the browser benchmark live in tools/browser.py.
 With CI=true a missing Chromium is a failure, not a skip.
 """
 
