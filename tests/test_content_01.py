@@ -242,7 +242,11 @@ def test_left_columns_change_fast_and_right_columns_slowly():
 # ---------------------------------------------------------------- scaling the words
 
 def test_fresh_rows_drawn_at_one_over_root_d_are_about_one_long(figures):
-    for line in figures["embedding-rows"].strip().splitlines():
+    *lines, others = figures["embedding-rows"].strip().splitlines()
+    unit, gpt2 = (float(x) for x in re.findall(r"\) (\d+\.\d+)", others))
+    position_768 = np.sqrt(768 / 2)
+    assert unit > position_768 and gpt2 < position_768 / 10       # "longer", "much smaller"
+    for line in lines:
         d = int(re.search(r"d_model =\s+(\d+)", line).group(1))
         word, scaled, position = (float(x) for x in re.findall(r"(?:length|sqrt\(d_model\)) (\d+\.\d+)", line))
         assert abs(word - 1) < 0.05 and abs(scaled - np.sqrt(d)) < 0.05 * np.sqrt(d)

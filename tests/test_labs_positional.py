@@ -340,6 +340,6 @@ def test_scaling_view_every_factor():
         m = scaling.scaling_model(factor)
         assert _text(lab.verdict.value) == m["verdict"]
         assert list(lab.moved_marker.get_data()[1]) == pytest.approx([100 * m["by_word"], 100 * m["by_place"]])
-        assert list(lab.share_marker.get_data()[0]) == pytest.approx([factor, factor])
+        assert list(lab.share_marker.get_data()[0]) == pytest.approx([math.log2(factor)] * 2)
         assert list(lab.word_line.get_ydata()) == pytest.approx(list(100 * m["by_word_curve"]))
     assert lab.view.figure is fig and lab.view.renders > renders

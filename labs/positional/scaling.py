@@ -8,6 +8,7 @@ View: ``ScalingLab``. Root widget: ``scaling_lab()``.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -22,6 +23,7 @@ from .table import TABLE_USE, course_table
 
 FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 USUAL = math.sqrt(D_MODEL)                 # the factor sqrt(d_model) many models use: 2 here
+_X = [math.log2(f) for f in FACTORS]       # where the plots put each factor
 
 
 def _outputs(words, factor, positions):
@@ -47,6 +49,16 @@ def _measure(factor, positions) -> tuple[float, float, float]:
         by_word.append(np.linalg.norm(after[rows] - before, axis=-1).mean() / length)
         by_place.append(np.linalg.norm(after - before, axis=-1).mean() / length)
     return word_share, float(np.mean(by_word)), float(np.mean(by_place))
+
+
+@functools.lru_cache(maxsize=8)
+def _curves(positions: bytes, shape: tuple) -> np.ndarray:
+    """:func:`_measure` at every factor of FACTORS, one row each; the same for every setting of
+    the slider, so kept for the last few position tables seen."""
+    rows = np.frombuffer(positions).reshape(shape)
+    curves = np.array([_measure(f, rows) for f in FACTORS])
+    curves.flags.writeable = False
+    return curves
 
 
 def factor_label(factor: float) -> str:
@@ -75,7 +87,7 @@ def scaling_model(factor=USUAL, table=course_table) -> dict:
     with np.errstate(over="ignore", invalid="ignore"):
         positions = np.asarray(table(len(WORDS), D_MODEL), dtype=float)[:len(WORDS)]
         share, by_word, by_place = _measure(factor, positions)
-        curves = np.array([_measure(f, positions) for f in FACTORS])      # (len(FACTORS), 3)
+        curves = _curves(positions.tobytes(), positions.shape)             # (len(FACTORS), 3)
     finite = bool(np.all(np.isfinite(curves)) and math.isfinite(by_word) and math.isfinite(by_place))
     follows = "words" if by_word < by_place else "positions"
     if not finite:
@@ -103,7 +115,7 @@ class ScalingLab:
         import ipywidgets as widgets
 
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
-        from ..kit.layout import SLIDER_STYLE, log_scale
+        from ..kit.layout import SLIDER_STYLE
         from ..kit.own_function import OwnFunctionSwitch
 
         start = min(FACTORS, key=lambda f: abs(f - float(factor)))
@@ -118,31 +130,30 @@ class ScalingLab:
         share_ax, moved_ax = fig.subplots(1, 2)
         word_colour, place_colour = OKABE_ITO["blue"], OKABE_ITO["orange"]
         curve = scaling_model(start)
-        (self.share_line,) = share_ax.plot(FACTORS, 100 * curve["share_curve"], "-o", color=word_colour,
+        (self.share_line,) = share_ax.plot(_X, 100 * curve["share_curve"], "-o", color=word_colour,
                                            ms=4, label="words")
-        (self.place_share_line,) = share_ax.plot(FACTORS, 100 - 100 * curve["share_curve"], "--s",
+        (self.place_share_line,) = share_ax.plot(_X, 100 - 100 * curve["share_curve"], "--s",
                                                  color=place_colour, ms=4, label="positions")
         (self.share_marker,) = share_ax.plot([], [], "o", ms=10, mfc="none", mec="black", mew=1.5,
                                             linestyle="none")
         share_ax.set_ylim(0, 100)
         share_ax.set_ylabel("share of the input's squared length (%)")
         share_ax.set_title("what the input is made of", fontsize=10)
-        (self.word_line,) = moved_ax.plot(FACTORS, 100 * curve["by_word_curve"], "-o", color=word_colour,
+        (self.word_line,) = moved_ax.plot(_X, 100 * curve["by_word_curve"], "-o", color=word_colour,
                                           ms=4, label="matched by word")
-        (self.place_line,) = moved_ax.plot(FACTORS, 100 * curve["by_place_curve"], "--s", color=place_colour,
+        (self.place_line,) = moved_ax.plot(_X, 100 * curve["by_place_curve"], "--s", color=place_colour,
                                            ms=4, label="matched by place")
         (self.moved_marker,) = moved_ax.plot([], [], "o", ms=10, mfc="none", mec="black", mew=1.5,
                                              linestyle="none")
         moved_ax.set_ylabel("output moved after a reordering (%)")
         moved_ax.set_title("what the outputs follow", fontsize=10)
-        for ax in (share_ax, moved_ax):
-            log_scale(ax.xaxis)
-            ax.set_xticks(FACTORS)
+        for ax, where in ((share_ax, "center left"), (moved_ax, "upper left")):
+            ax.set_xticks(_X)                       # the factors double: evenly spaced on log2
             ax.set_xticklabels([number(f) for f in FACTORS])
             ax.set_xlabel("scale factor")
             ax.tick_params(labelsize=8)
-            ax.legend(fontsize=8, loc="best", frameon=False)
-        self.cursors = [ax.axvline(start, color="0.5", lw=1, ls=":") for ax in (share_ax, moved_ax)]
+            ax.legend(fontsize=8, loc=where, frameon=False)
+        self.cursors = [ax.axvline(math.log2(start), color="0.5", lw=1, ls=":") for ax in (share_ax, moved_ax)]
         self.share_ax, self.moved_ax = share_ax, moved_ax
         fig.tight_layout()
         self.view = FigureView(fig, description="Word share and output movement against the scale factor")
@@ -162,15 +173,16 @@ class ScalingLab:
         shares = 100 * np.nan_to_num(model["share_curve"])
         self.share_line.set_ydata(shares)
         self.place_share_line.set_ydata(100 - shares)
-        self.share_marker.set_data([model["factor"]] * 2,
+        x = math.log2(model["factor"])
+        self.share_marker.set_data([x] * 2,
                                    [100 * model["word_share"], 100 * model["position_share"]])
         by_word, by_place = (100 * np.nan_to_num(model[k]) for k in ("by_word_curve", "by_place_curve"))
         self.word_line.set_ydata(by_word)
         self.place_line.set_ydata(by_place)
-        self.moved_marker.set_data([model["factor"]] * 2, [100 * model["by_word"], 100 * model["by_place"]])
+        self.moved_marker.set_data([x] * 2, [100 * model["by_word"], 100 * model["by_place"]])
         self.moved_ax.set_ylim(0, max(float(np.max(by_word)), float(np.max(by_place)), 1.0) * 1.15)
         for cursor in self.cursors:
-            cursor.set_xdata([model["factor"]] * 2)
+            cursor.set_xdata([x] * 2)
         self.view.redraw()
         self.verdict.value = plain(model["verdict"])
         self.model = model
