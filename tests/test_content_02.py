@@ -55,6 +55,9 @@ def test_balancing_evens_out_the_router(figures):
         low, high = (int(n.replace(",", "")) for n in line.split("from ")[1].split(" to "))
         spreads.append(high - low)
     assert len(spreads) == 3 and spreads[0] > spreads[1] > spreads[2]
+    fair = 1024
+    assert spreads[0] > fair / 2                    # "left to itself, the router favours some experts"
+    assert spreads[-1] < 0.05 * fair                # "close to its fair share" after balancing
 
 
 def _cells():
