@@ -92,6 +92,7 @@ class Exercise:
     atol: float = 1e-8
     context: str = "import numpy as np\nfrom exercises.core.blank import ____\n"
     skills: str = ""
+    retired: bool = False
 
     def __post_init__(self) -> None:
         n = count_blanks(self.template)

@@ -98,10 +98,12 @@ def get_question(q_id: str) -> Question:
 
 
 def all_exercises() -> list[Exercise]:
-    """Every exercise of the course, in notebook order."""
+    """Every exercise of the course, in notebook order; retired ones are left out (``get_exercise``
+    still finds them)."""
     load_all()
     order = {stem: i for i, (stem, _t, _m) in enumerate(NOTEBOOKS)}
-    return sorted(_EXERCISES.values(), key=lambda e: order.get(e.notebook, len(order)))
+    return sorted((e for e in _EXERCISES.values() if not e.retired),
+                  key=lambda e: order.get(e.notebook, len(order)))
 
 
 def all_questions() -> list[Question]:
