@@ -342,8 +342,7 @@ def test_examples_quoted_by_the_feedback_are_in_sight_above_their_checks(cells):
     assert "example_targets = np.array([0, 1, 3])" in before["perplexity"]
     assert "example_x = model.embed(ids[:12])" in before["leave-one-out"]
     assert "def example_score(stream):" in before["leave-one-out"]
-    assert "example_x = model.embed(ids[:6])" in before["capstone-block"]
-    assert "example_w = model.weights().blocks[0]" in before["capstone-block"]
+    assert "example_x, example_w = example_block()" in before["capstone-block"]
     assert "parts = your_parts()" in before["capstone-block"]
     for ex_id, i in index.items():
         assert "<details>" not in source(cells[i - 1]) + source(cells[i - 2]), f"a box right above {ex_id}"
