@@ -59,6 +59,8 @@ def test_six_steps(figures):
     sizes = [line.split("size ")[1] for line in text.splitlines() if " size " in line]
     assert sizes == ["0.74", "1.00", "0.95", "1.41", "1.00", "1.21", "2.05"]
     assert "output row 1: [+0.12, -0.58, -2.73, -1.31]" in text
+    read, attention, ffn = (float(s) for s in (sizes[1], sizes[2], sizes[5]))
+    assert 0.5 < attention / read < 2 and 0.5 < ffn / read < 2        # 'of the same order as what they read'
 
 
 def test_each_add_almost_always_grows_the_stream(figures, cells):

@@ -159,6 +159,8 @@ def test_what_each_block_adds_against_the_stream_it_received(figures):
     bounds = [numbers(line) for line in lines if line.strip().startswith("at right angles")]
     for stream, (right, along) in zip(streams, bounds):
         assert right < stream < along
+    adds = [numbers(line.split("stream ")[0]) for line in blocks]         # block, attention, FFN
+    assert all(ffn > attention for _block, attention, ffn in adds)         # 'the FFNs write more'
     question = get_question("trained-predict-stream")
     embedding = numbers(line_with(figures["residual-stream"], "start"))[-1]
     assert streams[-1] > 10 * embedding and "many times larger" in question.choices[question.answer]
@@ -240,6 +242,13 @@ def test_mismatches(figures):
         assert same < 100 and largest > 1                           # 'logits moved by whole units'
     low, high = (float(v) for v in rows["RoPE base 100,000"][2].split("-"))
     assert low < 1.05 and high > 1.10                               # 'barely above 1 ... past the line'
+    text = figures["mismatches"]
+    line = line_with(text, "the mean square")
+    small = float(re.search(r"eps 1e-3 is (\d+)% of it", line).group(1))
+    large = float(re.search(r"eps 0.1 is ([\d.]+) times it", line).group(1))
+    assert small < 100 and large > 1                                # eps 1e-3 below it, eps 0.1 above it
+    offset = numbers(line_with(text, "each token's stream"))
+    assert offset[-2] < 0.2                                         # 'a mean close to 0 compared with its spread'
 
 
 def test_rope_base_pairs(figures):
