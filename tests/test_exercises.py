@@ -4,6 +4,7 @@ Adding an exercise (with its wrong answers and alternative correct answers) to
 a notebook's module is enough for it to be tested here.
 """
 
+import inspect
 import json
 import os
 import re
@@ -18,7 +19,8 @@ import pytest
 from exercises.core import progress
 from exercises.core.blank import BLANK, ____
 from exercises.core.cell import run_cell
-from exercises.core.checker import evaluate, evaluate_source
+from exercises.core import sandbox
+from exercises.core.checker import evaluate, evaluate_fixed, evaluate_source
 from exercises.core.definition import Exercise, Mistake, Variant, count_blanks, fill_blanks
 from exercises.core.notebooks import exercise_id, read, solve_notebook, validate_notebook
 from exercises.core.registry import NOTEBOOKS, all_exercises, get_exercise
@@ -56,8 +58,10 @@ def test_definition_is_complete(ex_id):
     assert len(ex.alternatives) >= 2, "at least two other correct formulations"
     if ex.kind == "function":
         cases = ex.cases(np.random.default_rng(0))
-        assert sum(c.visible for c in cases) == 1, "exactly one visible example"
-        assert any(c.label.startswith("random") for c in cases), "random cases every run"
+        assert sum(c.visible for c in cases) == 1 and cases[0].visible, "the visible example first"
+        assert any(c.random for c in cases), "random cases every run"
+        assert not any(c.random for c in ex.fixed_cases()), "fixed cases are not labelled random"
+        assert ex.contract is not None, "a function exercise states its contract"
 
 
 @pytest.mark.parametrize("ex_id", IDS)
@@ -108,6 +112,168 @@ def test_no_hint_gives_the_answer_away(ex_id):
         for fill in ex.solution:
             if len(squash(fill)) > 3:
                 assert squash(fill) not in squash(mistake.hint)
+
+
+FUNCTION_IDS = [ex.id for ex in EXERCISES if ex.kind == "function"]
+
+
+def _first_array(case):
+    return next((a for a in case.args if isinstance(a, np.ndarray)), None)
+
+
+@pytest.mark.parametrize("ex_id", FUNCTION_IDS)
+def test_the_contract_matches_the_solutions_signature(ex_id):
+    ex = get_exercise(ex_id)
+    func = run_cell(ex.solution_source, ex.context, ex.id)[ex.name]
+    parameters = inspect.signature(func).parameters
+    assert list(parameters) == list(ex.contract.args), "the contract names every argument, in order"
+    defaults = {name: p.default for name, p in parameters.items() if p.default is not p.empty}
+    assert defaults == dict(ex.contract.defaults)
+
+
+@pytest.mark.parametrize("ex_id", FUNCTION_IDS)
+def test_the_fixed_cases_cover_the_whole_contract(ex_id):
+    """Every number of axes and number type the contract promises, every default argument
+    both used and overridden, every edge, and shapes whose axes all differ."""
+    ex = get_exercise(ex_id)
+    contract, fixed = ex.contract, ex.fixed_cases()
+    drawn = [c for seed in range(5) for c in ex.draw(np.random.default_rng(seed))]
+    firsts = [_first_array(c) for c in fixed]
+    for ndim in contract.ndims:
+        assert any(a is not None and a.ndim == ndim for a in firsts), f"no fixed case with {ndim} axes"
+    for case in fixed + drawn:
+        first = _first_array(case)
+        if contract.ndims and first is not None:
+            assert first.ndim in contract.ndims, f"{case.label}: {first.ndim} axes, not promised"
+        for arg in case.args:
+            if isinstance(arg, np.ndarray) and arg.dtype.kind == "f":
+                assert arg.dtype.name in contract.dtypes, f"{case.label}: {arg.dtype} not promised"
+    for dtype in contract.dtypes:
+        assert any(isinstance(a, np.ndarray) and a.dtype.name == dtype for c in fixed for a in c.args), \
+            f"no fixed case in {dtype}"
+    for name, value in contract.defaults.items():
+        assert any(name not in c.kwargs for c in fixed), f"no fixed case uses the default {name}"
+        assert any(name in c.kwargs and c.kwargs[name] != value for c in fixed), \
+            f"no fixed case passes another {name}"
+    covered = {tag for c in fixed for tag in c.covers}
+    assert set(contract.edges) <= covered, f"edges no fixed case reaches: {set(contract.edges) - covered}"
+    assert covered <= set(contract.edges) | {"float32"}, f"unknown edges: {covered - set(contract.edges)}"
+    if contract.ndims and max(contract.ndims) >= 2:
+        def distinct(a):
+            free = [n for i, n in enumerate(a.shape) if i - a.ndim not in contract.square[1:]]
+            return a.ndim >= 2 and len(set(free)) == len(free)
+        assert any(a is not None and distinct(a) for a in firsts), "no fixed case with all axes different"
+
+
+@pytest.mark.parametrize("ex_id", FUNCTION_IDS)
+def test_every_known_mistake_is_rejected_and_recognised_by_what_it_does(ex_id):
+    """A mistake's model, run as the learner's function, fails the fixed cases and gets its own
+    hint; it returns numbers on some fixed case, so it is told apart by its results, not only
+    by raising."""
+    ex = get_exercise(ex_id)
+    for mistake in ex.mistakes:
+        fb = evaluate_fixed(ex, {ex.name: mistake.impl})
+        assert not fb.passed, f"mistake {mistake.name!r} passes the fixed cases"
+        assert fb.hint == mistake.hint, f"{mistake.name!r} got {fb.hint!r}"
+        values = 0
+        for case in ex.fixed_cases():
+            try:
+                with np.errstate(all="ignore"):
+                    mistake.impl(*sandbox.copied(case.args), **case.kwargs)
+                values += 1
+            except Exception:  # noqa: BLE001
+                pass
+        assert values, f"mistake {mistake.name!r} raises on every fixed case"
+
+
+@pytest.mark.parametrize("ex_id", IDS)
+def test_the_same_code_gets_the_same_verdict_on_every_run(ex_id):
+    """The solution, every wrong answer and every alternative, each run twice in a fresh cell:
+    identical feedback, word for word."""
+    ex = get_exercise(ex_id)
+    for variant in [None, *ex.wrong, *ex.alternatives]:
+        first, second = (try_variant(ex, variant).text() for _ in range(2))
+        assert first == second, f"{first}\n---\n{second}"
+
+
+@pytest.mark.parametrize("ex_id", FUNCTION_IDS)
+def test_every_wrong_answer_is_rejected_by_the_fixed_cases_alone(ex_id):
+    """The fixed cases are the first net: the random ones only add to them."""
+    ex = get_exercise(ex_id)
+    for variant in ex.wrong:
+        source = ex.variant_source(variant)
+        namespace = run_cell(source, ex.context, ex.id)
+        assert not evaluate_fixed(ex, namespace).passed, source
+
+
+def test_random_cases_depend_on_the_code_alone():
+    ex = get_exercise("layer-norm")
+    first = run_cell(ex.solution_source, ex.context, ex.id)["layer_norm"]
+    again = run_cell("\n\n" + ex.solution_source, ex.context, "elsewhere")["layer_norm"]
+    other = run_cell(ex.variant_source(ex.alternatives[0]), ex.context, ex.id)["layer_norm"]
+    assert sandbox.seed_for(ex.id, first) == sandbox.seed_for(ex.id, again)
+    assert sandbox.seed_for(ex.id, first) != sandbox.seed_for(ex.id, other)
+    assert sandbox.seed_for(ex.id, first) != sandbox.seed_for("rms-norm", first)
+    helper = "def silu(z):\n    return z / (1 + np.exp(-z))\n\n"
+    swiglu = "def swiglu(x, W_gate, W_up, W_down):\n    return (silu(x @ W_gate) * (x @ W_up)) @ W_down\n"
+    one = run_cell(helper + swiglu, ex.context)["swiglu"]
+    two = run_cell(helper.replace("np.exp(-z)", "np.exp(-z) + 0") + swiglu, ex.context)["swiglu"]
+    assert sandbox.seed_for("swiglu", one) != sandbox.seed_for("swiglu", two), "helpers count"
+    # callables without source: a NumPy function, a partial, an object with __call__
+    import functools
+
+    class Mean:
+        def __call__(self, x):
+            return x.mean(axis=-1, keepdims=True)
+
+    for func in (np.mean, functools.partial(np.mean, axis=-1), Mean()):
+        assert sandbox.seed_for("row-mean", func) == sandbox.seed_for("row-mean", func)
+        assert not evaluate("row-mean", {"row_mean": func}).passed or func.__class__ is Mean
+
+
+def test_a_function_that_changes_its_input_is_told_so():
+    ex = get_exercise("layer-norm")
+    source = ("def layer_norm(x, eps=1e-5):\n    x -= x.mean(axis=-1, keepdims=True)\n"
+              "    x /= np.sqrt(x.var(axis=-1, keepdims=True) + eps)\n    return x\n")
+    fb = evaluate_source(ex, source)
+    assert fb.kind == "inplace" and fb.headline == "Your function changed its input"
+    assert "On the example above your function changed its argument `x`" in fb.text()
+    assert "the caller's data is altered" in fb.text() and "x = x - mean" in fb.hint
+    blocks = get_exercise("leave-out-blocks")
+    fb = evaluate_source(blocks, "def run_blocks(x, blocks, skip):\n    blocks.pop(0)\n"
+                                 "    for block in blocks:\n        x = block(x)\n    return x\n")
+    assert fb.kind == "inplace" and "`blocks`" in fb.text()
+
+
+def test_the_hints_the_old_checks_got_wrong_now_name_the_cause():
+    embed = get_exercise("scale-then-add")
+    fb = try_variant(embed, Variant({1: "table[:d_model]"}))
+    assert "exactly d_model words" in fb.hint and "as many rows as there are words" not in fb.hint
+    norm = get_exercise("layer-norm")
+    fb = try_variant(norm, Variant({0: "np.sqrt(var + eps ** 2)"}))
+    assert "eps squared" in fb.hint and "NaN" not in fb.text()
+    perplexity = get_exercise("perplexity")
+    fb = try_variant(perplexity, Variant({0: "probs[targets, np.arange(len(targets))]"}))
+    assert "swapped" in fb.hint and "whole rows" not in fb.hint
+
+
+def test_feedback_fits_scalars_rows_and_grids():
+    long_row = Exercise(id="test-long-row", notebook="00_start_here", title="t", name="v",
+                        template="v = ____\n", solution=["0"], kind="value",
+                        expected=lambda: np.arange(96.0), hints=["a", "b"])
+    wrong = np.arange(96.0)
+    wrong[[5, 40, 41, 90]] += 1.0
+    detail = evaluate(long_row, {"v": wrong}).details[0]
+    assert detail.startswith("For `v`: position 5: expected 5, got 6; position 40: expected 40, got 41;")
+    assert "(4 of the 96 numbers differ)" in detail and "position 90" not in detail and len(detail) < 200
+    number = Exercise(id="test-number", notebook="00_start_here", title="t", name="n",
+                      template="n = ____\n", solution=["0"], kind="value", expected=lambda: 5.0,
+                      hints=["a", "b"])
+    assert evaluate(number, {"n": 4.0}).details == ["For `n`: expected 5, got 4."]
+    fb = try_variant(get_exercise("block-count"), Variant({1: "2 * d * d_ff"}))
+    assert "which is not the right number" in fb.text() and " of 1 " not in fb.text()
+    fb = try_variant(get_exercise("layer-norm"), Variant({0: "(np.sqrt(var) + eps)"}))
+    assert "numbers differ, in row" in fb.text() or "numbers differ, in rows" in fb.text()
 
 
 @pytest.mark.parametrize("ex_id", IDS)
@@ -302,7 +468,7 @@ def test_check_outside_a_notebook_asks_for_the_namespace():
 
 def test_a_miss_advances_the_hint_ladder():
     ex = get_exercise("row-mean")
-    bad = run_cell(ex.variant_source(Variant({0: "x.max(axis=-1, keepdims=True)"})), ex.context)
+    bad = run_cell(ex.variant_source(Variant({0: "x.sum(axis=-1, keepdims=True) + 1"})), ex.context)
     first = check("row-mean", bad).feedback
     second = check("row-mean", bad).feedback
     assert first.ladder[0] == 1 and second.ladder[0] == 2
