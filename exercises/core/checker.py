@@ -175,6 +175,12 @@ def _case_name(case: Case) -> str:
     return f"a hidden test, {case.label or 'another input'}{where}"
 
 
+def _on(where: str) -> str:
+    """"On the example above" / "On a hidden test, one token (input shape (1, 4)),": the start of
+    a sentence about a case."""
+    return f"On {where}" + ("" if where == "the example above" else ",")
+
+
 def _is_numeric(arr: np.ndarray) -> bool:
     return arr.dtype.kind in "biufc"
 
@@ -221,15 +227,18 @@ def _count(bad: int, total: int) -> str:
 
 
 def _rows(bad: np.ndarray) -> str:
-    """", in rows 0 and 2 (of 5)" for a grid of numbers; "" for a single row."""
+    """", in rows 0 and 2 of 5" for a grid of numbers; "" for a single row."""
     if bad.ndim < 2:
         return ""
     per_row = bad.reshape(-1, bad.shape[-1]).any(axis=1)
+    if per_row.size == 1:
+        return ""
+    if per_row.all():
+        return ", in both rows" if per_row.size == 2 else f", in all {per_row.size} rows"
     rows = [int(r) for r in np.flatnonzero(per_row)]
     if bad.ndim == 2:
         names = [str(r) for r in rows[:4]] + (["others"] if len(rows) > 4 else [])
-        label = "row" if len(rows) == 1 else "rows"
-        return f", in {label} {text.word_list(names)} (of {bad.shape[0]})"
+        return f", in {'row' if len(rows) == 1 else 'rows'} {text.word_list(names)} of {bad.shape[0]}"
     return f", in {len(rows)} of the {per_row.size} rows"
 
 
@@ -258,7 +267,7 @@ def _compare(got, exp, case: Case, ex: Exercise) -> Feedback | None:
     where = _case_name(case)
     fb = lambda kind, *details: Feedback(ex.id, kind, list(details))  # noqa: E731
     if got is None:
-        return fb("none", f"On {where} your function gave `None`. "
+        return fb("none", f"On {where}{'' if case.visible else ','} your function gave `None`. "
                           "Did you forget the `return`?" if ex.kind == "function"
                   else f"`{ex.name}` is `None`.")
     arr = _as_array(got)
@@ -272,7 +281,7 @@ def _compare(got, exp, case: Case, ex: Exercise) -> Feedback | None:
     bad = ~np.isfinite(arr) & exp_finite
     if np.any(bad):
         what = "NaN (not a number)" if np.any(np.isnan(arr)) else "infinity"
-        detail = f"On {where} the result contains {what}"
+        detail = f"On {where}{'' if case.visible else ','} the result contains {what}"
         if arr.ndim:
             first = tuple(int(i) for i in np.argwhere(bad)[0])
             detail += (f" at {text.plural(int(bad.sum()), 'position')} of {arr.size}, first at "
@@ -484,12 +493,12 @@ def _error(ex: Exercise, exc: BaseException, where: str) -> Feedback:
     location = error_location(exc)
     if problem == "recursion":
         return Feedback(ex.id, "recursion", [
-            f"On {where} your function called itself over and over, hundreds of calls deep, "
+            f"{_on(where)} your function called itself over and over, hundreds of calls deep, "
             "without coming to an end, so Python stopped it (RecursionError)."],
             hint=RECURSION_HINT, location=location)
     if problem == "memory":
         return Feedback(ex.id, "memory", [
-            f"On {where} your function asked for {requested_size(exc)}: more memory than "
+            f"{_on(where)} your function asked for {requested_size(exc)}: more memory than "
             "there is, for inputs of a few numbers."], hint=MEMORY_HINT, location=location)
     return Feedback(ex.id, "error", [f"On {where}: {type(exc).__name__}: {exc}"], location=location)
 
@@ -512,7 +521,7 @@ def _changed_input(ex: Exercise, func, changed: list, case: Case, where: str) ->
     named = [f"`{names[c]}`" if isinstance(c, int) else f"`{c}`" for c in changed]
     argument = "argument" if len(named) == 1 else "arguments"
     return Feedback(ex.id, "inplace", [
-        f"On {where} your function changed its {argument} {text.word_list(named)}: after the "
+        f"{_on(where)} your function changed its {argument} {text.word_list(named)}: after the "
         "call it no longer holds what it was given.",
         "That matters because the caller's data is altered: in your notebook the array you "
         "pass in would be different after one call, and every run of the cell would change it "

@@ -52,7 +52,7 @@ def _causal_fixed() -> list[Case]:
              covers=("batch",)),
         Case((np.array([[-3.0, 8.0, 9.0], [2.0, -1.0, 40.0], [0.5, 0.2, -0.1]]),),
              "large scores in the future of rows 1 and 2", covers=("large future",)),
-        Case((np.array([[1500.0, 3000.0, -2000.0], [-1200.0, 900.0, 4000.0], [2500.0, -2500.0, 10.0]]),),
+        Case((np.array([[-5000.0, 3000.0, -2000.0], [-1200.0, 900.0, 4000.0], [2500.0, -2500.0, 10.0]]),),
              "scores in the thousands", covers=("huge",)),
         Case((np.sin(np.arange(2 * 3 * 6 * 6.0)).reshape(2, 3, 6, 6) * 5.0,),
              "a batch of 2 texts, 3 heads, 6 tokens", covers=("batch",)),
@@ -134,6 +134,12 @@ CAUSAL_WEIGHTS = Exercise(
                 "Every row still uses every column: the mask changed nothing. Check `allowed`: it "
                 "must be False above the diagonal.",
                 impl=_no_mask),
+        Mistake("finite fill",
+                "A large negative fill is not always enough: when a query's own scores are far "
+                "below it (scores in the thousands), the masked future gets the weight after all. "
+                "Minus infinity gives the future exactly 0, whatever the scores.",
+                impl=lambda scores: _masked_softmax(
+                    scores, np.tril(np.ones((scores.shape[-1],) * 2, dtype=bool)), -1000.0)),
         Mistake("diagonal masked",
                 "Your mask hides the diagonal too, so the first query may use no key at all "
                 "(0 / 0 = NaN). A query may use the keys j <= i: itself included.",
@@ -149,6 +155,8 @@ CAUSAL_WEIGHTS = Exercise(
         Variant({0: "np.ones((L, L), dtype=bool)"}, ["row 0", "False above the diagonal"], "values"),
         Variant({0: "np.tril(np.ones((L, L), dtype=bool), -1)"}, ["NaN", "diagonal"], "nan"),
         Variant({0: "np.tril(np.ones((L, L), dtype=bool)).T"}, ["row 0", "future"], "values"),
+        Variant({1: "-1000"}, ["hidden test", "thousands", "minus infinity"], "values"),
+        Variant({1: "-100"}, ["hidden test", "scores in the thousands"], "values"),
         Variant(source='''def causal_weights(scores):
     L = scores.shape[-1]
     scores[..., ~np.tril(np.ones((L, L), dtype=bool))] = -np.inf
