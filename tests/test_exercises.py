@@ -277,8 +277,10 @@ def test_feedback_fits_scalars_rows_and_grids():
     assert evaluate(number, {"n": 4.0}).details == ["For `n`: expected 5, got 4."]
     fb = try_variant(get_exercise("block-count"), Variant({1: "2 * d * d_ff"}))
     assert "which is not the right number" in fb.text() and " of 1 " not in fb.text()
-    fb = try_variant(get_exercise("layer-norm"), Variant({0: "(np.sqrt(var) + eps)"}))
-    assert "numbers differ, in row" in fb.text() or "numbers differ, in rows" in fb.text()
+    fb = try_variant(get_exercise("rms-norm"), Variant({1: "x / (np.sqrt(ms) + eps) * gain"}))
+    assert "(input shape (3, 4)): all 12 numbers differ, in all 3 rows." in fb.text()
+    fb = try_variant(get_exercise("stable-softmax"), Variant({1: "e.sum(axis=0, keepdims=True)"}))
+    assert "(all 6 numbers differ, in both rows)" in fb.text()
 
 
 @pytest.mark.parametrize("ex_id", IDS)
