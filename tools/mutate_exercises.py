@@ -11,13 +11,14 @@ diff is one line. The kinds:
     op        an operator swapped: + -, * /, / * and //, ** *, @ *, * @, // /, % //
     operands  the two sides of a -, /, ** or @ exchanged (b - a)
     term      one side of a binary operation left out (a + b -> a, -> b)
-    compare   < <=, > >=, == !=, in / not in, is / is not
+    compare   < <=, > >=, == !=, in / not in, is / is not, and / or
     unary     a unary -, not or ~ dropped
     const     an integer +1 and -1; a float -> 0, twice and a tenth of itself; 0.0 -> 1.0
     axis      axis= set to each of None, 0, 1, -1, -2
     keepdims  keepdims= flipped
     kwarg     a keyword argument left out (the default is used)
-    swap      two neighbouring positional arguments of a call exchanged
+    swap      two neighbouring positional arguments of a call, or items of a tuple or list (an
+              index pair, a shape), exchanged
     slice     a slice bound +1 and -1, or left out; a step left out
     call      a call replaced by its only argument, or a method call by its object (np.sqrt(v) -> v)
     func      a NumPy function or method swapped for its sibling: sum mean, max min, sin cos,
@@ -255,6 +256,18 @@ class _Finder(ast.NodeVisitor):
         self.generic_visit(node)
         self.label = label
 
+    def visit_Tuple(self, node) -> None:
+        if isinstance(node.ctx, ast.Load):
+            for a, b in zip(node.elts, node.elts[1:]):
+                if not isinstance(a, ast.Starred) and not isinstance(b, ast.Starred) \
+                        and self.text(a) != self.text(b):
+                    (start, a_end), (b_start, end) = self.span(a), self.span(b)
+                    gap = self.data[a_end:b_start].decode()
+                    self.add("swap", start, end, self.text(b) + gap + self.text(a))
+        self.generic_visit(node)
+
+    visit_List = visit_Tuple
+
     def visit_keyword(self, node) -> None:
         label, self.label = self.label, node.arg if node.arg in ("axis", "keepdims") else None
         if node.arg == "axis" and isinstance(node.value, ast.Name):
@@ -370,7 +383,9 @@ def mutants(source: str) -> list[Mutant]:
 
 def main(argv=None) -> int:
     import argparse
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from exercises.core.registry import all_exercises, get_exercise
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -50,7 +50,7 @@ HEADLINES = {
     "nan": "NaN or infinity in the result",
     "values": "Wrong values",
     "inplace": "Your function changed its input",
-    "state": "Your function gave another result the second time",
+    "state": "Your function's results depend on earlier calls",
     "timeout": "Your function did not finish",
     "recursion": "Your function kept calling itself",
     "memory": "Your function asked for too much memory",
