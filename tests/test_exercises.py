@@ -550,6 +550,17 @@ def test_importing_the_exercise_system_has_no_effect(tmp_path):
     assert done.stdout == "" and list(tmp_path.iterdir()) == []
 
 
+def test_the_definitions_and_the_progress_record_import_without_numpy(tmp_path):
+    """The progress view runs in a bare Pyodide too: what it imports (the registry, the exercise
+    data types) must not need NumPy before an exercise's cases are built."""
+    code = ("import sys\nsys.modules['numpy'] = None\n"
+            "import exercises.core.definition, exercises.core.registry, exercises.core.progress\n")
+    env = {**os.environ, "COURSE_PROGRESS_FILE": str(tmp_path / "progress.json"),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
 def test_value_exercise_kind():
     ex = Exercise(id="test-value", notebook="00_start_here", title="t", name="n_params",
                   template="n_params = ____\n", solution=["2 * 768 * 3072"], kind="value",

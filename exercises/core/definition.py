@@ -12,8 +12,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-import numpy as np
-
 
 @dataclass
 class Case:
@@ -48,6 +46,8 @@ FLOAT32_RTOL, FLOAT32_ATOL = 1e-4, 1e-5
 def in_float32(case: Case, label: str | None = None) -> Case:
     """The same case with every float64 array argument turned into float32 (the number type
     many models compute in), compared to float32 precision."""
+    import numpy as np   # here, not above: the progress view imports this module without NumPy
+
     args = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float64 else a
                  for a in case.args)
     return Case(args, label or f"{case.label}, in float32", False, dict(case.kwargs),
@@ -160,6 +160,8 @@ class Exercise:
         """The fixed cases, built once: their arrays are made read-only, as nothing may change
         them (the checker hands the learner's function copies)."""
         if self._fixed is None:
+            import numpy as np   # only exercises with cases need it
+
             cases = list(self.fixed()) if self.fixed else []
             for case in cases:
                 for value in (*case.args, *case.kwargs.values()):
