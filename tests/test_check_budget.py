@@ -1,4 +1,4 @@
-"""The time and size budget of a check (exercises/core/sandbox.py): runaway learner code stops
+"""The time and size budget of a check (exercises/core/budget.py): runaway learner code stops
 with plain-language feedback and the kernel stays usable.
 
 In-process tests use a short budget; the live-kernel test runs a real ipykernel (the course's
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from exercises.core import sandbox
+from exercises.core import budget, sandbox
 from exercises.core.cell import run_cell
 from exercises.core.checker import evaluate, evaluate_source
 from exercises.core.registry import all_exercises, get_exercise
@@ -50,8 +50,8 @@ def _progress_file(tmp_path, monkeypatch):
 
 @pytest.fixture
 def short_budget(monkeypatch):
-    monkeypatch.setattr(sandbox, "CALL_SECONDS", 0.3)
-    monkeypatch.setattr(sandbox, "CHECK_SECONDS", 2.0)
+    monkeypatch.setattr(budget, "CALL_SECONDS", 0.3)
+    monkeypatch.setattr(budget, "CHECK_SECONDS", 2.0)
 
 
 @pytest.mark.parametrize("source", [LOOP, ONE_LINE_LOOP, SWALLOWING_LOOP, LONG_LOOP],
@@ -67,8 +67,8 @@ def test_a_loop_that_never_ends_stops_with_plain_feedback(source, short_budget):
 
 
 def test_slow_calls_stop_once_the_whole_check_is_over_its_budget(monkeypatch):
-    monkeypatch.setattr(sandbox, "CALL_SECONDS", 0.5)
-    monkeypatch.setattr(sandbox, "CHECK_SECONDS", 0.8)
+    monkeypatch.setattr(budget, "CALL_SECONDS", 0.5)
+    monkeypatch.setattr(budget, "CHECK_SECONDS", 0.8)
     slow = ("def row_mean(x):\n    import time\n    end = time.monotonic() + 0.2\n"
             "    while time.monotonic() < end:\n        pass\n"
             "    return x.sum(axis=-1, keepdims=True) / x.shape[-1]\n")
@@ -109,11 +109,11 @@ def test_a_tracer_already_running_is_put_back():
 
 
 def test_only_the_learners_frames_are_traced():
-    assert sandbox.is_learners("<cell row-mean #3>")
-    assert sandbox.is_learners("/tmp/ipykernel_123/456.py")
-    assert not sandbox.is_learners(np.__file__)
-    assert not sandbox.is_learners(str(ROOT / "lib" / "norm.py"))
-    assert not sandbox.is_learners(os.__file__)
+    assert budget.is_learners("<cell row-mean #3>")
+    assert budget.is_learners("/tmp/ipykernel_123/456.py")
+    assert not budget.is_learners(np.__file__)
+    assert not budget.is_learners(str(ROOT / "lib" / "norm.py"))
+    assert not budget.is_learners(os.__file__)
 
 
 def test_the_budget_changes_no_result_and_its_overhead_is_measured(capsys):
@@ -131,7 +131,7 @@ def test_the_budget_changes_no_result_and_its_overhead_is_measured(capsys):
                 plain += time.perf_counter() - started
                 started = time.perf_counter()
                 for _ in range(5):
-                    budgeted = sandbox.Budget(per_call=60, total=600).call(func, *args[1], **case.kwargs)
+                    budgeted = budget.Budget(per_call=60, total=600).call(func, *args[1], **case.kwargs)
                 traced += time.perf_counter() - started
             np.testing.assert_array_equal(np.asarray(direct), np.asarray(budgeted))
     loops = run_cell(LOOPED_TABLE, "import numpy as np\n")["position_table"]
@@ -139,7 +139,7 @@ def test_the_budget_changes_no_result_and_its_overhead_is_measured(capsys):
     direct = loops(200, 64)
     loop_plain = time.perf_counter() - started
     started = time.perf_counter()
-    budgeted = sandbox.Budget(per_call=60, total=600).call(loops, 200, 64)
+    budgeted = budget.Budget(per_call=60, total=600).call(loops, 200, 64)
     loop_traced = time.perf_counter() - started
     np.testing.assert_array_equal(direct, budgeted)
     with capsys.disabled():

@@ -20,7 +20,7 @@ import pytest
 from exercises.core import progress
 from exercises.core.blank import BLANK, ____
 from exercises.core.cell import run_cell
-from exercises.core import sandbox
+from exercises.core import budget, sandbox
 from exercises.core.checker import evaluate, evaluate_fixed, evaluate_source
 from exercises.core.definition import Exercise, Mistake, Variant, count_blanks, fill_blanks
 from exercises.core.notebooks import exercise_id, read, solve_notebook, validate_notebook
@@ -43,7 +43,7 @@ def _progress_file(tmp_path, monkeypatch):
     monkeypatch.delenv("COURSE_STRICT", raising=False)
     # a shorter time budget than the learner's 3 s, so that the loops among the wrong answers
     # stop sooner (tests/test_check_budget.py checks the real budget in a live kernel)
-    monkeypatch.setattr(sandbox, "CALL_SECONDS", 1.0)
+    monkeypatch.setattr(budget, "CALL_SECONDS", 1.0)
 
 
 def test_registry_is_not_empty_and_ids_are_unique():
@@ -193,11 +193,11 @@ def test_every_known_mistake_is_rejected_and_recognised_by_what_it_does(ex_id):
 
 VERDICTS = textwrap.dedent("""
     import json
-    from exercises.core import sandbox
+    from exercises.core import budget, sandbox
     from exercises.core.cell import run_cell
     from exercises.core.checker import evaluate
     from exercises.core.registry import all_exercises
-    sandbox.CALL_SECONDS = 1.0
+    budget.CALL_SECONDS = 1.0
     verdicts = {}
     for ex in all_exercises():
         for name, variant in [("solution", None), *[(f"wrong {i}", v) for i, v in enumerate(ex.wrong)],

@@ -7,9 +7,9 @@ displays nothing: ``check`` in :mod:`exercises.ui.notebook` records the result a
 (its HTML is built in :mod:`exercises.ui.feedback`). :func:`evaluate_source` first runs the code
 of the exercise's cell as the learner typed it (the review does this).
 
-For every case the learner's function gets copies of the inputs, within a time budget
-(:mod:`exercises.core.sandbox`); after the call the copies are compared with the untouched
-inputs, so a function that changes its argument does not pass. The same code always meets the
+For every case the learner's function gets copies of the inputs (:mod:`exercises.core.sandbox`),
+within a time budget (:mod:`exercises.core.budget`); after the call the copies are compared with
+the untouched inputs, so a function that changes its argument does not pass. The same code always meets the
 same random cases, so it gets the same verdict on every run.
 
 A failed check names a known mistake only when the learner's code behaved like that mistake on
@@ -31,8 +31,8 @@ from .blank import contains_blank, mentions_blank
 from .cell import run_cell
 from .definition import Case, Exercise
 from .registry import get_exercise
-from .sandbox import (Budget, OutOfTime, argument_names, changed_arguments, copied, is_learners,
-                      requested_size, resource_problem, seed_for, same)
+from .budget import Budget, OutOfTime, is_learners, resource_problem
+from .sandbox import argument_names, changed_arguments, copied, requested_size, same, seed_for
 
 _MISSING = object()
 _RAISED = object()       # what a call that raised is recorded as, when comparing behaviours
