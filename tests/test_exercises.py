@@ -273,6 +273,12 @@ def test_a_function_that_changes_its_input_is_told_so():
     assert fb.kind == "inplace" and fb.headline == "Your function changed its input"
     assert "On the example above your function changed its argument `x`" in fb.text()
     assert "the caller's data is altered" in fb.text() and "x = x - mean" in fb.hint
+    assert fb.location == "line 2: x -= x.mean(axis=-1, keepdims=True)", "the line that wrote"
+    # a read-only array of the learner's own making is not the input: its error is reported
+    own = ("def row_mean(x):\n    out = np.broadcast_to(x.sum(-1, keepdims=True), x.shape[:-1] + (1,))\n"
+           "    out[...] = out / x.shape[-1]\n    return out\n")
+    fb = evaluate_source("row-mean", own)
+    assert fb.kind == "error" and "read-only" in fb.text() and fb.location.startswith("line 3")
     blocks = get_exercise("leave-out-blocks")
     fb = evaluate_source(blocks, "def run_blocks(x, blocks, skip):\n    blocks.pop(0)\n"
                                  "    for block in blocks:\n        x = block(x)\n    return x\n")

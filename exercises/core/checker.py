@@ -32,7 +32,8 @@ from .cell import run_cell
 from .definition import Case, Exercise
 from .registry import get_exercise
 from .budget import Budget, OutOfTime, is_learners, resource_problem
-from .sandbox import argument_names, changed_arguments, copied, requested_size, same, seed_for
+from .sandbox import (argument_names, changed_arguments, copied, read_only, requested_size, same,
+                      seed_for)
 
 _MISSING = object()
 _RAISED = object()       # what a call that raised is recorded as, when comparing behaviours
@@ -305,11 +306,13 @@ def _short(value, limit: int = 60) -> str:
 
 @dataclass
 class _Call:
-    """One call of the learner's function: what it returned or raised, and what it changed."""
+    """One call of the learner's function: what it returned or raised, and what it changed
+    (``wrote``: the error the code met when it wrote into a read-only argument)."""
 
     value: object = _MISSING
     error: BaseException | None = None
     changed: list = field(default_factory=list)
+    wrote: BaseException | None = None
 
     @property
     def behaviour(self):
@@ -325,16 +328,38 @@ class _Runner:
         self.results: list = []              # (case, the result returned, an untouched copy)
 
     def call(self, case: Case) -> _Call:
-        """Call on copies of the case's inputs (the case itself stays untouched); OutOfTime
+        """Call on copies of the case's inputs (the case itself stays untouched), its arrays
+        read-only: a write into one, through any view of it, stops the code where it happens.
+        Lists, sets and dicts are compared with the originals after the call. OutOfTime
         propagates."""
         args, kwargs = copied(case.args), copied(case.kwargs)
+        read_only((args, kwargs))
         try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                value = self.budget.call(self.func, *args, **kwargs)
+            value = self._run(args, kwargs)
+        except ValueError as exc:
+            if "read-only" not in str(exc):
+                return _Call(error=exc)
+            return self._wrote(case, exc)
         except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
             return _Call(error=exc)
         return _Call(value=value, changed=changed_arguments(args, kwargs, case.args, case.kwargs))
+
+    def _run(self, args, kwargs):
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return self.budget.call(self.func, *args, **kwargs)
+
+    def _wrote(self, case: Case, write: BaseException) -> _Call:
+        """The code met a read-only array: run it on writable copies. If it then runs, the array
+        was one of its arguments: say which changed. If it fails again, the read-only array was
+        its own (``np.broadcast_to`` makes such views), and that error is the outcome."""
+        args, kwargs = copied(case.args), copied(case.kwargs)
+        try:
+            self._run(args, kwargs)
+        except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
+            return _Call(error=exc)
+        changed = changed_arguments(args, kwargs, case.args, case.kwargs)
+        return _Call(changed=changed or [None], wrote=write)
 
     def outcome(self, index: int, case: Case) -> _Call:
         if index not in self.calls:
@@ -464,7 +489,7 @@ def _judge(run: _Runner, index: int, case: Case) -> Feedback | None:
     if contains_blank(got):
         return Feedback(ex.id, "blank")
     if outcome.changed:
-        return _changed_input(ex, run.func, outcome.changed, case, where)
+        return _changed_input(ex, run.func, outcome, case, where)
     problem = _compare(got, _reference(ex, case), case, ex)
     if problem is not None:
         return problem
@@ -516,16 +541,20 @@ def _timeout(ex: Exercise, over: OutOfTime, case: Case) -> Feedback:
                     location=error_location(over, loop=True))
 
 
-def _changed_input(ex: Exercise, func, changed: list, case: Case, where: str) -> Feedback:
+def _changed_input(ex: Exercise, func, outcome: _Call, case: Case, where: str) -> Feedback:
     names = argument_names(func, len(case.args))
-    named = [f"`{names[c]}`" if isinstance(c, int) else f"`{c}`" for c in changed]
-    argument = "argument" if len(named) == 1 else "arguments"
+    named = [f"`{names[c]}`" if isinstance(c, int) else f"`{c}`" for c in outcome.changed if c is not None]
+    if named:
+        argument = "argument" if len(named) == 1 else "arguments"
+        what = f"changed its {argument} {text.word_list(named)}: after the call it no longer holds"
+    else:
+        what = "wrote into one of its arguments: after the call it may no longer hold"
     return Feedback(ex.id, "inplace", [
-        f"{_on(where)} your function changed its {argument} {text.word_list(named)}: after the "
-        "call it no longer holds what it was given.",
+        f"{_on(where)} your function {what} what it was given.",
         "That matters because the caller's data is altered: in your notebook the array you "
         "pass in would be different after one call, and every run of the cell would change it "
-        "again."], hint=INPLACE_HINT)
+        "again."], hint=INPLACE_HINT,
+        location=error_location(outcome.wrote) if outcome.wrote is not None else None)
 
 
 def _diagnose(fb: Feedback, run: _Runner, failing: Case) -> None:

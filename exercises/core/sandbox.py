@@ -6,8 +6,9 @@ the answer's code (its bytecode, constants and the learner's functions it calls,
 file name or line numbers): the same code gets the same cases, hence the same verdict, on
 every run, and different code gets other cases, so memorised outputs do not help.
 
-:func:`copied` copies a call's arguments; :func:`changed_arguments` compares them, after the
-call, with the originals. :func:`requested_size` says how large an array a memory error asked
+:func:`copied` copies a call's arguments and :func:`read_only` locks their arrays, so that a
+write into one stops the code where it happens; :func:`changed_arguments` compares them, after
+the call, with the originals. :func:`requested_size` says how large an array a memory error asked
 for. The time budget is :mod:`exercises.core.budget`.
 """
 
@@ -60,6 +61,18 @@ def same(a: Any, b: Any) -> bool:
         return bool(a == b)
     except Exception:  # noqa: BLE001 - something that cannot be compared counts as unchanged
         return True
+
+
+def read_only(value) -> None:
+    """Make every array inside ``value`` (nested in tuples, lists and dicts) read-only."""
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            read_only(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            read_only(item)
 
 
 def changed_arguments(given: tuple, kwargs: dict, originals: tuple, original_kwargs: dict) -> list:
