@@ -2,8 +2,9 @@
 (:mod:`exercises.definitions`), and the blanks ``____`` of an exercise cell.
 
 An :class:`Exercise` holds everything about one fill-in-the-blank exercise (its cell, solution,
-hints, reference, the :class:`Contract` its function is promised, its cases and known mistakes);
-a :class:`Question` one question answered in a widget. :func:`fill_blanks` turns a template and its fills into the code of the cell.
+hints, reference, the :class:`Contract` its function is promised, its cases and known
+mistakes); a :class:`Question` one question answered in a widget. :func:`fill_blanks` turns a
+template and its fills into the code of the cell.
 """
 
 from __future__ import annotations

@@ -505,7 +505,7 @@ def _block_fixed() -> list[Case]:
         Case((128, 352, True), "gated at d = 128"),
         Case((6, 12, False), "a tiny block", covers=("tiny",)),
         Case((1024, 1024, False), "d_ff equal to d", covers=("d_ff = d",)),
-        Case((np.int64(96), np.int64(200), np.bool_(True)), "sizes given as NumPy numbers",
+        Case((np.int64(96), np.int64(200), True), "sizes given as NumPy integers",
              covers=("numpy ints",)),
     ]
 
