@@ -6,7 +6,7 @@ import numpy as np
 
 from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
 
-from exercises.core.definition import Case, Exercise, Mistake, Question, Variant
+from exercises.core.definition import Case, Contract, Exercise, Mistake, Question, Variant, in_float32
 
 NOTEBOOK = "03_norms_and_residuals"
 
@@ -22,16 +22,51 @@ def _layer_norm_reference(x, eps=1e-5):
     return _layer_norm(x, eps=eps)
 
 
-def _layer_norm_cases(rng) -> list[Case]:
-    cases = [
+def _around(mean, spread, d):
+    """A token of d numbers with the given mean whose variance is exactly spread ** 2."""
+    return mean + spread * np.where(np.arange(d) % 2, -1.0, 1.0)[None, :]
+
+
+LAYER_NORM_CONTRACT = Contract(
+    args={"x": "tokens, shape (..., d), d >= 1 numbers per token",
+          "eps": "a number >= 0 added to the variance, 1e-5 unless given"},
+    returns="the normalised tokens, shape (..., d)",
+    ndims=(2, 3),
+    dtypes=("float64", "float32"),
+    defaults={"eps": 1e-5},
+    edges={"variance 0": "tokens whose numbers are all equal",
+           "variance near eps": "a token whose variance is about eps (and one ten times larger)",
+           "variance below eps": "a token whose variance is far below eps",
+           "one number": "a token of a single number",
+           "offset": "a token far from 0 (mean 1000)",
+           "batch": "a batch of texts"},
+)
+
+
+def _layer_norm_fixed() -> list[Case]:
+    return [
         Case((np.array([[1.0, 1.0, 5.0, 5.0], [2.0, 4.0, 6.0, 8.0]]),), "the example", visible=True),
-        Case((np.full((2, 4), 3.0),), "constant rows (their variance is 0)"),
+        Case((np.full((2, 4), 3.0),), "constant rows (their variance is 0)", covers=("variance 0",)),
         Case((np.array([[1.0, 1.001, 0.999, 1.0005, 0.9995]]),),
-             "a token whose numbers are nearly equal (variance far below eps)"),
-        Case((np.sin(np.arange(80.0)).reshape(2, 5, 8) * 3.0 + 1.0,), "a batch of 2 sentences of 5 tokens"),
+             "a token whose numbers are nearly equal (variance far below eps)",
+             covers=("variance below eps",)),
+        Case((np.concatenate([_around(0.5, np.sqrt(1e-5), 6), _around(-0.25, np.sqrt(1e-4), 6)]),),
+             "tokens whose variance is eps, and ten times eps", covers=("variance near eps",)),
+        Case((np.sin(np.arange(80.0)).reshape(2, 5, 8) * 3.0 + 1.0,), "a batch of 2 sentences of 5 tokens",
+             covers=("batch",)),
         Case((np.array([[2.5, -1.0, 0.5, 7.0, 3.0, -4.0, 1.0]]),), "one token of odd length"),
+        Case((np.array([[4.0], [-2.5]]),), "tokens of a single number", covers=("one number",)),
+        Case((np.array([[1000.5, 1001.5, 999.0, 1002.0, 1000.0]]),), "a token far from 0",
+             covers=("offset",)),
         Case((np.array([[0.3, -0.2, 0.05, 0.1]]),), "a larger eps", kwargs={"eps": 0.1}),
+        Case((_around(2.0, np.sqrt(1e-3), 4),), "eps = 0.001 and a variance of 0.001",
+             kwargs={"eps": 1e-3}),
+        in_float32(Case((np.cos(np.arange(18.0)).reshape(3, 6) * 2.0 - 0.5,), "float32 tokens")),
     ]
+
+
+def _layer_norm_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         shape = _random_shape(rng)
         cases.append(Case((rng.normal(rng.uniform(-3, 3), rng.uniform(0.5, 4), shape),),
@@ -39,20 +74,44 @@ def _layer_norm_cases(rng) -> list[Case]:
     return cases
 
 
+def _centred(x):
+    return x - x.mean(axis=-1, keepdims=True)
+
+
+def _var(x):
+    return x.var(axis=-1, keepdims=True)
+
+
 def _std_plus_eps(x, eps=1e-5):
-    return (x - x.mean(axis=-1, keepdims=True)) / (x.std(axis=-1, keepdims=True) + eps)
+    return _centred(x) / (np.sqrt(_var(x)) + eps)
 
 
 def _no_eps(x, eps=1e-5):
-    return (x - x.mean(axis=-1, keepdims=True)) / x.std(axis=-1, keepdims=True)
+    return _centred(x) / np.sqrt(_var(x))
 
 
 def _no_sqrt(x, eps=1e-5):
-    return (x - x.mean(axis=-1, keepdims=True)) / (x.var(axis=-1, keepdims=True) + eps)
+    return _centred(x) / (_var(x) + eps)
 
 
 def _fixed_eps(x, eps=1e-5):
     return _layer_norm(x, eps=1e-5)
+
+
+def _eps_squared(x, eps=1e-5):
+    return _centred(x) / np.sqrt(_var(x) + eps ** 2)
+
+
+def _eps_floor(x, eps=1e-5):
+    return _centred(x) / np.sqrt(np.maximum(_var(x), eps))
+
+
+def _sample_variance(x, eps=1e-5):
+    return _centred(x) / np.sqrt(x.var(axis=-1, keepdims=True, ddof=1) + eps)
+
+
+def _whole_array(x, eps=1e-5):
+    return (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var() + eps)
 
 
 LAYER_NORM = Exercise(
@@ -68,7 +127,9 @@ LAYER_NORM = Exercise(
 ''',
     solution=["np.sqrt(var + eps)"],
     reference=_layer_norm_reference,
-    cases=_layer_norm_cases,
+    contract=LAYER_NORM_CONTRACT,
+    fixed=_layer_norm_fixed,
+    draw=_layer_norm_draw,
     hints=[
         "After subtracting the mean, divide by the spread of each token's numbers: the "
         "standard deviation, which is the square root of the variance.",
@@ -94,20 +155,53 @@ LAYER_NORM = Exercise(
                 "You wrote the number 1e-5 instead of using the argument `eps`, so a caller who "
                 "asks for another eps does not get it.",
                 impl=_fixed_eps),
+        Mistake("eps squared",
+                "Your result is LayerNorm with eps squared (1e-10 instead of 1e-5): right while "
+                "the variance is large, wrong for a token whose variance is about eps. Add `eps` "
+                "itself to the variance, inside the square root.",
+                impl=_eps_squared),
+        Mistake("eps as a floor",
+                "You used eps as a floor (the larger of the variance and eps). LayerNorm adds eps "
+                "to the variance: the two differ for a token whose variance is near eps.",
+                impl=_eps_floor),
+        Mistake("sample variance",
+                "You used the sample variance (divided by d \u2212 1). LayerNorm divides the "
+                "squared distances by d, as `x.var()` does by default.",
+                impl=_sample_variance),
+        Mistake("whole array",
+                "You took the variance of the whole array. Each token is normalised by its own "
+                "variance, over its last axis.",
+                impl=_whole_array),
     ],
     wrong=[
         Variant({0: "np.sqrt(var)"}, ["NaN", "eps"], "nan"),
         Variant({0: "(np.sqrt(var) + eps)"}, ["hidden test", "inside the root"], "values"),
         Variant({0: "(var + eps)"}, ["row 0", "standard deviation"], "values"),
         Variant({0: "np.sqrt(var + 1e-5)"}, ["hidden test", "argument"], "values"),
-        Variant({0: "np.sqrt(x.var() + eps)"}, ["row 0", "expected"], "values"),
+        Variant({0: "np.sqrt(var + eps ** 2)"}, ["hidden test", "eps squared", "about eps"], "values"),
+        Variant({0: "np.sqrt(np.maximum(var, eps))"}, ["hidden test", "floor"], "values"),
+        Variant({0: "np.sqrt(var + 1e-6)"}, ["hidden test", "variance far below eps",
+                                              "the ones it gets wrong", "variance is eps"], "values"),
+        Variant({0: "np.sqrt(x.var() + eps)"}, ["row 0", "whole array"], "values"),
+        Variant({0: "np.sqrt(x.var(axis=-1, keepdims=True, ddof=1) + eps)"}, ["row 0", "d \u2212 1"],
+                "values"),
         Variant({0: "np.sqrt(vr + eps)"}, ["NameError", "line 5"], "error"),
+        Variant(source='''def layer_norm(x, eps=1e-5):
+    x -= x.mean(axis=-1, keepdims=True)
+    x /= np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+    return x
+''', expect=["changed its argument `x`", "caller", "new array"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "(var + eps) ** 0.5"}),
         Variant({0: "np.sqrt(x.var(axis=-1, keepdims=True) + eps)"}),
         Variant({0: "np.sqrt(((x - mean) ** 2).mean(axis=-1, keepdims=True) + eps)"}),
         Variant({0: "np.power(eps + var, 0.5)"}),
+        Variant(source='''def layer_norm(x, eps=1e-5):
+    centred = x - x.mean(axis=-1, keepdims=True)
+    centred /= np.sqrt((centred ** 2).mean(axis=-1, keepdims=True) + eps)
+    return centred
+'''),
     ],
     rtol=1e-4,
     atol=1e-6,
@@ -121,24 +215,56 @@ def _rms_norm_reference(x, gain, eps=1e-5):
     return _rms_norm(x, gain, eps=eps)
 
 
-def _rms_norm_cases(rng) -> list[Case]:
-    cases = [
+RMS_NORM_CONTRACT = Contract(
+    args={"x": "tokens, shape (..., d), d >= 1 numbers per token",
+          "gain": "the learned gain, shape (d,), any numbers (negative ones too)",
+          "eps": "a number >= 0 added to the mean square, 1e-5 unless given"},
+    returns="the normalised tokens times the gain, shape (..., d)",
+    ndims=(2, 3),
+    dtypes=("float64", "float32"),
+    defaults={"eps": 1e-5},
+    edges={"zeros": "a token of zeros",
+           "mean square near eps": "a token whose mean square is about eps (and one ten times larger)",
+           "offset": "a token far from 0 (RMSNorm keeps its offset)",
+           "square": "as many tokens as numbers per token",
+           "batch": "a batch of texts"},
+)
+
+
+def _rms_norm_fixed() -> list[Case]:
+    return [
         Case((np.array([[-1.1, 0.1, -0.2, -0.5], [3.0, -1.0, 2.0, 0.0]]), np.array([1.0, 1.0, 2.0, 0.5])),
              "the example", visible=True),
         Case((np.full((2, 3), -2.0), np.array([0.5, 1.0, 3.0])), "constant rows"),
-        Case((np.zeros((1, 4)), np.ones(4)), "a token of zeros (eps keeps it finite)"),
+        Case((np.zeros((1, 4)), np.ones(4)), "a token of zeros (eps keeps it finite)", covers=("zeros",)),
         Case((np.array([[4.0, 5.0, 6.0, 5.0]]), np.array([1.5, -1.0, 0.2, 2.0])),
-             "a token far from 0 (RMSNorm does not subtract the mean)"),
+             "a token far from 0 (RMSNorm does not subtract the mean)", covers=("offset",)),
+        Case((np.concatenate([_around(0.0, np.sqrt(1e-5), 4), _around(0.0, np.sqrt(1e-4), 4),
+                              np.array([[1e-3, 3e-3, -2e-3, 4e-3]])]), np.array([1.0, -0.5, 2.0, 1.5])),
+             "tokens whose mean square is eps, ten times eps and a little above",
+             covers=("mean square near eps",)),
         Case((np.cos(np.arange(60.0)).reshape(2, 5, 6) * 2.0, np.linspace(0.5, 2.0, 6)),
-             "a batch of 2 sentences of 5 tokens"),
+             "a batch of 2 sentences of 5 tokens", covers=("batch",)),
+        Case((np.sin(np.arange(16.0)).reshape(4, 4) + 0.5, np.array([0.5, 1.5, -1.0, 2.0])),
+             "4 tokens of 4 numbers", covers=("square",)),
         Case((np.array([[1e-3, -2e-3, 5e-4]]), np.array([1.0, 2.0, 1.0])), "a larger eps",
              kwargs={"eps": 1e-2}),
+        in_float32(Case((np.sin(np.arange(15.0)).reshape(3, 5) * 3.0, np.linspace(-1.0, 2.0, 5)),
+                        "float32 tokens and gain")),
     ]
+
+
+def _rms_norm_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         shape = _random_shape(rng)
         cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 3), shape), rng.normal(1.0, 0.5, shape[-1])),
                           f"random numbers, shape {shape}"))
     return cases
+
+
+def _ms(x):
+    return (x ** 2).mean(axis=-1, keepdims=True)
 
 
 def _rms_no_gain(x, gain, eps=1e-5):
@@ -154,14 +280,39 @@ def _rms_var(x, gain, eps=1e-5):
 
 
 def _rms_no_sqrt(x, gain, eps=1e-5):
-    return x / ((x ** 2).mean(axis=-1, keepdims=True) + eps) * gain
+    return x / (_ms(x) + eps) * gain
 
 
 def _rms_abs_mean(x, gain, eps=1e-5):
     return x / np.sqrt(np.abs(x).mean(axis=-1, keepdims=True) ** 2 + eps) * gain
 
 
-_RMS_KEEPDIMS = ("The mean of the squares has one number per token. Without `keepdims=True` it "
+def _rms_sum(x, gain, eps=1e-5):
+    return x / np.sqrt((x ** 2).sum(axis=-1, keepdims=True) + eps) * gain
+
+
+def _rms_eps_outside(x, gain, eps=1e-5):
+    return x / (np.sqrt(_ms(x)) + eps) * gain
+
+
+def _rms_eps_floor(x, gain, eps=1e-5):
+    return x / np.sqrt(np.maximum(_ms(x), eps)) * gain
+
+
+def _rms_eps_squared(x, gain, eps=1e-5):
+    return x / np.sqrt(_ms(x) + eps ** 2) * gain
+
+
+def _rms_fixed_eps(x, gain, eps=1e-5):
+    return _rms_norm(x, gain, eps=1e-5)
+
+
+def _rms_no_keepdims(x, gain, eps=1e-5):
+    return x / np.sqrt((x ** 2).mean(axis=-1) + eps) * gain
+
+
+_RMS_KEEPDIMS = ("Your code works only when there are as many tokens as numbers per token: the "
+                 "mean of the squares has one number per token, and without `keepdims=True` it "
                  "loses its axis and no longer lines up with the tokens' rows.")
 
 RMS_NORM = Exercise(
@@ -176,7 +327,9 @@ RMS_NORM = Exercise(
 ''',
     solution=["(x ** 2).mean(axis=-1, keepdims=True)", "x / np.sqrt(ms + eps) * gain"],
     reference=_rms_norm_reference,
-    cases=_rms_norm_cases,
+    contract=RMS_NORM_CONTRACT,
+    fixed=_rms_norm_fixed,
+    draw=_rms_norm_draw,
     hints=[
         "Root mean square, read from the inside out: square every number, average the squares "
         "over the token's numbers (the last axis), take the square root.",
@@ -204,20 +357,50 @@ RMS_NORM = Exercise(
         Mistake("mean of absolute values",
                 "You averaged the sizes |x| and then squared; RMSNorm squares first, then averages.",
                 impl=_rms_abs_mean),
-        Mistake("missing keepdims", _RMS_KEEPDIMS, error=r"broadcast"),
+        Mistake("sum of squares",
+                "You added up the squares; RMSNorm averages them (their sum divided by d).",
+                impl=_rms_sum),
+        Mistake("eps outside the root",
+                "You added `eps` after the square root. It belongs inside, added to the mean of "
+                "the squares; the two differ for a token whose mean square is near eps.",
+                impl=_rms_eps_outside),
+        Mistake("eps as a floor",
+                "You used eps as a floor (the larger of the mean square and eps). RMSNorm adds eps "
+                "to the mean square: the two differ for a token whose mean square is near eps.",
+                impl=_rms_eps_floor),
+        Mistake("eps squared",
+                "Your result is RMSNorm with eps squared (1e-10 instead of 1e-5): right for "
+                "ordinary tokens, wrong for a token whose mean square is about eps. Add `eps` "
+                "itself.",
+                impl=_rms_eps_squared),
+        Mistake("fixed eps",
+                "You wrote the number 1e-5 instead of using the argument `eps`, so a caller who "
+                "asks for another eps does not get it.",
+                impl=_rms_fixed_eps),
+        Mistake("missing keepdims", _RMS_KEEPDIMS, impl=_rms_no_keepdims),
     ],
     wrong=[
         Variant({1: "x / np.sqrt(ms + eps)"}, ["row 0", "gain"], "values"),
         Variant({0: "x.var(axis=-1, keepdims=True)"}, ["row 0", "variance"], "values"),
         Variant({1: "x / (ms + eps) * gain"}, ["row 0", "square root"], "values"),
-        Variant({0: "(x ** 2).mean(axis=-1)"}, ["ValueError", "keepdims"], "error"),
+        Variant({0: "(x ** 2).mean(axis=-1)"}, ["ValueError", "keepdims", "as many tokens"], "error"),
         Variant({0: "(x ** 2).mean(axis=0, keepdims=True)"}, ["row 0", "expected"], "values"),
         Variant({1: "x / np.sqrt(ms) * gain"}, ["NaN"], "nan"),
+        Variant({0: "(x ** 2).sum(axis=-1, keepdims=True)"}, ["row 0", "averages them"], "values"),
+        Variant({1: "x / (np.sqrt(ms) + eps) * gain"}, ["hidden test", "inside"], "values"),
+        Variant({1: "x / np.sqrt(np.maximum(ms, eps)) * gain"}, ["hidden test", "floor"], "values"),
+        Variant({1: "x / np.sqrt(ms + eps ** 2) * gain"}, ["hidden test", "eps squared"], "values"),
+        Variant({1: "x / np.sqrt(ms + 1e-5) * gain"}, ["hidden test", "argument `eps`"], "values"),
+        Variant({1: "x / np.sqrt(ms + 1e-8) * gain"}, ["hidden test", "gets wrong", "mean square is eps"],
+                "values"),
+        Variant({1: "np.multiply(x, gain / np.sqrt(ms + eps), out=x)"},
+                ["changed its argument `x`", "caller"], "inplace"),
     ],
     alternatives=[
         Variant({0: "np.mean(x * x, axis=-1, keepdims=True)"}),
         Variant({0: "np.square(x).mean(-1)[..., None]", 1: "gain * x / (ms + eps) ** 0.5"}),
         Variant({1: "x * (1.0 / np.sqrt(ms + eps)) * gain"}),
+        Variant({0: "np.einsum('...i,...i->...', x, x)[..., None] / x.shape[-1]"}),
     ],
     rtol=1e-4,
     atol=1e-6,
@@ -256,16 +439,33 @@ def _ln(x):
     return _layer_norm(x)
 
 
-def _pre_norm_cases(rng) -> list[Case]:
-    cases = [
+PRE_NORM_CONTRACT = Contract(
+    args={"x": "the stream, shape (..., d)", "f": "a layer: a function of an array like x",
+          "norm": "a norm: a function of an array like x"},
+    returns="the new stream, shape (..., d)",
+    ndims=(2, 3),
+    dtypes=("float64", "float32"),
+    edges={"zero layer": "a layer that returns zeros", "large": "a large stream",
+           "batch": "a batch of texts", "both norms": "RMSNorm and LayerNorm"},
+)
+
+
+def _pre_norm_fixed() -> list[Case]:
+    return [
         Case((np.array([[1.0, 2.0, 3.0, 4.0], [0.5, -1.5, 2.5, 0.0]]), _example_f, _rms),
-             "the example", visible=True),
-        Case((np.array([[3.0, 1.0], [-2.0, 5.0]]), _zeros_f, _ln), "f returns zeros"),
+             "the example", visible=True, covers=("both norms",)),
+        Case((np.array([[3.0, 1.0], [-2.0, 5.0]]), _zeros_f, _ln), "f returns zeros", covers=("zero layer",)),
         Case((np.array([[10.0, 20.0, 30.0, 40.0, 50.0]]), _layer(3, 5), _ln),
-             "a large stream (the norm must not touch it)"),
+             "a large stream (the norm must not touch it)", covers=("large",)),
         Case((np.sin(np.arange(48.0)).reshape(2, 4, 6) * 4.0, _layer(4, 6), _rms),
-             "a batch of 2 sentences of 4 tokens"),
+             "a batch of 2 sentences of 4 tokens", covers=("batch",)),
+        in_float32(Case((np.cos(np.arange(15.0)).reshape(3, 5) * 2.0, _layer(5, 5), _ln),
+                        "a float32 stream")),
     ]
+
+
+def _pre_norm_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         shape = _random_shape(rng, min_last=3)
         norm = _rms if rng.random() < 0.5 else _ln
@@ -287,7 +487,9 @@ PRE_NORM = Exercise(
 ''',
     solution=["x + f(norm(x))"],
     reference=_pre_norm_reference,
-    cases=_pre_norm_cases,
+    contract=PRE_NORM_CONTRACT,
+    fixed=_pre_norm_fixed,
+    draw=_pre_norm_draw,
     hints=[
         "Read the docstring as three moves: make a normalised copy of the stream, let the layer "
         "read that copy, then add the layer's output to the stream.",
@@ -321,6 +523,10 @@ PRE_NORM = Exercise(
         Variant({0: "norm(x) + f(norm(x))"}, ["row 0", "plain x"], "values"),
         Variant({0: "x + f(x)"}, ["row 0", "raw stream"], "values"),
         Variant({0: "x + norm(f(x))"}, ["row 0", "f's input"], "values"),
+        Variant(source='''def pre_norm_update(x, f, norm):
+    x += f(norm(x))
+    return x
+''', expect=["changed its argument `x`", "caller"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "f(norm(x)) + x"}),
@@ -330,6 +536,8 @@ PRE_NORM = Exercise(
 '''),
         Variant({0: "np.add(x, f(norm(x)))"}),
     ],
+    rtol=1e-5,
+    atol=1e-6,
     skills="write the pre-norm update x + f(norm(x))",
     retired=True,      # replaced by nudge-growth; kept so that saved notebooks still check it
 )

@@ -6,7 +6,7 @@ import numpy as np
 
 from typing import Callable, NamedTuple
 
-from exercises.core.definition import Case, Exercise, Mistake, Question, Variant
+from exercises.core.definition import Case, Contract, Exercise, Mistake, Question, Variant, in_float32
 
 NOTEBOOK = "05_trained_model"
 
@@ -35,17 +35,65 @@ def _trained_probs(n=40):
     return model.probabilities(model.forward(ids))[:-1], ids[1:].copy()
 
 
-def _perplexity_cases(rng) -> list[Case]:
+def _with_right(probs, targets, right):
+    """Rows of ``probs`` changed so that row i gives its target the probability right[i] (the
+    rest of the row shared in proportion, so each row still sums to 1)."""
+    probs = np.array(probs, dtype=float)
+    rows = np.arange(len(targets))
+    others = probs.copy()
+    others[rows, targets] = 0.0
+    others *= ((1.0 - np.asarray(right)) / others.sum(axis=1))[:, None]
+    others[rows, targets] = right
+    return others
+
+
+PERPLEXITY_CONTRACT = Contract(
+    args={"probs": "probabilities, shape (n, V): n >= 1 predictions over V >= 2 words, each row "
+                   "summing to 1, the right word's probability above 0",
+          "targets": "whole numbers, shape (n,): the right word of each row, 0 <= targets[i] < V"},
+    returns="the perplexity, one number >= 1 (or infinite)",
+    ndims=(2,),
+    dtypes=("float64", "float32"),
+    edges={"tiny": "tiny probabilities on the right word (1e-30)",
+           "near 1": "probabilities within 1e-9 of 1",
+           "one prediction": "a single prediction",
+           "square": "as many predictions as words (n = V), where row and column numbers fit both ways",
+           "more rows": "more predictions than words (n > V)",
+           "int32": "targets as 32-bit integers (the browser's default)",
+           "trained": "the trained model's own probabilities"},
+)
+
+
+def _perplexity_fixed() -> list[Case]:
     vocab = 6
     sure = np.eye(vocab)[[2, 0, 5, 1]]
-    cases = [
+    spread = np.random.default_rng(55)
+    square = spread.dirichlet(np.ones(4), size=4)
+    tall_targets = np.array([0, 2, 1, 1, 0, 2, 2])
+    return [
         Case((EXAMPLE_PROBS.copy(), EXAMPLE_TARGETS.copy()), "the example", visible=True),
         Case((np.full((5, 11), 1 / 11), np.array([0, 3, 10, 7, 7])),
              "a model that spreads its probability evenly over 11 words"),
         Case((sure * 0.97 + 0.005, np.array([2, 0, 5, 1])), "a model that is nearly always sure and right"),
-        Case((np.array([[0.2, 0.7, 0.1]]), np.array([2])), "a single prediction"),
-        Case(_trained_probs(), "the trained model on the held-out text"),
+        Case((np.array([[0.2, 0.7, 0.1]]), np.array([2])), "a single prediction", covers=("one prediction",)),
+        Case(_trained_probs(), "the trained model on the held-out text", covers=("trained",)),
+        Case((_with_right(spread.dirichlet(np.ones(5), size=3), np.array([4, 1, 0]), [1e-30, 0.4, 1e-12]),
+              np.array([4, 1, 0])), "tiny probabilities on the right word", covers=("tiny",)),
+        Case((_with_right(spread.dirichlet(np.ones(5), size=3), np.array([2, 2, 3]),
+                          [1 - 1e-9, 1 - 1e-12, 0.5]), np.array([2, 2, 3])),
+             "probabilities within a billionth of 1", covers=("near 1",)),
+        Case((square, np.array([3, 1, 0, 2])), "4 predictions over 4 words", covers=("square",)),
+        Case((spread.dirichlet(np.ones(3), size=7), tall_targets), "7 predictions over 3 words",
+             covers=("more rows",)),
+        Case((spread.dirichlet(np.ones(8), size=5), np.array([7, 0, 3, 3, 6], dtype=np.int32)),
+             "targets as 32-bit integers", covers=("int32",)),
+        in_float32(Case((spread.dirichlet(np.full(6, 2.0), size=4), np.array([5, 2, 0, 4])),
+                        "float32 probabilities")),
     ]
+
+
+def _perplexity_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         n, v = int(rng.integers(2, 30)), int(rng.integers(3, 60))
         cases.append(Case((_random_probs(rng, n, v), rng.integers(0, v, size=n)),
@@ -73,6 +121,19 @@ def _whole_columns(probs, targets):
     return float(np.exp(-np.mean(np.log(probs[:, targets]))))
 
 
+def _whole_rows(probs, targets):
+    return float(np.exp(-np.mean(np.log(probs[targets]))))
+
+
+def _swapped(probs, targets):
+    return float(np.exp(-np.mean(np.log(probs[targets, np.arange(len(targets))]))))
+
+
+def _clipped(probs, targets):
+    right = probs[np.arange(len(targets)), targets]
+    return float(np.exp(-np.mean(np.log(np.clip(right, 1e-10, 1.0)))))
+
+
 PERPLEXITY = Exercise(
     id="perplexity",
     notebook=NOTEBOOK,
@@ -86,7 +147,9 @@ PERPLEXITY = Exercise(
 ''',
     solution=["probs[np.arange(len(targets)), targets]", "np.exp(-np.mean(np.log(right)))"],
     reference=_perplexity_reference,
-    cases=_perplexity_cases,
+    contract=PERPLEXITY_CONTRACT,
+    fixed=_perplexity_fixed,
+    draw=_perplexity_draw,
     hints=[
         "First pick one number from each row: in row i, the column targets[i]. Indexing with two "
         "arrays of the same length, one of row numbers and one of column numbers, does exactly "
@@ -120,7 +183,19 @@ PERPLEXITY = Exercise(
         Mistake("whole rows",
                 "`probs[targets]` picks whole rows, one per target, as if the targets were row "
                 "numbers. Give two indices: the row numbers, and the targets as column numbers.",
-                error=r"out of bounds|shape"),
+                impl=_whole_rows),
+        Mistake("swapped indices",
+                "Your code works only when there are as many predictions as words, and then gives "
+                "the wrong numbers: the row numbers and the targets are swapped. The first index "
+                "picks the row (the prediction, 0, 1, 2, ...), the second the column (the target "
+                "word of that row).",
+                impl=_swapped),
+        Mistake("clipped",
+                "You clipped the probabilities (to avoid log 0, perhaps). That changes a tiny "
+                "probability on the right word, and the perplexity with it: a model that gave the "
+                "right word 1e-30 was that surprised. The right word's probability is above 0 "
+                "here, so its log is finite.",
+                impl=_clipped),
     ],
     wrong=[
         Variant({1: "-np.mean(np.log(right))"}, ["expected", "e to the power"], "values"),
@@ -129,6 +204,18 @@ PERPLEXITY = Exercise(
         Variant({1: "1 / np.mean(right)"}, ["geometric mean"], "values"),
         Variant({0: "probs[:, targets]"}, ["whole columns"], "nan"),
         Variant({0: "probs[targets]"}, ["IndexError", "whole rows"], "error"),
+        Variant({0: "probs[targets, np.arange(len(targets))]"}, ["IndexError", "swapped",
+                                                                "as many predictions as words"], "error"),
+        Variant({1: "np.exp(-np.mean(np.log(np.clip(right, 1e-10, 1))))"}, ["hidden test", "clipped",
+                                                                           "1e-30"], "values"),
+        Variant({1: "np.exp(-np.mean(np.log(right + 1e-12)))"}, ["hidden test", "tiny probabilities"],
+                "values"),
+        Variant(source='''def perplexity(probs, targets):
+    right = probs[np.arange(len(targets)), targets]
+    np.log(right, out=right)
+    probs[np.arange(len(targets)), targets] = right
+    return np.exp(-np.mean(right))
+''', expect=["changed its argument `probs`", "caller"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "probs[range(len(targets)), targets]"}),
@@ -159,21 +246,37 @@ def _toy_blocks(rng, d, n):
     return blocks
 
 
-def _run_blocks_cases(rng) -> list[Case]:
+RUN_BLOCKS_CONTRACT = Contract(
+    args={"x": "the stream, shape (n, d)", "blocks": "a list of functions of the stream",
+          "skip": "a set or a list of block numbers (0, 1, 2, ...) to leave out"},
+    returns="the stream after the blocks that are not left out, shape (n, d)",
+    ndims=(2,),
+    dtypes=("float64",),
+    edges={"nothing": "nothing left out", "everything": "every block left out",
+           "first": "the first block left out", "last": "the last block left out",
+           "list": "skip given as a list"},
+)
+
+
+def _run_blocks_fixed() -> list[Case]:
     from lib import model
     ids = model.heldout().ids[:12]
     x = np.array(model.embed(ids))
     trained = model.blocks()
     fixed = np.random.default_rng(5)
-    cases = [
+    return [
         Case((x.copy(), trained, {1}), "the example", visible=True),
-        Case((x.copy(), trained, set()), "nothing left out"),
-        Case((x.copy(), trained, {0, 1, 2, 3}), "every block left out"),
-        Case((x.copy(), trained, {0}), "the first block left out"),
-        Case((x.copy(), trained, {3}), "the last block left out"),
+        Case((x.copy(), trained, set()), "nothing left out", covers=("nothing",)),
+        Case((x.copy(), trained, {0, 1, 2, 3}), "every block left out", covers=("everything",)),
+        Case((x.copy(), trained, {0}), "the first block left out", covers=("first",)),
+        Case((x.copy(), trained, {3}), "the last block left out", covers=("last",)),
         Case((fixed.normal(size=(3, 5)), _toy_blocks(fixed, 5, 6), [2, 5]),
-             "six small blocks, skip given as a list"),
+             "six small blocks, skip given as a list", covers=("list",)),
     ]
+
+
+def _run_blocks_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d, n = int(rng.integers(2, 9)), int(rng.integers(1, 7))
         skip = {int(i) for i in rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)}
@@ -227,7 +330,9 @@ RUN_BLOCKS = Exercise(
 ''',
     solution=["number in skip", "block(x)"],
     reference=_run_blocks_reference,
-    cases=_run_blocks_cases,
+    contract=RUN_BLOCKS_CONTRACT,
+    fixed=_run_blocks_fixed,
+    draw=_run_blocks_draw,
     hints=[
         "A block that is left out does nothing at all: the stream goes on to the next block as "
         "it is. So the loop only has to decide, block by block, whether to run it.",
@@ -260,6 +365,13 @@ RUN_BLOCKS = Exercise(
         Variant({0: "number + 1 in skip"}, ["counted the blocks from 1"], "values"),
         Variant({1: "x + block(x)"}, ["twice"], "values"),
         Variant({1: "block(x) - x"}, ["expected"], "values"),
+        Variant(source='''def run_blocks(x, blocks, skip):
+    for number in sorted(skip, reverse=True):
+        blocks.pop(number)
+    for block in blocks:
+        x = block(x)
+    return x
+''', expect=["changed its argument `blocks`", "caller"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "number in set(skip)"}),
