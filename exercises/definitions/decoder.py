@@ -435,19 +435,47 @@ def _lib_decoder(x, blocks, **options):
     return decoder(x, blocks, **options)
 
 
-def _leak_cases(rng) -> list[Case]:
+LEAK_CONTRACT = Contract(
+    args={"run": "a model: a function from a grid of tokens (length, d) to an output grid of the "
+                 "same shape",
+          "x": "the tokens, shape (length, d), length >= 1 and d >= 1"},
+    returns="one number >= 0 per position, length numbers (a list)",
+    ndims=(2,),
+    dtypes=("float64",),
+    edges={"one token": "a text of one token (nothing comes after it)",
+           "causal": "a model that never reads ahead (0 everywhere)",
+           "one ahead": "a model that reads exactly one token ahead",
+           "pushed down": "a model whose outputs go down when later tokens go up",
+           "decoders": "decoders with the causal mask and without it, where adding 1 and "
+                       "subtracting 1 give changes of different sizes",
+           "one number": "tokens of a single number",
+           "more numbers than tokens": "tokens of more numbers than there are tokens"},
+)
+
+
+def _leak_fixed() -> list[Case]:
     fixed = np.random.default_rng(23)
-    cases = [
+    return [
         Case((whole_text_mean, EXAMPLE_TOKENS.copy()), "the example", visible=True),
-        Case((_peek_next, fixed.normal(size=(5, 3))), "a model that reads exactly one token ahead"),
-        Case((_running_mean, fixed.normal(size=(6, 2))), "a causal running mean (it never reads ahead)"),
-        Case((_minus_the_rest, fixed.normal(size=(4, 4))), "a model that subtracts every later token"),
+        Case((_peek_next, fixed.normal(size=(5, 3))), "a model that reads exactly one token ahead",
+             covers=("one ahead",)),
+        Case((_running_mean, fixed.normal(size=(6, 2))), "a causal running mean (it never reads ahead)",
+             covers=("causal",)),
+        Case((_minus_the_rest, fixed.normal(size=(4, 7))), "a model that subtracts every later token",
+             covers=("pushed down", "more numbers than tokens")),
         Case((_random_decoder(7, 8, causal=True), fixed.normal(size=(6, 8))),
-             "a decoder of 2 blocks with the causal mask"),
+             "a decoder of 2 blocks with the causal mask", covers=("decoders", "causal")),
         Case((_random_decoder(9, 8, causal=False), fixed.normal(size=(6, 8))),
-             "the same kind of decoder without the mask"),
-        Case((whole_text_mean, np.array([[2.0, -1.0, 0.5]])), "a text of one token (nothing comes after it)"),
+             "the same kind of decoder without the mask", covers=("decoders",)),
+        Case((whole_text_mean, np.array([[2.0, -1.0, 0.5]])), "a text of one token (nothing comes after it)",
+             covers=("one token",)),
+        Case((_minus_the_rest, np.array([[0.5], [-1.0], [2.0], [0.25], [1.5]])),
+             "tokens of a single number", covers=("one number", "pushed down")),
     ]
+
+
+def _leak_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d, length = int(rng.choice([4, 6, 8])), int(rng.integers(2, 8))
         causal = bool(rng.random() < 0.5)
@@ -478,6 +506,17 @@ def _largest_change(new, base, i):
     return np.abs(new[i] - base[i]).max()
 
 
+def _changed_rows(rows):
+    """A change of the rows ``rows(i)`` picks (a slice or an index), by +1."""
+    def change(changed, i):
+        changed[rows(i)] += 1.0
+    return change
+
+
+def _changed_columns(changed, i):
+    changed[:, i + 1:] += 1.0
+
+
 FUTURE_LEAK = Exercise(
     id="future-leak",
     notebook=NOTEBOOK,
@@ -500,7 +539,9 @@ FUTURE_LEAK = Exercise(
 ''',
     solution=["changed[i + 1:] += 1.0", "np.abs(run(changed)[i] - base[i]).max()"],
     reference=_leak_reference,
-    cases=_leak_cases,
+    contract=LEAK_CONTRACT,
+    fixed=_leak_fixed,
+    draw=_leak_draw,
     hints=[
         "Position i may read itself and the tokens before it. Only the tokens strictly after it are "
         "the future, so the change must leave token i itself alone.",
@@ -513,11 +554,20 @@ FUTURE_LEAK = Exercise(
         Mistake("included itself",
                 "Your change also moved token i itself, so even a causal model shows a change at i. "
                 "Change only the tokens after i: the slice starts one row later.",
-                impl=_leak_with(lambda c, i: c.__setitem__(slice(i, None), c[i:] + 1.0), _largest_change)),
+                impl=_leak_with(_changed_rows(lambda i: slice(i, None)), _largest_change)),
         Mistake("changed the past",
                 "You changed the tokens before i, the ones position i is allowed to read. The test "
                 "is about the tokens after i.",
-                impl=_leak_with(lambda c, i: c.__setitem__(slice(0, i), c[:i] + 1.0), _largest_change)),
+                impl=_leak_with(_changed_rows(lambda i: slice(0, i)), _largest_change)),
+        Mistake("skipped the next token",
+                "Your change starts two rows after i, so the token right after i is never changed, "
+                "and a model that reads one token ahead passes unseen. The tokens after i start "
+                "one row after it.",
+                impl=_leak_with(_changed_rows(lambda i: slice(i + 2, None)), _largest_change)),
+        Mistake("columns",
+                "You changed columns, not tokens: rows of x are tokens, and the numbers of a token "
+                "are its columns. Change the rows after i, every number of each.",
+                impl=_leak_with(_changed_columns, _largest_change)),
         Mistake("whole output",
                 "You measured the change of the whole output, later positions included, and those "
                 "may read the changed tokens. Compare row i only.",
@@ -534,9 +584,21 @@ FUTURE_LEAK = Exercise(
     wrong=[
         Variant({0: "changed[i:] += 1.0"}, ["expected", "token i itself"], "values"),
         Variant({0: "changed[:i] += 1.0"}, ["expected", "before i"], "values"),
+        Variant({0: "changed[i + 2:] += 1.0"}, ["expected", "two rows after i"], "values"),
+        Variant({0: "changed[i + 1] += 1.0"}, ["IndexError", "out of bounds", "line 12"], "error"),
+        Variant({0: "changed[:, i + 1:] += 1.0"}, ["expected", "changed columns"], "values"),
         Variant({1: "np.abs(run(changed) - base).max()"}, ["expected", "row i only"], "values"),
         Variant({1: "np.abs(run(changed)[i] - base[i]).sum()"}, ["expected", "largest"], "values"),
         Variant({1: "(run(changed)[i] - base[i]).max()"}, ["hidden test", "absolute value"], "values"),
+        Variant(source='''def future_leak(run, x):
+    base = run(x)
+    leak = []
+    for i in range(len(x)):
+        changed = x
+        changed[i + 1:] += 1.0
+        leak.append(np.abs(run(changed)[i] - base[i]).max())
+    return leak
+''', expect=["changed its argument `x`", "caller", "new array"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "changed[i + 1:] = changed[i + 1:] + 1", 1: "np.max(np.abs(run(changed)[i] - base[i]))"}),

@@ -489,22 +489,49 @@ def _moe_reference(d, d_ff, experts, top_k):
     return np.array([count.total, count.active], dtype=np.int64)
 
 
-def _moe_counts(d, d_ff, experts, top_k, router=True, used_experts=None, stored_experts=None):
-    """Counts made with one of the usual mistakes (the router left out, the wrong number of experts)."""
-    shared = 4 * d * d + 2 * d + (d * experts if router else 0)
-    stored = shared + (experts if stored_experts is None else stored_experts) * 2 * d * d_ff
-    used = shared + (top_k if used_experts is None else used_experts) * 2 * d * d_ff
+def _moe_counts(d, d_ff, experts, top_k, router=None, used_experts=None, stored_experts=None, norms=True):
+    """Counts made with one of the usual mistakes (the router left out or the wrong size, the wrong
+    number of experts, the norms forgotten)."""
+    d, d_ff, experts, top_k = (int(n) for n in (d, d_ff, experts, top_k))
+    router = d * experts if router is None else router
+    shared = 4 * d * d + (2 * d if norms else 0)
+    stored = shared + router + (experts if stored_experts is None else stored_experts) * 2 * d * d_ff
+    used = shared + router + (top_k if used_experts is None else used_experts) * 2 * d * d_ff
     return np.array([stored, used], dtype=np.int64)
 
 
-def _moe_cases(rng) -> list[Case]:
-    cases = [
+MOE_CONTRACT = Contract(
+    args={"d": "the width, a whole number >= 1 (a Python int or a NumPy integer)",
+          "d_ff": "each expert's hidden width, a whole number >= 1",
+          "experts": "the number of experts, a whole number >= 1",
+          "top_k": "how many experts each token is sent to, a whole number, 1 <= top_k <= experts"},
+    returns="(stored, used): two whole numbers, in that order",
+    dtypes=(),
+    edges={"every expert used": "top_k = experts: every token runs every expert",
+           "one expert": "a single expert",
+           "top 1": "each token sent to one expert of several",
+           "narrow experts": "hundreds of experts, each narrower than the width (d_ff < d)",
+           "sizes apart": "small sizes that all differ and share no factor, so no role can be "
+                          "swapped for another unnoticed",
+           "numpy ints": "sizes given as NumPy integers"},
+)
+
+
+def _moe_fixed() -> list[Case]:
+    return [
         Case((768, 3072, 8, 2), "the example", visible=True),
-        Case((768, 3072, 8, 8), "every expert used: top_k = experts"),
-        Case((64, 256, 1, 1), "a single expert"),
-        Case((7168, 2048, 256, 8), "256 narrow experts, top 8"),
-        Case((128, 512, 4, 1), "top 1 of 4"),
+        Case((768, 3072, 8, 8), "every expert used: top_k = experts", covers=("every expert used",)),
+        Case((64, 256, 1, 1), "a single expert", covers=("one expert",)),
+        Case((7168, 2048, 256, 8), "256 narrow experts, top 8", covers=("narrow experts",)),
+        Case((128, 512, 4, 1), "top 1 of 4", covers=("top 1",)),
+        Case((11, 7, 5, 3), "d = 11, d_ff = 7, top 3 of 5 experts", covers=("sizes apart",)),
+        Case((np.int64(96), np.int64(200), np.int64(6), np.int64(3)), "sizes given as NumPy integers",
+             covers=("numpy ints",)),
     ]
+
+
+def _moe_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d = int(rng.integers(1, 17)) * 64
         experts = int(rng.integers(2, 65))
@@ -535,7 +562,9 @@ MOE_COUNTS = Exercise(
     solution=["d * experts", "attention + experts * expert + router + norms",
               "attention + top_k * expert + router + norms"],
     reference=_moe_reference,
-    cases=_moe_cases,
+    contract=MOE_CONTRACT,
+    fixed=_moe_fixed,
+    draw=_moe_draw,
     hints=[
         "The router turns a token's d numbers into one score per expert: it is a matrix, like "
         "the others. How many rows and columns does it need?",
@@ -549,11 +578,11 @@ MOE_COUNTS = Exercise(
                 "Your count of what a token uses leaves out the router. Every token is scored by "
                 "the router before it is sent anywhere, so the router's weights are used too.",
                 impl=lambda d, f, e, k: np.array([_moe_counts(d, f, e, k)[0],
-                                                  _moe_counts(d, f, e, k, router=False)[1]])),
+                                                  _moe_counts(d, f, e, k, router=0)[1]])),
         Mistake("no router",
                 "The router is missing from both counts: it is a matrix of its own, one column of "
                 "d weights per expert.",
-                impl=lambda d, f, e, k: _moe_counts(d, f, e, k, router=False)),
+                impl=lambda d, f, e, k: _moe_counts(d, f, e, k, router=0)),
         Mistake("every expert used",
                 "A token runs only the top_k experts it is sent to, not all of them: the used "
                 "count has top_k experts.",
@@ -565,7 +594,19 @@ MOE_COUNTS = Exercise(
         Mistake("square router",
                 "The router is not d x d: it gives one score per expert, so it has d rows and one "
                 "column per expert.",
-                impl=lambda d, f, e, k: _moe_counts(d, f, e, k) + (d * d - d * e)),
+                impl=lambda d, f, e, k: _moe_counts(d, f, e, k, router=int(d) * int(d))),
+        Mistake("router for the chosen experts",
+                "Your router has a column only for the top_k experts a token is sent to. It scores "
+                "every expert, to find the best ones: one column per expert.",
+                impl=lambda d, f, e, k: _moe_counts(d, f, e, k, router=int(d) * int(k))),
+        Mistake("no norms",
+                "The two RMSNorm gains are missing: they hold d numbers each, stored and used by "
+                "every token.",
+                impl=lambda d, f, e, k: _moe_counts(d, f, e, k, norms=False)),
+        Mistake("in the wrong order",
+                "Your two numbers are the right ones in the wrong order: the function returns "
+                "(stored, used).",
+                impl=lambda d, f, e, k: _moe_counts(d, f, e, k)[::-1]),
     ],
     wrong=[
         Variant({2: "attention + top_k * expert + norms"}, ["position 1", "leaves out the router"],
@@ -575,6 +616,13 @@ MOE_COUNTS = Exercise(
                 "values"),
         Variant({0: "d * d"}, ["position 0", "one column per expert"], "values"),
         Variant({0: "0"}, ["position 0", "missing from both"], "values"),
+        Variant({0: "d * top_k"}, ["position 0", "scores every expert"], "values"),
+        Variant({1: "attention + experts * expert + router", 2: "attention + top_k * expert + router"},
+                ["position 0", "RMSNorm gains"], "values"),
+        Variant(source='''def moe_block_counts(d, d_ff, experts, top_k):
+    shared = 4 * d * d + 2 * d + d * experts
+    return shared + top_k * 2 * d * d_ff, shared + experts * 2 * d * d_ff
+''', expect=["position 0", "wrong order"], kind="values"),
         Variant({0: "d * n_experts"}, ["NameError", "line 8"], "error"),
     ],
     alternatives=[

@@ -587,21 +587,54 @@ def _random_tanh_layers(rng, d, n, gain):
     return [_tanh_layer(rng.normal(0.0, gain / np.sqrt(d), (d, d))) for _ in range(n)]
 
 
-def _nudge_cases(rng) -> list[Case]:
+NUDGE_CONTRACT = Contract(
+    args={"x": "the stream, shape (..., d): tokens of d >= 2 numbers",
+          "nudge": "a small change of the stream (numbers of 0.01 or less), the same shape as x",
+          "layers": "a list of layers, each a function f(h) of an array like x (the list may be empty)",
+          "norm": "a norm: norm(h) normalises each token of h",
+          "placement": "\"pre\" or \"post\""},
+    returns="the growth: the root mean square of the gap at the top over that of the nudge, "
+            "one number > 0",
+    ndims=(2, 3),
+    dtypes=("float64",),
+    edges={"post": "post-norm layers",
+           "no layers": "no layers at all (the change arrives as it left: 1)",
+           "zero layers": "layers that return zeros, pre-norm and post-norm",
+           "layernorm": "LayerNorm as the norm",
+           "large": "a large stream (numbers in the tens)",
+           "batch": "a batch of texts",
+           "one token": "a text of one token",
+           "uneven nudge": "a nudge whose numbers differ from each other"},
+)
+
+
+def _nudge_fixed() -> list[Case]:
     fixed = np.random.default_rng(31)
     x6 = np.sin(np.arange(18.0)).reshape(3, 6) * 2.0
-    cases = [
+    wave = 1e-3 * np.cos(np.arange(18.0)).reshape(3, 6)
+    return [
         Case((NUDGE_X.copy(), NUDGE.copy(), [example_layer] * 3, _rms, "pre"), "the example", visible=True),
-        Case((NUDGE_X.copy(), NUDGE.copy(), [example_layer] * 3, _rms, "post"), "the example with post-norm"),
-        Case((x6, 1e-3 * np.cos(np.arange(18.0)).reshape(3, 6), [], _ln, "pre"),
-             "no layers at all (the change arrives as it left: 1)"),
-        Case((x6, 1e-3 * np.cos(np.arange(18.0)).reshape(3, 6), [_zeros_f] * 4, _ln, "pre"),
-             "layers that return zeros, pre-norm"),
-        Case((x6 * 10.0, 1e-2 * np.cos(np.arange(18.0)).reshape(3, 6),
-              _random_tanh_layers(fixed, 6, 5, 2.0), _ln, "post"), "a large stream, LayerNorm, post-norm"),
+        Case((NUDGE_X.copy(), NUDGE.copy(), [example_layer] * 3, _rms, "post"), "the example with post-norm",
+             covers=("post",)),
+        Case((x6, wave, [], _ln, "pre"), "no layers at all (the change arrives as it left: 1)",
+             covers=("no layers", "uneven nudge")),
+        Case((x6, wave, [_zeros_f] * 4, _ln, "pre"), "layers that return zeros, pre-norm",
+             covers=("zero layers", "layernorm")),
+        Case((x6, wave, [_zeros_f] * 4, _rms, "post"), "layers that return zeros, post-norm",
+             covers=("zero layers",)),
+        Case((x6 * 10.0, 10.0 * wave, _random_tanh_layers(fixed, 6, 5, 2.0), _ln, "post"),
+             "a large stream, LayerNorm, post-norm", covers=("large", "layernorm")),
         Case((np.cos(np.arange(40.0)).reshape(2, 4, 5), 1e-3 * np.sin(np.arange(40.0)).reshape(2, 4, 5),
-              _random_tanh_layers(fixed, 5, 6, 1.5), _rms, "pre"), "a batch of 2 texts of 4 tokens"),
+              _random_tanh_layers(fixed, 5, 6, 1.5), _rms, "pre"), "a batch of 2 texts of 4 tokens",
+             covers=("batch",)),
+        Case((np.array([[0.5, -1.0, 2.0, 1.5, -0.25]]), 1e-3 * np.array([[1.0, -2.0, 0.5, 3.0, -1.5]]),
+              _random_tanh_layers(fixed, 5, 4, 2.5), _ln, "pre"), "a text of one token, LayerNorm, pre-norm",
+             covers=("one token", "layernorm")),
     ]
+
+
+def _nudge_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d, tokens, n = int(rng.integers(3, 9)), int(rng.integers(1, 6)), int(rng.integers(1, 9))
         placement = "pre" if rng.random() < 0.5 else "post"
@@ -617,9 +650,12 @@ def _swapped(x, nudge, layers, norm, placement):
     return _nudge_reference(x, nudge, layers, norm, "post" if placement == "pre" else "pre")
 
 
-def _pre_without(make_step):
+def _steps(pre=None, post=None):
+    """The experiment with one placement's step written wrongly: ``pre`` and ``post`` make the
+    mistaken step from the norm."""
     def run(x, nudge, layers, norm, placement):
-        step = make_step(norm) if placement == "pre" else _placed(norm, "post")
+        make = pre if placement == "pre" else post
+        step = make(norm) if make is not None else _placed(norm, placement)
         a, b = _run_both(x, nudge, layers, step)
         return _rms_of(a - b) / _rms_of(nudge)
     return run
@@ -657,7 +693,9 @@ NUDGE_GROWTH = Exercise(
     solution=["h + f(norm(h))", "norm(h + f(h))",
               "np.sqrt(np.mean((a - b) ** 2)) / np.sqrt(np.mean(nudge ** 2))"],
     reference=_nudge_reference,
-    cases=_nudge_cases,
+    contract=NUDGE_CONTRACT,
+    fixed=_nudge_fixed,
+    draw=_nudge_draw,
     hints=[
         "Pre-norm normalises only the copy that the layer reads, and adds the layer's result to "
         "the plain stream. Post-norm adds first, then normalises the sum, so the stream itself "
@@ -676,11 +714,23 @@ NUDGE_GROWTH = Exercise(
         Mistake("no residual",
                 "In your pre-norm step the layer's result replaced the stream instead of being "
                 "added to it: keep the plain stream and add the result on.",
-                impl=_pre_without(lambda norm: lambda h, f: f(norm(h)))),
+                impl=_steps(pre=lambda norm: lambda h, f: f(norm(h)))),
         Mistake("raw read",
                 "In your pre-norm step the layer reads the raw stream. Give it the normalised "
                 "copy; only the copy is normalised, never the stream you add to.",
-                impl=_pre_without(lambda norm: lambda h, f: h + f(h))),
+                impl=_steps(pre=lambda norm: lambda h, f: h + f(h))),
+        Mistake("added to the copy",
+                "In your pre-norm step the layer's result was added to the normalised copy, so the "
+                "stream itself was rescaled after all. Add it to the plain stream h.",
+                impl=_steps(pre=lambda norm: lambda h, f: norm(h) + f(norm(h)))),
+        Mistake("post without norm",
+                "In your post-norm step nothing is normalised: post-norm adds the layer's result to "
+                "the stream, then normalises the sum.",
+                impl=_steps(post=lambda norm: lambda h, f: h + f(h))),
+        Mistake("post without residual",
+                "In your post-norm step the layer's result replaced the stream: post-norm "
+                "normalises the sum of the stream and the layer's result.",
+                impl=_steps(post=lambda norm: lambda h, f: norm(f(h)))),
         Mistake("upside down",
                 "Your ratio is upside down: a change that grew must give a number above 1. "
                 "Divide the gap at the top by the nudge, not the other way round.",
@@ -694,16 +744,43 @@ NUDGE_GROWTH = Exercise(
                 "same size can still differ everywhere. Take the root mean square of their "
                 "difference.",
                 impl=_measured(lambda a, b, n: abs(_rms_of(a) - _rms_of(b)) / _rms_of(n))),
+        Mistake("mean size",
+                "You compared the average sizes |gap| and |nudge|. The answer compares root mean "
+                "squares: square every number, average, then take the square root.",
+                impl=_measured(lambda a, b, n: np.mean(np.abs(a - b)) / np.mean(np.abs(n)))),
+        Mistake("not rooted",
+                "Your answer is the square of the right one: you compared the mean squares. Take "
+                "the square root of each before dividing.",
+                impl=_measured(lambda a, b, n: _rms_of(a - b) ** 2 / _rms_of(n) ** 2)),
     ],
     wrong=[
         Variant({0: "norm(h + f(h))", 1: "h + f(norm(h))"}, ["expected", "swapped"], "values"),
         Variant({0: "f(norm(h))"}, ["expected", "replaced the stream"], "values"),
         Variant({0: "h + f(h)"}, ["expected", "raw stream"], "values"),
+        Variant({0: "norm(h) + f(norm(h))"}, ["expected", "plain stream h"], "values"),
+        Variant({1: "h + f(h)"}, ["hidden test", "nothing is normalised"], "values"),
+        Variant({1: "norm(f(h))"}, ["hidden test", "normalises the sum"], "values"),
         Variant({2: "np.sqrt(np.mean(nudge ** 2)) / np.sqrt(np.mean((a - b) ** 2))"},
                 ["expected", "upside down"], "values"),
         Variant({2: "np.sqrt(np.mean((a - b) ** 2))"}, ["expected", "size of the nudge"], "values"),
         Variant({2: "abs(np.sqrt(np.mean(a ** 2)) - np.sqrt(np.mean(b ** 2))) / np.sqrt(np.mean(nudge ** 2))"},
                 ["expected", "difference"], "values"),
+        Variant({2: "np.mean(np.abs(a - b)) / np.mean(np.abs(nudge))"}, ["expected", "root mean squares"],
+                "values"),
+        Variant({2: "np.mean((a - b) ** 2) / np.mean(nudge ** 2)"}, ["expected", "square of the right one"],
+                "values"),
+        Variant(source='''def nudge_growth(x, nudge, layers, norm, placement):
+    def step(h, f):
+        if placement == "pre":
+            h += f(norm(h))
+            return h
+        return norm(h + f(h))
+
+    a, b = x, x + nudge
+    for f in layers:
+        a, b = step(a, f), step(b, f)
+    return np.sqrt(np.mean((a - b) ** 2)) / np.sqrt(np.mean(nudge ** 2))
+''', expect=["changed its argument `x`", "caller", "new array"], kind="inplace"),
     ],
     alternatives=[
         Variant({2: "np.linalg.norm(a - b) / np.linalg.norm(nudge)"}),

@@ -362,9 +362,10 @@ ROPE_ROTATION = Exercise(
 # ---------------------------------------------------------------- scores by distance
 
 def _scores_by_distance(query, key, max_distance, start=3):
-    """The reference: the key at position ``start``, the query t positions after it."""
-    scores = [_rope(query, offset=start + t) @ _rope(key, offset=start) for t in range(max_distance + 1)]
-    return np.array(scores) / np.sqrt(len(query))
+    """The reference: the key at position ``start``, the query t positions after it (the score
+    depends on the distance only, so the key may stand anywhere)."""
+    scores = [_rope(query, offset=start + t) @ _rope(key, offset=start) for t in range(int(max_distance) + 1)]
+    return np.array(scores, dtype=float).reshape(-1) / np.sqrt(len(query))
 
 
 def _key_after_query(query, key, max_distance):
@@ -372,21 +373,48 @@ def _key_after_query(query, key, max_distance):
 
 
 def _not_turned(query, key, max_distance):
-    return np.full(max_distance + 1, query @ key / np.sqrt(len(query)))
+    return np.full(int(max_distance) + 1, query @ key / np.sqrt(len(query)))
 
 
-def _distance_cases(rng) -> list[Case]:
+def _neighbour_scores(query, key, max_distance):
+    turned = [_rope(query, pairing="neighbours", offset=t) for t in range(int(max_distance) + 1)]
+    return np.array(turned).reshape(-1, len(query)) @ key / np.sqrt(len(query))
+
+
+ROPE_DISTANCE_CONTRACT = Contract(
+    args={"query": "one query vector of floats, shape (d,), d even and >= 2",
+          "key": "one key vector of the same size, shape (d,)",
+          "max_distance": "a whole number >= 0 (a Python int or a NumPy integer)"},
+    returns="the scaled scores at distances 0, 1, ..., max_distance, shape (max_distance + 1,)",
+    ndims=(1,),
+    dtypes=("float64", "float32"),
+    edges={"distance 0": "max_distance = 0: a single score, where nothing turns",
+           "one pair": "d = 2, a single pair",
+           "far": "distances in the hundreds, where even the slowest pairs have turned",
+           "wide": "a head of 64 numbers",
+           "numpy int": "max_distance as a NumPy integer (as shapes and np.arange give it)"},
+)
+
+
+def _distance_fixed() -> list[Case]:
     lab = np.random.default_rng(2026)
     query, key = lab.normal(0, 1, 32), lab.normal(0, 1, 32)       # the lab's query, then its key
     fixed = np.random.default_rng(303)
-    cases = [
+    return [
         Case((query, key, 6), "the example", visible=True),
-        Case((np.array([1.0, 0.0]), np.array([1.0, 0.0]), 8), "d = 2, a single pair"),
+        Case((np.array([0.8, -0.6]), np.array([0.5, 1.2]), 8), "d = 2, a single pair", covers=("one pair",)),
         Case((np.array([0.5, -1.0, 2.0, 0.25]), np.array([1.5, 0.5, -0.5, 1.0]), 0),
-             "distance 0 only"),
-        Case((fixed.normal(0, 1, 8), fixed.normal(0, 1, 8), 300), "distances up to 300"),
-        Case((fixed.normal(0, 1, 64), fixed.normal(0, 1, 64), 12), "head size 64"),
+             "distance 0 only", covers=("distance 0",)),
+        Case((fixed.normal(0, 1, 8), fixed.normal(0, 1, 8), 300), "distances up to 300", covers=("far",)),
+        Case((fixed.normal(0, 1, 64), fixed.normal(0, 1, 64), 12), "head size 64", covers=("wide",)),
+        Case((fixed.normal(0, 1, 6), fixed.normal(0, 1, 6), np.int32(9)),
+             "the largest distance as a NumPy integer", covers=("numpy int",)),
+        in_float32(Case((fixed.normal(0, 1, 10), fixed.normal(0, 1, 10), 15), "float32 query and key")),
     ]
+
+
+def _distance_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d, n = 2 * int(rng.integers(1, 33)), int(rng.integers(1, 60))
         cases.append(Case((rng.normal(0.0, 1.0, d), rng.normal(0.0, 1.0, d), n),
@@ -408,7 +436,9 @@ ROPE_DISTANCE = Exercise(
 ''',
     solution=["rope(np.tile(query, (max_distance + 1, 1)))", "turned @ key / np.sqrt(len(key))"],
     reference=_scores_by_distance,
-    cases=_distance_cases,
+    contract=ROPE_DISTANCE_CONTRACT,
+    fixed=_distance_fixed,
+    draw=_distance_draw,
     context="import numpy as np\nfrom exercises.core.blank import ____\nfrom lib.positional import rope\n",
     hints=[
         "The score depends only on how far apart the two positions are, so you may put the key "
@@ -433,21 +463,40 @@ ROPE_DISTANCE = Exercise(
                 "These are the raw dot products. The scaled score divides each by the square root "
                 "of the head size, len(query).",
                 impl=lambda q, k, n: _scores_by_distance(q, k, n) * np.sqrt(len(q))),
+        Mistake("divided by d",
+                "You divided by the head size itself. The scaled score divides by its square root, "
+                "as attention does.",
+                impl=lambda q, k, n: _scores_by_distance(q, k, n) / np.sqrt(len(q))),
         Mistake("neighbours",
                 "Your numbers are paired as neighbours (2i with 2i + 1). The course pairs halves, "
                 "number i with number i + d/2, which is `rope`'s default.",
-                impl=lambda q, k, n: np.array([_rope(q, pairing="neighbours", offset=t) @ k
-                                               for t in range(n + 1)]) / np.sqrt(len(q))),
+                impl=_neighbour_scores),
+        Mistake("one distance short",
+                "Your result has one score too few. Distances 0, 1, ..., max_distance are "
+                "max_distance + 1 of them, so that many copies of the query are turned.",
+                impl=lambda q, k, n: _scores_by_distance(q, k, int(n) - 1)),
+        Mistake("only the last distance",
+                "You got a single score, the one at distance max_distance: `rope` turns a single "
+                "vector for one position only. Turn a stack of copies of the query, one row per "
+                "distance; `rope` turns row t for position t.",
+                impl=lambda q, k, n: _rope(q, offset=int(n)) @ k / np.sqrt(len(q))),
     ],
     wrong=[
         Variant({1: "turned @ key"}, ["position 0", "square root"], "values"),
+        Variant({1: "turned @ key / len(key)"}, ["position 0", "head size itself"], "values"),
         Variant({0: "rope(np.tile(key, (max_distance + 1, 1)))", 1: "turned @ query / np.sqrt(len(key))"},
                 ["position 1", "other direction"], "values"),
         Variant({0: "np.tile(query, (max_distance + 1, 1))"}, ["position 1", "distance 0"], "values"),
         Variant({0: "rope(np.tile(query, (max_distance + 1, 1)), pairing='neighbours')"},
                 ["position 1", "halves"], "values"),
-        Variant({0: "rope(np.tile(query, (max_distance, 1)))"}, ["expected shape (7,)"], "shape"),
-        Variant({0: "rope(query, offset=max_distance)"}, ["expected shape (7,)"], "shape"),
+        Variant({0: "rope(np.tile(query, (max_distance, 1)))"}, ["expected shape (7,)", "one score too few"],
+                "shape"),
+        Variant({0: "rope(query, offset=max_distance)"}, ["expected shape (7,)", "single score"], "shape"),
+        Variant(source='''def scores_by_distance(query, key, max_distance):
+    key /= np.sqrt(len(key))
+    turned = rope(np.tile(query, (max_distance + 1, 1)))
+    return turned @ key
+''', expect=["changed its argument `key`", "caller", "new array"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "np.array([rope(query, offset=t) for t in range(max_distance + 1)])"}),

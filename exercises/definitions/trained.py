@@ -408,21 +408,50 @@ def _leave_one_out_reference(x, blocks, score):
     return np.array(scores, dtype=float)
 
 
-def _leave_one_out_cases(rng) -> list[Case]:
+def _stream_mean(stream):
+    return float(np.mean(stream))
+
+
+LEAVE_ONE_OUT_CONTRACT = Contract(
+    args={"x": "the stream entering the first block, shape (n, d), n >= 1 tokens",
+          "blocks": "a list of blocks, each a function block(stream) that returns the new stream, "
+                    "its residual included (the list may be empty)",
+          "score": "a function of a stream that returns one number"},
+    returns="one score per block left out, in the blocks' order: len(blocks) numbers (a list)",
+    ndims=(2,),
+    dtypes=("float64",),
+    edges={"trained": "the trained model's blocks, scored by the perplexity",
+           "no blocks": "no blocks at all (no scores)",
+           "one block": "a single block (leaving it out leaves nothing to run)",
+           "order": "six blocks whose order matters (running them in another order changes the stream)",
+           "one token": "a text of one token",
+           "signed score": "a score that can be negative"},
+)
+
+
+def _leave_one_out_fixed() -> list[Case]:
     from lib import model
     ids = model.heldout().ids
     x = np.array(model.embed(ids[:12]))
     fixed = np.random.default_rng(6)
-    cases = [
-        Case((x.copy(), model.blocks(), example_score), "the example", visible=True),
+    return [
+        Case((x.copy(), model.blocks(), example_score), "the example", visible=True, covers=("trained",)),
         Case((fixed.normal(size=(3, 5)), _toy_blocks(fixed, 5, 6), _stream_size),
-             "six small blocks, scored by the stream's size"),
+             "six small blocks, scored by the stream's size", covers=("order",)),
         Case((fixed.normal(size=(2, 4)), _toy_blocks(fixed, 4, 1), _stream_size),
-             "a single block (leaving it out leaves nothing to run)"),
-        Case((fixed.normal(size=(2, 4)), [], _stream_size), "no blocks at all (no score)"),
+             "a single block (leaving it out leaves nothing to run)", covers=("one block",)),
+        Case((fixed.normal(size=(2, 4)), [], _stream_size), "no blocks at all (no score)",
+             covers=("no blocks",)),
+        Case((fixed.normal(size=(1, 6)), _toy_blocks(fixed, 6, 4), _stream_mean),
+             "a text of one token, four small blocks, scored by the stream's mean",
+             covers=("one token", "signed score")),
         Case((np.array(model.embed(ids[40:60])), model.blocks(), lambda s: float(np.abs(s).max())),
-             "the trained blocks on 20 other tokens, scored by the largest number"),
+             "the trained blocks on 20 other tokens, scored by the largest number", covers=("trained",)),
     ]
+
+
+def _leave_one_out_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d, n = int(rng.integers(2, 9)), int(rng.integers(2, 7))
         cases.append(Case((rng.normal(size=(int(rng.integers(1, 6)), d)), _toy_blocks(rng, d, n), _stream_size),
@@ -463,7 +492,9 @@ LEAVE_ONE_OUT = Exercise(
 ''',
     solution=["blocks[:left_out] + blocks[left_out + 1:]", "score(stream)"],
     reference=_leave_one_out_reference,
-    cases=_leave_one_out_cases,
+    contract=LEAVE_ONE_OUT_CONTRACT,
+    fixed=_leave_one_out_fixed,
+    draw=_leave_one_out_draw,
     hints=[
         "Leaving a block out means the stream skips it: the block before it hands its stream "
         "straight to the block after it. So the blocks to run are those before `left_out` and "
@@ -493,6 +524,15 @@ LEAVE_ONE_OUT = Exercise(
                 "You left out the block before the intended one: `left_out` counts from 0, like "
                 "the positions in a list.",
                 impl=_kept_with(lambda b, k: b[:k - 1] + b[k:])),
+        Mistake("dropped two",
+                "Your second slice starts two blocks after the one left out, so the block right "
+                "after it is dropped as well. It starts one block later.",
+                impl=_kept_with(lambda b, k: b[:k] + b[k + 2:])),
+        Mistake("out of order",
+                "Your kept blocks run in another order: the blocks after the one left out come "
+                "first. Each block must read the stream the blocks before it left, so keep their "
+                "order: those before, then those after.",
+                impl=_kept_with(lambda b, k: b[k + 1:] + b[:k])),
         Mistake("scored the input",
                 "You scored x, the stream before any block ran. Score the stream that the kept "
                 "blocks produced.",
@@ -503,7 +543,20 @@ LEAVE_ONE_OUT = Exercise(
         Variant({0: "blocks[left_out + 1:]"}, ["expected", "before it"], "values"),
         Variant({0: "blocks[:left_out]"}, ["expected", "after it"], "values"),
         Variant({0: "blocks[:left_out - 1] + blocks[left_out:]"}, ["expected", "counts from 0"], "values"),
+        Variant({0: "blocks[:left_out] + blocks[left_out + 2:]"}, ["expected", "right after it"], "values"),
+        Variant({0: "blocks[left_out + 1:] + blocks[:left_out]"}, ["expected", "keep their order"], "values"),
         Variant({1: "score(x)"}, ["expected", "before any block ran"], "values"),
+        Variant(source='''def leave_one_out(x, blocks, score):
+    scores = []
+    for left_out in range(len(blocks)):
+        kept = blocks
+        kept[left_out] = lambda stream: stream      # the block left out passes the stream on
+        stream = x
+        for block in kept:
+            stream = block(stream)
+        scores.append(score(stream))
+    return scores
+''', expect=["changed its argument `blocks`", "caller", "new array"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "[b for number, b in enumerate(blocks) if number != left_out]"}),
@@ -637,19 +690,44 @@ def example_block():
     return x, _small_block(generator, 8, 2, 12)
 
 
-def _capstone_cases(rng) -> list[Case]:
+CAPSTONE_CONTRACT = Contract(
+    args={"x": "a text, shape (n, d): n >= 1 tokens of d numbers, d = heads * size with size even",
+          "w": "one block's weights (lib.block.BlockWeights, float64): the gains attention_norm and "
+               "ffn_norm (d,), Wq, Wk, Wv, Wo (d, d), W_gate and W1 (d, d_ff), W2 (d_ff, d), heads"},
+    returns="the stream after the block, shape (n, d)",
+    ndims=(2,),
+    dtypes=("float64",),
+    edges={"trained": "blocks of the trained model on the held-out text",
+           "its own stream": "the last block on the stream it reads in the model, numbers far "
+                             "larger than the embedding's",
+           "one token": "a text of one token",
+           "one head": "a block of a single head, with more tokens than numbers per token",
+           "three heads": "a block of 3 heads"},
+)
+
+
+def _capstone_fixed() -> list[Case]:
     from lib import model
     ids = model.heldout().ids
     w = model.weights().blocks
-    streams = model.forward(ids[:32], trace=True).streams
+    streams = model.forward(ids[:12], trace=True).streams
     fixed = np.random.default_rng(45)
-    cases = [
+    return [
         Case(example_block(), "the example", visible=True),
-        Case((np.array(model.embed(ids[:6])), w[0]), "block 1 of the trained model on 6 tokens of the held-out text"),
-        Case((np.array(streams[3]), w[3]), "block 4 of the trained model on the stream it reads (32 tokens)"),
-        Case((np.array(streams[1][:1]), w[1]), "block 2 on a text of one token"),
-        Case((fixed.normal(size=(7, 12)), _small_block(fixed, 12, 3, 20)), "a small block: 3 heads of 4 numbers"),
+        Case((np.array(model.embed(ids[:6])), w[0]), "block 1 of the trained model on 6 tokens of the held-out text",
+             covers=("trained",)),
+        Case((np.array(streams[3]), w[3]), "block 4 of the trained model on the stream it reads (12 tokens)",
+             covers=("trained", "its own stream")),
+        Case((np.array(streams[1][:1]), w[1]), "block 2 on a text of one token", covers=("one token",)),
+        Case((fixed.normal(size=(7, 12)), _small_block(fixed, 12, 3, 20)), "a small block: 3 heads of 4 numbers",
+             covers=("three heads",)),
+        Case((fixed.normal(size=(7, 4)), _small_block(fixed, 4, 1, 6)),
+             "a small block of one head of 4 numbers, on 7 tokens", covers=("one head",)),
     ]
+
+
+def _capstone_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         heads, size = int(rng.integers(1, 4)), 2 * int(rng.integers(1, 4))
         d, length = heads * size, int(rng.integers(1, 9))
@@ -659,7 +737,7 @@ def _capstone_cases(rng) -> list[Case]:
 
 
 def _capstone_variant(*, scale="head", rotate_keys=True, ffn_gain="ffn", residual=True, ffn_reads="norm",
-                      transpose=False, attention_reads="norm"):
+                      transpose=False, attention_reads="norm", values="head"):
     """The capstone's block with one thing done differently (for the known mistakes)."""
     def run(x, w):
         rms_norm, rope_one, causal_weights, swiglu = course_parts()
@@ -674,7 +752,7 @@ def _capstone_variant(*, scale="head", rotate_keys=True, ffn_gain="ffn", residua
             kj = np.array([rope_one(k[t, cols], t) for t in range(n)]) if rotate_keys else k[:, cols]
             divide = {"head": np.sqrt(size), "model": np.sqrt(d), "none": 1.0}[scale]
             scores = (kj @ qj.T if transpose else qj @ kj.T) / divide
-            heads.append(causal_weights(scores) @ v[:, cols])
+            heads.append(causal_weights(scores) @ (v[:, cols] if values == "head" else v))
         x = x + np.concatenate(heads, axis=-1) @ w.Wo
         gain = w.ffn_norm if ffn_gain == "ffn" else w.attention_norm
         read = rms_norm(x, gain) if ffn_reads == "norm" else x
@@ -715,7 +793,9 @@ CAPSTONE = Exercise(
               "causal_weights(scores) @ v[:, cols]",
               "x + swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)"],
     reference=_block_reference,
-    cases=_capstone_cases,
+    contract=CAPSTONE_CONTRACT,
+    fixed=_capstone_fixed,
+    draw=_capstone_draw,
     context=CAPSTONE_CONTEXT,
     hints=[
         "Pre-norm: each half reads a normalised copy of the stream, with its own gain "
@@ -759,6 +839,11 @@ CAPSTONE = Exercise(
                 "Attention read the raw stream: its queries, keys and values must come from the "
                 "normalised copy.",
                 impl=_capstone_variant(attention_reads="raw")),
+        Mistake("values of every head",
+                "Each head mixed the values of all the heads: with one head that is right, with "
+                "several the heads' outputs come out too wide to join. Head j mixes only its own "
+                "columns of v, the same columns its queries and keys use.",
+                impl=_capstone_variant(values="all")),
     ],
     wrong=[
         Variant({2: "qj @ kj.T"}, ["expected", "square root of the head size"], "values"),
@@ -768,6 +853,21 @@ CAPSTONE = Exercise(
         Variant({4: "x + swiglu(rms_norm(x, w.attention_norm), w.W_gate, w.W1, w.W2)"}, ["expected", "own"], "values"),
         Variant({4: "swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)"}, ["expected", "replaced"], "values"),
         Variant({0: "x"}, ["expected", "normalised copy"], "values"),
+        Variant({3: "causal_weights(scores) @ v"}, ["ValueError", "own columns of v"], "error"),
+        Variant(source='''def trained_block(x, w):
+    n, d = x.shape
+    size = d // w.heads
+    h = rms_norm(x, w.attention_norm)
+    q, k, v = h @ w.Wq, h @ w.Wk, h @ w.Wv
+    heads = []
+    for j in range(w.heads):
+        cols = slice(j * size, (j + 1) * size)
+        qj = np.array([rope_one(q[t, cols], t) for t in range(n)])
+        kj = np.array([rope_one(k[t, cols], t) for t in range(n)])
+        heads.append(causal_weights(qj @ kj.T / np.sqrt(size)) @ v[:, cols])
+    x += np.concatenate(heads, axis=-1) @ w.Wo
+    return x + swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)
+''', expect=["changed its argument `x`", "caller", "new array"], kind="inplace"),
     ],
     alternatives=[
         Variant({2: "(qj / np.sqrt(size)) @ kj.T", 3: "causal_weights(scores) @ v[:, j * size:(j + 1) * size]"}),
