@@ -1,8 +1,8 @@
 """Mutants of an exercise's solution: small changes a learner could make, each of which a sound
 check must reject (unless it changes nothing, when it is listed as equivalent with a reason).
 
-    python tools/mutate_exercises.py row-mean             # print the mutants of one exercise
-    python tools/mutate_exercises.py --all --count        # how many mutants each exercise has
+    python -m tools.mutate_exercises row-mean             # print the mutants of one exercise
+    python -m tools.mutate_exercises --all --count        # how many mutants each exercise has
 
 :func:`mutants` takes Python source and returns every mutant of it. Each is one small edit of
 the text (a byte range and its replacement), so a mutant keeps the learner's formatting and its
@@ -383,9 +383,7 @@ def mutants(source: str) -> list[Mutant]:
 
 def main(argv=None) -> int:
     import argparse
-    from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from exercises.core.registry import all_exercises, get_exercise
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
