@@ -9,7 +9,7 @@ from lib.ffn import ffn as _ffn, worked_example as _worked_example
 from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
 from lib.params import ModelConfig, block_parameters as _block_parameters, count_parameters
 
-from exercises.core.definition import Case, Exercise, Mistake, Question, Variant
+from exercises.core.definition import Case, Contract, Exercise, Mistake, Question, Variant, in_float32
 
 NOTEBOOK = "04_decoder_block"
 
@@ -27,20 +27,41 @@ def _masked_softmax(scores, allowed, fill=-np.inf):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def _causal_cases(rng) -> list[Case]:
+CAUSAL_CONTRACT = Contract(
+    args={"scores": "finite scores, shape (..., L, L): row i a query, column j a key, L >= 1"},
+    returns="the weights, same shape: each row sums to 1 over the keys j <= i, the future gets 0",
+    ndims=(2, 3, 4),
+    dtypes=("float64", "float32"),
+    square=(-2, -1),
+    edges={"one token": "a single token (L = 1)",
+           "large future": "the largest scores of a row in its future",
+           "huge": "scores in the thousands, far beyond what exp can hold",
+           "batch": "a batch of grids, and of heads"},
+)
+
+
+def _causal_fixed() -> list[Case]:
     example = np.array([[1.0, 2.0, 0.5, -1.0],
                         [0.3, 1.2, 2.0, 0.0],
                         [-0.5, 0.8, 1.5, 2.5],
                         [1.0, 1.0, 1.0, 1.0]])
-    cases = [
+    return [
         Case((example,), "the example", visible=True),
-        Case((np.array([[3.7]]),), "a single token (L = 1)"),
-        Case((np.arange(50.0).reshape(2, 5, 5) * 0.37 - 4.0,), "a batch of 2 grids of 5 tokens"),
+        Case((np.array([[3.7]]),), "a single token (L = 1)", covers=("one token",)),
+        Case((np.arange(75.0).reshape(3, 5, 5) * 0.37 - 4.0,), "a batch of 3 grids of 5 tokens",
+             covers=("batch",)),
         Case((np.array([[-3.0, 8.0, 9.0], [2.0, -1.0, 40.0], [0.5, 0.2, -0.1]]),),
-             "large scores in the future of rows 1 and 2"),
+             "large scores in the future of rows 1 and 2", covers=("large future",)),
+        Case((np.array([[-5000.0, 3000.0, -2000.0], [-1200.0, 900.0, 4000.0], [2500.0, -2500.0, 10.0]]),),
+             "scores in the thousands", covers=("huge",)),
         Case((np.sin(np.arange(2 * 3 * 6 * 6.0)).reshape(2, 3, 6, 6) * 5.0,),
-             "a batch of 2 texts, 3 heads, 6 tokens"),
+             "a batch of 2 texts, 3 heads, 6 tokens", covers=("batch",)),
+        in_float32(Case((np.cos(np.arange(16.0)).reshape(4, 4) * 3.0,), "float32 scores")),
     ]
+
+
+def _causal_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         length = int(rng.integers(2, 9))
         lead = tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(0, 3))))
@@ -63,6 +84,16 @@ def _no_mask(scores):
     return _softmax(scores, axis=-1)
 
 
+def _strict(scores):
+    length = scores.shape[-1]
+    return _masked_softmax(scores, np.tril(np.ones((length, length), dtype=bool), -1))
+
+
+def _masked_to_zero_weight(scores):
+    length = scores.shape[-1]
+    return _softmax(scores, axis=-1) * np.tril(np.ones((length, length)))
+
+
 CAUSAL_WEIGHTS = Exercise(
     id="causal-weights",
     notebook=NOTEBOOK,
@@ -79,7 +110,9 @@ CAUSAL_WEIGHTS = Exercise(
 ''',
     solution=["np.tril(np.ones((L, L), dtype=bool))", "-np.inf"],
     reference=_causal_reference,
-    cases=_causal_cases,
+    contract=CAUSAL_CONTRACT,
+    fixed=_causal_fixed,
+    draw=_causal_draw,
     hints=[
         "Draw the grid: rows are queries i, columns keys j. The allowed pairs, j <= i, are the "
         "diagonal and everything below it: a lower triangle.",
@@ -101,12 +134,41 @@ CAUSAL_WEIGHTS = Exercise(
                 "Every row still uses every column: the mask changed nothing. Check `allowed`: it "
                 "must be False above the diagonal.",
                 impl=_no_mask),
+        Mistake("finite fill",
+                "A large negative fill is not always enough: when a query's own scores are far "
+                "below it (scores in the thousands), the masked future gets the weight after all. "
+                "Minus infinity gives the future exactly 0, whatever the scores.",
+                impl=lambda scores: _masked_softmax(
+                    scores, np.tril(np.ones((scores.shape[-1],) * 2, dtype=bool)), -1000.0)),
+        Mistake("diagonal masked",
+                "Your mask hides the diagonal too, so the first query may use no key at all "
+                "(0 / 0 = NaN). A query may use the keys j <= i: itself included.",
+                impl=_strict),
+        Mistake("weights zeroed after the softmax",
+                "You set the future's weights to 0 after the softmax, so the rows no longer add up "
+                "to 1. Mask the scores before the softmax, so the past shares all the weight.",
+                impl=_masked_to_zero_weight),
     ],
     wrong=[
         Variant({0: "np.triu(np.ones((L, L), dtype=bool))"}, ["row 0", "future"], "values"),
         Variant({1: "0"}, ["row 0", "e^0 = 1"], "values"),
         Variant({0: "np.ones((L, L), dtype=bool)"}, ["row 0", "False above the diagonal"], "values"),
-        Variant({0: "np.tril(np.ones((L, L), dtype=bool), -1)"}, ["NaN"], "nan"),
+        Variant({0: "np.tril(np.ones((L, L), dtype=bool), -1)"}, ["NaN", "diagonal"], "nan"),
+        Variant({0: "np.tril(np.ones((L, L), dtype=bool)).T"}, ["row 0", "future"], "values"),
+        Variant({1: "-1000"}, ["hidden test", "thousands", "minus infinity"], "values"),
+        Variant({1: "-100"}, ["hidden test", "scores in the thousands"], "values"),
+        Variant(source='''def causal_weights(scores):
+    L = scores.shape[-1]
+    scores[..., ~np.tril(np.ones((L, L), dtype=bool))] = -np.inf
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+''', expect=["changed its argument `scores`", "caller", "new array"], kind="inplace"),
+        Variant(source='''def causal_weights(scores):
+    L = scores.shape[-1]
+    masked = np.where(np.tril(np.ones((L, L), dtype=bool)), scores, -np.inf)
+    e = np.exp(masked)
+    return e / e.sum(axis=-1, keepdims=True)
+''', expect=["NaN", "hidden test", "thousands"], kind="nan"),
         Variant({0: "np.tril(np.ones((L, L), dtype=bool))", 1: "-np.infinity"}, ["AttributeError"], "error"),
     ],
     alternatives=[
@@ -162,18 +224,36 @@ def _ln(h):
     return _layer_norm(h)
 
 
-def _decoder_cases(rng) -> list[Case]:
-    cases = [
-        Case((np.array([[0.0, 4.0]]), 1, hand_attention, worked_ffn, _ln), "the example", visible=True),
+DECODER_CONTRACT = Contract(
+    args={"x": "the stream, shape (L, d)", "n_blocks": "a whole number >= 0",
+          "attention": "a function of a grid of tokens", "ffn": "a function of a grid of tokens",
+          "norm": "a function of a grid of tokens"},
+    returns="the final stream, shape (L, d)",
+    ndims=(2, 3),
+    dtypes=("float64",),
+    edges={"no blocks": "no blocks at all", "several blocks": "several blocks",
+           "large": "a large stream", "batch": "a batch of texts", "one token": "a single token"},
+)
+
+
+def _decoder_fixed() -> list[Case]:
+    return [
+        Case((np.array([[0.0, 4.0]]), 1, hand_attention, worked_ffn, _ln), "the example", visible=True,
+             covers=("one token",)),
         Case((np.array([[1.0, -2.0, 0.5, 3.0], [0.0, 1.0, -1.0, 2.0], [2.5, 0.5, 0.0, -1.5]]), 2,
-              _random_attention(11, 4), _random_ffn(12, 4), _rms), "3 tokens, 2 blocks, RMSNorm"),
+              _random_attention(11, 4), _random_ffn(12, 4), _rms), "3 tokens, 2 blocks, RMSNorm",
+             covers=("several blocks",)),
         Case((np.array([[3.0, -1.0, 2.0, 0.0]]), 0, _random_attention(13, 4), _random_ffn(14, 4), _rms),
-             "no blocks at all (only the final norm)"),
+             "no blocks at all (only the final norm)", covers=("no blocks",)),
         Case((np.cos(np.arange(2 * 5 * 6.0)).reshape(2, 5, 6) * 2.0, 3, _random_attention(15, 6, 2),
-              _random_ffn(16, 6), _ln), "a batch of 2 texts, 3 blocks, LayerNorm"),
+              _random_ffn(16, 6), _ln), "a batch of 2 texts, 3 blocks, LayerNorm", covers=("batch",)),
         Case((np.array([[10.0, 20.0, 30.0, 44.0], [5.0, -5.0, 0.0, 12.0]]), 1, _random_attention(17, 4),
-              _random_ffn(18, 4), _ln), "a large stream (the norms must not replace it)"),
+              _random_ffn(18, 4), _ln), "a large stream (the norms must not replace it)", covers=("large",)),
     ]
+
+
+def _decoder_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d = int(rng.choice([4, 6, 8]))
         length = int(rng.integers(1, 6))
@@ -236,7 +316,9 @@ DECODER = Exercise(
 ''',
     solution=["x + attention(norm(x))", "x + ffn(norm(x))", "norm(x)"],
     reference=_decoder_reference,
-    cases=_decoder_cases,
+    contract=DECODER_CONTRACT,
+    fixed=_decoder_fixed,
+    draw=_decoder_draw,
     hints=[
         "Each half of a pre-norm block is one line of the form: stream = stream + part(normalised "
         "copy of the stream). Notebook 03's `pre_norm_update` is exactly one such line.",
@@ -353,19 +435,47 @@ def _lib_decoder(x, blocks, **options):
     return decoder(x, blocks, **options)
 
 
-def _leak_cases(rng) -> list[Case]:
+LEAK_CONTRACT = Contract(
+    args={"run": "a model: a function from a grid of tokens (length, d) to an output grid of the "
+                 "same shape",
+          "x": "the tokens, shape (length, d), length >= 1 and d >= 1"},
+    returns="one number >= 0 per position, length numbers (a list)",
+    ndims=(2,),
+    dtypes=("float64",),
+    edges={"one token": "a text of one token (nothing comes after it)",
+           "causal": "a model that never reads ahead (0 everywhere)",
+           "one ahead": "a model that reads exactly one token ahead",
+           "pushed down": "a model whose outputs go down when later tokens go up",
+           "decoders": "decoders with the causal mask and without it, where adding 1 and "
+                       "subtracting 1 give changes of different sizes",
+           "one number": "tokens of a single number",
+           "more numbers than tokens": "tokens of more numbers than there are tokens"},
+)
+
+
+def _leak_fixed() -> list[Case]:
     fixed = np.random.default_rng(23)
-    cases = [
+    return [
         Case((whole_text_mean, EXAMPLE_TOKENS.copy()), "the example", visible=True),
-        Case((_peek_next, fixed.normal(size=(5, 3))), "a model that reads exactly one token ahead"),
-        Case((_running_mean, fixed.normal(size=(6, 2))), "a causal running mean (it never reads ahead)"),
-        Case((_minus_the_rest, fixed.normal(size=(4, 4))), "a model that subtracts every later token"),
+        Case((_peek_next, fixed.normal(size=(5, 3))), "a model that reads exactly one token ahead",
+             covers=("one ahead",)),
+        Case((_running_mean, fixed.normal(size=(6, 2))), "a causal running mean (it never reads ahead)",
+             covers=("causal",)),
+        Case((_minus_the_rest, fixed.normal(size=(4, 7))), "a model that subtracts every later token",
+             covers=("pushed down", "more numbers than tokens")),
         Case((_random_decoder(7, 8, causal=True), fixed.normal(size=(6, 8))),
-             "a decoder of 2 blocks with the causal mask"),
+             "a decoder of 2 blocks with the causal mask", covers=("decoders", "causal")),
         Case((_random_decoder(9, 8, causal=False), fixed.normal(size=(6, 8))),
-             "the same kind of decoder without the mask"),
-        Case((whole_text_mean, np.array([[2.0, -1.0, 0.5]])), "a text of one token (nothing comes after it)"),
+             "the same kind of decoder without the mask", covers=("decoders",)),
+        Case((whole_text_mean, np.array([[2.0, -1.0, 0.5]])), "a text of one token (nothing comes after it)",
+             covers=("one token",)),
+        Case((_minus_the_rest, np.array([[0.5], [-1.0], [2.0], [0.25], [1.5]])),
+             "tokens of a single number", covers=("one number", "pushed down")),
     ]
+
+
+def _leak_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d, length = int(rng.choice([4, 6, 8])), int(rng.integers(2, 8))
         causal = bool(rng.random() < 0.5)
@@ -396,6 +506,17 @@ def _largest_change(new, base, i):
     return np.abs(new[i] - base[i]).max()
 
 
+def _changed_rows(rows):
+    """A change of the rows ``rows(i)`` picks (a slice or an index), by +1."""
+    def change(changed, i):
+        changed[rows(i)] += 1.0
+    return change
+
+
+def _changed_columns(changed, i):
+    changed[:, i + 1:] += 1.0
+
+
 FUTURE_LEAK = Exercise(
     id="future-leak",
     notebook=NOTEBOOK,
@@ -418,7 +539,9 @@ FUTURE_LEAK = Exercise(
 ''',
     solution=["changed[i + 1:] += 1.0", "np.abs(run(changed)[i] - base[i]).max()"],
     reference=_leak_reference,
-    cases=_leak_cases,
+    contract=LEAK_CONTRACT,
+    fixed=_leak_fixed,
+    draw=_leak_draw,
     hints=[
         "Position i may read itself and the tokens before it. Only the tokens strictly after it are "
         "the future, so the change must leave token i itself alone.",
@@ -431,11 +554,20 @@ FUTURE_LEAK = Exercise(
         Mistake("included itself",
                 "Your change also moved token i itself, so even a causal model shows a change at i. "
                 "Change only the tokens after i: the slice starts one row later.",
-                impl=_leak_with(lambda c, i: c.__setitem__(slice(i, None), c[i:] + 1.0), _largest_change)),
+                impl=_leak_with(_changed_rows(lambda i: slice(i, None)), _largest_change)),
         Mistake("changed the past",
                 "You changed the tokens before i, the ones position i is allowed to read. The test "
                 "is about the tokens after i.",
-                impl=_leak_with(lambda c, i: c.__setitem__(slice(0, i), c[:i] + 1.0), _largest_change)),
+                impl=_leak_with(_changed_rows(lambda i: slice(0, i)), _largest_change)),
+        Mistake("skipped the next token",
+                "Your change starts two rows after i, so the token right after i is never changed, "
+                "and a model that reads one token ahead passes unseen. The tokens after i start "
+                "one row after it.",
+                impl=_leak_with(_changed_rows(lambda i: slice(i + 2, None)), _largest_change)),
+        Mistake("columns",
+                "You changed columns, not tokens: rows of x are tokens, and the numbers of a token "
+                "are its columns. Change the rows after i, every number of each.",
+                impl=_leak_with(_changed_columns, _largest_change)),
         Mistake("whole output",
                 "You measured the change of the whole output, later positions included, and those "
                 "may read the changed tokens. Compare row i only.",
@@ -452,9 +584,21 @@ FUTURE_LEAK = Exercise(
     wrong=[
         Variant({0: "changed[i:] += 1.0"}, ["expected", "token i itself"], "values"),
         Variant({0: "changed[:i] += 1.0"}, ["expected", "before i"], "values"),
+        Variant({0: "changed[i + 2:] += 1.0"}, ["expected", "two rows after i"], "values"),
+        Variant({0: "changed[i + 1] += 1.0"}, ["IndexError", "out of bounds", "line 12"], "error"),
+        Variant({0: "changed[:, i + 1:] += 1.0"}, ["expected", "changed columns"], "values"),
         Variant({1: "np.abs(run(changed) - base).max()"}, ["expected", "row i only"], "values"),
         Variant({1: "np.abs(run(changed)[i] - base[i]).sum()"}, ["expected", "largest"], "values"),
         Variant({1: "(run(changed)[i] - base[i]).max()"}, ["hidden test", "absolute value"], "values"),
+        Variant(source='''def future_leak(run, x):
+    base = run(x)
+    leak = []
+    for i in range(len(x)):
+        changed = x
+        changed[i + 1:] += 1.0
+        leak.append(np.abs(run(changed)[i] - base[i]).max())
+    return leak
+''', expect=["changed its argument `x`", "caller", "new array"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "changed[i + 1:] = changed[i + 1:] + 1", 1: "np.max(np.abs(run(changed)[i] - base[i]))"}),
@@ -481,13 +625,31 @@ def _count_reference(d, layers, d_ff, vocab):
                                                  vocab=int(vocab))).total)
 
 
-def _count_cases(rng) -> list[Case]:
-    cases = [
+COUNT_CONTRACT = Contract(
+    args={"d": "a whole number >= 1", "layers": "a whole number >= 1", "d_ff": "a whole number >= 1",
+          "vocab": "a whole number >= 1"},
+    returns="a whole number",
+    dtypes=(),
+    edges={"tiny": "a tiny model", "one block": "a single block", "d_ff not 4d": "d_ff other than 4 d",
+           "large": "a model of hundreds of millions of parameters",
+           "numpy ints": "sizes given as NumPy integers"},
+)
+
+
+def _count_fixed() -> list[Case]:
+    return [
         Case((768, 12, 3072, 32000), "the course's example", visible=True),
-        Case((2, 1, 4, 3), "a tiny model: d = 2, one block, d_ff = 4, 3 words"),
-        Case((64, 4, 176, 500), "a small model whose d_ff is not 4·d"),
-        Case((1024, 24, 4096, 50257), "GPT-2 Medium's sizes"),
+        Case((2, 1, 4, 3), "a tiny model: d = 2, one block, d_ff = 4, 3 words", covers=("tiny", "one block")),
+        Case((64, 4, 176, 500), "a small model whose d_ff is not 4·d", covers=("d_ff not 4d",)),
+        Case((1024, 24, 4096, 50257), "GPT-2 Medium's sizes", covers=("large",)),
+        Case((96, 3, 200, 1000), "sizes whose roles cannot be swapped unnoticed"),
+        Case((np.int64(32), np.int64(5), np.int64(90), np.int64(777)), "sizes given as NumPy integers",
+             covers=("numpy ints",)),
     ]
+
+
+def _count_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d = int(rng.integers(1, 65)) * 16
         layers, vocab = int(rng.integers(1, 49)), int(rng.integers(100, 100_000))
@@ -510,7 +672,9 @@ MODEL_PARAMETERS = Exercise(
 ''',
     solution=["vocab * d", "4 * d * d + 2 * d * d_ff + 2 * d", "d"],
     reference=_count_reference,
-    cases=_count_cases,
+    contract=COUNT_CONTRACT,
+    fixed=_count_fixed,
+    draw=_count_draw,
     hints=[
         "Count matrices as rows times columns: the embedding table has one row per word, the "
         "attention matrices are d x d, the FFN's two matrices d x d_ff and d_ff x d.",

@@ -6,7 +6,7 @@ import numpy as np
 
 from typing import Callable, NamedTuple
 
-from exercises.core.definition import Case, Exercise, Mistake, Question, Variant
+from exercises.core.definition import Case, Contract, Exercise, Mistake, Question, Variant, in_float32
 
 NOTEBOOK = "05_trained_model"
 
@@ -35,17 +35,65 @@ def _trained_probs(n=40):
     return model.probabilities(model.forward(ids))[:-1], ids[1:].copy()
 
 
-def _perplexity_cases(rng) -> list[Case]:
+def _with_right(probs, targets, right):
+    """Rows of ``probs`` changed so that row i gives its target the probability right[i] (the
+    rest of the row shared in proportion, so each row still sums to 1)."""
+    probs = np.array(probs, dtype=float)
+    rows = np.arange(len(targets))
+    others = probs.copy()
+    others[rows, targets] = 0.0
+    others *= ((1.0 - np.asarray(right)) / others.sum(axis=1))[:, None]
+    others[rows, targets] = right
+    return others
+
+
+PERPLEXITY_CONTRACT = Contract(
+    args={"probs": "probabilities, shape (n, V): n >= 1 predictions over V >= 2 words, each row "
+                   "summing to 1, the right word's probability above 0",
+          "targets": "whole numbers, shape (n,): the right word of each row, 0 <= targets[i] < V"},
+    returns="the perplexity, one number >= 1 (or infinite)",
+    ndims=(2,),
+    dtypes=("float64", "float32"),
+    edges={"tiny": "tiny probabilities on the right word (1e-30)",
+           "near 1": "probabilities within 1e-9 of 1",
+           "one prediction": "a single prediction",
+           "square": "as many predictions as words (n = V), where row and column numbers fit both ways",
+           "more rows": "more predictions than words (n > V)",
+           "int32": "targets as 32-bit integers (the browser's default)",
+           "trained": "the trained model's own probabilities"},
+)
+
+
+def _perplexity_fixed() -> list[Case]:
     vocab = 6
     sure = np.eye(vocab)[[2, 0, 5, 1]]
-    cases = [
+    spread = np.random.default_rng(55)
+    square = spread.dirichlet(np.ones(4), size=4)
+    tall_targets = np.array([0, 2, 1, 1, 0, 2, 2])
+    return [
         Case((EXAMPLE_PROBS.copy(), EXAMPLE_TARGETS.copy()), "the example", visible=True),
         Case((np.full((5, 11), 1 / 11), np.array([0, 3, 10, 7, 7])),
              "a model that spreads its probability evenly over 11 words"),
         Case((sure * 0.97 + 0.005, np.array([2, 0, 5, 1])), "a model that is nearly always sure and right"),
-        Case((np.array([[0.2, 0.7, 0.1]]), np.array([2])), "a single prediction"),
-        Case(_trained_probs(), "the trained model on the held-out text"),
+        Case((np.array([[0.2, 0.7, 0.1]]), np.array([2])), "a single prediction", covers=("one prediction",)),
+        Case(_trained_probs(), "the trained model on the held-out text", covers=("trained",)),
+        Case((_with_right(spread.dirichlet(np.ones(5), size=3), np.array([4, 1, 0]), [1e-30, 0.4, 1e-12]),
+              np.array([4, 1, 0])), "tiny probabilities on the right word", covers=("tiny",)),
+        Case((_with_right(spread.dirichlet(np.ones(5), size=3), np.array([2, 2, 3]),
+                          [1 - 1e-9, 1 - 1e-12, 0.5]), np.array([2, 2, 3])),
+             "probabilities within a billionth of 1", covers=("near 1",)),
+        Case((square, np.array([3, 1, 0, 2])), "4 predictions over 4 words", covers=("square",)),
+        Case((spread.dirichlet(np.ones(3), size=7), tall_targets), "7 predictions over 3 words",
+             covers=("more rows",)),
+        Case((spread.dirichlet(np.ones(8), size=5), np.array([7, 0, 3, 3, 6], dtype=np.int32)),
+             "targets as 32-bit integers", covers=("int32",)),
+        in_float32(Case((spread.dirichlet(np.full(6, 2.0), size=4), np.array([5, 2, 0, 4])),
+                        "float32 probabilities")),
     ]
+
+
+def _perplexity_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         n, v = int(rng.integers(2, 30)), int(rng.integers(3, 60))
         cases.append(Case((_random_probs(rng, n, v), rng.integers(0, v, size=n)),
@@ -73,6 +121,19 @@ def _whole_columns(probs, targets):
     return float(np.exp(-np.mean(np.log(probs[:, targets]))))
 
 
+def _whole_rows(probs, targets):
+    return float(np.exp(-np.mean(np.log(probs[targets]))))
+
+
+def _swapped(probs, targets):
+    return float(np.exp(-np.mean(np.log(probs[targets, np.arange(len(targets))]))))
+
+
+def _clipped(probs, targets):
+    right = probs[np.arange(len(targets)), targets]
+    return float(np.exp(-np.mean(np.log(np.clip(right, 1e-10, 1.0)))))
+
+
 PERPLEXITY = Exercise(
     id="perplexity",
     notebook=NOTEBOOK,
@@ -86,7 +147,9 @@ PERPLEXITY = Exercise(
 ''',
     solution=["probs[np.arange(len(targets)), targets]", "np.exp(-np.mean(np.log(right)))"],
     reference=_perplexity_reference,
-    cases=_perplexity_cases,
+    contract=PERPLEXITY_CONTRACT,
+    fixed=_perplexity_fixed,
+    draw=_perplexity_draw,
     hints=[
         "First pick one number from each row: in row i, the column targets[i]. Indexing with two "
         "arrays of the same length, one of row numbers and one of column numbers, does exactly "
@@ -120,7 +183,19 @@ PERPLEXITY = Exercise(
         Mistake("whole rows",
                 "`probs[targets]` picks whole rows, one per target, as if the targets were row "
                 "numbers. Give two indices: the row numbers, and the targets as column numbers.",
-                error=r"out of bounds|shape"),
+                impl=_whole_rows),
+        Mistake("swapped indices",
+                "Your code works only when there are as many predictions as words, and then gives "
+                "the wrong numbers: the row numbers and the targets are swapped. The first index "
+                "picks the row (the prediction, 0, 1, 2, ...), the second the column (the target "
+                "word of that row).",
+                impl=_swapped),
+        Mistake("clipped",
+                "You clipped the probabilities (to avoid log 0, perhaps). That changes a tiny "
+                "probability on the right word, and the perplexity with it: a model that gave the "
+                "right word 1e-30 was that surprised. The right word's probability is above 0 "
+                "here, so its log is finite.",
+                impl=_clipped),
     ],
     wrong=[
         Variant({1: "-np.mean(np.log(right))"}, ["expected", "e to the power"], "values"),
@@ -129,6 +204,18 @@ PERPLEXITY = Exercise(
         Variant({1: "1 / np.mean(right)"}, ["geometric mean"], "values"),
         Variant({0: "probs[:, targets]"}, ["whole columns"], "nan"),
         Variant({0: "probs[targets]"}, ["IndexError", "whole rows"], "error"),
+        Variant({0: "probs[targets, np.arange(len(targets))]"}, ["IndexError", "swapped",
+                                                                "as many predictions as words"], "error"),
+        Variant({1: "np.exp(-np.mean(np.log(np.clip(right, 1e-10, 1))))"}, ["hidden test", "clipped",
+                                                                           "1e-30"], "values"),
+        Variant({1: "np.exp(-np.mean(np.log(right + 1e-12)))"}, ["hidden test", "tiny probabilities"],
+                "values"),
+        Variant(source='''def perplexity(probs, targets):
+    right = probs[np.arange(len(targets)), targets]
+    np.log(right, out=right)
+    probs[np.arange(len(targets)), targets] = right
+    return np.exp(-np.mean(right))
+''', expect=["changed its argument `probs`", "caller"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "probs[range(len(targets)), targets]"}),
@@ -159,21 +246,37 @@ def _toy_blocks(rng, d, n):
     return blocks
 
 
-def _run_blocks_cases(rng) -> list[Case]:
+RUN_BLOCKS_CONTRACT = Contract(
+    args={"x": "the stream, shape (n, d)", "blocks": "a list of functions of the stream",
+          "skip": "a set or a list of block numbers (0, 1, 2, ...) to leave out"},
+    returns="the stream after the blocks that are not left out, shape (n, d)",
+    ndims=(2,),
+    dtypes=("float64",),
+    edges={"nothing": "nothing left out", "everything": "every block left out",
+           "first": "the first block left out", "last": "the last block left out",
+           "list": "skip given as a list"},
+)
+
+
+def _run_blocks_fixed() -> list[Case]:
     from lib import model
     ids = model.heldout().ids[:12]
     x = np.array(model.embed(ids))
     trained = model.blocks()
     fixed = np.random.default_rng(5)
-    cases = [
+    return [
         Case((x.copy(), trained, {1}), "the example", visible=True),
-        Case((x.copy(), trained, set()), "nothing left out"),
-        Case((x.copy(), trained, {0, 1, 2, 3}), "every block left out"),
-        Case((x.copy(), trained, {0}), "the first block left out"),
-        Case((x.copy(), trained, {3}), "the last block left out"),
+        Case((x.copy(), trained, set()), "nothing left out", covers=("nothing",)),
+        Case((x.copy(), trained, {0, 1, 2, 3}), "every block left out", covers=("everything",)),
+        Case((x.copy(), trained, {0}), "the first block left out", covers=("first",)),
+        Case((x.copy(), trained, {3}), "the last block left out", covers=("last",)),
         Case((fixed.normal(size=(3, 5)), _toy_blocks(fixed, 5, 6), [2, 5]),
-             "six small blocks, skip given as a list"),
+             "six small blocks, skip given as a list", covers=("list",)),
     ]
+
+
+def _run_blocks_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d, n = int(rng.integers(2, 9)), int(rng.integers(1, 7))
         skip = {int(i) for i in rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)}
@@ -227,7 +330,9 @@ RUN_BLOCKS = Exercise(
 ''',
     solution=["number in skip", "block(x)"],
     reference=_run_blocks_reference,
-    cases=_run_blocks_cases,
+    contract=RUN_BLOCKS_CONTRACT,
+    fixed=_run_blocks_fixed,
+    draw=_run_blocks_draw,
     hints=[
         "A block that is left out does nothing at all: the stream goes on to the next block as "
         "it is. So the loop only has to decide, block by block, whether to run it.",
@@ -260,6 +365,13 @@ RUN_BLOCKS = Exercise(
         Variant({0: "number + 1 in skip"}, ["counted the blocks from 1"], "values"),
         Variant({1: "x + block(x)"}, ["twice"], "values"),
         Variant({1: "block(x) - x"}, ["expected"], "values"),
+        Variant(source='''def run_blocks(x, blocks, skip):
+    for number in sorted(skip, reverse=True):
+        blocks.pop(number)
+    for block in blocks:
+        x = block(x)
+    return x
+''', expect=["changed its argument `blocks`", "caller"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "number in set(skip)"}),
@@ -296,21 +408,50 @@ def _leave_one_out_reference(x, blocks, score):
     return np.array(scores, dtype=float)
 
 
-def _leave_one_out_cases(rng) -> list[Case]:
+def _stream_mean(stream):
+    return float(np.mean(stream))
+
+
+LEAVE_ONE_OUT_CONTRACT = Contract(
+    args={"x": "the stream entering the first block, shape (n, d), n >= 1 tokens",
+          "blocks": "a list of blocks, each a function block(stream) that returns the new stream, "
+                    "its residual included (the list may be empty)",
+          "score": "a function of a stream that returns one number"},
+    returns="one score per block left out, in the blocks' order: len(blocks) numbers (a list)",
+    ndims=(2,),
+    dtypes=("float64",),
+    edges={"trained": "the trained model's blocks, scored by the perplexity",
+           "no blocks": "no blocks at all (no scores)",
+           "one block": "a single block (leaving it out leaves nothing to run)",
+           "order": "six blocks whose order matters (running them in another order changes the stream)",
+           "one token": "a text of one token",
+           "signed score": "a score that can be negative"},
+)
+
+
+def _leave_one_out_fixed() -> list[Case]:
     from lib import model
     ids = model.heldout().ids
     x = np.array(model.embed(ids[:12]))
     fixed = np.random.default_rng(6)
-    cases = [
-        Case((x.copy(), model.blocks(), example_score), "the example", visible=True),
+    return [
+        Case((x.copy(), model.blocks(), example_score), "the example", visible=True, covers=("trained",)),
         Case((fixed.normal(size=(3, 5)), _toy_blocks(fixed, 5, 6), _stream_size),
-             "six small blocks, scored by the stream's size"),
+             "six small blocks, scored by the stream's size", covers=("order",)),
         Case((fixed.normal(size=(2, 4)), _toy_blocks(fixed, 4, 1), _stream_size),
-             "a single block (leaving it out leaves nothing to run)"),
-        Case((fixed.normal(size=(2, 4)), [], _stream_size), "no blocks at all (no score)"),
+             "a single block (leaving it out leaves nothing to run)", covers=("one block",)),
+        Case((fixed.normal(size=(2, 4)), [], _stream_size), "no blocks at all (no score)",
+             covers=("no blocks",)),
+        Case((fixed.normal(size=(1, 6)), _toy_blocks(fixed, 6, 4), _stream_mean),
+             "a text of one token, four small blocks, scored by the stream's mean",
+             covers=("one token", "signed score")),
         Case((np.array(model.embed(ids[40:60])), model.blocks(), lambda s: float(np.abs(s).max())),
-             "the trained blocks on 20 other tokens, scored by the largest number"),
+             "the trained blocks on 20 other tokens, scored by the largest number", covers=("trained",)),
     ]
+
+
+def _leave_one_out_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d, n = int(rng.integers(2, 9)), int(rng.integers(2, 7))
         cases.append(Case((rng.normal(size=(int(rng.integers(1, 6)), d)), _toy_blocks(rng, d, n), _stream_size),
@@ -351,7 +492,9 @@ LEAVE_ONE_OUT = Exercise(
 ''',
     solution=["blocks[:left_out] + blocks[left_out + 1:]", "score(stream)"],
     reference=_leave_one_out_reference,
-    cases=_leave_one_out_cases,
+    contract=LEAVE_ONE_OUT_CONTRACT,
+    fixed=_leave_one_out_fixed,
+    draw=_leave_one_out_draw,
     hints=[
         "Leaving a block out means the stream skips it: the block before it hands its stream "
         "straight to the block after it. So the blocks to run are those before `left_out` and "
@@ -381,6 +524,15 @@ LEAVE_ONE_OUT = Exercise(
                 "You left out the block before the intended one: `left_out` counts from 0, like "
                 "the positions in a list.",
                 impl=_kept_with(lambda b, k: b[:k - 1] + b[k:])),
+        Mistake("dropped two",
+                "Your second slice starts two blocks after the one left out, so the block right "
+                "after it is dropped as well. It starts one block later.",
+                impl=_kept_with(lambda b, k: b[:k] + b[k + 2:])),
+        Mistake("out of order",
+                "Your kept blocks run in another order: the blocks after the one left out come "
+                "first. Each block must read the stream the blocks before it left, so keep their "
+                "order: those before, then those after.",
+                impl=_kept_with(lambda b, k: b[k + 1:] + b[:k])),
         Mistake("scored the input",
                 "You scored x, the stream before any block ran. Score the stream that the kept "
                 "blocks produced.",
@@ -391,7 +543,20 @@ LEAVE_ONE_OUT = Exercise(
         Variant({0: "blocks[left_out + 1:]"}, ["expected", "before it"], "values"),
         Variant({0: "blocks[:left_out]"}, ["expected", "after it"], "values"),
         Variant({0: "blocks[:left_out - 1] + blocks[left_out:]"}, ["expected", "counts from 0"], "values"),
+        Variant({0: "blocks[:left_out] + blocks[left_out + 2:]"}, ["expected", "right after it"], "values"),
+        Variant({0: "blocks[left_out + 1:] + blocks[:left_out]"}, ["expected", "keep their order"], "values"),
         Variant({1: "score(x)"}, ["expected", "before any block ran"], "values"),
+        Variant(source='''def leave_one_out(x, blocks, score):
+    scores = []
+    for left_out in range(len(blocks)):
+        kept = blocks
+        kept[left_out] = lambda stream: stream      # the block left out passes the stream on
+        stream = x
+        for block in kept:
+            stream = block(stream)
+        scores.append(score(stream))
+    return scores
+''', expect=["changed its argument `blocks`", "caller", "new array"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "[b for number, b in enumerate(blocks) if number != left_out]"}),
@@ -525,19 +690,44 @@ def example_block():
     return x, _small_block(generator, 8, 2, 12)
 
 
-def _capstone_cases(rng) -> list[Case]:
+CAPSTONE_CONTRACT = Contract(
+    args={"x": "a text, shape (n, d): n >= 1 tokens of d numbers, d = heads * size with size even",
+          "w": "one block's weights (lib.block.BlockWeights, float64): the gains attention_norm and "
+               "ffn_norm (d,), Wq, Wk, Wv, Wo (d, d), W_gate and W1 (d, d_ff), W2 (d_ff, d), heads"},
+    returns="the stream after the block, shape (n, d)",
+    ndims=(2,),
+    dtypes=("float64",),
+    edges={"trained": "blocks of the trained model on the held-out text",
+           "its own stream": "the last block on the stream it reads in the model, numbers far "
+                             "larger than the embedding's",
+           "one token": "a text of one token",
+           "one head": "a block of a single head, with more tokens than numbers per token",
+           "three heads": "a block of 3 heads"},
+)
+
+
+def _capstone_fixed() -> list[Case]:
     from lib import model
     ids = model.heldout().ids
     w = model.weights().blocks
-    streams = model.forward(ids[:32], trace=True).streams
+    streams = model.forward(ids[:12], trace=True).streams
     fixed = np.random.default_rng(45)
-    cases = [
+    return [
         Case(example_block(), "the example", visible=True),
-        Case((np.array(model.embed(ids[:6])), w[0]), "block 1 of the trained model on 6 tokens of the held-out text"),
-        Case((np.array(streams[3]), w[3]), "block 4 of the trained model on the stream it reads (32 tokens)"),
-        Case((np.array(streams[1][:1]), w[1]), "block 2 on a text of one token"),
-        Case((fixed.normal(size=(7, 12)), _small_block(fixed, 12, 3, 20)), "a small block: 3 heads of 4 numbers"),
+        Case((np.array(model.embed(ids[:6])), w[0]), "block 1 of the trained model on 6 tokens of the held-out text",
+             covers=("trained",)),
+        Case((np.array(streams[3]), w[3]), "block 4 of the trained model on the stream it reads (12 tokens)",
+             covers=("trained", "its own stream")),
+        Case((np.array(streams[1][:1]), w[1]), "block 2 on a text of one token", covers=("one token",)),
+        Case((fixed.normal(size=(7, 12)), _small_block(fixed, 12, 3, 20)), "a small block: 3 heads of 4 numbers",
+             covers=("three heads",)),
+        Case((fixed.normal(size=(7, 4)), _small_block(fixed, 4, 1, 6)),
+             "a small block of one head of 4 numbers, on 7 tokens", covers=("one head",)),
     ]
+
+
+def _capstone_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         heads, size = int(rng.integers(1, 4)), 2 * int(rng.integers(1, 4))
         d, length = heads * size, int(rng.integers(1, 9))
@@ -547,7 +737,7 @@ def _capstone_cases(rng) -> list[Case]:
 
 
 def _capstone_variant(*, scale="head", rotate_keys=True, ffn_gain="ffn", residual=True, ffn_reads="norm",
-                      transpose=False, attention_reads="norm"):
+                      transpose=False, attention_reads="norm", values="head"):
     """The capstone's block with one thing done differently (for the known mistakes)."""
     def run(x, w):
         rms_norm, rope_one, causal_weights, swiglu = course_parts()
@@ -562,7 +752,7 @@ def _capstone_variant(*, scale="head", rotate_keys=True, ffn_gain="ffn", residua
             kj = np.array([rope_one(k[t, cols], t) for t in range(n)]) if rotate_keys else k[:, cols]
             divide = {"head": np.sqrt(size), "model": np.sqrt(d), "none": 1.0}[scale]
             scores = (kj @ qj.T if transpose else qj @ kj.T) / divide
-            heads.append(causal_weights(scores) @ v[:, cols])
+            heads.append(causal_weights(scores) @ (v[:, cols] if values == "head" else v))
         x = x + np.concatenate(heads, axis=-1) @ w.Wo
         gain = w.ffn_norm if ffn_gain == "ffn" else w.attention_norm
         read = rms_norm(x, gain) if ffn_reads == "norm" else x
@@ -603,7 +793,9 @@ CAPSTONE = Exercise(
               "causal_weights(scores) @ v[:, cols]",
               "x + swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)"],
     reference=_block_reference,
-    cases=_capstone_cases,
+    contract=CAPSTONE_CONTRACT,
+    fixed=_capstone_fixed,
+    draw=_capstone_draw,
     context=CAPSTONE_CONTEXT,
     hints=[
         "Pre-norm: each half reads a normalised copy of the stream, with its own gain "
@@ -647,6 +839,11 @@ CAPSTONE = Exercise(
                 "Attention read the raw stream: its queries, keys and values must come from the "
                 "normalised copy.",
                 impl=_capstone_variant(attention_reads="raw")),
+        Mistake("values of every head",
+                "Each head mixed the values of all the heads: with one head that is right, with "
+                "several the heads' outputs come out too wide to join. Head j mixes only its own "
+                "columns of v, the same columns its queries and keys use.",
+                impl=_capstone_variant(values="all")),
     ],
     wrong=[
         Variant({2: "qj @ kj.T"}, ["expected", "square root of the head size"], "values"),
@@ -656,6 +853,21 @@ CAPSTONE = Exercise(
         Variant({4: "x + swiglu(rms_norm(x, w.attention_norm), w.W_gate, w.W1, w.W2)"}, ["expected", "own"], "values"),
         Variant({4: "swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)"}, ["expected", "replaced"], "values"),
         Variant({0: "x"}, ["expected", "normalised copy"], "values"),
+        Variant({3: "causal_weights(scores) @ v"}, ["ValueError", "own columns of v"], "error"),
+        Variant(source='''def trained_block(x, w):
+    n, d = x.shape
+    size = d // w.heads
+    h = rms_norm(x, w.attention_norm)
+    q, k, v = h @ w.Wq, h @ w.Wk, h @ w.Wv
+    heads = []
+    for j in range(w.heads):
+        cols = slice(j * size, (j + 1) * size)
+        qj = np.array([rope_one(q[t, cols], t) for t in range(n)])
+        kj = np.array([rope_one(k[t, cols], t) for t in range(n)])
+        heads.append(causal_weights(qj @ kj.T / np.sqrt(size)) @ v[:, cols])
+    x += np.concatenate(heads, axis=-1) @ w.Wo
+    return x + swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)
+''', expect=["changed its argument `x`", "caller", "new array"], kind="inplace"),
     ],
     alternatives=[
         Variant({2: "(qj / np.sqrt(size)) @ kj.T", 3: "causal_weights(scores) @ v[:, j * size:(j + 1) * size]"}),
