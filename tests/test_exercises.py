@@ -318,11 +318,9 @@ def test_feedback_fits_scalars_rows_and_grids():
     assert "(all 6 numbers differ, in both rows)" in fb.text()
 
 
-@pytest.mark.parametrize("ex_id", IDS)
+@pytest.mark.parametrize("ex_id", [i for i in IDS if get_exercise(i).kind == "function"])
 def test_memorised_output_cannot_pass(ex_id):
     ex = get_exercise(ex_id)
-    if ex.kind != "function":
-        pytest.skip("value exercise")
     visible = next(c for c in ex.cases(np.random.default_rng(1)) if c.visible)
     answer = ex.reference(*visible.args)
     ns = {ex.name: lambda *a, **k: answer.copy()}
