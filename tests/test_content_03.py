@@ -82,6 +82,19 @@ def test_the_residual_add_never_came_close_to_vanishing(figures):
     assert min(growth) > 0.5 and max(growth) > 10
 
 
+def test_the_residual_stack_grows_overall_but_not_at_every_layer(figures, cells):
+    """'over 30 layers the length grew in every stack; not at every layer, though: some layers leave
+    the vector shorter (the line that counts them)'."""
+    low = numbers(line_with(figures["stack-modes"], "x + f(x) at gain 0.5, 100 stacks"))[-2]
+    assert low > 1                                                   # grew in every stack
+    shrank, total, stacks, _hundred = numbers(line_with(figures["stack-modes"], "  layers that left").replace(",", ""))
+    assert total == 3000 and 0 < shrank < total / 2 and stacks > 0
+    runs = [stack_model("residual", 0.5, 30, seed=seed) for seed in range(100)]
+    assert shrank == sum(int((np.diff(run["lengths"]) < 0).sum()) for run in runs)
+    text = " ".join(markdown(cells).split())
+    assert "grows layer after layer" not in text and "some layers leave the vector shorter" in text
+
+
 def test_some_of_the_orthogonal_matrices_mirror(figures, cells):
     """'The matrix is orthogonal: it turns the vector, some of the matrices also mirror it'."""
     assert "the stack's matrices that also mirror: 39 of 64" in figures["stack-modes"]
@@ -198,7 +211,12 @@ def test_placement_syllabus_factors_lie_inside_the_printed_spread(figures, cells
     pre_low, pre_high, _m = _spread(figures["placement-48"], "pre-norm")
     post_low, post_high, _m = _spread(figures["placement-48"], "post-norm")
     assert pre_low < 6.28 < pre_high and post_low < 0.32 < post_high
-    assert "\u00d76.28 and \u00d70.32" in markdown(cells)
+    line = line_with(figures["placement-48"], "the same 50 draws at 32 blocks").split(":", 1)[1]
+    pre_32_low, pre_32_high, post_32_low, post_32_high = numbers(line.replace("pre-norm", "").replace("post-norm", ""))
+    assert pre_32_low < 5.653 < pre_32_high and post_32_low < 0.04951 < post_32_high
+    text = " ".join(markdown(cells).split())
+    assert "\u00d76.28 and \u00d70.32 at 48 blocks" in text and "\u00d75.653 and \u00d70.04951 at 32" in text
+    assert "elsewhere" not in text and "often quoted" not in text
 
 
 def test_post_norm_rescales_the_stream_96_times(figures):
@@ -229,9 +247,12 @@ def test_residual_stream_syllabus_figures_are_another_draw(figures, cells):
     assert low < 3.22 < high and 3.0 < mean < 4.0
     right_angles = np.sqrt(0.9 ** 2 + 12)
     assert 3.22 < right_angles                                       # 'a little under the right-angle line'
-    assert 75 > 51 > 34
+    spreads = line_with(figures["residual-stream"], "  and the shares of blocks 1, 4, 12").split("over", 1)[1]
+    bounds = numbers(spreads)
+    for share, (low, high) in zip((75, 51, 34), zip(bounds[0::2], bounds[1::2])):
+        assert low < share < high, (share, low, high)               # 'each ... inside its spread above'
     text = " ".join(markdown(cells).split())
-    assert "near 3.2 with shares of 75, 51 and 34 %" in text
+    assert "near 3.2 with shares of 75, 51 and 34 %" in text and "elsewhere" not in text
 
 
 # ---------------------------------------------------------------- exercises and questions

@@ -106,6 +106,7 @@ def test_logits_match(figures, cells):
     assert difference < 1e-4
     assert "largest logit: 22.1" in text
     assert float(line_with(text, "all 8 texts").split("largest difference ")[1]) < 1e-4
+    assert "It stays below 1e-4 on every one of the texts (the last line)." in prose(cells)
     assert "cannot tell whether the convention is the one some other model was trained with" in prose(cells)
 
 
