@@ -1,6 +1,7 @@
 """Notebook 04: the syllabus figures, as the notebook itself computes and prints them, and every
 sentence of its prose that states a quantity or a direction, checked against the numbers."""
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -336,6 +337,21 @@ def test_real_models_close_as_the_prose_says():
         assert abs(count_parameters(real.config).total / real.published - 1) < 0.003
     llama = REAL_MODELS["LLaMA-7B"]                                     # 'within one percent'
     assert abs(count_parameters(llama.config).total / llama.published - 1) < 0.01
+
+
+def test_the_prose_on_smollm2_and_deepseek_matches_their_configurations(cells):
+    """'15 query heads share 5 sets of keys and values, so Wk and Wv are a third as wide';
+    '256 FFNs per block plus one shared, of which each token uses 9'; 'a few percent'."""
+    text = " ".join(prose(cells).split())
+    smol = REAL_MODELS["SmolLM2-360M"].config
+    assert f"{smol.heads} query heads share {smol.kv_heads} sets" in text and smol.kv_heads * 3 == smol.heads
+    deepseek = REAL_MODELS["DeepSeek-V3"]
+    config = deepseek.config
+    assert (f"{config.experts} FFNs per block plus one shared, of which each token uses "
+            f"{config.top_k + config.shared_experts}") in text and config.shared_experts == 1
+    simple = count_parameters(dataclasses.replace(config, experts=0, top_k=0, shared_experts=0,
+                                                  expert_d_ff=None, dense_layers=0)).total
+    assert 0.01 < simple / deepseek.published < 0.1                  # 'a few percent of the published size'
 
 
 # ---------------------------------------------------------------- structure, examples, spoilers

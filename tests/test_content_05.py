@@ -127,6 +127,23 @@ def test_verbs_sit_at_their_floor_of_three(figures):
     assert verbs[0] == 85 and abs(verbs[2] - 3) < 0.05
 
 
+def test_a_single_texts_verbs_land_on_either_side_of_three(figures, cells):
+    """'a single text's few verbs land a hair on either side of it by chance: the last line'."""
+    line = figures["perplexity"].splitlines()[-1]
+    assert line.strip().startswith("verbs, text by text:")
+    pairs = re.findall(r"([\d.]+) \((\d+)\)", line)
+    values, counts = [float(p) for p, _ in pairs], [int(n) for _, n in pairs]
+    assert len(values) == 8 and sum(counts) == 85 and max(counts) <= 20   # a few verbs per text
+    assert min(values) < 3 < max(values) and max(abs(v - 3) for v in values) < 0.1   # a hair, either side
+    assert "land a hair on either side of it by chance: the last line" in " ".join(prose(cells).split())
+
+
+def test_free_words_stay_well_above_one(figures):
+    """'On the free words ... both models stay well above 1'."""
+    free = numbers(line_with(figures["perplexity"], "free words"))
+    assert free[1] > 5 and free[2] > 5
+
+
 def test_residual_stream(figures):
     text = figures["residual-stream"]
     assert "start (the embedding): stream 0.11" in text
