@@ -204,6 +204,8 @@ def test_almost_always_larger_with_pre_norm_usually_by_tens(figures):
     assert total == 50 and larger >= 0.9 * total
     assert 10 <= ratio < 100
     assert amplified >= 1
+    assert total - amplified > total / 2                              # 'in most random stacks it arrives smaller'
+    assert "in most random stacks it arrives smaller than it left" in get_question("norms-predict-placement").explanation
 
 
 def test_placement_syllabus_factors_lie_inside_the_printed_spread(figures, cells):
