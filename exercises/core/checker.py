@@ -1,21 +1,26 @@
 """Checking a learner's answer against the reference, and the feedback it gives.
 
-:func:`evaluate` is pure: it runs the learner's function (or reads their value) on fixed and
-fresh random cases, compares with the reference and returns a :class:`Feedback`, plain data with
-a plain-text form. It records nothing and displays nothing: ``check`` in
-:mod:`exercises.ui.notebook` records the result and shows it (its HTML is built in
-:mod:`exercises.ui.feedback`). :func:`evaluate_source` first runs the code of the exercise's cell
-as the learner typed it (the review does this).
+:func:`evaluate` is pure: it runs the learner's function (or reads their value) on the
+exercise's fixed cases and on random ones drawn for this very code, compares with the reference
+and returns a :class:`Feedback`, plain data with a plain-text form. It records nothing and
+displays nothing: ``check`` in :mod:`exercises.ui.notebook` records the result and shows it
+(its HTML is built in :mod:`exercises.ui.feedback`). :func:`evaluate_source` first runs the code
+of the exercise's cell as the learner typed it (the review does this).
+
+For every case the learner's function gets copies of the inputs (:mod:`exercises.core.sandbox`),
+within a time budget (:mod:`exercises.core.budget`); after the call the copies are compared with
+the untouched inputs, so a function that changes its argument does not pass. The same code always meets the
+same random cases, so it gets the same verdict on every run.
+
+A failed check names a known mistake only when the learner's code behaved like that mistake on
+every fixed case (the same numbers, or an error where the mistake raises one); otherwise it says
+what was observed and guesses nothing.
 """
 
 from __future__ import annotations
 
-import copy
+import ast
 import linecache
-import os
-import re
-import sys
-import traceback
 import warnings
 from dataclasses import dataclass, field
 
@@ -26,8 +31,13 @@ from .blank import contains_blank, mentions_blank
 from .cell import run_cell
 from .definition import Case, Exercise
 from .registry import get_exercise
+from .budget import Budget, OutOfTime, is_learners, resource_problem
+from .sandbox import (argument_names, changed_arguments, copied, read_only, requested_size, same,
+                      seed_for)
 
 _MISSING = object()
+_RAISED = object()       # what a call that raised is recorded as, when comparing behaviours
+SHOWN = 3                # differing numbers quoted on the visible example
 
 # Headline per feedback kind.
 HEADLINES = {
@@ -40,7 +50,28 @@ HEADLINES = {
     "shape": "Wrong shape",
     "nan": "NaN or infinity in the result",
     "values": "Wrong values",
+    "inplace": "Your function changed its input",
+    "state": "Your function's results depend on earlier calls",
+    "timeout": "Your function did not finish",
+    "recursion": "Your function kept calling itself",
+    "memory": "Your function asked for too much memory",
 }
+
+INPLACE_HINT = ("Work on a new array instead of the one you were given: `x = x - mean` makes a new "
+                "array, while `x -= mean`, `x[...] = ...`, `np.exp(x, out=x)`, `x.sort()` or "
+                "`items.pop()` change the caller's own data.")
+STATE_HINT = ("Build the result anew inside the function on every call: an array or list defined "
+              "outside the function (or as a default argument) and filled in by it is shared by "
+              "all calls, and random numbers differ from call to call.")
+TIMEOUT_HINT = ("A `while` loop stops only when its condition becomes false: check that something "
+                "inside the loop moves towards that. Your notebook is still usable: fix the cell, "
+                "run it, then run the check again.")
+RECURSION_HINT = ("A function that calls itself needs a case that returns without calling again, "
+                  "and every call must come closer to that case.")
+MEMORY_HINT = ("The inputs of the check are small, so an array this large comes from a size taken "
+               "from the wrong place: check the shapes you pass to `np.zeros`, `np.ones` or "
+               "`np.arange`, and look for an outer product or `[:, None]` where an element-by-"
+               "element operation was meant.")
 
 
 @dataclass
@@ -50,7 +81,7 @@ class Feedback:
     exercise: str
     kind: str
     details: list[str] = field(default_factory=list)
-    hint: str | None = None  # the hint matching a known mistake
+    hint: str | None = None  # the hint matching a known mistake or problem
     ladder: tuple[int, int, str] | None = None  # (level, of, text) from the hint ladder
     location: str | None = None  # "line 3: return x.sum()" in the learner's code
     cases: int = 0
@@ -91,33 +122,45 @@ class Feedback:
         return self.text()
 
 
-# ---------------------------------------------------------------- helpers
+# ---------------------------------------------------------------- where an error happened
 
-def _internal_dirs() -> list[str]:
-    """Folders whose code is the course's or Python's, never the learner's."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    dirs = [os.path.join(root, d) + os.sep for d in ("lib", "labs", "exercises")]
-    dirs.append(os.path.dirname(np.__file__) + os.sep)
-    for prefix in {sys.prefix, sys.base_prefix, getattr(sys, "exec_prefix", sys.prefix)}:
-        dirs.append(os.path.join(prefix, "lib") + os.sep)
-    dirs.append(os.path.dirname(os.__file__) + os.sep)
-    return dirs
-
-
-def error_location(exc: BaseException) -> str | None:
-    """"line 5: return x.sum()": the deepest line of the learner's own code in the traceback."""
-    internal = _internal_dirs()
-    frames = traceback.extract_tb(exc.__traceback__)
-    learners = [f for f in frames
-                if not any(os.path.abspath(f.filename).startswith(d) for d in internal)
-                and not f.filename.startswith("<frozen")]
-    if not learners:
+def error_location(exc: BaseException, loop: bool = False) -> str | None:
+    """"line 5: return x.sum()": the deepest line of the learner's own code in the traceback.
+    (When the error came as a function was entered, as Python's recursion limit does, the line
+    that called it; with ``loop``, the first line of the innermost loop around it, the same
+    wherever in the loop the code was stopped.)"""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if is_learners(code.co_filename):
+            frames.append((code.co_filename, tb.tb_lineno, code.co_firstlineno))
+        tb = tb.tb_next
+    if not frames:
         return None
-    f = learners[-1]
-    line = (f.line or linecache.getline(f.filename, f.lineno) or "").strip()
-    return f"line {f.lineno}: {line}" if line else f"line {f.lineno}"
+    if len(frames) > 1 and frames[-1][1] == frames[-1][2]:
+        frames.pop()
+    filename, lineno, first = frames[-1]
+    if loop:
+        lineno = _loop_start(filename, lineno, first)
+    line = linecache.getline(filename, lineno).strip()
+    return f"line {lineno}: {line}" if line else f"line {lineno}"
 
+
+def _loop_start(filename: str, lineno: int, first: int) -> int:
+    """The first line of the innermost ``while`` or ``for`` loop of the learner's source around
+    ``lineno``; ``lineno`` itself when there is none (or the source cannot be read)."""
+    source = "".join(linecache.getlines(filename))
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return lineno
+    loops = [node for node in ast.walk(tree) if isinstance(node, (ast.While, ast.For))
+             and node.lineno <= lineno <= (node.end_lineno or node.lineno) and node.lineno >= first]
+    return max(loops, key=lambda node: node.lineno).lineno if loops else lineno
+
+
+# ---------------------------------------------------------------- comparing results
 
 def _describe(value) -> str:
     if isinstance(value, np.ndarray):
@@ -130,37 +173,94 @@ def _case_name(case: Case) -> str:
         return "the example above"
     shapes = [a.shape for a in case.args if isinstance(a, np.ndarray)]
     where = f" (input shape {shapes[0]})" if shapes else ""
-    return f"a hidden test: {case.label or 'another input'}{where}"
+    return f"a hidden test, {case.label or 'another input'}{where}"
+
+
+def _on(where: str) -> str:
+    """"On the example above" / "On a hidden test, one token (input shape (1, 4)),": the start of
+    a sentence about a case."""
+    return f"On {where}" + ("" if where == "the example above" else ",")
 
 
 def _is_numeric(arr: np.ndarray) -> bool:
     return arr.dtype.kind in "biufc"
 
 
-def _close(a, b, ex: Exercise) -> bool:
+def _tolerance(ex: Exercise, case: Case | None) -> tuple[float, float]:
+    if case is None:
+        return ex.rtol, ex.atol
+    return (ex.rtol if case.rtol is None else case.rtol,
+            ex.atol if case.atol is None else case.atol)
+
+
+def _as_array(value) -> np.ndarray:
     try:
-        a = np.asarray(a)
-        b = np.asarray(b)
-        if a.shape != b.shape or not _is_numeric(a):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.asarray(value)
+    except Exception:  # noqa: BLE001 - anything that is not array-like
+        return np.asarray(None, dtype=object)
+
+
+def _close(a, b, ex: Exercise, case: Case | None = None) -> bool:
+    rtol, atol = _tolerance(ex, case)
+    try:
+        a, b = _as_array(a), _as_array(b)
+        if a.shape != b.shape or not _is_numeric(a) or not _is_numeric(b):
             return False
-        return bool(np.allclose(a, b, rtol=ex.rtol, atol=ex.atol, equal_nan=True))
+        with np.errstate(all="ignore"):
+            return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
     except (TypeError, ValueError):
         return False
 
 
-def _first_difference(got: np.ndarray, exp: np.ndarray, ex: Exercise) -> str:
-    bad = ~np.isclose(got, exp, rtol=ex.rtol, atol=ex.atol, equal_nan=True)
+def _index(index: tuple, ndim: int) -> str:
+    if ndim == 1:
+        return f"position {index[0]}"
+    if ndim == 2:
+        return f"row {index[0]}, column {index[1]}"
+    return "entry [" + ", ".join(str(i) for i in index) + "]"
+
+
+def _count(bad: int, total: int) -> str:
+    verb = "differs" if bad == 1 else "differ"
+    return f"{bad} of the {total} numbers {verb}" if bad < total else f"all {total} numbers differ"
+
+
+def _rows(bad: np.ndarray) -> str:
+    """", in rows 0 and 2 of 5" for a grid of numbers; "" for a single row."""
+    if bad.ndim < 2:
+        return ""
+    per_row = bad.reshape(-1, bad.shape[-1]).any(axis=1)
+    if per_row.size == 1:
+        return ""
+    if per_row.all():
+        return ", in both rows" if per_row.size == 2 else f", in all {per_row.size} rows"
+    rows = [int(r) for r in np.flatnonzero(per_row)]
+    if bad.ndim == 2:
+        names = [str(r) for r in rows[:4]] + (["others"] if len(rows) > 4 else [])
+        return f", in {'row' if len(rows) == 1 else 'rows'} {text.word_list(names)} of {bad.shape[0]}"
+    return f", in {len(rows)} of the {per_row.size} rows"
+
+
+def _difference(got: np.ndarray, exp: np.ndarray, case: Case, ex: Exercise) -> str:
+    """The numbers that differ, in words sized to the result: one number, a row, a grid."""
+    rtol, atol = _tolerance(ex, case)
     if exp.ndim == 0:
-        return f"expected {text.array(exp)}, got {text.array(got)}"
-    if exp.ndim == 1:
-        i = int(np.argmax(bad))
-        return f"position {i} differs: expected {text.array(exp[i])}, got {text.array(got[i])}"
-    flat_rows = bad.reshape(-1, exp.shape[-1]).any(axis=1)
-    r = int(np.argmax(flat_rows))
-    index = np.unravel_index(r, exp.shape[:-1])
-    name = f"row {index[0]}" if len(index) == 1 else f"row {tuple(int(i) for i in index)}"
-    return (f"{name} differs: expected {text.array(exp[index])}, got {text.array(got[index])}"
-            f" ({int(flat_rows.sum())} of {flat_rows.size} rows are wrong)")
+        if case.visible:
+            return f"expected {text.exact(exp)}, got {text.exact(got)}"
+        return f"your function gave {text.exact(got)}, which is not the right number"
+    with np.errstate(all="ignore"):
+        bad = ~np.isclose(got, exp, rtol=rtol, atol=atol, equal_nan=True)
+    nbad = int(bad.sum())
+    if not case.visible:
+        return _count(nbad, bad.size) + _rows(bad)
+    first = [tuple(int(i) for i in index) for index in np.argwhere(bad)[:SHOWN]]
+    quoted = "; ".join(f"{_index(i, exp.ndim)}: expected {text.exact(float(exp[i]))}, got "
+                       f"{text.exact(float(np.real(got[i])))}" for i in first)
+    if exp.size == 1:
+        return quoted
+    return f"{quoted} ({_count(nbad, bad.size)}{_rows(bad)})"
 
 
 def _compare(got, exp, case: Case, ex: Exercise) -> Feedback | None:
@@ -168,13 +268,10 @@ def _compare(got, exp, case: Case, ex: Exercise) -> Feedback | None:
     where = _case_name(case)
     fb = lambda kind, *details: Feedback(ex.id, kind, list(details))  # noqa: E731
     if got is None:
-        return fb("none", f"On {where} your function gave `None`. "
+        return fb("none", f"On {where}{'' if case.visible else ','} your function gave `None`. "
                           "Did you forget the `return`?" if ex.kind == "function"
                   else f"`{ex.name}` is `None`.")
-    try:
-        arr = np.asarray(got)
-    except Exception:  # noqa: BLE001 - anything that is not array-like
-        arr = np.asarray(None, dtype=object)
+    arr = _as_array(got)
     exp_arr = np.asarray(exp)
     want = "a NumPy array" if exp_arr.ndim else "a number"
     if not _is_numeric(arr) or isinstance(got, (str, bytes, dict, set)):
@@ -185,52 +282,137 @@ def _compare(got, exp, case: Case, ex: Exercise) -> Feedback | None:
     bad = ~np.isfinite(arr) & exp_finite
     if np.any(bad):
         what = "NaN (not a number)" if np.any(np.isnan(arr)) else "infinity"
-        detail = f"On {where} the result contains {what}"
-        if case.visible and arr.ndim:
-            detail += f" at {int(bad.sum())} of {arr.size} positions, first at index " \
-                      f"{tuple(int(i) for i in np.argwhere(bad)[0])}"
+        detail = f"On {where}{'' if case.visible else ','} the result contains {what}"
+        if arr.ndim:
+            first = tuple(int(i) for i in np.argwhere(bad)[0])
+            detail += (f" at {text.plural(int(bad.sum()), 'position')} of {arr.size}, first at "
+                       f"{_index(first, arr.ndim)}")
         return fb("nan", detail + ". NaN comes from 0/0 or inf - inf; infinity from an "
                   "overflow, such as `np.exp` of a large number.")
-    if not _close(arr, exp_arr, ex):
+    if not _close(arr, exp_arr, ex, case):
         if case.visible:
-            return fb("values", f"On {where}: {_first_difference(arr, exp_arr, ex)}.")
-        nbad = int((~np.isclose(arr, exp_arr, rtol=ex.rtol, atol=ex.atol)).sum())
-        return fb("values", f"The example above may look right, but on {where} "
-                  f"{nbad} of {arr.size} numbers are wrong.")
+            return fb("values", f"On {where}: {_difference(arr, exp_arr, case, ex)}.")
+        return fb("values", f"The example above may look right, but on {where}: "
+                  f"{_difference(arr, exp_arr, case, ex)}.")
     return None
 
 
 def _short(value, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    text_ = repr(value)
+    return text_ if len(text_) <= limit else text_[: limit - 3] + "..."
 
 
-def _diagnose(fb: Feedback, ex: Exercise, case: Case | None, got=_MISSING,
-              exc: BaseException | None = None) -> None:
-    for mistake in ex.mistakes:
-        if exc is not None and mistake.error and re.search(mistake.error, str(exc), re.I):
-            fb.hint = mistake.hint
-            return
-        if exc is None and mistake.impl is not None and case is not None and got is not _MISSING:
-            try:
-                with warnings.catch_warnings(), np.errstate(all="ignore"):
-                    warnings.simplefilter("ignore")
-                    wrong = mistake.impl(*copy.deepcopy(case.args), **case.kwargs)
-            except Exception:  # noqa: BLE001 - a mistake that cannot run simply does not match
-                continue
-            if _close(got, wrong, ex) and not _close(got, _reference(ex, case), ex):
-                fb.hint = mistake.hint
-                return
+# ---------------------------------------------------------------- running the learner's function
+
+@dataclass
+class _Call:
+    """One call of the learner's function: what it returned or raised, and what it changed
+    (``wrote``: the error the code met when it wrote into a read-only argument)."""
+
+    value: object = _MISSING
+    error: BaseException | None = None
+    changed: list = field(default_factory=list)
+    wrote: BaseException | None = None
+
+    @property
+    def behaviour(self):
+        return _RAISED if self.error is not None else self.value
+
+
+class _Runner:
+    """Runs one learner's function on the cases of one check, within one budget."""
+
+    def __init__(self, ex: Exercise, func):
+        self.ex, self.func, self.budget = ex, func, Budget()
+        self.calls: dict[int, _Call] = {}
+        self.results: list = []              # (case, the result returned, an untouched copy)
+
+    def call(self, case: Case) -> _Call:
+        """Call on copies of the case's inputs (the case itself stays untouched), its arrays
+        read-only: a write into one, through any view of it, stops the code where it happens.
+        Lists, sets and dicts are compared with the originals after the call. OutOfTime
+        propagates."""
+        args, kwargs = copied(case.args), copied(case.kwargs)
+        read_only((args, kwargs))
+        try:
+            value = self._run(args, kwargs)
+        except ValueError as exc:
+            if "read-only" not in str(exc):
+                return _Call(error=exc)
+            return self._wrote(case, exc)
+        except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
+            return _Call(error=exc)
+        return _Call(value=value, changed=changed_arguments(args, kwargs, case.args, case.kwargs))
+
+    def _run(self, args, kwargs):
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return self.budget.call(self.func, *args, **kwargs)
+
+    def _wrote(self, case: Case, write: BaseException) -> _Call:
+        """The code met a read-only array: run it on writable copies. If it then runs, the array
+        was one of its arguments: say which changed. If it fails again, the read-only array was
+        its own (``np.broadcast_to`` makes such views), and that error is the outcome."""
+        args, kwargs = copied(case.args), copied(case.kwargs)
+        try:
+            self._run(args, kwargs)
+        except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
+            return _Call(error=exc)
+        changed = changed_arguments(args, kwargs, case.args, case.kwargs)
+        return _Call(changed=changed or [None], wrote=write)
+
+    def outcome(self, index: int, case: Case) -> _Call:
+        if index not in self.calls:
+            self.calls[index] = self.call(case)
+        return self.calls[index]
+
+
+_EXPECTED: dict[int, object] = {}       # id(fixed case) -> the reference's result
+_MISTAKEN: dict[tuple[int, int], object] = {}
 
 
 def _reference(ex: Exercise, case: Case):
-    return ex.reference(*copy.deepcopy(case.args), **case.kwargs)
+    if id(case) in _EXPECTED:
+        return _EXPECTED[id(case)]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        value = ex.reference(*copied(case.args), **copied(case.kwargs))
+    if any(case is c for c in ex.fixed_cases()):
+        _EXPECTED[id(case)] = value
+    return value
+
+
+def _mistaken(ex: Exercise, number: int, case: Case):
+    """What mistake ``number`` gives on ``case`` (:data:`_RAISED` if it raises)."""
+    key = (id(ex.mistakes[number]), id(case))
+    if key in _MISTAKEN:
+        return _MISTAKEN[key]
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            value = ex.mistakes[number].impl(*copied(case.args), **copied(case.kwargs))
+    except Exception:  # noqa: BLE001 - a mistake that raises is modelled as raising
+        value = _RAISED
+    if any(case is c for c in ex.fixed_cases()):
+        _MISTAKEN[key] = value
+    return value
+
+
+def _agree(a, b, ex: Exercise, case: Case) -> bool:
+    if a is _RAISED or b is _RAISED:
+        return a is b
+    if a is None or b is None:
+        return a is b
+    return _close(a, b, ex, case)
 
 
 # ---------------------------------------------------------------- evaluate
 
 def evaluate(exercise: Exercise | str, namespace: dict, rng=None) -> Feedback:
-    """Check the learner's answer found in ``namespace``; returns the feedback."""
+    """Check the learner's answer found in ``namespace``; returns the feedback.
+
+    The random cases are drawn with ``rng`` when given; otherwise with a generator seeded from
+    the exercise and the answer's code, so the same code always gets the same verdict."""
     ex = get_exercise(exercise) if isinstance(exercise, str) else exercise
     obj = namespace.get(ex.name, _MISSING)
     if obj is _MISSING:
@@ -264,42 +446,144 @@ def _evaluate_value(ex: Exercise, got) -> Feedback:
     return problem
 
 
-def _evaluate_function(ex: Exercise, func, rng) -> Feedback:
+def _blank_feedback(ex: Exercise) -> Feedback:
+    return Feedback(ex.id, "blank", [
+        "Your function still holds a blank `____`. Replace it with code, run the exercise "
+        "cell, then this check."])
+
+
+def _evaluate_function(ex: Exercise, func, rng, fixed_only: bool = False) -> Feedback:
     if not callable(func):
         return Feedback(ex.id, "type", [
             f"`{ex.name}` should be a function, but it is {_describe(func)}."])
-    rng = np.random.default_rng() if rng is None else rng
-    cases = ex.cases(rng)
-    for case in cases:
-        args = copy.deepcopy(case.args)
-        try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                got = func(*args, **case.kwargs)
-        except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
-            if mentions_blank(func):
-                return Feedback(ex.id, "blank", [
-                    "Your function still holds a blank `____`. Replace it with code, "
-                    "run the exercise cell, then this check."])
-            fb = Feedback(ex.id, "error", [
-                f"On {_case_name(case)}: {type(exc).__name__}: {exc}"])
-            fb.location = error_location(exc)
-            _diagnose(fb, ex, case, exc=exc)
-            return fb
-        if contains_blank(got):
-            return Feedback(ex.id, "blank", [
-                "Your function still returns the blank `____`. Replace it with code, "
-                "run the exercise cell, then this check."])
-        with np.errstate(all="ignore"):
-            expected = _reference(ex, case)
-        problem = _compare(got, expected, case, ex)
-        if problem is not None:
-            _diagnose(problem, ex, case, got=got)
-            return problem
-    fixed = sum(1 for c in cases if not c.label.startswith("random"))
+    if rng is None:
+        rng = np.random.default_rng(seed_for(ex.id, func))
+    cases = ex.fixed_cases() if fixed_only else ex.cases(rng)
+    run = _Runner(ex, func)
+    try:
+        for index, case in enumerate(cases):
+            problem = _judge(run, index, case)
+            if problem is not None:
+                if mentions_blank(func) or (problem.kind == "blank"):
+                    return _blank_feedback(ex)
+                if problem.kind in ("values", "shape", "nan", "none", "type", "error"):
+                    _diagnose(problem, run, case)
+                return problem
+    except OutOfTime as over:
+        if mentions_blank(func):
+            return _blank_feedback(ex)
+        return _timeout(ex, over, case)
+    fixed = sum(1 for c in cases if not c.random)
     return Feedback(ex.id, "pass", [
         f"All {len(cases)} tests passed: {fixed} fixed cases and "
-        f"{len(cases) - fixed} random ones drawn just now."], cases=len(cases))
+        f"{len(cases) - fixed} random ones drawn for this code."], cases=len(cases))
+
+
+def _judge(run: _Runner, index: int, case: Case) -> Feedback | None:
+    ex = run.ex
+    where = _case_name(case)
+    outcome = run.outcome(index, case)
+    if outcome.error is not None:
+        return _error(ex, outcome.error, where)
+    got = outcome.value
+    if contains_blank(got):
+        return Feedback(ex.id, "blank")
+    if outcome.changed:
+        return _changed_input(ex, run.func, outcome, case, where)
+    problem = _compare(got, _reference(ex, case), case, ex)
+    if problem is not None:
+        return problem
+    try:
+        first = copied(got)
+    except Exception:  # noqa: BLE001 - a result that cannot be copied is not followed further
+        return None
+    again = run.call(case)                       # the same input once more
+    if again.error is not None or again.changed or not same(got, first) \
+            or not _agree(again.value, first, ex, case):
+        return Feedback(ex.id, "state", [
+            f"Called a second time with the same input ({where[0].lower() + where[1:]}), your "
+            "function gave a different result."], hint=STATE_HINT)
+    for earlier, value, kept in run.results:     # earlier results must stay as they were returned
+        if not same(value, kept):
+            return Feedback(ex.id, "state", [
+                f"Your function changed the result it had returned for {_case_name(earlier)} "
+                f"when it was called again on {where}: the caller's earlier result is altered."],
+                hint=STATE_HINT)
+    run.results.append((case, got, first))
+    return None
+
+
+def _error(ex: Exercise, exc: BaseException, where: str) -> Feedback:
+    problem = resource_problem(exc)
+    location = error_location(exc)
+    if problem == "recursion":
+        return Feedback(ex.id, "recursion", [
+            f"{_on(where)} your function called itself over and over, hundreds of calls deep, "
+            "without coming to an end, so Python stopped it (RecursionError)."],
+            hint=RECURSION_HINT, location=location)
+    if problem == "memory":
+        return Feedback(ex.id, "memory", [
+            f"{_on(where)} your function asked for {requested_size(exc)}: more memory than "
+            "there is, for inputs of a few numbers."], hint=MEMORY_HINT, location=location)
+    return Feedback(ex.id, "error", [f"On {where}: {type(exc).__name__}: {exc}"], location=location)
+
+
+def _timeout(ex: Exercise, over: OutOfTime, case: Case) -> Feedback:
+    where = _case_name(case)
+    if over.total:
+        detail = (f"Your function did not finish: the tests took it more than {over.seconds:g} s "
+                  f"in all, and it was still running on {where}. Is there a loop that never "
+                  "ends, or one that runs far more often than the input needs?")
+    else:
+        detail = (f"Your function did not finish in {over.seconds:g} s on {where}: "
+                  "is there a loop that never ends?")
+    return Feedback(ex.id, "timeout", [detail], hint=TIMEOUT_HINT,
+                    location=error_location(over, loop=True))
+
+
+def _changed_input(ex: Exercise, func, outcome: _Call, case: Case, where: str) -> Feedback:
+    names = argument_names(func, len(case.args))
+    named = [f"`{names[c]}`" if isinstance(c, int) else f"`{c}`" for c in outcome.changed if c is not None]
+    if named:
+        argument = "argument" if len(named) == 1 else "arguments"
+        what = f"changed its {argument} {text.word_list(named)}: after the call it no longer holds"
+    else:
+        what = "wrote into one of its arguments: after the call it may no longer hold"
+    return Feedback(ex.id, "inplace", [
+        f"{_on(where)} your function {what} what it was given.",
+        "That matters because the caller's data is altered: in your notebook the array you "
+        "pass in would be different after one call, and every run of the cell would change it "
+        "again."], hint=INPLACE_HINT,
+        location=error_location(outcome.wrote) if outcome.wrote is not None else None)
+
+
+def _diagnose(fb: Feedback, run: _Runner, failing: Case) -> None:
+    """Name the known mistake the learner's code behaved like on every fixed case (and on the
+    failing case), or else say on which fixed cases it was right."""
+    ex = run.ex
+    fixed = ex.fixed_cases()
+    probes = list(enumerate(fixed))
+    if not any(failing is c for c in fixed):
+        probes.append((len(fixed), failing))
+    try:
+        seen = [run.outcome(i, c).behaviour for i, c in probes]
+    except OutOfTime:
+        return
+    for number, mistake in enumerate(ex.mistakes):
+        if mistake.impl is None:
+            continue
+        if all(_agree(got, _mistaken(ex, number, case), ex, case)
+               for got, (_i, case) in zip(seen, probes)):
+            fb.hint = mistake.hint
+            return
+    wrong = [case for got, (_i, case) in zip(seen, probes[:len(fixed)])
+             if got is _RAISED or not _agree(got, _reference(ex, case), ex, case)]
+    if wrong and len(wrong) < len(fixed):
+        labels = ["the example" if c.visible else c.label for c in wrong]
+        shown = labels[:4] + ([text.plural(len(labels) - 4, "other")] if len(labels) > 4 else [])
+        listed = shown[0] if len(shown) == 1 else "; ".join(shown[:-1]) + " and " + shown[-1]
+        fb.details.append(f"Of the {len(fixed)} fixed tests it gets {len(fixed) - len(wrong)} right; "
+                          f"the ones it gets wrong: {listed}.")
 
 
 def evaluate_source(exercise: Exercise | str, source: str, rng=None) -> Feedback:
@@ -316,4 +600,14 @@ def evaluate_source(exercise: Exercise | str, source: str, rng=None) -> Feedback
     return evaluate(ex, namespace, rng=rng)
 
 
-__all__ = ["HEADLINES", "Feedback", "error_location", "evaluate", "evaluate_source"]
+def evaluate_fixed(exercise: Exercise | str, namespace: dict) -> Feedback:
+    """The verdict of the fixed cases alone (the tests use it to show that the fixed cases,
+    not the random ones, reject a wrong answer)."""
+    ex = get_exercise(exercise) if isinstance(exercise, str) else exercise
+    obj = namespace.get(ex.name, _MISSING)
+    if obj is _MISSING or contains_blank(obj) or ex.kind != "function":
+        return evaluate(ex, namespace)
+    return _evaluate_function(ex, obj, None, fixed_only=True)
+
+
+__all__ = ["HEADLINES", "Feedback", "error_location", "evaluate", "evaluate_fixed", "evaluate_source"]

@@ -2,15 +2,16 @@
 (:mod:`exercises.definitions`), and the blanks ``____`` of an exercise cell.
 
 An :class:`Exercise` holds everything about one fill-in-the-blank exercise (its cell, solution,
-hints, reference, cases and known mistakes); a :class:`Question` one question answered in a
-widget. :func:`fill_blanks` turns a template and its fills into the code of the cell.
+hints, reference, the :class:`Contract` its function is promised, its cases and known
+mistakes); a :class:`Question` one question answered in a widget. :func:`fill_blanks` turns a
+template and its fills into the code of the cell.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 
 @dataclass
@@ -20,29 +21,79 @@ class Case:
     ``args`` are passed to the learner's function and the reference alike.
     ``visible`` marks the example the notebook shows: only for it does the
     feedback print expected numbers. ``label`` says in words what the case is
-    ("a constant row", "one token"), for the feedback on hidden cases.
+    ("a constant row", "one token"), for the feedback on hidden cases; a label
+    starting with "random" marks a case drawn afresh for each answer.
+    ``covers`` names the edges of the exercise's :class:`Contract` the case
+    reaches. ``rtol`` and ``atol``, when given, replace the exercise's
+    tolerances for this case (a float32 case is compared more loosely).
     """
 
     args: tuple
     label: str = ""
     visible: bool = False
     kwargs: dict = field(default_factory=dict)
+    covers: tuple = ()
+    rtol: float | None = None
+    atol: float | None = None
+
+    @property
+    def random(self) -> bool:
+        return self.label.startswith("random")
+
+
+FLOAT32_RTOL, FLOAT32_ATOL = 1e-4, 1e-5
+
+
+def in_float32(case: Case, label: str | None = None) -> Case:
+    """The same case with every float64 array argument turned into float32 (the number type
+    many models compute in), compared to float32 precision."""
+    import numpy as np   # here, not above: the progress view imports this module without NumPy
+
+    args = tuple(a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float64 else a
+                 for a in case.args)
+    return Case(args, label or f"{case.label}, in float32", False, dict(case.kwargs),
+                tuple(case.covers) + ("float32",), FLOAT32_RTOL, FLOAT32_ATOL)
+
+
+@dataclass(frozen=True)
+class Contract:
+    """What an exercise's function is promised, read from its docstring, and therefore what
+    its fixed cases must reach (the tests check each point against the cases).
+
+    ``args`` says in words what each argument is, in the order of the signature.
+    ``ndims`` lists the numbers of axes the first argument may have (each must appear in a
+    fixed case); ``dtypes`` the number types of the array arguments (each must appear).
+    ``defaults`` are the signature's default arguments: some fixed case uses each default and
+    another passes a different value. ``edges`` names, tag -> words, the edges of the promise a
+    fixed case must reach (its ``covers`` holds the tag): extreme ranges, numbers around a
+    default constant, one token, tiny probabilities. ``square`` names axes of the first
+    argument that are equal by definition (the (L, L) grid of scores); every other axis of some
+    fixed case differs in length from all the others, so no axis mistake can hide.
+    """
+
+    args: Mapping[str, str]
+    returns: str
+    ndims: Sequence[int] = ()
+    dtypes: Sequence[str] = ("float64",)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    edges: Mapping[str, str] = field(default_factory=dict)
+    square: tuple = ()
 
 
 @dataclass
 class Mistake:
     """A known wrong answer and the hint that matches it.
 
-    ``impl`` computes what the mistaken code would return for the same
-    arguments; when the learner's result matches it, ``hint`` is shown.
-    ``error`` is a regular expression matched against the message of an
-    exception the learner's code raised (e.g. ``"broadcast"``).
+    ``impl`` is a model of the mistaken code: it computes what that code returns (or raises)
+    for the same arguments. The checker runs the learner's function and ``impl`` on every
+    fixed case; only when the two behave alike on all of them (the same numbers, or both
+    raising) is ``hint`` shown, so a hint names a cause the code showed, not a guess from
+    the first error it happened to raise.
     """
 
     name: str
     hint: str
     impl: Callable | None = None
-    error: str | None = None
 
 
 @dataclass
@@ -69,9 +120,13 @@ class Exercise:
     with blanks written ``____``; ``solution`` holds one fill per blank, in
     order. ``name`` is the function or variable the check looks up in the
     learner's namespace. For ``kind="function"``, ``reference`` is the
-    correct function and ``cases(rng)`` returns the inputs (fixed ones, then
-    fresh random ones drawn with ``rng``). For ``kind="value"``, ``expected()``
-    returns the correct value.
+    correct function, ``contract`` what it is promised, ``fixed()`` returns
+    the fixed cases (the example first) and ``draw(rng)`` fresh random ones.
+    For ``kind="value"``, ``expected()`` returns the correct value.
+
+    ``retired`` marks an exercise a newer release replaced: its check still works for notebooks
+    saved from earlier releases (``get_exercise`` finds it), but it is no longer listed with the
+    course's exercises (progress, review, the command line).
     """
 
     id: str
@@ -83,7 +138,9 @@ class Exercise:
     hints: Sequence[str]
     kind: str = "function"
     reference: Callable | None = None
-    cases: Callable[[Any], list[Case]] | None = None
+    fixed: Callable[[], list[Case]] | None = None
+    draw: Callable[[Any], list[Case]] | None = None
+    contract: Contract | None = None
     expected: Callable[[], Any] | None = None
     mistakes: Sequence[Mistake] = ()
     wrong: Sequence[Variant] = ()
@@ -92,6 +149,7 @@ class Exercise:
     atol: float = 1e-8
     context: str = "import numpy as np\nfrom exercises.core.blank import ____\n"
     skills: str = ""
+    retired: bool = False
 
     def __post_init__(self) -> None:
         n = count_blanks(self.template)
@@ -102,6 +160,25 @@ class Exercise:
             )
         if self.kind not in ("function", "value"):
             raise ValueError(f"exercise {self.id!r}: unknown kind {self.kind!r}")
+        self._fixed: list[Case] | None = None
+
+    def fixed_cases(self) -> list[Case]:
+        """The fixed cases, built once: their arrays are made read-only, as nothing may change
+        them (the checker hands the learner's function copies)."""
+        if self._fixed is None:
+            import numpy as np   # only exercises with cases need it
+
+            cases = list(self.fixed()) if self.fixed else []
+            for case in cases:
+                for value in (*case.args, *case.kwargs.values()):
+                    if isinstance(value, np.ndarray):
+                        value.flags.writeable = False
+            self._fixed = cases
+        return self._fixed
+
+    def cases(self, rng) -> list[Case]:
+        """The fixed cases, then the random ones drawn with ``rng``."""
+        return self.fixed_cases() + (list(self.draw(rng)) if self.draw else [])
 
     @property
     def solution_source(self) -> str:

@@ -9,7 +9,7 @@ from lib.ffn import ffn as _ffn, worked_example as _worked_example
 from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
 from lib.params import ModelConfig, block_parameters as _block_parameters, count_parameters
 
-from exercises.core.definition import Case, Exercise, Mistake, Question, Variant
+from exercises.core.definition import Case, Contract, Exercise, Mistake, Question, Variant, in_float32
 
 NOTEBOOK = "04_decoder_block"
 
@@ -27,20 +27,41 @@ def _masked_softmax(scores, allowed, fill=-np.inf):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def _causal_cases(rng) -> list[Case]:
+CAUSAL_CONTRACT = Contract(
+    args={"scores": "finite scores, shape (..., L, L): row i a query, column j a key, L >= 1"},
+    returns="the weights, same shape: each row sums to 1 over the keys j <= i, the future gets 0",
+    ndims=(2, 3, 4),
+    dtypes=("float64", "float32"),
+    square=(-2, -1),
+    edges={"one token": "a single token (L = 1)",
+           "large future": "the largest scores of a row in its future",
+           "huge": "scores in the thousands, far beyond what exp can hold",
+           "batch": "a batch of grids, and of heads"},
+)
+
+
+def _causal_fixed() -> list[Case]:
     example = np.array([[1.0, 2.0, 0.5, -1.0],
                         [0.3, 1.2, 2.0, 0.0],
                         [-0.5, 0.8, 1.5, 2.5],
                         [1.0, 1.0, 1.0, 1.0]])
-    cases = [
+    return [
         Case((example,), "the example", visible=True),
-        Case((np.array([[3.7]]),), "a single token (L = 1)"),
-        Case((np.arange(50.0).reshape(2, 5, 5) * 0.37 - 4.0,), "a batch of 2 grids of 5 tokens"),
+        Case((np.array([[3.7]]),), "a single token (L = 1)", covers=("one token",)),
+        Case((np.arange(75.0).reshape(3, 5, 5) * 0.37 - 4.0,), "a batch of 3 grids of 5 tokens",
+             covers=("batch",)),
         Case((np.array([[-3.0, 8.0, 9.0], [2.0, -1.0, 40.0], [0.5, 0.2, -0.1]]),),
-             "large scores in the future of rows 1 and 2"),
+             "large scores in the future of rows 1 and 2", covers=("large future",)),
+        Case((np.array([[-5000.0, 3000.0, -2000.0], [-1200.0, 900.0, 4000.0], [2500.0, -2500.0, 10.0]]),),
+             "scores in the thousands", covers=("huge",)),
         Case((np.sin(np.arange(2 * 3 * 6 * 6.0)).reshape(2, 3, 6, 6) * 5.0,),
-             "a batch of 2 texts, 3 heads, 6 tokens"),
+             "a batch of 2 texts, 3 heads, 6 tokens", covers=("batch",)),
+        in_float32(Case((np.cos(np.arange(16.0)).reshape(4, 4) * 3.0,), "float32 scores")),
     ]
+
+
+def _causal_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         length = int(rng.integers(2, 9))
         lead = tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(0, 3))))
@@ -63,6 +84,16 @@ def _no_mask(scores):
     return _softmax(scores, axis=-1)
 
 
+def _strict(scores):
+    length = scores.shape[-1]
+    return _masked_softmax(scores, np.tril(np.ones((length, length), dtype=bool), -1))
+
+
+def _masked_to_zero_weight(scores):
+    length = scores.shape[-1]
+    return _softmax(scores, axis=-1) * np.tril(np.ones((length, length)))
+
+
 CAUSAL_WEIGHTS = Exercise(
     id="causal-weights",
     notebook=NOTEBOOK,
@@ -79,7 +110,9 @@ CAUSAL_WEIGHTS = Exercise(
 ''',
     solution=["np.tril(np.ones((L, L), dtype=bool))", "-np.inf"],
     reference=_causal_reference,
-    cases=_causal_cases,
+    contract=CAUSAL_CONTRACT,
+    fixed=_causal_fixed,
+    draw=_causal_draw,
     hints=[
         "Draw the grid: rows are queries i, columns keys j. The allowed pairs, j <= i, are the "
         "diagonal and everything below it: a lower triangle.",
@@ -101,12 +134,41 @@ CAUSAL_WEIGHTS = Exercise(
                 "Every row still uses every column: the mask changed nothing. Check `allowed`: it "
                 "must be False above the diagonal.",
                 impl=_no_mask),
+        Mistake("finite fill",
+                "A large negative fill is not always enough: when a query's own scores are far "
+                "below it (scores in the thousands), the masked future gets the weight after all. "
+                "Minus infinity gives the future exactly 0, whatever the scores.",
+                impl=lambda scores: _masked_softmax(
+                    scores, np.tril(np.ones((scores.shape[-1],) * 2, dtype=bool)), -1000.0)),
+        Mistake("diagonal masked",
+                "Your mask hides the diagonal too, so the first query may use no key at all "
+                "(0 / 0 = NaN). A query may use the keys j <= i: itself included.",
+                impl=_strict),
+        Mistake("weights zeroed after the softmax",
+                "You set the future's weights to 0 after the softmax, so the rows no longer add up "
+                "to 1. Mask the scores before the softmax, so the past shares all the weight.",
+                impl=_masked_to_zero_weight),
     ],
     wrong=[
         Variant({0: "np.triu(np.ones((L, L), dtype=bool))"}, ["row 0", "future"], "values"),
         Variant({1: "0"}, ["row 0", "e^0 = 1"], "values"),
         Variant({0: "np.ones((L, L), dtype=bool)"}, ["row 0", "False above the diagonal"], "values"),
-        Variant({0: "np.tril(np.ones((L, L), dtype=bool), -1)"}, ["NaN"], "nan"),
+        Variant({0: "np.tril(np.ones((L, L), dtype=bool), -1)"}, ["NaN", "diagonal"], "nan"),
+        Variant({0: "np.tril(np.ones((L, L), dtype=bool)).T"}, ["row 0", "future"], "values"),
+        Variant({1: "-1000"}, ["hidden test", "thousands", "minus infinity"], "values"),
+        Variant({1: "-100"}, ["hidden test", "scores in the thousands"], "values"),
+        Variant(source='''def causal_weights(scores):
+    L = scores.shape[-1]
+    scores[..., ~np.tril(np.ones((L, L), dtype=bool))] = -np.inf
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+''', expect=["changed its argument `scores`", "caller", "new array"], kind="inplace"),
+        Variant(source='''def causal_weights(scores):
+    L = scores.shape[-1]
+    masked = np.where(np.tril(np.ones((L, L), dtype=bool)), scores, -np.inf)
+    e = np.exp(masked)
+    return e / e.sum(axis=-1, keepdims=True)
+''', expect=["NaN", "hidden test", "thousands"], kind="nan"),
         Variant({0: "np.tril(np.ones((L, L), dtype=bool))", 1: "-np.infinity"}, ["AttributeError"], "error"),
     ],
     alternatives=[
@@ -162,18 +224,36 @@ def _ln(h):
     return _layer_norm(h)
 
 
-def _decoder_cases(rng) -> list[Case]:
-    cases = [
-        Case((np.array([[0.0, 4.0]]), 1, hand_attention, worked_ffn, _ln), "the example", visible=True),
+DECODER_CONTRACT = Contract(
+    args={"x": "the stream, shape (L, d)", "n_blocks": "a whole number >= 0",
+          "attention": "a function of a grid of tokens", "ffn": "a function of a grid of tokens",
+          "norm": "a function of a grid of tokens"},
+    returns="the final stream, shape (L, d)",
+    ndims=(2, 3),
+    dtypes=("float64",),
+    edges={"no blocks": "no blocks at all", "several blocks": "several blocks",
+           "large": "a large stream", "batch": "a batch of texts", "one token": "a single token"},
+)
+
+
+def _decoder_fixed() -> list[Case]:
+    return [
+        Case((np.array([[0.0, 4.0]]), 1, hand_attention, worked_ffn, _ln), "the example", visible=True,
+             covers=("one token",)),
         Case((np.array([[1.0, -2.0, 0.5, 3.0], [0.0, 1.0, -1.0, 2.0], [2.5, 0.5, 0.0, -1.5]]), 2,
-              _random_attention(11, 4), _random_ffn(12, 4), _rms), "3 tokens, 2 blocks, RMSNorm"),
+              _random_attention(11, 4), _random_ffn(12, 4), _rms), "3 tokens, 2 blocks, RMSNorm",
+             covers=("several blocks",)),
         Case((np.array([[3.0, -1.0, 2.0, 0.0]]), 0, _random_attention(13, 4), _random_ffn(14, 4), _rms),
-             "no blocks at all (only the final norm)"),
+             "no blocks at all (only the final norm)", covers=("no blocks",)),
         Case((np.cos(np.arange(2 * 5 * 6.0)).reshape(2, 5, 6) * 2.0, 3, _random_attention(15, 6, 2),
-              _random_ffn(16, 6), _ln), "a batch of 2 texts, 3 blocks, LayerNorm"),
+              _random_ffn(16, 6), _ln), "a batch of 2 texts, 3 blocks, LayerNorm", covers=("batch",)),
         Case((np.array([[10.0, 20.0, 30.0, 44.0], [5.0, -5.0, 0.0, 12.0]]), 1, _random_attention(17, 4),
-              _random_ffn(18, 4), _ln), "a large stream (the norms must not replace it)"),
+              _random_ffn(18, 4), _ln), "a large stream (the norms must not replace it)", covers=("large",)),
     ]
+
+
+def _decoder_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d = int(rng.choice([4, 6, 8]))
         length = int(rng.integers(1, 6))
@@ -236,7 +316,9 @@ DECODER = Exercise(
 ''',
     solution=["x + attention(norm(x))", "x + ffn(norm(x))", "norm(x)"],
     reference=_decoder_reference,
-    cases=_decoder_cases,
+    contract=DECODER_CONTRACT,
+    fixed=_decoder_fixed,
+    draw=_decoder_draw,
     hints=[
         "Each half of a pre-norm block is one line of the form: stream = stream + part(normalised "
         "copy of the stream). Notebook 03's `pre_norm_update` is exactly one such line.",
@@ -295,6 +377,244 @@ DECODER = Exercise(
     rtol=1e-5,
     atol=1e-5,
     skills="stack n pre-norm blocks and finish with the final norm",
+    retired=True,      # replaced by future-leak; kept so that saved notebooks still check it
+)
+
+
+# ---------------------------------------------------------------- a test for reading the future
+
+def whole_text_mean(x):
+    """The check's example "model": adds the average of ALL tokens to every token, so each
+    position reads the tokens after it. x: (length, d) -> (length, d)."""
+    return x + x.mean(axis=0)
+
+
+EXAMPLE_TOKENS = np.arange(12.0).reshape(4, 3)
+
+
+def _leak_reference(run, x):
+    x = np.asarray(x, dtype=float)
+    base = run(x)
+    leak = np.zeros(len(x))
+    for i in range(len(x)):
+        changed = x.copy()
+        changed[i + 1:] += 1.0
+        leak[i] = np.abs(run(changed)[i] - base[i]).max()
+    return leak
+
+
+def _peek_next(x):
+    """Each token plus the next one (the last token has none): reads exactly one step ahead."""
+    out = x.copy()
+    out[:-1] += x[1:]
+    return out
+
+
+def _running_mean(x):
+    """Each token replaced by the mean of itself and the tokens before it: causal."""
+    return np.cumsum(x, axis=0) / np.arange(1, len(x) + 1)[:, None]
+
+
+def _minus_the_rest(x):
+    """Each token minus the sum of every token after it."""
+    return x - (np.cumsum(x[::-1], axis=0)[::-1] - x)
+
+
+def _random_decoder(seed, d, causal, n_blocks=2):
+    blocks = [_random_weights_block(seed + i, d) for i in range(n_blocks)]
+    return lambda x: _lib_decoder(x, blocks, causal=causal).output
+
+
+def _random_weights_block(seed, d):
+    from lib.block import random_stack
+    return random_stack(1, d, 4 * d, 1, seed=seed)[0]
+
+
+def _lib_decoder(x, blocks, **options):
+    from lib.block import decoder
+    return decoder(x, blocks, **options)
+
+
+LEAK_CONTRACT = Contract(
+    args={"run": "a model: a function from a grid of tokens (length, d) to an output grid of the "
+                 "same shape",
+          "x": "the tokens, shape (length, d), length >= 1 and d >= 1"},
+    returns="one number >= 0 per position, length numbers (a list)",
+    ndims=(2,),
+    dtypes=("float64",),
+    edges={"one token": "a text of one token (nothing comes after it)",
+           "causal": "a model that never reads ahead (0 everywhere)",
+           "one ahead": "a model that reads exactly one token ahead",
+           "pushed down": "a model whose outputs go down when later tokens go up",
+           "decoders": "decoders with the causal mask and without it, where adding 1 and "
+                       "subtracting 1 give changes of different sizes",
+           "one number": "tokens of a single number",
+           "more numbers than tokens": "tokens of more numbers than there are tokens"},
+)
+
+
+def _leak_fixed() -> list[Case]:
+    fixed = np.random.default_rng(23)
+    return [
+        Case((whole_text_mean, EXAMPLE_TOKENS.copy()), "the example", visible=True),
+        Case((_peek_next, fixed.normal(size=(5, 3))), "a model that reads exactly one token ahead",
+             covers=("one ahead",)),
+        Case((_running_mean, fixed.normal(size=(6, 2))), "a causal running mean (it never reads ahead)",
+             covers=("causal",)),
+        Case((_minus_the_rest, fixed.normal(size=(4, 7))), "a model that subtracts every later token",
+             covers=("pushed down", "more numbers than tokens")),
+        Case((_random_decoder(7, 8, causal=True), fixed.normal(size=(6, 8))),
+             "a decoder of 2 blocks with the causal mask", covers=("decoders", "causal")),
+        Case((_random_decoder(9, 8, causal=False), fixed.normal(size=(6, 8))),
+             "the same kind of decoder without the mask", covers=("decoders",)),
+        Case((whole_text_mean, np.array([[2.0, -1.0, 0.5]])), "a text of one token (nothing comes after it)",
+             covers=("one token",)),
+        Case((_minus_the_rest, np.array([[0.5], [-1.0], [2.0], [0.25], [1.5]])),
+             "tokens of a single number", covers=("one number", "pushed down")),
+    ]
+
+
+def _leak_draw(rng) -> list[Case]:
+    cases = []
+    for _ in range(3):
+        d, length = int(rng.choice([4, 6, 8])), int(rng.integers(2, 8))
+        causal = bool(rng.random() < 0.5)
+        cases.append(Case((_random_decoder(int(rng.integers(1_000_000)), d, causal=causal),
+                           rng.normal(size=(length, d))),
+                          f"random decoder, {length} tokens of {d} numbers, {'with' if causal else 'without'} the mask"))
+    return cases
+
+
+def _leak_with(change, measure):
+    def leak(run, x):
+        x = np.asarray(x, dtype=float)
+        base = run(x)
+        out = np.zeros(len(x))
+        for i in range(len(x)):
+            changed = x.copy()
+            change(changed, i)
+            out[i] = measure(run(changed), base, i)
+        return out
+    return leak
+
+
+def _after(changed, i):
+    changed[i + 1:] += 1.0
+
+
+def _largest_change(new, base, i):
+    return np.abs(new[i] - base[i]).max()
+
+
+def _changed_rows(rows):
+    """A change of the rows ``rows(i)`` picks (a slice or an index), by +1."""
+    def change(changed, i):
+        changed[rows(i)] += 1.0
+    return change
+
+
+def _changed_columns(changed, i):
+    changed[:, i + 1:] += 1.0
+
+
+FUTURE_LEAK = Exercise(
+    id="future-leak",
+    notebook=NOTEBOOK,
+    title="A test for reading the future",
+    name="future_leak",
+    template='''def future_leak(run, x):
+    """How much each position's output depends on the tokens after it.
+
+    run(x) maps a grid of tokens x (length, d) to an output grid of the same shape. For each
+    position i: add 1 to every number of the tokens after i, run again, and measure the largest
+    absolute change of the output at position i. Returns one number per position, in a list;
+    a causal model gives 0 everywhere."""
+    base = run(x)
+    leak = []
+    for i in range(len(x)):
+        changed = x.copy()
+        ____                      # add 1 to every number of the tokens after position i
+        leak.append(____)         # the largest absolute change of position i's output
+    return leak
+''',
+    solution=["changed[i + 1:] += 1.0", "np.abs(run(changed)[i] - base[i]).max()"],
+    reference=_leak_reference,
+    contract=LEAK_CONTRACT,
+    fixed=_leak_fixed,
+    draw=_leak_draw,
+    hints=[
+        "Position i may read itself and the tokens before it. Only the tokens strictly after it are "
+        "the future, so the change must leave token i itself alone.",
+        "Rows of x are tokens. A slice that starts one row after i and runs to the end picks every "
+        "later token; `+=` changes them in place in the copy.",
+        "Run the model on the changed grid, take row i of its output, subtract row i of the output "
+        "you had before, and keep the largest size of a difference (`np.abs`, then `.max()`).",
+    ],
+    mistakes=[
+        Mistake("included itself",
+                "Your change also moved token i itself, so even a causal model shows a change at i. "
+                "Change only the tokens after i: the slice starts one row later.",
+                impl=_leak_with(_changed_rows(lambda i: slice(i, None)), _largest_change)),
+        Mistake("changed the past",
+                "You changed the tokens before i, the ones position i is allowed to read. The test "
+                "is about the tokens after i.",
+                impl=_leak_with(_changed_rows(lambda i: slice(0, i)), _largest_change)),
+        Mistake("skipped the next token",
+                "Your change starts two rows after i, so the token right after i is never changed, "
+                "and a model that reads one token ahead passes unseen. The tokens after i start "
+                "one row after it.",
+                impl=_leak_with(_changed_rows(lambda i: slice(i + 2, None)), _largest_change)),
+        Mistake("columns",
+                "You changed columns, not tokens: rows of x are tokens, and the numbers of a token "
+                "are its columns. Change the rows after i, every number of each.",
+                impl=_leak_with(_changed_columns, _largest_change)),
+        Mistake("whole output",
+                "You measured the change of the whole output, later positions included, and those "
+                "may read the changed tokens. Compare row i only.",
+                impl=_leak_with(_after, lambda new, base, i: np.abs(new - base).max())),
+        Mistake("no abs",
+                "A change can be negative: take the absolute value before the largest one, or a "
+                "leak that pushes numbers down reads as 0.",
+                impl=_leak_with(_after, lambda new, base, i: (new[i] - base[i]).max())),
+        Mistake("summed",
+                "You added up the changes of position i's numbers; the test asks for the largest "
+                "one (`.max()`).",
+                impl=_leak_with(_after, lambda new, base, i: np.abs(new[i] - base[i]).sum())),
+    ],
+    wrong=[
+        Variant({0: "changed[i:] += 1.0"}, ["expected", "token i itself"], "values"),
+        Variant({0: "changed[:i] += 1.0"}, ["expected", "before i"], "values"),
+        Variant({0: "changed[i + 2:] += 1.0"}, ["expected", "two rows after i"], "values"),
+        Variant({0: "changed[i + 1] += 1.0"}, ["IndexError", "out of bounds", "line 12"], "error"),
+        Variant({0: "changed[:, i + 1:] += 1.0"}, ["expected", "changed columns"], "values"),
+        Variant({1: "np.abs(run(changed) - base).max()"}, ["expected", "row i only"], "values"),
+        Variant({1: "np.abs(run(changed)[i] - base[i]).sum()"}, ["expected", "largest"], "values"),
+        Variant({1: "(run(changed)[i] - base[i]).max()"}, ["hidden test", "absolute value"], "values"),
+        Variant(source='''def future_leak(run, x):
+    base = run(x)
+    leak = []
+    for i in range(len(x)):
+        changed = x
+        changed[i + 1:] += 1.0
+        leak.append(np.abs(run(changed)[i] - base[i]).max())
+    return leak
+''', expect=["changed its argument `x`", "caller", "new array"], kind="inplace"),
+    ],
+    alternatives=[
+        Variant({0: "changed[i + 1:] = changed[i + 1:] + 1", 1: "np.max(np.abs(run(changed)[i] - base[i]))"}),
+        Variant({1: "abs(run(changed)[i] - base[i]).max()"}),
+        Variant(source='''def future_leak(run, x):
+    base = run(x)
+    out = []
+    for i in range(len(x)):
+        later = np.arange(len(x))[:, None] > i
+        out.append(np.abs(run(x + later)[i] - base[i]).max())
+    return np.array(out)
+'''),
+    ],
+    rtol=1e-9,
+    atol=1e-12,
+    skills="test a model for reading the future: change later tokens, watch earlier outputs",
 )
 
 
@@ -305,13 +625,31 @@ def _count_reference(d, layers, d_ff, vocab):
                                                  vocab=int(vocab))).total)
 
 
-def _count_cases(rng) -> list[Case]:
-    cases = [
+COUNT_CONTRACT = Contract(
+    args={"d": "a whole number >= 1", "layers": "a whole number >= 1", "d_ff": "a whole number >= 1",
+          "vocab": "a whole number >= 1"},
+    returns="a whole number",
+    dtypes=(),
+    edges={"tiny": "a tiny model", "one block": "a single block", "d_ff not 4d": "d_ff other than 4 d",
+           "large": "a model of hundreds of millions of parameters",
+           "numpy ints": "sizes given as NumPy integers"},
+)
+
+
+def _count_fixed() -> list[Case]:
+    return [
         Case((768, 12, 3072, 32000), "the course's example", visible=True),
-        Case((2, 1, 4, 3), "a tiny model: d = 2, one block, d_ff = 4, 3 words"),
-        Case((64, 4, 176, 500), "a small model whose d_ff is not 4·d"),
-        Case((1024, 24, 4096, 50257), "GPT-2 Medium's sizes"),
+        Case((2, 1, 4, 3), "a tiny model: d = 2, one block, d_ff = 4, 3 words", covers=("tiny", "one block")),
+        Case((64, 4, 176, 500), "a small model whose d_ff is not 4·d", covers=("d_ff not 4d",)),
+        Case((1024, 24, 4096, 50257), "GPT-2 Medium's sizes", covers=("large",)),
+        Case((96, 3, 200, 1000), "sizes whose roles cannot be swapped unnoticed"),
+        Case((np.int64(32), np.int64(5), np.int64(90), np.int64(777)), "sizes given as NumPy integers",
+             covers=("numpy ints",)),
     ]
+
+
+def _count_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d = int(rng.integers(1, 65)) * 16
         layers, vocab = int(rng.integers(1, 49)), int(rng.integers(100, 100_000))
@@ -334,7 +672,9 @@ MODEL_PARAMETERS = Exercise(
 ''',
     solution=["vocab * d", "4 * d * d + 2 * d * d_ff + 2 * d", "d"],
     reference=_count_reference,
-    cases=_count_cases,
+    contract=COUNT_CONTRACT,
+    fixed=_count_fixed,
+    draw=_count_draw,
     hints=[
         "Count matrices as rows times columns: the embedding table has one row per word, the "
         "attention matrices are d x d, the FFN's two matrices d x d_ff and d_ff x d.",
@@ -388,6 +728,17 @@ MODEL_PARAMETERS = Exercise(
 
 # ---------------------------------------------------------------- questions
 
+def _gpt2_gap_explanation() -> str:
+    from lib.params import REAL_MODELS, simple_version
+
+    gpt2 = REAL_MODELS["GPT-2 Small"].config
+    simple = count_parameters(simple_version(gpt2))
+    rest = count_parameters(gpt2).total - simple.blocks - simple.embedding
+    return (f"{gpt2.vocab:,} × {gpt2.d_model} is about {simple.embedding / 1e6:.1f} M numbers, almost the "
+            f"whole gap. The position table ({gpt2.context:,} × {gpt2.d_model}), the biases and "
+            f"LayerNorm's shifts add the remaining {rest:,}.")
+
+
 PREDICT_SIZE = Question(
     id="decoder-predict-size",
     notebook=NOTEBOOK,
@@ -400,7 +751,8 @@ PREDICT_SIZE = Question(
     answer=2,
     explanation="The norms only rescale the copies that attention and the FFN read. The stream "
                 "itself is never normalised inside the block: each half adds its result to it, "
-                "so it leaves larger than it came in. The lab below shows every step's size.",
+                "so it almost always leaves larger than it came in (the cell after the lab counts "
+                "how often over many random draws). The lab below shows every step's size.",
 )
 
 SHAPE_SCORES = Question(
@@ -430,6 +782,7 @@ PREDICT_COLLAPSE = Question(
                 "and the FFN are what stop this in a real block; try it in the lab.",
 )
 
+# No longer asked in the notebook (notebook 03 asks the same thing); kept for saved notebooks.
 PREDICT_ZERO_FFN = Question(
     id="decoder-predict-zero-ffn",
     notebook=NOTEBOOK,
@@ -441,6 +794,22 @@ PREDICT_ZERO_FFN = Question(
     explanation="The FFN's result is added to the stream: [-1, 5] + [0, 0] = [-1, 5]. A part that "
                 "returns zeros leaves the stream untouched, which is why a block whose weights are "
                 "still small barely changes its input.",
+)
+
+PREDICT_FINAL_NORM = Question(
+    id="decoder-predict-final-norm",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="In the hand example the token [0, 4] leaves its block as [-1, 7]. The decoder's final "
+           "norm (LayerNorm, ε aside) comes next. What leaves the decoder?",
+    choices=["[-1, 7]: a norm only rescales the copy a part reads", "[-1, 1]",
+             "[-0.14, 1]: each number divided by the largest", "[0, 0]"],
+    answer=1,
+    explanation="Unlike the norms inside a block, the final norm rescales the stream itself. "
+                "[-1, 7] has mean 3 and standard deviation 4, so it becomes [-1, 1]. Any token of "
+                "two different numbers does: minus its mean it is [-s, s], and divided by its "
+                "standard deviation s it is [-1, 1]. So with two numbers the final norm hides what "
+                "the blocks did; the cell below prints the stream before it.",
 )
 
 NUMBER_NORMS = Question(
@@ -478,12 +847,11 @@ PREDICT_GPT2 = Question(
              "the biases of attention and the FFN", "the table of learned positions",
              "nothing: the published figure is rounded up"],
     answer=0,
-    explanation="50,257 × 768 is about 38.6 M numbers, almost the whole gap. The position table "
-                "(1,024 × 768), the biases and LayerNorm's shifts add less than a million more.",
+    explanation=_gpt2_gap_explanation(),
 )
 
-DEFINITIONS = [CAUSAL_WEIGHTS, DECODER, MODEL_PARAMETERS, PREDICT_SIZE, SHAPE_SCORES, PREDICT_COLLAPSE,
-               PREDICT_ZERO_FFN, NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2]
+DEFINITIONS = [CAUSAL_WEIGHTS, DECODER, FUTURE_LEAK, MODEL_PARAMETERS, PREDICT_SIZE, SHAPE_SCORES,
+               PREDICT_COLLAPSE, PREDICT_ZERO_FFN, PREDICT_FINAL_NORM, NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)

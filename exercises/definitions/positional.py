@@ -8,7 +8,7 @@ from lib.positional import add_positions as _add_positions
 from lib.positional import rope as _rope
 from lib.positional import sinusoidal as _sinusoidal
 
-from exercises.core.definition import Case, Exercise, Mistake, Question, Variant
+from exercises.core.definition import Case, Contract, Exercise, Mistake, Question, Variant, in_float32
 
 NOTEBOOK = "01_positional_encoding"
 
@@ -36,14 +36,18 @@ def _table_multiplied(length, d_model):
     return _table_from_angles(pos * 10000.0 ** (two_k / d_model), d_model)
 
 
-def _table_no_d(length, d_model):
-    pos, two_k = _grid(length, d_model)
-    return _table_from_angles(pos / 10000.0 ** two_k, d_model)
+def _table_no_d(base):
+    def table(length, d_model):
+        pos, two_k = _grid(length, d_model)
+        return _table_from_angles(pos / base ** two_k, d_model)
+    return table
 
 
-def _table_precedence(length, d_model):
-    pos, two_k = _grid(length, d_model)
-    return _table_from_angles(pos / 10000.0 ** two_k / d_model, d_model)
+def _table_precedence(base):
+    def table(length, d_model):
+        pos, two_k = _grid(length, d_model)
+        return _table_from_angles(pos / base ** two_k / d_model, d_model)
+    return table
 
 
 def _table_one_speed(length, d_model):
@@ -51,15 +55,47 @@ def _table_one_speed(length, d_model):
     return _table_from_angles(pos + 0.0 * two_k, d_model)
 
 
-def _table_cases(rng) -> list[Case]:
-    cases = [
+def _table_halves(length, d_model):
+    pos, two_k = _grid(length, d_model)
+    angles = pos / 10000 ** (two_k / d_model)
+    return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+
+
+def _table_k_not_2k(length, d_model):
+    pos, two_k = _grid(length, d_model)
+    return _table_from_angles(pos / 10000 ** (two_k / 2 / d_model), d_model)
+
+
+TABLE_CONTRACT = Contract(
+    args={"length": "a whole number >= 1 (a Python int or a NumPy integer): the positions",
+          "d_model": "an even whole number >= 2: the numbers per position"},
+    returns="the table, shape (length, d_model), of floats",
+    dtypes=(),
+    edges={"one position": "a single position",
+           "one pair": "d_model = 2, a single pair of columns",
+           "long": "positions in the hundreds, where even the slow pairs turn visibly",
+           "wide": "d_model in the hundreds, whose last pairs turn ten thousand times slower",
+           "numpy ints": "sizes given as NumPy integers (as np.arange and shapes give them)",
+           "non-square": "length differs from d_model and from d_model / 2"},
+)
+
+
+def _table_fixed() -> list[Case]:
+    return [
         Case((3, 4), "the example", visible=True),
-        Case((1, 2), "one position, d_model = 2"),
-        Case((16, 2), "d_model = 2, one pair only"),
-        Case((10, 8), "10 tokens at d_model = 8"),
+        Case((1, 2), "one position, d_model = 2", covers=("one position", "one pair")),
+        Case((16, 2), "d_model = 2, one pair only", covers=("one pair",)),
+        Case((10, 8), "10 tokens at d_model = 8", covers=("non-square",)),
         Case((5, 64), "a wide table, d_model = 64"),
         Case((40, 6), "a long text"),
+        Case((300, 10), "300 positions", covers=("long",)),
+        Case((7, 512), "d_model = 512", covers=("wide",)),
+        Case((np.int32(9), np.int32(12)), "sizes given as NumPy integers", covers=("numpy ints",)),
     ]
+
+
+def _table_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         length, d_model = int(rng.integers(1, 30)), 2 * int(rng.integers(1, 21))
         cases.append(Case((length, d_model), f"random sizes, {length} positions, d_model = {d_model}"))
@@ -83,7 +119,9 @@ SINUSOIDAL_TABLE = Exercise(
 ''',
     solution=["pos / 10000 ** (two_k / d_model)", "np.sin(angles)", "np.cos(angles)"],
     reference=_sinusoidal,
-    cases=_table_cases,
+    contract=TABLE_CONTRACT,
+    fixed=_table_fixed,
+    draw=_table_draw,
     hints=[
         "The angle of position pos in pair k is pos divided by 10000 to the power 2k/d_model. "
         "`pos` is a column and `two_k` a row, so one expression with both of them gives the "
@@ -102,22 +140,27 @@ SINUSOIDAL_TABLE = Exercise(
                 "Your angles grow with the column; they should shrink. Divide the position by "
                 "10000 to the power 2k/d_model, so the right-hand pairs turn slowly.",
                 impl=_table_multiplied),
-        Mistake("no d_model",
-                "The exponent is 2k divided by d_model. Without dividing by d_model the later "
-                "pairs barely turn at all.",
-                impl=_table_no_d),
-        Mistake("precedence",
-                "`**` is worked out before `/`: without brackets the power uses two_k alone "
-                "and the result is then divided by d_model. Put brackets around the exponent.",
-                impl=_table_precedence),
+        *[Mistake("no d_model",
+                  "The exponent is 2k divided by d_model. Without dividing by d_model the later "
+                  "pairs barely turn at all.",
+                  impl=_table_no_d(base)) for base in (10000, 10000.0)],
+        *[Mistake("precedence",
+                  "`**` is worked out before `/`: without brackets the power uses two_k alone "
+                  "and the result is then divided by d_model. Put brackets around the exponent.",
+                  impl=_table_precedence(base)) for base in (10000, 10000.0)],
         Mistake("one speed",
                 "Every pair turns at the same speed, one radian per position. Each pair needs "
                 "its own speed, which depends on two_k.",
                 impl=_table_one_speed),
-        Mistake("broadcast",
-                "The angles should have one column per pair, d_model/2 of them, to fit the even "
-                "(or the odd) columns of the table. Use `two_k` for the exponent.",
-                error=r"broadcast"),
+        Mistake("halves",
+                "Your sines fill the left half of the table and the cosines the right half. In "
+                "this table they alternate: the sine of each pair in an even column, its cosine "
+                "in the odd column just after it.",
+                impl=_table_halves),
+        Mistake("k instead of 2k",
+                "Your pairs turn too fast: the exponent uses k, half of `two_k`. `two_k` already "
+                "holds 0, 2, 4, ...; divide it by d_model as it is.",
+                impl=_table_k_not_2k),
     ],
     wrong=[
         Variant({1: "np.cos(angles)", 2: "np.sin(angles)"}, ["row 0", "swapped"], "values"),
@@ -125,14 +168,26 @@ SINUSOIDAL_TABLE = Exercise(
         Variant({0: "pos / 10000 ** two_k"}, ["row 1", "dividing by d_model"], "values"),
         Variant({0: "pos / 10000 ** two_k / d_model"}, ["brackets"], "values"),
         Variant({0: "pos"}, ["same speed"], "values"),
+        Variant({0: "pos / 10000 ** (two_k / 2 / d_model)"}, ["row 1", "half of `two_k`"], "values"),
         Variant({0: "pos / 10000 ** (np.arange(d_model) / d_model)"}, ["ValueError", "broadcast",
                                                                       "line 7"], "error"),
+        Variant({0: "pos / 10000 ** (two_k / d_model)", 1: "np.round(np.sin(angles), 4)",
+                 2: "np.round(np.cos(angles), 4)"}, ["row 1", "expected"], "values"),
     ],
     alternatives=[
         Variant({0: "pos * 10000.0 ** (-two_k / d_model)"}),
         Variant({0: "pos * np.exp(-np.log(10000) * two_k / d_model)"}),
         Variant({0: "np.outer(np.arange(length), 1 / np.power(10000, np.arange(0, d_model, 2) / d_model))",
                  1: "np.sin(angles[:, :])", 2: "np.sin(angles + np.pi / 2)"}),
+        Variant(source='''def position_table(length, d_model):
+    table = np.zeros((length, d_model))
+    for pos in range(length):
+        for i in range(0, d_model, 2):
+            angle = pos / 10000 ** (i / d_model)
+            table[pos, i] = np.sin(angle)
+            table[pos, i + 1] = np.cos(angle)
+    return table
+'''),
     ],
     skills="build the sinusoidal table for any length and width, without a loop",
 )
@@ -155,18 +210,53 @@ def _thetas(x, base):
     return base ** (-np.arange(half) / half)
 
 
-def _rope_cases(rng) -> list[Case]:
+def _rope_neighbours(x, position, base=10000.0):
+    angle = position * _thetas(x, base)
+    a, b = x[0::2], x[1::2]
+    out = np.empty(len(x))
+    out[0::2] = a * np.cos(angle) - b * np.sin(angle)
+    out[1::2] = a * np.sin(angle) + b * np.cos(angle)
+    return out
+
+
+ROPE_CONTRACT = Contract(
+    args={"x": "one vector of floats, shape (d,), d even and >= 2",
+          "position": "a whole number >= 0 (a Python int or a NumPy integer)",
+          "base": "a positive number, 10000.0 unless given"},
+    returns="the turned vector, shape (d,)",
+    ndims=(1,),
+    dtypes=("float64", "float32"),
+    defaults={"base": 10000.0},
+    edges={"position 0": "position 0, where nothing turns",
+           "far": "a far position (1000), where the slow pairs have turned too",
+           "one pair": "d = 2, a single pair",
+           "wide": "a head of 32 numbers or more",
+           "numpy int": "the position as a NumPy integer"},
+)
+
+
+def _rope_fixed() -> list[Case]:
     query = np.random.default_rng(2026).normal(0, 1, 32)
-    cases = [
+    return [
         Case((np.array([1.0, 2.0, 3.0, 4.0]), 2), "the example", visible=True),
-        Case((np.array([0.3, -1.2, 0.8, 2.5, -0.4, 1.1]), 0), "position 0: nothing turns"),
-        Case((np.array([0.6, -0.9]), 3), "d = 2, a single pair"),
-        Case((query, 5), "head size 32 at position 5"),
-        Case((np.array([1.5, -0.5, 0.25, 2.0]), 1000), "a far position, 1000"),
+        Case((np.array([0.3, -1.2, 0.8, 2.5, -0.4, 1.1]), 0), "position 0: nothing turns",
+             covers=("position 0",)),
+        Case((np.array([0.6, -0.9]), 3), "d = 2, a single pair", covers=("one pair",)),
+        Case((query, 5), "head size 32 at position 5", covers=("wide",)),
+        Case((np.array([1.5, -0.5, 0.25, 2.0, 0.75, -1.25]), 1000), "a far position, 1000",
+             covers=("far",)),
         Case((np.array([0.7, 0.1, -0.3, 0.9, 1.2, -0.6, 0.4, 0.2]), 7), "base 100",
              kwargs={"base": 100.0}),
         Case((np.array([0.5, -1.5, 2.5, 1.0, -2.0, 0.75]), 1), "position 1"),
+        Case((np.array([2.0, -1.0, 0.5, 1.5]), np.int32(37)), "the position as a NumPy integer",
+             covers=("numpy int",)),
+        in_float32(Case((np.array([0.25, 1.5, -0.75, 0.5, -2.0, 1.0, 0.125, -0.5]), 11),
+                        "float32 numbers at position 11")),
     ]
+
+
+def _rope_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         d, position = 2 * int(rng.integers(1, 17)), int(rng.integers(0, 200))
         cases.append(Case((rng.normal(0.0, 1.0, d), position),
@@ -193,7 +283,9 @@ ROPE_ROTATION = Exercise(
     solution=["position * theta", "a * np.cos(angle) - b * np.sin(angle)",
               "a * np.sin(angle) + b * np.cos(angle)"],
     reference=_rope_reference,
-    cases=_rope_cases,
+    contract=ROPE_CONTRACT,
+    fixed=_rope_fixed,
+    draw=_rope_draw,
     hints=[
         "Each pair turns by its own angle: the position times that pair's speed. "
         "`theta` holds one speed per pair, so one product gives every pair's angle.",
@@ -215,14 +307,47 @@ ROPE_ROTATION = Exercise(
                 "The angle is the position times theta, not the position divided by it: "
                 "the slow pairs should turn less, not more.",
                 impl=lambda x, position, base=10000.0: _turn(x, position / _thetas(x, base))),
+        Mistake("neighbours",
+                "You turned neighbouring numbers (x[0], x[1]), (x[2], x[3]), ... together. Here "
+                "pair i is (x[i], x[i + d/2]): a number from the first half with its partner "
+                "in the second half.",
+                impl=_rope_neighbours),
+        Mistake("base ignored",
+                "Your result is right for the usual base 10000 but not for another `base`: use "
+                "the argument `base`, not the number 10000.",
+                impl=lambda x, position, base=10000.0: _rope(x, 10000.0, "halves", offset=position)),
     ],
     wrong=[
         Variant({1: "a * np.cos(angle) + b * np.sin(angle)", 2: "-a * np.sin(angle) + b * np.cos(angle)"},
                 ["wrong way"], "values"),
         Variant({0: "theta"}, ["position 1"], "values"),
         Variant({0: "position / theta"}, ["divided"], "values"),
-        Variant({1: "a * np.cos(angle)", 2: "b * np.cos(angle)"}, ["differs", "expected"], "values"),
+        Variant({1: "a * np.cos(angle)", 2: "b * np.cos(angle)"}, ["position 0", "expected"], "values"),
         Variant({0: "position * theta[:, None]"}, ["shape"], "shape"),
+        Variant(source='''def rope_one(x, position, base=10000.0):
+    half = len(x) // 2
+    theta = 10000.0 ** (-np.arange(half) / half)
+    angle = position * theta
+    a, b = x[:half], x[half:]
+    return np.concatenate([a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)])
+''', expect=["hidden test", "base 100", "argument `base`"], kind="values"),
+        Variant(source='''def rope_one(x, position, base=10000.0):
+    half = len(x) // 2
+    angle = position * base ** (-np.arange(half) / half)
+    a, b = x[:half].copy(), x[half:].copy()
+    x[:half] = a * np.cos(angle) - b * np.sin(angle)
+    x[half:] = a * np.sin(angle) + b * np.cos(angle)
+    return x
+''', expect=["changed its argument `x`", "caller", "new array"], kind="inplace"),
+        Variant(source='''def rope_one(x, position, base=10000.0):
+    half = len(x) // 2
+    angle = position * base ** (-np.arange(half) / half)
+    a, b = x[0::2], x[1::2]
+    out = np.empty(len(x))
+    out[0::2] = a * np.cos(angle) - b * np.sin(angle)
+    out[1::2] = a * np.sin(angle) + b * np.cos(angle)
+    return out
+''', expect=["position 1", "neighbouring numbers"], kind="values"),
     ],
     alternatives=[
         Variant({0: "theta * position"}),
@@ -234,26 +359,200 @@ ROPE_ROTATION = Exercise(
 )
 
 
+# ---------------------------------------------------------------- scores by distance
+
+def _scores_by_distance(query, key, max_distance, start=3):
+    """The reference: the key at position ``start``, the query t positions after it (the score
+    depends on the distance only, so the key may stand anywhere)."""
+    scores = [_rope(query, offset=start + t) @ _rope(key, offset=start) for t in range(int(max_distance) + 1)]
+    return np.array(scores, dtype=float).reshape(-1) / np.sqrt(len(query))
+
+
+def _key_after_query(query, key, max_distance):
+    return _scores_by_distance(key, query, max_distance)
+
+
+def _not_turned(query, key, max_distance):
+    return np.full(int(max_distance) + 1, query @ key / np.sqrt(len(query)))
+
+
+def _neighbour_scores(query, key, max_distance):
+    turned = [_rope(query, pairing="neighbours", offset=t) for t in range(int(max_distance) + 1)]
+    return np.array(turned).reshape(-1, len(query)) @ key / np.sqrt(len(query))
+
+
+ROPE_DISTANCE_CONTRACT = Contract(
+    args={"query": "one query vector of floats, shape (d,), d even and >= 2",
+          "key": "one key vector of the same size, shape (d,)",
+          "max_distance": "a whole number >= 0 (a Python int or a NumPy integer)"},
+    returns="the scaled scores at distances 0, 1, ..., max_distance, shape (max_distance + 1,)",
+    ndims=(1,),
+    dtypes=("float64", "float32"),
+    edges={"distance 0": "max_distance = 0: a single score, where nothing turns",
+           "one pair": "d = 2, a single pair",
+           "far": "distances in the hundreds, where even the slowest pairs have turned",
+           "wide": "a head of 64 numbers",
+           "numpy int": "max_distance as a NumPy integer (as shapes and np.arange give it)"},
+)
+
+
+def _distance_fixed() -> list[Case]:
+    lab = np.random.default_rng(2026)
+    query, key = lab.normal(0, 1, 32), lab.normal(0, 1, 32)       # the lab's query, then its key
+    fixed = np.random.default_rng(303)
+    return [
+        Case((query, key, 6), "the example", visible=True),
+        Case((np.array([0.8, -0.6]), np.array([0.5, 1.2]), 8), "d = 2, a single pair", covers=("one pair",)),
+        Case((np.array([0.5, -1.0, 2.0, 0.25]), np.array([1.5, 0.5, -0.5, 1.0]), 0),
+             "distance 0 only", covers=("distance 0",)),
+        Case((fixed.normal(0, 1, 8), fixed.normal(0, 1, 8), 300), "distances up to 300", covers=("far",)),
+        Case((fixed.normal(0, 1, 64), fixed.normal(0, 1, 64), 12), "head size 64", covers=("wide",)),
+        Case((fixed.normal(0, 1, 6), fixed.normal(0, 1, 6), np.int32(9)),
+             "the largest distance as a NumPy integer", covers=("numpy int",)),
+        in_float32(Case((fixed.normal(0, 1, 10), fixed.normal(0, 1, 10), 15), "float32 query and key")),
+    ]
+
+
+def _distance_draw(rng) -> list[Case]:
+    cases = []
+    for _ in range(3):
+        d, n = 2 * int(rng.integers(1, 33)), int(rng.integers(1, 60))
+        cases.append(Case((rng.normal(0.0, 1.0, d), rng.normal(0.0, 1.0, d), n),
+                          f"random query and key of {d} numbers, distances up to {n}"))
+    return cases
+
+
+ROPE_DISTANCE = Exercise(
+    id="rope-distance",
+    notebook=NOTEBOOK,
+    title="Every distance at once",
+    name="scores_by_distance",
+    template='''def scores_by_distance(query, key, max_distance):
+    """The scaled score q.k / sqrt(d) of `query` against `key` with rotary positions, when the
+    query stands t positions after the key, for t = 0, 1, ..., max_distance.
+    Returns max_distance + 1 scores. Use `rope` (from lib.positional); no loop is needed."""
+    turned = ____     # row t: the query turned for position t, shape (max_distance + 1, d)
+    return ____       # one scaled score per row
+''',
+    solution=["rope(np.tile(query, (max_distance + 1, 1)))", "turned @ key / np.sqrt(len(key))"],
+    reference=_scores_by_distance,
+    contract=ROPE_DISTANCE_CONTRACT,
+    fixed=_distance_fixed,
+    draw=_distance_draw,
+    context="import numpy as np\nfrom exercises.core.blank import ____\nfrom lib.positional import rope\n",
+    hints=[
+        "The score depends only on how far apart the two positions are, so you may put the key "
+        "wherever it is simplest. At which position does a turn change nothing?",
+        "`rope` turns row i of a (length, d) array for position i, so an array whose rows are all "
+        "copies of the query comes back turned for positions 0, 1, 2, ... `np.tile(v, (n, 1))` "
+        "stacks n copies of a vector v as rows.",
+        "With the key at position 0 it stays as it is. A matrix product of the turned rows with "
+        "the key gives one dot product per row; divide by the square root of the head size.",
+    ],
+    mistakes=[
+        Mistake("key after the query",
+                "You turned the key and left the query still: that puts the key t positions "
+                "after the query, the other direction. Turn the query; keep the key at position 0.",
+                impl=_key_after_query),
+        Mistake("nothing turned",
+                "Every score equals the one at distance 0: either nothing was turned, or the query "
+                "and the key were turned by the same angle. Turn the query's copies for positions "
+                "0, 1, 2, ... and keep the key at position 0.",
+                impl=_not_turned),
+        Mistake("not scaled",
+                "These are the raw dot products. The scaled score divides each by the square root "
+                "of the head size, len(query).",
+                impl=lambda q, k, n: _scores_by_distance(q, k, n) * np.sqrt(len(q))),
+        Mistake("divided by d",
+                "You divided by the head size itself. The scaled score divides by its square root, "
+                "as attention does.",
+                impl=lambda q, k, n: _scores_by_distance(q, k, n) / np.sqrt(len(q))),
+        Mistake("neighbours",
+                "Your numbers are paired as neighbours (2i with 2i + 1). The course pairs halves, "
+                "number i with number i + d/2, which is `rope`'s default.",
+                impl=_neighbour_scores),
+        Mistake("one distance short",
+                "Your result has one score too few. Distances 0, 1, ..., max_distance are "
+                "max_distance + 1 of them, so that many copies of the query are turned.",
+                impl=lambda q, k, n: _scores_by_distance(q, k, int(n) - 1)),
+        Mistake("only the last distance",
+                "You got a single score, the one at distance max_distance: `rope` turns a single "
+                "vector for one position only. Turn a stack of copies of the query, one row per "
+                "distance; `rope` turns row t for position t.",
+                impl=lambda q, k, n: _rope(q, offset=int(n)) @ k / np.sqrt(len(q))),
+    ],
+    wrong=[
+        Variant({1: "turned @ key"}, ["position 0", "square root"], "values"),
+        Variant({1: "turned @ key / len(key)"}, ["position 0", "head size itself"], "values"),
+        Variant({0: "rope(np.tile(key, (max_distance + 1, 1)))", 1: "turned @ query / np.sqrt(len(key))"},
+                ["position 1", "other direction"], "values"),
+        Variant({0: "np.tile(query, (max_distance + 1, 1))"}, ["position 1", "distance 0"], "values"),
+        Variant({0: "rope(np.tile(query, (max_distance + 1, 1)), pairing='neighbours')"},
+                ["position 1", "halves"], "values"),
+        Variant({0: "rope(np.tile(query, (max_distance, 1)))"}, ["expected shape (7,)", "one score too few"],
+                "shape"),
+        Variant({0: "rope(query, offset=max_distance)"}, ["expected shape (7,)", "single score"], "shape"),
+        Variant(source='''def scores_by_distance(query, key, max_distance):
+    key /= np.sqrt(len(key))
+    turned = rope(np.tile(query, (max_distance + 1, 1)))
+    return turned @ key
+''', expect=["changed its argument `key`", "caller", "new array"], kind="inplace"),
+    ],
+    alternatives=[
+        Variant({0: "np.array([rope(query, offset=t) for t in range(max_distance + 1)])"}),
+        Variant({0: "rope(np.stack([query] * (max_distance + 1)), offset=5)",
+                 1: "turned @ rope(key, offset=5) / len(key) ** 0.5"}),
+        Variant({1: "np.einsum('td,d->t', turned, key) / np.sqrt(key.size)"}),
+    ],
+    skills="use the rotary turn to get a query's score against a key at every distance at once",
+)
+
+
 # ---------------------------------------------------------------- scale, then add
 
 def _embed_reference(words, table):
     return _add_positions(words, table)
 
 
-def _embed_cases(rng) -> list[Case]:
+EMBED_CONTRACT = Contract(
+    args={"words": "word vectors, shape (..., length, d_model), length >= 1",
+          "table": "a position table built for the longest text, shape (max_length, d_model), "
+                   "max_length >= length"},
+    returns="the model's input, shape (..., length, d_model)",
+    ndims=(2, 3),
+    dtypes=("float64", "float32"),
+    edges={"one word": "a text of one word",
+           "full table": "a text exactly as long as the table",
+           "square": "a text of d_model words, so that length and d_model cannot be told apart "
+                     "by shape",
+           "batch": "a batch of texts"},
+)
+
+
+def _embed_fixed() -> list[Case]:
     table4, table8 = _sinusoidal(16, 4), _sinusoidal(16, 8)
     example = np.array([[-0.77, -0.62, 0.91, -0.28],
                         [0.12, 0.5, -0.3, 0.8],
                         [0.4, -0.1, 0.2, 0.05]])
     fixed = np.random.default_rng(101)
-    cases = [
+    return [
         Case((example, table4), "the example", visible=True),
-        Case((np.array([[0.35, -0.15, 0.6, 0.45]]), table4), "a text of one word"),
+        Case((np.array([[0.35, -0.15, 0.6, 0.45]]), table4), "a text of one word", covers=("one word",)),
         Case((np.zeros((4, 8)), table8), "words that are all zero"),
-        Case((np.round(fixed.normal(0, 0.3, (16, 8)), 2), table8), "a text as long as the table"),
+        Case((np.round(fixed.normal(0, 0.3, (16, 8)), 2), table8), "a text as long as the table",
+             covers=("full table",)),
         Case((np.round(fixed.normal(0, 0.1, (5, 64)), 3), _sinusoidal(16, 64)), "d_model = 64"),
-        Case((np.round(fixed.normal(0, 0.4, (2, 3, 8)), 2), table8), "a batch of 2 texts"),
+        Case((np.round(fixed.normal(0, 0.4, (2, 3, 8)), 2), table8), "a batch of 2 texts",
+             covers=("batch",)),
+        Case((np.round(fixed.normal(0, 0.5, (6, 6)), 2), _sinusoidal(12, 6)),
+             "a text of 6 words at d_model = 6", covers=("square",)),
+        in_float32(Case((np.round(fixed.normal(0, 0.5, (3, 10)), 2), _sinusoidal(8, 10)),
+                        "float32 words")),
     ]
+
+
+def _embed_draw(rng) -> list[Case]:
+    cases = []
     for _ in range(3):
         length, d_model = int(rng.integers(1, 17)), 2 * int(rng.integers(1, 17))
         cases.append(Case((rng.normal(0.0, 0.5, (length, d_model)), _sinusoidal(16, d_model)),
@@ -278,11 +577,12 @@ EMBED = Exercise(
 ''',
     solution=["np.sqrt(d_model)", "table[:length]"],
     reference=_embed_reference,
-    cases=_embed_cases,
+    contract=EMBED_CONTRACT,
+    fixed=_embed_fixed,
+    draw=_embed_draw,
     hints=[
         "Two steps: make the words stronger by a factor that depends on the width, then add "
-        "the position rows. For d_model = 4 the factor is 2, the size that makes a fresh word "
-        "vector about as long as a position row.",
+        "the position rows. For d_model = 4 the factor is 2.",
         "The table was built once for the longest text. A text of `length` words uses its "
         "rows 0, 1, ..., length \u2212 1, in order: a slice of the first rows.",
     ],
@@ -309,16 +609,27 @@ EMBED = Exercise(
         Mistake("whole table",
                 "The table has one row per position up to the longest text, more rows than "
                 "this text has words. Take only as many rows as there are words.",
-                error=r"broadcast"),
+                impl=lambda w, t: w * np.sqrt(_rows(w)[1]) + t),
+        Mistake("length from the wrong axis",
+                "Your code works when the text has exactly d_model words, and fails otherwise: "
+                "the number of rows you take from the table comes from the words' last axis, "
+                "which counts the numbers per word (d_model). The text's length is the number "
+                "of rows of `words`, its second-to-last axis.",
+                impl=lambda w, t: w * np.sqrt(_rows(w)[1]) + t[:_rows(w)[1]]),
     ],
     wrong=[
         Variant({0: "1"}, ["row 0", "as they are"], "values"),
         Variant({0: "d_model"}, ["square root"], "values"),
-        Variant({1: "table"}, ["ValueError", "broadcast", "rows"], "error"),
+        Variant({1: "table"}, ["ValueError", "broadcast", "as many rows as there are words"], "error"),
         Variant({1: "table[length]"}, ["single row"], "values"),
         Variant({1: "table[0]"}, ["position 0"], "values"),
+        Variant({1: "table[:d_model]"}, ["ValueError", "exactly d_model words", "second-to-last"], "error"),
+        Variant({1: "table[:words.shape[-1]]"}, ["ValueError", "exactly d_model words"], "error"),
         Variant(source='def embed(words, table):\n    return np.sqrt(words.shape[-1]) * words\n',
                 expect=["row 0"], kind="values"),
+        Variant(source='def embed(words, table):\n    length, d_model = words.shape[-2:]\n'
+                       '    words *= np.sqrt(d_model)\n    words += table[:length]\n    return words\n',
+                expect=["changed its argument `words`", "caller"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "d_model ** 0.5"}),
@@ -326,6 +637,7 @@ EMBED = Exercise(
         Variant({1: "table[0:length, :]"}),
     ],
     skills="scale the word vectors by sqrt(d_model) and add the first rows of the position table",
+    retired=True,   # replaced by rope-distance; kept for notebooks saved from earlier releases
 )
 
 
@@ -413,8 +725,29 @@ PREDICT_ROPE = Question(
                 "sits. The lab and the cell after it show the two scores.",
 )
 
-DEFINITIONS = [SINUSOIDAL_TABLE, ROPE_ROTATION, EMBED, PREDICT_SHUFFLE, NUMBER_PE01, SHAPE_TEN_TOKENS,
-               NUMBER_LAST_SPEED, NUMBER_SCALE_64, PREDICT_ROPE]
+PREDICT_SCALE = Question(
+    id="pos-predict-scale",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="The words are multiplied by a factor before their position rows are added, and then "
+           "the sentence is reordered. With a very large factor, what do attention's outputs do?",
+    choices=[
+        "Each word's output stays close to what it was, wherever the word goes: they follow the words",
+        "The output at each place stays close to what it was, whatever word stands there: they "
+        "follow the positions",
+        "Nothing changes at all, whatever the factor",
+        "They become random: the factor destroys the input",
+    ],
+    answer=0,
+    explanation="A large factor makes the word most of the input, so the position row hardly "
+                "counts and attention sees almost a set of words again: each word's output moves "
+                "little when the word moves, while the output at a fixed place changes with the "
+                "word standing there. A small factor does the opposite. The lab and the cell after "
+                "it show both.",
+)
+
+DEFINITIONS = [SINUSOIDAL_TABLE, ROPE_ROTATION, ROPE_DISTANCE, EMBED, PREDICT_SHUFFLE, NUMBER_PE01,
+               SHAPE_TEN_TOKENS, NUMBER_LAST_SPEED, NUMBER_SCALE_64, PREDICT_SCALE, PREDICT_ROPE]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)

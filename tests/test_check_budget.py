@@ -1,0 +1,200 @@
+"""The time and size budget of a check (exercises/core/budget.py): runaway learner code stops
+with plain-language feedback and the kernel stays usable.
+
+In-process tests use a short budget; the live-kernel test runs a real ipykernel (the course's
+kernel spec, through jupyter_client) with the budget the learner gets, and checks that after an
+infinite loop, a deep recursion and a huge allocation the next cell still runs. The overhead of
+the tracing hook on the official solutions is printed as a ratio (not asserted: timings vary).
+"""
+
+import os
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from exercises.core import budget, sandbox
+from exercises.core.cell import run_cell
+from exercises.core.checker import evaluate, evaluate_source
+from exercises.core.registry import all_exercises, get_exercise
+
+ROOT = Path(__file__).resolve().parents[1]
+
+LOOP = "def row_mean(x):\n    while True:\n        pass\n"
+ONE_LINE_LOOP = "def row_mean(x):\n    while True: y = 1\n"
+SWALLOWING_LOOP = ("def row_mean(x):\n    while True:\n        try:\n            y = 1\n"
+                   "        except Exception:\n            pass\n")
+LONG_LOOP = ("def row_mean(x):\n    total = 0\n    for i in range(10 ** 12):\n        total += i\n"
+             "    return x.mean(axis=-1, keepdims=True)\n")
+RECURSION = "def row_mean(x):\n    return row_mean(x)\n"
+LOOPED_TABLE = textwrap.dedent("""
+    def position_table(length, d_model):
+        table = np.zeros((length, d_model))
+        for pos in range(length):
+            for i in range(0, d_model, 2):
+                angle = pos / 10000 ** (i / d_model)
+                table[pos, i] = np.sin(angle)
+                table[pos, i + 1] = np.cos(angle)
+        return table
+""")
+HUGE = "def row_mean(x):\n    return np.ones((10 ** 7, 10 ** 7)).sum(axis=-1)\n"
+
+
+@pytest.fixture(autouse=True)
+def _progress_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+
+
+@pytest.fixture
+def short_budget(monkeypatch):
+    monkeypatch.setattr(budget, "CALL_SECONDS", 0.3)
+    monkeypatch.setattr(budget, "CHECK_SECONDS", 2.0)
+
+
+@pytest.mark.parametrize("source", [LOOP, ONE_LINE_LOOP, SWALLOWING_LOOP, LONG_LOOP],
+                         ids=["while", "one-line while", "loop catching Exception", "huge for loop"])
+def test_a_loop_that_never_ends_stops_with_plain_feedback(source, short_budget):
+    started = time.monotonic()
+    fb = evaluate_source("row-mean", source)
+    assert time.monotonic() - started < 2.0
+    assert fb.kind == "timeout", fb.text()
+    assert "did not finish in 0.3 s on the example above: is there a loop that never ends?" in fb.text()
+    assert fb.location and fb.location.startswith("line ")
+    assert sys.gettrace() is None
+
+
+def test_slow_calls_stop_once_the_whole_check_is_over_its_budget(monkeypatch):
+    monkeypatch.setattr(budget, "CALL_SECONDS", 0.5)
+    monkeypatch.setattr(budget, "CHECK_SECONDS", 0.8)
+    slow = ("def row_mean(x):\n    import time\n    end = time.monotonic() + 0.2\n"
+            "    while time.monotonic() < end:\n        pass\n"
+            "    return x.sum(axis=-1, keepdims=True) / x.shape[-1]\n")
+    fb = evaluate_source("row-mean", slow)
+    assert fb.kind == "timeout", fb.text()
+    assert "more than 0.8 s in all" in fb.text()
+
+
+def test_deep_recursion_gets_plain_feedback_and_the_limit_is_restored():
+    limit = sys.getrecursionlimit()
+    fb = evaluate_source("row-mean", RECURSION)
+    assert fb.kind == "recursion", fb.text()
+    assert "called itself over and over" in fb.text() and "RecursionError" in fb.text()
+    assert fb.location == "line 2: return row_mean(x)"
+    assert sys.getrecursionlimit() == limit
+
+
+def test_a_huge_allocation_gets_plain_feedback():
+    fb = evaluate_source("row-mean", HUGE)
+    assert fb.kind == "memory", fb.text()
+    assert "an array of shape (10000000, 10000000)" in fb.text() and "TiB" in fb.text()
+
+
+def test_a_tracer_already_running_is_put_back():
+    calls = []
+
+    def tracer(frame, event, arg):
+        calls.append(event)
+        return None
+
+    sys.settrace(tracer)
+    try:
+        fb = evaluate_source("row-mean", get_exercise("row-mean").solution_source)
+        assert sys.gettrace() is tracer
+    finally:
+        sys.settrace(None)
+    assert fb.passed
+
+
+def test_only_the_learners_frames_are_traced():
+    assert budget.is_learners("<cell row-mean #3>")
+    assert budget.is_learners("/tmp/ipykernel_123/456.py")
+    assert not budget.is_learners(np.__file__)
+    assert not budget.is_learners(str(ROOT / "lib" / "norm.py"))
+    assert not budget.is_learners(os.__file__)
+
+
+def test_the_budget_changes_no_result_and_its_overhead_is_measured(capsys):
+    """Every official solution gives the same numbers with and without the tracing hook; the
+    time ratio is printed for the record."""
+    plain = traced = 0.0
+    for ex in all_exercises():
+        func = run_cell(ex.solution_source, ex.context, ex.id)[ex.name]
+        for case in ex.fixed_cases():
+            args = [sandbox.copied(case.args) for _ in range(2)]
+            with np.errstate(all="ignore"):
+                started = time.perf_counter()
+                for _ in range(5):
+                    direct = func(*args[0], **case.kwargs)
+                plain += time.perf_counter() - started
+                started = time.perf_counter()
+                for _ in range(5):
+                    budgeted = budget.Budget(per_call=60, total=600).call(func, *args[1], **case.kwargs)
+                traced += time.perf_counter() - started
+            np.testing.assert_array_equal(np.asarray(direct), np.asarray(budgeted))
+    loops = run_cell(LOOPED_TABLE, "import numpy as np\n")["position_table"]
+    started = time.perf_counter()
+    direct = loops(200, 64)
+    loop_plain = time.perf_counter() - started
+    started = time.perf_counter()
+    budgeted = budget.Budget(per_call=60, total=600).call(loops, 200, 64)
+    loop_traced = time.perf_counter() - started
+    np.testing.assert_array_equal(direct, budgeted)
+    with capsys.disabled():
+        print(f"\n  the budget's tracing hook on the official solutions: {1000 * traced:.0f} ms "
+              f"against {1000 * plain:.0f} ms without it, a ratio of {traced / plain:.2f}; on a "
+              f"table built with two Python loops (200 x 64): {1000 * loop_traced:.0f} ms against "
+              f"{1000 * loop_plain:.0f} ms, a ratio of {loop_traced / loop_plain:.1f}")
+
+
+# ---------------------------------------------------------------- a live kernel
+
+KERNEL_CELLS = [
+    ("from exercises.ui.notebook import ____, check\nimport numpy as np", None),
+    (LOOP, None),
+    ('check("row-mean")', "did not finish in 3 s on the example above: is there a loop that never ends?"),
+    ("print(1 + 1)", "2"),
+    (RECURSION, None),
+    ('check("row-mean")', "called itself over and over"),
+    ("print(2 + 2)", "4"),
+    (HUGE, None),
+    ('check("row-mean")', "an array of shape (10000000, 10000000)"),
+    ("print(3 + 3)", "6"),
+    (get_exercise("row-mean").solution_source, None),
+    ('check("row-mean")', "All 12 tests passed"),
+]
+
+
+def test_runaway_code_in_a_live_kernel_gives_feedback_and_the_next_cell_runs(tmp_path):
+    from jupyter_client.manager import start_new_kernel
+
+    env = {**os.environ, "COURSE_PROGRESS_FILE": str(tmp_path / "progress.json"),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "IPYTHONDIR": str(tmp_path / "ipython")}
+    env.pop("COURSE_STRICT", None)
+    manager, client = start_new_kernel(kernel_name="python", env=env, cwd=str(tmp_path))
+    try:
+        for source, expected in KERNEL_CELLS:
+            texts, errors = [], []
+
+            def collect(message):
+                content = message["content"]
+                if message["msg_type"] == "stream":
+                    texts.append(content["text"])
+                elif message["msg_type"] in ("display_data", "execute_result"):
+                    texts.append(content["data"].get("text/plain", ""))
+                elif message["msg_type"] == "error":
+                    errors.append(f"{content['ename']}: {content['evalue']}")
+
+            started = time.monotonic()
+            reply = client.execute_interactive(source, output_hook=collect, timeout=60)
+            seconds = time.monotonic() - started
+            assert reply["content"]["status"] == "ok", (source, errors)
+            assert seconds < 20, f"{source!r} took {seconds:.1f} s"
+            if expected:
+                assert expected in "".join(texts), (source, texts)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)

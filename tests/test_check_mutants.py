@@ -1,0 +1,125 @@
+"""Mutation testing of every exercise's check: each small change of an official solution
+(tools/mutate_exercises.py: operators, axes, keepdims, constants, slice bounds, argument order,
+dropped terms, swapped variables, in-place variants) must be rejected by the exercise's fixed
+cases alone, so that it is rejected on every run whatever random cases are drawn. A mutant that
+changes nothing a caller can see is listed, with the reason, in
+tests/data/equivalent_exercise_mutants.txt; it must then pass, and a property-based search
+(Hypothesis) over the exercise's own generator of random inputs must find no input on which it
+differs from the reference.
+
+The mutation score of each exercise is printed at the end of the run.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from exercises.core.cell import run_cell
+from exercises.core.checker import Feedback, evaluate, evaluate_fixed
+from exercises.core.registry import all_exercises, get_exercise
+from tools.mutate_exercises import mutants
+
+ROOT = Path(__file__).resolve().parents[1]
+EQUIVALENTS_FILE = ROOT / "tests" / "data" / "equivalent_exercise_mutants.txt"
+EXERCISES = [ex for ex in all_exercises() if ex.kind == "function"]
+IDS = [ex.id for ex in EXERCISES]
+SCORES: dict[str, tuple[int, int, int]] = {}      # exercise id -> (mutants, killed, equivalent)
+
+
+def load_equivalents() -> dict[tuple[str, str], str]:
+    found = {}
+    for line in EQUIVALENTS_FILE.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            ex_id, mutant_id, reason = line.split(None, 2)
+            found[(ex_id, mutant_id)] = reason
+    return found
+
+
+EQUIVALENTS = load_equivalents()
+
+
+@pytest.fixture(autouse=True)
+def _progress_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report(request):
+    yield
+    if not SCORES:
+        return
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    lines = ["", "Mutation scores of the exercise checks (killed by the fixed cases / non-equivalent):"]
+    for ex_id, (total, killed, equivalent) in SCORES.items():
+        score = 100.0 * killed / (total - equivalent) if total > equivalent else 100.0
+        lines.append(f"  {ex_id:18} {total:4} mutants  {killed:4} killed  {equivalent:2} equivalent  "
+                     f"{score:5.1f}%")
+    totals = [sum(v[i] for v in SCORES.values()) for i in range(3)]
+    lines.append(f"  {'all':18} {totals[0]:4} mutants  {totals[1]:4} killed  {totals[2]:2} equivalent")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        for line in lines:
+            reporter.write_line(line)
+
+
+def _namespace(ex, source):
+    try:
+        return run_cell(source, ex.context, ex.id), None
+    except Exception as exc:  # noqa: BLE001 - a mutant that cannot even run its cell is rejected
+        return None, Feedback(ex.id, "error", [f"{type(exc).__name__}: {exc}"])
+
+
+def fixed_verdict(ex, source) -> Feedback:
+    namespace, failed = _namespace(ex, source)
+    return failed or evaluate_fixed(ex, namespace)
+
+
+@pytest.mark.parametrize("ex_id", IDS)
+def test_every_mutant_of_the_solution_is_rejected_by_the_fixed_cases(ex_id):
+    ex = get_exercise(ex_id)
+    found = mutants(ex.solution_source)
+    assert len(found) >= 10, "the mutator found too few changes to try"
+    survivors, wrongly_listed, killed, equivalent = [], [], 0, 0
+    for mutant in found:
+        fb = fixed_verdict(ex, mutant.source)
+        if (ex.id, mutant.id) in EQUIVALENTS:
+            equivalent += 1
+            if not fb.passed:
+                wrongly_listed.append(f"{mutant.id} is listed as equivalent but rejected: {fb.text()}")
+        elif fb.passed:
+            survivors.append(f"{mutant.id} (line {mutant.line}):\n{mutant.diff()}")
+        else:
+            killed += 1
+    SCORES[ex.id] = (len(found), killed, equivalent)
+    assert not survivors, "mutants that pass the fixed cases:\n\n" + "\n\n".join(survivors)
+    assert not wrongly_listed, "\n".join(wrongly_listed)
+
+
+def test_every_listed_equivalent_mutant_still_exists():
+    existing = {(ex.id, m.id) for ex in EXERCISES for m in mutants(ex.solution_source)}
+    stale = sorted(set(EQUIVALENTS) - existing)
+    assert not stale, f"listed in {EQUIVALENTS_FILE.name} but no longer a mutant: {stale}"
+    assert all(len(reason) > 20 for reason in EQUIVALENTS.values()), "each needs its reason"
+
+
+EQUIVALENT_MUTANTS = sorted(EQUIVALENTS)
+
+
+@pytest.mark.parametrize("ex_id,mutant_id", EQUIVALENT_MUTANTS)
+def test_an_equivalent_mutant_agrees_with_the_reference_on_every_input_searched(ex_id, mutant_id):
+    ex = get_exercise(ex_id)
+    mutant = next(m for m in mutants(ex.solution_source) if m.id == mutant_id)
+    namespace, failed = _namespace(ex, mutant.source)
+    assert failed is None, failed.text()
+    assert evaluate(ex, namespace).passed        # with the random cases this code is given
+
+    @settings(max_examples=25, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(st.integers(min_value=0, max_value=2 ** 63 - 1))
+    def agrees(seed):
+        fb = evaluate(ex, namespace, rng=np.random.default_rng(seed))
+        assert fb.passed, fb.text()
+
+    agrees()
