@@ -9,7 +9,10 @@ Course-wide:
 - every notebook after 00 ends with one "## References" cell, just before "## You can now", and
   every "<Name> et al." its prose cites is in that list;
 - the example a check starts with (the one its feedback calls "the example above") is written
-  above the check as a call, ``name(args)``, whose arguments are the example's.
+  above the check as a call, ``name(args)``, whose arguments are the example's (functions among
+  them give the check's answer);
+- no box (a hint, "inside the root or outside?") sits between an exercise's heading and its check,
+  and no line of its solution is written above it.
 """
 
 import ast
@@ -241,3 +244,38 @@ def test_the_example_a_check_quotes_is_written_above_it(path, ex):
         expected = ex.reference(*visible.args)
         assert np.allclose(ex.reference(*args), expected, rtol=1e-9, atol=0), \
             f"{ex.id}: the functions the notebook shows give another answer than the check's"
+
+
+# ---------------------------------------------------------------- course-wide: no answer above its exercise
+
+def _exercise_places():
+    out = []
+    for path in NOTEBOOKS:
+        cells = _cells(path)
+        for i, cell in enumerate(cells):
+            ex_id = cell["metadata"].get("course", {}).get("exercise")
+            if ex_id and "exercise" in cell["metadata"].get("tags", []):
+                out.append((path, ex_id))
+    return out
+
+
+@pytest.mark.parametrize("path, ex_id", _exercise_places(), ids=lambda v: getattr(v, "name", v))
+def test_no_box_between_an_exercise_and_its_check_and_no_fill_above_it(path, ex_id):
+    """Hints and "inside or outside" boxes come after the check: none sits between the exercise's
+    heading and its check. No line of the solution is written out above the exercise."""
+    from exercises.core.registry import get_exercise
+
+    cells = _cells(path)
+    sources = [_source(c) for c in cells]
+    at = next(i for i, c in enumerate(cells) if c["metadata"].get("course", {}).get("exercise") == ex_id
+              and "exercise" in c["metadata"].get("tags", []))
+    check = sources.index(f'check("{ex_id}")')
+    heading = max(i for i in range(at) if cells[i]["cell_type"] == "markdown" and sources[i].lstrip().startswith("#"))
+    assert at < check
+    boxes = [i for i in range(heading, check) if "<details>" in sources[i]]
+    assert boxes == [], f"a box between the heading of {ex_id} and its check: cells {boxes}"
+    above = "".join("".join(sources[:at]).split())
+    for fill in get_exercise(ex_id).solution:
+        written = "".join(fill.split())
+        if len(written) >= 6:
+            assert not re.search(rf"(?<![\w.]){re.escape(written)}", above), f"{ex_id}: {fill!r} written above"
