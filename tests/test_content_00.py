@@ -9,11 +9,16 @@ Course-wide:
 - every notebook after 00 ends with one "## References" cell, just before "## You can now", and
   every "<Name> et al." its prose cites is in that list;
 - the example a check starts with (the one its feedback calls "the example above") is written
-  above the check as a call, ``name(args)``, whose arguments are the example's.
+  above the check as a call, ``name(args)``, whose arguments are the example's (functions among
+  them give the check's answer);
+- no box (a hint, "inside the root or outside?") sits between an exercise's heading and its check,
+  and no line of its solution is written above it.
 """
 
 import ast
+import builtins
 import contextlib
+import dataclasses
 import io
 import json
 import re
@@ -133,10 +138,6 @@ def test_each_notebook_ends_with_its_references(path):
 
 # ---------------------------------------------------------------- the example above each check
 
-# The notebooks whose checks' examples are written above them in the form this test reads.
-EXAMPLES_SHOWN_IN = ("00_start_here", "01_positional_encoding", "02_feed_forward")
-
-
 def _calls(text, name):
     """Every call ``name(...)`` written in ``text`` (a definition ``def name(`` is not a call)."""
     found = []
@@ -152,26 +153,65 @@ def _calls(text, name):
     return found
 
 
-def _assigned(cell_source):
+def _bound(cell_source):
+    """The names a cell binds: assignments, loop targets, ``def``, ``class`` and imports."""
     names = set()
     for node in ast.walk(ast.parse(cell_source)):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
     return names
 
 
+def _read(cell_source):
+    return {n.id for n in ast.walk(ast.parse(cell_source)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _define(name, cells, sources, before, namespace):
+    """Run, in ``namespace``, the last code cell above ``before`` that binds ``name`` (no exercise
+    cell), after the cells that bind the names it reads; names no cell binds are left alone."""
+    if name in namespace or name in dir(builtins):
+        return
+    found = [i for i in range(before) if cells[i]["cell_type"] == "code"
+             and "exercise" not in cells[i]["metadata"].get("tags", []) and name in _bound(sources[i])]
+    if not found:
+        return
+    where = found[-1]
+    for other in sorted(_read(sources[where]) - _bound(sources[where])):
+        _define(other, cells, sources, where, namespace)
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(sources[where], namespace)
+
+
 def _same(a, b):
+    """The notebook's argument ``a`` is the check's ``b``: the same numbers, text and structure.
+    Functions are compared by what they do, through the reference's answer (see the test)."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.shape(a) == np.shape(b) and np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    if callable(a) and callable(b) and not isinstance(b, type):
+        return True
+    if isinstance(b, (list, tuple)):
+        return isinstance(a, (list, tuple)) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if dataclasses.is_dataclass(b):
+        return type(a) is type(b) and all(_same(getattr(a, f.name), getattr(b, f.name))
+                                          for f in dataclasses.fields(b))
     return a == b
+
+
+def _holds_function(value):
+    if isinstance(value, (list, tuple)):
+        return any(_holds_function(v) for v in value)
+    return callable(value) and not isinstance(value, np.ndarray)
 
 
 def _shown_examples():
     out = []
     for path in NOTEBOOKS:
-        if path.stem not in EXAMPLES_SHOWN_IN:
-            continue
         for ex in all_exercises():
             if ex.notebook == path.stem and ex.kind == "function":
                 out.append((path, ex))
@@ -191,12 +231,8 @@ def test_the_example_a_check_quotes_is_written_above_it(path, ex):
     namespace = {}
     setup = sources[next(i for i, c in enumerate(cells) if "setup" in c["metadata"].get("tags", []))]
     exec(setup.replace("begin()", ""), namespace)                        # the notebook's imports
-    needed = {n.id for arg in call.args for n in ast.walk(arg) if isinstance(n, ast.Name)} - set(namespace)
-    for name in sorted(needed):
-        where = max(i for i in range(check) if cells[i]["cell_type"] == "code"
-                    and "exercise" not in cells[i]["metadata"].get("tags", []) and name in _assigned(sources[i]))
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(sources[where], namespace)
+    for name in sorted({n.id for arg in call.args for n in ast.walk(arg) if isinstance(n, ast.Name)}):
+        _define(name, cells, sources, check, namespace)
     args = [eval(compile(ast.Expression(arg), "<example>", "eval"), namespace) for arg in call.args]
 
     visible = next(c for c in ex.cases(np.random.default_rng(0)) if c.visible)
@@ -204,3 +240,42 @@ def test_the_example_a_check_quotes_is_written_above_it(path, ex):
     assert len(args) == len(visible.args)
     for shown_arg, case_arg in zip(args, visible.args):
         assert _same(shown_arg, case_arg), f"{ex.id}: the notebook shows {shown_arg!r}, the check uses {case_arg!r}"
+    if any(_holds_function(a) for a in visible.args):       # functions: the same answer from them
+        expected = ex.reference(*visible.args)
+        assert np.allclose(ex.reference(*args), expected, rtol=1e-9, atol=0), \
+            f"{ex.id}: the functions the notebook shows give another answer than the check's"
+
+
+# ---------------------------------------------------------------- course-wide: no answer above its exercise
+
+def _exercise_places():
+    out = []
+    for path in NOTEBOOKS:
+        cells = _cells(path)
+        for i, cell in enumerate(cells):
+            ex_id = cell["metadata"].get("course", {}).get("exercise")
+            if ex_id and "exercise" in cell["metadata"].get("tags", []):
+                out.append((path, ex_id))
+    return out
+
+
+@pytest.mark.parametrize("path, ex_id", _exercise_places(), ids=lambda v: getattr(v, "name", v))
+def test_no_box_between_an_exercise_and_its_check_and_no_fill_above_it(path, ex_id):
+    """Hints and "inside or outside" boxes come after the check: none sits between the exercise's
+    heading and its check. No line of the solution is written out above the exercise."""
+    from exercises.core.registry import get_exercise
+
+    cells = _cells(path)
+    sources = [_source(c) for c in cells]
+    at = next(i for i, c in enumerate(cells) if c["metadata"].get("course", {}).get("exercise") == ex_id
+              and "exercise" in c["metadata"].get("tags", []))
+    check = sources.index(f'check("{ex_id}")')
+    heading = max(i for i in range(at) if cells[i]["cell_type"] == "markdown" and sources[i].lstrip().startswith("#"))
+    assert at < check
+    boxes = [i for i in range(heading, check) if "<details>" in sources[i]]
+    assert boxes == [], f"a box between the heading of {ex_id} and its check: cells {boxes}"
+    above = "".join("".join(sources[:at]).split())
+    for fill in get_exercise(ex_id).solution:
+        written = "".join(fill.split())
+        if len(written) >= 6:
+            assert not re.search(rf"(?<![\w.]){re.escape(written)}", above), f"{ex_id}: {fill!r} written above"

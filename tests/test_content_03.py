@@ -321,7 +321,7 @@ def test_structure(cells):
         assert any(lab in s for s in code), lab
     for question in ("norms-predict-stack", "norms-number-five", "norms-number-means",
                      "norms-number-length", "norms-predict-zero-f", "norms-predict-placement",
-                     "norms-predict-stream"):
+                     "norms-predict-stream-why"):
         assert f'ask("{question}")' in code
     exercises = [c["metadata"]["course"]["exercise"] for c in cells if "exercise" in c["metadata"].get("tags", [])]
     assert exercises == ["layer-norm", "rms-norm", "nudge-growth"]
@@ -336,3 +336,22 @@ def test_structure(cells):
                   "gives back about as much as it reads", "only train with"):
         assert claim not in text
     assert source(cells[-2]).startswith("## References") and "Zhang, R. Sennrich" in source(cells[-2])
+
+
+def test_the_stream_question_asks_why_as_the_text_above_already_says_how_much(cells):
+    """Above the stream section the text says the pre-norm stream grows like √depth, which answers
+    "how large after 12 blocks?"; so the question asks why, and its answer is what the section
+    then shows (the additions at right angles), with the premise true of the lab's stream."""
+    sources = [source(c) for c in cells]
+    asked = sources.index('ask("norms-predict-stream-why")')
+    assert 'ask("norms-predict-stream")' not in sources
+    assert "√depth" in "\n".join(sources[:asked]) and "square root of the depth" in sources[asked - 1]
+    q = get_question("norms-predict-stream-why")
+    assert "unrelated directions" in q.choices[q.answer] and "squares add up" in q.choices[q.answer]
+    r = residual_stream(12, seed=0)
+    assert np.allclose(r.additions, 1.0) and r.sizes[0] == pytest.approx(0.9)      # the premise
+    assert r.sizes[-1] < (0.9 + 12) / 2 and r.sizes[-1] > r.sizes[0]              # far smaller, still growing
+    for seed in range(0, 101):                                   # "several times larger than it started"
+        assert residual_stream(12, seed=seed).sizes[-1] > 2 * residual_stream(12, seed=seed).sizes[0]
+    assert "several times larger" in q.explanation and "do not cancel out" in q.explanation
+    assert "right-angled triangle" in "\n".join(sources[asked + 1:asked + 6])   # the section shows it

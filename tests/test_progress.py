@@ -96,6 +96,32 @@ def test_hint_ladder_one_more_per_request_and_capped():
     assert hints.hints_seen(ex, record) == list(ex.hints)
 
 
+def test_checks_without_a_verdict_are_no_attempt_and_no_miss():
+    """A function never defined in this kernel ("missing") or a cell changed since it ran is no
+    attempt; a cell that stopped before defining the function is an attempt but no miss."""
+    record = Progress()
+    for kind in ("missing", "changed", "blank"):
+        record.record_check("row-mean", False, kind)
+    entry = record.exercise("row-mean")
+    assert entry["checks"] == 3 and "attempts" not in entry and "misses" not in entry
+    assert record.status("row-mean") == "not-started"
+    record.record_check("row-mean", False, "not-run")
+    entry = record.exercise("row-mean")
+    assert entry["attempts"] == 1 and "misses" not in entry and record.status("row-mean") == "attempted"
+    record.record_check("row-mean", False, "values")
+    assert record.exercise("row-mean")["misses"] == 1
+
+
+def test_a_failed_check_climbs_the_ladder_only_after_a_wrong_result():
+    ex, record = get_exercise("row-mean"), Progress()
+    for kind in ("error", "none", "type"):
+        assert hints.hint_after_miss(ex, record, kind) is None
+    assert hints.hints_seen(ex, record) == []
+    levels = [hints.hint_after_miss(ex, record, "values") for _ in range(len(ex.hints) + 1)]
+    assert [step[0] for step in levels[:-1]] == list(range(1, len(ex.hints) + 1))
+    assert levels[-1] is None and hints.hints_left(ex, record) == 0   # used up: nothing repeated
+
+
 def test_a_record_changes_in_memory_until_saved(progress_file):
     record = Progress.load()
     record.record_check("row-mean", True, "pass")

@@ -109,6 +109,25 @@ def test_number_widget_with_tolerance_and_reveal():
     assert "0.2" in w.result.value and progress.question_entry("start-number-equal-scores")["revealed"]
 
 
+def press_enter(text_widget):
+    """What the browser sends when Enter is pressed in a text box."""
+    text_widget._handle_custom_msg({"event": "submit"}, [])
+
+
+def test_enter_in_the_answer_box_checks_the_answer():
+    from exercises.ui.questions import ask
+
+    number = ask("start-number-equal-scores")
+    number.text.value = "0.3"
+    press_enter(number.text)
+    assert "course-fail" in number.result.value
+    shape = ask("start-shape-row-mean")
+    shape.text.value = "4, 2, 1"
+    press_enter(shape.text)
+    assert "course-pass" in shape.result.value
+    assert progress.question_entry("start-shape-row-mean")["answer"] == "4, 2, 1"
+
+
 def test_shape_widget():
     from exercises.ui.questions import ask
 
@@ -140,6 +159,27 @@ def test_exercise_controls_hint_ladder_and_solution_lock():
     assert progress.exercise_entry("row-mean")["solution_revealed"]
     # a new view (page reload) shows the hints already seen
     assert "Hint 3 of 3" in exercise_controls("row-mean").hints_area.value
+
+
+def test_a_hint_the_feedback_shows_is_not_listed_again_under_it():
+    from exercises.ui.feedback import exercise_controls
+    from exercises.ui.notebook import check
+    from exercises.core.cell import run_cell
+    from exercises.core.definition import Variant
+    from exercises.core.registry import get_exercise
+
+    ex = get_exercise("row-mean")
+    wrong = run_cell(ex.variant_source(Variant({0: "x.sum(axis=-1, keepdims=True) + 1"})), ex.context)
+    shown = [check("row-mean", wrong).feedback for _ in range(len(ex.hints) + 2)]
+    assert [fb.ladder[0] if fb.ladder else None for fb in shown] == [1, 2, 3, None, None]
+    controls = exercise_controls("row-mean", in_feedback=2)
+    assert "Hint 1 of 3" in controls.hints_area.value and "Hint 3 of 3" in controls.hints_area.value
+    assert "Hint 2 of 3" not in controls.hints_area.value
+    crash = run_cell("def row_mean(x):\n    return np.rsqrt(x)\n", ex.context)
+    progress.reset()
+    fb = check("row-mean", crash).feedback
+    assert fb.kind == "error" and fb.ladder is None and progress.exercise_entry("row-mean").get("hints", 0) == 0
+    assert fb.details[-1] == 'Stuck on the method? hint("row-mean") shows one hint.'
 
 
 # ---------------------------------------------------------------- start lab and figure helper

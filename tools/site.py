@@ -44,6 +44,10 @@ LOCK_DIR = "static/pyodide-lock"
 ADDED_FROM_PYPI = ("ipywidgets", "comm")  # versions pinned in requirements.txt
 PRELOAD = ["numpy", "matplotlib", "ipywidgets", "transformer-course", "comm", "ipython", "jedi"]
 KERNEL_BOOT = ["micropip", "ipython", "jedi", "comm", "traitlets"]
+# Notebooks are saved every few seconds, so a check can read what the learner typed since a
+# cell ran (exercises/core/saved.py) and never judge code that changed since.
+AUTOSAVE_SECONDS = 5
+SETTINGS_OVERRIDES = {"@jupyterlab/docmanager-extension:plugin": {"autosaveInterval": AUTOSAVE_SECONDS}}
 NOTEBOOKS_NEED = ["numpy", "matplotlib", "ipywidgets", "transformer-course"]
 
 
@@ -97,13 +101,17 @@ def run_lite_build(output, contents):
 
 
 def patch_lite_settings(output, settings):
-    """Merge settings into the Pyodide kernel's entry of the site's jupyter-lite.json."""
+    """Merge settings into the Pyodide kernel's entry of the site's jupyter-lite.json, and the
+    JupyterLab settings of :data:`SETTINGS_OVERRIDES` into its settings overrides."""
     path = output / "jupyter-lite.json"
     config = json.loads(path.read_text())
     data = config.setdefault("jupyter-config-data", {})
     data["appName"] = TITLE
     plugin = data.setdefault("litePluginSettings", {}).setdefault(KERNEL_SETTINGS, {})
     plugin.update(settings)
+    overrides = data.setdefault("settingsOverrides", {})
+    for name, values in SETTINGS_OVERRIDES.items():
+        overrides.setdefault(name, {}).update(values)
     path.write_text(json.dumps(config, indent=2) + "\n")
 
 

@@ -1,7 +1,9 @@
 """The hint ladder and the solution lock of an exercise, kept in the learner's progress record.
 
-Each request shows one more hint, up to the last; a failed check that matches no known mistake
-climbs one step too. The solution opens only once the check has seen an attempt (a check run with
+Each request shows one more hint, up to the last. A failed check that matches no known mistake
+climbs one step too, when its result was wrong (:data:`AFTER_A_WRONG_RESULT`): the hints are
+about the method, so they do not follow an error Python raised, a missing ``return`` or a wrong
+type (the feedback itself says what to fix), and no hint is shown twice. The solution opens only once the check has seen an attempt (a check run with
 the blanks still in place is none), and opening it is recorded, so a later pass counts as
 "passed after the solution".
 """
@@ -10,6 +12,9 @@ from __future__ import annotations
 
 from .definition import Exercise
 from .progress import Progress
+
+# Feedback kinds after which the ladder climbs: the code ran and gave a wrong result.
+AFTER_A_WRONG_RESULT = ("values", "shape", "nan")
 
 NOT_YET_REVEAL = ("The solution opens after your first attempt: fill in the blank, "
                   "run the cell and its check once. Until then, try a hint.")
@@ -27,6 +32,19 @@ def next_hint(ex: Exercise, record: Progress) -> tuple[int, int, str]:
     if level:
         record.record_hint(ex.id, level)
     return level, len(ex.hints), (ex.hints[level - 1] if level else "")
+
+
+def hint_after_miss(ex: Exercise, record: Progress, kind: str) -> tuple[int, int, str] | None:
+    """The ladder's next hint for a failed check of feedback ``kind``, recorded: None when the
+    result was not a wrong one (see the module's docstring) or every hint was shown already."""
+    if kind not in AFTER_A_WRONG_RESULT or len(hints_seen(ex, record)) >= len(ex.hints):
+        return None
+    return next_hint(ex, record)
+
+
+def hints_left(ex: Exercise, record: Progress) -> int:
+    """How many of the exercise's hints the learner has not seen yet."""
+    return len(ex.hints) - len(hints_seen(ex, record))
 
 
 def can_reveal(ex: Exercise, record: Progress) -> bool:

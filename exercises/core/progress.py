@@ -41,6 +41,12 @@ STATUS_LABELS = {
     "attempted": "attempted",
     "not-started": "not started",
 }
+# Checks that are no attempt: the blanks still in place, the function not found (its cell never
+# ran in this kernel), the cell changed since it ran (nothing was judged).
+NO_ATTEMPT = ("blank", "missing", "changed")
+# Checks that give no verdict, so no miss either: those, and a cell that stopped before it
+# defined the function (an attempt that could not be judged).
+NO_VERDICT = NO_ATTEMPT + ("not-run",)
 # Sections kept for the later notebooks' tools; an import keeps the better entry of each.
 TOOL_SECTIONS = ("review", "test_out", "release_choices")
 
@@ -102,12 +108,13 @@ class Progress:
         return status_of(self.exercise(ex_id))
 
     def record_check(self, ex_id: str, passed: bool, kind: str) -> dict:
-        """One run of an exercise's check (``kind`` is the feedback's; "blank" is no attempt)."""
+        """One run of an exercise's check; ``kind`` is the feedback's. Kinds in
+        :data:`NO_ATTEMPT` are no attempt, and those in :data:`NO_VERDICT` no miss."""
 
         def change(e: dict) -> None:
             e["checks"] = e.get("checks", 0) + 1
             e["last"] = kind
-            if kind != "blank":
+            if kind not in NO_ATTEMPT:
                 e["attempts"] = e.get("attempts", 0) + 1
                 e.setdefault("first_attempt", now())
             if passed:
@@ -115,7 +122,7 @@ class Progress:
                     e["passed"] = True
                     e["passed_at"] = now()
                     e["passed_after_solution"] = bool(e.get("solution_revealed"))
-            elif kind != "blank":
+            elif kind not in NO_VERDICT:
                 e["misses"] = e.get("misses", 0) + 1
 
         return self._change("exercises", ex_id, change)

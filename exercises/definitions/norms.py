@@ -894,6 +894,8 @@ PREDICT_PLACEMENT = Question(
                 "post-norm stacks are hard to train.",
 )
 
+# No longer asked in the notebook (the labs before it show the stream growing like the square
+# root of the depth, which answers it); kept for saved notebooks.
 PREDICT_STREAM = Question(
     id="norms-predict-stream",
     notebook=NOTEBOOK,
@@ -907,8 +909,27 @@ PREDICT_STREAM = Question(
                 "below measures it.",
 )
 
+PREDICT_STREAM_WHY = Question(
+    id="norms-predict-stream-why",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="A stream of size 0.9 passes 12 pre-norm blocks, and each block adds a vector of size "
+           "1.0 to it. The stream ends far smaller than 0.9 + 12 \u00d7 1.0. Why?",
+    choices=["Each block's norm shrinks what the block adds",
+             "The additions point in unrelated directions, so their squares add up, not their sizes",
+             "Later blocks add less and less",
+             "The additions cancel each other almost completely"],
+    answer=1,
+    explanation="Each block reads the stream through a random matrix, so its addition points in a "
+                "direction that has little to do with the stream's. Sizes of vectors at right "
+                "angles add like the sides of a right-angled triangle: the squares add up. Each "
+                "addition here has size 1.0, so nothing shrinks them, and they do not cancel out: "
+                "after 12 blocks the stream is several times larger than it started. The lab "
+                "below lets you make the additions agree.",
+)
+
 DEFINITIONS = [LAYER_NORM, RMS_NORM, PRE_NORM, NUDGE_GROWTH, PREDICT_STACK, NUMBER_FIVE, NUMBER_MEANS, NUMBER_LENGTH,
-               PREDICT_ZERO_F, PREDICT_PLACEMENT, PREDICT_STREAM]
+               PREDICT_ZERO_F, PREDICT_PLACEMENT, PREDICT_STREAM, PREDICT_STREAM_WHY]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)

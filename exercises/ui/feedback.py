@@ -49,10 +49,16 @@ def _hint_label(level: int, total: int) -> str:
     return f"Show a hint ({level + 1} of {total})"
 
 
-def exercise_controls(exercise_id: str) -> widgets.VBox:
+def _hints_html(seen: list[str], total: int, in_feedback: int) -> str:
+    return "".join(hint_html(i + 1, total, h) for i, h in enumerate(seen) if i + 1 != in_feedback)
+
+
+def exercise_controls(exercise_id: str, in_feedback: int = 0) -> widgets.VBox:
     """A "Show a hint" button (one more hint per click) and a "Show the solution" button.
 
-    The solution opens only after the check has seen an attempt; opening it is recorded.
+    The hints seen so far are listed under them, except hint ``in_feedback``, which the feedback
+    box above already shows. The solution opens only after the check has seen an attempt;
+    opening it is recorded.
     """
     ex = get_exercise(exercise_id)
     total = len(ex.hints)
@@ -66,7 +72,7 @@ def exercise_controls(exercise_id: str) -> widgets.VBox:
                                      tooltip="Opens after your first attempt",
                                      layout=widgets.Layout(width="auto"))
     solution_button.add_class("course-solution-button")
-    hints_area = widgets.HTML("".join(hint_html(i + 1, total, h) for i, h in enumerate(seen)))
+    hints_area = widgets.HTML(_hints_html(seen, total, in_feedback))
     hints_area.add_class("course-hints")
     solution_area = widgets.HTML("")
     solution_area.add_class("course-solution-area")
@@ -75,7 +81,7 @@ def exercise_controls(exercise_id: str) -> widgets.VBox:
         record = Progress.load()
         level, of, _text = next_hint(ex, record)
         record.save()
-        hints_area.value = "".join(hint_html(i + 1, of, h) for i, h in enumerate(hints_seen(ex, record)))
+        hints_area.value = _hints_html(hints_seen(ex, record), of, in_feedback)
         hint_button.description = _hint_label(level, of)
         hint_button.disabled = level >= of
 

@@ -7,24 +7,31 @@ then each exercise's hidden check cell calls ``check("<id>")``; ``hint`` and ``s
 text-only alternatives to the buttons under the feedback (:mod:`exercises.ui.feedback`), and
 ``ask`` shows a question (:mod:`exercises.ui.questions`). These record the learner's progress
 and display their result.
+
+``begin`` also connects the kernel's cell runs to a :class:`~exercises.core.runs.RunLog`, so a
+check judges only code the learner ran and says which run (:mod:`exercises.core.which_run`), and
+tells a learner whose kernel has just started what their progress says and the kernel no longer
+holds (:mod:`exercises.core.restart`).
 """
 
 from __future__ import annotations
 
 import html
 import os
+from pathlib import Path
 
-from exercises.core import hints, own
+from exercises.core import hints, own, restart, saved, which_run
 from exercises.core.blank import ____
 from exercises.core.checker import Feedback, evaluate
 from exercises.core.progress import Progress, notices
-from exercises.core.registry import get_exercise
+from exercises.core.registry import all_exercises, get_exercise
+from exercises.core.runs import RunLog
 
 from .display import Html, in_kernel, shell, show
 from .feedback import exercise_controls, feedback_html, hint_html, locked_solution_html, solution_html
 from .questions import ask
 from .release_view import announce
-from .style import box
+from .style import box, bullets, headline, inline
 
 
 def strict() -> bool:
@@ -38,16 +45,76 @@ def _show_notices() -> None:
 
 
 _begun = False
+_runs: RunLog | None = None     # this kernel's cell runs, once begin() has run
 
 
 def begin() -> None:
-    """Run by every notebook's setup cell: once per kernel, tell the learner if the course has a
-    newer release than some of their saved notebooks (``exercises.ui.release_view``)."""
+    """Run by every notebook's setup cell, once per kernel: tell the learner if the course has a
+    newer release than some of their saved notebooks (``exercises.ui.release_view``), start
+    following the cells' runs, and say what a new kernel does not hold."""
     global _begun
     if _begun or not in_kernel():
         return
     _begun = True
     announce()
+    running = shell()
+    _follow_runs(running)
+    _explain_new_kernel(running)
+
+
+def _follow_runs(running) -> None:
+    """Feed IPython's ``pre_run_cell`` and ``post_run_cell`` events to a new run log. The
+    callbacks never raise: a problem there must not print into every cell."""
+    global _runs
+    log = RunLog(ex.name for ex in all_exercises())
+
+    def started(info=None) -> None:
+        try:
+            log.started(getattr(info, "raw_cell", "") or "", getattr(info, "cell_id", None), running.user_ns)
+        except Exception:  # noqa: BLE001 - see the docstring
+            pass
+
+    def finished(result=None) -> None:
+        try:
+            error = getattr(result, "error_before_exec", None) or getattr(result, "error_in_exec", None)
+            log.finished(getattr(result, "execution_count", None), error)
+        except Exception:  # noqa: BLE001 - see the docstring
+            pass
+
+    running.events.register("pre_run_cell", started)
+    running.events.register("post_run_cell", finished)
+    _runs = log
+
+
+def _here() -> Path:
+    """The kernel's folder: its notebook's (JupyterLab and JupyterLite start kernels there)."""
+    try:
+        return Path.cwd()
+    except OSError:                          # the folder was removed
+        return Path(".")
+
+
+def _running_source(running) -> str:
+    """The text of the cell running now (the setup cell): IPython hands the running cell's
+    result, with its text, to the display hook before the code runs."""
+    info = getattr(getattr(getattr(running, "displayhook", None), "exec_result", None), "info", None)
+    if getattr(info, "raw_cell", None):
+        return info.raw_cell
+    history = getattr(getattr(running, "history_manager", None), "input_hist_raw", None)
+    return history[-1] if history else ""
+
+
+def _explain_new_kernel(running) -> None:
+    """If the progress says some of this notebook's functions passed, or the notebook was saved
+    with labs, say what this new kernel does not hold yet (:mod:`exercises.core.restart`)."""
+    found = saved.this_notebook(_here(), _running_source(running), saved.session_path())
+    ids, labs = (saved.exercise_ids(found[1]), saved.has_widget_outputs(found[1])) if found else ([], False)
+    lines = restart.restart_lines(restart.passed_functions(ids, Progress.load()), labs)
+    if not lines:
+        return
+    title = "This notebook's kernel has just started"
+    body = headline("info", title) + bullets(inline(line) for line in lines)
+    show(Html(box("info", body, "course-new-kernel"), "\n".join([title] + [f"  - {line}" for line in lines])))
 
 
 # ---------------------------------------------------------------- hints and solution
@@ -89,26 +156,36 @@ def check(exercise_id: str, namespace: dict | None = None) -> "Checked":
     """Check an exercise, record the result and show the feedback.
 
     The learner's function or value is looked up by name in ``namespace``; by default, the
-    notebook's (the kernel's user namespace). With ``COURSE_STRICT=1`` a check that is not passed
-    raises ``AssertionError``. The feedback is displayed; the returned :class:`Checked` shows
-    nothing and holds it as ``.feedback``.
+    notebook's (the kernel's user namespace). There, once ``begin()`` ran, the check judges only
+    code the learner ran, and says which run (:mod:`exercises.core.which_run`). With
+    ``COURSE_STRICT=1`` a check that is not passed raises ``AssertionError``. The feedback is
+    displayed; the returned :class:`Checked` shows nothing and holds it as ``.feedback``.
     """
+    notebook = namespace is None
     if namespace is None:
         namespace = learner_namespace()
     ex = get_exercise(exercise_id)
-    fb = evaluate(ex, namespace)
+    fb, judged = None, ""
+    if notebook and _runs is not None:
+        fb, judged = which_run.judge(ex, namespace, _runs, _here(), saved.session_path())
+    if fb is None:
+        fb = evaluate(ex, namespace)
+        if judged and fb.attempted:             # a verdict: say which run it is on
+            fb.details.append(judged)
     record = Progress.load()
     record.record_check(ex.id, fb.passed, fb.kind)
     if fb.status == "fail" and not fb.hint:
-        level, total, text = hints.next_hint(ex, record)
-        if level:
-            fb.ladder = (level, total, text)
+        fb.ladder = hints.hint_after_miss(ex, record, fb.kind)
+        if fb.ladder is None and hints.hints_left(ex, record):
+            fb.details.append("Stuck on the method? " + (
+                "\u201cShow a hint\u201d below gives one hint per click." if in_kernel()
+                else f"hint(\"{ex.id}\") shows one hint."))
     record.save()
     own.note_check(ex, namespace.get(ex.name), fb)  # a passing function can then run the labs
     _show_notices()
     show(Html(feedback_html(fb), fb.text()))
     if in_kernel():
-        show(exercise_controls(ex.id))
+        show(exercise_controls(ex.id, in_feedback=fb.ladder[0] if fb.ladder else 0))
     if strict() and not fb.passed:
         raise AssertionError(fb.text())
     return Checked(fb)

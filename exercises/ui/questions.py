@@ -2,7 +2,8 @@
 
 ``ask("<question id>")`` shows the question defined in the notebook's module of
 :mod:`exercises.definitions`. A predict answer is locked in and recorded before the explanation
-appears; a reload shows the recorded answer, still locked.
+appears; a reload shows the recorded answer, still locked. A number or shape answer is checked
+by its button or by pressing Enter in its box.
 """
 
 from __future__ import annotations
@@ -124,8 +125,13 @@ def _typed_widget(q: Question, placeholder: str) -> widgets.VBox:
         result.value = _result("blank", f"<b>The answer is {html.escape(answer_text())}.</b> "
                                f"{_explanation(q)}", "course-revealed")
 
+    def on_message(_widget, content, _buffers) -> None:
+        if isinstance(content, dict) and content.get("event") == "submit":   # Enter in the box
+            on_check()
+
     button.on_click(on_check)
     reveal.on_click(on_reveal)
+    text.on_msg(on_message)
     earlier = progress.question_entry(q.id)
     if earlier.get("ever_correct"):
         result.value = _result("pass", f"<b>You answered this already.</b> {_explanation(q)}", "course-pass")

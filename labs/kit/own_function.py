@@ -18,7 +18,7 @@ import html
 
 import ipywidgets as widgets
 
-from exercises.core import own
+from exercises.core import own, restart
 from exercises.core.registry import get_exercise
 from exercises.ui.style import box, code
 
@@ -44,6 +44,7 @@ class OwnFunctionSwitch:
                                    layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
         self.widget.add_class("course-own")
         self.running_own = False
+        self._earlier = {}
         self._refresh_switch()
         self.checkbox.observe(self._on_tick, names="value")
         own.listen(self._on_registry)
@@ -92,6 +93,12 @@ class OwnFunctionSwitch:
         self.badge.value = self._badge_html(use, outcome.own, outcome.note, outcome.kind)
         return outcome.result
 
+    def _passed_earlier(self, ex_id: str) -> bool:
+        """The progress says the check passed, in an earlier kernel (read once per lab)."""
+        if ex_id not in self._earlier:
+            self._earlier[ex_id] = restart.passed_earlier(ex_id)
+        return self._earlier[ex_id]
+
     def _badge_html(self, use, is_own: bool, note: str, kind: str = "") -> str:
         if use is None:
             names = " or ".join(code(self.uses[e].name) for e in self.uses)
@@ -114,9 +121,14 @@ class OwnFunctionSwitch:
             else:
                 reason = own.lost_reason(use.exercise)
                 title = get_exercise(use.exercise).title
-                body += (f" \u2014 {html.escape(reason)}" if reason else
-                         f" \u2014 pass the check of \u201c{html.escape(title)}\u201d to run your "
-                         f"{code(use.name)} here")
+                if reason:
+                    body += f" \u2014 {html.escape(reason)}"
+                elif self._passed_earlier(use.exercise):
+                    body += (f" \u2014 your {code(use.name)} passed its check before this kernel "
+                             f"started: run its exercise cell and its check again to run it here")
+                else:
+                    body += (f" \u2014 pass the check of \u201c{html.escape(title)}\u201d to run your "
+                             f"{code(use.name)} here")
                 status, state = "blank", "course"
         return box(status, body, css_class=f"course-own-state course-own-{state}",
                    extra_style=" margin: 0 0 0 8px; padding: 2px 8px;")
