@@ -1,14 +1,33 @@
 """Kept for notebooks saved from earlier releases, whose setup cell reads
 ``from lib.exercises import ____, check, hint, solution``. New notebooks import from
-``exercises.ui.notebook``; nothing in ``lib`` uses this module.
+``exercises.ui.notebook`` and call its ``begin()`` in their setup cell; nothing in ``lib``
+uses this module.
 
-The one module of the course with an effect on import: it calls ``begin()``, which tells the
-learner, once per kernel, when the course has a newer release (such a notebook has no other
-place to do so); see ``exercises.ui.notebook.begin``.
+Importing it has no effect. The first check, hint or solution such a notebook asks for runs
+``begin()`` (once per kernel), so the learner still hears when the course has a newer release;
+see ``exercises.ui.notebook.begin``.
 """
 
-from exercises.ui.notebook import ____, begin, check, hint, solution
+from exercises.ui import notebook
+from exercises.ui.notebook import ____
 
-begin()
+
+def check(exercise_id: str, namespace: dict | None = None):
+    """``exercises.ui.notebook.check``, after ``begin()``."""
+    notebook.begin()
+    return notebook.check(exercise_id, namespace)
+
+
+def hint(exercise_id: str) -> None:
+    """``exercises.ui.notebook.hint``, after ``begin()``."""
+    notebook.begin()
+    notebook.hint(exercise_id)
+
+
+def solution(exercise_id: str) -> None:
+    """``exercises.ui.notebook.solution``, after ``begin()``."""
+    notebook.begin()
+    notebook.solution(exercise_id)
+
 
 __all__ = ["____", "check", "hint", "solution"]
