@@ -17,6 +17,7 @@ from exercises.core.questions import grade
 from exercises.core.registry import get_question
 from exercises.core.text import exact
 
+from .access import course_root
 from .style import box, inline, text_block
 
 
@@ -38,11 +39,7 @@ def _prompt(q: Question) -> widgets.HTML:
 
 
 def _root(q: Question, children) -> widgets.VBox:
-    root = widgets.VBox(children)
-    root.add_class("course-question")
-    root.add_class(f"course-question-{q.kind}")
-    root.add_class(f"course-q-{q.id}")
-    return root
+    return course_root(widgets.VBox(children), "course-question", f"course-question-{q.kind}", f"course-q-{q.id}")
 
 
 def predict_widget(q: Question) -> widgets.VBox:

@@ -18,6 +18,7 @@ from exercises.core import review as logic
 from exercises.core.registry import NOTEBOOKS, get_exercise, get_question
 from exercises.core.text import plural
 
+from .access import course_root
 from .feedback import feedback_html
 from .style import box, code, code_textarea_css, inline
 
@@ -62,7 +63,7 @@ class Review:
                                   widgets.HBox([self.menu, self.refresh_button],
                                                layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
                                   self.work])
-        self.root.add_class("course-review")
+        course_root(self.root, "course-review")
         self.items = []
         self.refresh()
 

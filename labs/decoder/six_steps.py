@@ -96,7 +96,7 @@ class SixStepsLab:
         self.seed = seed
         self.draws = 0
         self.colours = OKABE_ITO
-        self.step = slider("int", width="18em", value=step, min=0, max=N_STEPS, step=1, description="step")
+        self.step = slider("int", value=step, min=0, max=N_STEPS, step=1, description="step")
         self.step.add_class("course-slider-step")
         self.back = widgets.Button(description="back", icon="arrow-left", layout=widgets.Layout(width="auto"))
         self.back.add_class("course-button-back")
@@ -106,7 +106,7 @@ class SixStepsLab:
         self.new = widgets.Button(description="new random weights", icon="refresh",
                                   layout=widgets.Layout(width="auto"))
         self.new.add_class("course-button-new-weights")
-        self.original = widgets.Button(description="seed 001's weights", layout=widgets.Layout(width="auto"))
+        self.original = widgets.Button(description="the notebook's weights", layout=widgets.Layout(width="auto"))
         self.original.add_class("course-button-original")
         self.verdict = verdict_widget()
 
