@@ -120,10 +120,9 @@ def link(href: str, text: str, download: str | None = None, new_tab: bool = Fals
 
 def table(rows, header=None, css_class: str = "course-numbers", mono_columns=(1,)) -> str:
     """A small table in the theme's colours; every cell is escaped text. ``mono_columns`` are
-    shown in the code font (numbers line up) and kept on one line (a shape or a number is not
-    broken on a narrow screen; the other columns wrap)."""
+    shown in the code font (numbers line up)."""
     cell = "padding: 1px 12px 1px 0; vertical-align: top;"
-    mono = f" {CODE_FONT} white-space: nowrap;"
+    mono = f" {CODE_FONT}"
     head = ""
     if header:
         head = "<tr>" + "".join(f'<th scope="col" style="{cell} text-align: left;">{html.escape(str(h))}</th>'
