@@ -496,10 +496,23 @@ def make_feedback_states(opened):
     opened.settle()
 
 
+SPOKEN = """(lab) => {
+    const verdict = lab.querySelector('.course-verdict');
+    const image = lab.querySelector('img.course-figure-image');
+    return {live: verdict.querySelector('.widget-html-content').getAttribute('aria-live'),
+            verdict: verdict.innerText.replace(/\\s+/g, ' ').trim(), alt: image && image.alt};
+}"""
+
+
 def test_axe_finds_no_serious_violation_in_the_course(opened, axe_outside_course):
     page = opened.page
     if opened.name == "00_start_here.ipynb":
         make_feedback_states(opened)
+    opened.settle()
+    for lab in opened.labs().all():                 # what axe cannot judge: the words themselves
+        spoken = lab.evaluate(SPOKEN)
+        assert spoken["live"] == "polite" and spoken["verdict"], spoken
+        assert spoken["alt"] == spoken["verdict"], "the plot's text alternative is not the verdict shown"
     serious = []
     for theme in ("JupyterLab Light", "JupyterLab Dark"):
         opened.theme(theme)
