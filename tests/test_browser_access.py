@@ -328,18 +328,24 @@ def answer_a_question(opened):
 
 
 def answer_a_number_question(opened):
-    """00's number question, a wrong answer then the answer shown, and a hint, by keyboard."""
+    """00's number question, a wrong answer (Enter in the box checks it, and JupyterLab does not
+    take the Enter), then the answer shown, and a hint, by keyboard."""
     page = opened.page
     question = page.locator(f"{PANEL} .course-question-number").first
     question.scroll_into_view_if_needed()
     field = question.locator("input[type=text]")
     assert field.get_attribute("aria-labelledby")
+    mode = f"{APP}.shell.currentWidget.content.mode"
+    before = page.evaluate(mode)
     focus(page, field)
     page.keyboard.type("7")
-    page.keyboard.press("Tab")                          # to "Check my answer"
     page.keyboard.press("Enter")
     result = question.locator(".course-question-result")
     page.wait_for_function("el => el.innerText.includes('Try again')", arg=result.element_handle())
+    assert page.evaluate(mode) == before, "Enter in the answer box reached JupyterLab"
+    assert page.evaluate("document.activeElement.type") == "text"
+    page.keyboard.press("Tab")                          # to "Check my answer"
+    assert page.evaluate("document.activeElement.textContent") == "Check my answer"
     page.keyboard.press("Tab")                          # to "Show the answer", now shown
     assert page.evaluate("document.activeElement.textContent") == "Show the answer"
     page.keyboard.press("Space")

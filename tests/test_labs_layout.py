@@ -84,6 +84,9 @@ def test_every_slider_gets_a_track_for_its_range_and_a_number_box_past_100_value
                 slider, box = pair.children
                 boxes[slider.model_id] = box
         for control in walk(root):
+            if isinstance(control, (widgets.SelectionSlider, widgets.FloatLogSlider)):
+                # a fixed width would share it between the description and the track
+                assert control.layout.width == "auto", (name, control.description)
             if not isinstance(control, (widgets.IntSlider, widgets.FloatSlider)):
                 continue
             count = layout.positions(control)

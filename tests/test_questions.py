@@ -119,6 +119,23 @@ def test_shape_widget():
     assert "course-pass" in w.result.value
 
 
+def test_enter_in_a_number_or_shape_box_checks_the_answer():
+    """The browser sends {"event": "submit"} when Enter is pressed in a text box."""
+    from exercises.ui.questions import ask
+
+    for question_id, wrong, right in (("start-number-equal-scores", "0.3", "0.2"),
+                                      ("start-shape-row-mean", "(4, 2)", "(4, 2, 1)")):
+        w = ask(question_id)
+        w.text.value = wrong
+        w.text._handle_custom_msg({"event": "submit"}, [])
+        assert "course-fail" in w.result.value, question_id
+        w.text.value = right
+        w.text._handle_custom_msg({"event": "submit"}, [])
+        assert "course-pass" in w.result.value, question_id
+        w.text._handle_custom_msg({"event": "something else"}, [])
+        assert progress.question_entry(question_id)["tries"] == 2, question_id
+
+
 def test_exercise_controls_hint_ladder_and_solution_lock():
     from exercises.ui.feedback import exercise_controls
 

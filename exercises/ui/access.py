@@ -65,6 +65,17 @@ def support():
     return _support
 
 
+def on_enter(field, callback) -> None:
+    """Call ``callback()`` when Enter is pressed in ``field`` (a ``Text`` widget).
+
+    The browser side of a text box sends the message ``{"event": "submit"}`` on Enter, after the
+    typed value; ``Text.on_submit`` (deprecated) listens for the same message."""
+    def listen(_widget, content, _buffers):
+        if isinstance(content, dict) and content.get("event") == "submit":
+            callback()
+    field.on_msg(listen)
+
+
 def course_root(box, *classes):
     """Mark ``box`` as the root of a course widget (``course-widget`` and ``classes``) and add
     :func:`support` as its last child. Returns ``box``."""
@@ -75,4 +86,4 @@ def course_root(box, *classes):
     return box
 
 
-__all__ = ["ROOT_CLASS", "course_root", "script", "style", "support"]
+__all__ = ["ROOT_CLASS", "course_root", "on_enter", "script", "style", "support"]

@@ -17,7 +17,7 @@ from exercises.core.questions import grade
 from exercises.core.registry import get_question
 from exercises.core.text import exact
 
-from .access import course_root
+from .access import course_root, on_enter
 from .style import box, inline, text_block
 
 
@@ -122,6 +122,7 @@ def _typed_widget(q: Question, placeholder: str) -> widgets.VBox:
                                f"{_explanation(q)}", "course-revealed")
 
     button.on_click(on_check)
+    on_enter(text, on_check)                    # Enter in the box checks, like the button
     reveal.on_click(on_reveal)
     earlier = progress.question_entry(q.id)
     if earlier.get("ever_correct"):
