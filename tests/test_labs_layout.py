@@ -131,3 +131,12 @@ def test_the_page_support_carries_the_style_and_the_script_once_per_kernel():
     assert "prefers-reduced-motion" in access.style() and ":focus-visible" in access.style()
     holder.close()
     assert access.support() is not holder                 # a closed one is made again
+
+
+def test_the_page_support_files_ship_in_the_course_wheel():
+    """access.css and access.js are data files: the wheel the browser installs must carry them."""
+    from tools import wheel
+
+    files = wheel.source_files()
+    for name in ("access.css", "access.js"):
+        assert files[f"exercises/ui/{name}"] == (access.HERE / name).read_bytes()
