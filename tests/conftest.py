@@ -182,3 +182,23 @@ def notebook_figures(tmp_path_factory):
         return cache[name]
 
     return get
+
+
+# ---------------------------------------------------------------- accessibility audit
+
+AXE_OUTSIDE = pytest.StashKey[list]()
+
+
+@pytest.fixture(scope="session")
+def axe_outside_course(request):
+    """A list the accessibility audit fills with what axe-core finds in JupyterLab's own
+    interface: outside the course's scope, and printed at the end of the run, not hidden."""
+    return request.config.stash.setdefault(AXE_OUTSIDE, [])
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    found = config.stash.get(AXE_OUTSIDE, [])
+    if found:
+        terminalreporter.section("axe-core on JupyterLab's own interface (outside the course's audit)")
+        for line in found:
+            terminalreporter.write_line(line)

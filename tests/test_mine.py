@@ -1,6 +1,8 @@
 """The learner's own functions in the labs: remembered when their check passes, run behind a
 guard, and replaced by the course's function (with a one-line reason) when they fail."""
 
+import html
+
 import numpy as np
 import pytest
 
@@ -243,3 +245,45 @@ def test_flow_lab_falls_back_from_a_causal_mask_that_reads_the_future():
     badge = _badge(lab)
     assert not lab.own.running_own and "course-own-fallback" in badge and "Traceback" not in badge
     np.testing.assert_allclose(lab.model["output"], reference)
+
+
+# ---------------------------------------------------------------- the learner sees their code run
+
+def test_the_badge_counts_the_calls_of_the_learners_function_and_shows_the_last_one():
+    from labs.norms.which_axis import AxisLab
+
+    seen = []
+    ns = learner("layer-norm")
+    solution = ns["layer_norm"]
+
+    def layer_norm(x, eps=1e-5):                        # the learner's, with a tally of its own
+        seen.append((np.shape(x), eps))
+        return solution(x, eps)
+    assert check("layer-norm", {**ns, "layer_norm": layer_norm}).feedback.passed
+    lab = AxisLab()
+    before = len(seen)
+    lab.own.checkbox.value = True
+    ran = len(seen) - before
+    assert lab.own.running_own and ran >= 1 and lab.own.calls.this_run == ran == lab.own.calls.total
+    shape, eps = seen[-1]
+    last = f"layer_norm(array {shape}, eps={eps:g})"
+    assert lab.own.calls.last == last
+    assert f"called {ran} time" in _badge(lab) and "since you ticked the box" in _badge(lab)
+    assert html.escape(last) in _badge(lab)
+    before = len(seen)
+    lab.value.value = -1.0                              # one more plot: the count goes on
+    assert lab.own.calls.this_run == len(seen) - before and lab.own.calls.total == len(seen) - before + ran
+    lab.own.checkbox.value = False                      # the course's function: nothing counted
+    before = len(seen)
+    lab.value.value = 1.0
+    assert len(seen) == before and "called" not in _badge(lab)
+    lab.own.checkbox.value = True                       # ticked again: counting starts afresh
+    assert lab.own.calls.total == lab.own.calls.this_run == len(seen) - before
+
+
+def test_call_summary_names_arrays_by_shape_and_numbers_by_value():
+    from labs.kit.own_function import call_summary
+
+    assert call_summary("f", (np.zeros((2, 3)), 4, 0.5), {"eps": 1e-5, "pairing": "halves"}) == \
+        "f(array (2, 3), 4, 0.5, eps=1e-05, pairing='halves')"
+    assert call_summary("g", (), {}) == "g()"

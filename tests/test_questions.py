@@ -109,25 +109,6 @@ def test_number_widget_with_tolerance_and_reveal():
     assert "0.2" in w.result.value and progress.question_entry("start-number-equal-scores")["revealed"]
 
 
-def press_enter(text_widget):
-    """What the browser sends when Enter is pressed in a text box."""
-    text_widget._handle_custom_msg({"event": "submit"}, [])
-
-
-def test_enter_in_the_answer_box_checks_the_answer():
-    from exercises.ui.questions import ask
-
-    number = ask("start-number-equal-scores")
-    number.text.value = "0.3"
-    press_enter(number.text)
-    assert "course-fail" in number.result.value
-    shape = ask("start-shape-row-mean")
-    shape.text.value = "4, 2, 1"
-    press_enter(shape.text)
-    assert "course-pass" in shape.result.value
-    assert progress.question_entry("start-shape-row-mean")["answer"] == "4, 2, 1"
-
-
 def test_shape_widget():
     from exercises.ui.questions import ask
 
@@ -136,6 +117,23 @@ def test_shape_widget():
     w.text.value = "(4, 2, 1)"
     w.check_button.click()
     assert "course-pass" in w.result.value
+
+
+def test_enter_in_a_number_or_shape_box_checks_the_answer():
+    """The browser sends {"event": "submit"} when Enter is pressed in a text box."""
+    from exercises.ui.questions import ask
+
+    for question_id, wrong, right in (("start-number-equal-scores", "0.3", "0.2"),
+                                      ("start-shape-row-mean", "(4, 2)", "(4, 2, 1)")):
+        w = ask(question_id)
+        w.text.value = wrong
+        w.text._handle_custom_msg({"event": "submit"}, [])
+        assert "course-fail" in w.result.value, question_id
+        w.text.value = right
+        w.text._handle_custom_msg({"event": "submit"}, [])
+        assert "course-pass" in w.result.value, question_id
+        w.text._handle_custom_msg({"event": "something else"}, [])
+        assert progress.question_entry(question_id)["tries"] == 2, question_id
 
 
 def test_exercise_controls_hint_ladder_and_solution_lock():

@@ -111,6 +111,9 @@ def test_review_widget_end_to_end():
     view.menu.value = "start-shape-row-mean"
     view.text.value = "nonsense"
     assert view._on_check() is None and "course-blank" in view.result.value
+    view.result.value = ""
+    view.text._handle_custom_msg({"event": "submit"}, [])     # Enter in the box checks too
+    assert "course-blank" in view.result.value
     view.refresh()
     assert "2 items to review, 2 cleared" in view.summary.value
 

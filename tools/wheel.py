@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("lib", "exercises", "labs")
 # The files pyproject.toml's package-data ships besides the modules.
-DATA = {"lib/trained": ("*.json", "*.npz")}
+DATA = {"lib/trained": ("*.json", "*.npz"), "exercises/ui": ("access.css", "access.js")}
 FIXED_EPOCH = "1767225600"  # 2026-01-01 00:00 UTC: the time stamp of every entry
 
 

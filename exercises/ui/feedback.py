@@ -11,6 +11,7 @@ from exercises.core.hints import NOT_YET_REVEAL, hints_seen, next_hint, reveal_s
 from exercises.core.progress import Progress
 from exercises.core.registry import get_exercise
 
+from .access import course_root
 from .style import box, bullets, code, code_block, headline, inline
 
 
@@ -97,8 +98,7 @@ def exercise_controls(exercise_id: str, in_feedback: int = 0) -> widgets.VBox:
     hint_button.on_click(on_hint)
     solution_button.on_click(on_solution)
     row = widgets.HBox([hint_button, solution_button])
-    controls = widgets.VBox([row, hints_area, solution_area])
-    controls.add_class("course-controls")
+    controls = course_root(widgets.VBox([row, hints_area, solution_area]), "course-controls")
     controls.hint_button, controls.solution_button = hint_button, solution_button
     controls.hints_area, controls.solution_area = hints_area, solution_area
     return controls

@@ -18,6 +18,7 @@ from exercises.core.registry import exercises_by_notebook
 from exercises.core.text import plural
 
 from . import style
+from .access import course_root
 
 # status -> (symbol, colour)
 _MARKS = {
@@ -150,8 +151,7 @@ def progress_view() -> widgets.VBox:
     render()
     buttons = widgets.HBox([refresh, export, upload, reset, confirm, cancel],
                            layout=widgets.Layout(flex_flow="row wrap"))
-    root = widgets.VBox([table, name, buttons, link, message])
-    root.add_class("course-progress-view")
+    root = course_root(widgets.VBox([table, name, buttons, link, message]), "course-progress-view")
     root.render = render
     root.refresh_button, root.export_button, root.upload = refresh, export, upload
     root.reset_button, root.confirm_button, root.cancel_button = reset, confirm, cancel

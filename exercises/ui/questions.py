@@ -18,6 +18,7 @@ from exercises.core.questions import grade
 from exercises.core.registry import get_question
 from exercises.core.text import exact
 
+from .access import course_root, on_enter
 from .style import box, inline, text_block
 
 
@@ -39,11 +40,7 @@ def _prompt(q: Question) -> widgets.HTML:
 
 
 def _root(q: Question, children) -> widgets.VBox:
-    root = widgets.VBox(children)
-    root.add_class("course-question")
-    root.add_class(f"course-question-{q.kind}")
-    root.add_class(f"course-q-{q.id}")
-    return root
+    return course_root(widgets.VBox(children), "course-question", f"course-question-{q.kind}", f"course-q-{q.id}")
 
 
 def predict_widget(q: Question) -> widgets.VBox:
@@ -125,13 +122,9 @@ def _typed_widget(q: Question, placeholder: str) -> widgets.VBox:
         result.value = _result("blank", f"<b>The answer is {html.escape(answer_text())}.</b> "
                                f"{_explanation(q)}", "course-revealed")
 
-    def on_message(_widget, content, _buffers) -> None:
-        if isinstance(content, dict) and content.get("event") == "submit":   # Enter in the box
-            on_check()
-
     button.on_click(on_check)
+    on_enter(text, on_check)                    # Enter in the box checks, like the button
     reveal.on_click(on_reveal)
-    text.on_msg(on_message)
     earlier = progress.question_entry(q.id)
     if earlier.get("ever_correct"):
         result.value = _result("pass", f"<b>You answered this already.</b> {_explanation(q)}", "course-pass")

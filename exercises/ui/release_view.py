@@ -18,6 +18,7 @@ from exercises.core.progress import Progress
 from exercises.core.workspace import workspace_root
 
 from .display import show
+from .access import course_root
 from .style import box, link, text_span
 
 
@@ -63,9 +64,7 @@ def _notebook_row(item, root):
 
 def _panel(items, heading, root):
     head = widgets.HTML(box("info", heading, "course-release-heading"))
-    panel = widgets.VBox([head, *[_notebook_row(item, root) for item in items]])
-    panel.add_class("course-release")
-    return panel
+    return course_root(widgets.VBox([head, *[_notebook_row(item, root) for item in items]]), "course-release")
 
 
 def course_release(root=None):

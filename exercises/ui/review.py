@@ -18,6 +18,7 @@ from exercises.core import review as logic
 from exercises.core.registry import NOTEBOOKS, get_exercise, get_question
 from exercises.core.text import plural
 
+from .access import course_root, on_enter
 from .feedback import feedback_html
 from .style import box, code, code_textarea_css, inline
 
@@ -57,12 +58,13 @@ class Review:
         self.menu.observe(self._on_pick, names="value")
         self.refresh_button.on_click(lambda _b: self.refresh())
         self.check_button.on_click(self._on_check)
+        on_enter(self.text, self._on_check)
         self.start_over.on_click(self._on_start_over)
         self.root = widgets.VBox([widgets.HTML(code_textarea_css("course-review-code")), self.summary,
                                   widgets.HBox([self.menu, self.refresh_button],
                                                layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
                                   self.work])
-        self.root.add_class("course-review")
+        course_root(self.root, "course-review")
         self.items = []
         self.refresh()
 

@@ -18,6 +18,7 @@ import ipywidgets as widgets
 from exercises.core import skip_ahead as sets
 from exercises.core.registry import NOTEBOOKS, skip_ahead_questions
 
+from .access import course_root
 from .style import box, bullets, inline, text_block
 
 
@@ -57,8 +58,7 @@ class SkipAhead:
             row.add_class("course-test-out-question")
             rows.append(row)
         self.submit.on_click(self._on_submit)
-        self.root = widgets.VBox([self.header, *rows, self.submit, self.result])
-        self.root.add_class("course-test-out")
+        self.root = course_root(widgets.VBox([self.header, *rows, self.submit, self.result]), "course-test-out")
         self.title = titles.get(stem, stem)
         self._show_header()
 

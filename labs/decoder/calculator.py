@@ -16,7 +16,7 @@ from exercises.ui.style import plain, table
 from lib.params import (COURSE_EXAMPLE, TRAINED_MODEL, ModelConfig, beyond_plain, count_parameters, doubled,
                         gap_steps, mebibytes, presets)
 
-from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
+from ..kit.layout import controls, lab_root, menu, numbers_widget, slider, verdict_widget
 
 BYTES = {4: "4 (float32)", 2: "2 (bfloat16)", 1: "1 (int8)", 0.5: "0.5 (4-bit)"}
 
@@ -128,8 +128,7 @@ class CalculatorLab:
         style = {"description_width": "initial"}
         small = widgets.Layout(width="12em")
         self.presets = presets()
-        self.preset = widgets.Dropdown(options=[self.CUSTOM] + list(self.presets), value=preset,
-                                       description="model", style=style, layout=widgets.Layout(width="24em"))
+        self.preset = menu([self.CUSTOM] + list(self.presets), preset, "model")
         self.preset.add_class("course-preset")
         self.d_model = slider("int", value=768, min=32, max=8192, step=32, description="d_model")
         self.d_model.add_class("course-slider-d-model")
@@ -151,9 +150,7 @@ class CalculatorLab:
                                               style=style, layout=widgets.Layout(width="14em"))
         self.top_k = widgets.BoundedIntText(value=0, min=0, max=512, description="top-k", style=style,
                                             layout=small)
-        self.bytes = widgets.Dropdown(options=[(label, b) for b, label in BYTES.items()], value=bytes_per_number,
-                                      description="bytes per number", style=style,
-                                      layout=widgets.Layout(width="16em"))
+        self.bytes = menu([(label, b) for b, label in BYTES.items()], bytes_per_number, "bytes per number")
         self.numbers = numbers_widget()
         self.gap = numbers_widget()
         self.verdict = verdict_widget()

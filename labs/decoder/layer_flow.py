@@ -23,7 +23,7 @@ from lib.params import ModelConfig, block_parameters
 from lib.positional import sinusoidal
 from lib.weights import random_weights
 
-from ..kit.layout import controls, lab_root, log_scale, slider, verdict_widget
+from ..kit.layout import controls, lab_root, log_scale, menu, slider, switch, verdict_widget
 
 PARTS = {"positions": "position vectors", "attention": "attention", "causal": "causal mask",
          "residual": "residual add", "norms": "norms", "ffn": "FFN", "final_norm": "final norm"}
@@ -262,21 +262,17 @@ class FlowLab:
         self.depth.add_class("course-slider-depth")
         self.toggles = {}
         for name, label in PARTS.items():
-            toggle = widgets.ToggleButton(value=bool(parts.get(name, True)), description=label,
-                                          tooltip=f"switch the {label} on or off",
-                                          layout=widgets.Layout(width="auto"))
+            toggle = switch(label, parts.get(name, True), f"switch the {label} on or off")
             toggle.add_class(f"course-toggle-{name.replace('_', '-')}")
             self.toggles[name] = toggle
         self.new = widgets.Button(description="new random blocks", icon="refresh",
                                   layout=widgets.Layout(width="auto"))
         self.new.add_class("course-button-new-blocks")
         self.verdict = verdict_widget()
-        style = {"description_width": "initial"}
         self.shape_controls = {}
         for name, value in (("batch", batch), ("length", length), ("d_model", d_model), ("heads", heads)):
             label = {"batch": "B (texts)", "length": "L (tokens)", "d_model": "d_model", "heads": "heads"}[name]
-            control = widgets.Dropdown(options=[(f"{v:,}", v) for v in self.SIZES[name]], value=value,
-                                       description=label, style=style, layout=widgets.Layout(width="11em"))
+            control = menu([(f"{v:,}", v) for v in self.SIZES[name]], value, label)
             control.add_class(f"course-shape-{name.replace('_', '-')}")
             self.shape_controls[name] = control
         self.shapes = widgets.HTML()
@@ -341,7 +337,7 @@ class FlowLab:
         else:
             self.shapes.value = table(
                 [(name, "(" + ", ".join(f"{n:,}" for n in shape) + ")", what) for name, shape, what in rows],
-                header=("tensor", "shape", ""))
+                header=("tensor", "shape", "what it is"))
         return rows
 
     def update(self) -> dict:

@@ -96,7 +96,7 @@ class SixStepsLab:
         self.seed = seed
         self.draws = 0
         self.colours = OKABE_ITO
-        self.step = slider("int", width="18em", value=step, min=0, max=N_STEPS, step=1, description="step")
+        self.step = slider("int", value=step, min=0, max=N_STEPS, step=1, description="step")
         self.step.add_class("course-slider-step")
         self.back = widgets.Button(description="back", icon="arrow-left", layout=widgets.Layout(width="auto"))
         self.back.add_class("course-button-back")

@@ -15,7 +15,7 @@ from exercises.core.text import number, vector, word_list
 from exercises.ui.style import plain, table
 from lib.ffn import activation_function, ffn, hidden_units, worked_example
 
-from ..kit.layout import SLIDER_STYLE, controls, lab_root, numbers_widget, slider, verdict_widget
+from ..kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget
 
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "silu": "SiLU", "none": "no activation"}
 
@@ -105,30 +105,24 @@ class HiddenUnitsLab:
     """Token picker, two number sliders, activation buttons, "run alone" box; bars redrawn in place."""
 
     def __init__(self, token: str = "cat", activation: str = "relu", alone: bool = False):
-        import ipywidgets as widgets
-
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
         from ..kit.own_function import OwnFunctionSwitch
 
         self.colours = OKABE_ITO
         start = EXAMPLE.X[TOKENS.index(token)] if token in TOKENS else np.array([0.5, -0.5])
         self._syncing = False
-        self.x1 = slider("float", width="20em", value=float(start[0]), min=X_MIN, max=X_MAX, step=0.1,
+        self.x1 = slider("float", value=float(start[0]), min=X_MIN, max=X_MAX, step=0.1,
                          description="first number", readout_format=".1f")
-        self.x2 = slider("float", width="20em", value=float(start[1]), min=X_MIN, max=X_MAX, step=0.1,
+        self.x2 = slider("float", value=float(start[1]), min=X_MIN, max=X_MAX, step=0.1,
                          description="second number", readout_format=".1f")
         self.x1.add_class("course-slider-first-number")
         self.x2.add_class("course-slider-second-number")
         options = [(f"{name} {vector(row)}", name) for name, row in zip(TOKENS, EXAMPLE.X)]
         options.append(("your own numbers", "own"))
-        self.token = widgets.Dropdown(options=options, value=token if token in TOKENS else "own",
-                                      description="token", style=SLIDER_STYLE,
-                                      layout=widgets.Layout(width="14em"))
-        self.activation = widgets.ToggleButtons(
-            options=[("ReLU", "relu"), ("GELU", "gelu"), ("SiLU", "silu")], value=activation,
-            description="activation", style={**SLIDER_STYLE, "button_width": "5em"})
-        self.alone = widgets.Checkbox(value=alone, description="run this token alone", indent=False,
-                                      layout=widgets.Layout(width="auto"))
+        self.token = menu(options, token if token in TOKENS else "own", "token")
+        self.activation = choice([("ReLU", "relu"), ("GELU", "gelu"), ("SiLU", "silu")], activation,
+                                 "activation")
+        self.alone = switch("run this token alone", alone)
         self.numbers = numbers_widget()
         self.verdict = verdict_widget()
 

@@ -14,7 +14,7 @@ from exercises.core.text import count
 from exercises.ui.style import plain, table
 from lib.params import ModelConfig, block_parameters, equal_count_gated_width
 
-from ..kit.layout import SLIDER_STYLE, controls, lab_root, log_scale, numbers_widget, slider, verdict_widget
+from ..kit.layout import choice, controls, lab_root, log_scale, menu, numbers_widget, slider, switch, verdict_widget
 
 D_MIN, D_MAX, D_STEP = 64, 4096, 64
 MULTIPLE_MIN, MULTIPLE_MAX, MULTIPLE_STEP = 1.0, 8.0, 0.5
@@ -61,8 +61,6 @@ class ParametersLab:
 
     def __init__(self, d_model: int = 768, multiple: float = 4.0, gated: bool = False,
                  round_to: int = 32, log_scale: bool = False):
-        import ipywidgets as widgets
-
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.d_model = slider("int", value=d_model, min=D_MIN, max=D_MAX, step=D_STEP,
@@ -72,14 +70,10 @@ class ParametersLab:
                                step=MULTIPLE_STEP, description="d_ff = ? × d_model",
                                readout_format=".1f")
         self.multiple.add_class("course-slider-multiple")
-        self.kind = widgets.ToggleButtons(options=[("plain (2 matrices)", False), ("gated (3 matrices)", True)],
-                                          value=gated, description="FFN",
-                                          style={**SLIDER_STYLE, "button_width": "10em"})
-        self.round_to = widgets.Dropdown(options=[(str(n), n) for n in ROUNDINGS], value=round_to,
-                                         description="gated width: round up to a multiple of",
-                                         style=SLIDER_STYLE, layout=widgets.Layout(width="auto"))
-        self.log_scale = widgets.Checkbox(value=log_scale, description="log scale", indent=False,
-                                          layout=widgets.Layout(width="auto"))
+        self.kind = choice([("plain (2 matrices)", False), ("gated (3 matrices)", True)], gated, "FFN")
+        self.round_to = menu([(str(n), n) for n in ROUNDINGS], round_to,
+                             "gated width: round up to a multiple of")
+        self.log_scale = switch("log scale", log_scale)
         self.numbers = numbers_widget()
         self.verdict = verdict_widget()
 

@@ -16,7 +16,7 @@ from exercises.core.text import count, number, vector
 from exercises.ui.style import plain, table
 from lib.ffn import collapse, ffn, worked_example
 
-from ..kit.layout import SLIDER_STYLE, controls, lab_root, numbers_widget, slider, verdict_widget
+from ..kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
 from .hidden_units import ACTIVATION_NAMES, EXAMPLE, TOKENS
 
 WIDTH_MIN, WIDTH_MAX, WIDTH_STEP = 4, 64, 4
@@ -96,16 +96,13 @@ class RemoveActivationLab:
     """Width slider and activation switch; two output curves and their one-matrix versions."""
 
     def __init__(self, width: int = 4, activation: str = "relu"):
-        import ipywidgets as widgets
-
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.width = slider("int", value=width, min=WIDTH_MIN, max=WIDTH_MAX, step=WIDTH_STEP,
                             description="hidden width d_ff")
         self.width.add_class("course-slider-width")
-        self.activation = widgets.ToggleButtons(
-            options=[("with ReLU", "relu"), ("activation removed", "none")], value=activation,
-            description="activation", style={**SLIDER_STYLE, "button_width": "9em"})
+        self.activation = choice([("with ReLU", "relu"), ("activation removed", "none")], activation,
+                                 "activation")
         self.numbers = numbers_widget()
         self.verdict = verdict_widget()
 

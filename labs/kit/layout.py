@@ -1,5 +1,12 @@
-"""The pieces every lab is built from: its root box, a wrapping row of controls, a slider, the
-verdict and the numbers below the plot.
+"""The pieces every lab is built from: its root box, a wrapping row of controls, a slider, a
+switch, a choice, the verdict and the numbers below the plot.
+
+Every control is a native one a keyboard and a screen reader can use: a slider (named after
+its description, Home and End go to its current ends), a check box for anything switched on
+and off (its tick shows the state), radio buttons for one choice among a few, a menu for
+longer lists. ``lab_root`` marks the lab as a course widget (``exercises.ui.access``): a focus
+ring that shows, controls that wrap on a narrow screen, the verdict read out when it changes and
+given to the plot as its text alternative.
 
 ipywidgets is imported inside each function, so a lab's model can be imported and tested
 without it. The HTML that goes into the verdict and numbers widgets is made with
@@ -8,9 +15,14 @@ without it. The HTML that goes into the verdict and numbers widgets is made with
 
 SLIDER_STYLE = {"description_width": "initial"}     # the whole description shows beside a control
 
+# A slider's track is at least 11em wide whatever its description; one with more positions than
+# LONG_TRACK gets an 18em track, and one with more than NUMBER_BOX a number box beside it too.
+LONG_TRACK, NUMBER_BOX = 40, 100
+
 
 def verdict_widget():
-    """The HTML widget that shows a lab's verdict (class ``course-verdict``)."""
+    """The HTML widget that shows a lab's verdict (class ``course-verdict``): read out when it
+    changes, and the text alternative of the lab's plot."""
     import ipywidgets as widgets
     verdict = widgets.HTML()
     verdict.add_class("course-verdict")
@@ -25,18 +37,82 @@ def numbers_widget():
     return numbers
 
 
-def controls(*children):
-    """Controls side by side, wrapping onto more lines on a narrow screen."""
+def positions(control) -> int:
+    """How many values a slider can take (its track's positions)."""
+    if hasattr(control, "options"):                             # a SelectionSlider
+        return len(control.options)
+    step = control.step or 1
+    return int(round((control.max - control.min) / step)) + 1
+
+
+def number_box(control):
+    """A number box that moves with ``control`` (a slider) and moves it: its value, ends and step
+    are linked in the browser, so typing a value works like dragging to it."""
     import ipywidgets as widgets
-    return widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
+    kind = widgets.BoundedIntText if isinstance(control, widgets.IntSlider) else widgets.BoundedFloatText
+    box = kind(value=control.value, min=control.min, max=control.max, step=control.step,
+               tooltip=f"{control.description}: type a value", layout=widgets.Layout(width="6.5em"))
+    box.add_class("course-number-box")
+    for name in ("min", "max", "step", "value"):
+        widgets.jslink((control, name), (box, name))
+    return box
 
 
-def slider(kind: str, width: str = "22em", **options):
+def controls(*children):
+    """Controls side by side, wrapping onto more lines on a narrow screen. A slider with more
+    than ``NUMBER_BOX`` positions gets a number box beside it."""
+    import ipywidgets as widgets
+    items = []
+    for child in children:
+        if isinstance(child, (widgets.IntSlider, widgets.FloatSlider)) and positions(child) > NUMBER_BOX:
+            pair = widgets.HBox([child, number_box(child)],
+                                layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
+            pair.add_class("course-slider-with-box")
+            items.append(pair)
+        else:
+            items.append(child)
+    return widgets.HBox(items, layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
+
+
+def slider(kind: str, **options):
     """A slider that updates while it moves: kind "float" or "int"; ``options`` are the
-    slider's own (value, min, max, step, description, readout_format)."""
+    slider's own (value, min, max, step, description, readout_format). Its track has a fixed
+    minimum width, longer for a long range (class ``course-track-long``)."""
     import ipywidgets as widgets
     cls = widgets.FloatSlider if kind == "float" else widgets.IntSlider
-    return cls(continuous_update=True, style=SLIDER_STYLE, layout=widgets.Layout(width=width), **options)
+    control = cls(continuous_update=True, style=SLIDER_STYLE, layout=widgets.Layout(width="auto"), **options)
+    control.add_class("course-slider")
+    if positions(control) > LONG_TRACK:
+        control.add_class("course-track-long")
+    return control
+
+
+def switch(description: str, value: bool = True, tooltip: str = ""):
+    """Something the learner turns on and off: a check box, whose tick shows the state (not a
+    colour) and which a screen reader announces as checked or not checked."""
+    import ipywidgets as widgets
+    return widgets.Checkbox(value=bool(value), description=description, indent=False, tooltip=tooltip,
+                            layout=widgets.Layout(width="auto"))
+
+
+def choice(options, value=None, description: str = ""):
+    """One choice among a few: radio buttons side by side (the dot shows the choice; Tab reaches
+    the group and the arrow keys choose). ``options`` as for any ipywidgets selection."""
+    import ipywidgets as widgets
+    options = list(options)
+    if value is None:
+        first = options[0]
+        value = first[1] if isinstance(first, tuple) else first
+    return widgets.RadioButtons(options=options, value=value, description=description,
+                                orientation="horizontal", style=SLIDER_STYLE,
+                                layout=widgets.Layout(width="auto"))
+
+
+def menu(options, value, description: str):
+    """One choice among many: a drop-down menu as wide as its longest option."""
+    import ipywidgets as widgets
+    return widgets.Dropdown(options=options, value=value, description=description, style=SLIDER_STYLE,
+                            layout=widgets.Layout(width="auto"))
 
 
 def log_scale(axis):
@@ -51,9 +127,9 @@ def log_scale(axis):
 
 
 def lab_root(name, children):
-    """A lab's outer box, with the classes ``course-lab`` and ``course-lab-<name>``."""
+    """A lab's outer box, with the classes ``course-lab`` and ``course-lab-<name>``, marked as a
+    course widget (``exercises.ui.access``)."""
     import ipywidgets as widgets
-    root = widgets.VBox(children)
-    root.add_class("course-lab")
-    root.add_class(f"course-lab-{name}")
-    return root
+
+    from exercises.ui.access import course_root
+    return course_root(widgets.VBox(children), "course-lab", f"course-lab-{name}")

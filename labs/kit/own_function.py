@@ -10,19 +10,74 @@ The switch is greyed out until the exercise's check passes in this kernel; it tu
 itself the moment it does (the lab redraws), and off again if a later check of the same
 exercise fails. Ticked, the model runs on the learner's function; if that raises or returns
 something unusable, the lab runs on the course's function and the badge says why in one line.
+While the learner's function runs, the badge counts its calls (for this plot, and since the
+switch was ticked) and shows its last call with the shapes of the arrays it received, so a
+learner sees their own code at work.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import html
 
 import ipywidgets as widgets
+import numpy as np
 
 from exercises.core import own, restart
 from exercises.core.registry import get_exercise
+from exercises.core.text import plural
 from exercises.ui.style import box, code
 
 _ONLY = object()
+
+
+def _argument(value) -> str:
+    """One argument of a call, short: an array by its shape, a number by its value."""
+    if isinstance(value, np.ndarray):
+        return f"array {value.shape}" if value.ndim else f"{value.item():g}"
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return f"{value:g}"
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 12 else "a string"
+    if isinstance(value, (list, tuple)):
+        return f"{type(value).__name__} of {len(value)}"
+    if callable(value):
+        return getattr(value, "__name__", "a function")
+    return type(value).__name__
+
+
+def call_summary(name: str, args, kwargs) -> str:
+    """How a call looked, e.g. ``layer_norm(array (4, 8), eps=1e-05)``."""
+    parts = [_argument(a) for a in args] + [f"{k}={_argument(v)}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+class CallCounter:
+    """Counts the calls of the learner's function and remembers how the last one looked."""
+
+    def __init__(self):
+        self.total = 0       # since the switch was last ticked
+        self.this_run = 0    # during the last update of the lab
+        self.last = ""       # call_summary of the last call
+
+    def wrap(self, name: str, func):
+        def counted(*args, **kwargs):
+            self.total += 1
+            self.this_run += 1
+            self.last = call_summary(name, args, kwargs)
+            return func(*args, **kwargs)
+        return counted
+
+    def counting(self, use):
+        """``use`` whose learner's function is counted (the course's is not)."""
+        adapt = use.adapt
+
+        def counted_adapt(func):
+            counted = self.wrap(use.name, func)
+            return adapt(counted) if adapt is not None else counted
+        return dataclasses.replace(use, adapt=counted_adapt)
 
 
 class OwnFunctionSwitch:
@@ -45,6 +100,7 @@ class OwnFunctionSwitch:
         self.widget.add_class("course-own")
         self.running_own = False
         self._earlier = {}
+        self.calls = CallCounter()
         self._refresh_switch()
         self.checkbox.observe(self._on_tick, names="value")
         own.listen(self._on_registry)
@@ -62,7 +118,9 @@ class OwnFunctionSwitch:
         self.checkbox.tooltip = ("Run this lab on the function you wrote" if names else
                                  "Opens when your function passes its check")
 
-    def _on_tick(self, _change=None) -> None:
+    def _on_tick(self, change=None) -> None:
+        if change is not None and change.get("new"):
+            self.calls = CallCounter()
         self._changed()
 
     def _on_registry(self, ex_id: str) -> None:
@@ -88,7 +146,8 @@ class OwnFunctionSwitch:
             self.badge.value = self._badge_html(None, False, "")
             return build(None)
         use = self.uses[exercise]
-        outcome = own.run_model(build, use, want_own=bool(self.checkbox.value))
+        self.calls.this_run = 0
+        outcome = own.run_model(build, self.calls.counting(use), want_own=bool(self.checkbox.value))
         self.running_own = outcome.own
         self.badge.value = self._badge_html(use, outcome.own, outcome.note, outcome.kind)
         return outcome.result
@@ -105,7 +164,11 @@ class OwnFunctionSwitch:
             body = f"running: the course's code \u2014 this setting uses no {names}"
             status, state = "blank", "none"
         elif is_own:
-            body = f"\u25b6 running: <b>your {code(use.name)}</b>"
+            calls = self.calls
+            ran = (f"called {plural(calls.this_run, 'time')} for this plot, {calls.total} since you "
+                   f"ticked the box; last call {code(calls.last)}" if calls.this_run else
+                   "not called for this plot")
+            body = f"\u25b6 running: <b>your {code(use.name)}</b> \u2014 {ran}"
             status, state = "pass", "own"
         else:
             body = f"running: the course's {code(use.label)}"

@@ -18,7 +18,7 @@ from exercises.ui.style import plain
 from lib.norm import layer_norm, rms_norm
 from lib.stack import MODES, random_rotations, run_stack, start_vector
 
-from ..kit.layout import controls, lab_root, log_scale, slider, verdict_widget
+from ..kit.layout import controls, lab_root, log_scale, menu, slider, verdict_widget
 
 D = 8                              # the stack lab's vector has 8 numbers
 SQRT_D = float(np.sqrt(D))         # the length of 8 numbers with mean 0 and std 1
@@ -152,14 +152,8 @@ class StackLab:
         self.gain.add_class("course-slider-gain")
         self.layers = slider("int", value=layers, min=1, max=LAYERS_MAX, step=1,
                               description="layers N")
-        self.mode = widgets.Dropdown(options=[(label, key) for key, label in MODES.items()],
-                                     value=mode, description="each layer does",
-                                     style={"description_width": "initial"},
-                                     layout=widgets.Layout(width="22em"))
-        self.dtype = widgets.Dropdown(options=[(label, key) for key, (_t, label) in DTYPES.items()],
-                                      value=dtype, description="numbers stored as",
-                                      style={"description_width": "initial"},
-                                      layout=widgets.Layout(width="24em"))
+        self.mode = menu([(label, key) for key, label in MODES.items()], mode, "each layer does")
+        self.dtype = menu([(label, key) for key, (_t, label) in DTYPES.items()], dtype, "numbers stored as")
         self.button = widgets.Button(description="new random layers", icon="refresh",
                                      layout=widgets.Layout(width="auto"))
         self.button.add_class("course-button-new-layers")

@@ -11,7 +11,7 @@ import numpy as np
 
 from exercises.ui.style import plain
 
-from ..kit.layout import controls, lab_root, slider, verdict_widget
+from ..kit.layout import choice, controls, lab_root, slider, verdict_widget
 from .stack import LAYER_NORM_USE, course_layer_norm
 
 TOKENS = ("the", "cat", "sat", "down")
@@ -69,7 +69,6 @@ class AxisLab:
     """The view: a slider for one of cat's numbers, a right/wrong toggle, input and output grids."""
 
     def __init__(self, value=2.0, how="token"):
-        import ipywidgets as widgets
         from matplotlib.colors import TwoSlopeNorm
         from matplotlib.patches import Rectangle
 
@@ -78,9 +77,7 @@ class AxisLab:
 
         self.value = slider("float", value=value, min=-4.0, max=4.0, step=0.5,
                              description=f"{TOKENS[CHANGED[0]]}'s first number", readout_format=".1f")
-        self.how = widgets.ToggleButtons(options=[(label, key) for key, label in AXIS_MODES.items()],
-                                         value=how, description="normalise",
-                                         style={"description_width": "initial", "button_width": "11em"})
+        self.how = choice([(label, key) for key, label in AXIS_MODES.items()], how, "normalise")
         self.verdict = verdict_widget()
 
         fig = new_figure(6.4, 3.2)

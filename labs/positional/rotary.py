@@ -15,7 +15,7 @@ from exercises.core.own import Use
 from exercises.ui.style import plain
 from lib.positional import PAIRINGS, rope
 
-from ..kit.layout import controls, lab_root, slider, verdict_widget
+from ..kit.layout import SLIDER_STYLE, controls, lab_root, menu, slider, verdict_widget
 
 
 def _rope_one_as_rope(rope_one):
@@ -109,25 +109,21 @@ class RotaryLab:
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
         from ..kit.own_function import OwnFunctionSwitch
 
-        style = {"description_width": "initial"}
-        wide = widgets.Layout(width="20em")
-        self.q_slider = slider("int", width="20em", value=query_pos, min=0, max=POS_MAX,
+        self.q_slider = slider("int", value=query_pos, min=0, max=POS_MAX,
                                description="query position")
         self.q_slider.add_class("course-slider-query")
-        self.k_slider = slider("int", width="20em", value=key_pos, min=0, max=POS_MAX,
+        self.k_slider = slider("int", value=key_pos, min=0, max=POS_MAX,
                                description="key position")
         self.k_slider.add_class("course-slider-key")
         self.base_slider = widgets.SelectionSlider(options=[(f"{b:,.0f}", b) for b in BASES],
                                                    value=float(base), description="base",
-                                                   style=style, layout=wide)
+                                                   style=SLIDER_STYLE, layout=widgets.Layout(width="auto"))
         self.base_slider.add_class("course-slider-base")
-        self.pair_slider = slider("int", width="20em", value=pair, min=0, max=HEAD_SIZE // 2 - 1,
+        self.pair_slider = slider("int", value=pair, min=0, max=HEAD_SIZE // 2 - 1,
                                   description="pair shown")
         self.pair_slider.add_class("course-slider-pair")
-        self.pairing = widgets.Dropdown(options=[("halves: i with i + 16", "halves"),
-                                                 ("neighbours: 2i with 2i + 1", "neighbours")],
-                                        value=pairing, description="pairing", style=style,
-                                        layout=widgets.Layout(width="20em"))
+        self.pairing = menu([("halves: i with i + 16", "halves"), ("neighbours: 2i with 2i + 1", "neighbours")],
+                            pairing, "pairing")
         self.pairing.add_class("course-pairing")
         self.up = widgets.Button(description="both +1", layout=widgets.Layout(width="auto"),
                                  tooltip="move the query and the key one position later")

@@ -122,7 +122,7 @@ class ScalingLab:
         self.factor = widgets.SelectionSlider(options=[(factor_label(f), f) for f in FACTORS],
                                               value=start, description="scale factor",
                                               continuous_update=True, style=SLIDER_STYLE,
-                                              layout=widgets.Layout(width="24em"))
+                                              layout=widgets.Layout(width="auto"))
         self.factor.add_class("course-slider-scale")
         self.verdict = verdict_widget()
 

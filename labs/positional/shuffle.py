@@ -19,7 +19,7 @@ from lib.attention import attention
 from lib.positional import add_positions
 from lib.weights import random_weights
 
-from ..kit.layout import controls, lab_root, verdict_widget
+from ..kit.layout import controls, lab_root, menu, switch, verdict_widget
 from .table import TABLE_USE, course_table
 
 TOL = 1e-9  # below this, two outputs count as identical
@@ -135,21 +135,14 @@ class ShuffleLab:
 
         self.rng = np.random.default_rng(seed)
         self.colours = OKABE_ITO
-        style = {"description_width": "initial"}
-        self.order = widgets.Dropdown(options=[(sentence(p), p) for p in PERMUTATIONS],
-                                      value=tuple(order), description="new order", style=style,
-                                      layout=widgets.Layout(width="15em"))
+        self.order = menu([(sentence(p), p) for p in PERMUTATIONS], tuple(order), "new order")
         self.order.add_class("course-order")
         self.shuffle = widgets.Button(description="shuffle", tooltip="pick another order at random",
                                       layout=widgets.Layout(width="auto"))
         self.shuffle.add_class("course-shuffle-button")
-        self.positions = widgets.ToggleButton(value=add_positions, description="add positions",
-                                              tooltip="add the sinusoidal position vectors",
-                                              layout=widgets.Layout(width="auto"))
+        self.positions = switch("add positions", add_positions, "add the sinusoidal position vectors")
         self.positions.add_class("course-toggle-positions")
-        self.causal = widgets.ToggleButton(value=causal, description="causal mask",
-                                           tooltip="each word sees only itself and earlier words",
-                                           layout=widgets.Layout(width="auto"))
+        self.causal = switch("causal mask", causal, "each word sees only itself and earlier words")
         self.causal.add_class("course-toggle-causal")
         self.verdict = verdict_widget()
 

@@ -12,7 +12,7 @@ from exercises.core.text import percent
 from exercises.ui.style import plain
 from lib.attention import softmax
 
-from ..kit.layout import lab_root, slider, verdict_widget
+from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 WORDS = ("cat", "sat", "on", "the", "mat")
 SCORES = np.array([2.0, 1.0, 0.5, 0.1, -1.0])
@@ -49,7 +49,7 @@ class TemperatureLab:
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.colours = (OKABE_ITO["blue"], OKABE_ITO["orange"])
-        self.slider = slider("float", width="26em", value=temperature, min=T_MIN, max=T_MAX, step=0.05,
+        self.slider = slider("float", value=temperature, min=T_MIN, max=T_MAX, step=0.05,
                              description="temperature", readout_format=".2f")
         self.slider.add_class("course-slider-temperature")
         self.verdict = verdict_widget()
@@ -72,7 +72,7 @@ class TemperatureLab:
         self.ax = ax
         self.view = FigureView(fig, description="Bar chart of softmax weights for five words")
 
-        self.root = lab_root("temperature", [self.slider, self.view.widget, self.verdict])
+        self.root = lab_root("temperature", [controls(self.slider), self.view.widget, self.verdict])
         self.slider.observe(self._on_change, names="value")
         self.update(temperature)
 

@@ -14,7 +14,7 @@ from exercises.core.text import amount
 from exercises.ui.style import plain
 from lib import model
 
-from ..kit.layout import controls, lab_root, slider, verdict_widget
+from ..kit.layout import controls, lab_root, slider, switch, verdict_widget
 from .held_out import GROUPS, context, held_out, perplexities, run
 from .kind_bars import KindBars
 
@@ -80,7 +80,6 @@ class AblationLab:
     """The view: a slider for the watched prediction, a toggle per block and for the positions."""
 
     def __init__(self, keep=(True, True, True, True), positions=True, watch=None):
-        import ipywidgets as widgets
 
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
@@ -90,13 +89,9 @@ class AblationLab:
         self.watch = slider("int", value=watch, min=0, max=len(watched) - 1, step=1,
                             description="prediction to watch")
         self.watch.add_class("course-slider-watch")
-        self.blocks = [widgets.ToggleButton(value=bool(keep[i]) if i < len(keep) else True,
-                                            description=f"block {i + 1}", icon="check",
-                                            tooltip=f"use block {i + 1}",
-                                            layout=widgets.Layout(width="7.5em"))
+        self.blocks = [switch(f"block {i + 1}", bool(keep[i]) if i < len(keep) else True, f"use block {i + 1}")
                        for i in range(layers)]
-        self.positions = widgets.ToggleButton(value=bool(positions), description="positions (RoPE)",
-                                              icon="check", layout=widgets.Layout(width="11em"))
+        self.positions = switch("positions (RoPE)", bool(positions))
         self.verdict = verdict_widget()
         fig = new_figure(6.4, 3.4)
         grid = fig.add_gridspec(1, 2, width_ratios=[1.25, 1], wspace=0.35)

@@ -13,7 +13,7 @@ import numpy as np
 from exercises.core.text import amount
 from exercises.ui.style import plain
 
-from ..kit.layout import controls, lab_root, verdict_widget
+from ..kit.layout import SLIDER_STYLE, choice, controls, lab_root, switch, verdict_widget
 from .held_out import held_out, perplexities, run
 from .kind_bars import KindBars
 
@@ -92,26 +92,19 @@ class MismatchLab:
 
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
-        style = {"description_width": "initial"}
         self.base = widgets.FloatLogSlider(value=base, base=10, min=2, max=6, step=0.25,
                                            description="RoPE base", readout_format=",.0f",
-                                           continuous_update=True, style=style,
-                                           layout=widgets.Layout(width="22em"))
+                                           continuous_update=True, style=SLIDER_STYLE,
+                                           layout=widgets.Layout(width="auto"))
         self.base.add_class("course-slider-base")
         self.eps = widgets.FloatLogSlider(value=eps, base=10, min=-8, max=0, step=1,
                                           description="norm \u03b5", readout_format=".0e",
-                                          continuous_update=True, style=style,
-                                          layout=widgets.Layout(width="22em"))
-        self.pairing = widgets.ToggleButtons(options=[("halves", "halves"), ("neighbours", "neighbours")],
-                                             value=pairing, description="RoPE pairs",
-                                             tooltips=["number i with i + d/2 (as trained)",
-                                                       "number 2i with 2i + 1"],
-                                             style={"description_width": "initial", "button_width": "8em"})
-        self.norm = widgets.ToggleButtons(options=[("RMSNorm", "rms"), ("LayerNorm", "layer")],
-                                          value=norm, description="norm",
-                                          style={"description_width": "initial", "button_width": "8em"})
-        self.positions = widgets.Checkbox(value=bool(positions), description="RoPE on", indent=False,
-                                          layout=widgets.Layout(width="7em"))
+                                          continuous_update=True, style=SLIDER_STYLE,
+                                          layout=widgets.Layout(width="auto"))
+        self.pairing = choice([("halves (i with i + d/2, as trained)", "halves"),
+                               ("neighbours (2i with 2i + 1)", "neighbours")], pairing, "RoPE pairs")
+        self.norm = choice([("RMSNorm", "rms"), ("LayerNorm", "layer")], norm, "norm")
+        self.positions = switch("RoPE on", bool(positions))
         self.reset = widgets.Button(description="as trained", icon="undo", layout=widgets.Layout(width="auto"))
         self.reset.add_class("course-button-as-trained")
         self.verdict = verdict_widget()

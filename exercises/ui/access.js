@@ -1,0 +1,163 @@
+// The course's widgets, made usable with a keyboard and a screen reader (see access.py).
+//
+// ipywidgets gives no way to set ARIA attributes from Python, so this script adds them in the
+// page, to the widgets inside every .course-widget root, and keeps them up to date:
+// - a slider's handle is named by the slider's description (and its typed readout too);
+// - Home and End on a slider go to its current ends, even after the lab changed them;
+// - verdicts, results, hints and messages are polite live regions, read when they change;
+// - a lab's image gets the lab's verdict as its text alternative, updated with the plot;
+// - radio buttons form one named group, so Tab reaches the group and the arrows choose;
+// - a text box with no description is named by its question's prompt, a number box by its slider.
+// It installs itself once per page; running it again only refreshes.
+(function () {
+  "use strict";
+  if (window.courseAccess) {
+    window.courseAccess.refresh();
+    return;
+  }
+
+  const ROOT = ".course-widget";
+  const LIVE = [
+    ".course-verdict", ".course-question-result", ".course-hints", ".course-solution-area",
+    ".course-review-result", ".course-test-out-result", ".course-test-out-mark",
+    ".course-progress-messages", ".course-release-result",
+  ].join(", ");
+  const PROMPT = ".course-question-prompt, .course-review-about, .course-test-out-question > .widget-html";
+
+  let counter = 0;
+  const idOf = (el) => el.id || (el.id = "course-access-" + (++counter));
+  const text = (el) => (el ? el.textContent.replace(/\s+/g, " ").trim() : "");
+  function set(el, name, value) {
+    if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+  }
+
+  function descriptionOf(widget) {
+    const label = widget.querySelector(":scope > .widget-label");
+    return text(label) ? label : null;
+  }
+
+  function promptOf(widget) {
+    const holder = widget.closest(".course-question, .course-review, .course-test-out-question");
+    const prompt = holder && holder.querySelector(PROMPT);
+    return text(prompt) ? prompt : null;
+  }
+
+  function nameSliders(root) {
+    for (const slider of root.querySelectorAll(".widget-slider")) {
+      const handle = slider.querySelector(".noUi-handle");
+      const label = descriptionOf(slider);
+      if (!handle || !label) continue;
+      set(handle, "aria-labelledby", idOf(label));
+      const readout = slider.querySelector(":scope > .widget-readout");
+      if (readout && readout.isContentEditable) {
+        set(readout, "role", "textbox");
+        set(readout, "aria-label", text(label) + ": type a value, then Enter");
+      }
+    }
+  }
+
+  function makeLive(root) {
+    for (const region of root.querySelectorAll(LIVE)) {
+      const content = region.querySelector(":scope > .widget-html-content") || region;
+      set(content, "aria-live", "polite");
+      set(content, "aria-atomic", "true");
+    }
+  }
+
+  function describeFigures(root) {
+    const labs = root.matches(".course-lab") ? [root] : root.querySelectorAll(".course-lab");
+    for (const lab of labs) {
+      const verdict = text(lab.querySelector(".course-verdict"));
+      for (const image of lab.querySelectorAll("img.course-figure-image")) {
+        set(image, "alt", verdict || "The lab's plot");
+      }
+    }
+  }
+
+  function groupRadios(root) {
+    for (const box of root.querySelectorAll(".widget-radio-box")) {
+      set(box, "role", "radiogroup");
+      const widget = box.closest(".widget-radio");
+      const label = (widget && descriptionOf(widget)) || (widget && promptOf(widget));
+      if (label) set(box, "aria-labelledby", idOf(label));
+      const group = idOf(box);
+      for (const input of box.querySelectorAll('input[type="radio"]')) {
+        if (input.name !== group) input.name = group;
+      }
+    }
+  }
+
+  function nameTextBoxes(root) {
+    for (const widget of root.querySelectorAll(".widget-text, .widget-textarea")) {
+      const field = widget.querySelector("input, textarea");
+      if (!field || descriptionOf(widget) || field.hasAttribute("aria-label")) continue;
+      const pair = widget.closest(".course-slider-with-box");
+      const slider = pair && pair.querySelector(".widget-slider");
+      const label = slider ? descriptionOf(slider) : promptOf(widget);
+      if (label) set(field, "aria-labelledby", idOf(label));
+    }
+  }
+
+  // JupyterLab reads single keys pressed anywhere in a notebook in command mode as commands
+  // (an arrow moves to another cell, D D deletes one). A key pressed on a course control is
+  // the control's: it stops at the widget's root, after the control has used it. Keys with
+  // Ctrl, Alt or Cmd, Shift+Enter, Tab and Escape go on to JupyterLab as usual.
+  const guarded = new WeakSet();
+  function keepKeys(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "Tab" || event.key === "Escape" || (event.key === "Enter" && event.shiftKey)) return;
+    event.stopPropagation();
+  }
+
+  function enhance(root) {
+    if (!guarded.has(root)) {
+      guarded.add(root);
+      root.addEventListener("keydown", keepKeys);
+    }
+    nameSliders(root);
+    makeLive(root);
+    describeFigures(root);
+    groupRadios(root);
+    nameTextBoxes(root);
+  }
+
+  let pending = false;
+  function refresh() {
+    pending = false;
+    for (const root of document.querySelectorAll(ROOT)) enhance(root);
+  }
+  function schedule() {
+    if (!pending) {
+      pending = true;
+      window.requestAnimationFrame(refresh);
+    }
+  }
+  function touchesCourse(mutation) {
+    const target = mutation.target.nodeType === 1 ? mutation.target : mutation.target.parentElement;
+    if (target && target.closest(ROOT)) return true;
+    for (const node of mutation.addedNodes) {
+      if (node.nodeType === 1 && (node.matches(ROOT) || node.querySelector(ROOT))) return true;
+    }
+    return false;
+  }
+  new MutationObserver((mutations) => {
+    if (mutations.some(touchesCourse)) schedule();
+  }).observe(document.body, { childList: true, subtree: true, characterData: true });
+
+  // Home and End: noUiSlider keeps the ends it had when it was made; a lab may have moved them
+  // since (the position table's rows follow its length), so go to the current ones.
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Home" && event.key !== "End") return;
+    const handle = event.target;
+    if (!(handle instanceof Element) || !handle.classList.contains("noUi-handle")) return;
+    const slider = handle.closest(".noUi-target");
+    if (!slider || !slider.noUiSlider || !slider.closest(ROOT)) return;
+    const range = slider.noUiSlider.options.range;
+    event.preventDefault();
+    event.stopPropagation();
+    slider.noUiSlider.set(event.key === "Home" ? range.min : range.max);
+  }, true);
+
+  window.courseAccess = { refresh };
+  refresh();
+})();

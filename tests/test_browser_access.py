@@ -1,0 +1,621 @@
+"""Every notebook's course output with a keyboard alone, through an accessibility audit, on a
+narrow screen and zoomed in: a local JupyterLab (CPython kernel) in Chromium.
+
+Each notebook is opened and run once (in a JupyterLab of its own, so what these tests answer
+and record does not reach the other browser tests); then, in this order:
+
+- keyboard: every control of every lab is reached with Tab and shows a focus ring; every
+  slider moves with the arrow keys, every check box with Space, every radio group and menu
+  with the arrows, and JupyterLab takes none of those keys; one lab is driven further and
+  one question answered with the keyboard alone, and the verdict that changes is a polite
+  live region and the plot's text alternative; in 03, the learner's own layer_norm is switched
+  on with the keyboard and its badge counts its calls;
+- controls that fit: every slider track is wider than 100 px and no label, option, button or
+  readout is cut off;
+- axe: axe-core finds no serious or critical violation in the course's own elements, in the
+  light and the dark theme (what it finds in JupyterLab's own interface, with the first notebook
+  open in the light theme, is printed at the end of the run);
+- narrow: at 390 px wide and at 640 px (a 1280 px window at 200 % zoom) nothing sticks out
+  of the notebook and the plots scale down; screenshots of every lab at 390 px and in the
+  dark theme go to test-artifacts/;
+- motion: nothing in the course animates.
+"""
+
+import json
+import re
+import urllib.request
+
+import pytest
+
+from conftest import CONTENT, local_jupyterlab, notebooks
+from test_browser_live import APP, PANEL, cell_errors, open_notebook, run_all
+
+NOTEBOOKS = [p.relative_to(CONTENT).as_posix() for p in notebooks()]
+SERIOUS = ("serious", "critical")
+WIDE, NARROW, ZOOMED = {"width": 1280, "height": 900}, {"width": 390, "height": 2600}, {"width": 640, "height": 1200}
+
+# The lab each notebook's keyboard test drives further, and how (see drive_lab below).
+DRIVEN = {
+    "00_start_here.ipynb": "temperature",
+    "01_positional_encoding.ipynb": "position-table",
+    "02_feed_forward.ipynb": "hidden-units",
+    "03_norms_and_residuals.ipynb": "stream",
+    "04_decoder_block.ipynb": "layer-flow",
+    "05_trained_model.ipynb": "ablation",
+}
+
+
+# ---------------------------------------------------------------- the session per notebook
+
+@pytest.fixture(scope="module")
+def access_server(tmp_path_factory):
+    work = tmp_path_factory.mktemp("access")
+    with local_jupyterlab(work, work / "progress.json") as server:
+        yield server
+
+
+class Opened:
+    """A notebook opened and run once in its own browser context."""
+
+    def __init__(self, page, name, root):
+        self.page, self.name, self.root = page, name, root
+        self.stem = name.rsplit("/", 1)[-1].removesuffix(".ipynb")
+
+    def labs(self):
+        return self.page.locator(f"{PANEL} .course-lab")
+
+    def lab(self, name):
+        return self.page.locator(f"{PANEL} .course-lab-{name}")
+
+    def cells(self) -> int:
+        return self.page.evaluate(f"{APP}.shell.currentWidget.content.widgets.length")
+
+    def settle(self, timeout=60.0):
+        """Wait until the kernel has answered every change and the page shows it: the kernel
+        idle and every verdict and plot unchanged for 0.4 s."""
+        idle = f"{APP}.shell.currentWidget.sessionContext.session.kernel.status === 'idle'"
+        shown = f"() => [...document.querySelectorAll('{PANEL} .course-verdict, {PANEL} img')]" \
+                ".map(el => el.src || el.textContent).join('|')"
+        last = None
+        for _ in range(int(timeout / 0.4)):
+            self.page.wait_for_function(idle, timeout=timeout * 1000)
+            now = self.page.evaluate(shown)
+            if now == last:
+                return
+            last = now
+            self.page.wait_for_timeout(400)
+        raise AssertionError("the labs kept changing")
+
+    def theme(self, name):
+        self.page.evaluate(f"{APP}.commands.execute('apputils:change-theme', {{theme: '{name}'}})")
+        self.page.wait_for_function("dark => document.body.dataset.jpThemeLight === (dark ? 'false' : 'true')",
+                                    arg=name.endswith("Dark"))
+        self.page.wait_for_timeout(300)
+
+    def viewport(self, size):
+        self.page.set_viewport_size(size)
+        if size["width"] < 800:                     # a learner on a phone closes the side panels
+            self.page.evaluate(f"{APP}.shell.collapseLeft(); {APP}.shell.collapseRight();")
+        self.page.wait_for_timeout(500)
+
+
+def _shut_kernels(base):
+    with urllib.request.urlopen(base + "api/sessions", timeout=10) as response:
+        sessions = json.load(response)
+    for session in sessions:
+        request = urllib.request.Request(f"{base}api/sessions/{session['id']}", method="DELETE")
+        urllib.request.urlopen(request, timeout=10).read()
+
+
+@pytest.fixture(scope="module", params=NOTEBOOKS, ids=NOTEBOOKS)
+def opened(request, access_server, browser):
+    base, root = access_server
+    context = browser.new_context(viewport=WIDE, reduced_motion="reduce")
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    open_notebook(page, base, request.param)
+    run_all(page)
+    assert cell_errors(page) == []
+    page.wait_for_function("() => !!window.courseAccess")        # the course's page script ran
+    yield Opened(page, request.param, root)
+    context.close()
+    _shut_kernels(base)
+
+
+# ---------------------------------------------------------------- keyboard
+
+FOCUSABLE = """(root) => {
+    const all = [...root.querySelectorAll('input, select, textarea, button, [tabindex], [contenteditable="true"]')];
+    const usable = all.filter(el => !el.disabled && el.tabIndex >= 0 && el.offsetParent !== null
+                                    && !el.closest('.course-access'));
+    usable.forEach((el, i) => el.dataset.key = el.dataset.key || ('k' + Math.random().toString(36).slice(2)));
+    // A radio group is one stop for Tab (the arrows choose inside it): keep one radio per group.
+    const seen = new Set();
+    return usable.filter(el => {
+        if (el.type !== 'radio' || !el.name) return true;
+        if (seen.has(el.name)) return false;
+        seen.add(el.name);
+        return true;
+    }).map(el => el.type === 'radio' && el.name ? 'radio:' + el.name : el.dataset.key);
+}"""
+
+ACTIVE = """(root) => {
+    const el = document.activeElement;
+    if (!el || !root.contains(el)) return null;
+    const style = getComputedStyle(el);
+    return {key: el.type === 'radio' && el.name ? 'radio:' + el.name : el.dataset.key,
+            ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+            what: el.tagName + ' ' + (el.getAttribute('aria-labelledby') || el.textContent || el.type || '').slice(0, 40)};
+}"""
+
+
+def tab_through(page, lab):
+    """Focus the lab's first control, press Tab until focus leaves the lab; return the keys of
+    the controls reached, each with whether its focus ring showed."""
+    expected = lab.evaluate(FOCUSABLE)
+    focus(page, lab.locator("[data-key]").first)
+    reached = []
+    for _ in range(3 * len(expected) + 5):
+        active = lab.evaluate(ACTIVE)
+        if active is None:
+            break
+        reached.append(active)
+        page.keyboard.press("Tab")
+    return expected, reached
+
+
+def focus(page, locator):
+    """Focus a control as if the keyboard had brought it there: after a key press the browser
+    shows the focus ring (``:focus-visible``). (Tabbing back and forth from a control would
+    land in a code cell, where Tab indents.)"""
+    page.keyboard.press("Shift")
+    locator.focus()
+
+
+VALUE = """el => el.type === 'checkbox' || el.type === 'radio' ? el.checked + ':' + el.value
+                  : el.getAttribute('aria-valuenow') || el.value"""
+
+
+def press_and_back(opened, locator, key, back):
+    """Press ``key`` on a control (focused as the keyboard does), see its value change, then
+    press ``back``; then wait, as a learner does, until the lab has answered both."""
+    page = opened.page
+    focus(page, locator)
+    before = locator.evaluate(VALUE)
+    page.keyboard.press(key)
+    page.wait_for_function(f"([el, before]) => ({VALUE})(el) !== before",
+                           arg=[locator.element_handle(), before])
+    page.keyboard.press(back)
+    page.wait_for_function(f"([el, before]) => ({VALUE})(el) === before",
+                           arg=[locator.element_handle(), before])
+    opened.settle()        # the kernel's answer may set other controls (a lab's menu follows its sliders)
+
+
+def check_every_lab_by_keyboard(opened):
+    page, cells = opened.page, opened.cells()
+    problems = []
+    for index in range(opened.labs().count()):
+        lab = opened.labs().nth(index)
+        name = re.search(r"course-lab-([\w-]+)", lab.get_attribute("class")).group(1)
+        lab.scroll_into_view_if_needed()
+        expected, reached = tab_through(page, lab)
+        keys = {r["key"] for r in reached}
+        missing = [k for k in expected if k not in keys]
+        if missing:
+            problems.append(f"{name}: Tab never reached {len(missing)} of its {len(expected)} controls")
+        problems += [f"{name}: no focus ring on {r['what']}" for r in reached if not r["ring"]]
+        # Every slider moves with the arrows, every check box with Space, every radio group and
+        # menu with the arrows; JupyterLab takes none of these keys.
+        for handle in lab.locator(".noUi-handle").all():
+            at_end = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+            press_and_back(opened, handle, "ArrowLeft" if at_end else "ArrowRight", "ArrowRight" if at_end else "ArrowLeft")
+        for box in lab.locator("input[type=checkbox]:enabled").all():
+            press_and_back(opened, box, "Space", "Space")
+        for group in lab.locator(".widget-radio-box").all():
+            radios = group.locator("input[type=radio]:checked")
+            if radios.count():
+                last = group.locator("input[type=radio]").last.is_checked()
+                press_and_back(opened, radios.first, "ArrowLeft" if last else "ArrowRight",
+                               "ArrowRight" if last else "ArrowLeft")
+        for menu in lab.locator("select:enabled").all():
+            last = menu.evaluate("el => el.selectedIndex === el.options.length - 1")
+            press_and_back(opened, menu, "ArrowUp" if last else "ArrowDown", "ArrowDown" if last else "ArrowUp")
+        opened.settle()
+    assert problems == []
+    assert opened.cells() == cells, "a key meant for a control reached JupyterLab and changed the notebook"
+    assert cell_errors(page) == []
+
+
+def text_of(locator):
+    return " ".join(locator.inner_text().split())
+
+
+def wait_for_new_verdict(page, verdict, before):
+    page.wait_for_function("([el, before]) => el.innerText.replace(/\\s+/g, ' ').trim() !== before",
+                           arg=[verdict.element_handle(), before])
+
+
+def check_the_verdict_speaks(opened, lab):
+    """The verdict is a polite live region and the plot's text alternative, kept in step."""
+    verdict = lab.locator(".course-verdict")
+    live = verdict.locator(".widget-html-content")
+    assert live.get_attribute("aria-live") == "polite"
+    opened.page.wait_for_function(
+        "([img, verdict]) => img.alt === verdict.innerText.replace(/\\s+/g, ' ').trim()",
+        arg=[lab.locator("img.course-figure-image").element_handle(), verdict.element_handle()])
+    name = lab.get_by_role("img").first.evaluate("el => el.alt")
+    assert name and name == text_of(verdict)
+
+
+def drive_lab(opened):
+    """The notebook's chosen lab, driven further with the keyboard alone."""
+    page, name = opened.page, DRIVEN[opened.name]
+    lab = opened.lab(name)
+    lab.scroll_into_view_if_needed()
+    verdict = lab.locator(".course-verdict")
+    opened.settle()
+    check_the_verdict_speaks(opened, lab)
+    before = text_of(verdict)
+    if name == "temperature":
+        handle = lab.locator(".noUi-handle")
+        focus(page, handle)
+        page.keyboard.press("End")
+        wait_for_new_verdict(page, verdict, before)
+        assert handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+        page.keyboard.press("Home")
+        assert handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemin")
+    elif name == "position-table":
+        # The row slider's end follows the length: End on it goes to the last row of 64.
+        focus(page, lab.locator(".course-slider-length .noUi-handle"))
+        page.keyboard.press("End")
+        opened.settle()
+        row = lab.locator(".course-slider-row .noUi-handle")
+        page.wait_for_function("el => el.getAttribute('aria-valuemax') === '63.0'", arg=row.element_handle())
+        focus(page, row)
+        page.keyboard.press("End")
+        page.wait_for_function("el => el.innerText.includes('Position 63 of a 64')", arg=verdict.element_handle())
+        page.keyboard.press("Home")
+        page.wait_for_function("el => el.innerText.includes('Position 0 of a 64')", arg=verdict.element_handle())
+    elif name == "hidden-units":
+        radio = lab.locator(".widget-radio input[type=radio]:checked")
+        focus(page, radio)
+        page.keyboard.press("ArrowRight")
+        wait_for_new_verdict(page, verdict, before)
+        assert "GELU" in lab.locator(".widget-radio input[type=radio]:checked").evaluate(
+            "el => el.parentElement.textContent")
+    elif name == "stream":
+        # The "additions agree" slider: a track of its own and a keyboard that reaches 1.
+        handle = lab.locator(".widget-slider", has_text="additions agree").locator(".noUi-handle")
+        focus(page, handle)
+        page.keyboard.press("End")
+        wait_for_new_verdict(page, verdict, before)
+        assert handle.get_attribute("aria-valuenow") == "1.0"
+        assert lab.locator(".widget-slider", has_text="additions agree").locator(".widget-readout").inner_text() == "1.00"
+    elif name == "layer-flow":
+        causal = lab.locator(".course-toggle-causal input[type=checkbox]")
+        focus(page, causal)
+        page.keyboard.press("Space")
+        page.wait_for_function("el => el.innerText.includes('Without the causal mask')", arg=verdict.element_handle())
+        assert not causal.is_checked()
+        page.keyboard.press("Space")
+        page.wait_for_function("([el, before]) => el.innerText.replace(/\\s+/g, ' ').trim() === before",
+                               arg=[verdict.element_handle(), before])
+    elif name == "ablation":
+        first_block = lab.locator("input[type=checkbox]").first
+        focus(page, first_block)
+        page.keyboard.press("Space")
+        wait_for_new_verdict(page, verdict, before)
+        assert not first_block.is_checked()
+    check_the_verdict_speaks(opened, lab)
+
+
+def answer_a_question(opened):
+    """The notebook's first predict question, answered and locked in with the keyboard alone."""
+    page = opened.page
+    question = page.locator(f"{PANEL} .course-question-predict").first
+    question.scroll_into_view_if_needed()
+    group = question.locator(".widget-radio-box")
+    assert group.get_attribute("role") == "radiogroup" and group.get_attribute("aria-labelledby")
+    result = question.locator(".course-question-result .widget-html-content")
+    assert result.get_attribute("aria-live") == "polite"
+    first = question.locator("input[type=radio]").first
+    focus(page, first)
+    page.keyboard.press("ArrowDown")                    # choose the second answer
+    page.wait_for_function("el => !el.disabled", arg=question.locator(".course-lock-button").element_handle())
+    page.keyboard.press("Tab")                          # to "Lock in my answer"
+    assert page.evaluate("document.activeElement.textContent") == "Lock in my answer"
+    page.keyboard.press("Enter")
+    page.wait_for_function("el => el.innerText.includes('You chose')", arg=result.element_handle())
+    assert question.locator("input[type=radio]").nth(1).is_checked()
+
+
+def answer_a_number_question(opened):
+    """00's number question, a wrong answer (Enter in the box checks it, and JupyterLab does not
+    take the Enter), then the answer shown, and a hint, by keyboard."""
+    page = opened.page
+    question = page.locator(f"{PANEL} .course-question-number").first
+    question.scroll_into_view_if_needed()
+    field = question.locator("input[type=text]")
+    assert field.get_attribute("aria-labelledby")
+    mode = f"{APP}.shell.currentWidget.content.mode"
+    before = page.evaluate(mode)
+    focus(page, field)
+    page.keyboard.type("7")
+    page.keyboard.press("Enter")
+    result = question.locator(".course-question-result")
+    page.wait_for_function("el => el.innerText.includes('Try again')", arg=result.element_handle())
+    assert page.evaluate(mode) == before, "Enter in the answer box reached JupyterLab"
+    assert page.evaluate("document.activeElement.type") == "text"
+    page.keyboard.press("Tab")                          # to "Check my answer"
+    assert page.evaluate("document.activeElement.textContent") == "Check my answer"
+    page.keyboard.press("Tab")                          # to "Show the answer", now shown
+    assert page.evaluate("document.activeElement.textContent") == "Show the answer"
+    page.keyboard.press("Space")
+    page.wait_for_function("el => el.innerText.includes('The answer is')", arg=result.element_handle())
+    controls = page.locator(f"{PANEL} .course-controls").first
+    focus(page, controls.locator(".course-hint-button"))
+    page.keyboard.press("Enter")
+    page.wait_for_function("el => el.innerText.includes('Hint 1 of')", arg=controls.locator(".course-hints").element_handle())
+
+
+def use_my_function(opened):
+    """03: once the LayerNorm check passes, "use my layer_norm" is ticked with Space, and the
+    badge shows the learner's function at work: its calls counted, its last call shown."""
+    from exercises.core.registry import get_exercise
+
+    page = opened.page
+    run_exercise(opened, "layer-norm", get_exercise("layer-norm").solution_source)
+    lab = opened.lab("axis")
+    lab.scroll_into_view_if_needed()
+    switch = lab.locator(".course-own-switch input[type=checkbox]")
+    page.wait_for_function("el => !el.disabled", arg=switch.element_handle())
+    focus(page, switch)
+    page.keyboard.press("Space")
+    badge = lab.locator(".course-own-badge")
+    counted = re.compile(r"your layer_norm — called (\d+) times? for this plot, (\d+) since you ticked the "
+                         r"box; last call layer_norm\(array \(\d+, \d+\)")
+    page.wait_for_function("el => el.innerText.includes('called')", arg=badge.element_handle())
+    first = counted.search(text_of(badge))
+    assert first and int(first.group(1)) >= 1 and first.group(1) == first.group(2), text_of(badge)
+    focus(page, lab.locator(".noUi-handle"))
+    page.keyboard.press("ArrowLeft")                # one more plot: the count goes on
+    page.wait_for_function("([el, total]) => !el.innerText.includes(total + ' since')",
+                           arg=[badge.element_handle(), first.group(2)])
+    again = counted.search(text_of(badge))
+    assert again and int(again.group(2)) == int(first.group(2)) + int(again.group(1))
+
+
+def test_keyboard_reaches_and_works_every_control(opened):
+    check_every_lab_by_keyboard(opened)
+    drive_lab(opened)
+    if opened.page.locator(f"{PANEL} .course-question-predict").count():
+        answer_a_question(opened)
+    if opened.name == "00_start_here.ipynb":
+        answer_a_number_question(opened)
+    if opened.name == "03_norms_and_residuals.ipynb":
+        use_my_function(opened)
+    opened.settle()
+    assert cell_errors(opened.page) == []
+
+
+# ---------------------------------------------------------------- controls that fit
+
+FIT = """(root) => {
+    const tracks = [], clipped = [];
+    const ruler = document.createElement('canvas').getContext('2d');
+    for (const slider of root.querySelectorAll('.widget-hslider')) {
+        const label = slider.querySelector('.widget-label');
+        tracks.push([label ? label.textContent : '?', slider.querySelector('.slider-container').getBoundingClientRect().width]);
+    }
+    const parts = '.widget-label, .widget-label-basic span, .widget-radio-box label, .jupyter-button, .widget-readout';
+    for (const el of root.querySelectorAll(parts)) {
+        if (el.offsetParent === null || !el.textContent.trim()) continue;
+        if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)
+            clipped.push(el.textContent.trim());
+    }
+    for (const menu of root.querySelectorAll('select')) {
+        const style = getComputedStyle(menu);
+        ruler.font = style.font;
+        const shown = menu.options[menu.selectedIndex];
+        const room = menu.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        for (const option of menu.options)          // every option, shown in the closed menu
+            if (ruler.measureText(option.text).width > room + 1) clipped.push(option.text);
+    }
+    return {tracks, clipped};
+}"""
+
+
+def controls_that_do_not_fit(opened):
+    problems = []
+    for lab in opened.labs().all():
+        name = re.search(r"course-lab-([\w-]+)", lab.get_attribute("class")).group(1)
+        fit = lab.evaluate(FIT)
+        problems += [f"{name}: the track of “{label}” is {width:.0f} px" for label, width in fit["tracks"] if width <= 100]
+        problems += [f"{name}: “{text}” is cut off" for text in fit["clipped"]]
+    return problems
+
+
+def test_every_slider_track_and_option_label_fits(opened):
+    assert opened.labs().count() >= 1
+    assert controls_that_do_not_fit(opened) == []
+
+
+# ---------------------------------------------------------------- axe
+
+AUDIT_ROOTS = """() => {
+    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+    const ours = el => [...el.classList].some(c => c.startsWith('course-'));
+    const roots = [...panel.querySelectorAll('[class*="course-"]')].filter(el => {
+        if (!ours(el)) return false;
+        for (let up = el.parentElement; up; up = up.parentElement) if (ours(up)) return false;
+        return true;
+    });
+    document.querySelectorAll('[data-course-audit]').forEach(el => el.removeAttribute('data-course-audit'));
+    roots.forEach(el => el.setAttribute('data-course-audit', ''));
+    return roots.length;
+}"""
+
+
+def axe_run(page, context, options):
+    """axe-core's violations in ``context`` (its include/exclude selectors) with ``options``."""
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate(AXE_SCRIPT)
+    return page.evaluate("""async ([context, options]) => {
+        const result = await axe.run(context, {...options, resultTypes: ['violations']});
+        return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map(n => n.target.join(' ') + '  ' + n.html.slice(0, 160))}));
+    }""", [context, options])
+
+
+def run_exercise(opened, exercise_id, source):
+    """Fill an exercise cell with ``source`` (as a learner types it), run it and its check."""
+    page = opened.page
+    index = page.evaluate("""([id, source]) => {
+        const cells = window.jupyterapp.shell.currentWidget.content.widgets;
+        const i = cells.findIndex(c => (c.model.getMetadata('course') || {}).exercise === id);
+        cells[i].model.sharedModel.setSource(source);
+        return i;
+    }""", [exercise_id, source])
+    for cell in (index, index + 1):                 # the exercise cell, then its check
+        page.evaluate(f"{APP}.shell.currentWidget.content.activeCellIndex = {cell}")
+        page.evaluate(f"{APP}.commands.execute('notebook:run-cell')")
+        opened.settle()
+
+
+def make_feedback_states(opened):
+    """00's exercises checked once wrong and once right, a hint and the solution opened: the
+    feedback the audit must see besides "not attempted"."""
+    from exercises.core.registry import get_exercise
+
+    page = opened.page
+    for exercise_id, right in (("row-mean", False), ("stable-softmax", True)):
+        exercise = get_exercise(exercise_id)
+        run_exercise(opened, exercise_id,
+                     exercise.solution_source if right else exercise.variant_source(exercise.wrong[0]))
+    page.locator(f"{PANEL} .course-feedback.course-fail").wait_for()
+    page.locator(f"{PANEL} .course-feedback.course-pass").wait_for()
+    controls = page.locator(f"{PANEL} .course-controls", has=page.locator(".course-solution-button")).first
+    controls.locator(".course-solution-button").click()
+    controls.locator(".course-solution").wait_for()
+    for refresh in (".course-progress-refresh", ".course-review-refresh"):
+        page.locator(f"{PANEL} {refresh}").click()
+    opened.settle()
+
+
+SPOKEN = """(lab) => {
+    const verdict = lab.querySelector('.course-verdict');
+    const image = lab.querySelector('img.course-figure-image');
+    return {live: verdict.querySelector('.widget-html-content').getAttribute('aria-live'),
+            verdict: verdict.innerText.replace(/\\s+/g, ' ').trim(), alt: image && image.alt};
+}"""
+
+
+def test_axe_finds_no_serious_violation_in_the_course(opened, axe_outside_course):
+    page = opened.page
+    if opened.name == "00_start_here.ipynb":
+        make_feedback_states(opened)
+    opened.settle()
+    for lab in opened.labs().all():                 # what axe cannot judge: the words themselves
+        spoken = lab.evaluate(SPOKEN)
+        assert spoken["live"] == "polite" and spoken["verdict"], spoken
+        assert spoken["alt"] == spoken["verdict"], "the plot's text alternative is not the verdict shown"
+    serious = []
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):
+        opened.theme(theme)
+        roots = page.evaluate(AUDIT_ROOTS)
+        assert roots >= 3
+        # The rules that do not depend on colours give the same answer in both themes.
+        only = {} if theme.endswith("Light") else {"runOnly": {"type": "rule", "values": ["color-contrast"]}}
+        for v in axe_run(page, {"include": [["[data-course-audit]"]]}, only):
+            if v["impact"] in SERIOUS:
+                serious.append(f"{theme}: {v['id']} ({v['impact']}): {v['help']}\n    " + "\n    ".join(v["nodes"][:5]))
+        if theme.endswith("Dark") or opened.name != NOTEBOOKS[0]:
+            continue                                  # JupyterLab's interface: once is enough
+        outside = axe_run(page, {"include": [["body"]], "exclude": [["[data-course-audit]"]]}, {})
+        for v in outside:
+            axe_outside_course.append(f"{opened.stem}, {theme}: {v['id']} ({v['impact']}, "
+                                      f"{len(v['nodes'])} element(s)): {v['help']}")
+    opened.theme("JupyterLab Light")
+    assert serious == [], "\n".join(serious)
+
+
+# ---------------------------------------------------------------- narrow and zoomed
+
+STICKING_OUT = """(lab) => {
+    const area = lab.closest('.jp-OutputArea-output').getBoundingClientRect();
+    const out = [];
+    const parts = '.widget-box, .widget-inline-hbox, .widget-html, .widget-output, img, table, select, input, button, .slider-container';
+    for (const el of lab.querySelectorAll(parts)) {
+        const box = el.getBoundingClientRect();
+        if (box.width === 0 || el.closest('.course-access')) continue;
+        if (box.right > area.right + 1 || box.left < area.left - 1)
+            out.push(el.tagName.toLowerCase() + '.' + String(el.className).split(' ').slice(-1)[0] + ' '
+                     + Math.round(box.left - area.left) + '..' + Math.round(box.right - area.left) + ' of ' + Math.round(area.width));
+    }
+    const image = lab.querySelector('img.course-figure-image');
+    return {out, image: image ? [image.getBoundingClientRect().width, image.naturalWidth] : null, area: area.width};
+}"""
+
+WIDER_THAN_THE_NOTEBOOK = f"""() => {{
+    const nb = {APP}.shell.currentWidget.content.node;
+    const view = (nb.querySelector('.jp-WindowedPanel-outer') || nb).getBoundingClientRect();
+    const wide = [...document.querySelectorAll('[data-course-audit]')]
+        .filter(el => el.getBoundingClientRect().right > view.right + 1)
+        .map(el => String(el.className).split(' ').filter(c => c.startsWith('course-')).join(' '));
+    return {{page: document.documentElement.scrollWidth > window.innerWidth, wide}};
+}}"""
+
+
+def lab_names(opened):
+    return [re.search(r"course-lab-([\w-]+)", lab.get_attribute("class")).group(1) for lab in opened.labs().all()]
+
+
+def test_narrow_screen_and_zoom_need_no_horizontal_scrolling(opened, artifacts):
+    page = opened.page
+    problems = []
+    try:
+        for size, label in ((NARROW, "390 px"), (ZOOMED, "200 % zoom")):
+            opened.viewport(size)
+            page.evaluate(AUDIT_ROOTS)
+            wider = page.evaluate(WIDER_THAN_THE_NOTEBOOK)
+            assert not wider["page"], f"the page scrolls sideways at {label}"
+            problems += [f"{label}: {what} is wider than the notebook" for what in wider["wide"]]
+            for name in lab_names(opened):
+                lab = opened.lab(name)
+                lab.scroll_into_view_if_needed()
+                found = lab.evaluate(STICKING_OUT)
+                problems += [f"{label}, {name}: {what} sticks out" for what in found["out"]]
+                if found["image"]:
+                    shown, natural = found["image"]
+                    if shown > found["area"] + 1 or shown >= natural:
+                        problems.append(f"{label}, {name}: the plot does not scale ({shown:.0f} of {natural} px)")
+                if size is NARROW:
+                    lab.screenshot(path=str(artifacts / f"narrow-{opened.stem[:2]}-{name}.png"))
+            problems += [f"{label}: {p}" for p in controls_that_do_not_fit(opened)]
+        opened.viewport(WIDE)
+        opened.theme("JupyterLab Dark")
+        for name in lab_names(opened):
+            lab = opened.lab(name)
+            lab.scroll_into_view_if_needed()
+            lab.screenshot(path=str(artifacts / f"dark-{opened.stem[:2]}-{name}.png"))
+    finally:
+        opened.theme("JupyterLab Light")
+        opened.viewport(WIDE)
+    assert problems == []
+
+
+# ---------------------------------------------------------------- motion
+
+def test_nothing_in_the_course_moves_by_itself(opened):
+    """Nothing in the course animates (so nothing depends on timing); with reduced motion asked
+    for (this browser context asks), not even a transition is left."""
+    running = opened.page.evaluate("""() => document.getAnimations()
+        .filter(a => a.effect && a.effect.target && a.effect.target.closest && a.effect.target.closest('.course-widget'))
+        .map(a => a.effect.target.className)""")
+    assert running == []
+    slow = opened.page.evaluate("""() => [...document.querySelectorAll('.course-widget *')]
+        .filter(el => parseFloat(getComputedStyle(el).transitionDuration) > 0 || getComputedStyle(el).animationName !== 'none')
+        .map(el => el.tagName + '.' + el.className).slice(0, 5)""")
+    assert slow == []
