@@ -91,8 +91,8 @@ def mixture_of_experts(x, W_router, experts, top_k=2):
     if output is None:                                                # no tokens at all
         output = np.zeros_like(tokens)
     lead = x.shape[:-1]
-    return MixtureOutput(output.reshape(*lead, -1), routing.experts.reshape(*lead, top_k),
-                         routing.shares.reshape(*lead, top_k), routing.scores.reshape(*lead, -1))
+    return MixtureOutput(output.reshape(*lead, output.shape[-1]), routing.experts.reshape(*lead, top_k),
+                         routing.shares.reshape(*lead, top_k), routing.scores.reshape(*lead, len(experts)))
 
 
 def tokens_per_expert(chosen, n_experts):
