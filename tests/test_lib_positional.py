@@ -57,6 +57,7 @@ def test_add_positions_scales_the_words_then_adds_the_first_rows():
     (np.zeros(4), sinusoidal(16, 4), "words should have shape"),
     (np.zeros((3, 4)), sinusoidal(16, 8), "table should have shape"),
     (np.zeros((20, 4)), sinusoidal(16, 4), "the table has 16 rows, too few for a text of 20 tokens"),
+    (np.zeros((6, 8)), sinusoidal(4, 8), "the table has 4 rows, too few for a text of 6 tokens"),
     (np.zeros((3, 4)), np.zeros(4), r"table should have shape \(max_length, 4\) to match the words' 4 numbers"),
     ("words", sinusoidal(16, 4), "words should be an array of numbers"),
 ])

@@ -2,6 +2,8 @@
 and underflow as results, and the residual stream's bookkeeping."""
 
 import itertools
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -75,11 +77,11 @@ def by_hand(x, rotations, step):
     return lengths, steps
 
 
-@pytest.mark.parametrize("eps", [1e-5, 0.5])
+@pytest.mark.parametrize("eps", [None, 0.5])                  # None: run_stack's default, 1e-5
 def test_run_stack_modes_by_hand(eps):
     q = random_rotations(3, 8, seed=0)
-    x = start_vector(8, seed=1)
-    layer, rms = (lambda v: layer_norm(v, eps=eps)), (lambda v: rms_norm(v, eps=eps))
+    x = 0.01 * start_vector(8, seed=1)                        # small: eps makes a difference
+    layer, rms = (lambda v: layer_norm(v, eps=eps or 1e-5)), (lambda v: rms_norm(v, eps=eps or 1e-5))
     steps = {
         "plain": lambda v, r: 0.7 * r @ v,
         "residual": lambda v, r: v + 0.7 * r @ v,
@@ -91,7 +93,7 @@ def test_run_stack_modes_by_hand(eps):
     assert set(steps) == set(MODES)
     for mode, step in steps.items():
         lengths, sizes = by_hand(x, q, step)
-        run = run_stack(x, q, 0.7, mode, eps=eps)
+        run = run_stack(x, q, 0.7, mode) if eps is None else run_stack(x, q, 0.7, mode, eps=eps)
         assert run.lengths == pytest.approx(lengths, rel=1e-12) and run.steps == pytest.approx(sizes, rel=1e-12)
         assert run.overflow_at is None and run.zero_at is None
     assert same(run_stack(x, q, 0.7), run_stack(x, q, 0.7, "plain"))            # plain by default
@@ -100,6 +102,12 @@ def test_run_stack_modes_by_hand(eps):
 def test_modes_describe_their_step():
     assert MODES["plain"] == "x \u2190 f(x)" and MODES["residual"] == "x \u2190 x + f(x)"
     assert MODES["pre-layer"] == "x \u2190 x + f(LayerNorm(x))" and MODES["post-rms"] == "x \u2190 RMSNorm(x + f(x))"
+
+
+@pytest.mark.parametrize("gain", [1, np.float32(0.5), Fraction(1, 2), Decimal("0.5")])
+def test_the_gain_may_be_any_number(gain):
+    q, x = random_rotations(3, 8, seed=0), start_vector(8, seed=0)
+    assert np.array_equal(run_stack(x, q, gain).lengths, run_stack(x, q, float(gain)).lengths)
 
 
 def test_run_stack_uses_the_norm_it_is_given():

@@ -6,6 +6,7 @@ PyTorch is a test dependency only: the browser never imports it (checked below).
 import itertools
 import json
 import random
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -216,3 +217,137 @@ def test_config_is_a_model_config():
     assert count.attention == 4 * 4 * 96 * 96 and count.ffn == 4 * 3 * 96 * 256
     assert count.norms == 9 * 96
     json.dumps(model.info())                                  # plain JSON all the way
+
+
+# ---------------------------------------------------------------- read once, read-only
+
+def test_files_are_read_once_and_their_arrays_cannot_be_changed():
+    assert model.info() is model.info() and model.weights() is model.weights() and model.heldout() is model.heldout()
+    w, h = model.weights(), model.heldout()
+    for array in (w.embedding, w.final_norm, w.blocks[0].Wq, w.blocks[3].W_gate, h.ids, h.logits, h.bigram):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 0
+    assert w.embedding.dtype == np.float64 and h.ids.dtype == np.int64 and h.bigram.dtype == np.int64
+
+
+def test_weights_fill_every_block_field_from_the_file():
+    with np.load(model.FOLDER / "weights.npz") as data:
+        for i, block in enumerate(model.weights().blocks):
+            for name, field in model.FILE_NAMES.items():
+                assert np.array_equal(getattr(block, field), data[f"{i}.{name}"]), (i, name)
+            assert block.heads == 4 and block.gated
+        assert np.array_equal(model.weights().final_norm, data["final_norm"])
+
+
+def test_decode_and_vocab():
+    words = model.vocab()
+    assert len(words) == 55 and model.decode([0, 1]) == f"{words[0]} {words[1]}"
+    assert model.encode(f"{words[3]} {words[7]}").tolist() == [3, 7]
+    assert model.encode("").tolist() == [] and model.encode("").dtype == np.int64
+
+
+# ---------------------------------------------------------------- every detail reaches every part
+
+def test_norm_and_eps_reach_the_final_norm(ids):
+    short = ids[:40]
+    for details in (dict(norm="layer"), dict(eps=0.5), dict(norm="layer", eps=0.0)):
+        t = model.forward(short, trace=True, **details)
+        expected = model.output_logits(t.streams[-1], norm=details.get("norm", "rms"), eps=details.get("eps", 1e-5))
+        assert np.allclose(t.logits, expected, rtol=1e-12, atol=1e-12)
+        assert np.allclose(model.forward(short, **details), t.logits)
+
+
+def test_blocks_take_the_same_details_as_forward(ids):
+    short = ids[:40]
+    details = dict(positions=False, norm="layer", eps=0.01)
+    x = model.embed(short)
+    for block in model.blocks(**details):
+        x = block(x)
+    assert np.allclose(model.output_logits(x, norm="layer", eps=0.01), model.forward(short, **details))
+
+
+def test_the_trained_model_is_pre_norm_causal_and_uses_rope_with_its_base(ids):
+    short = ids[:30]
+    t = model.forward(short, trace=True)
+    changed = short.copy()
+    changed[-1] = (changed[-1] + 1) % 55
+    assert np.allclose(model.forward(changed)[:-1], t.logits[:-1])            # the future never leaks
+    from lib.block import block
+    from lib.positional import rope
+    first = model.weights().blocks[0]
+    pre = block(model.embed(short), first, placement="pre", causal=True, positions=rope)
+    assert np.allclose(t.streams[1], pre)
+    assert np.allclose(model.forward(short, base=500.0, trace=True).streams[1],
+                       block(model.embed(short), first, positions=lambda q: rope(q, base=500.0)))
+
+
+def test_skip_leaves_the_stream_and_traces_it(ids):
+    short = ids[:20]
+    t = model.forward(short, skip=[1, 3], trace=True)
+    assert np.array_equal(t.streams[2], t.streams[1]) and np.array_equal(t.streams[4], t.streams[3])
+    assert not np.array_equal(t.streams[1], t.streams[0])
+    assert np.isnan(t.gates[1]).all() and not np.isnan(t.gates[0]).any() and t.gates.shape == (4, 20, 256)
+    assert np.allclose(t.logits, model.forward(short, skip=(1, 3)))
+    gate = model.weights().blocks[0].W_gate
+    from lib.ffn import silu
+    from lib.norm import rms_norm
+    read = rms_norm(t.streams[0] + t.attention_adds[0], model.weights().blocks[0].ffn_norm)
+    assert np.allclose(t.gates[0], silu(read @ gate))
+
+
+@pytest.mark.parametrize("details, expected", [
+    (dict(pairing="diagonal"), "pairing should be one of 'halves', 'neighbours'"),
+    (dict(norm="batch"), "norm should be one of 'rms', 'layer'"),
+    (dict(eps=-1.0), "eps should be a number of at least 0"),
+])
+def test_bad_details_are_refused_in_plain_words(ids, details, expected):
+    with pytest.raises(ValueError, match=expected):
+        model.forward(ids[:5], **details)
+    with pytest.raises(ValueError, match=expected):
+        model.blocks(**details)[0](model.embed(ids[:5]))
+
+
+def test_a_base_of_zero_gives_a_result_without_warnings(ids):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = model.forward(ids[:8], base=0.0)
+    assert out.shape == (8, 55)
+
+
+# ---------------------------------------------------------------- the numbers around the logits
+
+def test_log_probabilities_are_stable_and_normalised():
+    logits = np.array([[1000.0, 0.0, -1000.0], [1.0, 2.0, 3.0]])
+    logp = model.log_probabilities(logits)
+    assert np.isfinite(logp[0, :2]).all() and logp[0, 0] == pytest.approx(0.0) and logp[0, 1] == pytest.approx(-1000.0)
+    assert np.allclose(np.exp(logp).sum(-1), 1) and np.allclose(logp[1], np.log(np.exp([1, 2, 3]) / np.exp([1, 2, 3]).sum()))
+    assert np.allclose(model.log_probabilities([[0.0, 0.0]]), np.log([[0.5, 0.5]]))
+    assert np.allclose(model.probabilities(logits), np.exp(logp))
+
+
+def test_token_losses_score_each_next_token():
+    logits = np.log(np.array([[0.5, 0.25, 0.25], [0.1, 0.1, 0.8], [0.2, 0.3, 0.5]]))
+    ids = np.array([0, 1, 2])
+    assert np.allclose(model.token_losses(logits, ids), [-np.log(0.25), -np.log(0.8)])
+    assert model.perplexity(logits, ids) == pytest.approx(np.exp((-np.log(0.25) - np.log(0.8)) / 2))
+    assert model.perplexity(logits, ids, mask=[False, True]) == pytest.approx(1 / 0.8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert model.perplexity(np.array([[0.0, -2000.0], [0.0, 0.0]]), [0, 1]) == np.inf   # no overflow warning
+
+
+def test_bigram_baseline_counts_pairs_with_smoothing():
+    counts = model.heldout().bigram
+    assert np.allclose(model.bigram_probabilities(), (counts + 1) / (counts + 1).sum(axis=1, keepdims=True))
+    assert np.allclose(model.bigram_probabilities(0.5), (counts + 0.5) / (counts + 0.5).sum(axis=1, keepdims=True))
+    logits = model.bigram_logits([3, 3, 5])
+    assert logits.shape == (3, 55) and np.allclose(logits[2], np.log(model.bigram_probabilities()[5]))
+    assert np.allclose(model.bigram_logits([4], smoothing=0.5), np.log(model.bigram_probabilities(0.5)[[4]]))
+
+
+def test_order_mask_marks_the_predictions_whose_answer_depends_on_order():
+    names, order = model.info()["kinds"], model.info()["order_kinds"]
+    kinds = np.array([names.index("free"), names.index(order[0]), names.index("free"), names.index(order[-1])])
+    assert model.order_mask(kinds).tolist() == [True, False, True]              # the first token has no prediction
+    assert np.array_equal(model.order_mask(), model.order_mask(model.heldout().kinds))
+    assert len(model.order_mask()) == len(model.heldout().ids) - 1
