@@ -145,3 +145,31 @@ def test_reference_functions_that_only_call_lib_are_left_out(tmp_path):
     '''))
     [target] = reference_targets(tmp_path)
     assert target.only == {"_own"} and target.tests == ["tests/test_exercises.py"] and not target.scored
+
+
+def test_a_definitions_module_named_on_the_command_line_is_scored_on_its_references(tmp_path):
+    folder = tmp_path / "exercises" / "definitions"
+    folder.mkdir(parents=True)
+    (folder / "norms.py").write_text(textwrap.dedent('''\
+        def _helper(x):
+            return x * 2
+
+
+        def _scale_reference(x):
+            return _helper(x) + 1
+
+
+        def _passed(x):
+            return x - 1
+
+
+        EXERCISES = [dict(reference=_passed)]
+    '''))
+    (folder / "other.py").write_text("def _other_reference(x):\n    return -x\n")
+    [target] = reference_targets(tmp_path, ["exercises.definitions.norms"], scored=True)
+    assert target.only == {"_scale_reference", "_passed"} and target.scored
+    assert target.module == "exercises.definitions.norms" and target.tests == ["tests/test_exercises.py"]
+    assert {t.module for t in reference_targets(tmp_path)} == {"exercises.definitions.norms",
+                                                                "exercises.definitions.other"}
+    with pytest.raises(SystemExit, match="no such module"):
+        reference_targets(tmp_path, ["exercises.definitions.missing"])

@@ -3,6 +3,7 @@
     ./course mutate                       # every lib/ module against its own test file
     ./course mutate norm ffn              # some modules only  (or: python -m tools.mutate norm ffn)
     ./course mutate --exercises           # also the exercise checks' reference functions (report only)
+    ./course mutate exercises.definitions.norms   # only that module's reference functions, scored
     ./course mutate --list norm           # print norm's mutants, run nothing
     ./course mutate --report survivors.md --json results.json --min-score 95
 
@@ -379,20 +380,31 @@ def library_targets(root: Path, package: str, modules: list, overrides: dict) ->
     return targets
 
 
-def reference_targets(root: Path) -> list:
-    """The exercise checks' reference functions that are more than one call of a lib function,
-    each definitions module against tests/test_exercises.py; reported, not scored."""
+REFERENCES = "exercises.definitions"       # the modules of the exercise checks' reference functions
+REFERENCE_TESTS = ["tests/test_exercises.py"]
+
+
+def reference_targets(root: Path, modules: list | None = None, scored: bool = False) -> list:
+    """The exercise checks' reference functions, each definitions module against
+    tests/test_exercises.py: the top-level functions named ``*_reference`` or passed as
+    ``reference=`` and defined in that module, unless their body is one call of a lib function
+    (lib's own run covers that). modules: dotted names (default: every definitions module)."""
+    folder = root.joinpath(*REFERENCES.split("."))
+    paths = ([folder / f"{name.rpartition('.')[2]}.py" for name in modules] if modules
+             else sorted(p for p in folder.glob("*.py") if p.stem != "__init__"))
     targets = []
-    for path in sorted((root / "exercises" / "definitions").glob("*.py")):
+    for path in paths:
+        if not path.exists():
+            raise SystemExit(f"no such module: {path.relative_to(root)}")
         tree = ast.parse(path.read_bytes())
         from_lib = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
                     and (node.module or "").split(".")[0] == "lib" for alias in node.names}
         named = {n.value.id for n in ast.walk(tree)
                  if isinstance(n, ast.keyword) and n.arg == "reference" and isinstance(n.value, ast.Name)}
-        own = {f.name for f in tree.body if isinstance(f, ast.FunctionDef) and f.name in named
-               and not _one_call_of(f, from_lib)}
-        if own:
-            targets.append(Target(path.relative_to(root), ["tests/test_exercises.py"], own, scored=False))
+        own = {f.name for f in tree.body if isinstance(f, ast.FunctionDef)
+               and (f.name in named or f.name.endswith("_reference")) and not _one_call_of(f, from_lib)}
+        if own or modules:
+            targets.append(Target(path.relative_to(root), list(REFERENCE_TESTS), own, scored=scored))
     return targets
 
 
@@ -643,7 +655,7 @@ def score(target: Target) -> Score:
     equivalent = sum(bool(m.reason) and m.status in ("survived", "not run") for m in ms)
     not_run = sum(m.status == "not run" and not m.reason for m in ms)
     note = "" if target.baseline == "passed" else "no test file" if not target.tests else target.baseline
-    name = target.module + ("" if target.scored else " (references)")
+    name = target.module + ("" if target.only is None else " (references)")
     return Score(name, ", ".join(target.tests) or "-", len(ms), killed, equivalent,
                  len(ms) - killed - equivalent, not_run, note)
 
@@ -677,7 +689,9 @@ def survivors_report(targets: list) -> str:
 
 def arguments(argv):
     parser = argparse.ArgumentParser(prog="./course mutate", description=__doc__.split("\n\n")[0])
-    parser.add_argument("modules", nargs="*", help="module names in the package (default: all of lib/)")
+    parser.add_argument("modules", nargs="*",
+                        help="module names in the package (default: all of lib/), or exercises.definitions.X "
+                             "for the reference functions of the exercise checks in that module")
     parser.add_argument("--exercises", action="store_true",
                         help="also the exercise checks' reference functions (reported, not scored)")
     parser.add_argument("--tests", action="append", default=[], metavar="MODULE=FILE[,FILE]",
@@ -698,7 +712,10 @@ def collect(args) -> list:
     """The targets with their mutants, each marked with its reason if listed as equivalent."""
     root = args.root.resolve()
     overrides = dict(item.split("=", 1) for item in args.tests)
-    targets = library_targets(root, args.package, args.modules, overrides)
+    references = [m for m in args.modules if m.startswith(REFERENCES + ".")]
+    modules = [m.removeprefix(args.package + ".") for m in args.modules if m not in references]
+    targets = library_targets(root, args.package, modules, overrides) if modules or not references else []
+    targets += reference_targets(root, references, scored=True) if references else []
     if args.exercises:
         targets += reference_targets(root)
     equivalent = load_equivalents(args.equivalents or root / "tools" / "equivalent-mutants.txt")
