@@ -145,8 +145,11 @@ E = np.eye(4)
 
 @pytest.mark.parametrize("call, expected", [
     (lambda: BlockWeights(E, E, E, np.eye(3), W1=np.ones((4, 8)), W2=np.ones((8, 4))), "Wo should have 4 rows"),
-    (lambda: BlockWeights(E, E, E, E, W1=np.ones((3, 8)), W2=np.ones((8, 4))), r"W1 should have 4 rows"),
-    (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((6, 4))), r"W2 should have 8 rows"),
+    (lambda: BlockWeights(E, E, E, E, W1=np.ones((3, 8)), W2=np.ones((8, 4))), r"W1 should have 4 rows \(d_model = 4\)"),
+    (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((6, 4))),
+     r"W2 should have 8 rows \(W1's 8 columns\)"),
+    (lambda: BlockWeights(np.ones((4, 6)), E, E, E, W1=np.ones((4, 8)), W2=np.ones((8, 4))),
+     r"Wq should have 4 columns \(square: d_model = 4, taken from Wq's rows\)"),
     (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((8, 4)), heads=3),
      "heads should divide d_model = 4 into equal slices, got heads=3"),
     (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((8, 4)), attention_norm=np.ones(3)),
@@ -337,3 +340,37 @@ F4 = dict(W1=np.ones((4, 8)), W2=np.ones((8, 4)))
 def test_more_bad_input_is_rejected(call, expected):
     with pytest.raises(ValueError, match=expected):
         call()
+
+
+def test_six_steps_are_the_block_by_hand_without_epsilon():
+    """Pre-norm, RMSNorm with no epsilon and no gain, one head without a mask, exact GELU."""
+    from math import erf, sqrt
+
+    X, w = six_step_setup()
+
+    def norm(h):
+        return h / np.sqrt(np.mean(h ** 2, axis=-1, keepdims=True))
+
+    def attend(h):
+        scores = (h @ w.Wq) @ (h @ w.Wk).T / 2.0
+        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return (weights / weights.sum(axis=-1, keepdims=True)) @ (h @ w.Wv) @ w.Wo
+
+    gelu = np.vectorize(lambda v: 0.5 * v * (1.0 + erf(v / sqrt(2.0))))
+    h = X + attend(norm(X))
+    expected = h + gelu(norm(h) @ w.W1) @ w.W2
+    assert np.allclose(six_steps()[-1][1], expected, rtol=1e-12, atol=1e-12)
+
+
+def test_sublayer_adds_its_part_to_the_stream_by_default():
+    from lib.block import sublayer
+
+    x = rng.normal(size=(3, 4))
+    out = sublayer(x, lambda h: 2.0 * h, rms_norm)
+    assert np.allclose(out, x + 2.0 * rms_norm(x), rtol=1e-12, atol=0)
+
+
+def test_block_takes_a_list_of_tokens():
+    w = random_block_weights(4, 8, seed=2, scale=0.3)
+    x = rng.normal(size=(3, 4))
+    assert np.array_equal(block(x.tolist(), w), block(x, w))

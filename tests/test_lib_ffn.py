@@ -96,6 +96,11 @@ def test_swiglu_matches_its_formula_in_torch():
     (lambda: swiglu(X, W1, W1.T, W2), r"W_up should have 2 rows to match x's last axis"),
     (lambda: hidden_units(X, W1, np.ones(5)), r"b1 should have shape \(4,\) to match W1's 4 columns"),
     (lambda: ffn(X, W1, b1, W2, np.ones(3)), r"b2 should have shape \(2,\) to match W2's 2 columns"),
+    (lambda: swiglu(X, W1, W1, W2.T), r"W_down should have 4 rows to match the hidden width 4 of W_gate and W_up"),
+    (lambda: collapse(W1[0], b1, W2, b2), r"W1 should be a matrix \(2 axes\), got shape \(4,\)"),
+    (lambda: gelu_tanh("x"), "x should be an array of numbers"),
+    (lambda: sigmoid("x"), "x should be an array of numbers"),
+    (lambda: silu("x"), "x should be an array of numbers"),
 ])
 def test_bad_input_is_rejected(call, expected):
     with pytest.raises(ValueError, match=expected):
@@ -150,3 +155,11 @@ def test_collapse_matches_the_ffn_without_activation():
         collapse(W1_, np.ones(5), W2_, None)
     with pytest.raises(ValueError, match=r"b2 should have shape \(3,\)"):
         collapse(W1_, None, W2_, np.ones(5))
+
+
+def test_smooth_activations_take_lists():
+    values = [-2.0, -0.5, 0.0, 1.5]
+    for function in (gelu_tanh, sigmoid, silu):
+        assert np.array_equal(function(values), function(np.array(values))), function.__name__
+    W, b = collapse(W1.tolist(), b1, W2, b2)
+    assert np.array_equal(W, W1 @ W2)

@@ -135,6 +135,14 @@ def test_tokens_per_expert_counts_every_choice():
     (lambda: balance_load(np.ones((4, 8)), 2, np.inf), "strength should be a number of at least 0"),
     (lambda: balance_load(np.ones((4, 8)), 2, 0.5, -1), "steps should be a whole number of at least 0"),
     (lambda: balance_load(np.ones((4, 8)), 0), "top_k should be a whole number of at least 1"),
+    (lambda: balance_load(np.ones((4, 8)), 2, "strong"), "strength should be a number of at least 0"),
+    (lambda: route_with_bias(np.ones(8), "none"), "bias should be an array of numbers"),
+    (lambda: route_with_bias(np.float64(1.0), np.zeros(1)), r"scores should have shape \(tokens, experts\)"),
+    (lambda: mixture_of_experts(np.ones((3, 4)), np.ones((5, 2)), [abs, abs]), "to match x's last axis"),
+    (lambda: mixture_of_experts(np.ones((3, 4)), np.ones((4, 2)), [lambda t: t.sum(axis=1)] * 2),
+     r"expert \d should return one row per token it gets, shape \(\d, d_out\), got shape \(\d,\)"),
+    (lambda: mixture_of_experts(np.ones((3, 4)), np.ones((4, 2)), [lambda t: t[:1]] * 2),
+     r"expert \d should return one row per token it gets"),
 ])
 def test_bad_input_is_rejected(call, expected):
     with pytest.raises(ValueError, match=expected):
@@ -189,3 +197,28 @@ def test_balance_load_evens_out_the_tokens():
     assert balance_load(scores, 2, 0.5, 0).counts.shape == (1, 8)
     assert np.array_equal(balance_load(scores, 2, 0.5, 3.0).counts, balanced.counts[:4])
     assert np.all(balance_load(scores).bias == 0)                      # strength 0 by default
+
+
+def test_route_with_bias_shares_each_tokens_huge_scores_on_their_own():
+    scores = np.array([[1000.0, 999.0, -5.0], [-1000.0, -1001.0, -1005.0]])
+    routed = route_with_bias(scores, np.zeros(3))
+    assert np.all(np.isfinite(routed.shares))
+    assert np.allclose(routed.shares, [softmax(np.array([1000.0, 999.0])), softmax(np.array([-1000.0, -1001.0]))])
+
+
+def test_route_with_bias_and_balance_load_take_lists():
+    routed = route_with_bias([SCORES, SCORES[::-1]], [0.0] * 8)
+    assert routed.experts.tolist() == [[0, 2], [7, 5]]
+    assert np.array_equal(balance_load([SCORES, SCORES[::-1]], 1, 0.5, 2).counts,
+                          balance_load(np.array([SCORES, SCORES[::-1]]), 1, 0.5, 2).counts)
+
+
+def test_experts_may_return_any_numbers_numpy_reads_as_floats():
+    from fractions import Fraction
+
+    x = np.array([[1.0, 2.0], [3.0, -1.0]])
+    as_fractions = [lambda t: [[Fraction(1, 2)] * 2] * len(t), lambda t: [[Fraction(3, 2)] * 2] * len(t)]
+    out = mixture_of_experts(x, np.eye(2), as_fractions, top_k=2)
+    expected = out.shares[..., :1] * np.where(out.experts[..., :1] == 0, 0.5, 1.5) \
+        + out.shares[..., 1:] * np.where(out.experts[..., 1:] == 0, 0.5, 1.5)
+    assert out.output.dtype == np.float64 and np.allclose(out.output, np.broadcast_to(expected, (2, 2)))

@@ -326,3 +326,70 @@ def test_block_and_model_totals_add_their_parts():
     assert count.blocks == count.attention + count.ffn + count.router + count.block_norms
     assert count.total == count.embedding + count.positions + count.output + count.blocks + count.final_norm
     assert count.active == count.total - count.ffn + count.ffn_active
+
+
+def test_configurations_and_counts_cannot_be_changed_in_place():
+    import dataclasses
+
+    count = count_parameters(SMALL)
+    for frozen, field in [(SMALL, "d_model"), (count, "embedding"), (block_parameters(SMALL), "ffn"),
+                          (REAL_MODELS["GPT-2 Small"], "published")]:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(frozen, field, 1)
+    assert len({SMALL, replace(SMALL), MIXTURE}) == 2                    # frozen, so they can be dict keys
+
+
+def test_model_config_defaults_one_head_and_no_experts():
+    odd = ModelConfig(d_model=3, layers=1, d_ff=4, vocab=5)             # one head divides any width
+    assert odd.heads == 1 and odd.kv_heads is None and odd.top_k == 0 and odd.experts == 0
+    with pytest.raises(ValueError, match="top_k should be between 1 and experts = 4, got 0"):
+        ModelConfig(d_model=4, layers=1, d_ff=4, vocab=5, experts=4)      # a mixture must say its top_k
+    one = ModelConfig(d_model=4, layers=1, d_ff=4, vocab=5, experts=1, top_k=1)
+    assert beyond_plain(one) == ["experts"]
+
+
+def test_counts_are_whole_numbers_with_grouped_query_attention():
+    count = count_parameters(REAL_MODELS["SmolLM2-360M"].config)
+    assert all(type(getattr(count, name)) is int for name in ("attention", "ffn", "total", "active"))
+    assert count.attention == 32 * (2 * 960 * 960 + 2 * 960 * 64 * 5)
+
+
+def test_experts_of_a_gated_ffn_with_biases_count_the_gate_bias():
+    config = ModelConfig(d_model=8, layers=3, d_ff=32, vocab=10, gated=True, biases=True, experts=4, top_k=2,
+                         expert_d_ff=6, dense_layers=1)
+    one_expert = 3 * 8 * 6 + 2 * 6 + 8                      # W_gate, W1, W2 and the biases of each
+    dense = 3 * 8 * 32 + 2 * 32 + 8
+    assert block_parameters(config).ffn == 4 * one_expert
+    assert count_parameters(config).ffn == dense + 2 * 4 * one_expert
+
+
+def test_real_models_carry_their_published_heads_and_context():
+    published = {"GPT-2 Small": (12, None, 1024), "GPT-2 Medium": (16, None, 1024),
+                 "GPT-2 Large": (20, None, 1024), "LLaMA-7B": (32, None, 2048),
+                 "SmolLM2-360M": (15, 5, 8192), "DeepSeek-V3": (128, None, 131072)}
+    assert {name: (m.config.heads, m.config.kv_heads, m.config.context) for name, m in REAL_MODELS.items()} \
+        == published
+
+
+def test_the_course_example_preset_is_768_wide_with_twelve_heads():
+    example = presets()[COURSE_EXAMPLE]
+    assert example.config == SMALL and example.config.heads == 12
+    assert example.published is None and example.published_active is None
+    assert example.note == "the course's own example: RMSNorm, plain FFN, tied embedding"
+
+
+def test_the_trained_model_preset_names_what_its_size_is(monkeypatch):
+    trained = presets()[TRAINED_MODEL]
+    assert trained.published == trained_stored() and trained.published_active is None
+    assert "weights file" in trained.note
+    import lib.params
+
+    monkeypatch.setattr(lib.params, "trained_preset", lambda: None)
+    assert TRAINED_MODEL not in presets()
+
+
+def test_a_trained_model_whose_configuration_is_not_a_model_config_gives_no_preset(monkeypatch):
+    from lib import model
+
+    monkeypatch.setattr(model, "config", lambda: {"d_model": 4})
+    assert trained_preset() is None

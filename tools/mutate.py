@@ -620,7 +620,8 @@ def run(root: Path, targets: list, jobs: int, pytest_args: list) -> float:
 
     try:
         pool.run([Job(t, None, None) for t in testable], lambda t: 1800, baseline_done)
-        queue = [Job(t, m, t.tests_for(m)) for t in testable if t.baseline == "passed" for m in t.mutants]
+        queue = [Job(t, m, t.tests_for(m)) for t in testable if t.baseline == "passed"
+                 for m in t.mutants if m.status not in ("killed", "timeout")]
         queue = [job for job in queue if job.wanted is None or job.wanted]   # the rest stay "not run"
         print(f"{sum(len(t.mutants) for t in targets)} mutants, {len(queue)} on lines the tests run",
               file=sys.stderr, flush=True)
@@ -701,6 +702,9 @@ def arguments(argv):
     parser.add_argument("--report", type=Path, help="write the surviving mutants, with diffs, as Markdown")
     parser.add_argument("--json", type=Path, help="write every mutant and its status as JSON")
     parser.add_argument("--min-score", type=float, help="exit 1 if a scored module is below this percentage")
+    parser.add_argument("--again", type=Path, metavar="JSON",
+                        help="a --json file of an earlier run: its killed mutants are taken as killed and "
+                             "only the others run (after adding tests, never after changing them)")
     parser.add_argument("--equivalents", type=Path, help="default: tools/equivalent-mutants.txt")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this one)")
     parser.add_argument("--package", default="lib", help="the package of the modules (default: lib)")
@@ -723,6 +727,13 @@ def collect(args) -> list:
         t.mutants = mutants((root / t.path).read_text(encoding="utf-8"), t.module, t.only)
         for m in t.mutants:
             m.reason = equivalent.pop((m.module, m.id.split(":")[-1]), "")
+    if args.again:
+        def key(mutant_id):                          # module and hash: the line may have moved
+            return mutant_id.split(":")[0], mutant_id.split(":")[-1]
+        killed = {key(m["id"]): m["status"] for m in json.loads(args.again.read_text(encoding="utf-8"))
+                  if m["status"] in ("killed", "timeout")}
+        for m in (m for t in targets for m in t.mutants if key(m.id) in killed):
+            m.status = killed[key(m.id)]
     named = {t.module for t in targets}
     for module, digest in equivalent:
         if module in named:
