@@ -143,3 +143,8 @@ def test_start_of_training_defaults_are_gpt2_small_one_stream_of_sixteen_tokens(
 def test_start_of_training_refuses_no_layers():
     with pytest.raises(ValueError, match="layers should be a whole number"):
         start_of_training(layers=0, d_model=4, d_ff=4, heads=1)
+
+
+def test_initial_blocks_check_the_number_of_layers_first():
+    with pytest.raises(ValueError, match="layers should be a whole number"):
+        list(initial_blocks(0, 0, 6))

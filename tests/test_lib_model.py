@@ -351,3 +351,59 @@ def test_order_mask_marks_the_predictions_whose_answer_depends_on_order():
     assert model.order_mask(kinds).tolist() == [True, False, True]              # the first token has no prediction
     assert np.array_equal(model.order_mask(), model.order_mask(model.heldout().kinds))
     assert len(model.order_mask()) == len(model.heldout().ids) - 1
+
+
+def test_heldout_texts_start_with_the_heldout_text_and_are_read_once():
+    texts = model.heldout_texts()
+    assert texts is model.heldout_texts() and texts[0] is model.heldout()
+    with np.load(model.FOLDER / "heldout_texts.npz") as data:
+        ids, kinds, logits = data["ids"], data["kinds"], data["logits"]
+    assert len(texts) == 1 + len(ids) and len(ids) >= 1
+    for i, text in enumerate(texts[1:]):
+        assert isinstance(text, model.HeldOut)
+        assert np.array_equal(text.ids, ids[i]) and text.ids.dtype == np.int64
+        assert np.array_equal(text.kinds, kinds[i]) and text.kinds.dtype == np.int64
+        assert np.array_equal(text.logits, logits[i]) and text.bigram is model.heldout().bigram
+        assert text.logits.shape == (len(text.ids), model.info()["config"]["vocab"])
+        for array in text[:3]:
+            with pytest.raises(ValueError, match="read-only"):
+                array[0] = 0
+
+
+def test_config_carries_the_recorded_context_and_tying():
+    recorded = model.info()["config"]
+    assert model.config().context == recorded["context"] and model.config().tied == recorded["tied"]
+
+
+def test_blocks_refuse_a_bad_pairing_before_running():
+    with pytest.raises(ValueError, match="pairing should be one of 'halves', 'neighbours'"):
+        model.blocks(pairing="diagonal")
+
+
+def test_a_skipped_block_adds_nothing_to_the_trace(ids):
+    t = model.forward(ids[:8], skip=(1,), trace=True)
+    layers, d = model.info()["config"]["layers"], model.info()["config"]["d_model"]
+    assert t.attention_adds.shape == t.ffn_adds.shape == (layers, 8, d)
+    assert not t.ffn_adds[1].any() and not t.attention_adds[1].any() and t.ffn_adds[0].any()
+
+
+def test_probabilities_are_computed_in_float64_over_the_last_axis():
+    logits = np.random.default_rng(3).normal(size=(2, 3, 5)).astype(np.float32) * 4
+    rows = logits.reshape(6, 5).astype(np.float64)
+    expected = rows - np.log(np.exp(rows).sum(axis=1, keepdims=True))
+    logp = model.log_probabilities(logits)
+    assert logp.dtype == np.float64 and np.allclose(logp.reshape(6, 5), expected, rtol=1e-13, atol=1e-13)
+    assert np.allclose(model.probabilities(logits).reshape(6, 5), np.exp(expected), rtol=1e-6, atol=1e-7)
+
+
+def test_a_mask_of_zeros_and_ones_is_read_as_true_and_false(ids, logits):
+    mask = np.arange(len(ids) - 1) % 3 == 0
+    assert model.perplexity(logits, ids, mask.astype(int)) == model.perplexity(logits, ids, mask)
+
+
+def test_token_ids_may_be_whole_numbers_of_any_type(ids, logits):
+    as_floats = ids[:12].astype(float)
+    assert np.array_equal(model.embed(as_floats), model.embed(ids[:12]))
+    assert np.array_equal(model.forward(as_floats), model.forward(ids[:12]))
+    assert np.array_equal(model.token_losses(logits[:12], as_floats), model.token_losses(logits[:12], ids[:12]))
+    assert np.array_equal(model.bigram_logits(as_floats), model.bigram_logits(ids[:12]))

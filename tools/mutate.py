@@ -524,7 +524,8 @@ class Pool:
         self.free.append(repo)
 
     def run(self, jobs: list, timeout, on_done) -> None:
-        """Run every job; on_done(job, exit code or None for a timeout, seconds) as each ends."""
+        """Run every job; on_done(job, exit code or None for a timeout, seconds) as each ends,
+        which may return more jobs to run."""
         queue, running = list(jobs), {}
         try:
             while queue or running:
@@ -540,7 +541,7 @@ class Pool:
                 self.finish(repo, job)
                 self.cpu += usage.ru_utime + usage.ru_stime
                 code = os.waitstatus_to_exitcode(status)
-                on_done(job, None if code == -signal.SIGKILL else code, time.monotonic() - started)
+                queue += on_done(job, None if code == -signal.SIGKILL else code, time.monotonic() - started) or []
         finally:
             for pid in running:
                 os.killpg(pid, signal.SIGKILL)
@@ -612,6 +613,10 @@ def run(root: Path, targets: list, jobs: int, pytest_args: list) -> float:
             target.lines = {int(n): set(ids) for n, ids in lines.items()}
 
     def mutant_done(job, code, seconds):
+        if code == 0 and job.wanted is not None:
+            # It survived the tests that ran its lines: run the whole file too, since a cached
+            # function (lru_cache) runs its lines only in the first test that calls it.
+            return [Job(job.target, job.mutant, None)]
         job.mutant.status = "survived" if code == 0 else "timeout" if code is None else "killed"
         done.append(job)
         if len(done) % 50 == 0:
