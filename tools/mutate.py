@@ -470,7 +470,6 @@ def _child(repo: Path, target: Target, wanted, trace_file, pytest_args) -> None:
     try:
         os.setpgid(0, 0)
         os.chdir(repo)
-        sys.path.insert(0, str(repo))
         os.environ["PYTHONPATH"] = os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])
         sys.dont_write_bytecode = True
         null = os.open(os.devnull, os.O_WRONLY)
@@ -479,7 +478,8 @@ def _child(repo: Path, target: Target, wanted, trace_file, pytest_args) -> None:
         if trace_file:
             sys.settrace(recorder.trace)
         code = int(pytest.main([*target.tests, "-x", "-q", "--tb=no", "-p", "no:cacheprovider",
-                                "-o", "addopts=", *pytest_args], plugins=[recorder]))
+                                "-o", "addopts=", "-o", f"pythonpath={repo}", *pytest_args],
+                                plugins=[recorder]))
         sys.settrace(None)
         if trace_file:
             Path(trace_file).write_text(json.dumps(recorder.tests_per_line()))
