@@ -57,6 +57,6 @@ def check_positive_int(value, name, even=False):
 
 def check_non_negative(value, name):
     """Require a number that is zero or more (an epsilon, a scale)."""
-    if not np.isscalar(value) or not value >= 0:
+    if not isinstance(value, (int, float, np.integer, np.floating)) or not value >= 0:
         raise ValueError(f"{name} should be a number of at least 0, got {value!r}")
     return float(value)

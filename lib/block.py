@@ -244,7 +244,7 @@ def six_steps():
 def random_stack(depth, d_model=16, d_ff=64, heads=1, *, seed, gain=1.0):
     """``depth`` blocks of random weights, block i drawn with ``random_block_weights`` from seed
     ``seed + 1 + i``: every matrix at scale gain/sqrt(d_model), and W2 (which has d_ff rows) shrunk
-    by sqrt(d_model/d_ff), so each part gives back about ``gain`` times as much as it reads.
+    by sqrt(d_model/d_ff), so each matrix gives back about ``gain`` times as much as it reads.
     Returns a list of BlockWeights; a longer stack with the same seed starts with the same blocks."""
     depth = check_positive_int(depth, "depth")
     blocks = []

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_float_array, check_matrix, check_positive_int
+from ._checks import as_float_array, check_matrix, check_non_negative, check_positive_int
 
 
 class Routing(NamedTuple):
@@ -85,14 +85,17 @@ def mixture_of_experts(x, W_router, experts, top_k=2):
         if rows.size == 0:
             continue
         result = np.asarray(expert(tokens[rows]), dtype=float)        # (tokens here, d_out)
+        if result.ndim != 2 or result.shape[0] != rows.size:
+            raise ValueError(f"expert {number} should return one row per token it gets, shape "
+                             f"({rows.size}, d_out), got shape {result.shape}")
         if output is None:
             output = np.zeros((tokens.shape[0], result.shape[-1]))
         output[rows] += routing.shares[rows, slot][:, None] * result
     if output is None:                                                # no tokens at all
         output = np.zeros_like(tokens)
     lead = x.shape[:-1]
-    return MixtureOutput(output.reshape(*lead, -1), routing.experts.reshape(*lead, top_k),
-                         routing.shares.reshape(*lead, top_k), routing.scores.reshape(*lead, -1))
+    return MixtureOutput(output.reshape(*lead, output.shape[-1]), routing.experts.reshape(*lead, top_k),
+                         routing.shares.reshape(*lead, top_k), routing.scores.reshape(*lead, len(experts)))
 
 
 def tokens_per_expert(chosen, n_experts):
@@ -147,8 +150,8 @@ def balance_load(scores, top_k=2, strength=0.0, steps=10):
     scores = as_float_array(scores, "scores")
     if scores.ndim != 2:
         raise ValueError(f"scores should have shape (tokens, experts), got shape {scores.shape}")
-    strength = float(strength)
-    if not np.isfinite(strength) or strength < 0:
+    strength = check_non_negative(strength, "strength")
+    if not np.isfinite(strength):
         raise ValueError(f"strength should be a number of at least 0, got {strength!r}")
     steps = int(steps)
     if steps < 0:

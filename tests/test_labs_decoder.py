@@ -1,5 +1,4 @@
-"""The labs of notebook 04 (models against lib/, views driven over every control) and what they
-add to lib.block."""
+"""The labs of notebook 04: models against lib/, views driven over every control."""
 
 import html
 import itertools
@@ -17,8 +16,7 @@ from labs.decoder.layer_flow import (DEPTH_MAX, PARTS, WORDS, FlowLab, block_sha
 from labs.decoder.near_identity import near_identity_model
 from labs.decoder.six_steps import SixStepsLab, six_steps_model
 from lib.attention import attention, causal_mask
-from lib.block import (block_steps, decoder, norm_placement_experiment, random_block_weights, random_stack,
-                       six_step_setup, six_steps)
+from lib.block import block_steps, decoder, random_block_weights, random_stack, six_step_setup, six_steps
 from lib.ffn import ffn
 from lib.norm import rms_norm, root_mean_square
 from lib.params import (COURSE_EXAMPLE, REAL_MODELS, TRAINED_MODEL, ModelConfig, count_parameters, mebibytes,
@@ -34,29 +32,6 @@ def _no_warnings():
 
 def text_of(value):
     return html.unescape(re.sub(r"<[^>]+>", "", value))
-
-
-# ---------------------------------------------------------------- lib.block additions
-
-def test_six_step_setup_default_is_seed_001_and_other_seeds_differ():
-    X, w = six_step_setup()
-    X28, w28 = six_step_setup(28)
-    assert np.array_equal(X, X28) and np.array_equal(w.W2, w28.W2)
-    X5, w5 = six_step_setup(5)
-    assert X5.shape == (4, 4) and w5.W1.shape == (4, 16) and not np.array_equal(X5, X)
-    assert np.allclose(X5, np.round(X5, 1))
-
-
-def test_random_stack_is_the_placement_experiments_stack():
-    stack = random_stack(3, 16, 64, seed=1)
-    for i, weights in enumerate(stack):
-        drawn = random_block_weights(16, 64, seed=2 + i, scale=0.25)
-        assert np.array_equal(weights.Wq, drawn.Wq) and np.allclose(weights.W2, drawn.W2 * 0.5)
-    assert all(np.array_equal(a.W1, b.W1) for a, b in zip(random_stack(5, seed=1), random_stack(2, seed=1)))
-    x = np.random.default_rng(1).normal(size=(8, 16))
-    pre = norm_placement_experiment(depth=3, seed=1)["pre"]
-    streams = decoder(x, stack, final_norm=False).streams
-    assert len(streams) == len(pre.sizes) == 4
 
 
 # ---------------------------------------------------------------- six steps

@@ -1,5 +1,5 @@
-"""Labs of notebook 02 (labs/ffn/), headless: the models against lib/, every control of every
-view, and the library functions the labs added (lib.ffn, lib.moe, lib.params)."""
+"""Labs of notebook 02 (labs/ffn/), headless: the models against lib/ and every control of every
+view."""
 
 import itertools
 import warnings
@@ -11,10 +11,8 @@ from labs.ffn import hidden_units_lab, parameters_lab, remove_activation_lab, ro
 from labs.ffn.hidden_units import HiddenUnitsLab, hidden_units_model
 from labs.ffn.parameters import ROUNDINGS, ParametersLab, parameters_model
 from labs.ffn.remove_activation import RemoveActivationLab, collapse_model, ffn_weights
-from labs.ffn.router import FAIR_SHARE, RouterLab, router_scores
-from lib.ffn import collapse, ffn, worked_example
-from lib.moe import Balancing, balance_load, route, route_with_bias, tokens_per_expert
-from lib.params import equal_count_gated_width, gated_width
+from labs.ffn.router import FAIR_SHARE, RouterLab
+from lib.ffn import ffn, worked_example
 
 
 @pytest.fixture(autouse=True)
@@ -36,72 +34,6 @@ def _redrawn(lab, change):
 
 def _classes(root):
     return set(root._dom_classes)
-
-
-# ---------------------------------------------------------------- library additions
-
-def test_worked_example_is_the_syllabus_one():
-    e = worked_example()
-    assert e.tokens == ("cat", "dog", "car")
-    hidden = e.X @ e.W1 + e.b1
-    assert hidden.shape == (3, 4)
-    assert hidden[0].tolist() == [2, -2, 1, 0]
-    assert int((hidden[0] > 0).sum()) == 2
-    e.X[0, 0] = 99                                                 # fresh arrays every call
-    assert worked_example().X[0, 0] == 2
-
-
-def test_collapse_matches_the_ffn_without_activation():
-    e = worked_example()
-    W, b = collapse(e.W1, e.b1, e.W2, e.b2)
-    assert W.tolist() == [[1.5, -0.5], [1.5, 0.5]] and b.tolist() == [-2.0, 0.0]
-    rng = np.random.default_rng(4)
-    W1, b1, W2, b2 = rng.normal(size=(5, 20)), rng.normal(size=20), rng.normal(size=(20, 3)), None
-    x = rng.normal(size=(2, 7, 5))
-    W, b = collapse(W1, b1, W2, b2)
-    assert np.max(np.abs(ffn(x, W1, b1, W2, b2, activation=None) - (x @ W + b))) < 1e-12
-    with pytest.raises(ValueError, match="W2 should have 20 rows"):
-        collapse(W1, b1, np.ones((3, 3)), None)
-
-
-def test_route_with_bias_chooses_by_the_bias_and_shares_by_the_scores():
-    scores = np.array([2.45, -3.07, 0.50, -0.68, -0.54, -0.26, -2.42, -0.28])
-    plain = route_with_bias(scores, np.zeros(8))
-    assert list(plain.experts) == [0, 2] and np.allclose(plain.shares, route(scores).shares)
-    bias = np.zeros(8)
-    bias[5] = 1.0                                                  # expert 6 now beats expert 3
-    moved = route_with_bias(scores, bias)
-    assert list(moved.experts) == [0, 5]
-    kept = scores[[0, 5]]
-    assert np.allclose(moved.shares, np.exp(kept) / np.exp(kept).sum())
-    many = route_with_bias(np.random.default_rng(1).normal(size=(10, 8)), bias, top_k=3)
-    assert many.experts.shape == many.shares.shape == (10, 3) and np.allclose(many.shares.sum(1), 1)
-    with pytest.raises(ValueError, match="bias should have shape \\(8,\\)"):
-        route_with_bias(scores, np.zeros(3))
-
-
-def test_balance_load_evens_out_the_tokens():
-    scores = router_scores()
-    left = balance_load(scores, 2, 0.0, 10)
-    assert isinstance(left, Balancing) and left.counts.shape == (11, 8)
-    assert np.all(left.counts == left.counts[0]) and np.all(left.bias == 0)
-    assert left.counts[0].sum() == 4096 * 2
-    assert np.array_equal(left.counts[0], tokens_per_expert(route(scores, 2).experts, 8))
-    spread = lambda counts: counts.max() - counts.min()               # noqa: E731
-    balanced = balance_load(scores, 2, 0.5, 10)
-    assert spread(balanced.counts[-1]) < 0.05 * spread(left.counts[0])
-    assert np.all(np.abs(balanced.counts[-1] - FAIR_SHARE) < 0.05 * FAIR_SHARE)
-    assert balance_load(scores, 2, 0.5, 0).counts.shape == (1, 8)
-    with pytest.raises(ValueError, match="strength should be a number of at least 0"):
-        balance_load(scores, 2, -1.0)
-
-
-def test_equal_count_gated_width():
-    assert equal_count_gated_width(3072, 32) == 2048 == gated_width(768)
-    assert equal_count_gated_width(512, 32) == 352 == gated_width(128)
-    for d in (64, 96, 960, 4096):
-        assert equal_count_gated_width(4 * d, 32) == gated_width(d, 32)
-    assert equal_count_gated_width(10) == 7
 
 
 # ---------------------------------------------------------------- lab 1: hidden units

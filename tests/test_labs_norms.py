@@ -1,4 +1,4 @@
-"""The labs of notebook 03 (models against lib/, views driven over every control) and lib.stack."""
+"""The labs of notebook 03: models against lib/, views driven over every control."""
 
 import itertools
 import warnings
@@ -12,7 +12,7 @@ from labs.norms.residual_stream import ResidualStreamLab, stream_model
 from labs.norms.stack import DTYPES, GAIN_MAX, GAIN_MIN, LAYERS_MAX, SQRT_D, StackLab, stack_model
 from labs.norms.which_axis import AXIS_MODES, BATCH, CHANGED, TOKENS, AxisLab, axis_model
 from lib.block import norm_placement_experiment
-from lib.norm import layer_norm, rms_norm, root_mean_square
+from lib.norm import layer_norm, root_mean_square
 from lib.stack import MODES, random_rotations, residual_stream, run_stack, start_vector
 
 
@@ -21,74 +21,6 @@ def _no_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         yield
-
-
-# ---------------------------------------------------------------- lib.stack
-
-def test_random_rotations_are_orthogonal_and_seeded():
-    q = random_rotations(5, 8, seed=3)
-    assert q.shape == (5, 8, 8)
-    assert np.allclose(q @ q.transpose(0, 2, 1), np.eye(8), atol=1e-12)
-    assert np.array_equal(q, random_rotations(5, 8, seed=3))
-    assert np.array_equal(random_rotations(9, 8, seed=3)[:5], q)       # a prefix of a longer draw
-    assert not np.allclose(q, random_rotations(5, 8, seed=4))
-
-
-def test_run_stack_modes_by_hand():
-    q = random_rotations(3, 8, seed=0)
-    x = start_vector(8, seed=1)
-    by_hand = {
-        "plain": lambda v, r: 0.7 * r @ v,
-        "residual": lambda v, r: v + 0.7 * r @ v,
-        "post-layer": lambda v, r: layer_norm(v + 0.7 * r @ v),
-        "pre-layer": lambda v, r: v + 0.7 * r @ layer_norm(v),
-        "post-rms": lambda v, r: rms_norm(v + 0.7 * r @ v),
-        "pre-rms": lambda v, r: v + 0.7 * r @ rms_norm(v),
-    }
-    assert set(by_hand) == set(MODES)
-    for mode, step in by_hand.items():
-        v, lengths, steps = x.copy(), [np.linalg.norm(x)], []
-        for r in q:
-            new = step(v, r)
-            steps.append(np.linalg.norm(new - v))
-            v = new
-            lengths.append(np.linalg.norm(v))
-        run = run_stack(x, q, 0.7, mode)
-        assert np.allclose(run.lengths, lengths) and np.allclose(run.steps, steps), mode
-        assert run.overflow_at is None and run.zero_at is None
-
-
-def test_plain_stack_multiplies_the_length_by_the_gain():
-    q = random_rotations(10, 8, seed=2)
-    x = start_vector(8, seed=2)
-    run = run_stack(x, q, 1.5, "plain")
-    assert np.allclose(run.lengths, np.linalg.norm(x) * 1.5 ** np.arange(11))
-
-
-def test_overflow_and_underflow_are_results():
-    q = random_rotations(64, 8, seed=0)
-    x = start_vector(8, seed=0)
-    run = run_stack(x, q, 2.0, "plain", dtype=np.float16)
-    k = run.overflow_at
-    assert k is not None and np.isnan(run.lengths[k:]).all() and np.isfinite(run.lengths[:k]).all()
-    assert run.lengths[k - 1] * 2 > 65504 / 8          # the next step passes float16's largest number
-    run = run_stack(x, q, 0.3, "plain", dtype=np.float16)
-    assert run.zero_at is not None and run.lengths[run.zero_at] == 0
-    for mode, gain in itertools.product(MODES, (1e200, np.inf, np.nan, 0.0)):
-        run_stack(x, q, gain, mode)                      # never raises
-
-
-def test_residual_stream_bookkeeping():
-    r = residual_stream(12, seed=0)
-    assert r.sizes[0] == pytest.approx(0.9) and np.allclose(r.additions, 1.0)
-    assert np.allclose(r.aligned, 0.9 + np.arange(13))
-    assert np.allclose(r.right_angles, np.sqrt(0.81 + np.arange(13)))
-    assert np.allclose(r.shares, r.additions / r.sizes[1:])
-    assert 3.0 < r.sizes[-1] < 4.5 < r.aligned[-1]           # far below the aligned 12.9
-    assert r.shares[0] > r.shares[3] > r.shares[11]
-    aligned = residual_stream(12, seed=0, alignment=1.0)
-    assert np.allclose(aligned.sizes, aligned.aligned)
-    assert np.array_equal(residual_stream(5, seed=0).sizes, r.sizes[:6])   # a prefix
 
 
 # ---------------------------------------------------------------- stack lab: model

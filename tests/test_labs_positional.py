@@ -14,31 +14,10 @@ from exercises.core.text import amount
 from labs.positional import rotary, scaling, shuffle
 from labs.positional import table as position_table
 from lib.attention import attention
-from lib.positional import add_positions, rope, sinusoidal
+from lib.positional import rope, sinusoidal
 
 IDENTITY = (0, 1, 2)
 MOVED = [p for p in shuffle.PERMUTATIONS if p != IDENTITY]
-
-
-# ---------------------------------------------------------------- lib.positional.add_positions
-
-def test_add_positions_scales_the_words_then_adds_the_first_rows():
-    word = np.array([[-0.77, -0.62, 0.91, -0.28]])
-    table = sinusoidal(16, 4)
-    assert np.allclose(add_positions(word, table, scale=False), [[-0.77, 0.38, 0.91, 0.72]])
-    assert np.allclose(add_positions(word, table), [[-1.54, -0.24, 1.82, 0.44]])
-    words = np.random.default_rng(0).normal(0, 0.1, (2, 5, 64))
-    assert np.allclose(add_positions(words, sinusoidal(16, 64)), 8 * words + sinusoidal(5, 64))
-
-
-@pytest.mark.parametrize("words, table, message", [
-    (np.zeros(4), sinusoidal(16, 4), "words should have shape"),
-    (np.zeros((3, 4)), sinusoidal(16, 8), "table should have shape"),
-    (np.zeros((20, 4)), sinusoidal(16, 4), "too few"),
-])
-def test_add_positions_rejects_mismatched_shapes(words, table, message):
-    with pytest.raises(ValueError, match=message):
-        add_positions(words, table)
 
 
 # ---------------------------------------------------------------- shuffle: the model

@@ -1,11 +1,12 @@
-"""lib.attention against torch's softmax, scaled_dot_product_attention and nn.MultiheadAttention."""
+"""lib.attention against torch's softmax, scaled_dot_product_attention (per head, non-square
+projections too) and nn.MultiheadAttention, and the checks."""
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
-from lib.attention import attention, causal_mask, softmax
+from lib.attention import attention, causal_mask, causal_weights, softmax
 from lib.positional import rope
 
 rng = np.random.default_rng(21)
@@ -121,3 +122,66 @@ def test_causal_weights_hook_replaces_the_mask_and_softmax():
     # Without the causal mask the hook is not used.
     np.testing.assert_allclose(attention(x, Wq, Wk, Wv, Wo, heads=2, causal=False, causal_weights=masked_softmax),
                                attention(x, Wq, Wk, Wv, Wo, heads=2, causal=False))
+
+
+# ---------------------------------------------------------------- non-square projections, lists, edges
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_non_square_heads_match_scaled_dot_product_attention_per_head_with_a_batch(causal):
+    batch, length, d, d_attn, d_v, d_out, heads = 2, 5, 10, 6, 9, 7, 3
+    x = rng.normal(size=(batch, length, d))
+    Wq, Wk = rng.normal(size=(d, d_attn)), rng.normal(size=(d, d_attn))
+    Wv, Wo = rng.normal(size=(d, d_v)), rng.normal(size=(d_v, d_out))
+    out, weights = attention(x, Wq, Wk, Wv, Wo, heads=heads, causal=causal, return_weights=True)
+    assert out.shape == (batch, length, d_out) and weights.shape == (batch, heads, length, length)
+    t = torch.tensor(x)
+    per_head = []
+    for h in range(heads):
+        q = t @ torch.tensor(Wq[:, 2 * h:2 * h + 2])                       # head h: its own slice of columns
+        k = t @ torch.tensor(Wk[:, 2 * h:2 * h + 2])
+        v = t @ torch.tensor(Wv[:, 3 * h:3 * h + 3])
+        per_head.append(F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+        scores = q @ k.transpose(-1, -2) / np.sqrt(2)
+        if causal:
+            scores = scores.masked_fill(~torch.tril(torch.ones(length, length, dtype=torch.bool)), -torch.inf)
+        assert np.allclose(weights[:, h], torch.softmax(scores, -1).numpy(), atol=1e-9)
+    expected = torch.cat(per_head, dim=-1).numpy() @ Wo
+    assert np.allclose(out, expected, atol=1e-9, rtol=0)
+
+
+def test_softmax_subtracts_each_rows_own_largest_number():
+    x = np.array([[1000.0, 999.0], [-1000.0, -999.0]])
+    expected = [[1 / (1 + np.e ** -1), 1 / (1 + np.e)], [1 / (1 + np.e), 1 / (1 + np.e ** -1)]]
+    assert np.allclose(softmax(x), expected)
+    assert np.allclose(softmax(x.T, axis=0), np.transpose(expected))
+    assert np.allclose(softmax([1, 1]), [0.5, 0.5])                          # a list is numbers too
+
+
+def test_causal_weights_docstring_example():
+    assert np.allclose(causal_weights([[1, 5], [0, 0]]), [[1, 0], [0.5, 0.5]])
+    scores = rng.normal(size=(2, 3, 4, 4))
+    weights = causal_weights(scores)
+    assert np.all(weights[..., np.triu_indices(4, 1)[0], np.triu_indices(4, 1)[1]] == 0)
+    assert np.allclose(weights.sum(-1), 1)
+
+
+def test_lists_of_tokens_and_weights_are_numbers_too():
+    x = rng.normal(size=(3, 4))
+    Wq, Wk, Wv, Wo = (rng.normal(size=(4, 4)) for _ in range(4))
+    assert np.allclose(attention(x.tolist(), Wq.tolist(), Wk, Wv, Wo), attention(x, Wq, Wk, Wv, Wo))
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda: attention(np.ones((3, 4)), W, np.ones((5, 4)), W, W), r"Wk should have 4 rows to match x's last axis \(4"),
+    (lambda: attention(np.ones((3, 4)), W, W, np.ones((5, 4)), W), r"Wv should have 4 rows to match x's last axis \(4"),
+    (lambda: attention(np.ones((3, 4)), np.ones((4, 6)), np.ones((4, 6)), np.ones((4, 4)), W, heads=3),
+     "heads should divide Wv's width 4 into equal slices, got heads=3"),
+    (lambda: attention(np.ones((3, 4)), np.ones((4, 6)), np.ones((4, 6)), np.ones((4, 3)), np.ones((3, 4)), heads=2),
+     "heads should divide Wv's width 3 into equal slices, got heads=2"),
+    (lambda: attention(np.ones((3, 4)), np.ones((4, 6)), np.ones((4, 4)), W, W), r"Wk should have 6 columns like Wq"),
+    (lambda: causal_mask(0), "length should be a whole number of at least 1"),
+    (lambda: softmax("abc"), "x should be an array of numbers"),
+])
+def test_more_bad_input_is_rejected(call, expected):
+    with pytest.raises(ValueError, match=expected):
+        call()

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from lib.block import (BlockWeights, block, block_steps, decoder, norm_placement_experiment,
-                       random_block_weights, six_step_setup, six_steps)
+                       random_block_weights, random_stack, six_step_setup, six_steps)
 from lib.norm import rms_norm, root_mean_square
 from lib.positional import rope
 
@@ -145,8 +145,11 @@ E = np.eye(4)
 
 @pytest.mark.parametrize("call, expected", [
     (lambda: BlockWeights(E, E, E, np.eye(3), W1=np.ones((4, 8)), W2=np.ones((8, 4))), "Wo should have 4 rows"),
-    (lambda: BlockWeights(E, E, E, E, W1=np.ones((3, 8)), W2=np.ones((8, 4))), r"W1 should have 4 rows"),
-    (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((6, 4))), r"W2 should have 8 rows"),
+    (lambda: BlockWeights(E, E, E, E, W1=np.ones((3, 8)), W2=np.ones((8, 4))), r"W1 should have 4 rows \(d_model = 4\)"),
+    (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((6, 4))),
+     r"W2 should have 8 rows \(W1's 8 columns\)"),
+    (lambda: BlockWeights(np.ones((4, 6)), E, E, E, W1=np.ones((4, 8)), W2=np.ones((8, 4))),
+     r"Wq should have 4 columns \(square: d_model = 4, taken from Wq's rows\)"),
     (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((8, 4)), heads=3),
      "heads should divide d_model = 4 into equal slices, got heads=3"),
     (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((8, 4)), attention_norm=np.ones(3)),
@@ -160,3 +163,214 @@ E = np.eye(4)
 def test_bad_input_is_rejected(call, expected):
     with pytest.raises(ValueError, match=expected):
         call()
+
+
+# ---------------------------------------------------------------- draws in their documented order
+
+def test_random_block_weights_draw_in_the_documented_order():
+    for gated in (False, True):
+        w = random_block_weights(4, 6, 2, seed=9, scale=0.3, gated=gated)
+        draw = np.random.default_rng(9)
+        names = ["Wq", "Wk", "Wv", "Wo"] + (["W_gate"] if gated else []) + ["W1", "W2"]
+        shapes = [(4, 4)] * 4 + [(4, 6)] * (2 if gated else 1) + [(6, 4)]
+        for name, shape in zip(names, shapes):
+            assert np.array_equal(getattr(w, name), draw.normal(0.0, 0.3, shape)), name
+        assert w.heads == 2 and w.gated == gated and w.b1 is None and w.attention_norm is None
+    assert random_block_weights(4, 6, seed=9, scale=0.3).heads == 1
+
+
+def test_six_step_setup_draws_rounded_numbers_in_the_documented_order():
+    X, w = six_step_setup()
+    draw = np.random.default_rng(28)
+    expected = [draw.normal(0.0, scale, shape) for scale, shape in
+                [(0.9, (4, 4))] + [(0.6, (4, 4))] * 4 + [(0.5, (4, 16)), (0.5, (16, 4))]]
+    for got, want in zip([X, w.Wq, w.Wk, w.Wv, w.Wo, w.W1, w.W2], expected):
+        assert np.array_equal(got, np.round(want, 1))
+    assert w.heads == 1 and not w.gated and w.b1 is None
+    X5, w5 = six_step_setup(5)
+    assert np.array_equal(X5, np.round(np.random.default_rng(5).normal(0.0, 0.9, (4, 4)), 1))
+    assert w5.W1.shape == (4, 16) and not np.array_equal(w5.W1, w.W1)
+
+
+def test_random_stack_draws_block_i_from_seed_plus_1_plus_i():
+    for gain, heads in ((1.0, 1), (0.5, 2)):
+        stack = random_stack(3, 16, 64, heads, seed=1, gain=gain)
+        assert len(stack) == 3
+        for i, weights in enumerate(stack):
+            drawn = random_block_weights(16, 64, heads, seed=2 + i, scale=gain / 4)
+            assert np.array_equal(weights.Wq, drawn.Wq) and np.array_equal(weights.W1, drawn.W1)
+            assert np.allclose(weights.W2, drawn.W2 * 0.5, rtol=1e-15) and weights.heads == heads
+    assert all(np.array_equal(a.W1, b.W1) for a, b in zip(random_stack(5, seed=1), random_stack(2, seed=1)))
+    small = random_stack(1, seed=0)[0]
+    assert (small.d_model, small.d_ff, small.heads) == (16, 64, 1)                # the defaults
+    with pytest.raises(ValueError, match="depth should be a whole number of at least 1"):
+        random_stack(0, seed=0)
+
+
+def test_each_matrix_of_a_random_stack_gives_back_about_gain_times_what_it_reads():
+    x, h = np.random.default_rng(0).normal(size=(256, 16)), np.random.default_rng(1).normal(size=(256, 64))
+    for gain in (0.5, 2.0):
+        blocks = random_stack(8, seed=3, gain=gain)
+        for reads, name in ((x, "Wq"), (x, "Wv"), (x, "W1"), (h, "W2")):
+            ratio = np.mean([root_mean_square(reads @ getattr(w, name)) for w in blocks]) / root_mean_square(reads)
+            assert ratio == pytest.approx(gain, rel=0.15), name
+
+
+# ---------------------------------------------------------------- the placement experiment
+
+def test_placement_experiment_is_a_nudged_input_through_the_random_stack():
+    depth, seed = 5, 3
+    blocks = random_stack(depth, 8, 16, seed=seed)
+    x = np.random.default_rng(seed).normal(0.0, 1.0, (4, 8))
+    direction = np.random.default_rng(seed + depth + 1).normal(0.0, 1.0, (4, 8))
+    traces = norm_placement_experiment(depth, 8, 16, 4, seed=seed, nudge=1e-3, activation="relu")
+    for placement, trace in traces.items():
+        plain = decoder(x, blocks, placement=placement, final_norm=False, activation="relu").streams
+        nudged = decoder(x + 1e-3 * direction, blocks, placement=placement, final_norm=False,
+                         activation="relu").streams
+        assert np.allclose(trace.sizes, [root_mean_square(s) for s in plain], rtol=1e-12)
+        gaps = [root_mean_square(a - b) for a, b in zip(plain, nudged)]
+        assert np.allclose(trace.gaps, gaps, rtol=1e-9)
+        assert trace.amplification == pytest.approx(gaps[-1] / gaps[0], rel=1e-9)
+    assert list(traces) == ["pre", "post"]
+
+
+def test_placement_experiment_at_its_defaults():
+    traces = norm_placement_experiment()
+    pre, post = traces["pre"], traces["post"]
+    assert len(pre.sizes) == len(pre.gaps) == 49
+    assert pre.sizes[0] == post.sizes[0] == pytest.approx(0.9120906, abs=1e-7)
+    assert pre.gaps[0] == pytest.approx(9.95217373e-07, rel=1e-6)                  # a nudge of 1e-6
+    assert pre.sizes[-1] == pytest.approx(8.69920639, rel=1e-8)
+    assert pre.amplification == pytest.approx(7.39701579, rel=1e-8)
+    assert post.amplification == pytest.approx(0.0563441639, rel=1e-8)
+    other = norm_placement_experiment(use_attention=False)["pre"]
+    assert other.sizes[-1] != pytest.approx(pre.sizes[-1], rel=1e-3)
+
+
+# ---------------------------------------------------------------- default epsilon, against PyTorch
+
+def test_default_eps_of_the_block_and_the_decoder_matches_pytorch_on_low_variance_input():
+    d, f, heads, length = 12, 24, 3, 5
+    w = random_block_weights(d, f, heads, seed=4, scale=0.3)
+    gains = rng.normal(1, 0.2, (2, d))
+    w.attention_norm, w.ffn_norm = gains
+    x = 1e-3 * rng.normal(size=(2, length, d))                      # variance 1e-6, below eps = 1e-5
+    layer = _torch_layer(w, True, gains)
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(length, dtype=torch.float64)
+    expected = layer(torch.tensor(x), src_mask=mask, is_causal=True).detach().numpy()   # eps 1e-5
+    assert np.allclose(block(x, w, norm="layer"), expected, atol=1e-9, rtol=0)
+    final = rng.normal(1, 0.2, d)
+    out = decoder(x, [w], norm="layer", final_gain=final).output
+    assert np.allclose(out, torch.nn.functional.layer_norm(torch.tensor(expected), (d,), torch.tensor(final),
+                                                           None, 1e-5).numpy(), atol=1e-9, rtol=0)
+    rms = decoder(x, [], final_gain=final).output                  # RMSNorm by default
+    assert np.allclose(rms, torch.nn.functional.rms_norm(torch.tensor(x), (d,), torch.tensor(final), 1e-5).numpy(),
+                       atol=1e-9, rtol=0)
+    assert np.allclose(decoder(x, [], eps=0.5).output, rms_norm(x, eps=0.5))
+
+
+# ---------------------------------------------------------------- the block's parts and switches
+
+def test_block_uses_biases_norm_shifts_and_the_activation():
+    w = random_block_weights(6, 10, 2, seed=7, scale=0.4)
+    w.b1, w.b2 = rng.normal(size=10), rng.normal(size=6)
+    w.attention_norm_bias, w.ffn_norm_bias = rng.normal(size=6), rng.normal(size=6)
+    w.attention_norm, w.ffn_norm = rng.normal(1, 0.1, 6), rng.normal(1, 0.1, 6)
+    x = rng.normal(size=(3, 6))
+    from lib.attention import attention
+    from lib.ffn import ffn
+    from lib.norm import layer_norm
+    h = x + attention(layer_norm(x, w.attention_norm, w.attention_norm_bias, eps=0.1), w.Wq, w.Wk, w.Wv, w.Wo,
+                      heads=2, causal=False)
+    h = h + ffn(layer_norm(h, w.ffn_norm, w.ffn_norm_bias, eps=0.1), w.W1, w.b1, w.W2, w.b2, activation="relu")
+    assert np.allclose(block(x, w, norm="layer", eps=0.1, causal=False, activation="relu"), h)
+
+
+def test_block_passes_positions_and_the_weights_function_to_attention():
+    w = random_block_weights(8, 16, 2, seed=8, scale=0.4)
+    x = rng.normal(size=(5, 8))
+    uniform = lambda scores: np.full(scores.shape, 1 / scores.shape[-1])     # noqa: E731
+    steps = dict(block_steps(x, w, use_ffn=False, causal_weights=uniform, positions=rope))
+    from lib.attention import attention
+    expected = attention(steps["norm before attention"], w.Wq, w.Wk, w.Wv, w.Wo, heads=2, causal_weights=uniform)
+    assert np.allclose(steps["attention"], expected)
+    assert np.allclose(block(x, w, causal=False, causal_weights=uniform), block(x, w, causal=False))
+
+
+def test_post_norm_steps_and_a_part_left_out():
+    w = random_block_weights(8, 32, 2, seed=3, scale=0.35)
+    x = rng.normal(size=(5, 8))
+    steps = block_steps(x, w, placement="post")
+    assert [name for name, _ in steps] == ["input", "attention", "add attention", "norm after attention",
+                                           "feed-forward", "add FFN", "norm after FFN"]
+    grids = dict(steps)
+    assert np.allclose(grids["add attention"], x + grids["attention"])
+    assert np.allclose(grids["norm after attention"], rms_norm(grids["add attention"]))
+    assert np.allclose(steps[-1][1], block(x, w, placement="post"))
+    assert np.array_equal(steps[0][1], x)
+    assert np.allclose(block(x, w, placement="post", use_attention=False), rms_norm(x + dict(
+        block_steps(x, w, placement="post", use_attention=False))["feed-forward"]))
+
+
+def test_block_weights_know_their_sizes():
+    w = random_block_weights(8, 20, 2, seed=0, scale=0.1)
+    assert (w.d_model, w.d_ff, w.gated) == (8, 20, False)
+    assert BlockWeights(w.Wq.tolist(), w.Wk, w.Wv, w.Wo, w.W1, w.W2).Wq.dtype == np.float64
+
+
+F4 = dict(W1=np.ones((4, 8)), W2=np.ones((8, 4)))
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda: BlockWeights(E, np.ones((4, 3)), E, E, **F4), r"Wk should have 4 columns \(square: d_model = 4"),
+    (lambda: BlockWeights(E, E, np.ones((3, 4)), E, **F4), r"Wv should have 4 rows \(square"),
+    (lambda: BlockWeights(E, E, E, E, W1=np.ones((4, 8)), W2=np.ones((8, 3))), r"W2 should have 4 columns \(d_model = 4\)"),
+    (lambda: BlockWeights(E, E, E, E, **F4, W_gate=np.ones((4, 7))), r"W_gate should have 8 columns like W1 \(8\)"),
+    (lambda: BlockWeights(E, E, E, E, **F4, W_gate=np.ones((3, 8))), r"W_gate should have 4 rows \(d_model = 4\)"),
+    (lambda: BlockWeights(E, E, E, E, **F4, W_gate=np.ones((4, 8)), b1=np.ones(8)), "b1 and b2 should be None for a gated"),
+    (lambda: BlockWeights(E, E, E, E, **F4, W_gate=np.ones((4, 8)), b2=np.ones(4)), "b1 and b2 should be None for a gated"),
+    (lambda: BlockWeights(E, E, E, E, **F4, b1=np.ones(4)), r"b1 should have shape \(8,\)"),
+    (lambda: BlockWeights(E, E, E, E, **F4, b2=np.ones(8)), r"b2 should have shape \(4,\)"),
+    (lambda: BlockWeights(E, E, E, E, **F4, ffn_norm_bias=np.ones(8)), r"ffn_norm_bias should have shape \(4,\)"),
+    (lambda: BlockWeights(E, E, E, E, **F4, heads=0), "heads should be a whole number of at least 1"),
+    (lambda: block(np.ones((2, 3, 4, 4)), random_block_weights(4, 8, seed=0, scale=1)), r"x should have shape \(length, 4\)"),
+    (lambda: block(np.ones(4), random_block_weights(4, 8, seed=0, scale=1)), r"got shape \(4,\)"),
+])
+def test_more_bad_input_is_rejected(call, expected):
+    with pytest.raises(ValueError, match=expected):
+        call()
+
+
+def test_six_steps_are_the_block_by_hand_without_epsilon():
+    """Pre-norm, RMSNorm with no epsilon and no gain, one head without a mask, exact GELU."""
+    from math import erf, sqrt
+
+    X, w = six_step_setup()
+
+    def norm(h):
+        return h / np.sqrt(np.mean(h ** 2, axis=-1, keepdims=True))
+
+    def attend(h):
+        scores = (h @ w.Wq) @ (h @ w.Wk).T / 2.0
+        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return (weights / weights.sum(axis=-1, keepdims=True)) @ (h @ w.Wv) @ w.Wo
+
+    gelu = np.vectorize(lambda v: 0.5 * v * (1.0 + erf(v / sqrt(2.0))))
+    h = X + attend(norm(X))
+    expected = h + gelu(norm(h) @ w.W1) @ w.W2
+    assert np.allclose(six_steps()[-1][1], expected, rtol=1e-12, atol=1e-12)
+
+
+def test_sublayer_adds_its_part_to_the_stream_by_default():
+    from lib.block import sublayer
+
+    x = rng.normal(size=(3, 4))
+    out = sublayer(x, lambda h: 2.0 * h, rms_norm)
+    assert np.allclose(out, x + 2.0 * rms_norm(x), rtol=1e-12, atol=0)
+
+
+def test_block_takes_a_list_of_tokens():
+    w = random_block_weights(4, 8, seed=2, scale=0.3)
+    x = rng.normal(size=(3, 4))
+    assert np.array_equal(block(x.tolist(), w), block(x, w))

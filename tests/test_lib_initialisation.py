@@ -44,3 +44,107 @@ def test_start_of_training_orders_the_rules_and_zero_is_the_identity():
     assert runs["all"].sizes[0] == pytest.approx(1.0)
     small = start_of_training(layers=2, d_model=32, d_ff=128, heads=4, stream_rms=0.02, rules=("gpt2",))
     assert small["gpt2"].sizes[0] == pytest.approx(0.02)
+
+
+def _drawn_by_hand(layers, d, f, seed):
+    """Per block, Wq, Wk, Wv, Wo, W1, W2 as the docstring says they are drawn."""
+    blocks = []
+    for i in range(layers):
+        rng = np.random.default_rng(seed + i)
+        blocks.append([rng.standard_normal((d, d)) for _ in range(4)]
+                      + [rng.standard_normal((d, f)), rng.standard_normal((f, d))])
+    return blocks
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_initial_blocks_follow_the_documented_draw_order_exactly(rule):
+    d, f, layers, std = 4, 6, 2, 0.03
+    out = output_std(rule, std, layers)
+    got = list(initial_blocks(layers, d, f, 2, rule=rule, std=std, seed=7))
+    assert len(got) == layers
+    for w, (q, k, v, o, w1, w2) in zip(got, _drawn_by_hand(layers, d, f, 7)):
+        assert w.heads == 2
+        for name, expected in [("Wq", q * std), ("Wk", k * std), ("Wv", v * std), ("Wo", o * out),
+                               ("W1", w1 * std), ("W2", w2 * out)]:
+            assert np.array_equal(getattr(w, name), expected), name
+        assert w.W_gate is None and w.b1 is None and w.attention_norm is None
+
+
+def test_initial_blocks_defaults_are_one_head_gpt2_scaling_and_seed_zero():
+    [w] = initial_blocks(1, 4, 6)
+    q, _k, _v, o, _w1, w2 = _drawn_by_hand(1, 4, 6, 0)[0]
+    assert w.heads == 1
+    assert np.array_equal(w.Wq, q * 0.02)
+    out = 0.02 / math.sqrt(2)
+    assert np.array_equal(w.Wo, o * out) and np.array_equal(w.W2, w2 * out)
+
+
+@pytest.mark.parametrize("layers", [0, 2.0, "2"])
+def test_initial_blocks_refuse_a_number_of_layers_that_is_not_a_positive_whole_number(layers):
+    with pytest.raises(ValueError, match="layers should be a whole number"):
+        list(initial_blocks(layers, 4, 6))
+
+
+def _start_by_hand(layers, d, f, heads, length, stream_rms, std, rule, seed):
+    """A stream through the blocks of initial_blocks(seed + 1): pre-norm LayerNorm, GELU, causal."""
+    from lib.block import block
+
+    x = np.random.default_rng(seed).standard_normal((length, d))
+    x = x * stream_rms / root_mean_square(x)
+    sizes, changes = [root_mean_square(x)], []
+    for w in initial_blocks(layers, d, f, heads, rule=rule, std=std, seed=seed + 1):
+        new = block(x, w, placement="pre", norm="layer", activation="gelu", causal=True)
+        changes.append(root_mean_square(new - x) / root_mean_square(x))
+        sizes.append(root_mean_square(new))
+        x = new
+    return np.array(sizes), np.array(changes)
+
+
+def test_start_of_training_is_the_stream_through_the_initial_blocks():
+    runs = start_of_training(layers=3, d_model=8, d_ff=12, heads=2, length=5, stream_rms=0.7, std=0.3, seed=4)
+    for rule in RULES:
+        sizes, changes = _start_by_hand(3, 8, 12, 2, 5, 0.7, 0.3, rule, 4)
+        assert runs[rule].sizes.shape == (4,) and runs[rule].changes.shape == (3,)
+        assert np.allclose(runs[rule].sizes, sizes, rtol=1e-12, atol=0)
+        assert np.allclose(runs[rule].changes, changes, rtol=1e-12, atol=1e-300)
+    assert runs["all"].changes.min() > 0.01          # std 0.3 blocks change the stream visibly
+
+
+def test_start_of_training_defaults_are_gpt2_small_one_stream_of_sixteen_tokens(monkeypatch):
+    """The defaults, seen by what reaches the draws and the blocks (ones instead of random
+    numbers, and identity blocks, so that GPT-2 Small's sizes cost nothing)."""
+    import lib.initialisation as initialisation
+
+    draws, seen = [], []
+
+    def ones(layers, d, f, seed):
+        draws.append((layers, d, f, seed))
+        for _ in range(layers):
+            yield [np.ones((d, d))] * 4 + [np.ones((d, f)), np.ones((f, d))]
+
+    def identity(x, w, **options):
+        seen.append((x.copy(), w.heads, w.Wq[0, 0], w.W1.shape, w.Wo[0, 0], options))
+        return x
+
+    monkeypatch.setattr(initialisation, "_drawn", ones)
+    monkeypatch.setattr(initialisation, "block", identity)
+    runs = start_of_training()
+    assert list(runs) == list(RULES) and draws == [(12, 768, 3072, 1)]
+    assert len(seen) == 12 * len(RULES) and runs["gpt2"].sizes.shape == (13,)
+    stream = np.random.default_rng(0).standard_normal((16, 768))
+    assert np.allclose(seen[0][0], stream / root_mean_square(stream), rtol=1e-12, atol=0)
+    by_rule = dict(zip(RULES, seen[:len(RULES)]))
+    for rule, (_x, heads, wq, w1_shape, wo, options) in by_rule.items():
+        assert heads == 12 and wq == 0.02 and w1_shape == (768, 3072)
+        assert wo == output_std(rule, 0.02, 12)
+        assert options == {"norm": "layer", "activation": "gelu", "causal": True}
+
+
+def test_start_of_training_refuses_no_layers():
+    with pytest.raises(ValueError, match="layers should be a whole number"):
+        start_of_training(layers=0, d_model=4, d_ff=4, heads=1)
+
+
+def test_initial_blocks_check_the_number_of_layers_first():
+    with pytest.raises(ValueError, match="layers should be a whole number"):
+        list(initial_blocks(0, 0, 6))

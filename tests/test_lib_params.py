@@ -5,9 +5,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from lib.params import (COURSE_EXAMPLE, DETAILS, REAL_MODELS, TRAINED_MODEL, ModelConfig, Preset, beyond_plain,
-                        block_parameters, count_parameters, doubled, ffn_parameters, gap_steps, gated_width,
-                        mebibytes, presets, simple_version, trained_preset, trained_stored)
+from lib.params import (COURSE_EXAMPLE, DETAILS, REAL_MODELS, TRAINED_MODEL, ModelConfig, Preset, RealModel,
+                        beyond_plain, block_parameters, count_parameters, doubled, equal_count_gated_width,
+                        ffn_parameters, gap_steps, gated_width, mebibytes, presets, simple_version, trained_preset,
+                        trained_stored)
 
 SMALL = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12)
 MIXTURE = replace(SMALL, experts=8, top_k=2)
@@ -165,3 +166,230 @@ def test_beyond_plain_names_what_a_plain_count_leaves_out():
                                                                "a learned position table"]
     assert beyond_plain(REAL_MODELS["SmolLM2-360M"].config) == ["a gated FFN", "shared keys and values"]
     assert "experts" in beyond_plain(MIXTURE) and "its own attention" in beyond_plain(REAL_MODELS["DeepSeek-V3"].config)
+
+
+# ---------------------------------------------------------------- boundaries and details
+
+def test_multi_query_and_grouped_query_attention_narrow_only_keys_and_values():
+    d, heads = 768, 12
+    for kv_heads in (1, 4, 12):                                   # 1: multi-query; 12: every head its own
+        config = replace(SMALL, kv_heads=kv_heads)
+        kv_width = d // heads * kv_heads
+        assert count_parameters(config).attention == 12 * (2 * d * d + 2 * d * kv_width)
+    with_biases = replace(SMALL, kv_heads=1, biases=True)
+    assert block_parameters(with_biases).attention == 2 * d * d + 2 * d * 64 + 2 * d + 2 * 64
+
+
+@pytest.mark.parametrize("changes, expected", [
+    (dict(kv_heads=0), "kv_heads should divide heads = 12, got kv_heads=0"),
+    (dict(experts=8, top_k=0), "top_k should be between 1 and experts = 8, got 0"),
+    (dict(d_model=0), "d_model should be a whole number of at least 1"),
+    (dict(d_ff=0), "d_ff should be a whole number of at least 1"),
+    (dict(vocab=0), "vocab should be a whole number of at least 1"),
+    (dict(heads=0), "heads should be a whole number of at least 1"),
+])
+def test_more_bad_configurations_are_rejected(changes, expected):
+    with pytest.raises(ValueError, match=expected):
+        replace(SMALL, **changes)
+
+
+def test_every_expert_may_be_chosen():
+    every = replace(SMALL, experts=8, top_k=8)
+    one = block_parameters(every)
+    assert one.ffn_active == one.ffn == 8 * ffn_parameters(768, 3072)
+    assert count_parameters(every).active == count_parameters(every).total
+
+
+def test_ffn_counts_with_biases_plain_and_gated():
+    assert ffn_parameters(6, 12, biases=True) == 2 * 6 * 12 + 12 + 6
+    assert ffn_parameters(6, 12, gated=True, biases=True) == 3 * 6 * 12 + 2 * 12 + 6
+    assert ffn_parameters(6, 12, gated=True) == 3 * 6 * 12 and ffn_parameters(6, 12) == 2 * 6 * 12
+    gated = replace(SMALL, gated=True, biases=True)
+    assert block_parameters(gated).ffn == ffn_parameters(768, 3072, gated=True, biases=True)
+
+
+def test_norms_hold_a_gain_and_for_layer_norm_a_shift():
+    assert block_parameters(SMALL).norms == 2 * 768 and count_parameters(SMALL).final_norm == 768
+    layer = replace(SMALL, norm="layer")
+    assert block_parameters(layer).norms == 4 * 768 and count_parameters(layer).final_norm == 2 * 768
+    assert count_parameters(layer).norms == 12 * 4 * 768 + 2 * 768
+
+
+def test_shares_count_the_output_layer_and_positions_with_the_embedding():
+    for config in (replace(SMALL, tied=False), replace(SMALL, context=1024, learned_positions=True),
+                   REAL_MODELS["DeepSeek-V3"].config):
+        count = count_parameters(config)
+        shares = count.shares()
+        assert sum(shares.values()) == pytest.approx(1.0)
+        assert shares["embedding"] * count.total == pytest.approx(count.embedding + count.positions + count.output)
+        assert shares["norms"] * count.total == pytest.approx(count.norms)
+        assert shares["router"] * count.total == pytest.approx(count.router)
+    untied = count_parameters(replace(SMALL, tied=False))
+    assert untied.output == untied.embedding == 32000 * 768 and untied.positions == 0
+
+
+def test_deepseek_counted_by_hand():
+    d, c = 7168, REAL_MODELS["DeepSeek-V3"].config
+    shared = 129280 * d * 2 + 61 * 187_107_328 + 3 * 3 * d * 18432 + 61 * 2 * d + d
+    count = count_parameters(c)
+    assert count.total == shared + 58 * (257 * 3 * d * 2048 + d * 256)            # 256 routed + 1 shared
+    assert count.active == shared + 58 * (9 * 3 * d * 2048 + d * 256)             # 8 routed + 1 shared
+    assert count.router == 58 * d * 256
+    dense = block_parameters(c, moe=False)
+    assert dense.ffn == dense.ffn_active == 3 * d * 18432 and dense.router == 0
+    assert block_parameters(c).active == block_parameters(c).total - 256 * 3 * d * 2048 + 8 * 3 * d * 2048
+
+
+def test_a_mixture_without_an_expert_width_uses_d_ff_and_dense_layers_stop_at_the_depth():
+    one = block_parameters(MIXTURE)
+    assert one.ffn == 8 * ffn_parameters(768, 3072) and one.router == 768 * 8
+    assert count_parameters(replace(MIXTURE, dense_layers=30)).total == count_parameters(SMALL).total
+    two_dense = count_parameters(replace(MIXTURE, dense_layers=2))
+    assert two_dense.ffn == 2 * ffn_parameters(768, 3072) + 10 * one.ffn
+    shared = block_parameters(replace(MIXTURE, shared_experts=1, expert_d_ff=512))
+    assert shared.ffn == 9 * ffn_parameters(768, 512) and shared.ffn_active == 3 * ffn_parameters(768, 512)
+
+
+def test_simple_version_keeps_the_sizes_and_drops_every_detail():
+    deepseek = REAL_MODELS["DeepSeek-V3"].config
+    simple = simple_version(deepseek)
+    assert simple == ModelConfig(d_model=7168, layers=61, d_ff=18432, vocab=129280, heads=128, context=131072)
+
+
+def test_memory_and_widths():
+    assert mebibytes(2 ** 20) == 2.0 and mebibytes(2 ** 20, 4) == 4.0 and mebibytes(3 * 2 ** 19, 1) == 1.5
+    assert gated_width(100) == 288 and gated_width(100, 1) == 267 and gated_width(3, 1) == 8
+    with pytest.raises(ValueError, match="multiple should be a whole number of at least 1"):
+        gated_width(768, 0)
+    with pytest.raises(ValueError, match="d_model should be a whole number of at least 1"):
+        gated_width(0)
+
+
+def test_equal_count_gated_width():
+    assert equal_count_gated_width(3072, 32) == 2048 == gated_width(768)
+    assert equal_count_gated_width(512, 32) == 352 == gated_width(128)
+    for d in (64, 96, 960, 4096):
+        assert equal_count_gated_width(4 * d, 32) == gated_width(d, 32)
+    assert equal_count_gated_width(10) == 7 and equal_count_gated_width(9) == 6      # 2/3 of d_ff, up
+    for d_ff in (300, 301, 1000):
+        width = equal_count_gated_width(d_ff)
+        assert ffn_parameters(64, width, gated=True) >= ffn_parameters(64, d_ff) > ffn_parameters(64, width - 1, gated=True)
+    with pytest.raises(ValueError, match="d_ff should be a whole number of at least 1"):
+        equal_count_gated_width(0)
+    with pytest.raises(ValueError, match="multiple should be a whole number of at least 1"):
+        equal_count_gated_width(10, 0)
+
+
+def test_real_models_carry_their_published_sizes_and_notes():
+    for name, model in REAL_MODELS.items():
+        assert model.note and (model.published_active is None) == (name != "DeepSeek-V3")
+    assert RealModel(SMALL, 1.0).published_active is None and RealModel(SMALL, 1.0).note == ""
+
+
+def test_gap_steps_add_each_detail_once_in_order():
+    steps = {name: [(what, added) for what, added, _total in gap_steps(model.config)]
+             for name, model in REAL_MODELS.items()}
+    assert steps["LLaMA-7B"][3:] == [("separate output layer (untied)", 32000 * 4096),
+                                     ("gated FFN (three matrices)", 32 * 4096 * 11008)]
+    assert steps["SmolLM2-360M"][3:] == [("gated FFN (three matrices)", 32 * 960 * 2560),
+                                         ("grouped-query attention (narrower Wk, Wv)", -32 * 2 * 960 * (960 - 320))]
+    deepseek = [what for what, _added in steps["DeepSeek-V3"][3:]]
+    assert deepseek == ["separate output layer (untied)", "gated FFN (three matrices)",
+                        "latent attention (published count per block)", "mixture of experts (stored)"]
+    assert steps["DeepSeek-V3"][5][1] == 61 * (187_107_328 - 4 * 7168 ** 2)
+    layer_only = ModelConfig(d_model=8, layers=2, d_ff=32, vocab=10, norm="layer")
+    assert gap_steps(layer_only)[3:] == [("LayerNorm shifts (a second vector per norm)", 5 * 8,       # 2 per block, 1 final
+                                          count_parameters(layer_only).total)]
+
+
+def test_doubled_keeps_what_is_not_doubled():
+    wide = doubled(MIXTURE, "width")
+    assert (wide.expert_d_ff, wide.attention_per_block, wide.layers, wide.experts) == (None, None, 12, 8)
+    deep = doubled(replace(MIXTURE, dense_layers=1), "depth")
+    assert (deep.layers, deep.dense_layers, deep.d_model) == (24, 2, 768)
+
+
+def test_beyond_plain_names_every_extra():
+    everything = replace(SMALL, gated=True, tied=False, biases=True, experts=4, top_k=1, norm="layer",
+                         context=64, learned_positions=True, kv_heads=4, attention_per_block=10)
+    assert beyond_plain(everything) == ["a gated FFN", "a separate output layer", "biases", "experts",
+                                        "LayerNorm shifts", "a learned position table", "shared keys and values",
+                                        "its own attention"]
+    assert beyond_plain(replace(SMALL, kv_heads=None)) == []
+
+
+def test_block_and_model_totals_add_their_parts():
+    one = block_parameters(MIXTURE)
+    assert one.total == one.attention + one.ffn + one.router + one.norms
+    assert one.active == one.attention + one.ffn_active + one.router + one.norms
+    count = count_parameters(replace(MIXTURE, tied=False, context=8, learned_positions=True))
+    assert count.blocks == count.attention + count.ffn + count.router + count.block_norms
+    assert count.total == count.embedding + count.positions + count.output + count.blocks + count.final_norm
+    assert count.active == count.total - count.ffn + count.ffn_active
+
+
+def test_configurations_and_counts_cannot_be_changed_in_place():
+    import dataclasses
+
+    count = count_parameters(SMALL)
+    for frozen, field in [(SMALL, "d_model"), (count, "embedding"), (block_parameters(SMALL), "ffn"),
+                          (REAL_MODELS["GPT-2 Small"], "published")]:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(frozen, field, 1)
+    assert len({SMALL, replace(SMALL), MIXTURE}) == 2                    # frozen, so they can be dict keys
+
+
+def test_model_config_defaults_one_head_and_no_experts():
+    odd = ModelConfig(d_model=3, layers=1, d_ff=4, vocab=5)             # one head divides any width
+    assert odd.heads == 1 and odd.kv_heads is None and odd.top_k == 0 and odd.experts == 0
+    with pytest.raises(ValueError, match="top_k should be between 1 and experts = 4, got 0"):
+        ModelConfig(d_model=4, layers=1, d_ff=4, vocab=5, experts=4)      # a mixture must say its top_k
+    one = ModelConfig(d_model=4, layers=1, d_ff=4, vocab=5, experts=1, top_k=1)
+    assert beyond_plain(one) == ["experts"]
+
+
+def test_counts_are_whole_numbers_with_grouped_query_attention():
+    count = count_parameters(REAL_MODELS["SmolLM2-360M"].config)
+    assert all(type(getattr(count, name)) is int for name in ("attention", "ffn", "total", "active"))
+    assert count.attention == 32 * (2 * 960 * 960 + 2 * 960 * 64 * 5)
+
+
+def test_experts_of_a_gated_ffn_with_biases_count_the_gate_bias():
+    config = ModelConfig(d_model=8, layers=3, d_ff=32, vocab=10, gated=True, biases=True, experts=4, top_k=2,
+                         expert_d_ff=6, dense_layers=1)
+    one_expert = 3 * 8 * 6 + 2 * 6 + 8                      # W_gate, W1, W2 and the biases of each
+    dense = 3 * 8 * 32 + 2 * 32 + 8
+    assert block_parameters(config).ffn == 4 * one_expert
+    assert count_parameters(config).ffn == dense + 2 * 4 * one_expert
+
+
+def test_real_models_carry_their_published_heads_and_context():
+    published = {"GPT-2 Small": (12, None, 1024), "GPT-2 Medium": (16, None, 1024),
+                 "GPT-2 Large": (20, None, 1024), "LLaMA-7B": (32, None, 2048),
+                 "SmolLM2-360M": (15, 5, 8192), "DeepSeek-V3": (128, None, 131072)}
+    assert {name: (m.config.heads, m.config.kv_heads, m.config.context) for name, m in REAL_MODELS.items()} \
+        == published
+
+
+def test_the_course_example_preset_is_768_wide_with_twelve_heads():
+    example = presets()[COURSE_EXAMPLE]
+    assert example.config == SMALL and example.config.heads == 12
+    assert example.published is None and example.published_active is None
+    assert example.note == "the course's own example: RMSNorm, plain FFN, tied embedding"
+
+
+def test_the_trained_model_preset_names_what_its_size_is(monkeypatch):
+    trained = presets()[TRAINED_MODEL]
+    assert trained.published == trained_stored() and trained.published_active is None
+    assert "weights file" in trained.note
+    import lib.params
+
+    monkeypatch.setattr(lib.params, "trained_preset", lambda: None)
+    assert TRAINED_MODEL not in presets()
+
+
+def test_a_trained_model_whose_configuration_is_not_a_model_config_gives_no_preset(monkeypatch):
+    from lib import model
+
+    monkeypatch.setattr(model, "config", lambda: {"d_model": 4})
+    assert trained_preset() is None

@@ -1,10 +1,10 @@
-"""lib.positional: the sinusoidal table's formula and figures, and RoPE's properties
-(PyTorch has no RoPE, so it is tested by what a rotation must do)."""
+"""lib.positional: the sinusoidal table's formula and figures, adding it to the words, and RoPE's
+properties (PyTorch has no RoPE, so it is tested by what a rotation must do)."""
 
 import numpy as np
 import pytest
 
-from lib.positional import rope, rope_angles, sinusoidal
+from lib.positional import PAIRINGS, add_positions, rope, rope_angles, sinusoidal
 
 
 def test_sinusoidal_matches_the_formula_column_by_column():
@@ -39,6 +39,34 @@ def test_sinusoidal_rejects_bad_sizes(length, d_model, expected):
     with pytest.raises(ValueError, match=expected):
         sinusoidal(length, d_model)
 
+
+# ---------------------------------------------------------------- add_positions
+
+def test_add_positions_scales_the_words_then_adds_the_first_rows():
+    word = np.array([[-0.77, -0.62, 0.91, -0.28]])
+    table = sinusoidal(16, 4)
+    assert np.allclose(add_positions(word, table, scale=False), [[-0.77, 0.38, 0.91, 0.72]])
+    assert np.allclose(add_positions(word, table), [[-1.54, -0.24, 1.82, 0.44]])
+    words = np.random.default_rng(0).normal(0, 0.1, (2, 5, 64))
+    assert np.allclose(add_positions(words, sinusoidal(16, 64)), 8 * words + sinusoidal(5, 64))
+    assert np.allclose(add_positions(words.tolist(), sinusoidal(5, 64).tolist(), scale=False),
+                       words + sinusoidal(5, 64))                    # a table of exactly the text's length
+
+
+@pytest.mark.parametrize("words, table, message", [
+    (np.zeros(4), sinusoidal(16, 4), "words should have shape"),
+    (np.zeros((3, 4)), sinusoidal(16, 8), "table should have shape"),
+    (np.zeros((20, 4)), sinusoidal(16, 4), "the table has 16 rows, too few for a text of 20 tokens"),
+    (np.zeros((6, 8)), sinusoidal(4, 8), "the table has 4 rows, too few for a text of 6 tokens"),
+    (np.zeros((3, 4)), np.zeros(4), r"table should have shape \(max_length, 4\) to match the words' 4 numbers"),
+    ("words", sinusoidal(16, 4), "words should be an array of numbers"),
+])
+def test_add_positions_rejects_mismatched_shapes(words, table, message):
+    with pytest.raises(ValueError, match=message):
+        add_positions(words, table)
+
+
+# ---------------------------------------------------------------- rope
 
 def _query_and_key():
     rng = np.random.default_rng(2026)
@@ -106,3 +134,17 @@ def test_rope_offset_and_leading_axes():
 def test_rope_rejects_bad_input(call, expected):
     with pytest.raises(ValueError, match=expected):
         call()
+
+
+def test_rope_angles_turn_pair_i_by_base_to_the_minus_i_over_half_d():
+    assert np.allclose(rope_angles([0, 1, 3], 4), [[0, 0], [1, 0.01], [3, 0.03]])        # base 10,000
+    assert np.allclose(rope_angles([2], 6, base=8.0), [[2, 2 / 2, 2 / 4]])
+    assert PAIRINGS == ("halves", "neighbours")
+
+
+def test_rope_takes_lists_and_keeps_the_float_type():
+    x = np.random.default_rng(3).normal(size=(4, 6))
+    assert np.allclose(rope(x.tolist()), rope(x))
+    assert np.allclose(rope(x.tolist()[2], offset=2), rope(x)[2])
+    with pytest.raises(ValueError, match="x should be an array of numbers"):
+        rope("abc")

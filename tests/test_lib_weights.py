@@ -19,3 +19,9 @@ def test_draws_follow_one_generator_in_order():
 def test_bad_scale_is_rejected(scale, expected):
     with pytest.raises(ValueError, match=expected):
         random_weights([(2, 2), (2, 2)], seed=0, scale=scale)
+
+
+def test_shapes_may_come_from_any_iterable():
+    listed = random_weights([(2, 3), (3,)], seed=5, scale=0.5)
+    iterated = random_weights(iter([(2, 3), (3,)]), seed=5, scale=0.5)
+    assert all(np.array_equal(a, b) for a, b in zip(listed, iterated)) and len(iterated) == 2
