@@ -20,7 +20,10 @@ background and draws only the changing artists on it, which takes a millisecond 
 of the tens of milliseconds a full draw of the ticks and their labels takes. A full draw happens
 only when something static changed (matplotlib marks the figure *stale* when a static artist's
 ``set_*`` method is called or an axis's limits or ticks change), and :attr:`FigureView.last`
-says which case a redraw was in.
+says which case a redraw was in. A lab whose static part takes a few states (two scales, a
+few ranges of the layer axis) names the state it is in, ``view.redraw(state=("log", 32))``:
+the background of each state is kept, and going back to a state already drawn costs no full
+draw.
 
 The changing artists are drawn above the static artists of their axes (the view raises their
 ``zorder`` by :data:`CHANGING_ZORDER`, keeping their order among themselves), so a full draw
@@ -34,15 +37,15 @@ of a full draw.
 without the alpha channel (the figure is opaque), without PNG's per-row filters and at zlib
 level 1: for flat-coloured plots that is both the smallest and by far the fastest of the
 settings measured (``benchmarks/NOTES.md``).
+
+Importing this module imports neither matplotlib nor ipywidgets (the helpers import what they
+use), so a lab's model can be imported and tested without them.
 """
 
 from __future__ import annotations
 
 import struct
 import zlib
-
-import ipywidgets as widgets
-from matplotlib.figure import Figure
 
 # Okabe-Ito palette: distinguishable with the common colour-vision deficiencies.
 OKABE_ITO = {
@@ -55,10 +58,55 @@ CHANGING_ZORDER = 100        # added to a changing artist's zorder: drawn above 
 MARGIN = 2                   # pixels around a changing artist's extent (antialiasing)
 
 
-def new_figure(width: float = 6.4, height: float = 3.2) -> Figure:
+def new_figure(width: float = 6.4, height: float = 3.2):
     """A figure not managed by pyplot, white background (readable in light and dark themes)."""
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, height), facecolor="white")
     return fig
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def power_of_ten(exponent: int) -> str:
+    """"10\u207b\u2076" for -6: a tick label in plain text (no mathtext to lay out on every draw)."""
+    return "10" + str(int(exponent)).translate(_SUPERSCRIPT)
+
+
+def decades(axis, low: int, high: int, label_every: int = 1) -> None:
+    """A fixed log scale on ``axis`` (ax.xaxis or ax.yaxis) from 10**low to 10**high: a tick and
+    a grid line at every power of ten, so each is ten times the one below, a label on every
+    ``label_every``-th; no minor ticks. The limits and ticks never change afterwards, so the
+    axis is drawn once into the view's background."""
+    from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
+
+    ax = axis.axes
+    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
+    exponents = range(int(low), int(high) + 1)
+    axis.set_major_locator(FixedLocator([10.0 ** e for e in exponents]))
+    axis.set_major_formatter(FixedFormatter([power_of_ten(e) if (e - low) % label_every == 0 else ""
+                                             for e in exponents]))
+    axis.set_minor_locator(NullLocator())
+    (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(10.0 ** low, 10.0 ** high)
+
+
+def whole_ticks(axis, low: int, high: int, most: int = 9) -> None:
+    """Fixed whole-number ticks on ``axis`` from ``low`` to ``high``: every 1, 2, 5, 10, 20...
+    so that at most ``most`` show (counts are never ticked 2.5 or 0.5)."""
+    span = max(int(high) - int(low), 1)
+    step = next(s * 10 ** k for k in range(8) for s in (1, 2, 5) if span / (s * 10 ** k) < most)
+    first = -(-int(low) // step) * step
+    axis.set_ticks(range(first, int(high) + 1, step))
+
+
+def set_limits(ax, x=None, y=None) -> None:
+    """Set an axes' limits where they differ from the present ones. Setting a limit, even to
+    the same value, marks the figure changed and costs a full draw."""
+    if x is not None and tuple(ax.get_xlim()) != (float(x[0]), float(x[1])):
+        ax.set_xlim(*x)
+    if y is not None and tuple(ax.get_ylim()) != (float(y[0]), float(y[1])):
+        ax.set_ylim(*y)
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -109,7 +157,9 @@ class FigureView:
     last full draw.
     """
 
-    def __init__(self, figure: Figure, dpi: int = 100, description: str = "", changing=()):
+    def __init__(self, figure, dpi: int = 100, description: str = "", changing=()):
+        import ipywidgets as widgets
+
         self.figure = figure
         self.dpi = dpi
         self.renders = 0
@@ -122,6 +172,8 @@ class FigureView:
         self._canvas = None
         self._background = None      # the static part's pixels (a matplotlib BufferRegion)
         self._later = []             # [(axes or None, bbox)] static extents, in drawing order
+        self._states = {}            # state -> (background, later) of the static states seen
+        self._state = None
         self._pixels = None          # a copy of the RGBA pixels last encoded
         self._png = b""              # and their PNG
         self.changing(*_flatten(changing))
@@ -152,7 +204,11 @@ class FigureView:
             artist.set_animated(True)
             self._changing.append(artist)
         self._changing.sort(key=self._draw_order)
-        self._background = None                      # the static part is now another one
+        self._forget()                               # the static part is now another one
+
+    def _forget(self) -> None:
+        self._background = None
+        self._states.clear()
 
     def _draw_order(self, artist):
         """A key that sorts artists as a full draw paints them (figure children, then by zorder)."""
@@ -174,10 +230,10 @@ class FigureView:
 
         if self._canvas is None or self.figure.canvas is not self._canvas:
             self._canvas = FigureCanvasAgg(self.figure)
-            self._background = None
+            self._forget()
         if self.figure.dpi != self.dpi:
             self.figure.set_dpi(self.dpi)
-            self._background = None
+            self._forget()
         return self._canvas
 
     def _full_draw(self, why: str) -> None:
@@ -195,6 +251,8 @@ class FigureView:
                 image.set_visible(True)
         self._background = canvas.copy_from_bbox(self.figure.bbox)
         self._later = self._static_extents(canvas.get_renderer())
+        if self._state is not None:
+            self._states[self._state] = (self._background, self._later)
         self._draw_changing()
         self.full_draws += 1
         self.last, self.why = "full", why
@@ -246,14 +304,22 @@ class FigureView:
     def _changed(self) -> bool:
         return any(artist.stale for artist in self._changing)
 
-    def _render(self) -> bool:
+    def _render(self, state) -> bool:
         """Bring the pixels up to date with the figure; True if they may have changed."""
         canvas = self._agg()
+        switched = state != self._state
+        known = state is not None and state in self._states
+        if switched:
+            self._state = state
+            if known:                                # a static state drawn before: its background
+                self._background, self._later = self._states[state]
+            elif state is not None:
+                self._background = None
         if self._background is None:
-            self._full_draw("first draw")
-        elif self.figure.stale:
+            self._full_draw("first draw" if not self.full_draws else "a new static state")
+        elif self.figure.stale and not known:
             self._full_draw("a static artist changed")
-        elif not self._changed():
+        elif not (switched or self.figure.stale or self._changed()):
             self.last = "none"
             return False
         elif self._reaches_later_static():
@@ -277,24 +343,33 @@ class FigureView:
         self.encodes += 1
         return True
 
-    def redraw(self) -> None:
-        """Render the figure again, with its artists as they are now."""
-        if (self._render() and self._encode()) or not self.image.value:
+    def redraw(self, state=None) -> None:
+        """Render the figure again, with its artists as they are now.
+
+        ``state``: a hashable naming the state of the figure's static part, for a lab whose
+        static part takes a few states (``None``: any static change is a full draw). The lab
+        must pass a new state whenever it changes a static artist (limits, ticks, labels)."""
+        if (self._render(state) and self._encode()) or not self.image.value:
             self.image.value = self._png
         self.renders += 1
 
     def full_draw_pixels(self):
-        """The RGBA pixels a full draw of the figure gives now, every artist drawn in its turn
-        (what ``savefig`` paints at the view's dpi); the view's own state is left unchanged."""
-        import io
-
+        """The RGBA pixels of a plain full draw of the figure now: every artist, changing or
+        not, drawn in its turn by matplotlib as if there were no blitting. The picture on show
+        is left as it is (the next redraw restores the background)."""
         import numpy as np
-        from PIL import Image
 
-        buffer = io.BytesIO()
-        self.figure.savefig(buffer, format="png", dpi=self.dpi, facecolor=self.figure.get_facecolor())
-        self.figure.stale = False
-        return np.asarray(Image.open(io.BytesIO(buffer.getvalue())).convert("RGBA"))
+        canvas = self._agg()
+        for artist in self._changing:
+            artist.set_animated(False)
+        try:
+            canvas.draw()
+            pixels = np.asarray(canvas.buffer_rgba()).copy()
+        finally:
+            for artist in self._changing:
+                artist.set_animated(True)
+            self.figure.stale = False
+        return pixels
 
     def pixels(self):
         """The RGBA pixels on show, (height, width, 4)."""

@@ -109,7 +109,8 @@ class AxisLab:
                                                        fill=False, linewidth=2.5, edgecolor="black"))
         self.suptitle = fig.suptitle("", fontsize=10)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.8, bottom=0.16)
-        self.view = FigureView(fig, description="Two grids: a batch of four tokens, and the batch after normalising")
+        self.view = FigureView(fig, description="Two grids: a batch of four tokens, and the batch after normalising",
+                               changing=[self.images, self.cells, self.stats, self.suptitle])
         self.own = OwnFunctionSwitch([LAYER_NORM_USE], self.update)
         self.root = lab_root("axis", [controls(self.value, self.how), self.own.widget, self.view.widget,
                                       self.verdict])
