@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from lib.attention import attention
 from lib.positional import add_positions
 from lib.weights import random_weights
 
+from ..kit.figure_view import set_limits
 from ..kit.layout import controls, lab_root, verdict_widget
 from .table import TABLE_USE, course_table
 
@@ -105,6 +107,15 @@ def shuffle_model(order=(2, 1, 0), add_positions=False, causal=False, scale=Fals
             "new_row": new_row, "identical": change < TOL, "finite": finite, "verdict": verdict}
 
 
+@lru_cache(maxsize=1)
+def change_top() -> float:
+    """The change panel's fixed height: the largest change of an output over every order and
+    every toggle with the course's position table (rounded up to a tenth, at least 0.5)."""
+    largest = max(float(np.nanmax(shuffle_model(order, *flags)["change"]))
+                  for order in PERMUTATIONS for flags in itertools.product((False, True), repeat=3))
+    return max(0.5, float(np.ceil(largest * 10) / 10))
+
+
 def _annotate_heatmap(ax, shape):
     return [[ax.text(c, r, "", ha="center", va="center", fontsize=9) for c in range(shape[1])]
             for r in range(shape[0])]
@@ -177,10 +188,18 @@ class ShuffleLab:
         self.ax_change.set_ylabel("|after \u2212 before|")
         self.ax_change.tick_params(labelsize=9)
         self.suptitle = fig.suptitle("", fontsize=10)
+        # The rows' words change with the order: texts beside the rows (tick labels would cost
+        # a full draw of the figure on every change).
+        self.row_labels = []
         for ax in (self.ax_before, self.ax_after):
-            ax.set_yticklabels([f"{w} (0)" for w in WORDS])
+            ax.set_yticklabels([""] * len(WORDS))
+            self.row_labels.append([ax.text(-0.75, r, f"{w} (0)", ha="right", va="center", fontsize=9)
+                                    for r, w in enumerate(WORDS)])
+        self.ax_change.set_ylim(0, change_top() * 1.25)
         fig.tight_layout()
-        self.view = FigureView(fig, description="Attention outputs before and after the shuffle")
+        self.view = FigureView(fig, description="Attention outputs before and after the shuffle",
+                               changing=[self.images, self.texts, self.row_labels, self.title_before,
+                                         self.title_after, self.bars, self.bar_labels, self.suptitle])
 
         self.own = OwnFunctionSwitch([TABLE_USE], self._on_change)
         row = controls(self.order, self.shuffle, self.positions, self.causal, self.scale)
@@ -205,26 +224,29 @@ class ShuffleLab:
         outs = (model["out_before"], model["out_after"])
         limit = max(float(np.nanmax(np.abs(np.nan_to_num(np.concatenate(outs))))), 1e-6)
         words_in_rows = (list(WORDS), [WORDS[i] for i in model["order"]])
-        for ax, image, texts, values, rows in zip((self.ax_before, self.ax_after), self.images,
-                                                   self.texts, outs, words_in_rows):
+        for labels, image, texts, values, rows in zip(self.row_labels, self.images, self.texts, outs,
+                                                       words_in_rows):
             _fill_heatmap(image, texts, np.nan_to_num(values), limit)
-            ax.set_yticklabels([f"{w} ({r})" for r, w in enumerate(rows)])
+            for r, (label, w) in enumerate(zip(labels, rows)):
+                label.set_text(f"{w} ({r})")
         self.title_before.set_text(f"before: {model['sentence_before']}")
         self.title_after.set_text(f"after: {model['sentence_after']}")
-        top = max(float(np.nanmax(model["change"])), 0.5)
+        top = change_top()
         for i, (bar, label, value) in enumerate(zip(self.bars, self.bar_labels, model["change"])):
             bar.set_height(value)
             bar.set_facecolor(self.colours["vermillion"] if value >= TOL else self.colours["blue"])
             label.set_text("0" if value < TOL else amount(value))
             label.set_y(value + 0.02 * top)
-        self.ax_change.set_ylim(0, top * 1.25)
+        if np.nanmax(model["change"]) > top:          # another position table went further
+            top = float(np.nanmax(model["change"]))
+        set_limits(self.ax_change, y=(0, top * 1.25))
         setting = [("positions added" if self.positions.value else "no positions")]
         if self.causal.value:
             setting.append("causal mask")
         if self.scale.value:
             setting.append("words \u00d72")
         self.suptitle.set_text("Attention outputs, " + ", ".join(setting))
-        self.view.redraw()
+        self.view.redraw(state=top)
         self.verdict.value = plain(model["verdict"])
         self.model = model
         return model
