@@ -181,14 +181,17 @@ class CalculatorLab:
         self.double_labels = [self.ax_double.text(i, 0, "", ha="center", va="bottom", fontsize=8)
                               for i in range(3)]
         self.ax_double.set_xticks(range(3), ["as set", "2\u00d7\nblocks", "2\u00d7\nwidth"])
-        self.ax_double.set_yticks([])
-        self.ax_double.set_ylabel("parameters", fontsize=9)
+        self.ax_double.set_yticks([1, 2, 3, 4], ["\u00d71", "\u00d72", "\u00d73", "\u00d74"])
+        self.ax_double.set_ylim(0, 5.2)               # twice the width is at most 4 times the count
+        self.ax_double.set_ylabel("parameters, \u00d7 as set", fontsize=9)
         self.ax_double.set_title("depth vs width", fontsize=9)
         self.ax_double.tick_params(labelsize=9)
         self.suptitle = fig.suptitle("", fontsize=10)
         fig.subplots_adjust(left=0.15, right=0.97, top=0.8, bottom=0.2)
         self.view = FigureView(fig, description="Bar charts: the share of each part of the model, and the "
-                                                "count with twice the blocks or twice the width")
+                                                "count with twice the blocks or twice the width",
+                               changing=[self.part_bars, self.part_labels, self.title_parts, self.double_bars,
+                                         self.double_labels, self.suptitle])
         from ..kit.own_function import OwnFunctionSwitch
         self.own = OwnFunctionSwitch([PARAMETERS_USE], self.update)
         self.root = lab_root("parameter-calculator", [
@@ -262,10 +265,9 @@ class CalculatorLab:
                 self.part_labels[i].set_text(f"{percent}  {size(m['parts'][name])}")
             totals = [m["total"], m["depth2"], m["width2"]]
             for i, (bar, label, value) in enumerate(zip(self.double_bars, self.double_labels, totals)):
-                bar.set_height(value)
+                bar.set_height(value / totals[0])
                 label.set_text(size(value) + ("" if i == 0 else f"\n\u00d7{value / totals[0]:.2f}"))
-                label.set_y(value * 1.02)
-            self.ax_double.set_ylim(0, max(totals) * 1.35)
+                label.set_y(value / totals[0] + 0.05)
             name = m["preset"] or "custom"
             self.suptitle.set_text(f"{name}: {size(m['total'])} parameters, {m['memory']}")
             self.title_parts.set_text("where the parameters are")

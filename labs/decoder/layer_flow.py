@@ -23,7 +23,8 @@ from lib.params import ModelConfig, block_parameters
 from lib.positional import sinusoidal
 from lib.weights import random_weights
 
-from ..kit.layout import controls, lab_root, log_scale, slider, verdict_widget
+from ..kit.figure_view import decades, set_limits, whole_ticks
+from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 PARTS = {"positions": "position vectors", "attention": "attention", "causal": "causal mask",
          "residual": "residual add", "norms": "norms", "ffn": "FFN", "final_norm": "final norm"}
@@ -33,6 +34,8 @@ FLOW_D, FLOW_FF, FLOW_HEADS, DEPTH_MAX = 16, 64, 2, 48
 COPIES = (0, 4)                          # the two copies of "the"
 EXACT = 1e-12                            # below this, a change is rounding and counts as 0
 VANISHED = 1e-9                          # a stream smaller than this has vanished
+SIZE_RANGES = ((-1, 2), (-12, 12))       # the sizes' plot: powers of ten, near or far
+LEAK_SCALES = (0.05, 0.5, 5.0, 50.0, 500.0, 5000.0)   # the leaks' plot: the first that holds them
 
 
 @lru_cache(maxsize=1)
@@ -285,8 +288,9 @@ class FlowLab:
         fig = new_figure(6.4, 3.3)
         axes = fig.subplots(1, 3)
         self.axes = axes
-        for ax in axes:
-            ax.xaxis.get_major_locator().set_params(integer=True)  # blocks are whole numbers
+        for ax in axes:                                # every depth on one fixed axis of whole blocks
+            set_limits(ax, x=(-1, DEPTH_MAX + 1))
+            whole_ticks(ax.xaxis, 0, DEPTH_MAX, most=5)
         self.lines, self.refs = [], []
         titles = ("size of the stream", "how alike the words are", "word 1 moved by\nthe last word")
         ylabels = ("RMS (log scale)", "mean cosine similarity", "largest change")
@@ -301,19 +305,16 @@ class FlowLab:
             ax.set_xlabel("block", fontsize=9)
             ax.tick_params(labelsize=8)
             ax.grid(True, alpha=0.3)
-        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-        log_scale(axes[0].yaxis)
-        axes[0].yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 3.0)))
-        axes[0].yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
-        axes[0].yaxis.set_minor_formatter(NullFormatter())
         axes[1].set_ylim(-0.05, 1.05)
         fig.legend(handles=[self.lines[0], self.refs[0]], loc="lower center", ncol=2, fontsize=9,
                    frameon=False)
         self.suptitle = fig.suptitle("", fontsize=10)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.78, bottom=0.26, wspace=0.55)
+        self._scales(SIZE_RANGES[0], LEAK_SCALES[0])
         self.view = FigureView(fig, description="Three line plots per block: the stream's size, how alike "
                                                 "the words are, and how far word 1 moves when the last "
-                                                "word changes")
+                                                "word changes",
+                               changing=[self.lines, self.refs, self.suptitle])
         toggles = controls(*self.toggles.values())
         from ..kit.own_function import OwnFunctionSwitch
         self.own = OwnFunctionSwitch([CAUSAL_USE], self.update)
@@ -328,6 +329,15 @@ class FlowLab:
         self.new.on_click(self._new_blocks)
         self.update_shapes()
         self.update()
+
+    def _scales(self, sizes: tuple, leak: float) -> None:
+        """The sizes' powers of ten and the leaks' top (a full draw only when they change)."""
+        if getattr(self, "_state", None) == (sizes, leak):
+            return
+        if getattr(self, "_state", (None,))[0] != sizes:
+            decades(self.axes[0].yaxis, *sizes, label_every=1 if sizes[1] - sizes[0] <= 6 else 4)
+        set_limits(self.axes[2], y=(-0.05 * leak, 1.15 * leak))
+        self._state = (sizes, leak)
 
     def _new_blocks(self, _button=None) -> None:
         self.seed += 1
@@ -353,20 +363,19 @@ class FlowLab:
         k = np.arange(n + 1)
         series = (m["sizes"], m["alike"], m["leaks"])
         references = (m["full"]["sizes"], m["full"]["alike"], m["full"]["leaks"])
-        for ax, line, ref, values, reference in zip(self.axes, self.lines, self.refs, series, references):
-            shown = np.where(np.isfinite(values), values, np.nan)
-            line.set_data(k, shown)
+        for line, ref, values, reference in zip(self.lines, self.refs, series, references):
+            line.set_data(k, np.where(np.isfinite(values), values, np.nan))
             ref.set_data(k, reference)
-            ax.set_xlim(-0.3, n + 0.3)
         both = np.concatenate([m["sizes"], m["full"]["sizes"]])
         both = both[np.isfinite(both) & (both > 0)]
-        lo, hi = (float(both.min()), float(both.max())) if both.size else (0.1, 10.0)
-        self.axes[0].set_ylim(min(lo, 0.5) / 2, max(hi, 2.0) * 2)
-        top = max(float(np.nanmax(np.where(np.isfinite(m["leaks"]), m["leaks"], 0.0))), 0.05)
-        self.axes[2].set_ylim(-0.05 * top, top * 1.15)
+        near = both.size and 10.0 ** SIZE_RANGES[0][0] <= both.min() and both.max() <= 10.0 ** SIZE_RANGES[0][1]
+        leaks = np.concatenate([m["leaks"], m["full"]["leaks"]])
+        top = float(np.max(leaks[np.isfinite(leaks)], initial=0.0)) * 1.05
+        leak = next((s for s in LEAK_SCALES if top <= s), LEAK_SCALES[-1])
+        self._scales(SIZE_RANGES[0] if near else SIZE_RANGES[1], leak)
         removed = [PARTS[name] for name in m["removed"]]
         self.suptitle.set_text("Every part on" if not removed else "Removed: " + ", ".join(removed))
-        self.view.redraw()
+        self.view.redraw(state=self._state)
         self.verdict.value = plain(m["verdict"])
         self.model = m
         return m

@@ -16,6 +16,7 @@ from lib.attention import attention
 from lib.block import SIX_STEP_OPTIONS, block_steps, six_step_setup
 from lib.norm import root_mean_square
 
+from ..kit.figure_view import set_limits
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 STEP_EXPLAINED = {
@@ -123,7 +124,9 @@ class SixStepsLab:
             ax.set_yticks(range(4), [f"token {i + 1}" for i in range(4)])
             ax.tick_params(labelsize=9, length=0)
             self.titles.append(ax.set_title("", fontsize=9))
-            self.below.append(ax.set_xlabel("", fontsize=9))
+            # under the grid, in place of an axis label (changing that would redraw the axis)
+            self.below.append(ax.text(0.5, -0.16, "", ha="center", va="top", fontsize=9,
+                                      transform=ax.transAxes))
         self.ax_after.set_yticks(range(4), [""] * 4)
         self.bars = self.ax_sizes.bar(range(N_STEPS + 1), np.ones(N_STEPS + 1), color=OKABE_ITO["sky"],
                                       edgecolor="black", linewidth=0.6)
@@ -137,7 +140,9 @@ class SixStepsLab:
         self.suptitle = fig.suptitle("", fontsize=10)
         fig.subplots_adjust(left=0.13, right=0.98, top=0.8, bottom=0.2)
         self.view = FigureView(fig, description="Two grids of 4 tokens by 4 numbers, before and after "
-                                                "one step of the block, and the size of every grid")
+                                                "one step of the block, and the size of every grid",
+                               changing=[self.images, self.cells, self.titles, self.below, self.bars,
+                                         self.bar_labels, self.suptitle])
         self.root = lab_root("six-steps", [controls(self.step, self.back, self.forward),
                                            controls(self.new, self.original), self.view.widget, self.verdict])
         self.step.observe(lambda _c: self.update(), names="value")
@@ -189,11 +194,11 @@ class SixStepsLab:
             bar.set_facecolor(self.colours["orange"] if i == k else self.colours["sky"])
             label.set_text(f"{size:.2f}")
             label.set_y(size + 0.02 * top)
-        self.ax_sizes.set_ylim(0, top * 1.25)
+        set_limits(self.ax_sizes, y=(0, top * 1.25))    # changes only with new weights
         who = "seed 001's setup" if self.seed is None else f"random weights, draw {self.draws}"
         self.suptitle.set_text(f"Step {k} of {N_STEPS}: {STEP_EXPLAINED[m['name']]} ({who})")
         self.back.disabled, self.forward.disabled = k == 0, k == N_STEPS
-        self.view.redraw()
+        self.view.redraw(state=self.seed)
         self.verdict.value = plain(m["verdict"])
         self.model = m
         return m

@@ -108,13 +108,19 @@ class AblationLab:
                                  hatch="//", edgecolor="white")
         right.set_ylim(0, 1.05)
         right.set_xticks(x, [""] * TOP, fontsize=9)
+        # The top words change with every setting: texts under the bars, not tick labels (those
+        # would cost a full draw of the figure on every change).
+        self.words = [right.text(i, -0.04, "word", rotation=30, ha="right", va="top", fontsize=9,
+                                 transform=right.get_xaxis_transform()) for i in x]
         right.set_ylabel("probability")
         right.set_xlabel("top words now", fontsize=9)
         self.right_title = right.set_title("", fontsize=9)
         right.grid(True, axis="y", alpha=0.3)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.88, bottom=0.27)
         self.right = right
-        self.view = FigureView(fig, description="Bars: perplexity per kind of prediction, and one prediction's top words")
+        self.view = FigureView(fig, description="Bars: perplexity per kind of prediction, and one prediction's top words",
+                               changing=[self.kinds.changing(), self.top_full, self.top_now, self.words,
+                                         self.right_title])
         self.root = lab_root("ablation", [controls(self.watch), controls(*self.blocks, self.positions),
                                           self.view.widget, self.verdict])
         for control in (self.watch, *self.blocks, self.positions):
@@ -135,7 +141,8 @@ class AblationLab:
         for bar, value in zip(self.top_now, m["top_now"]):
             bar.set_height(value)
         labels = [vocab[i] + (" \u2713" if i == m["right"] else "") for i in m["top"]]
-        self.right.set_xticks(np.arange(TOP), labels, fontsize=9, rotation=30, ha="right")
+        for text, label in zip(self.words, labels):
+            text.set_text(label)
         words = m["context"].split()
         short = " ".join(words[-6:])
         self.right_title.set_text(f"after \u201c{short}\u201d")

@@ -20,6 +20,7 @@ from .kind_bars import KindBars
 AS_TRAINED = {"pairing": "halves", "base": 10000.0, "positions": True, "norm": "rms", "eps": 1e-5}
 BASE_MIN, BASE_MAX = 100.0, 1e6
 EPS_MIN, EPS_MAX = 1e-8, 1.0
+GAP_TOP = 100.0                  # the logit-change panel's top (the largest change seen: about 27)
 LOUD, QUIET = 1.5, 1.10          # perplexity ratios: above LOUD is loud, below QUIET is quiet
 
 
@@ -124,13 +125,16 @@ class MismatchLab:
                                       linewidth=1.2)
         right.set_yscale("symlog", linthresh=1e-3)
         right.set_xlim(0, n - 1)
+        right.set_ylim(0, GAP_TOP)                     # one scale for every setting
+        right.set_yticks([0, 1e-3, 1e-1, 10])
         right.set_xlabel("position in the text")
         right.set_ylabel("largest logit change")
         right.set_title("how far the logits moved", fontsize=10)
         right.grid(True, alpha=0.3)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.27)
         self.right = right
-        self.view = FigureView(fig, description="Bars: perplexity per kind of prediction; line: logit change per position")
+        self.view = FigureView(fig, description="Bars: perplexity per kind of prediction; line: logit change per position",
+                               changing=[self.kinds.changing(), self.gap_line])
         self.root = lab_root("mismatch", [controls(self.base, self.eps),
                                           controls(self.pairing, self.norm, self.positions, self.reset),
                                           self.view.widget, self.verdict])
@@ -138,6 +142,14 @@ class MismatchLab:
             control.observe(lambda _c: self.update(), names="value")
         self.reset.on_click(self._as_trained)
         self.update()
+
+    def _explain_disabled(self, m) -> None:
+        """Without RoPE the base and the pairing change nothing: grey them out and say why."""
+        off = not m["positions"]
+        self.base.disabled = self.pairing.disabled = off
+        why = " (no effect with RoPE off)" if off else ""
+        self.base.description = "RoPE base" + why
+        self.pairing.description = "RoPE pairs" + why
 
     def _as_trained(self, _button=None) -> None:
         with self.root.hold_trait_notifications():
@@ -152,8 +164,7 @@ class MismatchLab:
         self.kinds.update(m["full"], m["now"])
         gap = np.where(np.isfinite(m["gap"]), m["gap"], np.nan)
         self.gap_line.set_ydata(gap)
-        top = np.nanmax(gap) if np.isfinite(gap).any() else 1.0
-        self.right.set_ylim(0, max(top * 2, 0.01))
+        self._explain_disabled(m)
         self.view.redraw()
         self.verdict.value = plain(m["verdict"])
         self.model = m
