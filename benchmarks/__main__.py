@@ -6,7 +6,6 @@ import argparse
 import datetime
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -39,8 +38,6 @@ def parse(argv=None):
 
 def run(argv=None) -> dict:
     args = parse(argv)
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
     from . import browser, labs, report, system
 
     chosen = _names(args.only) or list(SECTIONS)

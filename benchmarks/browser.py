@@ -1,7 +1,7 @@
 """Slider to screen in Chromium, against a local JupyterLab (CPython kernel).
 
-The server is started as ``tests/conftest.py``'s ``jupyter_server`` fixture starts it (the same
-flags and settings, over a copy of content/), outside pytest. For each lab measured the
+The server is started as the browser tests start theirs (``tools.browser.local_jupyterlab``: the
+same flags and settings, over a copy of content/), outside pytest. For each lab measured the
 notebook is opened and run, then the right (or left) arrow key is pressed on the lab's first
 slider handle, one press at a time; the time runs from the key's ``keydown`` event in the page
 to the first animation frame after the lab's new plot image has loaded and decoded (what the
@@ -11,14 +11,13 @@ learner sees), all measured by the page's own clock.
 from __future__ import annotations
 
 import contextlib
-import sys
 import tempfile
 from pathlib import Path
 
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, local_jupyterlab, open_notebook, run_all
+
 from .stats import summary
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTS = ROOT / "tests"
 LABS = {"stack": ("03_norms_and_residuals.ipynb", "course-lab-stack"),
         "flow": ("04_decoder_block.ipynb", "course-lab-layer-flow")}
 TARGET_MS = 150.0
@@ -44,11 +43,6 @@ ARM = """([lab, handle]) => {
 @contextlib.contextmanager
 def jupyter_server():
     """(base URL, root folder) of a local JupyterLab over a copy of content/, as the tests start it."""
-    sys.path.insert(0, str(TESTS))
-    try:
-        from conftest import local_jupyterlab
-    finally:
-        sys.path.remove(str(TESTS))
     with tempfile.TemporaryDirectory(prefix="bench-jupyter-") as tmp:
         with local_jupyterlab(tmp, Path(tmp) / "progress.json") as server:
             yield server
@@ -72,12 +66,6 @@ def _measure(page, lab, presses: int) -> list:
 
 def run(presses: int = 15, labs=("stack", "flow"), log=print) -> dict:
     """{lab: summary} of slider-to-screen times, or {"skipped": reason}."""
-    sys.path.insert(0, str(TESTS))
-    try:
-        from conftest import CHROMIUM, CHROMIUM_ARGS
-        from test_browser_live import open_notebook, run_all
-    finally:
-        sys.path.remove(str(TESTS))
     if not Path(CHROMIUM).exists():
         return {"skipped": f"{CHROMIUM} is missing"}
     from playwright.sync_api import sync_playwright

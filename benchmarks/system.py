@@ -130,16 +130,9 @@ def run_site(build: bool = True, log=print) -> dict:
 
 def _torch_model(dtype):
     """The committed weights in the training script's own PyTorch model, in the given type."""
-    import importlib.util
-
     from lib import model
-    sys.path.insert(0, str(ROOT / "training"))
-    try:
-        spec = importlib.util.spec_from_file_location("course_training_train_bench", ROOT / "training" / "train.py")
-        train = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(train)
-    finally:
-        sys.path.remove(str(ROOT / "training"))
+    from training import train
+
     with np.load(model.FOLDER / "weights.npz") as arrays:
         return train.model_from_numpy_weights(model.info()["config"], dict(arrays), dtype)
 

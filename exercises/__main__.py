@@ -1,21 +1,75 @@
 """Command line: ``python -m exercises solve SRC DEST`` (and ``list``, ``validate``,
-``report FOLDER [--csv OUT.csv]``)."""
+``report FOLDER [--csv OUT.csv] [--force]``)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from .core import notebooks
 from .core.registry import all_exercises, all_questions
+
+# The checkout's shipped notebooks (absent where the package is installed from its wheel).
+SHIPPED = Path(__file__).resolve().parent.parent / "content"
+
+
+def not_a_notebook(path: Path) -> str | None:
+    """Why ``path`` is not a Jupyter notebook, or None when it is one."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return f"{path} could not be read ({exc.strerror or exc})"
+    try:
+        nb = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return f"{path} is not a Jupyter notebook (not JSON text)"
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list) or "nbformat" not in nb:
+        return f"{path} is not a Jupyter notebook (JSON without cells and nbformat)"
+    return None
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def solve_problem(src: Path, dest: Path, shipped: Path = SHIPPED) -> str | None:
+    """Why ``solve SRC DEST`` must not run (one sentence), or None."""
+    if not src.exists():
+        return f"{src} does not exist"
+    target = dest.resolve()
+    if shipped.is_dir() and _inside(target, shipped.resolve()):
+        return (f"{dest} is inside content/, the notebooks the site ships: solved copies there would be "
+                "shipped to learners with the answers filled in. Write them elsewhere, for example "
+                "./course solve content solved")
+    if src.is_dir():
+        if target == src.resolve():
+            return f"{dest} is the folder being solved: its notebooks would be overwritten with their solutions"
+        found = [p for p in sorted(src.rglob("*.ipynb")) if ".ipynb_checkpoints" not in p.parts]
+        if not found:
+            return f"{src} holds no notebook (.ipynb)"
+        for path in found:
+            if problem := not_a_notebook(path):
+                return problem
+        return None
+    if problem := not_a_notebook(src):
+        return problem
+    if dest.is_dir() or str(dest).endswith(("/", "\\")):
+        target = (dest / src.name).resolve()
+    if target == src.resolve():
+        return f"{dest} is the notebook being solved: it would be overwritten with its solution"
+    return None
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m exercises")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("solve", help="write the solved copy of a notebook or of every notebook in a folder")
-    p.add_argument("src")
-    p.add_argument("dest")
+    p = sub.add_parser("solve", help="write the solved copy of a notebook or of every notebook in a folder",
+                       description="Write the solved copy of a notebook, or of every notebook in a folder "
+                       "(same relative paths under DEST). Never writes into content/ or over its input.")
+    p.add_argument("src", help="a notebook, or a folder of notebooks")
+    p.add_argument("dest", help="the solved notebook, or a folder for the solved copies")
     v = sub.add_parser("validate", help="check the exercise/check cell conventions of notebooks")
     v.add_argument("paths", nargs="+")
     sub.add_parser("list", help="list the exercises and questions of the course")
@@ -23,16 +77,21 @@ def main(argv=None) -> int:
     r.add_argument("folder", help="folder holding the exported files (read not recursively)")
     r.add_argument("--csv", default="progress-report.csv", metavar="OUT.csv",
                    help="where to write the table (default: progress-report.csv; '-' for standard output)")
+    r.add_argument("--force", action="store_true", help="replace the CSV if it already exists")
     args = parser.parse_args(argv)
 
     if args.command == "report":
         from .core import report
 
-        return report.main(args.folder, args.csv)
+        return report.main(args.folder, args.csv, force=args.force)
 
     if args.command == "solve":
+        src, dest = Path(args.src), Path(args.dest)
+        if problem := solve_problem(src, dest):
+            print(f"error: {problem}.", file=sys.stderr)
+            return 1
         try:
-            done = notebooks.solve_path(args.src, args.dest)
+            done = notebooks.solve_path(src, dest)
         except (OSError, ValueError, KeyError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
@@ -40,8 +99,6 @@ def main(argv=None) -> int:
             print(f"{path}: {len(ids)} exercise(s) solved" + (f" ({', '.join(ids)})" if ids else ""))
         return 0
     if args.command == "validate":
-        from pathlib import Path
-
         bad = 0
         for arg in args.paths:
             root = Path(arg)

@@ -1,46 +1,31 @@
 """Shared fixtures: built sites, local servers and a real Chromium.
 
-Browser tests use Debian's Chromium through Playwright (never a downloaded browser).
+Browser tests use Debian's Chromium through Playwright (never a downloaded browser); the
+functions they share with the browser benchmark live in tools/browser.py.
 With CI=true a missing Chromium is a failure, not a skip.
 """
 
-import contextlib
 import functools
 import http.server
-import json
 import os
-import shutil
-import socket
-import subprocess
-import sys
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, local_jupyterlab
+
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"
 CACHE = ROOT / ".cache"
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 PYODIDE_NPM = "https://registry.npmjs.org/pyodide/-/pyodide-314.0.6.tgz"
 
 
 def notebooks():
     """Every notebook shipped in content/, sub-folders included."""
     return sorted(p for p in CONTENT.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -141,59 +126,6 @@ def page(browser):
 
 
 # ---------------------------------------------------------------- local Jupyter
-
-@contextlib.contextmanager
-def local_jupyterlab(workdir, progress_file):
-    """A local JupyterLab (CPython kernel) on 127.0.0.1 over a copy of content/ in workdir.
-
-    Yields (base URL, root folder). The app object is exposed to the page so tests and
-    benchmarks can run JupyterLab commands (run all cells, change theme) as a learner's
-    clicks do; news pop-ups are off and every cell is kept in the page.
-    """
-    workdir = Path(workdir)
-    root, settings = workdir / "root", workdir / "lab-settings"
-    shutil.copytree(CONTENT, root, dirs_exist_ok=True)
-    notification = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-    notification.parent.mkdir(parents=True)
-    notification.write_text('{"fetchNews": "false", "checkForUpdates": false}')
-    tracker = settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
-    tracker.parent.mkdir(parents=True)
-    tracker.write_text('{"windowingMode": "none"}')  # every cell in the page, as a long scroll
-    env = {**os.environ, "COURSE_PROGRESS_FILE": str(progress_file), "JUPYTER_PLATFORM_DIRS": "1",
-           "JUPYTERLAB_SETTINGS_DIR": str(settings)}
-    port = free_port()
-    log = open(workdir / "server.log", "w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
-         "--ip=127.0.0.1", "--allow-root", "--ServerApp.token=", "--ServerApp.password=",
-         "--ServerApp.disable_check_xsrf=True", "--LabApp.expose_app_in_browser=True",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-         f"--ServerApp.root_dir={root}"],
-        stdout=log, stderr=subprocess.STDOUT, env=env,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(url + "api/status", timeout=2) as response:
-                    json.load(response)
-                break
-            except OSError:
-                if process.poll() is not None:
-                    raise RuntimeError(f"jupyter lab exited: see {log.name}") from None
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"jupyter lab did not start in 90 s: see {log.name}") from None
-                time.sleep(0.5)
-        yield url, root
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
-
 
 @pytest.fixture(scope="session")
 def jupyter_server(tmp_path_factory, progress_file):

@@ -4,40 +4,17 @@ Open a notebook, run every cell, move a lab's slider and see its plot change, se
 checks' feedback. Screenshots are saved in test-artifacts/.
 """
 
-import urllib.parse
 from pathlib import Path
 
 import pytest
 
 from conftest import CONTENT, notebooks
+from tools.browser import APP, open_notebook, run_all
 
 NOTEBOOKS = [p.relative_to(CONTENT).as_posix() for p in notebooks()]
 IDS = NOTEBOOKS
 
-APP = "window.jupyterapp"
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
-
-
-def open_notebook(page, base, path):
-    page.goto(f"{base}lab/tree/{urllib.parse.quote(path)}?reset")  # no other notebook restored
-    page.wait_for_function(f"{APP} && {APP}.shell.currentWidget && {APP}.shell.currentWidget.sessionContext", timeout=60_000)
-    page.wait_for_function(
-        f"{APP}.shell.currentWidget.sessionContext.session && "
-        f"{APP}.shell.currentWidget.sessionContext.session.kernel && "
-        f"{APP}.shell.currentWidget.sessionContext.session.kernel.status === 'idle'", timeout=60_000)
-
-
-def run_all(page):
-    """Run every cell and wait until the kernel has finished them all."""
-    page.evaluate(f"{APP}.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(
-        f"""() => {{
-            const nb = {APP}.shell.currentWidget.content;
-            const code = nb.widgets.filter(c => c.model.type === 'code');
-            return code.every(c => c.model.executionCount !== null) &&
-                   !document.querySelector('.jp-InputPrompt').closest('.jp-Notebook').innerText.includes('[*]') &&
-                   {APP}.shell.currentWidget.sessionContext.session.kernel.status === 'idle';
-        }}""", timeout=180_000)
 
 
 def open_and_run(page, base, notebook, lab_names=()):

@@ -3,11 +3,9 @@ live PyTorch forward pass of the same weights, the baselines, and every ablation
 
 PyTorch is a test dependency only: the browser never imports it (checked below)."""
 
-import importlib.util
 import itertools
 import json
 import random
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,18 +15,6 @@ from lib import model
 from lib.params import count_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
-TRAINING = ROOT / "training"
-
-
-def _training_module(name):
-    sys.path.insert(0, str(TRAINING))
-    try:
-        spec = importlib.util.spec_from_file_location(f"course_training_{name}", TRAINING / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(TRAINING))
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +59,7 @@ def test_nothing_the_browser_imports_mentions_torch():
 
 
 def test_heldout_text_is_the_generators_and_unseen():
-    corpus = _training_module("corpus")
+    from training import corpus
     record = model.info()
     ids, kinds = corpus.text(random.Random(record["heldout"]["seed"]), record["heldout"]["tokens"])
     assert np.array_equal(model.heldout().ids, ids) and np.array_equal(model.heldout().kinds, kinds)
@@ -99,7 +85,7 @@ def test_numpy_reproduces_the_recorded_logits_on_the_whole_text(ids, logits):
 
 def _torch_model():
     """The committed weights in the training script's own PyTorch model, in float64."""
-    train = _training_module("train")
+    from training import train
     with np.load(model.FOLDER / "weights.npz") as arrays:
         return train.model_from_numpy_weights(model.info()["config"], dict(arrays))
 
@@ -107,7 +93,7 @@ def _torch_model():
 def test_numpy_matches_a_live_pytorch_forward_of_the_same_weights(ids, logits):
     import torch
     torch_model = _torch_model()
-    corpus = _training_module("corpus")
+    from training import corpus
     other, _kinds = corpus.text(random.Random(12345), 100)
     with torch.no_grad():
         for text, ours in ((ids, logits), (np.array(other), model.forward(other))):
@@ -125,7 +111,7 @@ def test_pytorch_rope_is_the_course_rope():
     import torch
 
     from lib.positional import rope
-    train = _training_module("train")
+    from training import train
     x = np.random.default_rng(0).normal(size=(2, 3, 7, 24))
     theirs = train.rope(torch.tensor(x), 10000.0).numpy()
     assert np.allclose(theirs, rope(x, pairing="halves"), atol=1e-12)

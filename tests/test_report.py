@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from exercises.core import export, progress, report
-from exercises.core.registry import all_exercises
+from exercises.core.registry import all_exercises, all_questions, notebooks_with_skip_ahead
 
 ROOT = Path(__file__).resolve().parents[1]
 N_EXERCISES = len(all_exercises())
+N_ROWS = N_EXERCISES + len(all_questions()) + len(notebooks_with_skip_ahead())  # per learner
 
 
 @pytest.fixture(autouse=True)
@@ -120,8 +121,8 @@ def test_good_files_give_one_row_per_learner_and_exercise(folder):
     assert [e.learner for e in rep.exports] == ["Ada", "Bob"]
     rows = csv_rows(report.csv_text(rep))
     assert list(rows[0]) == report.CSV_COLUMNS
-    assert len(rows) == 2 * N_EXERCISES
-    by = {(r["learner"], r["exercise"]): r for r in rows}
+    assert len(rows) == 2 * N_ROWS
+    by = {(r["learner"], r["item"]): r for r in rows if r["kind"] == "exercise"}
     assert by["Ada", "row-mean"]["status"] == "passed" and by["Ada", "row-mean"]["hints_used"] == "2"
     assert by["Ada", "layer-norm"]["status"] == "attempted" and by["Ada", "layer-norm"]["attempts"] == "1"
     assert by["Ada", "swiglu"]["status"] == "not started" and by["Ada", "swiglu"]["attempts"] == "0"
@@ -199,7 +200,7 @@ def test_duplicates_keep_the_newest_export_and_skip_identical_copies(folder):
     assert "older export" in reasons["z-old.json"] and kept in reasons["z-old.json"]
     assert "another browser" in reasons["z-old.json"]  # two separate records, same name
     rows = csv_rows(report.csv_text(rep))
-    assert {r["status"] for r in rows if r["exercise"] == "row-mean"} == {"passed"}
+    assert {r["status"] for r in rows if r["item"] == "row-mean"} == {"passed"}
 
 
 def test_anonymous_exports_are_told_apart_and_matched_to_their_browser(folder):
@@ -252,7 +253,7 @@ def test_old_exports_without_checksum_are_used_and_named(folder):
     assert [e.checked for e in rep.exports] == [False, True]
     assert any("no checksum" in n and "course-progress.json" in n for n in rep.notes)
     rows = csv_rows(report.csv_text(rep))
-    row = [r for r in rows if r["file"] == "course-progress.json" and r["exercise"] == "row-mean"][0]
+    row = [r for r in rows if r["file"] == "course-progress.json" and r["item"] == "row-mean"][0]
     assert row["status"] == "passed" and row["attempts"] == "3" and row["hints_used"] == "1"
     assert row["exported_at"] == ""
     assert "no checksum" in report.summary_text(rep)
@@ -279,11 +280,11 @@ def test_cli_end_to_end(folder, tmp_path):
     assert "Per learner" in done.stdout and "Per exercise" in done.stdout
     assert f"written to {out}" in done.stdout
     rows = csv_rows(out.read_text())
-    assert len(rows) == 2 * N_EXERCISES
+    assert len(rows) == 2 * N_ROWS
 
     # default CSV name, in the current folder; a CSV written into the folder is not read back
     done = run("collected", "--csv", "collected/report.csv", cwd=tmp_path)
-    again = run("collected", "--csv", "collected/report.csv", cwd=tmp_path)
+    again = run("collected", "--csv", "collected/report.csv", "--force", cwd=tmp_path)
     assert done.returncode == again.returncode == 0
     assert "report.csv" not in again.stdout.split("CSV (")[0]
     done = run("collected", cwd=tmp_path)
@@ -325,7 +326,7 @@ def test_progress_view_export_is_accepted_by_the_report(folder):
     rep = report.build(folder)
     assert rep.skipped == [] and rep.notes == []
     assert [e.learner for e in rep.exports] == ["Grace H. (s42)"] and rep.exports[0].checked
-    by = {r["exercise"]: r for r in csv_rows(report.csv_text(rep))}
+    by = {r["item"]: r for r in csv_rows(report.csv_text(rep)) if r["kind"] == "exercise"}
     assert by["row-mean"]["status"] == "passed" and by["stable-softmax"]["hints_used"] == "1"
 
     assert progress_view().name.value == "Grace H. (s42)"  # remembered

@@ -1,6 +1,7 @@
 """The built site: what it holds and how its Pyodide lock is written (no browser)."""
 
 import hashlib
+import html
 import json
 import zipfile
 from pathlib import Path
@@ -39,14 +40,18 @@ def test_site_has_no_source_maps_and_stays_small(online_site):
 def test_lock_registers_the_course_wheel_with_its_imports(online_site):
     site, _ = online_site
     entry = served_lock(site)["packages"]["transformer-course"]
-    assert entry["imports"] == ["lib", "exercises", "labs"]
+    assert set(entry["imports"]) == {"lib", "exercises", "labs"}
     assert set(entry["depends"]) == {"numpy", "matplotlib", "ipywidgets"}
     wheel = site / "static/pyodide-lock" / entry["file_name"]
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == entry["sha256"]
     names = set(zipfile.ZipFile(wheel).namelist())
-    library = {p.relative_to(CONTENT.parent).as_posix() for d in ("lib", "labs")
-               for p in (CONTENT.parent / d).rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    library = {p.relative_to(CONTENT.parent).as_posix() for d in ("lib", "exercises", "labs")
+               for p in (CONTENT.parent / d).rglob("*.py") if "__pycache__" not in p.parts}
+    library |= {f"lib/trained/{p.name}" for p in (CONTENT.parent / "lib" / "trained").iterdir()}
     assert library and library <= names, f"missing from the wheel: {sorted(library - names)[:5]}"
+    release = {n for n in names if n.startswith("exercises/core/_release/")}
+    assert "exercises/core/_release/manifest.json" in release
+    assert {f"exercises/core/_release/notebooks/{p.relative_to(CONTENT).as_posix()}" for p in notebooks()} <= release
 
 
 def test_online_lock_points_pyodide_packages_at_the_cdn(online_site):
@@ -102,3 +107,27 @@ def test_dependency_closure_follows_depends():
     packages = {"a": {"depends": ["B_c"]}, "b-c": {"depends": ["d"]}, "d": {"depends": []},
                 "e": {"depends": []}}
     assert locks.dependency_closure(packages, ["a"]) == {"a", "b-c", "d"}
+
+
+def test_the_site_root_is_the_course_landing_page(online_site, self_hosted_site):
+    site, _ = online_site
+    page = (site / "index.html").read_text()
+    assert "<h1>The transformer block, part by part</h1>" in page
+    titles = [first_heading(nb) for nb in notebooks()]
+    positions = [page.index(html.escape(title)) for title in titles]
+    assert positions == sorted(positions), "the notebooks are not in order"
+    assert 'href="lab/index.html?path=00_start_here.ipynb">Start the course</a>' in page
+    for asset in ("static/course/landing.css", "static/course/landing.js"):
+        assert (site / asset).is_file() and asset in page
+    assert "https://" not in page.replace("https://cdn.jsdelivr.net/pyodide/v314.0.6/full/pyodide.mjs", "")
+    config = json.loads(page.split('id="course-config">')[1].split("</script>")[0])
+    assert config["kind"] == "cdn" and config["defaultPyodideUrl"] == locks.CDN_URL + "pyodide.mjs"
+    assert {"numpy", "matplotlib", "transformer-course"} <= set(config["needs"])
+    hosted = (self_hosted_site[0] / "index.html").read_text()
+    assert json.loads(hosted.split('id="course-config">')[1].split("</script>")[0])["kind"] == "self-hosted"
+
+
+def first_heading(notebook):
+    cells = json.loads(notebook.read_text())["cells"]
+    source = next("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return " ".join(source.strip().splitlines()[0].lstrip("# ").replace("*", "").replace("`", "").split())

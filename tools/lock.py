@@ -3,8 +3,11 @@
 Pyodide loads packages by name from a lock file (`pyodide-lock.json`). The site
 serves its own copy, next to the course wheel, with three changes to Pyodide's:
 
-- entries for the course wheel (`import lib`, `import labs`), ipywidgets and comm,
-  so a plain import loads them from any folder, with no `%pip` cell;
+- entries for the course wheel (`import lib`, `import exercises`, `import labs`), ipywidgets
+  and comm, so a plain import loads them from any folder, with no `%pip` cell. Each entry is
+  read from the wheel's own metadata (name, version, top-level imports, Requires-Dist); of its
+  requirements, `depends` keeps those the lock knows (ipywidgets' JupyterLab front-end packages
+  are not Python the kernel loads: the site has them as JupyterLab extensions);
 - the distribution's own packages point at where they really are: the Pyodide CDN
   (online build) or the site's copy of a supplied distribution (self-hosted build);
 - pure-Python wheels fetched from PyPI get the sha256 of the file actually served.
@@ -18,16 +21,12 @@ import json
 import re
 from pathlib import Path
 
+from tools.wheel import metadata
+
 PYODIDE_VERSION = "314.0.6"
 CDN_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
 BASE_LOCK = Path(__file__).resolve().parent / "pyodide" / f"pyodide-lock-{PYODIDE_VERSION}.json"
 
-# What each added wheel provides and needs (names as in the lock).
-ADDED_PACKAGES = {
-    "transformer-course": {"imports": ["lib", "exercises", "labs"], "depends": ["numpy", "matplotlib", "ipywidgets"]},
-    "ipywidgets": {"imports": ["ipywidgets"], "depends": ["comm", "ipython", "traitlets"]},
-    "comm": {"imports": ["comm"], "depends": ["traitlets"]},
-}
 
 
 def normalise(name):
@@ -39,25 +38,33 @@ def sha256_of(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def wheel_name_version(path):
-    """('transformer-course', '0.1.0+g12ab') from a wheel's file name."""
-    name, version = Path(path).name.split("-")[:2]
-    return normalise(name), version
-
-
 def load_base_lock(path=BASE_LOCK):
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def added_entry(wheel_path):
-    """The lock entry for one wheel the site serves from the lock's own folder."""
-    name, version = wheel_name_version(wheel_path)
-    spec = ADDED_PACKAGES[name]
+def added_entry(wheel_path, known):
+    """The lock entry for one wheel the site serves from the lock's own folder.
+
+    known: the names the lock holds; requirements outside it are left out of "depends".
+    """
+    meta = metadata(wheel_path)
     return {
-        "name": name, "version": version, "file_name": Path(wheel_path).name,
+        "name": normalise(meta["name"]), "version": meta["version"], "file_name": Path(wheel_path).name,
         "install_dir": "site", "sha256": sha256_of(wheel_path), "package_type": "package",
-        "imports": spec["imports"], "depends": spec["depends"], "unvendored_tests": False,
+        "imports": meta["imports"],
+        "depends": [normalise(r) for r in meta["requires"] if normalise(r) in known],
+        "unvendored_tests": False,
     }
+
+
+def add_wheels(lock, wheels):
+    """Put an entry for each wheel (served next to the lock) into lock["packages"]."""
+    names = {normalise(metadata(w)["name"]) for w in wheels}
+    known = set(lock["packages"]) | names
+    for wheel in wheels:
+        entry = added_entry(wheel, known)
+        lock["packages"][entry["name"]] = entry
+    return names
 
 
 def dependency_closure(packages, roots):
@@ -84,9 +91,7 @@ def online_lock(added_wheels, base=None):
     for entry in lock["packages"].values():
         if "://" not in entry["file_name"]:
             entry["file_name"] = CDN_URL + entry["file_name"]
-    for wheel in added_wheels:
-        entry = added_entry(wheel)
-        lock["packages"][entry["name"]] = entry
+    add_wheels(lock, added_wheels)
     return lock
 
 
@@ -105,9 +110,7 @@ def self_hosted_lock(added_wheels, dist_lock, dist_files, fetched_wheels, dist_p
             entry["sha256"] = sha256_of(fetched_wheels[name])
         elif "://" not in entry["file_name"]:
             entry["file_name"] = dist_prefix + entry["file_name"]
-    for wheel in added_wheels:
-        entry = added_entry(wheel)
-        lock["packages"][entry["name"]] = entry
+    add_wheels(lock, added_wheels)
     return lock
 
 
@@ -117,6 +120,7 @@ def missing_packages(lock, dist_files, fetched_wheels, names):
     for name in sorted(names):
         entry = lock["packages"][name]
         file_name = Path(entry["file_name"]).name
-        if name not in ADDED_PACKAGES and name not in fetched_wheels and file_name not in dist_files:
+        served_beside_lock = "/" not in entry["file_name"]
+        if not served_beside_lock and name not in fetched_wheels and file_name not in dist_files:
             missing.append(name)
     return missing

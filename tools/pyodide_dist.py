@@ -3,35 +3,127 @@
 Accepted: a folder holding `pyodide.mjs` and `pyodide-lock.json` (for example the
 full distribution unpacked), or a tarball of one (`.tar.bz2` from Pyodide's
 releases, `.tgz` of the npm package `pyodide`, which holds only the core).
+
+A tarball is unpacked once into the cache, under a name made from a hash of its bytes, so a
+replaced archive is never mistaken for the one before; it is unpacked into a temporary folder
+and moved into place only when complete and checked. What is checked: the files the kernel
+cannot start without, and the version (the kernel of this course runs Pyodide
+`PYODIDE_VERSION`). Every problem ends the build with one sentence (`DistributionError`).
 """
 
+import hashlib
+import json
+import lzma
+import os
 import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
+import zipfile
+import zlib
 from pathlib import Path
 
-from tools.lock import normalise
+from tools.lock import PYODIDE_VERSION, normalise
 
 PURE_WHEEL_TAGS = ("-py3-none-any.whl", "-py2.py3-none-any.whl")
+REQUIRED = ("pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+FULL_ARCHIVE = f"pyodide-{PYODIDE_VERSION}.tar.bz2"
+DOWNLOAD = f"https://github.com/pyodide/pyodide/releases/download/{PYODIDE_VERSION}/{FULL_ARCHIVE}"
+
+
+class DistributionError(SystemExit):
+    """The supplied Pyodide cannot be used; the message says why and what to do."""
+
+
+def file_hash(path, chunk=1 << 20):
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        while block := file.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _unpack(archive: Path, target: Path) -> None:
+    """Unpack archive into target, which appears only when the archive was read to its end."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=target.parent))
+    try:
+        try:
+            with tarfile.open(archive) as tar:
+                tar.extractall(staging, filter="data")
+        except tarfile.ReadError as exc:
+            if "truncated" in str(exc) or "unexpected end" in str(exc):
+                raise DistributionError(f"{archive} is truncated (the download did not finish): "
+                                        f"download it again ({DOWNLOAD}).") from None
+            raise DistributionError(f"{archive} is not a Pyodide archive (not a .tar.bz2 or .tgz "
+                                    "file): give the downloaded archive, or the folder it unpacks "
+                                    "to, to --pyodide.") from None
+        except (EOFError, zlib.error, lzma.LZMAError, OSError, tarfile.TarError) as exc:
+            raise DistributionError(f"{archive} is damaged or truncated ({type(exc).__name__}: "
+                                    f"{exc}): download it again ({DOWNLOAD}).") from None
+        check(_root_of(staging, archive), archive)
+        os.replace(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _root_of(folder: Path, shown) -> Path:
+    found = sorted(folder.rglob("pyodide.mjs"), key=lambda p: len(p.parts))
+    if not found:
+        raise DistributionError(f"{shown} holds no Pyodide (no pyodide.mjs): give --pyodide the "
+                                f"distribution archive {FULL_ARCHIVE} or the folder it unpacks to.")
+    return found[0].parent
+
+
+def check(dist_dir: Path, shown) -> None:
+    """Raise DistributionError unless dist_dir holds a usable Pyodide of the right version."""
+    missing = [name for name in REQUIRED if not (dist_dir / name).is_file()]
+    if missing:
+        raise DistributionError(f"{shown} lacks {', '.join(missing)}: it is not a complete Pyodide "
+                                f"distribution; download {FULL_ARCHIVE} again ({DOWNLOAD}).")
+    try:
+        packages = json.loads((dist_dir / "pyodide-lock.json").read_text(encoding="utf-8"))["packages"]
+        if not isinstance(packages, dict):
+            raise TypeError
+    except (OSError, ValueError, KeyError, TypeError):
+        raise DistributionError(f"{shown}: its pyodide-lock.json is damaged; download the "
+                                "distribution again.") from None
+    version = _version(dist_dir)
+    if version != PYODIDE_VERSION:
+        raise DistributionError(f"{shown} is Pyodide {version}, but this course's kernel runs Pyodide "
+                                f"{PYODIDE_VERSION}: use {FULL_ARCHIVE} ({DOWNLOAD}).")
+    if (dist_dir / "pyodide.asm.wasm").read_bytes()[:4] != b"\0asm":
+        raise DistributionError(f"{shown}: pyodide.asm.wasm is damaged; download the distribution again.")
+    if not zipfile.is_zipfile(dist_dir / "python_stdlib.zip"):
+        raise DistributionError(f"{shown}: python_stdlib.zip is damaged or truncated; download the "
+                                "distribution again.")
+
+
+def _version(dist_dir: Path) -> str:
+    """The distribution's version: its package.json says it; else the loader's own text."""
+    try:
+        return str(json.loads((dist_dir / "package.json").read_text(encoding="utf-8"))["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    loader = (dist_dir / "pyodide.mjs").read_text(encoding="utf-8", errors="replace")
+    return PYODIDE_VERSION if f'"{PYODIDE_VERSION}"' in loader else "of an unknown version"
 
 
 def find_distribution(path, cache_dir):
-    """Return the folder that holds pyodide.mjs, unpacking a tarball into cache_dir first."""
-    path = Path(path).resolve()
+    """Return the checked folder that holds pyodide.mjs, unpacking a tarball into cache_dir first."""
+    path = Path(path).expanduser().resolve()
     if not path.exists():
-        raise SystemExit(f"Pyodide distribution not found: {path}")
+        raise DistributionError(f"The Pyodide distribution {path} does not exist: give --pyodide the "
+                                f"path of the downloaded {FULL_ARCHIVE} (or of the folder it unpacks to).")
     if path.is_file():
-        target = Path(cache_dir) / "pyodide-dist" / path.name
-        if not target.exists():
-            target.mkdir(parents=True)
-            with tarfile.open(path) as tar:
-                tar.extractall(target, filter="data")
-        path = target
-    found = sorted(path.rglob("pyodide.mjs"), key=lambda p: len(p.parts))
-    if not found or not (found[0].parent / "pyodide-lock.json").exists():
-        raise SystemExit(f"No pyodide.mjs with a pyodide-lock.json beside it under {path}")
-    return found[0].parent
+        target = Path(cache_dir) / "pyodide-dist" / file_hash(path)[:16]
+        if not target.is_dir():
+            _unpack(path, target)
+        return _root_of(target, path)
+    root = _root_of(path, path)
+    check(root, path)
+    return root
 
 
 def copy_distribution(dist_dir, dest):

@@ -1,12 +1,15 @@
-"""Build and serve the course site.
+"""Build, check and serve the course site.
 
-    python -m tools.site build [--pyodide PATH] [--output DIR]
-    python -m tools.site serve [--port N] [--base-path /sub/] [--no-build] [--pyodide PATH]
+    python -m tools.site build [--pyodide PATH] [--output DIR] [--ship-anyway]
+    python -m tools.site serve [--port N] [--host ADDRESS] [--base-path /sub/] [--no-build] ...
+    python -m tools.site check
 
 `build` runs `jupyter lite build` (settings in jupyter_lite_config.json), then adds
 what makes `import lib` and `import labs` work in every notebook: the course
 wheel, ipywidgets and comm, registered in the Pyodide lock file the site serves,
-and preloaded with numpy and matplotlib when the kernel starts.
+and preloaded with numpy and matplotlib when the kernel starts; and the course's
+landing page at the site root. It refuses notebooks that must not ship (stored
+outputs, exercises filled in: tools/guard.py), which `check` looks for alone.
 
 With --pyodide PATH (a folder or tarball of a Pyodide 314.0.6 distribution) the
 site is self-hosted: it loads nothing from outside. Pure-Python wheels the
@@ -14,28 +17,38 @@ distribution lacks are fetched from PyPI at build time.
 """
 
 import argparse
+import errno
 import functools
 import http.server
 import json
 import mimetypes
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from tools import guard, landing, release
 from tools import lock as locks
-from tools import pyodide_dist, release
+from tools import pyodide_dist
 from tools.wheel import build_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache"
+BUILDS = CACHE / "builds.json"      # what kind of site each output folder last got
+TITLE = "The transformer block, part by part"
 KERNEL_SETTINGS = "@jupyterlite/pyodide-kernel-extension:kernel"
 LOCK_DIR = "static/pyodide-lock"
 ADDED_FROM_PYPI = ("ipywidgets", "comm")  # versions pinned in requirements.txt
 PRELOAD = ["numpy", "matplotlib", "ipywidgets", "transformer-course", "comm", "ipython", "jedi"]
 KERNEL_BOOT = ["micropip", "ipython", "jedi", "comm", "traitlets"]
+NOTEBOOKS_NEED = ["numpy", "matplotlib", "ipywidgets", "transformer-course"]
+
+
+class BuildError(SystemExit):
+    """A build that cannot go on; the message says why and what to do, in one sentence."""
 
 
 def pinned_versions(requirements=ROOT / "requirements.txt"):
@@ -57,7 +70,12 @@ def fetch_added_wheels():
         version = pins[name]
         entries.append({"name": name, "version": version,
                         "file_name": f"{name}-{version}-py3-none-any.whl"})
-    return list(pyodide_dist.fetch_pure_wheels(entries, CACHE / "wheels").values())
+    wheels = pyodide_dist.fetch_pure_wheels(entries, CACHE / "wheels")
+    missing = [name for name in ADDED_FROM_PYPI if name not in wheels]
+    if missing:
+        raise BuildError(f"Could not download {', '.join(missing)} from PyPI (needed once, then kept in "
+                         f"{CACHE / 'wheels'}): check the internet connection and build again.")
+    return list(wheels.values())
 
 
 def run_lite_build(output, contents):
@@ -75,7 +93,7 @@ def run_lite_build(output, contents):
         )
     if result.returncode != 0:
         sys.stderr.write(result.stdout[-5000:] + result.stderr[-5000:])
-        raise SystemExit(f"jupyter lite build failed (exit {result.returncode})")
+        raise BuildError(f"jupyter lite build failed (exit {result.returncode}, its output above).")
 
 
 def patch_lite_settings(output, settings):
@@ -83,15 +101,18 @@ def patch_lite_settings(output, settings):
     path = output / "jupyter-lite.json"
     config = json.loads(path.read_text())
     data = config.setdefault("jupyter-config-data", {})
-    data["appName"] = "The transformer block, part by part"
+    data["appName"] = TITLE
     plugin = data.setdefault("litePluginSettings", {}).setdefault(KERNEL_SETTINGS, {})
     plugin.update(settings)
     path.write_text(json.dumps(config, indent=2) + "\n")
 
 
-def build_self_hosted_lock(output, pyodide_path, added):
-    """Copy the supplied Pyodide into the site and write a lock that needs no outside host."""
-    dist_dir = pyodide_dist.find_distribution(pyodide_path, CACHE)
+def build_self_hosted_lock(output, dist_dir, added):
+    """Copy the supplied Pyodide into the site and write a lock that needs no outside host.
+
+    Returns (lock, preload, settings, missing): missing names the packages of the kernel
+    and the notebooks the site cannot serve (all the notebooks' own with Pyodide's core only).
+    """
     dist_files = pyodide_dist.copy_distribution(dist_dir, output / "static" / "pyodide")
     dist_lock = json.loads((dist_dir / "pyodide-lock.json").read_text())
     needed = locks.dependency_closure(dist_lock["packages"], KERNEL_BOOT + PRELOAD)
@@ -108,51 +129,150 @@ def build_self_hosted_lock(output, pyodide_path, added):
     missing = locks.missing_packages(lock, dist_files, fetched, full_needed)
     preload = [name for name in PRELOAD
                if not set(missing) & locks.dependency_closure(lock["packages"], [name])]
-    if missing:
-        print(f"WARNING: the supplied Pyodide lacks {', '.join(missing)}; notebooks that "
-              "need them will fail to import. Supply the full Pyodide distribution.",
-              file=sys.stderr)
     settings = {"pyodideUrl": "./static/pyodide/pyodide.mjs", "disablePyPIFallback": True}
-    return lock, preload, settings
+    return lock, preload, settings, missing
 
 
-def build(output=ROOT / "_output", pyodide=None, content=ROOT / "content"):
+def check_output(output: Path, content: Path) -> None:
+    """Refuse an output folder the build must not replace, or cannot write."""
+    content = content.resolve()
+    for precious in (ROOT, content):
+        if output == precious or output in precious.parents:
+            raise BuildError(f"Refusing to build into {output}: it holds the course itself (the build "
+                             "replaces its output folder); choose another folder with --output.")
+    if content in output.parents:
+        raise BuildError(f"Refusing to build into {output}: it is inside the notebooks' folder "
+                         f"{content}; choose another folder with --output.")
+    if output.is_file():
+        raise BuildError(f"Cannot build into {output}: it is a file; choose a folder with --output.")
+    if output.is_dir() and any(output.iterdir()) and not (output / "jupyter-lite.json").is_file():
+        raise BuildError(f"Refusing to build into {output}: it is not empty and holds no site built "
+                         "before (the build replaces its output folder); choose a new or empty folder "
+                         "with --output.")
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=output.parent):
+            pass
+    except OSError as exc:
+        raise BuildError(f"Cannot write the site into {output} ({exc.strerror or exc}); choose another "
+                         "folder with --output.") from None
+
+
+def check_content(content: Path, ship_anyway=False, warn=print):
+    """Refuse (or, with ship_anyway, warn loudly about) notebooks that must not ship."""
+    found = guard.problems(content)
+    if not found:
+        return []
+    listed = guard.describe(found)
+    if not ship_anyway:
+        raise BuildError(f"Not building: {len(found)} problem(s) in the notebooks of {content} would "
+                         f"be shipped to every learner:\n{listed}\n{guard.HOW_TO_FIX}\n(To ship them "
+                         "as they are anyway, build with --ship-anyway.)")
+    banner = "!" * 78
+    warn(f"{banner}\nWARNING: shipping notebooks with outputs or filled-in exercises, as asked "
+         f"(--ship-anyway):\n{listed}\nEvery learner gets them as they are.\n{banner}")
+    return found
+
+
+def build(output=ROOT / "_output", pyodide=None, content=ROOT / "content", ship_anyway=False):
     """Build the whole site from the notebooks in content into output; return a short report."""
     start = time.perf_counter()
-    output = Path(output).resolve()
+    output, content = Path(output).resolve(), Path(content)
+    if not content.is_dir():
+        raise BuildError(f"No notebooks to build: {content} is not a folder.")
+    guarded = check_content(content, ship_anyway, warn=lambda text: print(text, file=sys.stderr))
+    check_output(output, content)
+    # Before the long part: a bad archive ends the build at once.
+    dist_dir = pyodide_dist.find_distribution(pyodide, CACHE) if pyodide else None
     with tempfile.TemporaryDirectory(prefix="course-content-") as staging:
         staged = Path(staging) / "content"
         manifest = release.stage_contents(content, staged)
         run_lite_build(output, staged)
         lock_dir = output / LOCK_DIR
         added = [build_wheel(lock_dir, extra_files=release.wheel_files(manifest, staged))]
-    for wheel in fetch_added_wheels():
-        added.append(Path(shutil.copy2(wheel, lock_dir / wheel.name)))
-    if pyodide:
-        lock, preload, settings = build_self_hosted_lock(output, pyodide, added)
-    else:
-        lock, preload, settings = locks.online_lock(added), PRELOAD, {}
-    locks.write_lock(lock, lock_dir / "pyodide-lock.json")
-    # The query names this build's lock, so no browser cache serves a previous build's.
-    version = locks.sha256_of(lock_dir / "pyodide-lock.json")[:12]
-    settings["loadPyodideOptions"] = {
-        "lockFileURL": f"./{LOCK_DIR}/pyodide-lock.json?v={version}", "packages": preload,
-    }
-    patch_lite_settings(output, settings)
+        for wheel in fetch_added_wheels():
+            added.append(Path(shutil.copy2(wheel, lock_dir / wheel.name)))
+        missing = []
+        if pyodide:
+            lock, preload, settings, missing = build_self_hosted_lock(output, dist_dir, added)
+        else:
+            lock, preload, settings = locks.online_lock(added), PRELOAD, {}
+        locks.write_lock(lock, lock_dir / "pyodide-lock.json")
+        # The query names this build's lock, so no browser cache serves a previous build's.
+        version = locks.sha256_of(lock_dir / "pyodide-lock.json")[:12]
+        settings["loadPyodideOptions"] = {
+            "lockFileURL": f"./{LOCK_DIR}/pyodide-lock.json?v={version}", "packages": preload,
+        }
+        patch_lite_settings(output, settings)
+        landing.write(output, staged, TITLE, {
+            "defaultPyodideUrl": locks.CDN_URL + "pyodide.mjs", "kernelSettings": KERNEL_SETTINGS,
+            "needs": NOTEBOOKS_NEED, "kind": "self-hosted" if pyodide else "cdn"})
+    remember(output, pyodide)
     size = sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
     return {"output": str(output), "seconds": round(time.perf_counter() - start, 1),
             "megabytes": round(size / 1e6, 1), "self_hosted": bool(pyodide), "preload": preload,
-            "release": manifest}
+            "missing": missing, "release": manifest, "shipped_anyway": guarded,
+            "pyodide": str(Path(pyodide).resolve()) if pyodide else locks.CDN_URL}
 
+
+def remember(output: Path, pyodide) -> None:
+    """Note which kind of site output holds, so `serve` rebuilds the same kind."""
+    try:
+        builds = json.loads(BUILDS.read_text())
+        builds = {k: v for k, v in builds.items() if Path(k).is_dir()}  # forget removed sites
+    except (OSError, ValueError, AttributeError):
+        builds = {}
+    builds[str(output)] = {"pyodide": str(Path(pyodide).resolve()) if pyodide else None}
+    try:
+        BUILDS.parent.mkdir(parents=True, exist_ok=True)
+        BUILDS.write_text(json.dumps(builds, indent=1, sort_keys=True) + "\n")
+    except OSError:
+        pass
+
+
+def last_pyodide(output: Path):
+    """The Pyodide path output was last built with (None: the CDN, or never built)."""
+    try:
+        return json.loads(BUILDS.read_text()).get(str(Path(output).resolve()), {}).get("pyodide")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def summary(report) -> str:
+    kind = (f"self-hosted, with Pyodide from {report['pyodide']}" if report["self_hosted"]
+            else f"CDN: learners' browsers load Pyodide from {report['pyodide']}")
+    lines = [f"Built release {report['release']['version']} of the site ({kind}) in "
+             f"{report['seconds']} s: {report['megabytes']} MB in {report['output']}"]
+    if report["missing"]:
+        lines.append(f"WARNING: the supplied Pyodide lacks {', '.join(report['missing'])}, so no notebook "
+                     "of this course can run on this site (the kernel starts, the first cell fails). "
+                     f"Build with the full distribution, {pyodide_dist.FULL_ARCHIVE} ({pyodide_dist.DOWNLOAD}).")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- serving
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves the built site, optionally under a sub-path, with the MIME types Pyodide needs."""
+    """Serves the built site, optionally under a sub-path, with the MIME types Pyodide needs.
+
+    The sub-path without its trailing slash (/course) redirects to it (/course/).
+    """
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                       ".mjs": "text/javascript", ".js": "text/javascript",
                       ".wasm": "application/wasm", ".json": "application/json",
                       ".whl": "application/zip", ".ipynb": "application/json"}
     base_path = "/"
+
+    def send_head(self):
+        path, _, query = self.path.partition("?")
+        if self.base_path != "/" and path == self.base_path.rstrip("/"):
+            self.send_response(301)
+            self.send_header("Location", self.base_path + (f"?{query}" if query else ""))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return None
+        return super().send_head()
 
     def translate_path(self, path):
         if not path.startswith(self.base_path):
@@ -163,13 +283,50 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def serve(output, port=8000, base_path="/", host="127.0.0.1"):
-    base_path = "/" + base_path.strip("/") + "/" if base_path.strip("/") else "/"
+def normal_base_path(base_path: str) -> str:
+    return "/" + base_path.strip("/") + "/" if base_path.strip("/") else "/"
+
+
+def open_server(output, port=8000, base_path="/", host="127.0.0.1"):
+    """The HTTP server, bound (so a busy port is found before any build); not yet serving."""
+    base_path = normal_base_path(base_path)
     handler = functools.partial(type("Handler", (SiteHandler,), {"base_path": base_path}),
                                 directory=str(output))
-    server = http.server.ThreadingHTTPServer((host, port), handler)
-    url = f"http://{host}:{server.server_address[1]}{base_path}lab/index.html?path=00_start_here.ipynb"
-    print(f"The course is being served at:\n\n    {url}\n\nPress Ctrl+C to stop.", flush=True)
+    server_class = http.server.ThreadingHTTPServer
+    if ":" in host:
+        server_class = type("Server6", (server_class,), {"address_family": socket.AF_INET6})
+    try:
+        return server_class((host, port), handler)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise BuildError(f"Port {port} is already in use (another ./course serve, or another "
+                             f"program): stop it, or choose another port with --port {port + 1}.") from None
+        if exc.errno == errno.EACCES:
+            raise BuildError(f"Not allowed to use port {port} (ports below 1024 need root): choose "
+                             "another with --port 8000.") from None
+        if isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL:
+            raise BuildError(f"Cannot serve on the address {host!r}: it is not an address of this "
+                             "machine; use --host 127.0.0.1 (this machine only) or --host 0.0.0.0 "
+                             "(every network).") from None
+        raise BuildError(f"Cannot serve on {host}:{port} ({exc.strerror or exc}).") from None
+
+
+def site_url(server, host, base_path):
+    shown = host
+    if host in ("0.0.0.0", "::", ""):
+        shown = socket.gethostname()
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{server.server_address[1]}{normal_base_path(base_path)}"
+
+
+def serve(server, url, output, public=False):
+    lines = [f"The course is being served from {output} at:\n\n    {url}\n"]
+    if public:
+        lines.append("Anyone who can reach this machine on the network can open it (the site only, "
+                     "read-only); use --host 127.0.0.1 to keep it to this machine.\n")
+    lines.append("Press Ctrl+C to stop.")
+    print("\n".join(lines), flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -178,24 +335,73 @@ def serve(output, port=8000, base_path="/", host="127.0.0.1"):
         server.server_close()
 
 
+# ---------------------------------------------------------------- command line
+
+def parser():
+    main_parser = argparse.ArgumentParser(prog="python -m tools.site", description=__doc__,
+                                          formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    output = argparse.ArgumentParser(add_help=False)
+    output.add_argument("--output", default=str(ROOT / "_output"),
+                        help="the folder to build into (default: _output/; it is replaced)")
+    output.add_argument("--pyodide", metavar="PATH",
+                        help="a Pyodide 314.0.6 distribution (the .tar.bz2 archive or its folder): "
+                        "a self-hosted site that loads nothing from outside")
+    output.add_argument("--ship-anyway", action="store_true",
+                        help="build even when notebooks in content/ hold outputs or filled-in "
+                        "exercises (warns loudly; learners get them as they are)")
+    commands.add_parser("build", parents=[output], help="build the site",
+                        description="Build the static site into --output (default _output/).")
+    serve_parser = commands.add_parser(
+        "serve", parents=[output], help="build the site and serve it",
+        description="Build the site (the same kind as the last build of --output: self-hosted "
+        "with the same --pyodide, or CDN) and serve it over HTTP.")
+    serve_parser.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
+    serve_parser.add_argument("--host", default="127.0.0.1",
+                              help="the address to listen on (default 127.0.0.1: this machine only; "
+                              "0.0.0.0 serves every network this machine is on, e.g. a classroom's)")
+    serve_parser.add_argument("--base-path", default="/", help="serve under this sub-path, e.g. /course/")
+    serve_parser.add_argument("--no-build", action="store_true", help="serve the existing build as it is")
+    commands.add_parser("check", help="check the notebooks in content/ are fit to ship",
+                        description="Check that no notebook in content/ holds stored outputs or a "
+                        "filled-in exercise (what build refuses to ship).")
+    return main_parser
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m tools.site", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["build", "serve"])
-    parser.add_argument("--output", default=str(ROOT / "_output"))
-    parser.add_argument("--pyodide", help="folder or tarball of a Pyodide 314.0.6 distribution "
-                        "(self-hosted site, no internet needed)")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--base-path", default="/", help="serve under this sub-path, e.g. /course/")
-    parser.add_argument("--no-build", action="store_true", help="serve the existing build")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     mimetypes.add_type("text/javascript", ".mjs")
-    if args.command == "build" or not args.no_build:
-        report = build(args.output, args.pyodide)
-        print(f"Built release {report['release']['version']} of the site in {report['seconds']} s: "
-              f"{report['megabytes']} MB in {report['output']}")
+    if args.command == "check":
+        found = guard.problems(ROOT / "content")
+        if found:
+            print(f"{len(found)} problem(s) in content/:\n{guard.describe(found)}\n{guard.HOW_TO_FIX}",
+                  file=sys.stderr)
+            raise SystemExit(1)
+        print(f"content/: {len(guard.notebooks_in(ROOT / 'content'))} notebooks, fit to ship "
+              "(no stored outputs, every exercise with its blanks).")
+        return
+    server = None
     if args.command == "serve":
-        serve(args.output, args.port, args.base_path)
+        server = open_server(args.output, args.port, args.base_path, args.host)
+    try:
+        pyodide = args.pyodide
+        if args.command == "serve" and pyodide is None and not args.no_build:
+            pyodide = last_pyodide(args.output)
+            if pyodide:
+                print(f"Rebuilding the self-hosted site, as last built into {args.output}, with Pyodide "
+                      f"from {pyodide} (./course build without --pyodide goes back to the CDN).")
+        if args.command == "build" or not args.no_build:
+            print(summary(build(args.output, pyodide, ship_anyway=args.ship_anyway)), flush=True)
+        elif not (Path(args.output) / "index.html").is_file():
+            raise BuildError(f"Nothing to serve: {args.output} holds no built site; serve without "
+                             "--no-build to build it first.")
+    except BaseException:
+        if server is not None:
+            server.server_close()
+        raise
+    if server is not None:
+        serve(server, site_url(server, args.host, args.base_path), args.output,
+              public=args.host not in ("127.0.0.1", "localhost", "::1"))
 
 
 if __name__ == "__main__":

@@ -1,71 +1,119 @@
-"""Pack `lib/` and `labs/` into one pure-Python wheel the browser kernel can load.
+"""The course wheel (lib, exercises, labs) the browser kernel loads, built with `python -m build`.
 
-The wheel is written with `zipfile` directly: it holds only the packages' files
-(sources and data), so no build backend is needed, and the same files always give
-the same bytes.
+pyproject.toml describes the package. The wheel is built from a copy of the packages with the
+release data added (exercises/core/_release/), so the checkout itself never changes, and its
+version gets a local label with a hash of everything it holds (0.1.0+g1a2b3c4d5e): a changed
+library gets a new file name, so no browser serves a stale copy. The same files always give the
+same bytes: fixed permissions and a fixed time stamp (SOURCE_DATE_EPOCH) for every entry.
 """
 
-import base64
+import email.parser
 import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("lib", "exercises", "labs")
-DIST_NAME = "transformer_course"
-VERSION = "0.1.0"
-REQUIRES = ("numpy", "matplotlib", "ipywidgets")
-FIXED_DATE = (2026, 1, 1, 0, 0, 0)
+# The files pyproject.toml's package-data ships besides the modules.
+DATA = {"lib/trained": ("*.json", "*.npz")}
+FIXED_EPOCH = "1767225600"  # 2026-01-01 00:00 UTC: the time stamp of every entry
 
 
 def source_files(root=ROOT):
-    """Every file of the course packages (code and data such as trained weights), sorted.
-
-    Returns (path in wheel, bytes) pairs; caches and compiled files are left out.
-    """
-    files = []
+    """{path in the wheel: bytes} of every module and data file of the course packages."""
+    files = {}
     for package in PACKAGES:
-        for path in sorted((root / package).rglob("*")):
-            if path.is_dir() or "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo"):
-                continue
-            files.append((path.relative_to(root).as_posix(), path.read_bytes()))
-    return files
+        for path in sorted((root / package).rglob("*.py")):
+            if "__pycache__" not in path.parts and "_release" not in path.parts:
+                files[path.relative_to(root).as_posix()] = path.read_bytes()
+    for folder, patterns in DATA.items():
+        for pattern in patterns:
+            for path in sorted((root / folder).glob(pattern)):
+                files[path.relative_to(root).as_posix()] = path.read_bytes()
+    return dict(sorted(files.items()))
 
 
-def _record_line(name, data):
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
-    return f"{name},sha256={digest.decode()},{len(data)}"
+def content_hash(files):
+    """A short hash of the files' names and bytes."""
+    digest = hashlib.sha256()
+    for name, data in sorted(files.items()):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()[:10]
+
+
+def _stage(folder, files, version, root):
+    """Write pyproject.toml (with the version set) and the files into folder."""
+    project = (root / "pyproject.toml").read_text(encoding="utf-8")
+    project, count = re.subn(r'(?m)^version = "([^"+]+)"$', f'version = "{version}"', project)
+    if count != 1:
+        raise SystemExit("pyproject.toml must hold one line 'version = \"X.Y.Z\"' in [project]")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pyproject.toml").write_text(project, encoding="utf-8")
+    for name, data in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        os.chmod(path, 0o644)
+
+
+def base_version(root=ROOT):
+    match = re.search(r'(?m)^version = "([^"+]+)"$', (root / "pyproject.toml").read_text(encoding="utf-8"))
+    return match.group(1)
 
 
 def build_wheel(out_dir, root=ROOT, extra_files=None):
-    """Write the course wheel into out_dir and return its path.
+    """Build the course wheel into out_dir and return its path.
 
     extra_files: {path in the wheel: bytes} made at build time (the release data).
-    The version carries a short hash of the contents (a local version label), so a
-    changed library gets a new file name and no browser serves a stale copy.
     """
-    files = source_files(root) + sorted((extra_files or {}).items())
-    content_hash = hashlib.sha256(b"".join(n.encode() + d for n, d in files)).hexdigest()[:10]
-    version = f"{VERSION}+g{content_hash}"
-    info = f"{DIST_NAME}-{version}.dist-info"
-    metadata = "\n".join(
-        ["Metadata-Version: 2.1", f"Name: {DIST_NAME}", f"Version: {version}",
-         "Summary: The course: its NumPy library (lib), exercise system (exercises) and labs (labs)",
-         *[f"Requires-Dist: {name}" for name in REQUIRES], ""]
-    )
-    wheel_meta = "Wheel-Version: 1.0\nGenerator: tools.wheel\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    top_level = "\n".join(PACKAGES) + "\n"
-    files += [(f"{info}/METADATA", metadata.encode()), (f"{info}/WHEEL", wheel_meta.encode()),
-              (f"{info}/top_level.txt", top_level.encode())]
-    record = "\n".join([_record_line(n, d) for n, d in files] + [f"{info}/RECORD,,", ""])
-    files.append((f"{info}/RECORD", record.encode()))
-
+    files = {**source_files(root), **(extra_files or {})}
+    version = f"{base_version(root)}+g{content_hash(files)}"
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{DIST_NAME}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in files:
-            entry = zipfile.ZipInfo(name, date_time=FIXED_DATE)
-            entry.external_attr = 0o644 << 16
-            zf.writestr(entry, data, compress_type=zipfile.ZIP_DEFLATED)
+    with tempfile.TemporaryDirectory(prefix="course-wheel-") as tmp:
+        staged = Path(tmp) / "src"
+        _stage(staged, files, version, root)
+        env = {**os.environ, "SOURCE_DATE_EPOCH": FIXED_EPOCH, "PYTHONDONTWRITEBYTECODE": "1"}
+        result = subprocess.run(
+            [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", tmp, str(staged)],
+            cwd=tmp, env=env, capture_output=True, text=True,
+        )
+        built = sorted(Path(tmp).glob("*.whl"))
+        if result.returncode != 0 or len(built) != 1:
+            sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
+            raise SystemExit("Building the course wheel failed (python -m build, output above). "
+                             "Is the 'build' package of requirements.txt installed?")
+        path = out_dir / built[0].name
+        shutil.move(built[0], path)
     return path
+
+
+def metadata(wheel_path):
+    """What a wheel says about itself: {"name", "version", "requires", "imports"}.
+
+    name and version from its METADATA, requires from its Requires-Dist (names only, extras
+    and markers left out), imports from top_level.txt, or else from the packages and
+    modules at the top of the archive.
+    """
+    with zipfile.ZipFile(wheel_path) as archive:
+        names = archive.namelist()
+        info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
+        meta = email.parser.Parser().parsestr(archive.read(f"{info}/METADATA").decode("utf-8"))
+        if f"{info}/top_level.txt" in names:
+            imports = archive.read(f"{info}/top_level.txt").decode("utf-8").split()
+        else:
+            imports = sorted({n.split("/")[0] for n in names if n.count("/") == 1 and n.endswith("/__init__.py")}
+                             | {n[:-3] for n in names if "/" not in n and n.endswith(".py")})
+    requires = []
+    for line in meta.get_all("Requires-Dist") or []:
+        if ";" in line and "extra" in line.split(";", 1)[1]:
+            continue
+        requires.append(re.match(r"\s*([A-Za-z0-9._-]+)", line).group(1))
+    return {"name": meta["Name"], "version": meta["Version"], "requires": requires,
+            "imports": [i for i in imports if i]}

@@ -1,7 +1,7 @@
 """Train the course's small LLaMA-style decoder on the toy language of corpus.py, with PyTorch.
 
-    .venv/bin/python training/train.py            # the full run (a few minutes on 2 CPU cores)
-    .venv/bin/python training/train.py --steps 20 --out /tmp/smoke   # a quick check
+    .venv/bin/python -m training.train            # the full run (a few minutes on 2 CPU cores)
+    .venv/bin/python -m training.train --steps 20 --out /tmp/smoke   # a quick check
 
 The model uses PyTorch's own parts (torch.nn.RMSNorm, scaled_dot_product_attention, silu), so the
 course's NumPy forward pass (lib/model.py) is checked against an independent implementation.
@@ -20,7 +20,6 @@ import json
 import math
 import platform
 import random
-import sys
 import time
 from pathlib import Path
 
@@ -29,8 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import corpus  # noqa: E402
+from training import corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -23,6 +23,7 @@ import datetime
 import hashlib
 import json
 import re
+import unicodedata
 import uuid
 
 COURSE_ID = "transformer-block"
@@ -42,6 +43,28 @@ def canonical(data: dict) -> str:
 
 def checksum(data: dict) -> str:
     return CHECKSUM_PREFIX + hashlib.sha256(canonical(data).encode("ascii")).hexdigest()
+
+
+# Characters that must never reach a terminal or a report as they are: controls (ESC starts the
+# terminal's escape sequences), format characters (bidi overrides reorder a line), lone
+# surrogates (not text at all) and line/paragraph separators.
+_UNSAFE_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+
+
+def printable(text, limit: int = 200) -> str:
+    """``text`` safe to show: every unsafe character written as its escape (``\\x1b``,
+    ``\\u202e``), at most ``limit`` characters of it (a cut is marked with "...")."""
+    out, length = [], 0
+    for ch in str(text):
+        if unicodedata.category(ch) in _UNSAFE_CATEGORIES:
+            code = ord(ch)
+            ch = (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000
+                  else f"\\U{code:08x}")
+        if length + len(ch) > limit:
+            return "".join(out) + "..."
+        out.append(ch)
+        length += len(ch)
+    return "".join(out)
 
 
 def new_learner_id() -> str:
@@ -81,19 +104,20 @@ def verify(data: dict) -> str:
 
 
 def learner_of(data: dict) -> tuple[str, str]:
-    """``(name, id)`` of an export; empty strings when absent."""
+    """``(name, id)`` of an export; empty strings when absent (an id is at most 64 characters)."""
     learner = data.get("learner") if isinstance(data.get("learner"), dict) else {}
     name = clean_name(learner.get("name"))
     ident = learner.get("id")
-    return name, ident if isinstance(ident, str) else ""
+    return name, ident.strip()[:64] if isinstance(ident, str) else ""
 
 
 def display_name(data: dict) -> str:
-    """How reports show the learner: the typed name, else ``anonymous-<id>``, else ``""``."""
+    """How reports show the learner: the typed name, else ``anonymous-<id>``, else ``""``;
+    with any control character written as an escape (see :func:`printable`)."""
     name, ident = learner_of(data)
     if name:
-        return name
-    return f"anonymous-{ident}" if ident else ""
+        return printable(name)
+    return f"anonymous-{printable(ident)}" if ident else ""
 
 
 def file_name(data: dict) -> str:

@@ -1,0 +1,336 @@
+"""The instructor's commands fail in one sentence, never with a traceback, and ship nothing wrong:
+./course, python -m tools.site (build, serve, check), tools.lab, and python -m exercises solve."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import CACHE, CONTENT, ROOT
+from tools import guard, lab, pyodide_dist
+from tools import site as site_tool
+from tools.browser import free_port
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def run(*args, cwd=ROOT, timeout=120):
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=ENV, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def one_sentence_failure(done):
+    """The command failed with a message, not a traceback."""
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr + done.stdout, done.stderr
+    assert done.stderr.strip(), "no message"
+    return done.stderr.strip()
+
+
+# ---------------------------------------------------------------- ./course and its help
+
+def test_course_help_exits_0_and_an_unknown_command_exits_2():
+    done = subprocess.run([str(ROOT / "course"), "--help"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0
+    for command in ("serve", "test", "build", "check", "solve", "lab", "report"):
+        assert f"./course {command}" in done.stdout
+    done = subprocess.run([str(ROOT / "course"), "nonsense"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and "Unknown command: nonsense" in done.stderr
+
+
+def test_each_site_command_lists_only_its_own_options():
+    build = run("-m", "tools.site", "build", "--help").stdout
+    serve = run("-m", "tools.site", "serve", "--help").stdout
+    for option in ("--port", "--host", "--base-path", "--no-build"):
+        assert option not in build and option in serve
+    for option in ("--output", "--pyodide", "--ship-anyway"):
+        assert option in build and option in serve
+    done = run("-m", "tools.site", "build", "--base-path", "/x/")
+    assert done.returncode == 2 and "unrecognized arguments: --base-path" in done.stderr
+    assert run("-m", "tools.lab", "--help").returncode == 0
+
+
+# ---------------------------------------------------------------- serve
+
+def test_serve_on_a_busy_port_says_so_before_building(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        started = time.perf_counter()
+        done = run("-m", "tools.site", "serve", "--port", str(port), "--output", str(tmp_path / "site"))
+    message = one_sentence_failure(done)
+    assert message == (f"Port {port} is already in use (another ./course serve, or another program): "
+                       f"stop it, or choose another port with --port {port + 1}.")
+    assert not (tmp_path / "site").exists(), "it built before finding the port busy"
+    assert time.perf_counter() - started < 20
+
+
+def test_serve_on_an_address_of_another_machine_says_so(tmp_path):
+    done = run("-m", "tools.site", "serve", "--host", "192.0.2.7", "--port", str(free_port()),
+               "--output", str(tmp_path / "site"), "--no-build")
+    assert "not an address of this machine" in one_sentence_failure(done)
+
+
+@pytest.fixture
+def serving(tmp_path):
+    """serving(*args) -> (process, base URL) of `python -m tools.site serve --no-build` on a tiny site."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<!DOCTYPE html><title>landing</title><h1>the landing page</h1>")
+    (site / "jupyter-lite.json").write_text("{}")
+    processes = []
+
+    def start(*args):
+        port = free_port()
+        process = subprocess.Popen([sys.executable, "-m", "tools.site", "serve", "--no-build", "--output",
+                                    str(site), "--port", str(port), *args], cwd=ROOT, env=ENV,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        processes.append(process)
+        first = process.stdout.readline()  # "The course is being served from ..."
+        assert "being served" in first, first + process.stderr.read()
+        lines = [process.stdout.readline() for _ in range(4)]
+        return process, port, first + "".join(lines)
+
+    yield start
+    for process in processes:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def test_the_sub_path_without_its_slash_redirects(serving):
+    _process, port, printed = serving("--base-path", "/course/")
+    assert f"http://127.0.0.1:{port}/course/" in printed
+    opener = urllib.request.build_opener(NoRedirect)
+    with pytest.raises(urllib.error.HTTPError) as redirect:
+        opener.open(f"http://127.0.0.1:{port}/course?x=1", timeout=10)
+    assert redirect.value.code == 301 and redirect.value.headers["Location"] == "/course/?x=1"
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/course", timeout=10) as page:
+        assert "the landing page" in page.read().decode()
+    with pytest.raises(urllib.error.HTTPError) as outside:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/elsewhere/index.html", timeout=10)
+    assert outside.value.code == 404
+
+
+def test_host_serves_every_network_and_says_who_can_reach_it(serving):
+    _process, port, printed = serving("--host", "0.0.0.0")
+    assert f"http://{socket.gethostname()}:{port}/" in printed
+    assert "Anyone who can reach this machine on the network can open it" in printed
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
+        assert page.status == 200
+
+
+def test_serve_rebuilds_the_kind_of_site_last_built_there(tmp_path, monkeypatch):
+    output = tmp_path / "out"
+    output.mkdir()
+    monkeypatch.setattr(site_tool, "BUILDS", tmp_path / "builds.json")
+    tarball = tmp_path / "pyodide.tgz"
+    tarball.write_bytes(b"")
+    site_tool.remember(output.resolve(), tarball)
+    built, served = [], []
+    monkeypatch.setattr(site_tool, "build", lambda out, pyodide, ship_anyway=False: built.append(pyodide)
+                        or {"release": {"version": "v"}, "self_hosted": bool(pyodide), "pyodide": pyodide,
+                            "seconds": 0, "megabytes": 0, "output": out, "missing": []})
+    monkeypatch.setattr(site_tool, "serve", lambda server, *args, **kwargs: served.append(server)
+                        or server.server_close())
+    site_tool.main(["serve", "--output", str(output), "--port", str(free_port())])
+    assert built == [str(tarball.resolve())] and len(served) == 1
+    site_tool.remember(output.resolve(), None)  # the next build used the CDN
+    site_tool.main(["serve", "--output", str(output), "--port", str(free_port())])
+    assert built[-1] is None
+
+
+def test_every_build_summary_says_self_hosted_or_cdn(online_site, self_hosted_site):
+    online = site_tool.summary(online_site[1])
+    assert "(CDN: learners' browsers load Pyodide from https://cdn.jsdelivr.net/pyodide/v314.0.6/full/)" in online
+    assert "WARNING" not in online
+    hosted = site_tool.summary(self_hosted_site[1])
+    assert "(self-hosted, with Pyodide from " in hosted
+    assert "so no notebook of this course can run on this site" in hosted  # the npm core
+    assert pyodide_dist.DOWNLOAD in hosted
+
+
+# ---------------------------------------------------------------- build: what ships
+
+def content_copy(tmp_path):
+    copy = tmp_path / "content"
+    shutil.copytree(CONTENT, copy)
+    return copy
+
+
+def test_the_shipped_content_passes_the_guard():
+    done = run("-m", "tools.site", "check")
+    assert done.returncode == 0, done.stderr
+    assert "fit to ship" in done.stdout
+
+
+def test_build_refuses_stored_outputs_and_filled_exercises(tmp_path):
+    content = content_copy(tmp_path)
+    notebook = json.loads((content / "01_positional_encoding.ipynb").read_text())
+    first_code = next(i for i, c in enumerate(notebook["cells"]) if c["cell_type"] == "code")
+    notebook["cells"][first_code]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "hi"}]
+    notebook["cells"][first_code]["execution_count"] = 1
+    (content / "01_positional_encoding.ipynb").write_text(json.dumps(notebook))
+    solved = run("-m", "exercises", "solve", str(CONTENT / "02_feed_forward.ipynb"), str(tmp_path / "02.ipynb"))
+    assert solved.returncode == 0, solved.stderr
+    shutil.copy(tmp_path / "02.ipynb", content / "02_feed_forward.ipynb")
+    found = dict(guard.problems(content))
+    assert found["01_positional_encoding.ipynb"] == f"stored outputs in cell {first_code}"
+    assert found["02_feed_forward.ipynb"].startswith("exercise cells ")
+    assert found["02_feed_forward.ipynb"].endswith("filled in (no ____ blank left)")
+    output = tmp_path / "site"
+    with pytest.raises(site_tool.BuildError) as refused:
+        site_tool.build(output, content=content)
+    message = str(refused.value)
+    assert "Not building: 2 problem(s)" in message and "--ship-anyway" in message
+    assert "01_positional_encoding.ipynb: stored outputs" in message
+    assert not output.exists(), "nothing may be built"
+
+
+def test_ship_anyway_builds_and_warns_loudly(tmp_path, capsys):
+    content = content_copy(tmp_path)
+    notebook = json.loads((content / "00_start_here.ipynb").read_text())
+    exercise = next(c for c in notebook["cells"] if "exercise" in c["metadata"].get("tags", []))
+    exercise["source"] = "".join(exercise["source"]).replace("____", "0")
+    (content / "00_start_here.ipynb").write_text(json.dumps(notebook))
+    report = site_tool.build(tmp_path / "site", content=content, ship_anyway=True)
+    warning = capsys.readouterr().err
+    assert "WARNING: shipping notebooks with outputs or filled-in exercises" in warning
+    assert "00_start_here.ipynb: exercise cell" in warning and "!" * 78 in warning
+    assert report["shipped_anyway"] and (tmp_path / "site" / "files" / "00_start_here.ipynb").is_file()
+
+
+def test_build_refuses_an_output_it_must_not_replace_or_cannot_write(tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "papers").mkdir()
+    (tmp_path / "papers" / "thesis.txt").write_text("my thesis")
+    for output, expected in [
+        (ROOT, "it holds the course itself"),
+        (ROOT.parent, "it holds the course itself"),
+        (CONTENT / "site", "inside the notebooks' folder"),
+        (tmp_path / "papers", "it is not empty and holds no site built before"),
+        (tmp_path / "a-file", "it is a file"),
+        (tmp_path / "a-file" / "site", "Cannot write the site into"),
+    ]:
+        done = run("-m", "tools.site", "build", "--output", str(output))
+        assert expected in one_sentence_failure(done), output
+    assert (tmp_path / "papers" / "thesis.txt").read_text() == "my thesis"
+
+
+def test_a_missing_pyodide_path_is_one_sentence(tmp_path):
+    done = run("-m", "tools.site", "build", "--output", str(tmp_path / "site"),
+               "--pyodide", str(tmp_path / "nowhere.tar.bz2"))
+    message = one_sentence_failure(done)
+    assert message.startswith("The Pyodide distribution ") and "does not exist" in message
+    assert not (tmp_path / "site").exists()
+
+
+# ---------------------------------------------------------------- self-hosted archives
+
+def npm_folder(tarball, tmp_path):
+    with tarfile.open(tarball) as tar:
+        tar.extractall(tmp_path / "npm", filter="data")
+    return tmp_path / "npm" / "package"
+
+
+def test_a_truncated_archive_is_refused_and_its_good_copy_then_used(pyodide_npm_tarball, tmp_path):
+    cache = tmp_path / "cache"
+    archive = tmp_path / "pyodide-314.0.6.tgz"
+    data = pyodide_npm_tarball.read_bytes()
+    archive.write_bytes(data[: len(data) // 2])
+    with pytest.raises(pyodide_dist.DistributionError) as refused:
+        pyodide_dist.find_distribution(archive, cache)
+    assert "truncated" in str(refused.value) and pyodide_dist.DOWNLOAD in str(refused.value)
+    assert list((cache / "pyodide-dist").iterdir()) == [], "a partial unpacking was left behind"
+    archive.write_bytes(data)  # the good file, under the same name
+    found = pyodide_dist.find_distribution(archive, cache)
+    with tarfile.open(archive) as tar:
+        wasm = tar.getmember("package/pyodide.asm.wasm").size
+    assert (found / "pyodide.asm.wasm").stat().st_size == wasm
+    assert (found / "python_stdlib.zip").is_file()
+
+
+def test_a_file_that_is_not_an_archive_is_refused(tmp_path):
+    fake = tmp_path / "pyodide-314.0.6.tar.bz2"
+    fake.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(2000))
+    with pytest.raises(pyodide_dist.DistributionError, match="is not a Pyodide archive"):
+        pyodide_dist.find_distribution(fake, tmp_path / "cache")
+
+
+def test_another_version_or_a_missing_file_is_refused(pyodide_npm_tarball, tmp_path):
+    folder = npm_folder(pyodide_npm_tarball, tmp_path)
+    package = json.loads((folder / "package.json").read_text())
+    package["version"] = "0.27.7"
+    (folder / "package.json").write_text(json.dumps(package))
+    with pytest.raises(pyodide_dist.DistributionError) as refused:
+        pyodide_dist.find_distribution(folder, tmp_path / "cache")
+    assert "is Pyodide 0.27.7, but this course's kernel runs Pyodide 314.0.6" in str(refused.value)
+    package["version"] = "314.0.6"
+    (folder / "package.json").write_text(json.dumps(package))
+    (folder / "python_stdlib.zip").unlink()
+    with pytest.raises(pyodide_dist.DistributionError, match="lacks python_stdlib.zip"):
+        pyodide_dist.find_distribution(folder, tmp_path / "cache")
+    shutil.copy(folder / "pyodide-lock.json", folder / "python_stdlib.zip")  # not a zip
+    with pytest.raises(pyodide_dist.DistributionError, match="python_stdlib.zip is damaged"):
+        pyodide_dist.find_distribution(folder, tmp_path / "cache")
+
+
+def test_the_cache_is_keyed_by_content_not_name(pyodide_npm_tarball):
+    found = pyodide_dist.find_distribution(pyodide_npm_tarball, CACHE)
+    assert found.parent.name == pyodide_dist.file_hash(pyodide_npm_tarball)[:16]
+
+
+# ---------------------------------------------------------------- lab
+
+def test_lab_works_on_a_copy_and_keeps_the_learners_edits(tmp_path):
+    workspace = tmp_path / "_lab"
+    copied = lab.sync_copy(CONTENT, workspace)
+    assert {p.name for p in copied} >= {p.name for p in CONTENT.glob("*.ipynb")}
+    (workspace / "00_start_here.ipynb").write_text("my edits")
+    again = lab.sync_copy(CONTENT, workspace)
+    assert again == [] and (workspace / "00_start_here.ipynb").read_text() == "my edits"
+
+
+def test_lab_passes_allow_root_only_as_root():
+    assert "--allow-root" in lab.command(Path("/x"), [], as_root=True)
+    assert "--allow-root" not in lab.command(Path("/x"), [], as_root=False)
+    assert lab.command(Path("/x"), ["--allow-root"], as_root=True).count("--allow-root") == 1
+    assert "--ServerApp.root_dir=/x" in lab.command(Path("/x"), [], as_root=False)
+
+
+# ---------------------------------------------------------------- solve
+
+@pytest.mark.parametrize("case", ["png", "json", "same-file", "same-folder", "into-content", "missing"])
+def test_solve_refuses_what_would_do_harm(case, tmp_path):
+    notebook = tmp_path / "nb.ipynb"
+    shutil.copy(CONTENT / "00_start_here.ipynb", notebook)
+    before = notebook.read_bytes()
+    args, expected = {
+        "png": ((tmp_path / "photo.png", tmp_path / "out.ipynb"), "is not a Jupyter notebook (not JSON text)"),
+        "json": ((tmp_path / "data.json", tmp_path / "out.ipynb"), "JSON without cells and nbformat"),
+        "same-file": ((notebook, notebook), "it would be overwritten with its solution"),
+        "same-folder": ((tmp_path, tmp_path), "its notebooks would be overwritten"),
+        "into-content": ((notebook, CONTENT / "solved.ipynb"), "is inside content/"),
+        "missing": ((tmp_path / "none.ipynb", tmp_path / "out.ipynb"), "does not exist"),
+    }[case]
+    (tmp_path / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
+    (tmp_path / "data.json").write_text('{"a": 1}')
+    done = run("-m", "exercises", "solve", *map(str, args), cwd=tmp_path)
+    message = one_sentence_failure(done)
+    assert message.startswith("error: ") and expected in message and message.count("\n") == 0
+    assert notebook.read_bytes() == before
+    assert not (tmp_path / "out.ipynb").exists() and not (CONTENT / "solved.ipynb").exists()

@@ -1,0 +1,118 @@
+"""The course package: described by pyproject.toml, its wheel built with `python -m build`,
+reproducible and named after its content; the lock entries read from the wheels' own metadata;
+and the course (lib, exercises, labs) kept apart from the tools, tests, benchmarks and training."""
+
+import ast
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tools import lock as locks
+from tools import site as site_tool
+from tools import wheel
+
+ROOT = Path(__file__).resolve().parents[1]
+COURSE = ("lib", "exercises", "labs")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The course wheel as the site build makes it (with release data added)."""
+    extra = {"exercises/core/_release/manifest.json": b'{"version": "test"}'}
+    return wheel.build_wheel(tmp_path_factory.mktemp("wheel"), extra_files=extra), extra
+
+
+def test_the_wheel_is_built_by_the_backend_pyproject_names(built):
+    path, extra = built
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+        info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/WHEEL"))
+        generator = archive.read(f"{info}/WHEEL").decode()
+        stamps = {entry.date_time for entry in archive.infolist()}
+    assert project["build-system"]["build-backend"] == "setuptools.build_meta"
+    assert "Generator: setuptools" in generator
+    assert stamps == {(2026, 1, 1, 0, 0, 0)}
+    expected = set(wheel.source_files()) | set(extra)
+    assert {n for n in names if ".dist-info/" not in n} == expected
+    meta = wheel.metadata(path)
+    assert meta["name"] == project["project"]["name"] == "transformer-course"
+    assert meta["requires"] == project["project"]["dependencies"]
+    assert set(meta["imports"]) == set(COURSE)
+    files = {**wheel.source_files(), **extra}
+    assert meta["version"] == f"{project['project']['version']}+g{wheel.content_hash(files)}"
+    assert path.name == f"transformer_course-{meta['version']}-py3-none-any.whl"
+
+
+def test_the_same_files_give_the_same_bytes_and_a_change_a_new_name(built, tmp_path):
+    path, extra = built
+    again = wheel.build_wheel(tmp_path / "again", extra_files=extra)
+    assert again.name == path.name and again.read_bytes() == path.read_bytes()
+    copy = tmp_path / "checkout"
+    copy.mkdir()
+    shutil.copy(ROOT / "pyproject.toml", copy)
+    for package in COURSE:
+        shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__", "_release"))
+    (copy / "lib" / "norm.py").write_text((copy / "lib" / "norm.py").read_text() + "\n# changed\n")
+    changed = wheel.build_wheel(tmp_path / "changed", root=copy, extra_files=extra)
+    assert changed.name != path.name
+    assert wheel.metadata(changed)["version"].startswith("0.1.0+g")
+
+
+def test_lock_entries_are_read_from_each_wheels_metadata(built):
+    path, _ = built
+    added = [path, *site_tool.fetch_added_wheels()]
+    lock = locks.online_lock(added)
+    for wheel_path in added:
+        meta = wheel.metadata(wheel_path)
+        entry = lock["packages"][locks.normalise(meta["name"])]
+        assert entry["version"] == meta["version"] and entry["file_name"] == wheel_path.name
+        assert entry["imports"] == meta["imports"]
+        assert entry["depends"] == [locks.normalise(r) for r in meta["requires"]
+                                    if locks.normalise(r) in lock["packages"]]
+        assert entry["sha256"] == locks.sha256_of(wheel_path)
+    ipywidgets = lock["packages"]["ipywidgets"]
+    # Its JupyterLab front-end packages are not Python the kernel loads: left out.
+    assert ipywidgets["depends"] == ["comm", "ipython", "traitlets"]
+    assert {"widgetsnbextension", "jupyterlab-widgets"} <= {
+        locks.normalise(r) for r in wheel.metadata(added[1])["requires"]}
+
+
+def imports_of(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module
+
+
+def test_the_course_imports_no_tests_and_nothing_edits_sys_path():
+    for package in COURSE:
+        for path in (ROOT / package).rglob("*.py"):
+            bad = [m for m in imports_of(path) if m.split(".")[0] in ("tests", "conftest")
+                   or m.split(".")[0].startswith("test_")]
+            assert bad == [], f"{path.relative_to(ROOT)} imports {bad}"
+    edits = ("sys.path." + "insert", "sys.path." + "append")  # not spelled out: this file is checked too
+    for folder in ("tools", "benchmarks", "training", "tests", *COURSE):
+        for path in (ROOT / folder).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            assert not any(edit in text for edit in edits), path
+
+
+def test_the_import_contract_catches_the_course_importing_a_tool(tmp_path):
+    for name in (*COURSE, "tools", "benchmarks", "training"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / ".importlinter", tmp_path)
+    labs = tmp_path / "labs" / "__init__.py"
+    labs.write_text(labs.read_text() + "\nimport tools.site  # not allowed\n")
+    linter = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run([str(linter), "--no-cache"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "1 broken" in done.stdout and "labs is not allowed to import tools" in done.stdout
+    assert "labs -> tools.site" in done.stdout

@@ -1,0 +1,68 @@
+"""Open the notebooks in a local JupyterLab (CPython kernel), on a working copy.
+
+    python -m tools.lab [--edit-shipped] [JUPYTER LAB OPTIONS...]
+
+By default JupyterLab opens _lab/, a copy of content/ made on first use (notebooks added to
+content/ later are copied in too; a copy already there is never replaced), so running cells and
+saving never touches what the site ships. --edit-shipped opens content/ itself, for authors:
+`./course build` then refuses notebooks saved with outputs or filled-in blanks.
+As root, JupyterLab is given --allow-root (it refuses to start as root otherwise).
+"""
+
+import argparse
+import os
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENT = ROOT / "content"
+WORKSPACE = ROOT / "_lab"
+
+
+def sync_copy(content=CONTENT, workspace=WORKSPACE) -> list[Path]:
+    """Copy every file of content missing from workspace into it; return what was copied."""
+    copied = []
+    for path in sorted(content.rglob("*")):
+        if path.is_dir() or ".ipynb_checkpoints" in path.parts:
+            continue
+        target = workspace / path.relative_to(content)
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+            copied.append(target)
+    return copied
+
+
+def command(folder, extra, as_root) -> list[str]:
+    """The jupyter lab command line."""
+    args = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={folder}", *extra]
+    if as_root and "--allow-root" not in extra:
+        args.append("--allow-root")
+    return args
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="./course lab", description=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--edit-shipped", action="store_true",
+                        help="open content/ itself (for authors editing the shipped notebooks)")
+    args, extra = parser.parse_known_args(argv)
+    if args.edit_shipped:
+        folder = CONTENT
+        print("JupyterLab opens content/, the notebooks the site ships. Save them without outputs "
+              "and with every blank (____) in place: ./course build refuses anything else.")
+    else:
+        folder = WORKSPACE
+        copied = sync_copy()
+        print(f"JupyterLab opens {WORKSPACE.name}/, your working copy of the notebooks "
+              f"({len(copied)} file(s) copied from content/ just now); content/, what the site "
+              "ships, is never touched. To start afresh, delete _lab/.")
+    cmd = command(folder, extra, as_root=hasattr(os, "geteuid") and os.geteuid() == 0)
+    sys.stdout.flush()
+    os.execv(cmd[0], cmd)
+
+
+if __name__ == "__main__":
+    main()
