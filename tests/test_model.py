@@ -216,3 +216,21 @@ def test_config_is_a_model_config():
     assert count.attention == 4 * 4 * 96 * 96 and count.ffn == 4 * 3 * 96 * 256
     assert count.norms == 9 * 96
     json.dumps(model.info())                                  # plain JSON all the way
+
+
+def test_the_fused_forward_pass_gives_the_logits_of_the_blocks_run_one_by_one(ids):
+    """forward() without a trace computes the blocks in one fused piece (for the labs' speed);
+    it must give what lib.block.block gives, block after block, in every setting."""
+    from lib.block import block
+
+    short = ids[:96]
+    for skip, details in (((), {}), ((0, 2), {}), ((), {"positions": False}),
+                          ((1,), {"pairing": "neighbours", "base": 100.0}),
+                          ((), {"norm": "layer", "eps": 0.0}), ((3,), {"norm": "layer", "eps": 1.0})):
+        options = model._options(**details)
+        x = model.embed(short)
+        for i, weights in enumerate(model.weights().blocks):
+            if i not in skip:
+                x = block(x, weights, **options)
+        by_blocks = model.output_logits(x, norm=options["norm"], eps=options["eps"])
+        assert np.abs(model.forward(short, skip=skip, **details) - by_blocks).max() < 1e-12
