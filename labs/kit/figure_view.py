@@ -325,11 +325,20 @@ class FigureView:
         elif self._reaches_later_static():
             self._full_draw("a changing artist reaches a static artist drawn after it")
         else:
+            if switched or self.figure.stale:
+                self._place_axes()
             canvas.restore_region(self._background)
             self._draw_changing()
             self.blits += 1
             self.last = "blit"
         return True
+
+    def _place_axes(self) -> None:
+        """Size each axes for its limits as a draw does (an axes with a fixed aspect ratio, such
+        as an image's, changes its box with its limits)."""
+        for ax in self.figure.axes:
+            locator = ax.get_axes_locator()
+            ax.apply_aspect(locator(ax, self._canvas.get_renderer()) if locator else None)
 
     def _encode(self) -> bool:
         """Make a new PNG if the pixels differ from the last ones; True if they did."""
