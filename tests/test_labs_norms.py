@@ -1,6 +1,7 @@
 """The labs of notebook 03 (models against lib/, views driven over every control) and lib.stack."""
 
 import itertools
+import re
 import warnings
 
 import numpy as np
@@ -289,3 +290,83 @@ def test_lab_functions_return_root_widgets():
                        (norms.placement_lab, "placement"), (norms.stream_lab, "stream")):
         root = make()
         assert f"course-lab-{name}" in root._dom_classes
+
+
+# ---------------------------------------------------------------- verdicts that hold at every setting
+
+def _sqrt_law(m):
+    size = float(m["steps"].mean())
+    return float(np.sqrt(m["start"] ** 2 + m["layers"] * size ** 2))
+
+
+@pytest.mark.parametrize("mode", ["pre-layer", "pre-rms"])
+def test_stack_says_near_the_sqrt_law_only_within_its_tolerance(mode):
+    from labs.norms.stack import NEAR
+
+    seen = {"near": 0, "not near": 0}
+    for gain, layers, seed in itertools.product(np.arange(GAIN_MIN, GAIN_MAX + 0.01, 0.1), (8, 30, 64), (0, 1)):
+        m = stack_model(mode, float(gain), layers, seed=seed)
+        if m["status"] != "sqrt-depth":
+            continue
+        off = m["final"] / _sqrt_law(m) - 1
+        assert f"{_sqrt_law(m):.2f}" in m["verdict"] and f"{m['final']:.2f}" in m["verdict"]
+        if abs(off) <= NEAR:
+            assert f"near \u221a(" in m["verdict"] and f"{abs(off):.1%}" in m["verdict"]
+            seen["near"] += 1
+        else:
+            assert "near" not in m["verdict"], m["verdict"]
+            assert f"{abs(off):.0%} {'above' if off > 0 else 'below'}" in m["verdict"]
+            seen["not near"] += 1
+    assert seen["near"] and seen["not near"]          # both sentences are met in the sweep
+
+
+def test_stack_pre_norm_at_gain_2_is_not_called_near_a_law_it_misses():
+    m = stack_model("pre-layer", 2.0, 30)
+    off = m["final"] / _sqrt_law(m) - 1
+    assert off < -0.1 and "near" not in m["verdict"] and "not by the \u221a-law" in m["verdict"]
+
+
+def test_stack_grid_lines_are_ten_times_apart_in_every_mode_and_the_curve_off_the_chart_is_marked():
+    """The notebook says each grid line is ten times the one below: it holds at every setting."""
+    lab = StackLab()
+    for mode, gain, dtype in itertools.product(MODES, (GAIN_MIN, 1.0, GAIN_MAX), DTYPES):
+        lab.mode.value, lab.gain.value, lab.dtype.value = mode, gain, dtype
+        ticks = lab.ax.get_yticks()
+        low, high = lab.ax.get_ylim()
+        shown = ticks[(ticks >= low) & (ticks <= high)]
+        assert len(shown) >= 3 and np.allclose(shown[1:] / shown[:-1], 10), (mode, gain)
+        assert all(g for g in lab.ax.yaxis.get_gridlines()) and lab.ax.yaxis.get_minor_locator().tick_values(1, 10) == []
+        lengths = lab.model["lengths"]
+        outside = np.isfinite(lengths) & (lengths > 0) & ((lengths > high) | (lengths < low))
+        if outside.any():
+            first = int(np.argmax(outside))
+            assert f"from layer {first}" in lab.edge_text.get_text() and "off the chart" in lab.edge_text.get_text()
+        else:
+            assert lab.edge_text.get_text() == ""
+
+
+def test_placement_compares_the_two_nudges_in_words_that_fit_the_numbers():
+    from exercises.core.text import amount
+
+    for depth in range(1, 65):
+        m = placement_model(depth)
+        text = m["verdict"]
+        assert not re.search(r"\b[01] times", text), text
+        ratio = m["pre"]["factor"] / m["post"]["factor"]
+        apart = max(ratio, 1 / ratio)
+        if apart < 1.05:
+            assert "about the same" in text
+        else:
+            assert f"{amount(apart)} times as large" in text
+        assert text.startswith(f"After {depth} block{'s' if depth > 1 else ''}:")
+
+
+def test_block_axes_are_ticked_in_whole_blocks_at_every_depth():
+    placement, stream = PlacementLab(), ResidualStreamLab()
+    for depth in (1, 2, 3, 5, 24, 64):
+        placement.depth.value = depth
+        stream.blocks.value = min(depth, 24)
+        for ax in (placement.left, placement.right, stream.left, stream.right):
+            ticks = ax.get_xticks()
+            assert np.all(ticks == np.round(ticks)), ticks
+            assert all("." not in t.get_text() for t in ax.get_xticklabels())

@@ -272,3 +272,14 @@ def test_rotary_both_buttons_keep_the_score():
     lab.q_slider.value = rotary.POS_MAX
     lab.up.click()                                        # would leave the range: nothing moves
     assert lab.q_slider.value == rotary.POS_MAX
+
+
+def test_rotary_both_buttons_are_disabled_at_the_ends_with_the_reason():
+    lab = rotary.RotaryLab(query_pos=rotary.POS_MAX - 1, key_pos=3)
+    assert not lab.up.disabled
+    lab.up.click()
+    assert lab.q_slider.value == rotary.POS_MAX and lab.k_slider.value == 4
+    assert lab.up.disabled and f"last position, {rotary.POS_MAX}" in lab.up.tooltip
+    assert not lab.down.disabled
+    lab.q_slider.value, lab.k_slider.value = 5, 0
+    assert lab.down.disabled and "position 0" in lab.down.tooltip and not lab.up.disabled

@@ -210,3 +210,34 @@ def test_first_slider_changes_the_image():
         before = lab.view.image.value
         control.value = control.max
         assert lab.view.image.value != before
+
+
+def test_mismatch_greys_out_the_rope_controls_while_rope_is_off_and_says_why():
+    lab = MismatchLab()
+    assert not lab.base.disabled and not lab.pairing.disabled
+    lab.positions.value = False
+    assert lab.base.disabled and lab.pairing.disabled
+    assert "no effect with RoPE off" in lab.base.description and "no effect with RoPE off" in lab.pairing.description
+    before = lab.model["now"]["whole text"]
+    lab.base.value = BASE_MIN                   # even if set anyway, nothing changes without RoPE
+    assert lab.model["now"]["whole text"] == before
+    lab.positions.value = True
+    assert not lab.base.disabled and not lab.pairing.disabled
+    assert lab.base.description == "RoPE base" and lab.pairing.description == "RoPE pairs"
+
+
+def test_perplexity_bars_above_the_chart_are_marked_with_their_value():
+    from labs.trained.kind_bars import TOP_POWER
+
+    lab = AblationLab()
+    for button in lab.blocks[:2]:
+        button.value = False
+    lab.positions.value = False
+    top = 10.0 ** TOP_POWER
+    for (label, _kinds), bar, mark in zip(GROUPS, lab.kinds.now, lab.kinds.over):
+        value = lab.model["now"][label]
+        if np.isfinite(value) and value > top:
+            assert bar.get_height() == top and mark.get_text() == f"\u2191{amount(value)}"
+        else:
+            assert mark.get_text() == ""
+    assert any(t.get_text() for t in lab.kinds.over)          # this setting does go off the chart
