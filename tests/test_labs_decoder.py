@@ -404,3 +404,51 @@ def test_calculator_counts_the_trained_model_when_it_exists():
     assert m["published"] == m["total"]                  # the weights file holds exactly the count
     assert [what for what, _a, _t in m["steps"]][-1] == "gated FFN (three matrices)"
     assert "In its weights file" in m["verdict"]
+
+
+# ---------------------------------------------------------------- counts in 32-bit browsers
+
+def _is_whole(value):
+    """A Python int or a NumPy int64: never a 32-bit integer, which wraps past 2,147,483,647."""
+    return type(value) is int or (isinstance(value, np.integer) and value.dtype == np.int64)
+
+
+def test_every_count_of_every_preset_is_a_64_bit_or_python_whole_number():
+    """The browser's Python is 32-bit WebAssembly, where NumPy's default integer is int32: a
+    count made with it would wrap around past 2**31. Every count here is a Python int."""
+    from lib.params import presets
+
+    from labs.decoder.calculator import calculator_model
+
+    biggest = 0
+    for name in presets():
+        m = calculator_model(preset=name)
+        assert m["ok"], name
+        counts = [m["total"], m["active"], m["depth2"], m["width2"], *m["parts"].values(),
+                  *(getattr(m["count"], field) for field in ("embedding", "positions", "output", "attention",
+                                                             "ffn", "norms", "router", "total", "active"))]
+        assert all(_is_whole(c) for c in counts), (name, [type(c) for c in counts])
+        assert sum(m["parts"].values()) == m["total"]
+        biggest = max(biggest, m["total"])
+    assert biggest > 600 * 10 ** 9 > 2 ** 31                    # DeepSeek-V3 counts 671 B
+
+
+def test_sizes_given_as_32_bit_integers_count_exactly_as_python_integers():
+    """What a 32-bit browser gives for np.array([...]) sizes: np.int32. Counting with them must
+    not overflow."""
+    from exercises.definitions.decoder import MODEL_PARAMETERS
+    from labs.ffn.parameters import parameters_model
+    from lib.params import ModelConfig, count_parameters
+
+    sizes = dict(d_model=7168, layers=61, d_ff=18432, vocab=129280, heads=128)
+    as_int32 = {k: np.int32(v) for k, v in sizes.items()}
+    exact = count_parameters(ModelConfig(**sizes)).total
+    assert count_parameters(ModelConfig(**as_int32)).total == exact and _is_whole(exact)
+    d, layers, d_ff, vocab = (sizes[k] for k in ("d_model", "layers", "d_ff", "vocab"))
+    by_hand = vocab * d + layers * (4 * d * d + 2 * d * d_ff + 2 * d) + d
+    assert exact == by_hand > 2 ** 31
+    reference = MODEL_PARAMETERS.reference(*(np.int32(v) for v in (d, layers, d_ff, vocab)))
+    assert _is_whole(reference) and reference == by_hand
+    m = parameters_model(np.int32(4096), 8.0)
+    assert all(_is_whole(m[k]) for k in ("attention", "ffn", "norms", "total"))
+    assert m["total"] == 4 * 4096 ** 2 + 2 * 4096 * 8 * 4096 + 2 * 4096
