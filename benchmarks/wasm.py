@@ -3,7 +3,7 @@
 The browser's kernel is Pyodide: CPython compiled to WebAssembly. Here the npm package
 ``pyodide`` (the same build the site ships, version :data:`PYODIDE`) runs under Node, and the
 same pure-Python workload is timed in it and in this machine's CPython, each in a fresh
-process, repeated. The ratio of the two medians is the *WebAssembly factor*; the benchmark
+process, alternated three times and repeated in each. The ratio of the two medians is the *WebAssembly factor*; the benchmark
 report multiplies each lab's CPython update time by it to estimate what a learner waits in the
 browser. It is an estimate, and a pessimistic one for the labs: their drawing and their NumPy
 arithmetic are compiled C in both worlds, and the pure-Python part is what slows down most.
@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 PYODIDE = "314.0.6"
+ROUNDS = 3                   # fresh processes of each, alternated
 FOLDER = Path(__file__).resolve().parent / ".pyodide"
 
 # A lab's update in pure Python: calls, attribute look-ups, small loops, dicts, string formatting.
@@ -110,15 +111,18 @@ def run(repeats: int = 15, log=print) -> dict:
     folder = install(log)
     if folder is None:
         return {"skipped": "node or npm is missing"}
-    wasm, version = _pyodide(folder, repeats)
-    native = _cpython(repeats)
+    wasm, native = [], []
+    for _ in range(ROUNDS):                   # alternated, so a change of load falls on both
+        times, version = _pyodide(folder, repeats)
+        wasm += times
+        native += _cpython(repeats)
     cpython_ms = 1000 * statistics.median(native)
     pyodide_ms = 1000 * statistics.median(wasm)
     factor = round(pyodide_ms / cpython_ms, 2)
     log(f"  WebAssembly factor {factor} (Pyodide {version} under Node {pyodide_ms:.1f} ms, "
         f"CPython {sys.version.split()[0]} {cpython_ms:.1f} ms)")
     return {"factor": factor, "cpython_ms": round(cpython_ms, 2), "pyodide_ms": round(pyodide_ms, 2),
-            "repeats": repeats, "pyodide_version": version, "pyodide_package": PYODIDE,
+            "repeats": repeats * ROUNDS, "pyodide_version": version, "pyodide_package": PYODIDE,
             "cpython_version": sys.version.split()[0],
             "node_version": subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()}
 
