@@ -173,6 +173,7 @@ class FigureView:
         self._background = None      # the static part's pixels (a matplotlib BufferRegion)
         self._later = []             # [(axes or None, bbox)] static extents, in drawing order
         self._states = {}            # state -> (background, later) of the static states seen
+        self._checked = None         # the background the last blit's artists were checked against
         self._state = None
         self._pixels = None          # a copy of the RGBA pixels last encoded
         self._png = b""              # and their PNG
@@ -284,11 +285,15 @@ class FigureView:
             return artist.get_clip_box()
         return artist.get_window_extent(renderer)
 
-    def _reaches_later_static(self) -> bool:
-        """True if a changing artist paints where a static artist drawn after it lies."""
+    def _reaches_later_static(self, every: bool) -> bool:
+        """True if a changing artist paints where a static artist drawn after it lies. Only the
+        artists changed since the last redraw are looked at, unless ``every``: the others were
+        looked at then, against the same static part."""
         renderer = self._canvas.get_renderer()
         axes_order = [axes for axes, _box in self._later]
         for artist in self._changing:
+            if not (every or artist.stale):
+                continue
             home = artist.axes
             if home is None:          # figure-level: drawn after every static artist either way
                 continue
@@ -322,9 +327,10 @@ class FigureView:
         elif not (switched or self.figure.stale or self._changed()):
             self.last = "none"
             return False
-        elif self._reaches_later_static():
+        elif self._reaches_later_static(every=switched or self._checked is not self._background):
             self._full_draw("a changing artist reaches a static artist drawn after it")
         else:
+            self._checked = self._background
             if switched or self.figure.stale:
                 self._place_axes()
             canvas.restore_region(self._background)
