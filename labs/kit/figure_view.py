@@ -47,6 +47,8 @@ from __future__ import annotations
 import struct
 import zlib
 
+import numpy as np
+
 # Okabe-Ito palette: distinguishable with the common colour-vision deficiencies.
 OKABE_ITO = {
     "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow": "#F0E442",
@@ -56,6 +58,7 @@ OKABE_ITO = {
 PNG_COMPRESS_LEVEL = 1       # zlib level: fastest, and plots are mostly flat colour
 CHANGING_ZORDER = 100        # added to a changing artist's zorder: drawn above the static ones
 MARGIN = 2                   # pixels around a changing artist's extent (antialiasing)
+DIRTY_SHARE = 0.6            # a changed part larger than this share of the figure: redraw it all
 
 
 def new_figure(width: float = 6.4, height: float = 3.2):
@@ -174,6 +177,7 @@ class FigureView:
         self._later = []             # [(axes or None, bbox)] static extents, in drawing order
         self._states = {}            # state -> (background, later) of the static states seen
         self._checked = None         # the background the last blit's artists were checked against
+        self._drawn = {}             # id(artist) -> the pixel bounds it painted when last drawn
         self._state = None
         self._pixels = None          # a copy of the RGBA pixels last encoded
         self._png = b""              # and their PNG
@@ -276,6 +280,7 @@ class FigureView:
         renderer = self._canvas.get_renderer()
         for artist in self._changing:
             artist.draw(renderer)
+            self._drawn[id(artist)] = self._box(artist, renderer)
             artist.stale = False
         self.figure.stale = False
 
@@ -331,13 +336,120 @@ class FigureView:
             self._full_draw("a changing artist reaches a static artist drawn after it")
         else:
             self._checked = self._background
-            if switched or self.figure.stale:
+            whole = switched or self.figure.stale
+            if whole:
                 self._place_axes()
-            canvas.restore_region(self._background)
-            self._draw_changing()
+            self._blit(None if whole else self._dirty())
             self.blits += 1
             self.last = "blit"
         return True
+
+    # ---------------------------------------------------------------- redrawing only what changed
+
+    def _box(self, artist, renderer):
+        """The pixels ``artist`` may paint now, as integer bounds (x0, y0, x1, y1) from the
+        bottom left, or None if it paints nothing."""
+        from matplotlib.image import AxesImage
+        from matplotlib.text import Text
+
+        if not artist.get_visible():
+            return None
+        clip = artist.get_clip_box() if artist.get_clip_on() else None
+        if isinstance(artist, AxesImage):
+            box = clip or self.figure.bbox                  # an image is redrawn whole
+        else:
+            try:
+                box = artist.get_window_extent(renderer)
+            except Exception:  # noqa: BLE001 - without an extent, assume the clip box or everything
+                box = clip or self.figure.bbox
+            if not isinstance(artist, Text):             # strokes and markers reach past the path
+                width = getattr(artist, "get_linewidth", lambda: 0)()
+                width = max(np.atleast_1d(width)) if np.size(width) else 0
+                marker = getattr(artist, "get_markersize", lambda: 0)()
+                box = box.padded(renderer.points_to_pixels(float(width) + float(marker)))
+            if clip is not None:
+                box = type(box).intersection(box, clip)
+                if box is None:
+                    return None
+        x0, y0, x1, y1 = box.padded(MARGIN).extents
+        if not np.all(np.isfinite([x0, y0, x1, y1])):
+            return (0, 0, int(self.figure.bbox.width), int(self.figure.bbox.height))
+        return (int(np.floor(x0)), int(np.floor(y0)), int(np.ceil(x1)), int(np.ceil(y1)))
+
+    def _dirty(self):
+        """The part of the figure the changed artists painted last time or paint now, as
+        (x0, y0, x1, y1), or None when that is most of the figure."""
+        renderer = self._canvas.get_renderer()
+        boxes = []
+        for artist in self._changing:
+            if artist.stale:
+                boxes += [self._drawn.get(id(artist)), self._box(artist, renderer)]
+        boxes = [b for b in boxes if b is not None]
+        if not boxes:
+            return (0, 0, 0, 0)
+        width, height = self.figure.bbox.width, self.figure.bbox.height
+        x0, y0 = max(min(b[0] for b in boxes), 0), max(min(b[1] for b in boxes), 0)
+        x1, y1 = min(max(b[2] for b in boxes), int(width)), min(max(b[3] for b in boxes), int(height))
+        if (x1 - x0) * (y1 - y0) > DIRTY_SHARE * width * height:
+            return None
+        # An image overlapping the part is redrawn whole, so the part must hold it whole.
+        for artist in self._changing:
+            box = self._drawn.get(id(artist))
+            if box and getattr(artist, "get_array", None) and type(artist).__name__.endswith("Image") \
+                    and box[0] < x1 and x0 < box[2] and box[1] < y1 and y0 < box[3]:
+                x0, y0, x1, y1 = min(x0, box[0]), min(y0, box[1]), max(x1, box[2]), max(y1, box[3])
+        return (x0, y0, x1, y1)
+
+    def _blit(self, part) -> None:
+        """Restore the background (only ``part`` of it, if given) and draw the changing artists
+        that reach into it, clipped to it."""
+        from matplotlib.transforms import Bbox
+
+        if part is None:
+            self._canvas.restore_region(self._background)
+            self._draw_changing()
+            return
+        x0, y0, x1, y1 = part
+        if x1 > x0 and y1 > y0:
+            # The saved pixels count rows from the top, and Agg copies the last row and column
+            # of the bounds too: columns x0 .. x1 - 1 and rows y0 .. y1 - 1 from the bottom.
+            height = int(self.figure.bbox.height)
+            self._canvas.restore_region(self._background, bbox=(x0, height - y1, x1 - 1, height - y0 - 1),
+                                        xy=(0, 0))
+            renderer = self._canvas.get_renderer()
+            region = Bbox.from_extents(x0, y0, x1, y1)
+            for artist in self._changing:
+                box = self._box(artist, renderer)
+                if box is None or box[2] <= x0 or x1 <= box[0] or box[3] <= y0 or y1 <= box[1]:
+                    continue
+                self._draw_within(artist, region, renderer)
+        for artist in self._changing:
+            if artist.stale:
+                self._drawn[id(artist)] = self._box(artist, self._canvas.get_renderer())
+            artist.stale = False
+        self.figure.stale = False
+
+    @staticmethod
+    def _draw_within(artist, region, renderer) -> None:
+        """Draw ``artist`` with its clip box narrowed to ``region`` (an image is drawn whole:
+        the part holds it)."""
+        from matplotlib.image import AxesImage
+        from matplotlib.transforms import Bbox
+
+        if isinstance(artist, AxesImage):
+            artist.draw(renderer)
+            return
+        clip_on, clip = artist.get_clip_on(), artist.get_clip_box()
+        inside = region if not clip_on or clip is None else Bbox.intersection(clip, region)
+        if inside is None:
+            return
+        artist.set_clip_box(inside)
+        artist.set_clip_on(True)
+        try:
+            artist.draw(renderer)
+        finally:
+            artist.set_clip_box(clip)
+            artist.set_clip_on(clip_on)
 
     def _place_axes(self) -> None:
         """Size each axes for its limits as a draw does (an axes with a fixed aspect ratio, such
