@@ -185,7 +185,9 @@ class SixStepsLab:
             for i, row in enumerate(cells):
                 for j, cell in enumerate(row):
                     cell.set_text(f"{grid[i, j] + 0.0:.2f}")
-                    cell.set_color("white" if abs(grid[i, j]) > 1.9 else "black")
+                    colour = "white" if abs(grid[i, j]) > 1.9 else "black"
+                    if cell.get_color() != colour:                # set only what changes
+                        cell.set_color(colour)
             title.set_text("the input\n" if index == 0 else f"after step {index}:\n{m['names'][index]}")
             below.set_text(f"size {m['sizes'][index]:.2f}")
         top = float(np.max(m["sizes"]))

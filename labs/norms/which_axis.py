@@ -126,7 +126,9 @@ class AxisLab:
             for i, row in enumerate(cells):
                 for j, cell in enumerate(row):
                     cell.set_text(f"{data[i, j]:.1f}" if image is self.images[0] else f"{data[i, j]:.2f}")
-                    cell.set_color("white" if abs(data[i, j]) > 1.9 else "black")
+                    colour = "white" if abs(data[i, j]) > 1.9 else "black"
+                    if cell.get_color() != colour:                # set only what changes
+                        cell.set_color(colour)
         for (mean, std), mu, sd in zip(self.stats, m["means"], m["stds"]):
             mean.set_text(f"{mu + 0.0:.2f}")
             std.set_text(f"{sd:.2f}")

@@ -122,14 +122,19 @@ def _annotate_heatmap(ax, shape):
 
 
 def _fill_heatmap(image, texts, values, limit):
-    image.set_data(values)
-    image.set_clim(-limit, limit)
+    """Show ``values`` in the heatmap and its cells; nothing is touched that stays the same, so
+    the view redraws only what changed."""
+    if not (np.array_equal(image.get_array(), values) and image.get_clim() == (-limit, limit)):
+        image.set_data(values)
+        image.set_clim(-limit, limit)
     for r, row in enumerate(texts):
         for c, text in enumerate(row):
             v = values[r, c]
             label = f"{v:.2f}"
-            text.set_text("0.00" if label == "-0.00" else label)
-            text.set_color("white" if abs(v) > 0.6 * limit else "black")
+            text.set_text("0.00" if label == "-0.00" else label)          # marks a change only
+            colour = "white" if abs(v) > 0.6 * limit else "black"
+            if text.get_color() != colour:
+                text.set_color(colour)
 
 
 class ShuffleLab:
