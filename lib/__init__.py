@@ -12,6 +12,7 @@ docstring. The modules, one idea each:
   every part switchable, and a stack of blocks.
 - ``lib.params``: parameter counts by part, memory, and a table of real models.
 - ``lib.weights``: seeded random weights for the toy examples.
+- ``lib.initialisation``: how a model's weights start (GPT-2's rule) and what its blocks do at step 0.
 - ``lib.stack``: a vector through a stack of random layers, and the residual stream's growth.
 - ``lib.model``: the course's small trained decoder (weights in ``lib/trained/``), run with
   ``lib.block``.

@@ -339,3 +339,21 @@ def order_mask(kinds=None):
     order = [names.index(k) for k in info()["order_kinds"]]
     return np.isin(kinds[1:], order)
 
+
+
+@lru_cache(maxsize=1)
+def heldout_texts() -> tuple:
+    """Every held-out text with PyTorch's logits on it, as a tuple of ``HeldOut`` (bigram: the
+    training text's counts, as in ``heldout()``): first the text of ``heldout()``, then the texts
+    of lib/trained/heldout_texts.npz, drawn from the same language with other seeds and run through
+    the committed weights by ``training/heldout_texts.py``. Their ``kinds`` index ``info()["kinds"]``."""
+    first = heldout()
+    with np.load(FOLDER / "heldout_texts.npz") as data:
+        ids, kinds, logits = (np.asarray(data[name]) for name in ("ids", "kinds", "logits"))
+    texts = [first]
+    for i in range(len(ids)):
+        text = HeldOut(ids[i].astype(np.int64), kinds[i].astype(np.int64), logits[i], first.bigram)
+        for array in text[:3]:
+            array.setflags(write=False)
+        texts.append(text)
+    return tuple(texts)

@@ -7,10 +7,12 @@ kernel (the cells marked with metadata.course.figure).
 import json
 import re
 
+import numpy as np
 import pytest
 
 from conftest import CONTENT
 from exercises.core.registry import all_exercises, all_questions
+from lib.positional import sinusoidal
 
 NAME = "01_positional_encoding.ipynb"
 STEM = NAME[:-6]
@@ -66,7 +68,7 @@ def test_questions_come_before_the_figures_they_ask_about(notebook):
     position = {c.get("metadata", {}).get("course", {}).get("figure"): i for i, c in enumerate(cells)}
     for question, figure in [("pos-number-pe01", "pe-d2"), ("pos-shape-ten-tokens", "pe-shape"),
                              ("pos-number-last-speed", "last-speed"), ("pos-number-scale-64", "scale-64"),
-                             ("pos-predict-rope", "rope-scores")]:
+                             ("pos-predict-scale", "scaling"), ("pos-predict-rope", "rope-scores")]:
         asked = sources.index(f'ask("{question}")')
         assert asked < position[figure], question
 
@@ -74,15 +76,17 @@ def test_questions_come_before_the_figures_they_ask_about(notebook):
 def test_prose_does_not_type_the_figures(notebook):
     prose = "\n".join(_source(c) for c in notebook["cells"] if c["cell_type"] == "markdown")
     for typed in ("0.217", "0.765", "(10, 8)", "0.38", "1.54", "0.24", "1.82", "0.44", "0.72",
-                  "1/100", "0.01", "factor is 8", "= 8"):
+                  "1/100", "0.01", "factor is 8", "= 8", "1.389", "0.076", "2.8", "1414", "60,611",
+                  "55%", "48%", "79%", "0.36", "1.46", "0.86", "-0.018", "12 pairs", "27.7", "19.6"):
         assert typed not in prose, typed
 
 
 def test_figure_cells_are_marked(notebook):
     marked = {c["metadata"]["course"]["figure"] for c in notebook["cells"]
               if c["cell_type"] == "code" and "figure" in c["metadata"].get("course", {})}
-    assert marked == {"shuffle", "causal", "pe-d2", "pe-shape", "last-speed", "pe-slice",
-                      "scaled-word", "scale-64", "rope-scores"}
+    assert marked == {"shuffle", "causal", "causal-order", "counting", "pe-d2", "pe-shape", "last-speed",
+                      "row-lengths", "pe-slice", "embedding-rows", "scaled-word", "scale-64", "scaling",
+                      "rope-head-size", "rope-scores", "rope-grid", "rope-pairings", "rope-length"}
 
 
 # ---------------------------------------------------------------- the pinned figures
@@ -139,3 +143,160 @@ def test_rope_scores(figures):
     assert "key at  2, query at  5 (3 apart): score 0.217" in text
     assert "key at 12, query at 15 (3 apart): score 0.217" in text
     assert "key at  2, query at  8 (6 apart): score -0.765" in text
+
+
+# ---------------------------------------------------------------- what the causal mask can tell
+
+def _moved(text, sentence, layers):
+    line = next(line for line in text.splitlines() if line.startswith(layers) and sentence in line)
+    return json.loads(line.split("moved by ")[1])
+
+
+def test_one_masked_layer_tells_a_reversal_but_not_the_order_of_earlier_words(figures):
+    text = figures["causal-order"]
+    swap_before_car = _moved(text, "-> dog cat car", "one layer")
+    reversal = _moved(text, "-> car dog cat", "one layer")
+    assert swap_before_car[2] == 0 and min(swap_before_car[:2]) > 0.5     # car's row: as it was
+    assert min(reversal) > 0.1                                             # every row moved
+    assert _moved(text, "-> dog cat car", "two layers")[2] > 1e-3          # a second layer moves it
+
+
+def test_the_last_row_after_one_layer_differs_only_by_rounding():
+    from lib.attention import attention
+    from lib.weights import random_weights
+    words, *weights = random_weights([(3, 4)] + [(4, 4)] * 8, seed=104,
+                                     scale=[0.5] + [2.0, 2.0, 0.6, 0.6] * 2, decimals=2)
+    from labs.positional import shuffle
+    assert np.array_equal(words, shuffle.X) and np.array_equal(weights[0], shuffle.WQ)   # the lab's
+    one = lambda x: attention(x, *weights[:4], causal=True)                               # noqa: E731
+    assert np.linalg.norm(one(words[[1, 0, 2]])[2] - one(words)[2]) < 1e-12
+
+
+# ---------------------------------------------------------------- the order of the sections
+
+def _index(sources, start):
+    return next(i for i, s in enumerate(sources) if s.startswith(start))
+
+
+def test_the_motivation_comes_before_the_formula_and_predictions_before_their_answers(notebook):
+    sources = [_source(c) for c in notebook["cells"]]
+    assert _index(sources, "## Why not just add 1, 2, 3?") < _index(sources, "## The sinusoidal table")
+    rope_asked = sources.index('ask("pos-predict-rope")')
+    answer = next(i for i, s in enumerate(sources) if "depends only on the" in s and "distance" in s)
+    assert rope_asked < answer
+    assert not any("distance" in s for s in sources[_index(sources, "## Rotary positions"):rope_asked])
+    shape_asked = sources.index('ask("pos-shape-ten-tokens")')
+    assert shape_asked < next(i for i, s in enumerate(sources) if s.startswith("One row per position"))
+    scale_asked = sources.index('ask("pos-predict-scale")')
+    assert scale_asked < next(i for i, s in enumerate(sources) if "scaling_lab()" in s)
+
+
+def test_what_answers_an_exercise_comes_after_its_check(notebook):
+    sources = [_source(c) for c in notebook["cells"]]
+    table_check = sources.index('check("sinusoidal-table")')
+    assert _index(sources, "<details><summary>If you are stuck") > table_check
+    distance_check = sources.index('check("rope-distance")')
+    grid = next(i for i, c in enumerate(notebook["cells"])
+                if c["metadata"].get("course", {}).get("figure") == "rope-grid")
+    deeper = _index(sources, "<details><summary>Deeper: RoPE")
+    assert distance_check < grid < deeper
+    assert sources.index('check("rope-rotation")') < distance_check
+
+
+def test_the_scale_exercise_is_retired_and_still_checks_old_notebooks(notebook):
+    from exercises.core.registry import exercises_by_notebook, get_exercise
+    from exercises.core.testing import try_template, try_variant
+    old = get_exercise("scale-then-add")
+    assert old.retired and old.notebook == STEM
+    assert "scale-then-add" not in [ex.id for ex in all_exercises()]
+    assert all(ex.id != "scale-then-add" for _s, _t, exs in exercises_by_notebook() for ex in exs)
+    assert "scale-then-add" not in json.dumps(notebook)
+    assert try_variant(old).passed and try_template(old).kind == "blank"
+    assert not try_variant(old, old.wrong[0]).passed
+    assert "about as long as a position row" not in " ".join(old.hints)
+
+
+# ---------------------------------------------------------------- why not 1, 2, 3; the table's rows
+
+def test_counting_grows_without_limit_while_table_rows_keep_their_length(figures):
+    counted = [float(x) for x in re.findall(r"length\s+(\d+\.\d)", figures["counting"])]
+    assert len(counted) == 5 and all(a < b for a, b in zip(counted, counted[1:])) and counted[-1] > 1000
+    rows = re.findall(r"has length (\d\.\d+)", figures["row-lengths"])
+    assert len(rows) == 5 and set(rows) == {"2.000"}
+    assert "sqrt(d_model / 2) = 2.000" in figures["row-lengths"]
+
+
+def test_the_last_pair_of_a_wide_table_turns_about_a_ten_thousandth_of_a_radian(figures):
+    line = next(line for line in figures["last-speed"].splitlines() if line.startswith("d_model = 512"))
+    speed = float(re.search(r"turns (\S+) radians", line).group(1))
+    once_round = int(re.search(r"once round in ([\d,]+) positions", line).group(1).replace(",", ""))
+    assert 0.5e-4 < speed < 2e-4 and 10_000 < once_round < 100_000       # "tens of thousands"
+
+
+def test_left_columns_change_fast_and_right_columns_slowly():
+    table = sinusoidal(64, 8)
+    change = np.abs(np.diff(table, axis=0)).mean(axis=0)
+    assert change[0] > 10 * change[-2] and all(a > b for a, b in zip(change[0::2], change[2::2]))
+
+
+# ---------------------------------------------------------------- scaling the words
+
+def test_fresh_rows_drawn_at_one_over_root_d_are_about_one_long(figures):
+    *lines, others = figures["embedding-rows"].strip().splitlines()
+    unit, gpt2 = (float(x) for x in re.findall(r"\) (\d+\.\d+)", others))
+    position_768 = np.sqrt(768 / 2)
+    assert unit > position_768 and gpt2 < position_768 / 10       # "longer", "much smaller"
+    for line in lines:
+        d = int(re.search(r"d_model =\s+(\d+)", line).group(1))
+        word, scaled, position = (float(x) for x in re.findall(r"(?:length|sqrt\(d_model\)) (\d+\.\d+)", line))
+        assert abs(word - 1) < 0.05 and abs(scaled - np.sqrt(d)) < 0.05 * np.sqrt(d)
+        assert position == pytest.approx(np.sqrt(d / 2), abs=0.01) and position > word
+
+
+def test_the_factor_keeps_one_more_sign_but_not_all(figures, notebook):
+    text = figures["scaled-word"]
+    assert "without the factor: signs changed at numbers [1, 3]" in text
+    assert "with the factor: signs changed at numbers [3]" in text
+    prose = "\n".join(_source(c) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    assert "numbers 1 and 3 change sign without the factor" in prose and "number 3 still flips" in prose
+    assert "every sign is the word's own" not in prose
+
+
+def test_scaling_figure_pins_what_the_outputs_follow(figures):
+    rows = [re.findall(r"(\d+)%", line) for line in figures["scaling"].strip().splitlines()]
+    factors = [float(re.search(r"factor\s+(\S+):", line).group(1)) for line in figures["scaling"].strip().splitlines()]
+    share, by_word, by_place = ([int(r[i]) for r in rows] for i in range(3))
+    assert factors == [0.25, 1.0, 2.0, 8.0, 16.0]
+    assert share == sorted(share) and by_place == sorted(by_place)
+    assert by_word[1:] == sorted(by_word[1:], reverse=True)               # from x1 on
+    assert by_word[0] > by_place[0] and by_word[-1] < by_place[-1]         # positions, then words
+    assert 40 < share[2] < 60                                              # about even at x2
+
+
+# ---------------------------------------------------------------- rotary positions, deeper
+
+def test_rope_turns_each_head_on_its_own(figures):
+    assert "d_model 96, 4 heads: each head's queries and keys have 24 numbers, so RoPE turns 12 pairs " \
+           "per head (d = 24)" in figures["rope-head-size"]
+
+
+def test_every_diagonal_of_the_score_grid_is_one_score(figures):
+    lines = figures["rope-grid"].strip().splitlines()
+    assert len(lines) == 3
+    for line in lines:
+        low, high = re.search(r"from (\S+) to (\S+)$", line).groups()
+        assert low == high
+    assert "distance 3: 17 scores, from 0.217" in figures["rope-grid"]
+
+
+def test_the_two_pairings_are_one_model_reordered(figures):
+    text = figures["rope-pairings"]
+    same = float(re.search(r"largest difference over all 20 x 20 scores (\S+)", text).group(1))
+    other = float(re.search(r"not reordered:\s+the score is \S+; largest difference (\S+)", text).group(1))
+    assert same < 1e-12 and other > 0.1
+    assert "the same score 0.217" in text and "reordering q is reordering the columns of W_q: True" in text
+
+
+def test_the_slowest_pair_has_not_gone_round_within_training_lengths(figures):
+    angles = [float(x) for x in re.findall(r"turns (\S+) radians", figures["rope-length"])]
+    assert len(angles) == 2 and angles[0] < angles[1] < 2 * np.pi

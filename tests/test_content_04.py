@@ -1,14 +1,23 @@
-"""Notebook 04: the syllabus figures, as the notebook itself computes and prints them."""
+"""Notebook 04: the syllabus figures, as the notebook itself computes and prints them, and every
+sentence of its prose that states a quantity or a direction, checked against the numbers."""
 
 import json
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from exercises.core.registry import all_exercises, get_exercise, get_question
+from exercises.core.testing import try_variant
+from lib.initialisation import RULES, gain_per_matrix, start_of_training
+from lib.params import REAL_MODELS, count_parameters
 
 NOTEBOOK = "04_decoder_block.ipynb"
 PATH = Path(__file__).resolve().parents[1] / "content" / NOTEBOOK
-FIGURES = {"six-steps", "causal-mask", "flow-48", "near-identity", "hand-block", "hand-decoder", "count-768",
-           "depth-width", "gpt2-gap", "real-models"}
+FIGURES = {"six-steps", "causal-mask", "flow-48", "near-identity-768", "near-identity", "hand-block",
+           "hand-decoder", "count-768", "depth-width", "depth-latency", "compute-per-token", "weight-tying",
+           "gpt2-gap", "real-models", "block-2017"}
 
 
 @pytest.fixture(scope="module")
@@ -16,16 +25,52 @@ def figures(notebook_figures):
     return notebook_figures(NOTEBOOK)
 
 
+@pytest.fixture(scope="module")
+def cells():
+    return json.loads(PATH.read_text(encoding="utf-8"))["cells"]
+
+
+def source(cell):
+    return "".join(cell["source"])
+
+
+def prose(cells):
+    """The markdown of the notebook, with its line breaks turned into spaces."""
+    return " ".join(" ".join(source(c) for c in cells if c["cell_type"] == "markdown").split())
+
+
+def numbers(text):
+    return [float(n.replace(",", "")) for n in re.findall(r"[-+]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?", text)]
+
+
+def line_with(text, start):
+    return next(line for line in text.splitlines() if line.strip().startswith(start))
+
+
 def test_every_figure_cell_printed(figures):
     assert FIGURES <= set(figures)
     assert all(figures[name].strip() for name in FIGURES)
 
+
+# ---------------------------------------------------------------- one block
 
 def test_six_steps(figures):
     text = figures["six-steps"]
     sizes = [line.split("size ")[1] for line in text.splitlines() if " size " in line]
     assert sizes == ["0.74", "1.00", "0.95", "1.41", "1.00", "1.21", "2.05"]
     assert "output row 1: [+0.12, -0.58, -2.73, -1.31]" in text
+    read, attention, ffn = (float(s) for s in (sizes[1], sizes[2], sizes[5]))
+    assert 0.5 < attention / read < 2 and 0.5 < ffn / read < 2        # 'of the same order as what they read'
+
+
+def test_each_add_almost_always_grows_the_stream(figures, cells):
+    """'Each add almost always makes the stream larger (the count in the last line)'."""
+    counts = numbers(line_with(figures["six-steps"], "500 new draws"))
+    assert counts == [500, 454, 450, 495]
+    assert all(0.85 * 500 <= n < 500 for n in counts[1:])              # almost always, not always
+    text = prose(cells)
+    assert "give back about as much as they read" not in text
+    assert "almost always leaves larger" in get_question("decoder-predict-size").explanation
 
 
 def test_causal_mask(figures):
@@ -35,6 +80,21 @@ def test_causal_mask(figures):
     assert "each row sums to [1. 1. 1. 1.]" in text
 
 
+def test_encoder_and_decoder_blocks(cells, figures):
+    """The mask is the only change for decoder-only models; the 2017 decoder adds cross-attention."""
+    text = prose(cells)
+    assert "That mask is the only change between an encoder block and a decoder block" not in text
+    assert "decoder-only" in text and "cross-attention" in text
+    lines = figures["block-2017"].splitlines()
+    encoder, decoder, modern = (numbers(line)[-1] for line in lines)
+    assert (encoder, decoder, modern) == (3_152_384, 4_204_032, 3_212_288)
+    d = 512
+    assert decoder - encoder == 4 * d * d + 4 * d + 2 * d               # cross-attention and its LayerNorm
+    assert int(np.ceil(8 / 3 * d / 64) * 64) == 1408                   # '8/3 · 512 rounded up to 64'
+
+
+# ---------------------------------------------------------------- the stack
+
 def test_flow_48(figures):
     text = figures["flow-48"]
     assert "word 1 moved by the last word: 0\n" in text                 # exactly 0 with the mask
@@ -43,11 +103,126 @@ def test_flow_48(figures):
     assert "no causal mask:  word 1 moved by the last word: 0.34" in text
 
 
-def test_near_identity(figures):
+def test_flow_prose_is_what_the_numbers_show(figures):
+    text = figures["flow-48"]
+    before, after = numbers(text.split("stream size ")[1].splitlines()[0])
+    assert after < before                                               # 'the stream's size shrinks'
+    full = numbers(line_with(text, "every part on"))[1]
+    no_ffn = numbers(line_with(text, "no FFN"))[1]
+    assert no_ffn > full                                                # 'without it they end more alike'
+    masked = numbers(line_with(text, "no positions, mask on"))[-1]
+    unmasked = numbers(line_with(text, "no positions, mask off"))[-1]
+    assert masked > 0.1 and unmasked == 0                               # told apart only by the mask
+
+
+def test_repeated_words_are_identical_only_without_positions_and_mask(cells):
+    you_can = next(source(c) for c in cells if source(c).startswith("## You can now"))
+    assert "no positions and no mask make repeated words identical" in " ".join(you_can.split())
+    assert "no positions makes repeated words identical" not in you_can
+
+
+# ---------------------------------------------------------------- near-identity
+
+def test_near_identity_at_a_real_width(figures, cells):
+    text = figures["near-identity-768"]
+    gains = [numbers(line)[-1] for line in text.splitlines()[:3]]
+    assert gains == [0.08, 0.55, 1.11]
+    assert gain_per_matrix(0.02, 768) == pytest.approx(0.554, abs=1e-3)
+    rows = {rule: numbers(line_with(text, label).split(label)[1]) for rule, label in RULES.items()}
+    low_all, high_all, _s, end_all = rows["all"]
+    low_gpt2, high_gpt2, _s, end_gpt2 = rows["gpt2"]
+    assert low_all > 20 and end_all > 1.5                               # 'a large fraction', 'far'
+    assert high_gpt2 < 10 and end_gpt2 < 1.1                             # 'less than a tenth'
+    assert rows["zero"] == [0.0, 0.0, 1.0, 1.0]                         # exactly the identity
+    assert high_gpt2 < low_all                                          # the order of the three rules
+    text = prose(cells)
+    assert "GPT-2 draws every matrix at a standard deviation of 0.02. Then" not in text
+    assert "85 million random numbers" in text
+    assert 12 * (4 * 768 ** 2 + 2 * 768 * 3072) == 84_934_656
+
+
+def test_near_identity_is_measured_against_the_stream():
+    """'GPT-2's own embedding also starts at 0.02 ... its first blocks at first write more than the
+    stream holds.' A stream of tokens at 0.02 plus positions at 0.01 has RMS about 0.0224."""
+    run = start_of_training(rules=("gpt2",), stream_rms=np.sqrt(0.02 ** 2 + 0.01 ** 2))["gpt2"]
+    assert run.changes[0] > 1.0
+
+
+def test_near_identity_at_the_toy_width(figures):
     text = figures["near-identity"]
     assert "weights at 0.02: average token length 1.3391 -> 1.3396 -> 1.3433 -> 1.3441 -> 1.3397" in text
     assert "weights at 0.2: average token length 1.3391 -> 4.7269" in text
 
+
+def _c_rand(seed):
+    """rand() of the C library the quoted demonstration ran on: a linear congruential generator,
+    state x 214013 + 2531011 mod 2**32, bits 16 to 30 returned, RAND_MAX 32767."""
+    state = seed
+    while True:
+        state = (state * 214013 + 2531011) % 2 ** 32
+        yield (state >> 16) & 0x7FFF
+
+
+def _quoted_demonstration():
+    """The often quoted near-identity demonstration, rewritten in NumPy (float32, as its C was):
+    4 tokens of 8 numbers, 4 pre-norm blocks of 2 heads, FFN width 32, RMSNorm without gain
+    (eps 1e-5), tanh GELU, no mask; every weight (rand()/RAND_MAX * 2 - 1) * 0.1 after srand(42),
+    block by block in the order WQ, WK, WV (2 heads x 4 x 8 each), WO (8 x 8), W1 (32 x 8), W2 (8 x 32)."""
+    f32 = np.float32
+    x = np.array([[1, 0.2, -0.3, 0.5, -0.1, 0.8, 0.3, -0.2], [0.3, 0.9, 0.1, -0.2, 0.6, 0.4, -0.1, 0.5],
+                  [-0.1, 0.4, 0.8, 0.2, -0.5, 0.3, 0.7, 0.1], [0.6, -0.2, 0.5, 0.7, 0.3, -0.4, 0.2, 0.8]], f32)
+    rand = _c_rand(42)
+    shapes = [(2, 4, 8)] * 3 + [(8, 8), (32, 8), (8, 32)]
+
+    def draw(shape):
+        n = int(np.prod(shape))
+        values = np.array([next(rand) for _ in range(n)], dtype=f32) / f32(32767)
+        return ((values * f32(2) - f32(1)) * f32(0.1)).reshape(shape)
+
+    def norm(h):
+        mean_square = ((h.astype(np.float64) ** 2).sum(axis=-1, keepdims=True) / h.shape[-1]).astype(f32)
+        return (h * (f32(1) / np.sqrt(mean_square + f32(1e-5)))).astype(f32)
+
+    lengths, changes = [np.linalg.norm(x, axis=-1).mean()], []
+    for _ in range(4):
+        wq, wk, wv, wo, w1, w2 = (draw(shape) for shape in shapes)
+        before = x
+        n = norm(x)
+        heads = []
+        for h in range(2):
+            q, k, v = n @ wq[h].T, n @ wk[h].T, n @ wv[h].T
+            s = (q @ k.T) * (f32(1) / np.sqrt(f32(4)))
+            e = np.exp(s - s.max(axis=-1, keepdims=True))
+            heads.append((e / e.sum(axis=-1, keepdims=True)) @ v)
+        x = (x + np.concatenate(heads, axis=-1) @ wo.T).astype(f32)
+        up = norm(x) @ w1.T
+        hidden = f32(0.5) * up * (f32(1) + np.tanh(f32(0.7978846) * (up + f32(0.044715) * up * up * up)))
+        x = (x + hidden.astype(f32) @ w2.T).astype(f32)
+        lengths.append(np.linalg.norm(x, axis=-1).mean())
+        changes.append(np.sqrt(((x - before) ** 2).mean()) / np.sqrt((before ** 2).mean()))
+    return np.array(lengths), np.array(changes)
+
+
+def test_the_quoted_demonstration_is_reproduced_and_explained(cells, figures):
+    """The syllabus's 1.3809 -> 1.4256 comes from another small setup (C's rand()); the notebook
+    says so, and what it says about that setup holds."""
+    lengths, changes = _quoted_demonstration()
+    assert [f"{v:.4f}" for v in lengths] == ["1.3809", "1.3990", "1.4163", "1.4205", "1.4256"]
+    assert np.all(changes < 0.08) and np.all(changes > 0.01)           # 'a few percent'
+    assert 0.1 / np.sqrt(3) * np.sqrt(8) == pytest.approx(0.16, abs=0.005)
+    text = prose(cells)
+    assert "from 1.3809 to 1.4256" in text and "a factor of about 0.16" in text
+    from labs.decoder.layer_flow import FLOW_D, FLOW_FF, FLOW_HEADS
+    from lib.block import decoder, random_block_weights
+    from lib.weights import random_weights
+    x, = random_weights([(8, FLOW_D)], seed=2, scale=0.35)              # near_identity_model's setup
+    blocks = [random_block_weights(FLOW_D, FLOW_FF, FLOW_HEADS, seed=3 + i, scale=0.02) for i in range(4)]
+    streams = decoder(x, blocks, final_norm=False).streams
+    ours = [np.sqrt(((b - a) ** 2).mean() / (a ** 2).mean()) for a, b in zip(streams, streams[1:])]
+    assert all(0.01 < change < 0.08 for change in ours)
+
+
+# ---------------------------------------------------------------- the decoder and the final norm
 
 def test_hand_block(figures):
     text = figures["hand-block"]
@@ -65,6 +240,39 @@ def test_hand_decoder_and_seven_norms(figures):
     assert "norms: 2 per block x 3 blocks + 1 final = 7" in text
 
 
+def test_final_norm_question_is_answered_by_the_cell_after_it():
+    from lib.norm import layer_norm
+    q = get_question("decoder-predict-final-norm")
+    assert q.choices[q.answer] == "[-1, 1]"
+    assert np.allclose(layer_norm(np.array([-1.0, 7.0]), eps=0.0), [-1, 1])
+    for pair in ([0.3, 5.0], [-2.0, -1.0], [9.0, 1.0]):             # any two different numbers
+        assert np.allclose(np.abs(layer_norm(np.array(pair), eps=0.0)), 1)
+
+
+def test_future_leak_replaces_the_decoder_blank_and_the_old_one_still_checks():
+    old = get_exercise("decoder-stack")
+    assert old.retired and old.id not in {ex.id for ex in all_exercises()}
+    assert try_variant(old).passed
+    assert get_question("decoder-predict-zero-ffn")                   # saved notebooks still ask it
+
+
+def test_future_leak_on_the_decoder_with_and_without_the_mask():
+    from exercises.core.cell import run_cell
+    from labs.decoder.layer_flow import FLOW_D, FLOW_FF, FLOW_HEADS, flow_inputs
+    from lib.block import decoder, random_stack
+
+    ex = get_exercise("future-leak")
+    future_leak = run_cell(ex.solution_source, ex.context)["future_leak"]
+    blocks = random_stack(12, FLOW_D, FLOW_FF, FLOW_HEADS, seed=0)
+    sentence = flow_inputs()[0]
+    masked = np.array(future_leak(lambda x: decoder(x, blocks).output, sentence))
+    unmasked = np.array(future_leak(lambda x: decoder(x, blocks, causal=False).output, sentence))
+    assert np.all(masked == 0)                                          # exactly 0, not small
+    assert np.all(unmasked[:-1] > 0.1) and unmasked[-1] == 0
+
+
+# ---------------------------------------------------------------- counting
+
 def test_count_768(figures):
     text = figures["count-768"]
     assert "total: 109,529,856 parameters" in text
@@ -80,11 +288,38 @@ def test_depth_width(figures):
     assert "388.9 M  (x3.55)" in text
 
 
+def test_depth_costs_time_width_does_not(figures):
+    rows = {line[:26].strip(): numbers(line[26:]) for line in figures["depth-latency"].splitlines()[1:]}
+    assert rows["as above"] == [109.5, 219, 72]
+    assert rows["24 blocks"][2] == 2 * rows["as above"][2]             # doubling depth doubles the sequence
+    assert rows["width 1,536"][2] == rows["as above"][2]               # doubling width leaves it alone
+
+
+def test_compute_per_token(figures):
+    text = figures["compute-per-token"]
+    ours, twice = numbers(line_with(text, "the model above"))[0], numbers(line_with(text, "the model above"))[-1]
+    assert ours == twice == 219                                         # about 2 x parameters
+    shares = [numbers(line)[-1] for line in text.splitlines() if "at position" in line]
+    assert shares[0] < 5 and shares[-1] > 100                          # small when short, overtakes when long
+    assert numbers(line_with(text, "scores and mixing over a whole text"))[-1] == pytest.approx(4.0, abs=0.05)
+    assert numbers(line_with(text, "training"))[0] == 657
+
+
+def test_weight_tying(figures):
+    rows = {line[:16].strip(): line for line in figures["weight-tying"].splitlines()}
+    assert "tying saves 24,576,000 (18.3%)" in rows["the model above"]
+    assert "tying saves 38,597,376 (23.7%)" in rows["GPT-2 Small"]
+    assert "ships untied" in rows["LLaMA-7B"] and not REAL_MODELS["LLaMA-7B"].config.tied
+    assert REAL_MODELS["GPT-2 Small"].config.tied
+
+
 def test_gpt2_gap(figures):
     text = figures["gpt2-gap"]
     assert "counted the simple way: 85.0 M (published 124 M)" in text
     assert "50,257 x 768:           38.6 M" in text
     assert "blocks + embedding:                      123.6 M" in text
+    assert "the last three add 889,344, 0.71% of the full count" in text   # 'the last fraction of a percent'
+    assert "889,344" in get_question("decoder-predict-gpt2-gap").explanation
 
 
 def test_real_models(figures):
@@ -95,30 +330,56 @@ def test_real_models(figures):
     assert set(rows) >= {"GPT-2 Medium", "GPT-2 Large", "LLaMA-7B", "SmolLM2-360M"}
 
 
-def test_structure():
+def test_real_models_close_as_the_prose_says():
+    for name in ("GPT-2 Medium", "GPT-2 Large"):                      # 'within a few tenths of a percent'
+        real = REAL_MODELS[name]
+        assert abs(count_parameters(real.config).total / real.published - 1) < 0.003
+    llama = REAL_MODELS["LLaMA-7B"]                                     # 'within one percent'
+    assert abs(count_parameters(llama.config).total / llama.published - 1) < 0.01
+
+
+# ---------------------------------------------------------------- structure, examples, spoilers
+
+def test_examples_quoted_by_the_feedback_are_in_sight_above_their_checks(cells):
+    index = {c["metadata"].get("course", {}).get("exercise"): i for i, c in enumerate(cells)
+             if "exercise" in c["metadata"].get("tags", [])}
+    before = {ex: "\n".join(source(c) for c in cells[:i]) for ex, i in index.items()}
+    assert "example_scores = np.array([[1.0, 2.0, 0.5, -1.0]," in before["causal-weights"]
+    assert "def whole_text_mean(x):" in before["future-leak"] and "np.arange(12.0).reshape(4, 3)" in before["future-leak"]
+    assert "d = 768" in before["model-parameters"] and "32,000" in before["model-parameters"]
+    for ex_id, i in index.items():
+        assert "<details>" not in source(cells[i - 1]) + source(cells[i - 2]), f"a box right above {ex_id}"
+
+
+def test_structure(cells):
     nb = json.loads(PATH.read_text(encoding="utf-8"))
     assert (nb["nbformat"], nb["nbformat_minor"]) == (4, 5)
     assert nb["metadata"]["kernelspec"] == {"name": "python", "display_name": "Python (Pyodide)",
                                             "language": "python"}
-    cells = nb["cells"]
-    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    code = [source(c) for c in cells if c["cell_type"] == "code"]
     for lab in ("six_steps_lab()", "flow_lab()", "calculator_lab()"):
-        assert any(lab in source for source in code), lab
+        assert any(lab in s for s in code), lab
     questions = ("decoder-predict-size", "decoder-shape-scores", "decoder-predict-collapse",
-                 "decoder-predict-zero-ffn", "decoder-number-norms", "decoder-number-width",
+                 "decoder-predict-final-norm", "decoder-number-norms", "decoder-number-width",
                  "decoder-predict-gpt2-gap")
     for question in questions:
         assert f'ask("{question}")' in code
+    assert 'ask("decoder-predict-zero-ffn")' not in code                # the duplicate of 03's question
     exercises = [c["metadata"]["course"]["exercise"] for c in cells if "exercise" in c["metadata"].get("tags", [])]
-    assert exercises == ["causal-weights", "decoder-stack", "model-parameters"]
+    assert exercises == ["causal-weights", "future-leak", "model-parameters"]
     first_code = next(c for c in cells if c["cell_type"] == "code")
     assert first_code["metadata"]["tags"] == ["setup"]
     assert code.index('ask("decoder-predict-size")') < next(i for i, s in enumerate(code) if "six_steps_lab()" in s)
     assert code.index('ask("decoder-predict-collapse")') < next(i for i, s in enumerate(code) if "flow_lab()" in s)
+    assert code.index('ask("decoder-predict-final-norm")') < next(i for i, s in enumerate(code) if
+                                                                  "lib.block.decoder(token" in s)
     figures = {c["metadata"].get("course", {}).get("figure") for c in cells if c["cell_type"] == "code"}
     assert FIGURES <= figures
-    markdown = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    text = prose(cells)
     for typed in ("0.74", "2.05", "0.12, -0.58", "[-1, 7]", "109,529,856", "22.4", "25.8", "51.7", "19,200",
-                  "208.9", "194", "389", "85.0", "38.6", "123.6", "671", "37 B", "0.818", "1.3391"):
-        assert typed not in markdown, f"figure {typed} typed in prose"
-    assert "You can now" in markdown and "(05_trained_model.ipynb)" in markdown
+                  "208.9", "194", "389", "85.0", "38.6", "123.6", "671", "37 B", "0.818", "1.3391", "889,344",
+                  "454", "0.051", "219"):
+        assert typed not in text, f"figure {typed} typed in prose"
+    assert "syllabus" not in json.dumps(cells) and "seed 001" not in json.dumps(cells)
+    assert "You can now" in text and "(05_trained_model.ipynb)" in text
+    assert source(cells[-1]).startswith("## References") and "Vaswani" in source(cells[-1])

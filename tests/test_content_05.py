@@ -1,18 +1,25 @@
-"""Notebook 05: the figures, as the notebook itself computes and prints them, and its structure."""
+"""Notebook 05: the figures, as the notebook itself computes and prints them, every sentence of its
+prose that states a quantity or a direction checked against the numbers, the held-out texts, and
+the capstone."""
 
 import json
+import random
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from exercises.core.registry import all_exercises, get_exercise, get_question
+from exercises.core.testing import try_variant
 from lib import model
 
+ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = "05_trained_model.ipynb"
-PATH = Path(__file__).resolve().parents[1] / "content" / NOTEBOOK
-FIGURES = {"training-record", "logits-match", "perplexity", "residual-stream", "rms-by-hand",
-           "largest-value", "gates-shut", "ablations", "mismatches", "parameters", "loss-curve"}
+PATH = ROOT / "content" / NOTEBOOK
+FIGURES = {"held-out-texts", "training-record", "logits-match", "perplexity", "residual-stream", "rms-by-hand",
+           "largest-value", "gates-shut", "ablations", "mismatches", "rope-base-pairs", "parameters", "loss-curve"}
 
 
 @pytest.fixture(scope="module")
@@ -20,14 +27,85 @@ def figures(notebook_figures):
     return notebook_figures(NOTEBOOK)
 
 
+@pytest.fixture(scope="module")
+def cells():
+    return json.loads(PATH.read_text(encoding="utf-8"))["cells"]
+
+
+def source(cell):
+    return "".join(cell["source"])
+
+
+def prose(cells):
+    return " ".join(" ".join(source(c) for c in cells if c["cell_type"] == "markdown").split())
+
+
 def numbers(text):
     return [float(n.replace(",", "")) for n in re.findall(r"[-+]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?", text)]
+
+
+def line_with(text, start):
+    return next(line for line in text.splitlines() if line.strip().startswith(start))
 
 
 def test_every_figure_cell_printed(figures):
     assert FIGURES <= set(figures)
     assert all(figures[name].strip() for name in FIGURES)
 
+
+# ---------------------------------------------------------------- the held-out texts
+
+def test_eight_held_out_texts_and_their_counts(figures, cells):
+    texts = model.heldout_texts()
+    assert len(texts) == 8 and texts[0].ids is model.heldout().ids     # 'this text and seven more'
+    assert "this text and seven more" in prose(cells)
+    line = figures["held-out-texts"]
+    assert line.startswith("8 texts, 2,040 predictions: free words 943, verbs 85, counting 259, copy 109, "
+                           "reverse 100, sums and differences 60")
+
+
+def _training_module(name):
+    """A module of training/, loaded from its file (training/ is a folder of scripts)."""
+    import importlib.util
+    sys.path.insert(0, str(ROOT))
+    try:
+        spec = importlib.util.spec_from_file_location(f"course_training_{name}", ROOT / "training" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(ROOT))
+
+
+def test_held_out_texts_are_the_corpus_with_their_seeds_and_never_the_training_seed():
+    corpus = _training_module("corpus")
+    script = _training_module("heldout_texts")
+    with np.load(model.FOLDER / "heldout_texts.npz") as data:
+        seeds, ids, kinds = data["seeds"], data["ids"], data["kinds"]
+    assert 2026 not in seeds and 7 not in seeds and len(set(seeds.tolist())) == len(seeds)
+    for seed, text_ids, text_kinds in zip(seeds, ids, kinds):
+        again = corpus.text(random.Random(int(seed)), 256)
+        assert list(text_ids) == again[0] and list(text_kinds) == again[1]
+    with pytest.raises(ValueError):
+        script.texts(seeds=(7,))
+    assert (model.FOLDER / "heldout_texts.npz").stat().st_size < 400 * 1024
+
+
+def test_numpy_matches_the_recorded_pytorch_logits_on_every_text():
+    for text in model.heldout_texts():
+        assert np.abs(model.forward(text.ids) - text.logits).max() < 1e-4
+
+
+def test_the_script_reproduces_the_first_texts_recorded_logits():
+    """The script that made the extra texts' logits gives, on the first text, exactly the logits
+    train.py recorded: the same weights, the same PyTorch computation."""
+    pytest.importorskip("torch")
+    script = _training_module("heldout_texts")
+    logits = script.reference_logits(model.heldout().ids[None], model.FOLDER / "weights.npz")
+    assert np.array_equal(logits[0], model.heldout().logits)
+
+
+# ---------------------------------------------------------------- the figures
 
 def test_training_record(figures):
     text = figures["training-record"]
@@ -36,22 +114,31 @@ def test_training_record(figures):
     assert "loss at step 50: 3.098;  at step 1800: 1.084 (held-out 1.094)" in text
 
 
-def test_logits_match(figures):
+def test_logits_match(figures, cells):
     text = figures["logits-match"]
     assert "logits: (256, 55)" in text
     difference = float(re.search(r"PyTorch's logits: ([\d.e+-]+)", text).group(1))
     assert difference < 1e-4
     assert "largest logit: 22.1" in text
+    assert float(line_with(text, "all 8 texts").split("largest difference ")[1]) < 1e-4
+    assert "cannot tell whether the convention is the one some other model was trained with" in prose(cells)
 
 
 def test_perplexity(figures):
     text = figures["perplexity"]
     assert "uniform 55, bigram 6.87, trained model 2.98" in text
-    rows = {line.split()[0]: numbers(line) for line in text.splitlines()[1:]}
-    assert rows["copy"] == [16, 10.32, 1.04] and rows["reverse"] == [5, 9.91, 1.00]
-    assert rows["verb"] == [10, 5.98, 2.99]
-    for kind in ("count", "copy", "reverse", "sum", "difference"):
-        assert rows[kind][2] < 1.2 < 3 < rows[kind][1]          # learned what the bigram cannot
+    assert "all 8 texts: bigram 6.70, trained model 3.00" in text
+    rows = {line.strip()[:21].strip(): numbers(line.strip()[21:]) for line in text.splitlines()[2:]}
+    assert rows["copy"] == [109, 10.20, 1.01] and rows["reverse"] == [100, 10.15, 1.00]
+    for kind in ("counting", "copy", "reverse", "sums and differences"):
+        assert rows[kind][2] < 1.2 < 3 < rows[kind][1]              # learned what the bigram cannot
+        assert rows[kind][0] >= 50                                  # no conclusion on a handful
+
+
+def test_verbs_sit_at_their_floor_of_three(figures):
+    """'the best possible perplexity there is 3, and pooled over all the texts' verbs the model sits at it'."""
+    verbs = numbers(line_with(figures["perplexity"], "verbs"))
+    assert verbs[0] == 85 and abs(verbs[2] - 3) < 0.05
 
 
 def test_residual_stream(figures):
@@ -61,8 +148,37 @@ def test_residual_stream(figures):
     assert "block 4: attention adds 0.73, FFN adds 8.63, stream 13.51" in text
 
 
+def test_what_each_block_adds_against_the_stream_it_received(figures):
+    """'the first block's addition is many times the stream ... more in blocks 2 and 4, less in
+    block 3', and the stream lies between the right-angle size and the all-along size."""
+    lines = figures["residual-stream"].splitlines()
+    blocks = [line for line in lines if line.startswith("block")]
+    ratios = [numbers(line)[-1] for line in blocks]
+    assert ratios[0] > 10 and ratios[1] > 1 > ratios[2] and ratios[3] > 1
+    streams = [numbers(line.split("stream ")[1])[0] for line in blocks]
+    bounds = [numbers(line) for line in lines if line.strip().startswith("at right angles")]
+    for stream, (right, along) in zip(streams, bounds):
+        assert right < stream < along
+    adds = [numbers(line.split("stream ")[0]) for line in blocks]         # block, attention, FFN
+    assert all(ffn > attention for _block, attention, ffn in adds)         # 'the FFNs write more'
+    question = get_question("trained-predict-stream")
+    embedding = numbers(line_with(figures["residual-stream"], "start"))[-1]
+    assert streams[-1] > 10 * embedding and "many times larger" in question.choices[question.answer]
+
+
+def test_the_ratios_hold_on_every_text():
+    for text in model.heldout_texts():
+        t = model.forward(text.ids, trace=True)
+        rms = lambda a: np.sqrt((a ** 2).mean(axis=-1)).mean()     # noqa: E731
+        ratios = [rms(t.streams[i + 1] - t.streams[i]) / rms(t.streams[i]) for i in range(4)]
+        assert ratios[0] > 10 and ratios[1] > 1 > ratios[2] and ratios[3] > 1
+
+
 def test_rms_by_hand(figures):
-    assert float(figures["rms-by-hand"].split(":")[-1]) < 1e-12
+    text = figures["rms-by-hand"]
+    assert float(line_with(text, "largest difference").split(":")[-1]) < 1e-12
+    low, high = numbers(line_with(text, "the size of the copy"))[-2:]
+    assert 0.8 < low < high < 1.2                                   # 'a copy of about the same size'
 
 
 def test_largest_value(figures):
@@ -75,39 +191,82 @@ def test_gates_shut(figures):
     text = figures["gates-shut"]
     assert "block 1:  26.4 of 256 units shut per token on average (from 9 to 44)" in text
     assert "block 3:  41.6 of 256 units shut per token on average (from 18 to 75)" in text
+    low, high, always = numbers(line_with(text, "two tokens share"))
+    assert high < 50 and always == 0                               # 'only a small part', 'no unit ... every token'
+    assert "the lowest SiLU goes: -0.2785 at z = -1.28" in text
+
+
+def _ablation_rows(text):
+    lines = text.splitlines()
+    counts = numbers(lines[0])
+    header = lines[1].split()[1:]
+    rows = {line[:19].strip(): numbers(line[19:]) for line in lines[2:8]}
+    return counts, header, rows
 
 
 def test_ablations(figures):
+    counts, header, rows = _ablation_rows(figures["ablations"])
+    assert counts == [943, 85, 259, 109, 100, 60, 2040]
+    assert header == ["free", "verbs", "count", "copy", "reverse", "sums+diff", "all", "p(right)", "top", "p"]
+    assert rows["whole model"][6] == pytest.approx(3.004)
+    assert rows["without block 1"][6] == pytest.approx(3409)
+    assert rows["without positions"][6] == pytest.approx(85.42)
+
+
+def test_ablation_prose_is_what_the_numbers_show(figures):
+    _counts, _header, rows = _ablation_rows(figures["ablations"])
+    whole = rows["whole model"]
+    assert rows["without block 1"][6] > 55                          # worse than guessing uniformly
     text = figures["ablations"]
-    assert "whole model: perplexity 2.98; copy 1.04, reverse 1.00" in text
-    rows = {line.split(":")[0]: numbers(line.split(":")[1]) for line in text.splitlines()[1:6]}
-    assert rows["without block 1"][0] == pytest.approx(4687.70)
-    assert rows["without block 2"][:2] == [6.05, 31.80]
-    assert rows["without block 3"][3] == pytest.approx(343.79)
-    firsts = [rows[f"without block {i}"][0] for i in (1, 2, 3, 4)]
-    assert firsts == sorted(firsts, reverse=True) and firsts[0] > 55    # block 1 matters most
-    assert rows["without positions"][0] == pytest.approx(127.77)
-    assert "order-dependent predictions: 1.07 with RoPE, 825.53 without" in text
+    assert "text by text: [1, 1, 1, 1, 1, 1, 1, 1]" in text           # 'most, by far, in every text'
+    # confidently wrong: the right word's probability collapses, the top word's does not
+    assert rows["without block 1"][7] < 0.2 * whole[7] and rows["without block 1"][8] >= 0.95 * whole[8]
+    kinds = ["free", "verbs", "count", "copy", "reverse", "sums+diff"]
+    hurt = {name: kinds[int(np.argmax(np.array(rows[name][:6]) / np.array(whole[:6])))]
+            for name in ("without block 2", "without block 4")}
+    assert hurt["without block 2"] in ("copy", "reverse") and hurt["without block 4"] == "verbs"
+    sums = numbers(line_with(text, "sums alone"))
+    assert sums[0] >= 20 and sums[1] < 1.5 < 100 < sums[2]          # the sums collapse too
+    order = numbers(line_with(text, "order-dependent"))
+    assert order[0] >= 300 and order[1] < 1.2 < 100 < order[2]
 
 
 def test_mismatches(figures):
-    rows = {}
-    for line in figures["mismatches"].splitlines()[1:]:
-        name, rest = line[:24].strip(), line[24:].split()
-        rows[name] = rest
-    assert rows["as trained"] == ["2.98", "1.00", "100%", "0.000", "trained"]
-    assert rows["RoPE pairs neighbours"] == ["48.44", "16.23", "48%", "26.334", "loud"]
-    assert rows["RoPE base 100,000"] == ["3.16", "1.06", "92%", "9.911", "quiet"]
-    assert rows["no RoPE"][-1] == "loud" and rows["LayerNorm for RMSNorm"][-1] == "quiet"
-    assert rows["eps 1e-3 for 1e-5"][-1] == "quiet" and rows["eps 0.1 for 1e-5"][-1] == "loud"
+    rows = {line[:23].strip(): line[23:].split() for line in figures["mismatches"].splitlines()[1:]}
+    assert rows["RoPE pairs neighbours"][-1] == "loud" and rows["no RoPE"][-1] == "loud"
+    assert rows["eps 0.1 for 1e-5"][-1] == "loud"
+    for quiet in ("RoPE base 100,000", "LayerNorm for RMSNorm", "eps 1e-3 for 1e-5"):
+        row = rows[quiet]
+        ratio, same, largest = float(row[1]), float(row[3].rstrip("%")), float(row[4])
+        assert row[-1] == "quiet" and ratio < 1.06                  # 'a few percent at most'
+        assert same < 100 and largest > 1                           # 'logits moved by whole units'
+    low, high = (float(v) for v in rows["RoPE base 100,000"][2].split("-"))
+    assert low < 1.05 and high > 1.10                               # 'barely above 1 ... past the line'
+    text = figures["mismatches"]
+    line = line_with(text, "the mean square")
+    small = float(re.search(r"eps 1e-3 is (\d+)% of it", line).group(1))
+    large = float(re.search(r"eps 0.1 is ([\d.]+) times it", line).group(1))
+    assert small < 100 and large > 1                                # eps 1e-3 below it, eps 0.1 above it
+    offset = numbers(line_with(text, "each token's stream"))
+    assert offset[-2] < 0.2                                         # 'a mean close to 0 compared with its spread'
 
 
-def test_parameters(figures):
+def test_rope_base_pairs(figures):
+    lines = figures["rope-base-pairs"].splitlines()
+    small, large = (np.array(numbers(line.split("(radians):")[1])) for line in lines)
+    assert small[0] == large[0] == 255                              # the first pair turns the same
+    assert small[-1] < 0.1 and large[-1] < 0.1                      # the last pairs stay near 0
+    assert np.all(np.abs(small[1:7] - large[1:7]) > 1)              # the pairs in between change
+
+
+def test_parameters(figures, cells):
     text = figures["parameters"]
     assert "embedding (also the output layer):    5,280" in text
     assert "total: 448,512 (the weights file holds 448,512)" in text
     assert "shares: embedding 1.2%, attention 32.9%, ffn 65.8%, norms 0.2%" in text
     assert "1.71 MiB" in text
+    shares = [numbers(line)[-1] for line in text.splitlines() if "the embedding's share" in line]
+    assert all(share >= 20 for share in shares)                     # 'a fifth or more'
 
 
 def test_loss_curve(figures):
@@ -117,31 +276,7 @@ def test_loss_curve(figures):
     assert len(lines) == len(model.info()["loss_curve"][::4]) + 1
 
 
-def test_structure():
-    nb = json.loads(PATH.read_text(encoding="utf-8"))
-    assert (nb["nbformat"], nb["nbformat_minor"]) == (4, 5)
-    assert nb["metadata"]["kernelspec"] == {"name": "python", "display_name": "Python (Pyodide)",
-                                            "language": "python"}
-    code = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
-    for lab in ("ablation_lab()", "mismatch_lab()", "stream_lab()"):
-        assert any(lab in source for source in code), lab
-    for question in ("trained-number-uniform", "trained-predict-block", "trained-predict-mismatch"):
-        assert f'ask("{question}")' in code
-    first_code = next(c for c in nb["cells"] if c["cell_type"] == "code")
-    assert first_code["metadata"]["tags"] == ["setup"]
-    assert "torch" not in "".join(code)
-    # the learner predicts before each lab that answers the question
-    assert code.index('ask("trained-predict-block")') < next(i for i, s in enumerate(code) if "ablation_lab()" in s)
-    assert code.index('ask("trained-predict-mismatch")') < next(i for i, s in enumerate(code) if "mismatch_lab()" in s)
-    markdown = " ".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-    for typed in ("2.98", "6.87", "4,687", "4687", "127.7", "825", "48.4", "3.16", "448,512", "113.8",
-                  "576", "1.5e-05", "648"):
-        assert typed not in markdown, f"figure {typed} typed in prose"
-    assert "training/README.md" in markdown
-
-
 def test_question_answers_match_the_model():
-    from exercises.core.registry import get_question
     from labs.trained import ablation_model, mismatch_model
     ppl = [ablation_model(tuple(j != i for j in range(4)))["now"]["whole text"] for i in range(4)]
     assert get_question("trained-predict-block").answer == int(np.argmax(ppl))
@@ -149,3 +284,107 @@ def test_question_answers_match_the_model():
     ratios = [mismatch_model(**m)["ratio"] for m in mistakes]
     assert get_question("trained-predict-mismatch").answer == int(np.argmin(ratios))
     assert get_question("trained-number-uniform").answer == len(model.vocab())
+
+
+# ---------------------------------------------------------------- exercises and the capstone
+
+def test_leave_out_blocks_is_retired_but_still_checks_for_saved_notebooks():
+    old = get_exercise("leave-out-blocks")
+    assert old.retired and old.id not in {ex.id for ex in all_exercises()}
+    assert try_variant(old).passed
+
+
+def test_leave_one_out_gives_the_ablation_tables_numbers():
+    from exercises.core.cell import run_cell
+    ex = get_exercise("leave-one-out")
+    leave_one_out = run_cell(ex.solution_source, ex.context)["leave_one_out"]
+    text = model.heldout()
+    found = leave_one_out(model.embed(text.ids), model.blocks(),
+                          lambda stream: model.perplexity(model.output_logits(stream), text.ids))
+    expected = [model.perplexity(model.forward(text.ids, skip={i}), text.ids) for i in range(4)]
+    assert np.allclose(found, expected, rtol=1e-9)
+
+
+def test_your_parts_takes_the_learners_passing_functions_and_falls_back_otherwise(tmp_path):
+    from exercises.core.notebooks import read, solve_notebook, write
+    from exercises.definitions.trained import course_parts, your_parts
+
+    content = ROOT / "content"
+    solved, _ids = solve_notebook(read(content / "03_norms_and_residuals.ipynb"))
+    write(solved, tmp_path / "03_norms_and_residuals.ipynb")                  # rms_norm solved
+    write(read(content / "04_decoder_block.ipynb"), tmp_path / "04_decoder_block.ipynb")   # blanks
+    broken = read(content / "02_feed_forward.ipynb")
+    for cell in broken["cells"]:
+        if cell.get("metadata", {}).get("course", {}).get("exercise") == "swiglu":
+            cell["source"] = "def silu(z):\n    return z\n\ndef swiglu(x, W_gate, W_up, W_down):\n" \
+                             "    return (silu(x @ W_gate) * (x @ W_up)) @ W_down\n"
+    write(broken, tmp_path / "02_feed_forward.ipynb")                          # wrong silu
+    parts = your_parts(tmp_path)
+    course = course_parts()
+    report = dict(line.split(None, 1) for line in parts.report.splitlines())
+    assert parts.rms_norm is not course[0] and report["rms_norm"].startswith("yours, from 03_norms")
+    assert parts.rope_one is course[1] and "01_positional_encoding.ipynb is not in your workspace" in report["rope_one"]
+    assert parts.causal_weights is course[2] and "still has its blanks" in report["causal_weights"]
+    assert parts.swiglu is course[3] and "does not pass its check" in report["swiglu"]
+    x = np.random.default_rng(0).normal(size=(3, 4))
+    assert np.allclose(parts.rms_norm(x, np.ones(4)), course[0](x, np.ones(4)))
+
+
+def test_the_capstone_runs_the_whole_model_to_pytorchs_logits():
+    """The capstone's solution, four times, then the final norm and the output layer, gives the
+    recorded logits on every held-out text."""
+    from exercises.core.cell import run_cell
+    ex = get_exercise("capstone-block")
+    trained_block = run_cell(ex.solution_source, ex.context)["trained_block"]
+    for text in model.heldout_texts()[:2]:
+        stream = model.embed(text.ids)
+        for w in model.weights().blocks:
+            stream = trained_block(stream, w)
+        assert np.abs(model.output_logits(stream) - text.logits).max() < 1e-4
+
+
+def test_examples_quoted_by_the_feedback_are_in_sight_above_their_checks(cells):
+    index = {c["metadata"].get("course", {}).get("exercise"): i for i, c in enumerate(cells)
+             if "exercise" in c["metadata"].get("tags", [])}
+    before = {ex: "\n".join(source(c) for c in cells[:i]) for ex, i in index.items()}
+    assert "example_probs = np.array([[0.5, 0.25, 0.25, 0.0]," in before["perplexity"]
+    assert "example_targets = np.array([0, 1, 3])" in before["perplexity"]
+    assert "example_x = model.embed(ids[:12])" in before["leave-one-out"]
+    assert "def example_score(stream):" in before["leave-one-out"]
+    assert "example_x, example_w = example_block()" in before["capstone-block"]
+    assert "parts = your_parts()" in before["capstone-block"]
+    for ex_id, i in index.items():
+        assert "<details>" not in source(cells[i - 1]) + source(cells[i - 2]), f"a box right above {ex_id}"
+
+
+def test_structure(cells):
+    nb = json.loads(PATH.read_text(encoding="utf-8"))
+    assert (nb["nbformat"], nb["nbformat_minor"]) == (4, 5)
+    assert nb["metadata"]["kernelspec"] == {"name": "python", "display_name": "Python (Pyodide)",
+                                            "language": "python"}
+    code = [source(c) for c in cells if c["cell_type"] == "code"]
+    for lab in ("ablation_lab()", "mismatch_lab()", "stream_lab()"):
+        assert any(lab in s for s in code), lab
+    for question in ("trained-number-uniform", "trained-predict-stream", "trained-predict-block",
+                     "trained-predict-mismatch"):
+        assert f'ask("{question}")' in code
+    exercises = [c["metadata"]["course"]["exercise"] for c in cells if "exercise" in c["metadata"].get("tags", [])]
+    assert exercises == ["perplexity", "leave-one-out", "capstone-block"]
+    first_code = next(c for c in cells if c["cell_type"] == "code")
+    assert first_code["metadata"]["tags"] == ["setup"]
+    assert "torch" not in "".join(code)
+    # the learner predicts before each lab that answers the question
+    for question, lab in (("trained-predict-stream", "stream_lab()"), ("trained-predict-block", "ablation_lab()"),
+                          ("trained-predict-mismatch", "mismatch_lab()")):
+        assert code.index(f'ask("{question}")') < next(i for i, s in enumerate(code) if lab in s)
+    figures = {c["metadata"].get("course", {}).get("figure") for c in cells if c["cell_type"] == "code"}
+    assert FIGURES <= figures
+    text = prose(cells)
+    for typed in ("2.98", "6.87", "4,687", "4687", "127.7", "825", "48.4", "3.16", "448,512", "113.8",
+                  "576", "1.5e-05", "648", "3.00", "17.5", "0.74", "3409", "85.42", "1.056", "-0.28"):
+        assert typed not in text, f"figure {typed} typed in prose"
+    for claim in ("The base is the one to fear", "every block adds more than the stream held",
+                  "Retraining with the same versions gives the same weights"):
+        assert claim not in text
+    assert "training/README.md" in text
+    assert source(cells[-1]).startswith("## References") and "Massive Activations" in source(cells[-1])

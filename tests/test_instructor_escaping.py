@@ -4,7 +4,7 @@ export name, a question's typed answer, and the feedback on a function that retu
 import pytest
 
 from exercises.core import progress, review
-from exercises.core.checker import feedback_html
+from exercises.ui.feedback import feedback_html
 
 MARKUP = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
 ESCAPED = "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&lt;script&gt;"

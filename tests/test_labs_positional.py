@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from exercises.core.text import amount
-from labs.positional import rotary, shuffle
+from labs.positional import rotary, scaling, shuffle
 from labs.positional import table as position_table
 from lib.attention import attention
 from lib.positional import add_positions, rope, sinusoidal
@@ -100,7 +100,10 @@ def test_causal_mask_alone_gives_a_weak_order():
     m = shuffle.shuffle_model((0, 2, 1), add_positions=False, causal=True)
     assert m["change"][0] < 1e-12 and m["change"][1] > 0.01
     assert "cat stays at row 0 and its output is identical" in m["verdict"]
-    assert "i + 1 words" in m["verdict"]
+    assert "i + 1 words" in m["verdict"] and "not in which order" in m["verdict"]
+    # Swapping the two words before car leaves car's output as it was: the same set of earlier words.
+    m = shuffle.shuffle_model((1, 0, 2), add_positions=False, causal=True)
+    assert m["change"][2] < 1e-12 and np.all(m["change"][:2] > 0)
     m = shuffle.shuffle_model((2, 1, 0), add_positions=False, causal=True)
     assert np.all(m["change"] > 0)                         # every word sees other words now
 
@@ -128,11 +131,12 @@ def test_shuffle_view_every_option_and_toggle():
     assert "course-verdict" in lab.verdict._dom_classes
     assert "var(--jp-ui-font-color1" in lab.verdict.value
     assert "only its row moved" in _text(lab.verdict.value)       # the default: car dog cat
+    assert not hasattr(lab, "scale")                              # the factor has its own lab now
     seen = 0
     for value in [v for _label, v in lab.order.options]:
         lab.order.value = value
-        for flags in itertools.product((False, True), repeat=3):
-            lab.positions.value, lab.causal.value, lab.scale.value = flags
+        for flags in itertools.product((False, True), repeat=2):
+            lab.positions.value, lab.causal.value = flags
             model = shuffle.shuffle_model(value, *flags)
             assert _text(lab.verdict.value) == model["verdict"]
             assert np.allclose(lab.images[0].get_array(), model["out_before"])
@@ -140,7 +144,7 @@ def test_shuffle_view_every_option_and_toggle():
             assert [b.get_height() for b in lab.bars] == pytest.approx(list(model["change"]))
             assert lab.title_after.get_text() == f"after: {shuffle.sentence(value)}"
             seen += 1
-    assert seen == 6 * 8
+    assert seen == 6 * 4
     assert lab.view.figure is fig and lab.view.renders > renders
 
 
@@ -283,3 +287,70 @@ def test_rotary_both_buttons_are_disabled_at_the_ends_with_the_reason():
     assert not lab.down.disabled
     lab.q_slider.value, lab.k_slider.value = 5, 0
     assert lab.down.disabled and "position 0" in lab.down.tooltip and not lab.up.disabled
+
+
+# ---------------------------------------------------------------- the scale factor
+
+def test_shuffle_model_keeps_its_scale_argument_for_saved_notebooks():
+    import inspect
+    assert "scale" in inspect.signature(shuffle.shuffle_model).parameters
+    scaled = shuffle.shuffle_model((2, 1, 0), add_positions=True, scale=True)
+    assert np.allclose(scaled["inputs_before"], 2 * shuffle.X + sinusoidal(3, 4))
+
+
+def test_scaling_model_matches_lib_attention():
+    pe = sinusoidal(3, 4)
+    m = scaling.scaling_model(2.0)
+    words = 2.0 * shuffle.X
+    assert m["word_share"] == pytest.approx((words ** 2).sum() / ((words ** 2).sum() + (pe ** 2).sum()))
+    before = attention(words + pe, shuffle.WQ, shuffle.WK, shuffle.WV, shuffle.WO, causal=False)
+    length = np.linalg.norm(before, axis=-1).mean()
+    by_word, by_place = [], []
+    for order in MOVED:
+        after = attention(2.0 * shuffle.X[list(order)] + pe, shuffle.WQ, shuffle.WK, shuffle.WV, shuffle.WO,
+                          causal=False)
+        rows = [order.index(w) for w in range(3)]
+        by_word.append(np.linalg.norm(after[rows] - before, axis=-1).mean() / length)
+        by_place.append(np.linalg.norm(after - before, axis=-1).mean() / length)
+    assert m["by_word"] == pytest.approx(np.mean(by_word)) and m["by_place"] == pytest.approx(np.mean(by_place))
+
+
+def test_scaling_the_words_up_makes_the_outputs_follow_the_words():
+    curves = [scaling.scaling_model(f) for f in scaling.FACTORS]
+    shares = [m["word_share"] for m in curves]
+    by_word = [m["by_word"] for m in curves]
+    by_place = [m["by_place"] for m in curves]
+    assert all(a < b for a, b in zip(shares, shares[1:]))                 # the word's share grows
+    assert all(a < b for a, b in zip(by_place, by_place[1:]))             # a fixed place changes more
+    from_one = [w for f, w in zip(scaling.FACTORS, by_word) if f >= 1]
+    assert all(a > b for a, b in zip(from_one, from_one[1:]))             # a word moves less, from x1 on
+    assert curves[0]["follows"] == "positions" and curves[-1]["follows"] == "words"
+    assert "follow the positions" in curves[0]["verdict"] and "follow the words" in curves[-1]["verdict"]
+    usual = scaling.scaling_model(scaling.USUAL)
+    assert 0.4 < usual["word_share"] < 0.6 and "= \u221ad_model" in usual["verdict"]
+    assert np.allclose(usual["share_curve"], shares) and np.allclose(usual["by_word_curve"], by_word)
+
+
+def test_scaling_model_never_raises_for_odd_factors():
+    for factor, expected in [(-1, scaling.USUAL), ("x", scaling.USUAL), (float("nan"), scaling.USUAL),
+                             (1e9, scaling.FACTORS[-1]), (1e-9, scaling.FACTORS[0])]:
+        m = scaling.scaling_model(factor)
+        assert m["factor"] == expected and m["finite"]
+    broken = scaling.scaling_model(2.0, table=lambda length, d: np.full((length, d), np.inf))
+    assert not broken["finite"] and "overflowed" in broken["verdict"]
+
+
+def test_scaling_view_every_factor():
+    lab = scaling.ScalingLab()
+    fig, renders = lab.view.figure, lab.view.renders
+    assert {"course-lab", "course-lab-scaling"} <= set(lab.root._dom_classes)
+    assert lab.factor.value == scaling.USUAL
+    assert [label for label, _v in lab.factor.options][3] == "\u00d72 = \u221ad_model"
+    for factor in scaling.FACTORS:
+        lab.factor.value = factor
+        m = scaling.scaling_model(factor)
+        assert _text(lab.verdict.value) == m["verdict"]
+        assert list(lab.moved_marker.get_data()[1]) == pytest.approx([100 * m["by_word"], 100 * m["by_place"]])
+        assert list(lab.share_marker.get_data()[0]) == pytest.approx([math.log2(factor)] * 2)
+        assert list(lab.word_line.get_ydata()) == pytest.approx(list(100 * m["by_word_curve"]))
+    assert lab.view.figure is fig and lab.view.renders > renders

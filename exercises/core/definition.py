@@ -72,6 +72,10 @@ class Exercise:
     correct function and ``cases(rng)`` returns the inputs (fixed ones, then
     fresh random ones drawn with ``rng``). For ``kind="value"``, ``expected()``
     returns the correct value.
+
+    ``retired`` marks an exercise a newer release replaced: its check still works for notebooks
+    saved from earlier releases (``get_exercise`` finds it), but it is no longer listed with the
+    course's exercises (progress, review, the command line).
     """
 
     id: str
@@ -92,6 +96,7 @@ class Exercise:
     atol: float = 1e-8
     context: str = "import numpy as np\nfrom exercises.core.blank import ____\n"
     skills: str = ""
+    retired: bool = False
 
     def __post_init__(self) -> None:
         n = count_blanks(self.template)

@@ -98,10 +98,12 @@ def get_question(q_id: str) -> Question:
 
 
 def all_exercises() -> list[Exercise]:
-    """Every exercise of the course, in notebook order."""
+    """Every exercise of the course, in notebook order; retired ones (kept only for notebooks
+    saved from earlier releases, still found by :func:`get_exercise`) are left out."""
     load_all()
     order = {stem: i for i, (stem, _t, _m) in enumerate(NOTEBOOKS)}
-    return sorted(_EXERCISES.values(), key=lambda e: order.get(e.notebook, len(order)))
+    current = [e for e in _EXERCISES.values() if not e.retired]
+    return sorted(current, key=lambda e: order.get(e.notebook, len(order)))
 
 
 def all_questions() -> list[Question]:
@@ -111,7 +113,8 @@ def all_questions() -> list[Question]:
 
 
 def exercises_by_notebook() -> list[tuple[str, str, list[Exercise]]]:
-    """``(stem, title, exercises)`` for every notebook, empty lists included."""
+    """``(stem, title, exercises)`` for every notebook, empty lists included; retired exercises
+    left out."""
     exercises = all_exercises()
     return [(stem, title, [e for e in exercises if e.notebook == stem])
             for stem, title, _m in NOTEBOOKS]

@@ -295,6 +295,182 @@ DECODER = Exercise(
     rtol=1e-5,
     atol=1e-5,
     skills="stack n pre-norm blocks and finish with the final norm",
+    retired=True,      # replaced by future-leak; kept so that saved notebooks still check it
+)
+
+
+# ---------------------------------------------------------------- a test for reading the future
+
+def whole_text_mean(x):
+    """The check's example "model": adds the average of ALL tokens to every token, so each
+    position reads the tokens after it. x: (length, d) -> (length, d)."""
+    return x + x.mean(axis=0)
+
+
+EXAMPLE_TOKENS = np.arange(12.0).reshape(4, 3)
+
+
+def _leak_reference(run, x):
+    x = np.asarray(x, dtype=float)
+    base = run(x)
+    leak = np.zeros(len(x))
+    for i in range(len(x)):
+        changed = x.copy()
+        changed[i + 1:] += 1.0
+        leak[i] = np.abs(run(changed)[i] - base[i]).max()
+    return leak
+
+
+def _peek_next(x):
+    """Each token plus the next one (the last token has none): reads exactly one step ahead."""
+    out = x.copy()
+    out[:-1] += x[1:]
+    return out
+
+
+def _running_mean(x):
+    """Each token replaced by the mean of itself and the tokens before it: causal."""
+    return np.cumsum(x, axis=0) / np.arange(1, len(x) + 1)[:, None]
+
+
+def _minus_the_rest(x):
+    """Each token minus the sum of every token after it."""
+    return x - (np.cumsum(x[::-1], axis=0)[::-1] - x)
+
+
+def _random_decoder(seed, d, causal, n_blocks=2):
+    blocks = [_random_weights_block(seed + i, d) for i in range(n_blocks)]
+    return lambda x: _lib_decoder(x, blocks, causal=causal).output
+
+
+def _random_weights_block(seed, d):
+    from lib.block import random_stack
+    return random_stack(1, d, 4 * d, 1, seed=seed)[0]
+
+
+def _lib_decoder(x, blocks, **options):
+    from lib.block import decoder
+    return decoder(x, blocks, **options)
+
+
+def _leak_cases(rng) -> list[Case]:
+    fixed = np.random.default_rng(23)
+    cases = [
+        Case((whole_text_mean, EXAMPLE_TOKENS.copy()), "the example", visible=True),
+        Case((_peek_next, fixed.normal(size=(5, 3))), "a model that reads exactly one token ahead"),
+        Case((_running_mean, fixed.normal(size=(6, 2))), "a causal running mean (it never reads ahead)"),
+        Case((_minus_the_rest, fixed.normal(size=(4, 4))), "a model that subtracts every later token"),
+        Case((_random_decoder(7, 8, causal=True), fixed.normal(size=(6, 8))),
+             "a decoder of 2 blocks with the causal mask"),
+        Case((_random_decoder(9, 8, causal=False), fixed.normal(size=(6, 8))),
+             "the same kind of decoder without the mask"),
+        Case((whole_text_mean, np.array([[2.0, -1.0, 0.5]])), "a text of one token (nothing comes after it)"),
+    ]
+    for _ in range(3):
+        d, length = int(rng.choice([4, 6, 8])), int(rng.integers(2, 8))
+        causal = bool(rng.random() < 0.5)
+        cases.append(Case((_random_decoder(int(rng.integers(1_000_000)), d, causal=causal),
+                           rng.normal(size=(length, d))),
+                          f"random decoder, {length} tokens of {d} numbers, {'with' if causal else 'without'} the mask"))
+    return cases
+
+
+def _leak_with(change, measure):
+    def leak(run, x):
+        x = np.asarray(x, dtype=float)
+        base = run(x)
+        out = np.zeros(len(x))
+        for i in range(len(x)):
+            changed = x.copy()
+            change(changed, i)
+            out[i] = measure(run(changed), base, i)
+        return out
+    return leak
+
+
+def _after(changed, i):
+    changed[i + 1:] += 1.0
+
+
+def _largest_change(new, base, i):
+    return np.abs(new[i] - base[i]).max()
+
+
+FUTURE_LEAK = Exercise(
+    id="future-leak",
+    notebook=NOTEBOOK,
+    title="A test for reading the future",
+    name="future_leak",
+    template='''def future_leak(run, x):
+    """How much each position's output depends on the tokens after it.
+
+    run(x) maps a grid of tokens x (length, d) to an output grid of the same shape. For each
+    position i: add 1 to every number of the tokens after i, run again, and measure the largest
+    absolute change of the output at position i. Returns one number per position, in a list;
+    a causal model gives 0 everywhere."""
+    base = run(x)
+    leak = []
+    for i in range(len(x)):
+        changed = x.copy()
+        ____                      # add 1 to every number of the tokens after position i
+        leak.append(____)         # the largest absolute change of position i's output
+    return leak
+''',
+    solution=["changed[i + 1:] += 1.0", "np.abs(run(changed)[i] - base[i]).max()"],
+    reference=_leak_reference,
+    cases=_leak_cases,
+    hints=[
+        "Position i may read itself and the tokens before it. Only the tokens strictly after it are "
+        "the future, so the change must leave token i itself alone.",
+        "Rows of x are tokens. A slice that starts one row after i and runs to the end picks every "
+        "later token; `+=` changes them in place in the copy.",
+        "Run the model on the changed grid, take row i of its output, subtract row i of the output "
+        "you had before, and keep the largest size of a difference (`np.abs`, then `.max()`).",
+    ],
+    mistakes=[
+        Mistake("included itself",
+                "Your change also moved token i itself, so even a causal model shows a change at i. "
+                "Change only the tokens after i: the slice starts one row later.",
+                impl=_leak_with(lambda c, i: c.__setitem__(slice(i, None), c[i:] + 1.0), _largest_change)),
+        Mistake("changed the past",
+                "You changed the tokens before i, the ones position i is allowed to read. The test "
+                "is about the tokens after i.",
+                impl=_leak_with(lambda c, i: c.__setitem__(slice(0, i), c[:i] + 1.0), _largest_change)),
+        Mistake("whole output",
+                "You measured the change of the whole output, later positions included, and those "
+                "may read the changed tokens. Compare row i only.",
+                impl=_leak_with(_after, lambda new, base, i: np.abs(new - base).max())),
+        Mistake("no abs",
+                "A change can be negative: take the absolute value before the largest one, or a "
+                "leak that pushes numbers down reads as 0.",
+                impl=_leak_with(_after, lambda new, base, i: (new[i] - base[i]).max())),
+        Mistake("summed",
+                "You added up the changes of position i's numbers; the test asks for the largest "
+                "one (`.max()`).",
+                impl=_leak_with(_after, lambda new, base, i: np.abs(new[i] - base[i]).sum())),
+    ],
+    wrong=[
+        Variant({0: "changed[i:] += 1.0"}, ["expected", "token i itself"], "values"),
+        Variant({0: "changed[:i] += 1.0"}, ["expected", "before i"], "values"),
+        Variant({1: "np.abs(run(changed) - base).max()"}, ["expected", "row i only"], "values"),
+        Variant({1: "np.abs(run(changed)[i] - base[i]).sum()"}, ["expected", "largest"], "values"),
+        Variant({1: "(run(changed)[i] - base[i]).max()"}, ["hidden test", "absolute value"], "values"),
+    ],
+    alternatives=[
+        Variant({0: "changed[i + 1:] = changed[i + 1:] + 1", 1: "np.max(np.abs(run(changed)[i] - base[i]))"}),
+        Variant({1: "abs(run(changed)[i] - base[i]).max()"}),
+        Variant(source='''def future_leak(run, x):
+    base = run(x)
+    out = []
+    for i in range(len(x)):
+        later = np.arange(len(x))[:, None] > i
+        out.append(np.abs(run(x + later)[i] - base[i]).max())
+    return np.array(out)
+'''),
+    ],
+    rtol=1e-9,
+    atol=1e-12,
+    skills="test a model for reading the future: change later tokens, watch earlier outputs",
 )
 
 
@@ -388,6 +564,17 @@ MODEL_PARAMETERS = Exercise(
 
 # ---------------------------------------------------------------- questions
 
+def _gpt2_gap_explanation() -> str:
+    from lib.params import REAL_MODELS, simple_version
+
+    gpt2 = REAL_MODELS["GPT-2 Small"].config
+    simple = count_parameters(simple_version(gpt2))
+    rest = count_parameters(gpt2).total - simple.blocks - simple.embedding
+    return (f"{gpt2.vocab:,} × {gpt2.d_model} is about {simple.embedding / 1e6:.1f} M numbers, almost the "
+            f"whole gap. The position table ({gpt2.context:,} × {gpt2.d_model}), the biases and "
+            f"LayerNorm's shifts add the remaining {rest:,}.")
+
+
 PREDICT_SIZE = Question(
     id="decoder-predict-size",
     notebook=NOTEBOOK,
@@ -400,7 +587,8 @@ PREDICT_SIZE = Question(
     answer=2,
     explanation="The norms only rescale the copies that attention and the FFN read. The stream "
                 "itself is never normalised inside the block: each half adds its result to it, "
-                "so it leaves larger than it came in. The lab below shows every step's size.",
+                "so it almost always leaves larger than it came in (the cell after the lab counts "
+                "how often over many random draws). The lab below shows every step's size.",
 )
 
 SHAPE_SCORES = Question(
@@ -430,6 +618,7 @@ PREDICT_COLLAPSE = Question(
                 "and the FFN are what stop this in a real block; try it in the lab.",
 )
 
+# No longer asked in the notebook (notebook 03 asks the same thing); kept for saved notebooks.
 PREDICT_ZERO_FFN = Question(
     id="decoder-predict-zero-ffn",
     notebook=NOTEBOOK,
@@ -441,6 +630,22 @@ PREDICT_ZERO_FFN = Question(
     explanation="The FFN's result is added to the stream: [-1, 5] + [0, 0] = [-1, 5]. A part that "
                 "returns zeros leaves the stream untouched, which is why a block whose weights are "
                 "still small barely changes its input.",
+)
+
+PREDICT_FINAL_NORM = Question(
+    id="decoder-predict-final-norm",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="In the hand example the token [0, 4] leaves its block as [-1, 7]. The decoder's final "
+           "norm (LayerNorm, ε aside) comes next. What leaves the decoder?",
+    choices=["[-1, 7]: a norm only rescales the copy a part reads", "[-1, 1]",
+             "[-0.14, 1]: each number divided by the largest", "[0, 0]"],
+    answer=1,
+    explanation="Unlike the norms inside a block, the final norm rescales the stream itself. "
+                "[-1, 7] has mean 3 and standard deviation 4, so it becomes [-1, 1]. Any token of "
+                "two different numbers does: minus its mean it is [-s, s], and divided by its "
+                "standard deviation s it is [-1, 1]. So with two numbers the final norm hides what "
+                "the blocks did; the cell below prints the stream before it.",
 )
 
 NUMBER_NORMS = Question(
@@ -478,12 +683,11 @@ PREDICT_GPT2 = Question(
              "the biases of attention and the FFN", "the table of learned positions",
              "nothing: the published figure is rounded up"],
     answer=0,
-    explanation="50,257 × 768 is about 38.6 M numbers, almost the whole gap. The position table "
-                "(1,024 × 768), the biases and LayerNorm's shifts add less than a million more.",
+    explanation=_gpt2_gap_explanation(),
 )
 
-DEFINITIONS = [CAUSAL_WEIGHTS, DECODER, MODEL_PARAMETERS, PREDICT_SIZE, SHAPE_SCORES, PREDICT_COLLAPSE,
-               PREDICT_ZERO_FFN, NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2]
+DEFINITIONS = [CAUSAL_WEIGHTS, DECODER, FUTURE_LEAK, MODEL_PARAMETERS, PREDICT_SIZE, SHAPE_SCORES,
+               PREDICT_COLLAPSE, PREDICT_ZERO_FFN, PREDICT_FINAL_NORM, NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)

@@ -347,6 +347,115 @@ TOP2 = Exercise(
 )
 
 
+# ---------------------------------------------------------------- a mixture's stored and used parameters
+
+def _moe_reference(d, d_ff, experts, top_k):
+    config = ModelConfig(d_model=int(d), layers=1, d_ff=int(d_ff), vocab=1, experts=int(experts),
+                         top_k=int(top_k))
+    count = _block_parameters(config)
+    return np.array([count.total, count.active], dtype=np.int64)
+
+
+def _moe_counts(d, d_ff, experts, top_k, router=True, used_experts=None, stored_experts=None):
+    """Counts made with one of the usual mistakes (the router left out, the wrong number of experts)."""
+    shared = 4 * d * d + 2 * d + (d * experts if router else 0)
+    stored = shared + (experts if stored_experts is None else stored_experts) * 2 * d * d_ff
+    used = shared + (top_k if used_experts is None else used_experts) * 2 * d * d_ff
+    return np.array([stored, used], dtype=np.int64)
+
+
+def _moe_cases(rng) -> list[Case]:
+    cases = [
+        Case((768, 3072, 8, 2), "the example", visible=True),
+        Case((768, 3072, 8, 8), "every expert used: top_k = experts"),
+        Case((64, 256, 1, 1), "a single expert"),
+        Case((7168, 2048, 256, 8), "256 narrow experts, top 8"),
+        Case((128, 512, 4, 1), "top 1 of 4"),
+    ]
+    for _ in range(3):
+        d = int(rng.integers(1, 17)) * 64
+        experts = int(rng.integers(2, 65))
+        top_k = int(rng.integers(1, experts))
+        d_ff = int(rng.integers(1, 9)) * d // 2
+        cases.append(Case((d, d_ff, experts, top_k),
+                          f"random: d = {d}, d_ff = {d_ff}, top {top_k} of {experts} experts"))
+    return cases
+
+
+MOE_COUNTS = Exercise(
+    id="moe-counts",
+    notebook=NOTEBOOK,
+    title="A mixture of experts: stored and used",
+    name="moe_block_counts",
+    template='''def moe_block_counts(d, d_ff, experts, top_k):
+    """One block with a mixture of experts: (parameters stored, parameters one token uses).
+    Attention: four d x d matrices. Each expert: a plain FFN of width d_ff, no biases.
+    The router: one score per expert, computed from the token's d numbers. Two RMSNorm gains."""
+    attention = 4 * d * d
+    expert = 2 * d * d_ff              # one expert's two matrices
+    norms = 2 * d
+    router = ____
+    stored = ____                      # everything that must be in memory
+    used = ____                        # what one token is multiplied by
+    return stored, used
+''',
+    solution=["d * experts", "attention + experts * expert + router + norms",
+              "attention + top_k * expert + router + norms"],
+    reference=_moe_reference,
+    cases=_moe_cases,
+    hints=[
+        "The router turns a token's d numbers into one score per expert: it is a matrix, like "
+        "the others. How many rows and columns does it need?",
+        "Any token may be sent to any expert, so every expert has to be in memory. A single token "
+        "runs only the experts it is sent to.",
+        "Every token goes through attention, the norms and the router before it reaches its "
+        "experts: those parts count in both numbers.",
+    ],
+    mistakes=[
+        Mistake("router not used",
+                "Your count of what a token uses leaves out the router. Every token is scored by "
+                "the router before it is sent anywhere, so the router's weights are used too.",
+                impl=lambda d, f, e, k: np.array([_moe_counts(d, f, e, k)[0],
+                                                  _moe_counts(d, f, e, k, router=False)[1]])),
+        Mistake("no router",
+                "The router is missing from both counts: it is a matrix of its own, one column of "
+                "d weights per expert.",
+                impl=lambda d, f, e, k: _moe_counts(d, f, e, k, router=False)),
+        Mistake("every expert used",
+                "A token runs only the top_k experts it is sent to, not all of them: the used "
+                "count has top_k experts.",
+                impl=lambda d, f, e, k: _moe_counts(d, f, e, k, used_experts=e)),
+        Mistake("only the chosen stored",
+                "Every expert must be stored, because any token may be sent to any of them: the "
+                "stored count has all the experts.",
+                impl=lambda d, f, e, k: _moe_counts(d, f, e, k, stored_experts=k)),
+        Mistake("square router",
+                "The router is not d x d: it gives one score per expert, so it has d rows and one "
+                "column per expert.",
+                impl=lambda d, f, e, k: _moe_counts(d, f, e, k) + (d * d - d * e)),
+    ],
+    wrong=[
+        Variant({2: "attention + top_k * expert + norms"}, ["position 1", "leaves out the router"],
+                "values"),
+        Variant({2: "stored"}, ["position 1", "only the top_k"], "values"),
+        Variant({1: "attention + top_k * expert + router + norms"}, ["position 0", "every expert must be stored"],
+                "values"),
+        Variant({0: "d * d"}, ["position 0", "one column per expert"], "values"),
+        Variant({0: "0"}, ["position 0", "missing from both"], "values"),
+        Variant({0: "d * n_experts"}, ["NameError", "line 8"], "error"),
+    ],
+    alternatives=[
+        Variant({0: "experts * d"}),
+        Variant({1: "norms + router + attention + expert * experts",
+                 2: "stored - (experts - top_k) * expert"}),
+        Variant({1: "4 * d * d + 2 * d * d_ff * experts + d * experts + 2 * d"}),
+    ],
+    atol=0.5,
+    rtol=0.0,
+    skills="count what a mixture of experts stores and what one token uses",
+)
+
+
 # ---------------------------------------------------------------- a parameter count
 
 def _block_reference(d, d_ff, gated):
@@ -493,7 +602,7 @@ NUMBER_FAIR = Question(
                 "8 experts: 1,024 each.",
 )
 
-DEFINITIONS = [SUBLAYER, SWIGLU, TOP2, BLOCK_COUNT, PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON,
+DEFINITIONS = [SUBLAYER, SWIGLU, TOP2, MOE_COUNTS, BLOCK_COUNT, PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON,
                PREDICT_NO_ACTIVATION, NUMBER_FAIR]
 
 

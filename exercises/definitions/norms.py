@@ -331,6 +331,190 @@ PRE_NORM = Exercise(
         Variant({0: "np.add(x, f(norm(x)))"}),
     ],
     skills="write the pre-norm update x + f(norm(x))",
+    retired=True,      # replaced by nudge-growth; kept so that saved notebooks still check it
+)
+
+
+
+# ---------------------------------------------------------------- a nudge through pre-norm and post-norm layers
+
+def _rms_of(v):
+    return np.sqrt(np.mean(np.asarray(v) ** 2))
+
+
+def _run_both(x, nudge, layers, step):
+    a, b = x, x + nudge
+    for f in layers:
+        a, b = step(a, f), step(b, f)
+    return a, b
+
+
+def _placed(norm, placement):
+    if placement == "pre":
+        return lambda h, f: h + f(norm(h))
+    return lambda h, f: norm(h + f(h))
+
+
+def _nudge_reference(x, nudge, layers, norm, placement):
+    a, b = _run_both(x, nudge, layers, _placed(norm, placement))
+    return _rms_of(a - b) / _rms_of(nudge)
+
+
+def _tanh_layer(w):
+    return lambda h: np.tanh(h @ w)
+
+
+NUDGE_W = np.array([[0.5, -0.2, 0.1, 0.0], [0.3, 0.4, -0.6, 0.2],
+                    [-0.1, 0.2, 0.3, -0.5], [0.2, 0.0, 0.4, 0.3]])
+NUDGE_X = np.array([[1.0, 2.0, 3.0, 4.0], [0.5, -1.5, 2.5, 0.0]])
+NUDGE = np.full((2, 4), 0.001)
+
+
+def example_layer(h):
+    """The layer of the check's example: tanh(h @ W), W the 4 x 4 matrix ``NUDGE_W``."""
+    return np.tanh(h @ NUDGE_W)
+
+
+def _random_tanh_layers(rng, d, n, gain):
+    return [_tanh_layer(rng.normal(0.0, gain / np.sqrt(d), (d, d))) for _ in range(n)]
+
+
+def _nudge_cases(rng) -> list[Case]:
+    fixed = np.random.default_rng(31)
+    x6 = np.sin(np.arange(18.0)).reshape(3, 6) * 2.0
+    cases = [
+        Case((NUDGE_X.copy(), NUDGE.copy(), [example_layer] * 3, _rms, "pre"), "the example", visible=True),
+        Case((NUDGE_X.copy(), NUDGE.copy(), [example_layer] * 3, _rms, "post"), "the example with post-norm"),
+        Case((x6, 1e-3 * np.cos(np.arange(18.0)).reshape(3, 6), [], _ln, "pre"),
+             "no layers at all (the change arrives as it left: 1)"),
+        Case((x6, 1e-3 * np.cos(np.arange(18.0)).reshape(3, 6), [_zeros_f] * 4, _ln, "pre"),
+             "layers that return zeros, pre-norm"),
+        Case((x6 * 10.0, 1e-2 * np.cos(np.arange(18.0)).reshape(3, 6),
+              _random_tanh_layers(fixed, 6, 5, 2.0), _ln, "post"), "a large stream, LayerNorm, post-norm"),
+        Case((np.cos(np.arange(40.0)).reshape(2, 4, 5), 1e-3 * np.sin(np.arange(40.0)).reshape(2, 4, 5),
+              _random_tanh_layers(fixed, 5, 6, 1.5), _rms, "pre"), "a batch of 2 texts of 4 tokens"),
+    ]
+    for _ in range(3):
+        d, tokens, n = int(rng.integers(3, 9)), int(rng.integers(1, 6)), int(rng.integers(1, 9))
+        placement = "pre" if rng.random() < 0.5 else "post"
+        norm = _rms if rng.random() < 0.5 else _ln
+        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 3.0), (tokens, d)),
+                           1e-3 * rng.normal(size=(tokens, d)),
+                           _random_tanh_layers(rng, d, n, rng.uniform(0.5, 3.0)), norm, placement),
+                          f"random: {n} layers on {tokens} tokens of {d} numbers, {placement}-norm"))
+    return cases
+
+
+def _swapped(x, nudge, layers, norm, placement):
+    return _nudge_reference(x, nudge, layers, norm, "post" if placement == "pre" else "pre")
+
+
+def _pre_without(make_step):
+    def run(x, nudge, layers, norm, placement):
+        step = make_step(norm) if placement == "pre" else _placed(norm, "post")
+        a, b = _run_both(x, nudge, layers, step)
+        return _rms_of(a - b) / _rms_of(nudge)
+    return run
+
+
+def _measured(measure):
+    def run(x, nudge, layers, norm, placement):
+        a, b = _run_both(x, nudge, layers, _placed(norm, placement))
+        return measure(a, b, nudge)
+    return run
+
+
+NUDGE_GROWTH = Exercise(
+    id="nudge-growth",
+    notebook=NOTEBOOK,
+    title="A small change through pre-norm and post-norm layers",
+    name="nudge_growth",
+    template='''def nudge_growth(x, nudge, layers, norm, placement):
+    """How many times larger a small change of the input is when it reaches the top.
+
+    x and x + nudge both go through the layers (functions f(h)), each layer wrapped in the
+    placement "pre" or "post" (the two orders of add and norm above); norm(h) normalises.
+    The answer is the root mean square of the gap between the two runs at the top, divided
+    by the root mean square of the nudge."""
+    def step(h, f):
+        if placement == "pre":
+            return ____
+        return ____
+
+    a, b = x, x + nudge
+    for f in layers:
+        a, b = step(a, f), step(b, f)
+    return ____
+''',
+    solution=["h + f(norm(h))", "norm(h + f(h))",
+              "np.sqrt(np.mean((a - b) ** 2)) / np.sqrt(np.mean(nudge ** 2))"],
+    reference=_nudge_reference,
+    cases=_nudge_cases,
+    hints=[
+        "Pre-norm normalises only the copy that the layer reads, and adds the layer's result to "
+        "the plain stream. Post-norm adds first, then normalises the sum, so the stream itself "
+        "is rescaled.",
+        "Both runs went through the same layers. What reached the top is the gap between them: "
+        "one run minus the other, a grid of the same shape as the nudge.",
+        "A root mean square is the square root of the mean of the squares. Divide the gap's by "
+        "the nudge's: 1 means the change arrived as large as it left, above 1 that it grew.",
+    ],
+    mistakes=[
+        Mistake("swapped",
+                "Your pre-norm and post-norm steps are swapped. Pre-norm: the layer reads a "
+                "normalised copy and its result is added to the plain stream. Post-norm: add, then "
+                "normalise the sum.",
+                impl=_swapped),
+        Mistake("no residual",
+                "In your pre-norm step the layer's result replaced the stream instead of being "
+                "added to it: keep the plain stream and add the result on.",
+                impl=_pre_without(lambda norm: lambda h, f: f(norm(h)))),
+        Mistake("raw read",
+                "In your pre-norm step the layer reads the raw stream. Give it the normalised "
+                "copy; only the copy is normalised, never the stream you add to.",
+                impl=_pre_without(lambda norm: lambda h, f: h + f(h))),
+        Mistake("upside down",
+                "Your ratio is upside down: a change that grew must give a number above 1. "
+                "Divide the gap at the top by the nudge, not the other way round.",
+                impl=_measured(lambda a, b, n: _rms_of(n) / _rms_of(a - b))),
+        Mistake("not divided",
+                "You returned the size of the gap at the top. Divide it by the size of the nudge, "
+                "so that the answer says how many times larger the change became.",
+                impl=_measured(lambda a, b, n: _rms_of(a - b))),
+        Mistake("sizes compared",
+                "You compared the sizes of the two runs, not the runs themselves: two grids of the "
+                "same size can still differ everywhere. Take the root mean square of their "
+                "difference.",
+                impl=_measured(lambda a, b, n: abs(_rms_of(a) - _rms_of(b)) / _rms_of(n))),
+    ],
+    wrong=[
+        Variant({0: "norm(h + f(h))", 1: "h + f(norm(h))"}, ["expected", "swapped"], "values"),
+        Variant({0: "f(norm(h))"}, ["expected", "replaced the stream"], "values"),
+        Variant({0: "h + f(h)"}, ["expected", "raw stream"], "values"),
+        Variant({2: "np.sqrt(np.mean(nudge ** 2)) / np.sqrt(np.mean((a - b) ** 2))"},
+                ["expected", "upside down"], "values"),
+        Variant({2: "np.sqrt(np.mean((a - b) ** 2))"}, ["expected", "size of the nudge"], "values"),
+        Variant({2: "abs(np.sqrt(np.mean(a ** 2)) - np.sqrt(np.mean(b ** 2))) / np.sqrt(np.mean(nudge ** 2))"},
+                ["expected", "difference"], "values"),
+    ],
+    alternatives=[
+        Variant({2: "np.linalg.norm(a - b) / np.linalg.norm(nudge)"}),
+        Variant({0: "f(norm(h)) + h", 2: "np.sqrt(((a - b) ** 2).mean() / (nudge ** 2).mean())"}),
+        Variant(source='''def nudge_growth(x, nudge, layers, norm, placement):
+    def rms(v):
+        return np.sqrt(np.mean(v ** 2))
+    a, b = x, x + nudge
+    for f in layers:
+        if placement == "pre":
+            a, b = a + f(norm(a)), b + f(norm(b))
+        else:
+            a, b = norm(a + f(a)), norm(b + f(b))
+    return rms(a - b) / rms(nudge)
+'''),
+    ],
+    rtol=1e-6,
+    atol=1e-9,
+    skills="wrap a layer pre-norm or post-norm and measure how far a small change travels",
 )
 
 
@@ -341,7 +525,7 @@ PREDICT_STACK = Question(
     notebook=NOTEBOOK,
     kind="predict",
     prompt="A vector goes through 30 layers. Each layer multiplies it by a random matrix that "
-           "shrinks it a little: by a gain of 0.5. No residual add, no normalisation. After 30 "
+           "halves its length (a gain of 0.5). No residual add, no normalisation. After 30 "
            "layers its numbers are...",
     choices=["about the same size as at the start", "almost exactly zero", "huge",
              "somewhere in between: about half their starting size"],
@@ -399,9 +583,10 @@ PREDICT_ZERO_F = Question(
              "[4, 2]: one is added to each number"],
     answer=0,
     explanation="The norm only rescales the copy that f reads; the stream itself is the plain x, "
-                "and adding zeros leaves it as it was. A block that has learned nothing lets "
-                "the stream pass through untouched, which is why deep pre-norm stacks start "
-                "out close to doing nothing, and train well.",
+                "and adding zeros leaves it as it was. A part that returns nothing lets the "
+                "stream pass through untouched, so a pre-norm block whose parts start out "
+                "returning very little starts close to doing nothing (notebook 04 shows when "
+                "that is the case).",
 )
 
 PREDICT_PLACEMENT = Question(
@@ -416,9 +601,12 @@ PREDICT_PLACEMENT = Question(
              "zero in both: the norms remove it"],
     answer=1,
     explanation="With pre-norm, an untouched path of additions runs from the bottom to the top, "
-                "so the change survives and grows with the stream. With post-norm the stream is "
-                "rescaled 48 times over, and the change shrinks with it. A gradient travels the "
-                "same path backwards, which is why deep post-norm stacks are hard to train.",
+                "so the change survives and grows with the stream. With post-norm the stream "
+                f"itself is rescaled twice per block, {2 * 48} times in all, and each rescaling "
+                "can squeeze the change: in most random stacks it arrives smaller than it left, and "
+                "in almost every one smaller than with pre-norm (the cell after the lab counts "
+                "how often). A gradient travels the same path backwards, which is why deep "
+                "post-norm stacks are hard to train.",
 )
 
 PREDICT_STREAM = Question(
@@ -434,7 +622,7 @@ PREDICT_STREAM = Question(
                 "below measures it.",
 )
 
-DEFINITIONS = [LAYER_NORM, RMS_NORM, PRE_NORM, PREDICT_STACK, NUMBER_FIVE, NUMBER_MEANS, NUMBER_LENGTH,
+DEFINITIONS = [LAYER_NORM, RMS_NORM, PRE_NORM, NUDGE_GROWTH, PREDICT_STACK, NUMBER_FIVE, NUMBER_MEANS, NUMBER_LENGTH,
                PREDICT_ZERO_F, PREDICT_PLACEMENT, PREDICT_STREAM]
 
 

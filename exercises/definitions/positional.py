@@ -234,6 +234,106 @@ ROPE_ROTATION = Exercise(
 )
 
 
+# ---------------------------------------------------------------- scores by distance
+
+def _scores_by_distance(query, key, max_distance, start=3):
+    """The reference: the key at position ``start``, the query t positions after it."""
+    scores = [_rope(query, offset=start + t) @ _rope(key, offset=start) for t in range(max_distance + 1)]
+    return np.array(scores) / np.sqrt(len(query))
+
+
+def _key_after_query(query, key, max_distance):
+    return _scores_by_distance(key, query, max_distance)
+
+
+def _not_turned(query, key, max_distance):
+    return np.full(max_distance + 1, query @ key / np.sqrt(len(query)))
+
+
+def _distance_cases(rng) -> list[Case]:
+    lab = np.random.default_rng(2026)
+    query, key = lab.normal(0, 1, 32), lab.normal(0, 1, 32)       # the lab's query, then its key
+    fixed = np.random.default_rng(303)
+    cases = [
+        Case((query, key, 6), "the example", visible=True),
+        Case((np.array([1.0, 0.0]), np.array([1.0, 0.0]), 8), "d = 2, a single pair"),
+        Case((np.array([0.5, -1.0, 2.0, 0.25]), np.array([1.5, 0.5, -0.5, 1.0]), 0),
+             "distance 0 only"),
+        Case((fixed.normal(0, 1, 8), fixed.normal(0, 1, 8), 300), "distances up to 300"),
+        Case((fixed.normal(0, 1, 64), fixed.normal(0, 1, 64), 12), "head size 64"),
+    ]
+    for _ in range(3):
+        d, n = 2 * int(rng.integers(1, 33)), int(rng.integers(1, 60))
+        cases.append(Case((rng.normal(0.0, 1.0, d), rng.normal(0.0, 1.0, d), n),
+                          f"random query and key of {d} numbers, distances up to {n}"))
+    return cases
+
+
+ROPE_DISTANCE = Exercise(
+    id="rope-distance",
+    notebook=NOTEBOOK,
+    title="Every distance at once",
+    name="scores_by_distance",
+    template='''def scores_by_distance(query, key, max_distance):
+    """The scaled score q.k / sqrt(d) of `query` against `key` with rotary positions, when the
+    query stands t positions after the key, for t = 0, 1, ..., max_distance.
+    Returns max_distance + 1 scores. Use `rope` (from lib.positional); no loop is needed."""
+    turned = ____     # row t: the query turned for position t, shape (max_distance + 1, d)
+    return ____       # one scaled score per row
+''',
+    solution=["rope(np.tile(query, (max_distance + 1, 1)))", "turned @ key / np.sqrt(len(key))"],
+    reference=_scores_by_distance,
+    cases=_distance_cases,
+    context="import numpy as np\nfrom exercises.core.blank import ____\nfrom lib.positional import rope\n",
+    hints=[
+        "The score depends only on how far apart the two positions are, so you may put the key "
+        "wherever it is simplest. At which position does a turn change nothing?",
+        "`rope` turns row i of a (length, d) array for position i, so an array whose rows are all "
+        "copies of the query comes back turned for positions 0, 1, 2, ... `np.tile(v, (n, 1))` "
+        "stacks n copies of a vector v as rows.",
+        "With the key at position 0 it stays as it is. A matrix product of the turned rows with "
+        "the key gives one dot product per row; divide by the square root of the head size.",
+    ],
+    mistakes=[
+        Mistake("key after the query",
+                "You turned the key and left the query still: that puts the key t positions "
+                "after the query, the other direction. Turn the query; keep the key at position 0.",
+                impl=_key_after_query),
+        Mistake("nothing turned",
+                "Every score equals the one at distance 0: either nothing was turned, or the query "
+                "and the key were turned by the same angle. Turn the query's copies for positions "
+                "0, 1, 2, ... and keep the key at position 0.",
+                impl=_not_turned),
+        Mistake("not scaled",
+                "These are the raw dot products. The scaled score divides each by the square root "
+                "of the head size, len(query).",
+                impl=lambda q, k, n: _scores_by_distance(q, k, n) * np.sqrt(len(q))),
+        Mistake("neighbours",
+                "Your numbers are paired as neighbours (2i with 2i + 1). The course pairs halves, "
+                "number i with number i + d/2, which is `rope`'s default.",
+                impl=lambda q, k, n: np.array([_rope(q, pairing="neighbours", offset=t) @ k
+                                               for t in range(n + 1)]) / np.sqrt(len(q))),
+    ],
+    wrong=[
+        Variant({1: "turned @ key"}, ["position 0", "square root"], "values"),
+        Variant({0: "rope(np.tile(key, (max_distance + 1, 1)))", 1: "turned @ query / np.sqrt(len(key))"},
+                ["position 1", "other direction"], "values"),
+        Variant({0: "np.tile(query, (max_distance + 1, 1))"}, ["position 1", "distance 0"], "values"),
+        Variant({0: "rope(np.tile(query, (max_distance + 1, 1)), pairing='neighbours')"},
+                ["position 1", "halves"], "values"),
+        Variant({0: "rope(np.tile(query, (max_distance, 1)))"}, ["expected shape (7,)"], "shape"),
+        Variant({0: "rope(query, offset=max_distance)"}, ["expected shape (7,)"], "shape"),
+    ],
+    alternatives=[
+        Variant({0: "np.array([rope(query, offset=t) for t in range(max_distance + 1)])"}),
+        Variant({0: "rope(np.stack([query] * (max_distance + 1)), offset=5)",
+                 1: "turned @ rope(key, offset=5) / len(key) ** 0.5"}),
+        Variant({1: "np.einsum('td,d->t', turned, key) / np.sqrt(key.size)"}),
+    ],
+    skills="use the rotary turn to get a query's score against a key at every distance at once",
+)
+
+
 # ---------------------------------------------------------------- scale, then add
 
 def _embed_reference(words, table):
@@ -281,8 +381,7 @@ EMBED = Exercise(
     cases=_embed_cases,
     hints=[
         "Two steps: make the words stronger by a factor that depends on the width, then add "
-        "the position rows. For d_model = 4 the factor is 2, the size that makes a fresh word "
-        "vector about as long as a position row.",
+        "the position rows. For d_model = 4 the factor is 2.",
         "The table was built once for the longest text. A text of `length` words uses its "
         "rows 0, 1, ..., length \u2212 1, in order: a slice of the first rows.",
     ],
@@ -326,6 +425,7 @@ EMBED = Exercise(
         Variant({1: "table[0:length, :]"}),
     ],
     skills="scale the word vectors by sqrt(d_model) and add the first rows of the position table",
+    retired=True,   # replaced by rope-distance; kept for notebooks saved from earlier releases
 )
 
 
@@ -413,8 +513,29 @@ PREDICT_ROPE = Question(
                 "sits. The lab and the cell after it show the two scores.",
 )
 
-DEFINITIONS = [SINUSOIDAL_TABLE, ROPE_ROTATION, EMBED, PREDICT_SHUFFLE, NUMBER_PE01, SHAPE_TEN_TOKENS,
-               NUMBER_LAST_SPEED, NUMBER_SCALE_64, PREDICT_ROPE]
+PREDICT_SCALE = Question(
+    id="pos-predict-scale",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="The words are multiplied by a factor before their position rows are added, and then "
+           "the sentence is reordered. With a very large factor, what do attention's outputs do?",
+    choices=[
+        "Each word's output stays close to what it was, wherever the word goes: they follow the words",
+        "The output at each place stays close to what it was, whatever word stands there: they "
+        "follow the positions",
+        "Nothing changes at all, whatever the factor",
+        "They become random: the factor destroys the input",
+    ],
+    answer=0,
+    explanation="A large factor makes the word most of the input, so the position row hardly "
+                "counts and attention sees almost a set of words again: each word's output moves "
+                "little when the word moves, while the output at a fixed place changes with the "
+                "word standing there. A small factor does the opposite. The lab and the cell after "
+                "it show both.",
+)
+
+DEFINITIONS = [SINUSOIDAL_TABLE, ROPE_ROTATION, ROPE_DISTANCE, EMBED, PREDICT_SHUFFLE, NUMBER_PE01,
+               SHAPE_TEN_TOKENS, NUMBER_LAST_SPEED, NUMBER_SCALE_64, PREDICT_SCALE, PREDICT_ROPE]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)

@@ -209,13 +209,22 @@ STABLE_SOFTMAX = Exercise(
 
 # ---------------------------------------------------------------- questions
 
+SOFTMAX_SCORES = np.array([2.0, 1.0, 0.1])
+
+
+def _two_decimals(values) -> str:
+    return "[" + ", ".join(f"{v:.2f}" for v in values) + "]"
+
+
 PREDICT_SOFTMAX = Question(
     id="start-predict-softmax",
     notebook=NOTEBOOK,
     kind="predict",
-    prompt="Three words have the scores [2.0, 1.0, 0.1]. What does softmax make of them?",
+    prompt=f"Three words have the scores {[float(v) for v in SOFTMAX_SCORES]}. "
+           "What does softmax make of them?",
     choices=[
-        "The scores divided by their total, 3.1: [0.65, 0.32, 0.03]",
+        f"The scores divided by their total, {SOFTMAX_SCORES.sum():g}: "
+        f"{_two_decimals(SOFTMAX_SCORES / SOFTMAX_SCORES.sum())}",
         "Weights that add up to 1, largest for the first word, none of them zero",
         "All the weight on the first word: [1, 0, 0]",
         "Equal weights, a third each",
@@ -223,7 +232,9 @@ PREDICT_SOFTMAX = Question(
     answer=1,
     explanation="Softmax takes exp of each score and divides by the total of those. "
                 "exp is always positive and grows fast, so every word keeps some weight and "
-                "the highest score gets the most: here about 0.66, 0.24 and 0.10. Dividing "
+                "the highest score gets the most: here about "
+                + ", ".join(f"{w:.2f}" for w in _softmax_reference(SOFTMAX_SCORES)[:-1])
+                + f" and {_softmax_reference(SOFTMAX_SCORES)[-1]:.2f}. Dividing "
                 "the raw scores would break for negative scores, and a hard pick is what "
                 "softmax approaches only when the scores are far apart.",
 )

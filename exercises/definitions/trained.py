@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import Callable, NamedTuple
+
 from exercises.core.definition import Case, Exercise, Mistake, Question, Variant
 
 NOTEBOOK = "05_trained_model"
@@ -267,6 +269,403 @@ RUN_BLOCKS = Exercise(
     rtol=1e-9,
     atol=1e-9,
     skills="run a model with some of its blocks left out",
+    retired=True,      # replaced by leave-one-out; kept so that saved notebooks still check it
+)
+
+
+# ---------------------------------------------------------------- leave each block out in turn
+
+def example_score(stream):
+    """The score of the check's example: the perplexity of the trained model on the first 12
+    tokens of the held-out text, given the stream that leaves the blocks."""
+    from lib import model
+    return model.perplexity(model.output_logits(stream), model.heldout().ids[:12])
+
+
+def _stream_size(stream):
+    return float(np.sqrt(np.mean(np.asarray(stream) ** 2)))
+
+
+def _leave_one_out_reference(x, blocks, score):
+    scores = []
+    for left_out in range(len(blocks)):
+        stream = x
+        for block in list(blocks)[:left_out] + list(blocks)[left_out + 1:]:
+            stream = block(stream)
+        scores.append(score(stream))
+    return np.array(scores, dtype=float)
+
+
+def _leave_one_out_cases(rng) -> list[Case]:
+    from lib import model
+    ids = model.heldout().ids
+    x = np.array(model.embed(ids[:12]))
+    fixed = np.random.default_rng(6)
+    cases = [
+        Case((x.copy(), model.blocks(), example_score), "the example", visible=True),
+        Case((fixed.normal(size=(3, 5)), _toy_blocks(fixed, 5, 6), _stream_size),
+             "six small blocks, scored by the stream's size"),
+        Case((fixed.normal(size=(2, 4)), _toy_blocks(fixed, 4, 1), _stream_size),
+             "a single block (leaving it out leaves nothing to run)"),
+        Case((fixed.normal(size=(2, 4)), [], _stream_size), "no blocks at all (no score)"),
+        Case((np.array(model.embed(ids[40:60])), model.blocks(), lambda s: float(np.abs(s).max())),
+             "the trained blocks on 20 other tokens, scored by the largest number"),
+    ]
+    for _ in range(3):
+        d, n = int(rng.integers(2, 9)), int(rng.integers(2, 7))
+        cases.append(Case((rng.normal(size=(int(rng.integers(1, 6)), d)), _toy_blocks(rng, d, n), _stream_size),
+                          f"random blocks: {n} blocks of {d} numbers"))
+    return cases
+
+
+def _kept_with(choose, measure=None):
+    def run(x, blocks, score):
+        scores = []
+        for left_out in range(len(blocks)):
+            stream = x
+            for block in choose(list(blocks), left_out):
+                stream = block(stream)
+            scores.append(score(stream) if measure is None else measure(score, x, stream))
+        return np.array(scores, dtype=float)
+    return run
+
+
+LEAVE_ONE_OUT = Exercise(
+    id="leave-one-out",
+    notebook=NOTEBOOK,
+    title="Leave each block out in turn",
+    name="leave_one_out",
+    template='''def leave_one_out(x, blocks, score):
+    """For each block in turn, leave it out: run the stream x through the OTHER blocks, in their
+    order, and score the stream that comes out with score(stream). Each block is a function,
+    block(stream), that returns the new stream with its residual already added. Returns one
+    score per block left out, in a list."""
+    scores = []
+    for left_out in range(len(blocks)):
+        kept = ____               # every block but block number `left_out`, in their order
+        stream = x
+        for block in kept:
+            stream = block(stream)
+        scores.append(____)       # the score of the stream the kept blocks produced
+    return scores
+''',
+    solution=["blocks[:left_out] + blocks[left_out + 1:]", "score(stream)"],
+    reference=_leave_one_out_reference,
+    cases=_leave_one_out_cases,
+    hints=[
+        "Leaving a block out means the stream skips it: the block before it hands its stream "
+        "straight to the block after it. So the blocks to run are those before `left_out` and "
+        "those after it, in that order.",
+        "Slices pick runs of a list: `blocks[:k]` stops just before number k, `blocks[k:]` starts "
+        "at number k. Adding two lists joins them.",
+        "Every run starts again from x (the line after the blank), and what gets scored is where "
+        "that run ended.",
+    ],
+    mistakes=[
+        Mistake("kept every block",
+                "Your list of kept blocks still holds the block that should be left out, so every "
+                "score is the whole model's. The second slice must start one block later.",
+                impl=_kept_with(lambda b, k: b[:k] + b[k:])),
+        Mistake("only the later blocks",
+                "Your list drops the blocks before the one left out as well: keep those before it "
+                "and those after it.",
+                impl=_kept_with(lambda b, k: b[k + 1:])),
+        Mistake("stopped at the gap",
+                "Your list stops at the block left out and drops everything after it: the blocks "
+                "after it run too, on the stream the earlier ones left.",
+                impl=_kept_with(lambda b, k: b[:k])),
+        Mistake("only the left-out block",
+                "Your list holds only the block that should be left out. Keep the others instead.",
+                impl=_kept_with(lambda b, k: b[k:k + 1])),
+        Mistake("counted from one",
+                "You left out the block before the intended one: `left_out` counts from 0, like "
+                "the positions in a list.",
+                impl=_kept_with(lambda b, k: b[:k - 1] + b[k:])),
+        Mistake("scored the input",
+                "You scored x, the stream before any block ran. Score the stream that the kept "
+                "blocks produced.",
+                impl=_kept_with(lambda b, k: b[:k] + b[k + 1:], lambda score, x, stream: score(x))),
+    ],
+    wrong=[
+        Variant({0: "blocks[:left_out] + blocks[left_out:]"}, ["expected", "whole model"], "values"),
+        Variant({0: "blocks[left_out + 1:]"}, ["expected", "before it"], "values"),
+        Variant({0: "blocks[:left_out]"}, ["expected", "after it"], "values"),
+        Variant({0: "blocks[:left_out - 1] + blocks[left_out:]"}, ["expected", "counts from 0"], "values"),
+        Variant({1: "score(x)"}, ["expected", "before any block ran"], "values"),
+    ],
+    alternatives=[
+        Variant({0: "[b for number, b in enumerate(blocks) if number != left_out]"}),
+        Variant({0: "list(blocks[:left_out]) + list(blocks[left_out + 1:])", 1: "float(score(stream))"}),
+        Variant(source='''def leave_one_out(x, blocks, score):
+    out = []
+    for left_out in range(len(blocks)):
+        stream = x
+        for number, block in enumerate(blocks):
+            if number != left_out:
+                stream = block(stream)
+        out.append(score(stream))
+    return np.array(out)
+'''),
+    ],
+    rtol=1e-9,
+    atol=1e-9,
+    skills="leave each block of a model out in turn and score what the others produce",
+)
+
+
+# ---------------------------------------------------------------- the capstone: one trained block, from your parts
+
+# The four parts the capstone's block is built from: (exercise id, notebook, name in the notebook).
+PARTS = (("rms-norm", "03_norms_and_residuals", "rms_norm"),
+         ("rope-rotation", "01_positional_encoding", "rope_one"),
+         ("causal-weights", "04_decoder_block", "causal_weights"),
+         ("swiglu", "02_feed_forward", "swiglu"))
+
+
+class Parts(NamedTuple):
+    """The functions the capstone's block uses, and where each came from (one line per part)."""
+    rms_norm: Callable
+    rope_one: Callable
+    causal_weights: Callable
+    swiglu: Callable
+    report: str
+
+
+def course_parts() -> tuple:
+    """The course's own rms_norm, rope_one, causal_weights and swiglu, with the signatures of the
+    exercises that define them (the checks' reference functions)."""
+    from exercises.core.registry import get_exercise
+    return tuple(get_exercise(ex_id).reference for ex_id, _stem, _name in PARTS)
+
+
+def _notebook_path(stem: str, root):
+    direct = root / f"{stem}.ipynb"
+    if direct.is_file():
+        return direct
+    found = sorted(p for p in root.glob(f"*/{stem}.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    return found[0] if found else None
+
+
+def _own_part(ex_id: str, stem: str, name: str, root):
+    """The learner's function for one part, read from their saved notebook and checked again, or
+    (None, why not)."""
+    from exercises.core.cell import run_cell
+    from exercises.core.checker import evaluate
+    from exercises.core.notebooks import exercise_id, read
+    from exercises.core.registry import get_exercise
+
+    path = _notebook_path(stem, root)
+    if path is None:
+        return None, f"{stem}.ipynb is not in your workspace"
+    try:
+        cells = read(path)["cells"]
+    except (OSError, ValueError):
+        return None, f"{path.name} could not be read"
+    sources = ["".join(c.get("source", "")) for c in cells if exercise_id(c) == ex_id]
+    if not sources:
+        return None, f"{path.name} has no {name} exercise cell"
+    ex = get_exercise(ex_id)
+    try:
+        namespace = run_cell(sources[0], ex.context, ex_id)
+        feedback = evaluate(ex, namespace)
+    except Exception as exc:  # noqa: BLE001 - the learner's saved code may raise anything
+        return None, f"your saved cell raised {type(exc).__name__}"
+    if feedback.kind == "blank":
+        return None, f"the {name} cell of {path.name} still has its blanks"
+    if not feedback.passed:
+        return None, f"your saved {name} does not pass its check: {feedback.headline.lower()}"
+    return namespace[name], ""
+
+
+def your_parts(root=None) -> Parts:
+    """The four parts for the capstone: for each, the learner's own function if their saved
+    notebook holds one that passes its check again now, else the course's. ``root``: the folder of
+    the learner's notebooks (default: the workspace)."""
+    from pathlib import Path
+
+    from exercises.core.workspace import workspace_root
+
+    root = workspace_root() if root is None else Path(root)
+    chosen, lines = [], []
+    for (ex_id, stem, name), course in zip(PARTS, course_parts()):
+        own, why = _own_part(ex_id, stem, name, root)
+        chosen.append(own if own is not None else course)
+        lines.append(f"{name:<15} " + (f"yours, from {stem}.ipynb (it passes its check again)" if own is not None
+                                       else f"the course's ({why})"))
+    return Parts(*chosen, report="\n".join(lines))
+
+
+CAPSTONE_CONTEXT = ("import numpy as np\nfrom exercises.core.blank import ____\n"
+                    "from exercises.definitions.trained import course_parts\n"
+                    "rms_norm, rope_one, causal_weights, swiglu = course_parts()\n")
+
+
+def _block_reference(x, w):
+    from functools import partial
+
+    from lib.block import block
+    from lib.positional import rope
+    return block(x, w, placement="pre", norm="rms", eps=1e-5, causal=True,
+                 positions=partial(rope, base=10000.0, pairing="halves"))
+
+
+def _small_block(rng, d, heads, d_ff):
+    from lib.block import BlockWeights
+    square = [rng.normal(0.0, d ** -0.5, (d, d)) for _ in range(4)]
+    return BlockWeights(*square, W1=rng.normal(0.0, d ** -0.5, (d, d_ff)), W2=rng.normal(0.0, d_ff ** -0.5, (d_ff, d)),
+                        W_gate=rng.normal(0.0, d ** -0.5, (d, d_ff)), attention_norm=rng.uniform(0.5, 1.5, d),
+                        ffn_norm=rng.uniform(0.5, 1.5, d), heads=heads)
+
+
+def example_block():
+    """The capstone check's example: (x, w), 5 tokens of 8 numbers and a small block of the trained
+    model's kind (2 heads of 4 numbers, SwiGLU width 12, RMSNorm gains), drawn from default_rng(44)."""
+    generator = np.random.default_rng(44)
+    x = generator.normal(size=(5, 8))
+    return x, _small_block(generator, 8, 2, 12)
+
+
+def _capstone_cases(rng) -> list[Case]:
+    from lib import model
+    ids = model.heldout().ids
+    w = model.weights().blocks
+    streams = model.forward(ids[:32], trace=True).streams
+    fixed = np.random.default_rng(45)
+    cases = [
+        Case(example_block(), "the example", visible=True),
+        Case((np.array(model.embed(ids[:6])), w[0]), "block 1 of the trained model on 6 tokens of the held-out text"),
+        Case((np.array(streams[3]), w[3]), "block 4 of the trained model on the stream it reads (32 tokens)"),
+        Case((np.array(streams[1][:1]), w[1]), "block 2 on a text of one token"),
+        Case((fixed.normal(size=(7, 12)), _small_block(fixed, 12, 3, 20)), "a small block: 3 heads of 4 numbers"),
+    ]
+    for _ in range(3):
+        heads, size = int(rng.integers(1, 4)), 2 * int(rng.integers(1, 4))
+        d, length = heads * size, int(rng.integers(1, 9))
+        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 3.0), (length, d)), _small_block(rng, d, heads, 2 * d)),
+                          f"random block: {heads} heads of {size} numbers, {length} tokens"))
+    return cases
+
+
+def _capstone_variant(*, scale="head", rotate_keys=True, ffn_gain="ffn", residual=True, ffn_reads="norm",
+                      transpose=False, attention_reads="norm"):
+    """The capstone's block with one thing done differently (for the known mistakes)."""
+    def run(x, w):
+        rms_norm, rope_one, causal_weights, swiglu = course_parts()
+        n, d = x.shape
+        size = d // w.heads
+        h = rms_norm(x, w.attention_norm) if attention_reads == "norm" else x
+        q, k, v = h @ w.Wq, h @ w.Wk, h @ w.Wv
+        heads = []
+        for j in range(w.heads):
+            cols = slice(j * size, (j + 1) * size)
+            qj = np.array([rope_one(q[t, cols], t) for t in range(n)])
+            kj = np.array([rope_one(k[t, cols], t) for t in range(n)]) if rotate_keys else k[:, cols]
+            divide = {"head": np.sqrt(size), "model": np.sqrt(d), "none": 1.0}[scale]
+            scores = (kj @ qj.T if transpose else qj @ kj.T) / divide
+            heads.append(causal_weights(scores) @ v[:, cols])
+        x = x + np.concatenate(heads, axis=-1) @ w.Wo
+        gain = w.ffn_norm if ffn_gain == "ffn" else w.attention_norm
+        read = rms_norm(x, gain) if ffn_reads == "norm" else x
+        out = swiglu(read, w.W_gate, w.W1, w.W2)
+        return x + out if residual else out
+    return run
+
+
+CAPSTONE = Exercise(
+    id="capstone-block",
+    notebook=NOTEBOOK,
+    title="Capstone: one block of the trained model, from your parts",
+    name="trained_block",
+    template='''def trained_block(x, w):
+    """One block of the trained model on a text x (n tokens of d numbers), built from the parts
+    rms_norm, rope_one, causal_weights and swiglu. w holds the block's weights: the gains
+    w.attention_norm and w.ffn_norm (d,), w.Wq, w.Wk, w.Wv, w.Wo (d, d), w.W_gate and w.W1
+    (d, d_ff; W1 is the up projection), w.W2 (d_ff, d) and the number of heads, w.heads."""
+    n, d = x.shape
+    size = d // w.heads                                   # numbers per head
+    # the attention half
+    h = ____                                              # the copy that attention reads
+    q, k, v = h @ w.Wq, h @ w.Wk, h @ w.Wv                # (n, d) each
+    heads = []
+    for j in range(w.heads):
+        cols = slice(j * size, (j + 1) * size)            # head j's numbers
+        qj = np.array([rope_one(q[t, cols], t) for t in range(n)])   # each query turned by its position
+        kj = ____                                         # each key, the same way
+        scores = ____                                     # (n, n): query t against key u
+        heads.append(____)                                # head j's mix of values, (n, size)
+    x = x + np.concatenate(heads, axis=-1) @ w.Wo
+    # the FFN half
+    return ____
+''',
+    solution=["rms_norm(x, w.attention_norm)",
+              "np.array([rope_one(k[t, cols], t) for t in range(n)])",
+              "qj @ kj.T / np.sqrt(size)",
+              "causal_weights(scores) @ v[:, cols]",
+              "x + swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)"],
+    reference=_block_reference,
+    cases=_capstone_cases,
+    context=CAPSTONE_CONTEXT,
+    hints=[
+        "Pre-norm: each half reads a normalised copy of the stream, with its own gain "
+        "(attention_norm for the attention half, ffn_norm for the FFN half), and adds its result "
+        "to the plain stream.",
+        "Keys are turned exactly like queries: token t by position t. A score compares a query "
+        "with a key (a dot product of two rows), and attention divides it by the square root of "
+        "the number of numbers each head has.",
+        "`causal_weights` turns a grid of scores into weights with the future masked; the head's "
+        "output is those weights times its values (the head's columns of v). The FFN half: the "
+        "gated FFN of notebook 02 on the normalised copy, added to x.",
+    ],
+    mistakes=[
+        Mistake("scores not scaled",
+                "Your scores are not divided by the square root of the head size, so the softmax is "
+                "far too sharp. Divide by the square root of the number of numbers per head.",
+                impl=_capstone_variant(scale="none")),
+        Mistake("scaled by the model width",
+                "You divided the scores by the square root of d, the model's width. Each head "
+                "compares vectors of `size` numbers: divide by the square root of that.",
+                impl=_capstone_variant(scale="model")),
+        Mistake("keys not turned",
+                "The keys were not turned by their positions. RoPE turns queries and keys alike; a "
+                "score then depends on how far apart the two tokens are.",
+                impl=_capstone_variant(rotate_keys=False)),
+        Mistake("keys against queries",
+                "Your score grid has keys as rows and queries as columns, so the causal mask hides "
+                "the wrong triangle. Put query t in row t: queries times the transposed keys.",
+                impl=_capstone_variant(transpose=True)),
+        Mistake("attention's gain for the FFN",
+                "The FFN half read its copy through attention's gain. Each half has its own: "
+                "w.ffn_norm for the FFN.",
+                impl=_capstone_variant(ffn_gain="attention")),
+        Mistake("FFN not added",
+                "The FFN's result replaced the stream. Add it to x, as attention's was.",
+                impl=_capstone_variant(residual=False)),
+        Mistake("FFN reads the raw stream",
+                "The FFN read the raw stream. Like attention, it reads a normalised copy.",
+                impl=_capstone_variant(ffn_reads="raw")),
+        Mistake("attention reads the raw stream",
+                "Attention read the raw stream: its queries, keys and values must come from the "
+                "normalised copy.",
+                impl=_capstone_variant(attention_reads="raw")),
+    ],
+    wrong=[
+        Variant({2: "qj @ kj.T"}, ["expected", "square root of the head size"], "values"),
+        Variant({2: "qj @ kj.T / np.sqrt(d)"}, ["expected", "width"], "values"),
+        Variant({1: "k[:, cols]"}, ["expected", "turned"], "values"),
+        Variant({2: "kj @ qj.T / np.sqrt(size)"}, ["expected", "wrong triangle"], "values"),
+        Variant({4: "x + swiglu(rms_norm(x, w.attention_norm), w.W_gate, w.W1, w.W2)"}, ["expected", "own"], "values"),
+        Variant({4: "swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)"}, ["expected", "replaced"], "values"),
+        Variant({0: "x"}, ["expected", "normalised copy"], "values"),
+    ],
+    alternatives=[
+        Variant({2: "(qj / np.sqrt(size)) @ kj.T", 3: "causal_weights(scores) @ v[:, j * size:(j + 1) * size]"}),
+        Variant({1: "np.stack([rope_one(k[t, cols], t) for t in range(n)])",
+                 4: "x + swiglu(rms_norm(x, w.ffn_norm, eps=1e-5), w.W_gate, w.W1, w.W2)"}),
+        Variant({2: "np.einsum('ti,ui->tu', qj, kj) / size ** 0.5"}),
+    ],
+    rtol=1e-3,
+    atol=1e-4,
+    skills="build one trained block from RMSNorm, multi-head attention with RoPE and SwiGLU",
 )
 
 # ---------------------------------------------------------------- questions
@@ -300,6 +699,25 @@ PREDICT_BLOCK = Question(
                 "the model can partly do without. The cell after the lab prints the numbers.",
 )
 
+PREDICT_STREAM = Question(
+    id="trained-predict-stream",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="Each token's stream starts as its row of the embedding table, whose numbers are small. "
+           "Four blocks each add what their attention and FFN computed, and every part reads the "
+           "stream through an RMSNorm. After the last block, the stream is...",
+    choices=["about as small as the embedding: the norms keep it there",
+             "about 1 in size: the norms set it",
+             "many times larger than the embedding: it is mostly what the blocks wrote",
+             "close to 0: the blocks cancel each other"],
+    answer=2,
+    explanation="The norms only rescale the copies the parts read; the stream itself is a running "
+                "sum that nothing rescales until the final norm. The first block already adds "
+                "vectors many times larger than the embedding row it started from, so at the top "
+                "the stream is mostly what the blocks wrote into it. The cell after the lab prints "
+                "each block's addition next to the stream it received.",
+)
+
 PREDICT_MISMATCH = Question(
     id="trained-predict-mismatch",
     notebook=NOTEBOOK,
@@ -317,7 +735,8 @@ PREDICT_MISMATCH = Question(
                 "evaluation shows it at once.",
 )
 
-DEFINITIONS = [PERPLEXITY, RUN_BLOCKS, NUMBER_UNIFORM, PREDICT_BLOCK, PREDICT_MISMATCH]
+DEFINITIONS = [PERPLEXITY, RUN_BLOCKS, LEAVE_ONE_OUT, CAPSTONE, NUMBER_UNIFORM, PREDICT_STREAM, PREDICT_BLOCK,
+               PREDICT_MISMATCH]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)

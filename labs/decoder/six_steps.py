@@ -38,7 +38,7 @@ def _setup(seed):
 def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
     """The grid after ``step`` (0 = the input, 6 = the block's output) of the six-step example.
 
-    seed None is the syllabus's setup (``lib.block.six_step_setup()``, seed 001); another seed draws
+    seed None is the notebook's example (``lib.block.six_step_setup()``); another seed draws
     other tokens and weights the same way. Returns every grid, its size (RMS), the attention
     weights, the FFN's hidden units that are on, and a verdict about the chosen step.
     """
@@ -107,7 +107,7 @@ class SixStepsLab:
         self.new = widgets.Button(description="new random weights", icon="refresh",
                                   layout=widgets.Layout(width="auto"))
         self.new.add_class("course-button-new-weights")
-        self.original = widgets.Button(description="seed 001's weights", layout=widgets.Layout(width="auto"))
+        self.original = widgets.Button(description="the example's weights", layout=widgets.Layout(width="auto"))
         self.original.add_class("course-button-original")
         self.verdict = verdict_widget()
 
@@ -197,7 +197,7 @@ class SixStepsLab:
             label.set_text(f"{size:.2f}")
             label.set_y(size + 0.02 * top)
         set_limits(self.ax_sizes, y=(0, top * 1.25))    # changes only with new weights
-        who = "seed 001's setup" if self.seed is None else f"random weights, draw {self.draws}"
+        who = "the example's weights" if self.seed is None else f"random weights, draw {self.draws}"
         self.suptitle.set_text(f"Step {k} of {N_STEPS}: {STEP_EXPLAINED[m['name']]} ({who})")
         self.back.disabled, self.forward.disabled = k == 0, k == N_STEPS
         self.view.redraw(state=self.seed)

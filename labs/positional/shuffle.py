@@ -29,8 +29,8 @@ TOL = 1e-9  # below this, two outputs count as identical
 WORDS = ("cat", "dog", "car")
 D_MODEL = 4
 SHUFFLE_SEED = 104
-# Small word vectors (about the size 1/sqrt(d_model) of a fresh embedding table) and four
-# random projections: no identity matrices, so attention really mixes the words.
+# Small word vectors (drawn with standard deviation 0.5) and four random projections: no
+# identity matrices, so attention really mixes the words.
 X, WQ, WK, WV, WO = random_weights([(len(WORDS), D_MODEL)] + [(D_MODEL, D_MODEL)] * 4,
                                    seed=SHUFFLE_SEED, scale=[0.5, 2.0, 2.0, 0.6, 0.6], decimals=2)
 PERMUTATIONS = tuple(itertools.permutations(range(len(WORDS))))
@@ -56,7 +56,9 @@ def shuffle_model(order=(2, 1, 0), add_positions=False, causal=False, scale=Fals
     Returns the inputs and outputs in both orders (rows in sentence order), each word's change
     (length of the difference between its output after and before), the row each word moved to,
     and the verdict about the word ``focus`` ("cat"). ``table(length, d_model)`` makes the
-    position table (the course's sinusoidal one, or the learner's).
+    position table (the course's sinusoidal one, or the learner's). ``scale`` multiplies the
+    words by sqrt(d_model) first (the lab no longer offers it: ``labs.positional.scaling`` varies
+    the factor).
     """
     order = tuple(int(i) for i in order)
     if sorted(order) != list(range(len(WORDS))):
@@ -96,8 +98,8 @@ def shuffle_model(order=(2, 1, 0), add_positions=False, causal=False, scale=Fals
         if not add_positions and not causal:
             why = "Without positions attention sees a set of words, not a sequence."
         elif not add_positions:
-            why = ("The causal mask alone gives a weak sense of order: row i averages the first "
-                   "i + 1 words, whichever they are.")
+            why = ("With the causal mask alone, row i averages the first i + 1 words: it sees which "
+                   "words came before it, but not in which order.")
         else:
             why = "With positions added, a word at a new place is a new input."
         verdict = " ".join([first] + parts + [why])
@@ -138,9 +140,10 @@ def _fill_heatmap(image, texts, values, limit):
 
 
 class ShuffleLab:
-    """The view: an order dropdown, a shuffle button, three toggles, outputs side by side."""
+    """The view: an order dropdown, a shuffle button, two toggles, outputs side by side.
+    (The words' scale factor has a lab of its own: ``labs.positional.scaling``.)"""
 
-    def __init__(self, order=(2, 1, 0), add_positions=False, causal=False, scale=False, seed=0):
+    def __init__(self, order=(2, 1, 0), add_positions=False, causal=False, seed=0):
         import ipywidgets as widgets
 
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
@@ -164,10 +167,6 @@ class ShuffleLab:
                                            tooltip="each word sees only itself and earlier words",
                                            layout=widgets.Layout(width="auto"))
         self.causal.add_class("course-toggle-causal")
-        self.scale = widgets.ToggleButton(value=scale, description="scale words \u00d7\u221ad_model",
-                                          tooltip="multiply the words by sqrt(d_model) = 2 first",
-                                          layout=widgets.Layout(width="auto"))
-        self.scale.add_class("course-toggle-scale")
         self.verdict = verdict_widget()
 
         fig = new_figure(6.4, 3.4)
@@ -207,9 +206,9 @@ class ShuffleLab:
                                          self.title_after, self.bars, self.bar_labels, self.suptitle])
 
         self.own = OwnFunctionSwitch([TABLE_USE], self._on_change)
-        row = controls(self.order, self.shuffle, self.positions, self.causal, self.scale)
+        row = controls(self.order, self.shuffle, self.positions, self.causal)
         self.root = lab_root("shuffle", [row, self.own.widget, self.view.widget, self.verdict])
-        for w in (self.order, self.positions, self.causal, self.scale):
+        for w in (self.order, self.positions, self.causal):
             w.observe(self._on_change, names="value")
         self.shuffle.on_click(self._on_shuffle)
         self.update()
@@ -222,9 +221,8 @@ class ShuffleLab:
         self.order.value = others[int(self.rng.integers(len(others)))]  # triggers update
 
     def update(self) -> dict:
-        order, positions, causal, scale = (self.order.value, self.positions.value, self.causal.value,
-                                           self.scale.value)
-        model = self.own.run(lambda table: shuffle_model(order, positions, causal, scale, table=table),
+        order, positions, causal = self.order.value, self.positions.value, self.causal.value
+        model = self.own.run(lambda table: shuffle_model(order, positions, causal, table=table),
                               TABLE_USE.exercise if positions else None)
         outs = (model["out_before"], model["out_after"])
         limit = max(float(np.nanmax(np.abs(np.nan_to_num(np.concatenate(outs))))), 1e-6)
@@ -248,8 +246,6 @@ class ShuffleLab:
         setting = [("positions added" if self.positions.value else "no positions")]
         if self.causal.value:
             setting.append("causal mask")
-        if self.scale.value:
-            setting.append("words \u00d72")
         self.suptitle.set_text("Attention outputs, " + ", ".join(setting))
         self.view.redraw(state=top)
         self.verdict.value = plain(model["verdict"])

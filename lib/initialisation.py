@@ -1,0 +1,108 @@
+"""How a model's weights start, and how much its blocks change the stream at step 0.
+
+A matrix whose numbers are drawn with standard deviation ``std`` multiplies a vector's size by
+about std · √(fan-in), its number of rows: the same ``std`` is a small factor in a narrow model and
+a large one in a wide model. GPT-2 draws every matrix at std = 0.02, and the two matrices whose
+output is added to the stream (attention's output projection Wo and the FFN's second matrix W2)
+at 0.02 / √(2 · layers), so that all the blocks' additions together stay small next to the
+stream. Some models start those two matrices at exactly zero: every block is then the identity.
+
+    gain_per_matrix(0.02, 768)                    # about 0.55
+    runs = start_of_training(layers=12, d_model=768, d_ff=3072, heads=12)
+    runs["gpt2"].changes                          # how much each block changed the stream
+
+The three ways of starting, ``RULES``, differ only in the scale of Wo and W2.
+"""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import check_choice, check_non_negative, check_positive_int
+from .block import BlockWeights, block
+from .norm import root_mean_square
+
+RULES = {
+    "all": "every matrix at 0.02",
+    "gpt2": "GPT-2: Wo and W2 at 0.02/sqrt(2 x blocks)",
+    "zero": "Wo and W2 at zero",
+}
+
+
+def gain_per_matrix(std, fan_in):
+    """About how many times larger a vector of RMS 1 comes out of a random matrix with ``fan_in``
+    rows whose numbers have standard deviation ``std``: std · √fan_in."""
+    return float(check_non_negative(std, "std")) * math.sqrt(check_positive_int(fan_in, "fan_in"))
+
+
+def output_std(rule, std, layers):
+    """The standard deviation of Wo and W2 under ``rule`` (a key of RULES): ``std`` ("all"),
+    std / √(2 · layers) ("gpt2") or 0 ("zero")."""
+    check_choice(rule, "rule", tuple(RULES))
+    layers = check_positive_int(layers, "layers")
+    return {"all": float(std), "gpt2": float(std) / math.sqrt(2 * layers), "zero": 0.0}[rule]
+
+
+def _drawn(layers, d, f, seed):
+    """Per block, the standard normal numbers of Wq, Wk, Wv, Wo (d, d), W1 (d, f) and W2 (f, d),
+    drawn in that order from ``default_rng(seed + i)`` for block i."""
+    for i in range(layers):
+        generator = np.random.default_rng(seed + i)
+        square = [generator.standard_normal((d, d)) for _ in range(4)]
+        yield square + [generator.standard_normal((d, f)), generator.standard_normal((f, d))]
+
+
+def _scaled(drawn, std, out, heads):
+    Wq, Wk, Wv, Wo, W1, W2 = drawn
+    return BlockWeights(Wq * std, Wk * std, Wv * std, Wo * out, W1=W1 * std, W2=W2 * out, heads=heads)
+
+
+def initial_blocks(layers, d_model, d_ff, heads=1, *, rule="gpt2", std=0.02, seed=0):
+    """The blocks of a stack at the start of training, one at a time (a generator, so that only
+    one block's matrices are in memory).
+
+    Block i draws Wq, Wk, Wv, Wo (d_model, d_model), W1 (d_model, d_ff) and W2 (d_ff, d_model), in
+    that order, as standard normal numbers from ``default_rng(seed + i)``; Wq, Wk, Wv and W1 are
+    scaled by ``std``, Wo and W2 by ``output_std(rule, std, layers)``. Every rule therefore gets
+    the same random numbers, scaled differently. Yields BlockWeights (no biases, no norm gains).
+    """
+    layers = check_positive_int(layers, "layers")
+    d, f = check_positive_int(d_model, "d_model"), check_positive_int(d_ff, "d_ff")
+    out = output_std(rule, std, layers)
+    for drawn in _drawn(layers, d, f, seed):
+        yield _scaled(drawn, std, out, heads)
+
+
+class StartTrace(NamedTuple):
+    """sizes: (layers + 1,) RMS of the stream before the first block and after each block.
+    changes: (layers,) RMS of what each block changed, divided by the RMS of the stream it read."""
+    sizes: np.ndarray
+    changes: np.ndarray
+
+
+def start_of_training(layers=12, d_model=768, d_ff=3072, heads=12, *, length=16, stream_rms=1.0,
+                      std=0.02, rules=tuple(RULES), seed=0):
+    """One stream of ``length`` tokens (normal numbers from ``default_rng(seed)``, rescaled to RMS
+    ``stream_rms``) through ``layers`` pre-norm blocks as they start training (the blocks of
+    ``initial_blocks(..., seed=seed + 1)``), under each rule: LayerNorm without gain or shift,
+    GELU, causal attention, no final norm, as in GPT-2. Returns {rule: StartTrace}.
+
+    The default sizes are GPT-2 Small's (12 blocks, width 768, 12 heads, FFN width 3,072). Each
+    block's numbers are drawn once and scaled for every rule.
+    """
+    layers = check_positive_int(layers, "layers")
+    stream = np.random.default_rng(seed).standard_normal((check_positive_int(length, "length"), d_model))
+    stream *= check_non_negative(stream_rms, "stream_rms") / root_mean_square(stream)
+    streams = {rule: stream for rule in rules}
+    sizes = {rule: [root_mean_square(stream)] for rule in rules}
+    changes = {rule: [] for rule in rules}
+    for drawn in _drawn(layers, check_positive_int(d_model, "d_model"), check_positive_int(d_ff, "d_ff"), seed + 1):
+        for rule in rules:
+            x = streams[rule]
+            new = block(x, _scaled(drawn, std, output_std(rule, std, layers), heads), norm="layer",
+                        activation="gelu", causal=True)
+            changes[rule].append(root_mean_square(new - x) / root_mean_square(x))
+            sizes[rule].append(root_mean_square(new))
+            streams[rule] = new
+    return {rule: StartTrace(np.array(sizes[rule]), np.array(changes[rule])) for rule in rules}

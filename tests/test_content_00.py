@@ -1,0 +1,206 @@
+"""Notebook 00, and what every notebook's text must respect.
+
+Notebook 00: its format, and the temperature sentences pinned through what its figure cell prints
+(the cell marked with metadata.course.figure, run in a real kernel).
+
+Course-wide:
+- no learner-facing text says where the material came from (a numbered seed, a syllabus or a
+  curriculum): it says what the thing is;
+- every notebook after 00 ends with one "## References" cell, just before "## You can now", and
+  every "<Name> et al." its prose cites is in that list;
+- the example a check starts with (the one its feedback calls "the example above") is written
+  above the check as a call, ``name(args)``, whose arguments are the example's.
+"""
+
+import ast
+import contextlib
+import io
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import CONTENT, ROOT
+from exercises.core.registry import all_exercises, get_question
+
+NAME = "00_start_here.ipynb"
+NOTEBOOKS = sorted(CONTENT.glob("*.ipynb"))
+
+
+def _source(cell):
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def _cells(path):
+    return json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+
+
+# ---------------------------------------------------------------- notebook 00
+
+@pytest.fixture(scope="module")
+def figures(notebook_figures):
+    return notebook_figures(NAME)
+
+
+def test_format_and_setup():
+    notebook = json.loads((CONTENT / NAME).read_text(encoding="utf-8"))
+    assert notebook["nbformat"] == 4 and notebook["nbformat_minor"] == 5
+    assert notebook["metadata"]["kernelspec"]["name"] == "python"
+    code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert "setup" in code[0]["metadata"].get("tags", [])
+    assert all(not c["outputs"] and c["execution_count"] is None for c in code)
+
+
+def _temperature_rows(text):
+    rows = {}
+    for line in text.strip().splitlines():
+        temperature = float(line.split()[1])
+        pairs = re.findall(r"(\w+) (\d\.\d\d)", line.split(None, 2)[2])
+        rows[temperature] = [(word, float(weight)) for word, weight in pairs]
+    return rows
+
+
+def test_temperature_sharpens_or_flattens_but_never_reorders(figures):
+    rows = _temperature_rows(figures["temperature"])
+    temperatures = sorted(rows)
+    assert len(temperatures) == 4
+    assert rows[temperatures[0]][0][1] > 0.9                           # the top word takes nearly all
+    spreads = [max(w for _, w in rows[t]) - min(w for _, w in rows[t]) for t in temperatures]
+    assert all(a > b for a, b in zip(spreads, spreads[1:]))             # drifting towards an even split
+    orders = {tuple(word for word, _ in sorted(rows[t], key=lambda p: -p[1])) for t in temperatures}
+    assert len(orders) == 1                                            # the order never changes
+    from labs.start import temperature_model
+    for t in np.geomspace(0.01, 100, 30):
+        weights = temperature_model(t)["weights"]
+        assert list(np.argsort(-weights, kind="stable")) == list(range(len(weights)))
+
+
+def test_the_softmax_prediction_quotes_computed_numbers():
+    from lib.attention import softmax
+    question = get_question("start-predict-softmax")
+    scores = np.array([2.0, 1.0, 0.1])
+    assert "[2.0, 1.0, 0.1]" in question.prompt
+    assert ", ".join(f"{w:.2f}" for w in (scores / scores.sum())) in question.choices[0]
+    weights = softmax(scores)
+    assert f"{weights[0]:.2f}, {weights[1]:.2f} and {weights[2]:.2f}" in question.explanation
+
+
+def test_the_start_page_announces_the_references():
+    prose = "\n".join(_source(c) for c in _cells(CONTENT / NAME) if c["cell_type"] == "markdown")
+    assert "**References**" in prose
+
+
+# ---------------------------------------------------------------- course-wide: provenance
+
+PROVENANCE = re.compile(r"syllab|curricul|\bseeds?/|\bseed 0\d\d\b|reference texts?\b", re.IGNORECASE)
+LEARNER_FACING = sorted(
+    [p for p in CONTENT.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts]
+    + [p for folder in ("lib", "labs", "exercises") for p in (ROOT / folder).rglob("*.py")])
+
+
+@pytest.mark.parametrize("path", LEARNER_FACING, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_learner_facing_text_says_where_the_material_came_from(path):
+    hits = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if PROVENANCE.search(line)]
+    assert hits == [], f"say what the thing is, not where it came from: {hits}"
+
+
+def test_the_provenance_pattern_catches_what_it_should():
+    for text in ("The setup is the syllabus's (seed 001)", "seed 002's toy FFN", "from the curriculum",
+                 "see seeds/", "the reference text's figures"):
+        assert PROVENANCE.search(text), text
+    for text in ("drawn from seed 2026, query first", "seed=104", "a fixed seed", "reference outputs"):
+        assert not PROVENANCE.search(text), text
+
+
+# ---------------------------------------------------------------- course-wide: references
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name != NAME], ids=lambda p: p.name)
+def test_each_notebook_ends_with_its_references(path):
+    sources = [_source(c) for c in _cells(path)]
+    at = [i for i, s in enumerate(sources) if s.startswith("## References")]
+    assert len(at) == 1, "one References section"
+    assert at[0] == len(sources) - 2 and sources[-1].startswith("## You can now")
+    items = [line for line in sources[at[0]].splitlines() if line.startswith("- ")]
+    assert len(items) >= 2
+    entries = re.split(r"\n- ", sources[at[0]])[1:]
+    assert all(re.search(r"\b(19|20)\d\d\b", entry) for entry in entries), "each entry has its year"
+    prose = "\n".join(s for i, s in enumerate(sources) if i != at[0])
+    for name in set(re.findall(r"\b([A-Z][a-z]+) et al\.", prose)):
+        assert name in sources[at[0]], f"{name} et al. is cited but not in the references"
+
+
+# ---------------------------------------------------------------- the example above each check
+
+# The notebooks whose checks' examples are written above them in the form this test reads.
+EXAMPLES_SHOWN_IN = ("00_start_here", "01_positional_encoding", "02_feed_forward")
+
+
+def _calls(text, name):
+    """Every call ``name(...)`` written in ``text`` (a definition ``def name(`` is not a call)."""
+    found = []
+    for match in re.finditer(rf"(?<![\w.]){re.escape(name)}\(", text):
+        if text[max(0, match.start() - 4):match.start()] == "def ":
+            continue
+        depth = 0
+        for end in range(match.end() - 1, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            if depth == 0:
+                found.append(text[match.start():end + 1])
+                break
+    return found
+
+
+def _assigned(cell_source):
+    names = set()
+    for node in ast.walk(ast.parse(cell_source)):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+def _same(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.shape(a) == np.shape(b) and np.array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    return a == b
+
+
+def _shown_examples():
+    out = []
+    for path in NOTEBOOKS:
+        if path.stem not in EXAMPLES_SHOWN_IN:
+            continue
+        for ex in all_exercises():
+            if ex.notebook == path.stem and ex.kind == "function":
+                out.append((path, ex))
+    return out
+
+
+@pytest.mark.parametrize("path, ex", _shown_examples(), ids=lambda v: getattr(v, "id", getattr(v, "name", "")))
+def test_the_example_a_check_quotes_is_written_above_it(path, ex):
+    cells = _cells(path)
+    sources = [_source(c) for c in cells]
+    check = sources.index(f'check("{ex.id}")')
+    shown = [call for i, s in enumerate(sources[:check])
+             if "exercise" not in cells[i]["metadata"].get("tags", []) for call in _calls(s, ex.name)]
+    assert shown, f"no call of {ex.name}(...) above the check of {ex.id}"
+    call = ast.parse(" ".join(shown[-1].split()), mode="eval").body
+
+    namespace = {}
+    setup = sources[next(i for i, c in enumerate(cells) if "setup" in c["metadata"].get("tags", []))]
+    exec(setup.replace("begin()", ""), namespace)                        # the notebook's imports
+    needed = {n.id for arg in call.args for n in ast.walk(arg) if isinstance(n, ast.Name)} - set(namespace)
+    for name in sorted(needed):
+        where = max(i for i in range(check) if cells[i]["cell_type"] == "code"
+                    and "exercise" not in cells[i]["metadata"].get("tags", []) and name in _assigned(sources[i]))
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(sources[where], namespace)
+    args = [eval(compile(ast.Expression(arg), "<example>", "eval"), namespace) for arg in call.args]
+
+    visible = next(c for c in ex.cases(np.random.default_rng(0)) if c.visible)
+    assert not visible.kwargs and not call.keywords
+    assert len(args) == len(visible.args)
+    for shown_arg, case_arg in zip(args, visible.args):
+        assert _same(shown_arg, case_arg), f"{ex.id}: the notebook shows {shown_arg!r}, the check uses {case_arg!r}"
