@@ -312,4 +312,4 @@ def test_structure(cells):
     for claim in ("ten times the one below", "hundreds of times", "never does",
                   "gives back about as much as it reads", "only train with"):
         assert claim not in text
-    assert source(cells[-1]).startswith("## References") and "Zhang, R. Sennrich" in source(cells[-1])
+    assert source(cells[-2]).startswith("## References") and "Zhang, R. Sennrich" in source(cells[-2])

@@ -382,4 +382,4 @@ def test_structure(cells):
         assert typed not in text, f"figure {typed} typed in prose"
     assert "syllabus" not in json.dumps(cells) and "seed 001" not in json.dumps(cells)
     assert "You can now" in text and "(05_trained_model.ipynb)" in text
-    assert source(cells[-1]).startswith("## References") and "Vaswani" in source(cells[-1])
+    assert source(cells[-2]).startswith("## References") and "Vaswani" in source(cells[-2])

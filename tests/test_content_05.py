@@ -387,4 +387,4 @@ def test_structure(cells):
                   "Retraining with the same versions gives the same weights"):
         assert claim not in text
     assert "training/README.md" in text
-    assert source(cells[-1]).startswith("## References") and "Massive Activations" in source(cells[-1])
+    assert source(cells[-2]).startswith("## References") and "Massive Activations" in source(cells[-2])
