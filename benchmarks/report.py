@@ -169,7 +169,11 @@ def markdown(results: dict) -> str:
              "repeated runs; each ratio compares two figures measured in the same run on the same machine.",
              "How each figure is measured is described in `benchmarks/` (module docstrings).", "",
              f"Run: {results['started']} UTC, {'quick' if results['quick'] else 'full'} run, "
-             f"{results['seconds']:.0f} s in all.", "", "## Machine", ""]
+             f"{results['seconds']:.0f} s in all."]
+    for section, (started, load) in results.get("rerun", {}).items():
+        lines[-1] += (f" The {section} section was run again on its own at {started} UTC (load average "
+                      f"{load}) after the last change to the code it measures; its tables come from that run.")
+    lines += ["", "## Machine", ""]
     lines += machine_lines(results["machine"]) + ["", "## Results", ""]
     lines += tables(results)
     profiles = results["sections"].get("labs", {}).get("profiles", [])

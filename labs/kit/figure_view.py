@@ -355,8 +355,8 @@ class FigureView:
         if not artist.get_visible():
             return None
         clip = artist.get_clip_box() if artist.get_clip_on() else None
-        if isinstance(artist, AxesImage):
-            box = clip or self.figure.bbox                  # an image is redrawn whole
+        if clip is not None or isinstance(artist, AxesImage):
+            box = clip or self.figure.bbox     # clipped (bars, lines, images): its axes, quick to know
         else:
             try:
                 box = artist.get_window_extent(renderer)
@@ -367,10 +367,6 @@ class FigureView:
                 width = max(np.atleast_1d(width)) if np.size(width) else 0
                 marker = getattr(artist, "get_markersize", lambda: 0)()
                 box = box.padded(renderer.points_to_pixels(float(width) + float(marker)))
-            if clip is not None:
-                box = type(box).intersection(box, clip)
-                if box is None:
-                    return None
         x0, y0, x1, y1 = box.padded(MARGIN).extents
         if not np.all(np.isfinite([x0, y0, x1, y1])):
             return (0, 0, int(self.figure.bbox.width), int(self.figure.bbox.height))
