@@ -5,7 +5,6 @@ the capstone."""
 import json
 import random
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -64,22 +63,9 @@ def test_eight_held_out_texts_and_their_counts(figures, cells):
                            "reverse 100, sums and differences 60")
 
 
-def _training_module(name):
-    """A module of training/, loaded from its file (training/ is a folder of scripts)."""
-    import importlib.util
-    sys.path.insert(0, str(ROOT))
-    try:
-        spec = importlib.util.spec_from_file_location(f"course_training_{name}", ROOT / "training" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(ROOT))
-
-
 def test_held_out_texts_are_the_corpus_with_their_seeds_and_never_the_training_seed():
-    corpus = _training_module("corpus")
-    script = _training_module("heldout_texts")
+    from training import corpus
+    from training import heldout_texts as script
     with np.load(model.FOLDER / "heldout_texts.npz") as data:
         seeds, ids, kinds = data["seeds"], data["ids"], data["kinds"]
     assert 2026 not in seeds and 7 not in seeds and len(set(seeds.tolist())) == len(seeds)
@@ -99,8 +85,7 @@ def test_numpy_matches_the_recorded_pytorch_logits_on_every_text():
 def test_the_script_reproduces_the_first_texts_recorded_logits():
     """The script that made the extra texts' logits gives, on the first text, exactly the logits
     train.py recorded: the same weights, the same PyTorch computation."""
-    pytest.importorskip("torch")
-    script = _training_module("heldout_texts")
+    from training import heldout_texts as script
     logits = script.reference_logits(model.heldout().ids[None], model.FOLDER / "weights.npz")
     assert np.array_equal(logits[0], model.heldout().logits)
 

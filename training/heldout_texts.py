@@ -1,6 +1,6 @@
 """More held-out texts for notebook 05, with PyTorch's logits on them, from the committed weights.
 
-    .venv/bin/python training/heldout_texts.py          # writes lib/trained/heldout_texts.npz
+    .venv/bin/python -m training.heldout_texts          # writes lib/trained/heldout_texts.npz
 
 One text of 256 tokens is not enough to judge the model by kind of prediction: it holds only a
 handful of sums or verbs. This script draws more texts from the same toy language
@@ -18,17 +18,15 @@ Writes lib/trained/heldout_texts.npz (or --out):
 
 import argparse
 import random
-import sys
 from pathlib import Path
 
 import numpy as np
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from training import corpus
+from training.train import CONFIG, SETTINGS, model_from_numpy_weights
 
-from training import corpus  # noqa: E402
-from training.train import CONFIG, SETTINGS, model_from_numpy_weights  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 SEEDS = (101, 102, 103, 104, 105, 106, 107)
 
