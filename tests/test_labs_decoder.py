@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from exercises.core.text import size
+from exercises.core.text import amount, size
 from labs.decoder import calculator_lab, flow_lab, six_steps_lab
 from labs.decoder.calculator import BYTES, CalculatorLab, calculator_model
 from labs.decoder.layer_flow import (DEPTH_MAX, PARTS, WORDS, FlowLab, block_shapes, flow_inputs, flow_model,
@@ -87,6 +87,25 @@ def test_new_random_weights_keep_the_pattern(seed):
                                                    activation="gelu", causal=False)[-1][1])
     assert m["sizes"][1] == pytest.approx(1.0) and m["sizes"][4] == pytest.approx(1.0)
     assert m["sizes"][6] > m["sizes"][0]
+
+
+@pytest.mark.parametrize("seed", [None, 103, 125] + list(range(101, 131)))
+def test_six_steps_adds_say_grows_or_shrinks_from_the_sizes(seed):
+    for step, before in ((3, 0), (6, 3)):
+        m = six_steps_model(step, seed)
+        old, new = (f"{m['sizes'][i]:.2f}" for i in (before, step))
+        word = "grows" if float(new) > float(old) else "shrinks" if float(new) < float(old) else None
+        if word:
+            assert f"{word} from {old} to {new}" in m["verdict"]
+        else:
+            assert f"keeps its size, {new}" in m["verdict"]
+        assert ("grows" in m["verdict"]) + ("shrinks" in m["verdict"]) == (word is not None)
+
+
+def test_six_steps_adds_that_shrink_say_so():
+    assert "the stream shrinks from 1.19 to 1.13" in six_steps_model(3, 125)["verdict"]
+    assert "which shrinks from 1.65 to 1.59" in six_steps_model(6, 103)["verdict"]
+    assert "the stream grows from 0.74 to 1.41" in six_steps_model(3)["verdict"]
 
 
 def test_six_steps_odd_steps_are_clipped():
@@ -175,11 +194,17 @@ def test_flow_model_over_every_toggle_combination(depth):
         elif m["vanished_at"] is None:
             assert m["leak"] > 1e-6 and "word 1 reads the future" in m["sentences"]["causal"], parts
         else:
-            assert "vanished" in m["summary"] and "vanished" in m["sentences"]["causal"]
+            assert "vanished" in m["summary"]
+            assert ("vanished" in m["sentences"]["causal"]) == (len(removed) == 1)   # else: causal alone
         if not parts["attention"]:
             assert m["context"] == 0.0 and "moves the last word's output by 0 " in m["sentences"]["attention"]
         if not parts["positions"] and (not parts["causal"] or not parts["attention"]):
-            assert m["copies"] == 0.0 and "identical" in m["sentences"]["positions"]
+            assert m["copies"] == 0.0
+        if not parts["positions"] and len(removed) == 1:
+            assert ("identical" in m["sentences"]["positions"]) == (m["copies"] <= 1e-12)
+        if len(removed) > 1:
+            together = " and ".join([", ".join(PARTS[n] for n in removed[:-1]), PARTS[removed[-1]]])
+            assert m["summary"].startswith(f"With the {together} removed together, after {depth} block")
         if parts["final_norm"] and m["overflow_at"] is None and m["sizes"][-1] > 0.01:
             assert 0.9 < m["output_size"] < 1.0 + 1e-9                     # the final norm: size 1, eps aside
         if m["overflow_at"] is None:
@@ -203,6 +228,39 @@ def test_flow_what_each_part_prevents_at_depth_48():
     no_final = flow_model(48, final_norm=False)
     assert no_final["output_size"] == pytest.approx(full["sizes"][-1])
     assert f"{full['sizes'][-1]:.2f}" in no_final["sentences"]["final_norm"]
+
+
+def test_flow_part_sentences_come_from_a_run_without_that_part_alone():
+    for depth in (12, DEPTH_MAX):
+        m = flow_model(depth, positions=False, causal=False, norms=False)
+        assert m["summary"].startswith(f"With the position vectors, causal mask and norms removed together, "
+                                       f"after {depth} blocks:")
+        for name in m["removed"]:
+            alone = flow_model(depth, **{name: False})
+            assert alone["summary"].startswith(f"After {depth} blocks:")
+            said = m["sentences"][name]
+            assert said.startswith("Without ") and " alone" in said.split(",")[0]
+            assert said.replace(" alone", "", 1) == alone["sentences"][name]
+    # without the positions alone the causal mask still tells the copies of "the" apart, while
+    # with the mask removed too they come out identical: each sentence describes its own run
+    both = flow_model(12, positions=False, causal=False)
+    assert both["copies"] == 0.0 and "still differ by" in both["sentences"]["positions"]
+
+
+def test_flow_norms_sentence_says_the_stream_grew_until_it_overflowed():
+    from labs.decoder.layer_flow import _part_sentence
+    full = flow_model(12)
+    parts = {n: n != "norms" for n in PARTS}
+    growing = {"overflow_at": 5, "sizes": np.array([1.0, 3.0, 40.0, 9e80, 1e250, np.nan])}
+    said = _part_sentence("norms", growing, full, parts, 12)
+    assert said == ("Without the norms, every block reads the raw stream and the stream grew until the "
+                    "numbers overflowed at block 5.")
+    uneven = {"overflow_at": 5, "sizes": np.array([1.0, 3.0, 2.0, 9e80, 1e250, np.nan])}
+    assert "grew" not in _part_sentence("norms", uneven, full, parts, 12)
+    assert "overflowed at block 5" in _part_sentence("norms", uneven, full, parts, 12)
+    no_norms = flow_model(12, norms=False)
+    assert no_norms["overflow_at"] is None
+    assert f"its size reaches {amount(no_norms['sizes'][-1])}" in no_norms["sentences"]["norms"]
 
 
 def test_flow_model_other_seeds_and_odd_depths():

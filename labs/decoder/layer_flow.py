@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from exercises.core.own import Use
-from exercises.core.text import amount
+from exercises.core.text import amount, word_list
 from exercises.ui.style import plain, table
 from lib.attention import causal_weights
 from lib.block import decoder, random_stack
@@ -119,52 +119,63 @@ def _ffn_share() -> float:
     return one.ffn / one.total
 
 
-def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int) -> str:
-    """What goes wrong without ``part``: m is this run, ref the run with every part on."""
+WITHOUT = {"positions": "position vectors", "attention": "attention", "causal": "the causal mask",
+           "residual": "the residual add", "norms": "the norms", "ffn": "the FFN",
+           "final_norm": "the final norm"}
+
+
+def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int, alone: bool = False) -> str:
+    """What goes wrong without ``part``: m is a run without it (and, when ``alone``, with every
+    other part on), ref the run with every part on."""
     blocks = f"{depth} block{'s' if depth > 1 else ''}"
+    without = f"Without {WITHOUT[part]}{' alone' if alone else ''}"
     if part == "positions":
         if m["copies"] <= EXACT:
-            return (f"Without position vectors, the two copies of \u201cthe\u201d (words 1 and 5) come out "
+            return (f"{without}, the two copies of \u201cthe\u201d (words 1 and 5) come out "
                     f"identical (difference 0; every part on: {amount(ref['copies'])}): nothing "
                     "tells them apart.")
-        return (f"Without position vectors, the two copies of \u201cthe\u201d still differ by "
+        return (f"{without}, the two copies of \u201cthe\u201d still differ by "
                 f"{amount(m['copies'])} (every part on: {amount(ref['copies'])}), only because "
                 "the causal mask lets word 5 read four more words than word 1.")
     if part == "attention":
-        return (f"Without attention, no word reads any other: changing the first word "
+        return (f"{without}, no word reads any other: changing the first word "
                 f"({FIRST_SWAP[0]} \u2192 {FIRST_SWAP[1]}) moves the last word's output by "
                 f"{amount(m['context'])} (every part on: {amount(ref['context'])}).")
     if part == "causal":
         if not parts["attention"]:
-            return (f"Without the causal mask nothing changes while attention is off: changing the last "
+            return (f"{without} nothing changes while attention is off: changing the last "
                     f"word moves word 1's output by {amount(m['leak'])}, as no word reads another.")
         masked = "exactly 0" if ref["leak"] <= EXACT else amount(ref["leak"])
         if m["vanished_at"] is not None or m["leak"] <= EXACT:
             why = (f"the stream vanished at block {m['vanished_at']}" if m["vanished_at"] is not None
                    else "little of the last word reaches it")
-            return (f"Without the causal mask word 1 may read the future, but {why}, so changing the last "
+            return (f"{without} word 1 may read the future, but {why}, so changing the last "
                     f"word moves word 1's output by only {amount(m['leak'])} (every part on: {masked}).")
-        return (f"Without the causal mask, word 1 reads the future: changing the last word "
+        return (f"{without}, word 1 reads the future: changing the last word "
                 f"({LAST_SWAP[0]} \u2192 {LAST_SWAP[1]}) moves word 1's output by {amount(m['leak'])} "
                 f"(every part on: {masked}).")
     if part == "residual":
-        return (f"Without the residual add, each block replaces the stream: after {blocks} the words' "
+        return (f"{without}, each block replaces the stream: after {blocks} the words' "
                 f"similarity is {m['alike'][-1]:.3f} (every part on: {ref['alike'][-1]:.3f}) and "
                 f"changing the first word moves the last word's output by {amount(m['context'])} "
                 f"(every part on: {amount(ref['context'])}).")
     if part == "norms":
-        if m["overflow_at"] is not None:
-            return (f"Without the norms, every block reads the raw stream and adds more than it read: "
-                    f"the numbers overflowed at block {m['overflow_at']}.")
-        return (f"Without the norms, every block reads the raw stream: its size reaches "
+        at = m["overflow_at"]
+        if at is not None:
+            grew = at > 1 and bool(np.all(np.diff(m["sizes"][:at]) > 0))
+            how = "the stream grew until the numbers overflowed" if grew else "the numbers overflowed"
+            return f"{without}, every block reads the raw stream and {how} at block {at}."
+        return (f"{without}, every block reads the raw stream: its size reaches "
                 f"{amount(m['sizes'][-1])} after {blocks} (every part on: {amount(ref['sizes'][-1])}).")
     if part == "ffn":
-        return (f"Without the FFN, nothing works on a word by itself and the block keeps only "
+        return (f"{without}, nothing works on a word by itself and the block keeps only "
                 f"{1 - _ffn_share():.0%} of its parameters; the words' similarity after {blocks} is "
                 f"{m['alike'][-1]:.3f} (every part on: {ref['alike'][-1]:.3f}).")
-    return (f"Without the final norm, the output keeps the stream's size, {amount(m['output_size'])} "
+    return (f"{without}, the output keeps the stream's size, {amount(m['output_size'])} "
             f"after {blocks}; with it every word leaves at size {ref['output_size']:.2f}.")
 
+
+COURSE_CAUSAL_WEIGHTS = causal_weights
 
 # The flow lab can run the learner's causal_weights (notebook 04's exercise) instead.
 CAUSAL_USE = Use("causal-weights", causal_weights, "lib.attention.causal_weights")
@@ -195,17 +206,26 @@ def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, **
         future = (f"word 1 moves by only {amount(m['leak'])}, rounding, when the last word changes")
     else:
         future = "no word reads the future (word 1 moves by exactly 0 when the last word changes)"
+    after = (f"With the {word_list(PARTS[name] for name in removed)} removed together, after {blocks}"
+             if len(removed) > 1 else f"After {blocks}")
     if m["overflow_at"] is not None:
-        summary = f"After {blocks}: the numbers overflowed at block {m['overflow_at']}, and {future}."
+        summary = f"{after}: the numbers overflowed at block {m['overflow_at']}, and {future}."
     elif m["vanished_at"] is not None:
-        summary = (f"After {blocks}: the stream vanished, its size falling from {amount(m['sizes'][0])} "
+        summary = (f"{after}: the stream vanished, its size falling from {amount(m['sizes'][0])} "
                    f"to {amount(m['sizes'][-1])} (below 1e-9 from block {m['vanished_at']}); the words' "
                    f"similarity went from {m['alike'][0]:.2f} to {m['alike'][-1]:.3f}, and {future}.")
     else:
-        summary = (f"After {blocks}{' with every part on' if not removed else ''}: the stream's size went "
+        summary = (f"{after}{' with every part on' if not removed else ''}: the stream's size went "
                    f"from {amount(m['sizes'][0])} to {amount(m['sizes'][-1])}, the words' similarity "
                    f"from {m['alike'][0]:.2f} to {m['alike'][-1]:.3f}, and {future}.")
-    sentences = {name: _part_sentence(name, m, full, on, depth) for name in removed}
+    if len(removed) == 1:
+        sentences = {removed[0]: _part_sentence(removed[0], m, full, on, depth)}
+    else:             # each part's own effect: a run with only that part removed
+        sentences = {}
+        for name in removed:
+            alone = {n: n != name for n in PARTS}
+            run = _flow(tuple(alone.values()), depth, int(seed), causal_weights or COURSE_CAUSAL_WEIGHTS)
+            sentences[name] = _part_sentence(name, run, full, alone, depth, alone=True)
     verdict = " ".join([summary] + list(sentences.values()))
     return {**m, "depth": depth, "seed": int(seed), "parts": on, "removed": removed, "full": full,
             "summary": summary, "sentences": sentences, "verdict": verdict}

@@ -35,6 +35,15 @@ def _setup(seed):
     return six_step_setup() if seed is None else six_step_setup(int(seed))
 
 
+def _change(before: str, after: str) -> str:
+    """How a size moved, in words, from the two sizes as shown (two decimals)."""
+    if float(after) > float(before):
+        return f"grows from {before} to {after}"
+    if float(after) < float(before):
+        return f"shrinks from {before} to {after}"
+    return f"keeps its size, {after}"
+
+
 def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
     """The grid after ``step`` (0 = the input, 6 = the block's output) of the six-step example.
 
@@ -69,7 +78,7 @@ def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
                 f"{mix[0, source]:.0%} of its mix from token {source + 1}. Size {s[1]} \u2192 {s[2]}.")
     elif step == 3:
         text = (f"Step 3, add: attention's output (size {s[2]}) is added to the input (size {s[0]}), not "
-                f"put in its place, so the stream grows to {s[3]}.")
+                f"put in its place, so the stream {_change(s[0], s[3])}.")
     elif step == 4:
         text = (f"Step 4, norm: a copy of the stream (size {s[3]}) is rescaled to rows of size 1 for the "
                 f"FFN, grid size {s[4]}; the stream itself keeps its size.")
@@ -78,8 +87,9 @@ def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
                 f"({hidden_on} of the {hidden_total} are positive before GELU), bent and narrowed "
                 f"back to 4 numbers. Size {s[5]}.")
     else:
-        text = (f"Step 6, add: the FFN's output is added to the stream. The block's output has size "
-                f"{s[6]} (the input had {s[0]}); row 1 is {vector(grids[6][0], signed=True)}.")
+        text = (f"Step 6, add: the FFN's output (size {s[5]}) is added to the stream, which "
+                f"{_change(s[3], s[6])}. The block's output has size {s[6]} (the input had {s[0]}); "
+                f"row 1 is {vector(grids[6][0], signed=True)}.")
     return {"step": step, "seed": seed, "names": names, "grids": grids, "sizes": sizes,
             "attention_weights": mix, "hidden_on": hidden_on, "name": name, "verdict": text}
 
