@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from labs import norms
-from labs.norms.placement import PlacementLab, placement_model
+from labs.norms.placement import PLACEMENT_DEPTH, PlacementLab, placement_model
 from labs.norms.residual_stream import ResidualStreamLab, stream_model
 from labs.norms.stack import DTYPES, GAIN_MAX, GAIN_MIN, LAYERS_MAX, SQRT_D, StackLab, stack_model
 from labs.norms.which_axis import AXIS_MODES, BATCH, CHANGED, TOKENS, AxisLab, axis_model
@@ -254,8 +254,25 @@ def test_placement_view_over_every_control():
         assert len(lab.lines["pre"][0].get_xdata()) == depth + 1
         assert html_text(lab.verdict.value) == placement_model(depth, lab.seed)["verdict"]
     lab.button.click()
-    assert lab.seed == 2 and html_text(lab.verdict.value) == placement_model(48, 2)["verdict"]
+    assert lab.seed == 101 and html_text(lab.verdict.value) == placement_model(48, 101)["verdict"]
     assert lab.view.figure is fig and lab.view.renders == renders + 5
+
+
+def test_placement_new_blocks_share_no_block_with_the_stack_before():
+    from lib.block import random_stack
+    lab = PlacementLab()
+    seeds = [lab.seed]
+    for _ in range(3):
+        lab.button.click()
+        seeds.append(lab.seed)
+    stacks = [random_stack(PLACEMENT_DEPTH, seed=s) for s in seeds]
+    for before, after in zip(stacks, stacks[1:]):
+        assert not any(np.array_equal(a.Wq, b.Wq) for a in before for b in after)
+    # every draw of a setup (input s, blocks s + 1 to s + 64, nudge s + 65) is its own
+    draws = [set(range(s, s + PLACEMENT_DEPTH + 2)) for s in seeds]
+    assert all(not (a & b) for a, b in zip(draws, draws[1:]))
+    traces = [placement_model(48, s) for s in seeds]
+    assert all(t["verdict"] != u["verdict"] for t, u in zip(traces, traces[1:]))
 
 
 # ---------------------------------------------------------------- residual stream

@@ -97,6 +97,24 @@ def test_mismatch_loud_and_quiet(ids, change, status):
     assert m["verdict"].lower().startswith(status)
 
 
+def test_mismatch_quiet_verdict_says_a_reference_comparison_catches_it_when_it_does():
+    from labs.trained.mismatch import REFERENCE_TOLERANCE
+    quiet = [m for m in (mismatch_model(base=b) for b in (20_000.0, 100_000.0)) if m["status"] == "quiet"]
+    assert quiet
+    for m in quiet:
+        assert m["largest"] > REFERENCE_TOLERANCE
+        assert "a comparison with reference outputs catches it (it allows 0.0001 on a logit)" in m["verdict"]
+        assert "only a comparison" not in m["verdict"] and "would catch" not in m["verdict"]
+
+
+def test_mismatch_quiet_verdict_says_a_change_within_the_tolerance_would_be_missed(monkeypatch):
+    from labs.trained import mismatch
+    monkeypatch.setattr(mismatch, "REFERENCE_TOLERANCE", 50.0)
+    m = mismatch_model(base=20_000.0)
+    assert m["status"] == "quiet" and m["largest"] < 50.0
+    assert "even a comparison with reference outputs would miss it (it allows 50 on a logit)" in m["verdict"]
+
+
 def test_mismatch_verdict_names_the_change():
     assert "LayerNorm" in mismatch_model(norm="layer")["verdict"]
     assert "1e-03" in mismatch_model(eps=1e-3)["verdict"]

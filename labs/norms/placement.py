@@ -20,6 +20,9 @@ from ..kit.figure_view import decades, set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 PLACEMENT_DEPTH = 64
+# A setup with seed s draws its input from s, its blocks from s + 1 to s + 64 and its nudge from
+# s + 65: "new random blocks" steps the seed by 100, so no draw is shared with the setup before.
+NEW_BLOCKS_STEP = 100
 
 
 @lru_cache(maxsize=8)
@@ -121,7 +124,7 @@ class PlacementLab:
         self._state = self.seed
 
     def _new_blocks(self, _button=None) -> None:
-        self.seed += 1
+        self.seed += NEW_BLOCKS_STEP
         self._scales()
         self.update()
 
