@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.text import amount
+from exercises.core.text import amount, count
 from exercises.ui.style import plain
 from lib import model
 
 from ..kit.layout import controls, lab_root, slider, verdict_widget
-from .held_out import GROUPS, context, held_out, perplexities, run
+from .held_out import GROUPS, context, held_out, perplexities, pooled_losses, run, texts
 from .kind_bars import KindBars
 
 TOP = 5                    # words shown for a watched prediction
@@ -33,21 +33,22 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
     ids, masks, watched, target_kinds = held_out()
     watch = int(np.clip(int(watch), 0, len(watched) - 1))
     position = int(watched[watch])
-    _l, full_probs, full_losses = run()
-    _l, probs, losses = run(skip, bool(positions))
-    full, now = perplexities(full_losses), perplexities(losses)
+    _l, full_probs, _losses = run()
+    _l, probs, _losses = run(skip, bool(positions))
+    full, now = perplexities(pooled_losses()), perplexities(pooled_losses(skip, bool(positions)))
     vocab = model.vocab()
     right = int(ids[position + 1])
     top = [int(i) for i in np.argsort(-probs[position])[:TOP]]
     removed = [f"block {i + 1}" for i in skip] + ([] if positions else ["the positions"])
-    whole_full, whole_now = full["whole text"], now["whole text"]
+    whole_full, whole_now = full["all texts"], now["all texts"]
+    pool = texts()
     if not removed:
-        change = (f"The whole model: perplexity {amount(whole_full)} on the held-out text "
-                  f"({len(ids)} tokens). Leave something out and compare.")
+        change = (f"The whole model: perplexity {amount(whole_full)} on the {len(pool)} held-out texts "
+                  f"({count(sum(len(t.ids) for t in pool))} tokens). Leave something out and compare.")
     else:
         ratios = {label: now[label] / full[label] for label, _k in GROUPS[:-1]
                   if np.isfinite(now[label]) and np.isfinite(full[label])}
-        worst = max(ratios, key=ratios.get) if ratios else "whole text"
+        worst = max(ratios, key=ratios.get) if ratios else "all texts"
         change = (f"Without {' and '.join(removed)}, the perplexity rises from {amount(whole_full)} "
                   f"to {amount(whole_now)} (\u00d7{amount(whole_now / whole_full)}); hit hardest: "
                   f"{worst} ({amount(full[worst])} \u2192 {amount(now[worst])}).")

@@ -1,14 +1,15 @@
-"""The bar chart the ablation and mismatch labs share: perplexity per kind of prediction, the
-trained model beside the setting now, on a log scale."""
+"""The bar chart the ablation and mismatch labs share: perplexity per kind of prediction over
+every held-out text, the trained model beside the setting now, on a log scale; under each pair,
+how many predictions it rests on."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.text import amount
+from exercises.core.text import amount, count
 
 from ..kit.figure_view import decades
-from .held_out import GROUPS
+from .held_out import GROUPS, counts
 
 TOP_POWER = 4              # the chart runs up to a perplexity of 10,000; beyond, a bar is marked
 
@@ -20,7 +21,8 @@ class KindBars:
     def __init__(self, ax, now_label):
         from ..kit.figure_view import OKABE_ITO
 
-        labels = [label for label, _k in GROUPS]
+        n = counts()
+        labels = [f"{label} ({count(n[label])})" for label, _k in GROUPS]
         x = np.arange(len(labels))
         self.full = ax.bar(x - 0.2, np.ones(len(labels)), width=0.4, color=OKABE_ITO["sky"],
                            label="trained model")

@@ -14,7 +14,7 @@ from exercises.core.text import amount
 from exercises.ui.style import plain
 
 from ..kit.layout import controls, lab_root, verdict_widget
-from .held_out import held_out, perplexities, run
+from .held_out import held_out, perplexities, pooled_losses, run
 from .kind_bars import KindBars
 
 AS_TRAINED = {"pairing": "halves", "base": 10000.0, "positions": True, "norm": "rms", "eps": 1e-5}
@@ -42,13 +42,14 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
     norm = norm if norm in ("rms", "layer") else "rms"
     base, eps = _round_log(base, BASE_MIN, BASE_MAX), _round_log(eps, EPS_MIN, EPS_MAX)
     setting = {"pairing": pairing, "base": base, "positions": bool(positions), "norm": norm, "eps": eps}
-    full_logits, _p, full_losses = run()
-    logits, _p, losses = run((), bool(positions), pairing, base, norm, eps)
-    full, now = perplexities(full_losses), perplexities(losses)
+    full_logits, _p, _losses = run()
+    logits, _p, _losses = run((), bool(positions), pairing, base, norm, eps)
+    full = perplexities(pooled_losses())
+    now = perplexities(pooled_losses((), bool(positions), pairing, base, norm, eps))
     with np.errstate(invalid="ignore"):
         gap = np.abs(logits - full_logits).max(axis=-1)
         agree = float(np.mean(logits.argmax(-1) == full_logits.argmax(-1)))
-    ratio = now["whole text"] / full["whole text"]
+    ratio = now["all texts"] / full["all texts"]
     changed = []
     if not positions:
         changed.append("no RoPE")
@@ -64,11 +65,11 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
     largest = float(np.nanmax(gap)) if np.isfinite(gap).any() else float("nan")
     if not changed:
         status = "trained"
-        verdict = (f"As trained: perplexity {amount(full['whole text'])}. Change one detail and "
+        verdict = (f"As trained: perplexity {amount(full['all texts'])}. Change one detail and "
                    "see whether anything tells you.")
     else:
         what = ", ".join(changed)
-        numbers = (f"perplexity {amount(full['whole text'])} \u2192 {amount(now['whole text'])} "
+        numbers = (f"perplexity {amount(full['all texts'])} \u2192 {amount(now['all texts'])} "
                    f"(\u00d7{amount(ratio)}), the top word agrees at {agree:.0%} of positions, the largest "
                    f"logit moved by {largest:.2g}")
         if not np.isfinite(ratio) or ratio >= LOUD:
