@@ -32,6 +32,12 @@ def _no_warnings():
         yield
 
 
+def table_rows(value):
+    """The cells of the HTML tables in ``value`` as text, row by row (header rows included)."""
+    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", value)]
+
+
 def text_of(value):
     return html.unescape(re.sub(r"<[^>]+>", "", value))
 
@@ -121,7 +127,15 @@ def test_six_steps_view_over_every_control():
         lab.step.value = step
         m = six_steps_model(step)
         assert text_of(lab.verdict.value) == m["verdict"]
-        assert lab.cells[1][0][0].get_text() == f"{m['grids'][step][0, 0] + 0.0:.2f}"
+        header, *rows = table_rows(lab.numbers.value)
+        assert header[0] == "token" and len(header) == (9 if step else 5)
+        assert rows[0][-4] == f"{m['grids'][step][0, 0] + 0.0:.2f}"
+        assert [float(v) for v in rows[3][-4:]] == pytest.approx(m["grids"][step][3], abs=0.006)
+        if step:
+            assert [float(v) for v in rows[1][1:5]] == pytest.approx(m["grids"][step - 1][1], abs=0.006)
+        assert rows[4] == ["step", "in", "1", "2", "3", "4", "5", "6"]          # the second table
+        sizes = rows[5]
+        assert sizes == ["size (RMS)"] + [f"{v:.2f}" for v in m["sizes"]]
         assert lab.below[1].get_text() == f"size {m['sizes'][step]:.2f}"
     assert lab.forward.disabled and not lab.back.disabled
     lab.back.click()

@@ -213,11 +213,24 @@ def test_axis_view_over_every_control():
             lab.value.value = value
             m = axis_model(value, how)
             assert np.allclose(lab.images[1].get_array(), m["out"])
-            assert lab.stats[0][0].get_text() == f"{m['means'][0] + 0.0:.2f}"
-            assert lab.cells[0][CHANGED[0]][CHANGED[1]].get_text() == f"{value:.1f}"
+            header, *rows = table_rows(lab.numbers.value)
+            assert header == ["token", "in 1", "in 2", "in 3", "in 4", "out 1", "out 2", "out 3", "out 4",
+                              "mean", "std"]
+            assert [r[0] for r in rows] == list(TOKENS)
+            assert rows[0][9] == f"{m['means'][0] + 0.0:.2f}" and rows[2][10] == f"{m['stds'][2]:.2f}"
+            assert rows[CHANGED[0]][1 + CHANGED[1]] == f"{value:.1f}"
+            assert [float(v) for v in rows[3][5:9]] == pytest.approx(m["out"][3], abs=0.006)
             assert html_text(lab.verdict.value) == m["verdict"]
     assert lab.view.figure is fig and lab.view.renders == renders + 5   # the first toggle value is the start
     assert len(TOKENS) == BATCH.shape[0]
+
+
+def table_rows(value):
+    """The cells of an HTML table as text, row by row (the header row first)."""
+    import html
+    import re
+    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", value)]
 
 
 def html_text(value):
