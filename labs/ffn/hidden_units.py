@@ -149,17 +149,14 @@ class HiddenUnitsLab:
                              edgecolor="black", linewidth=0.6, label="before the activation")
         self.after = ax.bar(units + 0.2, np.zeros(4), width=0.38, color=OKABE_ITO["blue"],
                             edgecolor="black", linewidth=0.6, label="after (orange: unit on)")
-        self.before_text = [ax.text(u - 0.2, 0, "", ha="center", fontsize=9) for u in units]
-        self.after_text = [ax.text(u + 0.2, 0, "", ha="center", fontsize=9) for u in units]
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_xticks(units, [f"unit {u + 1}" for u in units])
         ax.set_xlabel("hidden unit (x @ W1 + b1, then the activation)")
         ax.set_ylabel("value")
-        self.title = ax.set_title("cat [2, 0]: 2 of 4 units on (ReLU)", fontsize=10)
+        ax.set_title("four hidden units (their numbers in the table below)", fontsize=10)
         ax.legend(loc="upper center", fontsize=8, frameon=False, ncol=2)
         self.out_bars = ax_out.bar([0, 1], np.zeros(2), width=0.6, color=OKABE_ITO["green"],
                                    edgecolor="black", linewidth=0.6, label="in the batch")
-        self.out_text = [ax_out.text(i, 0, "", ha="center", fontsize=9) for i in range(2)]
         (self.alone_marks,) = ax_out.plot([0, 1], [0, 0], linestyle="none", marker="D", markersize=7,
                                           color=OKABE_ITO["vermillion"], markeredgecolor="black",
                                           label="run alone (when ticked)")
@@ -174,8 +171,7 @@ class HiddenUnitsLab:
         fig.tight_layout()
         self.view = FigureView(fig, description="Bar chart of four hidden units before and after "
                                                 "the activation, and the two output numbers",
-                               changing=[self.before, self.after, self.before_text, self.after_text,
-                                         self.title, self.out_bars, self.out_text, self.alone_marks])
+                               changing=[self.before, self.after, self.out_bars, self.alone_marks])
 
         choices = controls(self.token, self.activation)
         sliders = controls(self.x1, self.x2, self.alone)
@@ -231,23 +227,14 @@ class HiddenUnitsLab:
         units = scale_for(np.concatenate([m["pre"], m["post"]]))
         outputs = scale_for(np.concatenate([m["in_batch"], m["alone_out"]]))
         self._scales(units, outputs)
-        low, high, o_low, o_high = -units, units, -outputs, outputs
         for i in range(4):
             self.before[i].set_height(m["pre"][i])
             self.after[i].set_height(m["post"][i])
             self.after[i].set_facecolor(c["orange"] if m["on"][i] else c["blue"])
-            for text, v in ((self.before_text[i], m["pre"][i]), (self.after_text[i], m["post"][i])):
-                text.set_text(number(v))
-                text.set_y(v + (0.03 * (high - low) if v >= 0 else -0.03 * (high - low)))
-                text.set_va("bottom" if v >= 0 else "top")
         act = ACTIVATION_NAMES[m["activation"]]
-        self.title.set_text(f"{m['label']} {vector(m['x'], 1)}: {int(m['on'].sum())} of 4 units on ({act})")
         for i in range(2):
             v = m["in_batch"][i]
             self.out_bars[i].set_height(v)
-            self.out_text[i].set_text(number(v))
-            self.out_text[i].set_y(v + (0.03 if v >= 0 else -0.03) * (o_high - o_low))
-            self.out_text[i].set_va("bottom" if v >= 0 else "top")
         self.alone_marks.set_data([0, 1], m["alone_out"])
         self.alone_marks.set_visible(m["alone"])
         self.view.redraw(state=self._state)

@@ -57,6 +57,10 @@ def parameters_model(d_model: int = 768, multiple: float = 4.0, gated: bool = Fa
             "verdict": verdict}
 
 
+def _share(share: float) -> str:
+    return f"{share:.1%}" if share >= 0.001 else "<0.1%"
+
+
 class ParametersLab:
     """d_model and d_ff sliders, plain/gated switch, rounding and log scale; three bars."""
 
@@ -88,21 +92,20 @@ class ParametersLab:
         ax = fig.add_subplot()
         self.bars = ax.bar(range(3), [1, 1, 1], width=0.6, edgecolor="black", linewidth=0.6,
                            color=[OKABE_ITO["sky"], OKABE_ITO["orange"], OKABE_ITO["green"]])
-        self.labels = [ax.text(i, 1, "", ha="center", va="bottom", fontsize=9) for i in range(3)]
         (self.plain_mark,) = ax.plot([0.62, 1.38], [1, 1], color="black", linestyle="--", linewidth=1.2,
                                      label="gated: the plain FFN's share")
         ax.set_xticks(range(3), ["attention\n4·d²", "FFN\n2 or 3·d·d_ff", "norms\n2·d"])
         ax.set_xlim(-0.6, 2.6)
         ax.set_ylabel("share of the block's parameters")
         ax.set_xlabel("part of one block")
-        self.title = ax.set_title("One block at d = 768: 7,079,424 parameters", fontsize=10)
+        ax.set_title("One block's parameters, as shares (the counts in the table below)", fontsize=10)
         self.legend = ax.legend(loc="upper right", fontsize=8, frameon=False)
         self.ax = ax
         self._scale(log_scale)
         fig.tight_layout()
         self.view = FigureView(fig, description="Bar chart of one block's parameters: attention, "
                                                 "feed-forward network and norms",
-                               changing=[self.bars, self.labels, self.plain_mark, self.title])
+                               changing=[self.bars, self.plain_mark])
         self.root = lab_root("parameters", [controls(self.d_model, self.multiple),
                                             controls(self.kind, self.log_scale), controls(self.round_to),
                                             self.view.widget, self.numbers, self.verdict])
@@ -139,20 +142,17 @@ class ParametersLab:
         self._scale(log)
         for i, (bar, v, share) in enumerate(zip(self.bars, values, shares)):
             bar.set_height(share)
-            self.labels[i].set_text(f"{count(v)}\n{share:.1%}" if share >= 0.001 else f"{count(v)}\n<0.1%")
-            self.labels[i].set_y(share * 1.3 if log else share + 0.02)
         plain_share = m["plain_ffn"] / m["total"]
         self.plain_mark.set_ydata([plain_share, plain_share])
         self.plain_mark.set_visible(m["gated"])
-        self.title.set_text(f"One block at d = {count(d)}: {count(m['total'])} parameters"
-                            f" ({'gated' if m['gated'] else 'plain'}, d_ff = {count(width)})")
         self.view.redraw(state=log)
         self.numbers.value = table([
-            ("attention 4·d²", count(m["attention"])),
-            (f"FFN {'3' if m['gated'] else '2'}·d·{count(width)}", count(m["ffn"])),
-            ("norms 2·d", count(m["norms"])),
-            ("block", count(m["total"])),
-            ("FFN's share", f"{m['shares']['ffn']:.1%}"),
+            (f"one block at d = {count(d)}, {'gated' if m['gated'] else 'plain'}, d_ff = {count(width)}",
+             "parameters", "share"),
+            ("attention 4·d²", count(m["attention"]), _share(shares[0])),
+            (f"FFN {'3' if m['gated'] else '2'}·d·{count(width)}", count(m["ffn"]), _share(shares[1])),
+            ("norms 2·d", count(m["norms"]), _share(shares[2])),
+            ("block", count(m["total"]), "100%"),
             (f"gated width keeping the count (multiple of {m['round_to']})", count(m["gated_width"])),
         ])
         self.verdict.value = plain(m["verdict"])

@@ -8,6 +8,8 @@ widget: ``stream_lab()``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from exercises.ui.style import plain
@@ -19,13 +21,23 @@ from ..kit.layout import controls, lab_root, slider, verdict_widget
 STREAM_MAX = 24
 
 
+@lru_cache(maxsize=256)
+def _stream(blocks: int, alignment: float, seed: int):
+    """``lib.stack.residual_stream``, kept (read-only) so a setting seen before costs nothing."""
+    r = residual_stream(blocks, alignment=alignment, seed=seed)
+    for value in r:
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return r
+
+
 def stream_model(blocks: int = 12, alignment: float = 0.0, seed: int = 0) -> dict:
     """``blocks`` pre-norm blocks each adding a vector of size 1.0 to a stream that starts at 0.9
     (``lib.stack.residual_stream``, 64 numbers). ``alignment`` 0 to 1 turns the additions from
     independent directions towards the stream's own direction. Returns numbers and the verdict."""
     blocks = int(np.clip(int(blocks), 1, STREAM_MAX))
     alignment = float(np.clip(alignment, 0.0, 1.0)) if np.isfinite(alignment) else 0.0
-    r = residual_stream(blocks, alignment=alignment, seed=int(seed))
+    r = _stream(blocks, alignment, int(seed))
     final, aligned, law = float(r.sizes[-1]), float(r.aligned[-1]), float(r.right_angles[-1])
     shares = r.shares
     mid = min(4, blocks)
