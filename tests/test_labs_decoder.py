@@ -433,6 +433,13 @@ def test_calculator_view_over_every_control():
             if preset != lab.CUSTOM:
                 assert text_of(lab.verdict.value) == calculator_model(preset=preset, bytes_per_number=nbytes)["verdict"]
                 assert "from the simple count" in text_of(lab.gap.value)
+                m = lab.model
+                header, *rows = table_rows(lab.numbers.value)
+                assert header == ["part", "parameters", "share of the total"]
+                assert [r[0] for r in rows[:7]] == lab.part_names + ["twice the blocks", "twice the width"]
+                assert rows[2][1] == size(m["parts"]["FFN"]) and rows[5][1] == size(m["depth2"])
+                assert rows[6][2] == f"\u00d7{m['width2'] / m['total']:.2f}"
+                assert rows[7] == [m["preset"], f"{size(m['total'])} parameters, {m['memory']}"]
     lab.preset.value = "GPT-2 Small"
     assert lab.d_model.value == 768 and lab.vocab.value == 50257 and lab.biases.value
     lab.layers.value = 24                                   # a control moves: the preset no longer applies
