@@ -140,16 +140,13 @@ class SixStepsLab:
         grid = fig.add_gridspec(1, 3, width_ratios=[1, 1, 1.15], wspace=0.45)
         self.ax_before, self.ax_after, self.ax_sizes = (fig.add_subplot(grid[0, i]) for i in range(3))
         colour = TwoSlopeNorm(vmin=-3.0, vcenter=0.0, vmax=3.0)
-        self.images, self.titles, self.below = [], [], []
+        self.images, self.titles = [], []
         for ax in (self.ax_before, self.ax_after):
             self.images.append(ax.imshow(np.zeros((4, 4)), cmap="PuOr_r", norm=colour, aspect="auto"))
             ax.set_xticks(range(4), [str(j + 1) for j in range(4)])
             ax.set_yticks(range(4), [f"token {i + 1}" for i in range(4)])
             ax.tick_params(labelsize=9, length=0)
-            self.titles.append(ax.set_title("", fontsize=9))
-            # under the grid, in place of an axis label (changing that would redraw the axis)
-            self.below.append(ax.text(0.5, -0.16, "", ha="center", va="top", fontsize=9,
-                                      transform=ax.transAxes))
+            self.titles.append(ax.set_title("", fontsize=9))       # each grid's size: in the bars
         self.ax_after.set_yticks(range(4), [""] * 4)
         self.bars = self.ax_sizes.bar(range(N_STEPS + 1), np.ones(N_STEPS + 1), color=OKABE_ITO["sky"],
                                       edgecolor="black", linewidth=0.6)
@@ -163,7 +160,7 @@ class SixStepsLab:
         fig.subplots_adjust(left=0.13, right=0.98, top=0.8, bottom=0.2)
         self.view = FigureView(fig, description="Two grids of 4 tokens by 4 numbers, before and after "
                                                 "one step of the block, and the size of every grid",
-                               changing=[self.images, self.titles, self.below, self.bars, self.suptitle])
+                               changing=[self.images, self.titles, self.bars, self.suptitle])
         self.root = lab_root("six-steps", [controls(self.step, self.back, self.forward),
                                            controls(self.new, self.original), self.view.widget, self.numbers,
                                            self.verdict])
@@ -190,19 +187,16 @@ class SixStepsLab:
         m = six_steps_model(self.step.value, self.seed)
         k = m["step"]
         shown = [(k - 1 if k > 0 else None), k]
-        for ax, image, title, below, index in zip((self.ax_before, self.ax_after), self.images,
-                                                  self.titles, self.below, shown):
+        for image, title, index in zip(self.images, self.titles, shown):
             if index is None:
                 image.set_data(np.zeros((4, 4)))
                 image.set_alpha(0.15)
                 title.set_text("(nothing before the input)")
-                below.set_text("")
                 continue
             grid = m["grids"][index]
             image.set_alpha(1.0)
             image.set_data(grid)
             title.set_text("the input\n" if index == 0 else f"after step {index}:\n{m['names'][index]}")
-            below.set_text(f"size {m['sizes'][index]:.2f}")
         top = float(np.max(m["sizes"]))
         for i, (bar, size) in enumerate(zip(self.bars, m["sizes"])):
             bar.set_height(size)
