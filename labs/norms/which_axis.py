@@ -114,7 +114,7 @@ class AxisLab:
         self.suptitle = fig.suptitle("", fontsize=10)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.8, bottom=0.16)
         self.view = FigureView(fig, description="Two grids: a batch of four tokens, and the batch after normalising",
-                               changing=[self.images, self.suptitle])
+                               changing=[self.images, self.marker, self.suptitle])
         self.own = OwnFunctionSwitch([LAYER_NORM_USE], self.update)
         self.root = lab_root("axis", [controls(self.value, self.how), self.own.widget, self.view.widget,
                                       self.numbers, self.verdict])
