@@ -60,6 +60,13 @@ def test_the_perplexities_pool_all_eight_texts_and_sums_go_with_differences():
         [t.get_text() for ax in lab.view.figure.axes for t in ax.get_xticklabels()]
     for label, number in counts().items():
         assert f"{label.replace('sums and differences', 'sums+diff')} ({number:,})" in ticks
+    quiet = mismatch_model(base=20_000.0)
+    assert quiet["now"]["all texts"] == pytest.approx(_pooled(base=20_000.0)[0]["all texts"])
+    ids = model.heldout().ids
+    first = model.forward(ids, base=20_000.0).argmax(-1) == model.forward(ids).argmax(-1)
+    assert quiet["agree"] == pytest.approx(first.mean())
+    assert (f"over the 8 held-out texts; on the first, the top word agrees at {quiet['agree']:.0%} of "
+            "positions") in quiet["verdict"]
 
 
 # ---------------------------------------------------------------- ablation model

@@ -14,7 +14,7 @@ from exercises.core.text import amount
 from exercises.ui.style import plain
 
 from ..kit.layout import controls, lab_root, verdict_widget
-from .held_out import held_out, perplexities, pooled_losses, run
+from .held_out import held_out, perplexities, pooled_losses, run, texts
 from .kind_bars import KindBars
 
 AS_TRAINED = {"pairing": "halves", "base": 10000.0, "positions": True, "norm": "rms", "eps": 1e-5}
@@ -65,13 +65,14 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
     largest = float(np.nanmax(gap)) if np.isfinite(gap).any() else float("nan")
     if not changed:
         status = "trained"
-        verdict = (f"As trained: perplexity {amount(full['all texts'])}. Change one detail and "
+        verdict = (f"As trained: perplexity {amount(full['all texts'])} over the {len(texts())} held-out "
+                   "texts. Change one detail and "
                    "see whether anything tells you.")
     else:
         what = ", ".join(changed)
         numbers = (f"perplexity {amount(full['all texts'])} \u2192 {amount(now['all texts'])} "
-                   f"(\u00d7{amount(ratio)}), the top word agrees at {agree:.0%} of positions, the largest "
-                   f"logit moved by {largest:.2g}")
+                   f"(\u00d7{amount(ratio)}) over the {len(texts())} held-out texts; on the first, the top "
+                   f"word agrees at {agree:.0%} of positions and the largest logit moved by {largest:.2g}")
         if not np.isfinite(ratio) or ratio >= LOUD:
             status = "loud"
             verdict = f"Loud: {what}. {numbers[0].upper() + numbers[1:]}. Any evaluation would catch this."
