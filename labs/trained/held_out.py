@@ -116,11 +116,13 @@ def counts() -> dict:
 
 def perplexities(losses) -> dict:
     """Perplexity (exp of the mean loss) per label of GROUPS, from ``pooled_losses``; NaN for a
-    kind no text has."""
+    kind no text has. "whole text", the name of "all texts" when one text was scored, is kept
+    for notebooks saved from earlier releases."""
     masks = pooled_masks()
     with np.errstate(over="ignore", invalid="ignore"):
-        return {label: float(np.exp(losses[mask].mean())) if mask.any() else float("nan")
-                for label, mask in masks.items()}
+        found = {label: float(np.exp(losses[mask].mean())) if mask.any() else float("nan")
+                 for label, mask in masks.items()}
+    return {**found, "whole text": found["all texts"]}
 
 
 def context(position: int) -> str:
