@@ -78,7 +78,7 @@ def test_ablation_model_whole_model_against_lib(ids):
     assert m["full"]["all texts"] != pytest.approx(model.perplexity(model.forward(ids), ids))
     assert m["now"] == m["full"]
     assert "Leave something out" in m["verdict"]
-    assert set(m["full"]) == {label for label, _k in GROUPS} | {"whole text"}     # the old name kept
+    assert set(m["full"]) == {label for label, _k in GROUPS} | {"whole text", "sums", "differences"}
     assert m["full"]["whole text"] == m["full"]["all texts"]
 
 

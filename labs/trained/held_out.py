@@ -116,13 +116,20 @@ def counts() -> dict:
 
 def perplexities(losses) -> dict:
     """Perplexity (exp of the mean loss) per label of GROUPS, from ``pooled_losses``; NaN for a
-    kind no text has. "whole text", the name of "all texts" when one text was scored, is kept
-    for notebooks saved from earlier releases."""
-    masks = pooled_masks()
+    kind no text has. Notebooks saved from earlier releases read the names of those days too:
+    "whole text" (now "all texts"), "sums" and "differences" (now one kind); they are kept."""
+    masks = {**pooled_masks(), **_earlier_masks()}
     with np.errstate(over="ignore", invalid="ignore"):
-        found = {label: float(np.exp(losses[mask].mean())) if mask.any() else float("nan")
-                 for label, mask in masks.items()}
-    return {**found, "whole text": found["all texts"]}
+        return {label: float(np.exp(losses[mask].mean())) if mask.any() else float("nan")
+                for label, mask in masks.items()}
+
+
+@lru_cache(maxsize=1)
+def _earlier_masks() -> dict:
+    names = model.info()["kinds"]
+    kinds = np.array([names[k] for text in texts() for k in text.kinds[1:]])
+    return {"whole text": np.ones(len(kinds), dtype=bool), "sums": kinds == "sum",
+            "differences": kinds == "difference"}
 
 
 def context(position: int) -> str:
