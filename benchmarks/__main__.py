@@ -12,9 +12,13 @@ from pathlib import Path
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ("labs", "browser", "notebooks", "site", "imports", "model")
+SECTIONS = ("labs", "wasm", "browser", "notebooks", "site", "imports", "model")
 RESULTS = Path(__file__).resolve().parent / "results"
 DOCS = ROOT / "docs" / "performance.md"
+
+
+def _load():
+    return [round(v, 2) for v in os.getloadavg()] if hasattr(os, "getloadavg") else None
 
 
 def _names(text):
@@ -38,7 +42,7 @@ def parse(argv=None):
 
 def run(argv=None) -> dict:
     args = parse(argv)
-    from . import browser, labs, report, system
+    from . import browser, labs, report, system, wasm
 
     chosen = _names(args.only) or list(SECTIONS)
     chosen = [s for s in chosen if s not in _names(args.skip)]
@@ -61,15 +65,23 @@ def run(argv=None) -> dict:
     s = results["sections"]
     if "labs" in chosen:
         log("labs (headless CPython)...")
-        rows = labs.run(_names(args.labs), quick=quick, log=log)
+        rows, png = labs.run(_names(args.labs), quick=quick, log=log)
         missing = [r["lab"] for r in rows if not (r["meets_ms_target"] and r["meets_ratio_target"])]
         profiles = [labs.profile(name, quick=True) for name in missing]
-        s["labs"] = {"labs": rows, "target_ms": labs.TARGET_MS, "target_ratio": labs.TARGET_RATIO,
+        s["labs"] = {"labs": rows, "png_settings": png, "target_ms": labs.TARGET_MS,
+                     "target_p95_ms": labs.TARGET_P95_MS, "target_vs_naive": labs.TARGET_NAIVE,
+                     "target_vs_full": labs.TARGET_FULL, "load_average_after": _load(),
                      "all_meet_targets": not missing, "missed": missing, "profiles": profiles}
+    if "wasm" in chosen:
+        log("WebAssembly factor (Pyodide under Node against CPython)...")
+        try:
+            s["wasm"] = wasm.run(repeats=5 if quick else 15, log=log)
+        except Exception as error:  # noqa: BLE001 - a missing Node is reported, not fatal
+            s["wasm"] = {"skipped": f"{type(error).__name__}: {error}"}
     if "browser" in chosen:
         log("browser (Chromium against a local JupyterLab)...")
         try:
-            s["browser"] = browser.run(presses=5 if quick else 15, log=log)
+            s["browser"] = browser.run(presses=5 if quick else 15, drags=2 if quick else 5, log=log)
         except Exception as error:  # noqa: BLE001 - a missing browser is reported, not fatal
             s["browser"] = {"skipped": f"{type(error).__name__}: {error}"}
     if "notebooks" in chosen:

@@ -7,6 +7,7 @@ the embedding table (vocab·d), an optional learned positions table (context·d)
 feed-forward networks per block plus a d×E router, but each token uses only k of them.
 """
 
+import numbers
 from dataclasses import dataclass, fields, replace
 from typing import NamedTuple
 
@@ -52,6 +53,13 @@ class ModelConfig:
     def __post_init__(self):
         for name in ("d_model", "layers", "d_ff", "vocab", "heads"):
             check_positive_int(getattr(self, name), name)
+        # Every whole size as a Python int: a NumPy int32 (the default integer of the browser's
+        # 32-bit Python) would wrap around in the counts, which pass 2**31 for large models.
+        for name in ("d_model", "layers", "d_ff", "vocab", "heads", "kv_heads", "context", "experts", "top_k",
+                     "shared_experts", "expert_d_ff", "dense_layers", "attention_per_block"):
+            value = getattr(self, name)
+            if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+                object.__setattr__(self, name, int(value))
         check_choice(self.norm, "norm", ("rms", "layer"))
         if self.d_model % self.heads:
             raise ValueError(f"heads should divide d_model = {self.d_model}, got heads={self.heads}")

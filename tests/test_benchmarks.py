@@ -21,20 +21,58 @@ def test_quick_run_on_one_lab_writes_its_table_as_json(tmp_path, capsys):
     assert saved["quick"] is True and saved["sections_run"] == ["labs"]
     assert {"python", "numpy", "matplotlib", "cores"} <= set(saved["machine"])
     labs = saved["sections"]["labs"]
-    assert {"labs", "target_ms", "target_ratio", "all_meet_targets", "missed", "profiles"} <= set(labs)
+    assert {"labs", "png_settings", "target_ms", "target_p95_ms", "target_vs_naive", "target_vs_full",
+            "all_meet_targets", "missed", "profiles"} <= set(labs)
+    assert (labs["target_ms"], labs["target_p95_ms"], labs["target_vs_naive"], labs["target_vs_full"]) == (16.7, 33.3, 8.0, 4.0)
     (lab,) = labs["labs"]
     assert lab["lab"] == "start.temperature_lab"
-    for key in ("update", "first_visit", "savefig", "naive", "naive_rebuild", "build"):
+    for key in ("update", "first_visit", "full", "naive", "naive_rebuild", "build", "encode"):
         assert _is_stat(lab[key]), key
-    assert set(lab["first_slider"]) == {"update", "first_visit", "savefig", "naive"}
+    assert set(lab["first_slider"]) == {"update", "first_visit", "full", "naive"}
     assert lab["controls"] == [{"control": "temperature", "kind": "slider", "values": lab["update"]["n"],
                                 "first_slider": True}]
-    assert lab["speedup_vs_naive"] > 0 and lab["speedup_vs_savefig"] > 0
+    for visit in ("update", "first_visit"):
+        assert lab["full_draws"][visit]["of"] == lab["update"]["n"]
+        assert 0 <= lab["full_draws"][visit]["full"] <= lab["full_draws"][visit]["of"]
+    assert lab["full_draws"]["update"]["full"] == 0               # the temperature lab only blits
+    assert lab["speedup_vs_naive"] > 0 and lab["speedup_vs_full"] > 0
     assert isinstance(lab["meets_ms_target"], bool) and isinstance(lab["meets_ratio_target"], bool)
+    settings = {p["setting"]: p for p in labs["png_settings"]}
+    assert len(settings) == 3 and all(_is_stat(p["encode"]) and p["kb"] > 0 for p in settings.values())
     for profile in labs["profiles"]:
         assert {"lab", "changes", "ms_per_change", "percent_of_time", "own_time_top"} <= set(profile)
     printed = capsys.readouterr().out
-    assert "| start.temperature_lab |" in printed
+    assert "| start.temperature_lab |" in printed and "PNG encoding" in printed
+
+
+def test_the_webassembly_workload_runs_in_cpython_and_gives_its_times():
+    from benchmarks import wasm
+
+    scope = {}
+    exec(wasm.workload(2), scope)                  # the same source Pyodide runs
+    assert len(scope["times"]) == 2 and all(t > 0 for t in scope["times"])
+
+
+def test_the_report_shows_full_draws_the_browser_estimate_and_the_drag():
+    from benchmarks import report
+
+    stat = {"median_ms": 10.0, "p95_ms": 12.0, "n": 5}
+    lab = {"lab": "norms.stack_lab", "update": stat, "first_visit": stat, "full": {**stat, "median_ms": 50.0},
+           "naive": {**stat, "median_ms": 120.0}, "naive_rebuild": stat, "encode": {**stat, "median_ms": 1.5},
+           "first_slider": {}, "full_draws": {"update": {"full": 1, "of": 5}, "first_visit": {"full": 3, "of": 5}},
+           "speedup_vs_naive": 12.0, "speedup_vs_full": 5.0, "meets_ms_target": True, "meets_ratio_target": True}
+    results = {"sections": {
+        "labs": {"labs": [lab], "png_settings": [], "target_ms": 16.7, "target_p95_ms": 33.3,
+                 "target_vs_naive": 8.0, "target_vs_full": 4.0},
+        "wasm": {"factor": 3.0, "cpython_ms": 20.0, "pyodide_ms": 60.0, "repeats": 5, "pyodide_version": "3.14.2",
+                 "pyodide_package": "314.0.6", "cpython_version": "3.11.7", "node_version": "v20"},
+        "browser": {"target_ms": 50.0, "drag_steps": 20, "drag_target_ms": 150.0, "labs": {"stack": {
+            **stat, "notebook": "03.ipynb", "meets_target": True,
+            "drag": {"settle": {**stat, "median_ms": 90.0}, "images": 4, "meets_target": True}}}}}}
+    text = "\n".join(report.tables(results))
+    assert "| norms.stack_lab | 5 | 10.0 | 12.0 | 1 of 5 (3 of 5) |" in text
+    assert "| 30.0 | met |" in text                          # 10 ms x the factor 3, as the estimate
+    assert "Factor: **3.0**" in text and "| stack | 03.ipynb | 5 | 10.0 | 12.0 | met | 90.0 |" in text
 
 
 def test_every_lab_of_the_lab_modules_is_found_with_its_controls():

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from exercises.core.text import size
+from exercises.core.text import amount, size
 from labs.decoder import calculator_lab, flow_lab, six_steps_lab
 from labs.decoder.calculator import BYTES, CalculatorLab, calculator_model
 from labs.decoder.layer_flow import (DEPTH_MAX, PARTS, WORDS, FlowLab, block_shapes, flow_inputs, flow_model,
@@ -28,6 +28,12 @@ def _no_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         yield
+
+
+def table_rows(value):
+    """The cells of the HTML tables in ``value`` as text, row by row (header rows included)."""
+    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", value)]
 
 
 def text_of(value):
@@ -64,6 +70,25 @@ def test_new_random_weights_keep_the_pattern(seed):
     assert m["sizes"][6] > m["sizes"][0]
 
 
+@pytest.mark.parametrize("seed", [None, 103, 125] + list(range(101, 131)))
+def test_six_steps_adds_say_grows_or_shrinks_from_the_sizes(seed):
+    for step, before in ((3, 0), (6, 3)):
+        m = six_steps_model(step, seed)
+        old, new = (f"{m['sizes'][i]:.2f}" for i in (before, step))
+        word = "grows" if float(new) > float(old) else "shrinks" if float(new) < float(old) else None
+        if word:
+            assert f"{word} from {old} to {new}" in m["verdict"]
+        else:
+            assert f"keeps its size, {new}" in m["verdict"]
+        assert ("grows" in m["verdict"]) + ("shrinks" in m["verdict"]) == (word is not None)
+
+
+def test_six_steps_adds_that_shrink_say_so():
+    assert "the stream shrinks from 1.19 to 1.13" in six_steps_model(3, 125)["verdict"]
+    assert "which shrinks from 1.65 to 1.59" in six_steps_model(6, 103)["verdict"]
+    assert "the stream grows from 0.74 to 1.41" in six_steps_model(3)["verdict"]
+
+
 def test_six_steps_odd_steps_are_clipped():
     assert six_steps_model(-3)["step"] == 0 and six_steps_model(99)["step"] == 6
 
@@ -77,8 +102,16 @@ def test_six_steps_view_over_every_control():
         lab.step.value = step
         m = six_steps_model(step)
         assert text_of(lab.verdict.value) == m["verdict"]
-        assert lab.cells[1][0][0].get_text() == f"{m['grids'][step][0, 0] + 0.0:.2f}"
-        assert lab.below[1].get_text() == f"size {m['sizes'][step]:.2f}"
+        header, *rows = table_rows(lab.numbers.value)
+        assert header[0] == "token" and len(header) == (9 if step else 5)
+        assert rows[0][-4] == f"{m['grids'][step][0, 0] + 0.0:.2f}"
+        assert [float(v) for v in rows[3][-4:]] == pytest.approx(m["grids"][step][3], abs=0.006)
+        if step:
+            assert [float(v) for v in rows[1][1:5]] == pytest.approx(m["grids"][step - 1][1], abs=0.006)
+        assert rows[4] == ["step", "in", "1", "2", "3", "4", "5", "6"]          # the second table
+        sizes = rows[5]
+        assert sizes == ["size (RMS)"] + [f"{v:.2f}" for v in m["sizes"]]
+        assert lab.bars[step].get_height() == pytest.approx(m["sizes"][step])
     assert lab.forward.disabled and not lab.back.disabled
     lab.back.click()
     assert lab.step.value == 5
@@ -150,11 +183,17 @@ def test_flow_model_over_every_toggle_combination(depth):
         elif m["vanished_at"] is None:
             assert m["leak"] > 1e-6 and "word 1 reads the future" in m["sentences"]["causal"], parts
         else:
-            assert "vanished" in m["summary"] and "vanished" in m["sentences"]["causal"]
+            assert "vanished" in m["summary"]
+            assert ("vanished" in m["sentences"]["causal"]) == (len(removed) == 1)   # else: causal alone
         if not parts["attention"]:
             assert m["context"] == 0.0 and "moves the last word's output by 0 " in m["sentences"]["attention"]
         if not parts["positions"] and (not parts["causal"] or not parts["attention"]):
-            assert m["copies"] == 0.0 and "identical" in m["sentences"]["positions"]
+            assert m["copies"] == 0.0
+        if not parts["positions"] and len(removed) == 1:
+            assert ("identical" in m["sentences"]["positions"]) == (m["copies"] <= 1e-12)
+        if len(removed) > 1:
+            together = " and ".join([", ".join(PARTS[n] for n in removed[:-1]), PARTS[removed[-1]]])
+            assert m["summary"].startswith(f"With the {together} removed together, after {depth} block")
         if parts["final_norm"] and m["overflow_at"] is None and m["sizes"][-1] > 0.01:
             assert 0.9 < m["output_size"] < 1.0 + 1e-9                     # the final norm: size 1, eps aside
         if m["overflow_at"] is None:
@@ -178,6 +217,39 @@ def test_flow_what_each_part_prevents_at_depth_48():
     no_final = flow_model(48, final_norm=False)
     assert no_final["output_size"] == pytest.approx(full["sizes"][-1])
     assert f"{full['sizes'][-1]:.2f}" in no_final["sentences"]["final_norm"]
+
+
+def test_flow_part_sentences_come_from_a_run_without_that_part_alone():
+    for depth in (12, DEPTH_MAX):
+        m = flow_model(depth, positions=False, causal=False, norms=False)
+        assert m["summary"].startswith(f"With the position vectors, causal mask and norms removed together, "
+                                       f"after {depth} blocks:")
+        for name in m["removed"]:
+            alone = flow_model(depth, **{name: False})
+            assert alone["summary"].startswith(f"After {depth} blocks:")
+            said = m["sentences"][name]
+            assert said.startswith("Without ") and " alone" in said.split(",")[0]
+            assert said.replace(" alone", "", 1) == alone["sentences"][name]
+    # without the positions alone the causal mask still tells the copies of "the" apart, while
+    # with the mask removed too they come out identical: each sentence describes its own run
+    both = flow_model(12, positions=False, causal=False)
+    assert both["copies"] == 0.0 and "still differ by" in both["sentences"]["positions"]
+
+
+def test_flow_norms_sentence_says_the_stream_grew_until_it_overflowed():
+    from labs.decoder.layer_flow import _part_sentence
+    full = flow_model(12)
+    parts = {n: n != "norms" for n in PARTS}
+    growing = {"overflow_at": 5, "sizes": np.array([1.0, 3.0, 40.0, 9e80, 1e250, np.nan])}
+    said = _part_sentence("norms", growing, full, parts, 12)
+    assert said == ("Without the norms, every block reads the raw stream and the stream grew until the "
+                    "numbers overflowed at block 5.")
+    uneven = {"overflow_at": 5, "sizes": np.array([1.0, 3.0, 2.0, 9e80, 1e250, np.nan])}
+    assert "grew" not in _part_sentence("norms", uneven, full, parts, 12)
+    assert "overflowed at block 5" in _part_sentence("norms", uneven, full, parts, 12)
+    no_norms = flow_model(12, norms=False)
+    assert no_norms["overflow_at"] is None
+    assert f"its size reaches {amount(no_norms['sizes'][-1])}" in no_norms["sentences"]["norms"]
 
 
 def test_flow_model_other_seeds_and_odd_depths():
@@ -336,6 +408,13 @@ def test_calculator_view_over_every_control():
             if preset != lab.CUSTOM:
                 assert text_of(lab.verdict.value) == calculator_model(preset=preset, bytes_per_number=nbytes)["verdict"]
                 assert "from the simple count" in text_of(lab.gap.value)
+                m = lab.model
+                header, *rows = table_rows(lab.numbers.value)
+                assert header == ["part", "parameters", "share of the total"]
+                assert [r[0] for r in rows[:7]] == lab.part_names + ["twice the blocks", "twice the width"]
+                assert rows[2][1] == size(m["parts"]["FFN"]) and rows[5][1] == size(m["depth2"])
+                assert rows[6][2] == f"\u00d7{m['width2'] / m['total']:.2f}"
+                assert rows[7] == [m["preset"], f"{size(m['total'])} parameters, {m['memory']}"]
     lab.preset.value = "GPT-2 Small"
     assert lab.d_model.value == 768 and lab.vocab.value == 50257 and lab.biases.value
     lab.layers.value = 24                                   # a control moves: the preset no longer applies
@@ -379,3 +458,51 @@ def test_calculator_counts_the_trained_model_when_it_exists():
     assert m["published"] == m["total"]                  # the weights file holds exactly the count
     assert [what for what, _a, _t in m["steps"]][-1] == "gated FFN (three matrices)"
     assert "In its weights file" in m["verdict"]
+
+
+# ---------------------------------------------------------------- counts in 32-bit browsers
+
+def _is_whole(value):
+    """A Python int or a NumPy int64: never a 32-bit integer, which wraps past 2,147,483,647."""
+    return type(value) is int or (isinstance(value, np.integer) and value.dtype == np.int64)
+
+
+def test_every_count_of_every_preset_is_a_64_bit_or_python_whole_number():
+    """The browser's Python is 32-bit WebAssembly, where NumPy's default integer is int32: a
+    count made with it would wrap around past 2**31. Every count here is a Python int."""
+    from lib.params import presets
+
+    from labs.decoder.calculator import calculator_model
+
+    biggest = 0
+    for name in presets():
+        m = calculator_model(preset=name)
+        assert m["ok"], name
+        counts = [m["total"], m["active"], m["depth2"], m["width2"], *m["parts"].values(),
+                  *(getattr(m["count"], field) for field in ("embedding", "positions", "output", "attention",
+                                                             "ffn", "norms", "router", "total", "active"))]
+        assert all(_is_whole(c) for c in counts), (name, [type(c) for c in counts])
+        assert sum(m["parts"].values()) == m["total"]
+        biggest = max(biggest, m["total"])
+    assert biggest > 600 * 10 ** 9 > 2 ** 31                    # DeepSeek-V3 counts 671 B
+
+
+def test_sizes_given_as_32_bit_integers_count_exactly_as_python_integers():
+    """What a 32-bit browser gives for np.array([...]) sizes: np.int32. Counting with them must
+    not overflow."""
+    from exercises.definitions.decoder import MODEL_PARAMETERS
+    from labs.ffn.parameters import parameters_model
+    from lib.params import ModelConfig, count_parameters
+
+    sizes = dict(d_model=7168, layers=61, d_ff=18432, vocab=129280, heads=128)
+    as_int32 = {k: np.int32(v) for k, v in sizes.items()}
+    exact = count_parameters(ModelConfig(**sizes)).total
+    assert count_parameters(ModelConfig(**as_int32)).total == exact and _is_whole(exact)
+    d, layers, d_ff, vocab = (sizes[k] for k in ("d_model", "layers", "d_ff", "vocab"))
+    by_hand = vocab * d + layers * (4 * d * d + 2 * d * d_ff + 2 * d) + d
+    assert exact == by_hand > 2 ** 31
+    reference = MODEL_PARAMETERS.reference(*(np.int32(v) for v in (d, layers, d_ff, vocab)))
+    assert _is_whole(reference) and reference == by_hand
+    m = parameters_model(np.int32(4096), 8.0)
+    assert all(_is_whole(m[k]) for k in ("attention", "ffn", "norms", "total"))
+    assert m["total"] == 4 * 4096 ** 2 + 2 * 4096 * 8 * 4096 + 2 * 4096

@@ -1,13 +1,14 @@
 """The labs of notebook 03: models against lib/, views driven over every control."""
 
 import itertools
+import re
 import warnings
 
 import numpy as np
 import pytest
 
 from labs import norms
-from labs.norms.placement import PlacementLab, placement_model
+from labs.norms.placement import PLACEMENT_DEPTH, PlacementLab, placement_model
 from labs.norms.residual_stream import ResidualStreamLab, stream_model
 from labs.norms.stack import DTYPES, GAIN_MAX, GAIN_MIN, LAYERS_MAX, SQRT_D, StackLab, stack_model
 from labs.norms.which_axis import AXIS_MODES, BATCH, CHANGED, TOKENS, AxisLab, axis_model
@@ -144,11 +145,24 @@ def test_axis_view_over_every_control():
             lab.value.value = value
             m = axis_model(value, how)
             assert np.allclose(lab.images[1].get_array(), m["out"])
-            assert lab.stats[0][0].get_text() == f"{m['means'][0] + 0.0:.2f}"
-            assert lab.cells[0][CHANGED[0]][CHANGED[1]].get_text() == f"{value:.1f}"
+            header, *rows = table_rows(lab.numbers.value)
+            assert header == ["token", "in 1", "in 2", "in 3", "in 4", "out 1", "out 2", "out 3", "out 4",
+                              "mean", "std"]
+            assert [r[0] for r in rows] == list(TOKENS)
+            assert rows[0][9] == f"{m['means'][0] + 0.0:.2f}" and rows[2][10] == f"{m['stds'][2]:.2f}"
+            assert rows[CHANGED[0]][1 + CHANGED[1]] == f"{value:.1f}"
+            assert [float(v) for v in rows[3][5:9]] == pytest.approx(m["out"][3], abs=0.006)
             assert html_text(lab.verdict.value) == m["verdict"]
     assert lab.view.figure is fig and lab.view.renders == renders + 5   # the first toggle value is the start
     assert len(TOKENS) == BATCH.shape[0]
+
+
+def table_rows(value):
+    """The cells of an HTML table as text, row by row (the header row first)."""
+    import html
+    import re
+    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", value)]
 
 
 def html_text(value):
@@ -185,8 +199,25 @@ def test_placement_view_over_every_control():
         assert len(lab.lines["pre"][0].get_xdata()) == depth + 1
         assert html_text(lab.verdict.value) == placement_model(depth, lab.seed)["verdict"]
     lab.button.click()
-    assert lab.seed == 2 and html_text(lab.verdict.value) == placement_model(48, 2)["verdict"]
+    assert lab.seed == 101 and html_text(lab.verdict.value) == placement_model(48, 101)["verdict"]
     assert lab.view.figure is fig and lab.view.renders == renders + 5
+
+
+def test_placement_new_blocks_share_no_block_with_the_stack_before():
+    from lib.block import random_stack
+    lab = PlacementLab()
+    seeds = [lab.seed]
+    for _ in range(3):
+        lab.button.click()
+        seeds.append(lab.seed)
+    stacks = [random_stack(PLACEMENT_DEPTH, seed=s) for s in seeds]
+    for before, after in zip(stacks, stacks[1:]):
+        assert not any(np.array_equal(a.Wq, b.Wq) for a in before for b in after)
+    # every draw of a setup (input s, blocks s + 1 to s + 64, nudge s + 65) is its own
+    draws = [set(range(s, s + PLACEMENT_DEPTH + 2)) for s in seeds]
+    assert all(not (a & b) for a, b in zip(draws, draws[1:]))
+    traces = [placement_model(48, s) for s in seeds]
+    assert all(t["verdict"] != u["verdict"] for t, u in zip(traces, traces[1:]))
 
 
 # ---------------------------------------------------------------- residual stream
@@ -221,3 +252,83 @@ def test_lab_functions_return_root_widgets():
                        (norms.placement_lab, "placement"), (norms.stream_lab, "stream")):
         root = make()
         assert f"course-lab-{name}" in root._dom_classes
+
+
+# ---------------------------------------------------------------- verdicts that hold at every setting
+
+def _sqrt_law(m):
+    size = float(m["steps"].mean())
+    return float(np.sqrt(m["start"] ** 2 + m["layers"] * size ** 2))
+
+
+@pytest.mark.parametrize("mode", ["pre-layer", "pre-rms"])
+def test_stack_says_near_the_sqrt_law_only_within_its_tolerance(mode):
+    from labs.norms.stack import NEAR
+
+    seen = {"near": 0, "not near": 0}
+    for gain, layers, seed in itertools.product(np.arange(GAIN_MIN, GAIN_MAX + 0.01, 0.1), (8, 30, 64), (0, 1)):
+        m = stack_model(mode, float(gain), layers, seed=seed)
+        if m["status"] != "sqrt-depth":
+            continue
+        off = m["final"] / _sqrt_law(m) - 1
+        assert f"{_sqrt_law(m):.2f}" in m["verdict"] and f"{m['final']:.2f}" in m["verdict"]
+        if abs(off) <= NEAR:
+            assert f"near \u221a(" in m["verdict"] and f"{abs(off):.1%}" in m["verdict"]
+            seen["near"] += 1
+        else:
+            assert "near" not in m["verdict"], m["verdict"]
+            assert f"{abs(off):.0%} {'above' if off > 0 else 'below'}" in m["verdict"]
+            seen["not near"] += 1
+    assert seen["near"] and seen["not near"]          # both sentences are met in the sweep
+
+
+def test_stack_pre_norm_at_gain_2_is_not_called_near_a_law_it_misses():
+    m = stack_model("pre-layer", 2.0, 30)
+    off = m["final"] / _sqrt_law(m) - 1
+    assert off < -0.1 and "near" not in m["verdict"] and "not by the \u221a-law" in m["verdict"]
+
+
+def test_stack_grid_lines_are_ten_times_apart_in_every_mode_and_the_curve_off_the_chart_is_marked():
+    """The notebook says each grid line is ten times the one below: it holds at every setting."""
+    lab = StackLab()
+    for mode, gain, dtype in itertools.product(MODES, (GAIN_MIN, 1.0, GAIN_MAX), DTYPES):
+        lab.mode.value, lab.gain.value, lab.dtype.value = mode, gain, dtype
+        ticks = lab.ax.get_yticks()
+        low, high = lab.ax.get_ylim()
+        shown = ticks[(ticks >= low) & (ticks <= high)]
+        assert len(shown) >= 3 and np.allclose(shown[1:] / shown[:-1], 10), (mode, gain)
+        assert all(g for g in lab.ax.yaxis.get_gridlines()) and lab.ax.yaxis.get_minor_locator().tick_values(1, 10) == []
+        lengths = lab.model["lengths"]
+        outside = np.isfinite(lengths) & (lengths > 0) & ((lengths > high) | (lengths < low))
+        if outside.any():
+            first = int(np.argmax(outside))
+            assert f"from layer {first}" in lab.edge_text.get_text() and "off the chart" in lab.edge_text.get_text()
+        else:
+            assert lab.edge_text.get_text() == ""
+
+
+def test_placement_compares_the_two_nudges_in_words_that_fit_the_numbers():
+    from exercises.core.text import amount
+
+    for depth in range(1, 65):
+        m = placement_model(depth)
+        text = m["verdict"]
+        assert not re.search(r"\b[01] times", text), text
+        ratio = m["pre"]["factor"] / m["post"]["factor"]
+        apart = max(ratio, 1 / ratio)
+        if apart < 1.05:
+            assert "about the same" in text
+        else:
+            assert f"{amount(apart)} times as large" in text
+        assert text.startswith(f"After {depth} block{'s' if depth > 1 else ''}:")
+
+
+def test_block_axes_are_ticked_in_whole_blocks_at_every_depth():
+    placement, stream = PlacementLab(), ResidualStreamLab()
+    for depth in (1, 2, 3, 5, 24, 64):
+        placement.depth.value = depth
+        stream.blocks.value = min(depth, 24)
+        for ax in (placement.left, placement.right, stream.left, stream.right):
+            ticks = ax.get_xticks()
+            assert np.all(ticks == np.round(ticks)), ticks
+            assert all("." not in t.get_text() for t in ax.get_xticklabels())

@@ -93,3 +93,32 @@ def test_importing_every_lab_imports_no_widgets_and_no_matplotlib():
             "print(sorted(m for m in ('ipywidgets', 'matplotlib', 'IPython') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert len(modules) >= 20 and out.stdout.strip() == "[]"
+
+
+# Counts in a verdict agree with their noun ("1 block", "2 blocks"), whatever the setting.
+WRONG_NUMBER = re.compile(r"(?<![\d.,\-])(?<!\+ )1 (times|blocks|layers|additions|tokens|units|steps|points|positions|"
+                          r"experts|words|parameters)\b|(?<![\d.])(?:[02-9]|\d{2,}) (block|layer|addition|step|point|"
+                          r"unit|position)\b(?!['\u2019])")
+
+
+def test_no_lab_verdict_puts_a_count_with_the_wrong_number_at_any_setting():
+    from benchmarks import labs
+
+    for name, function in sorted(labs.all_labs().items()):
+        root = function()
+        found = labs.controls(root)
+        first = next((i for i, (kind, _w) in enumerate(found) if kind in ("slider", "selection-slider")), None)
+        verdicts = [w for w in labs._walk(root) if "course-verdict" in getattr(w, "_dom_classes", ())]
+        for index, (kind, widget) in enumerate(found):
+            values = labs.sweep(kind, widget, index == first, quick=False)
+            if kind == "slider":
+                values = sorted(set(values) | {widget.min, widget.min + (widget.step or 1)})
+            for value in values:
+                try:
+                    widget.value = value
+                except Exception:  # noqa: BLE001 - a value another control has made invalid
+                    continue
+                for verdict in verdicts:
+                    text = re.sub(r"<[^>]+>", "", verdict.value)
+                    assert not WRONG_NUMBER.search(text), (name, widget.description, value, text)
+        labs.close(root)

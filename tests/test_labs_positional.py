@@ -97,6 +97,14 @@ def test_identity_order_and_bad_orders_never_raise():
 
 # ---------------------------------------------------------------- shuffle: the view
 
+def _table_rows(value):
+    """The cells of an HTML table as text, row by row (the header row first)."""
+    import html
+    import re
+    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", value)]
+
+
 def _text(widget_html):
     import html
     import re
@@ -121,6 +129,14 @@ def test_shuffle_view_every_option_and_toggle():
             assert np.allclose(lab.images[0].get_array(), model["out_before"])
             assert np.allclose(lab.images[1].get_array(), model["out_after"])
             assert [b.get_height() for b in lab.bars] == pytest.approx(list(model["change"]))
+            header, *rows = _table_rows(lab.numbers.value)
+            assert header[:3] == ["word", "row before", "row after"] and header[-1] == "change"
+            for w, row in enumerate(rows):
+                after = model["new_row"][w]
+                assert row[0] == shuffle.WORDS[w] and int(row[2]) == after
+                assert [float(v) for v in row[3:7]] == pytest.approx(model["out_before"][w], abs=0.006)
+                assert [float(v) for v in row[7:11]] == pytest.approx(model["out_after"][after], abs=0.006)
+                assert float(row[11]) == pytest.approx(model["change"][w], abs=0.006 + 0.01 * model["change"][w])
             assert lab.title_after.get_text() == f"after: {shuffle.sentence(value)}"
             seen += 1
     assert seen == 6 * 4
@@ -255,6 +271,17 @@ def test_rotary_both_buttons_keep_the_score():
     lab.q_slider.value = rotary.POS_MAX
     lab.up.click()                                        # would leave the range: nothing moves
     assert lab.q_slider.value == rotary.POS_MAX
+
+
+def test_rotary_both_buttons_are_disabled_at_the_ends_with_the_reason():
+    lab = rotary.RotaryLab(query_pos=rotary.POS_MAX - 1, key_pos=3)
+    assert not lab.up.disabled
+    lab.up.click()
+    assert lab.q_slider.value == rotary.POS_MAX and lab.k_slider.value == 4
+    assert lab.up.disabled and f"last position, {rotary.POS_MAX}" in lab.up.tooltip
+    assert not lab.down.disabled
+    lab.q_slider.value, lab.k_slider.value = 5, 0
+    assert lab.down.disabled and "position 0" in lab.down.tooltip and not lab.up.disabled
 
 
 # ---------------------------------------------------------------- the scale factor

@@ -26,26 +26,68 @@ def ids():
     return model.heldout().ids
 
 
+def _pooled(**forward):
+    """Perplexity per kind over all 8 held-out texts, computed here with lib.model alone."""
+    names = model.info()["kinds"]
+    losses, kinds = [], []
+    for text in model.heldout_texts():
+        losses.append(model.token_losses(model.forward(text.ids, **forward), text.ids))
+        kinds += [names[k] for k in text.kinds[1:]]
+    losses, kinds = np.concatenate(losses), np.array(kinds)
+    groups = {"verbs": ["verb"], "counting": ["count"], "copy": ["copy"], "reverse": ["reverse"],
+              "sums and differences": ["sum", "difference"]}
+    out = {label: float(np.exp(losses[np.isin(kinds, members)].mean())) for label, members in groups.items()}
+    out["all texts"] = float(np.exp(losses.mean()))
+    counts = {label: int(np.isin(kinds, members).sum()) for label, members in groups.items()}
+    return out, counts
+
+
+# ---------------------------------------------------------------- held-out texts
+
+def test_the_perplexities_pool_all_eight_texts_and_sums_go_with_differences():
+    from labs.trained.held_out import counts, pooled_losses
+    assert len(model.heldout_texts()) == 8
+    assert len(pooled_losses()) == 8 * 255
+    expected, n = _pooled()
+    assert set(counts()) == {label for label, _k in GROUPS} == set(expected)
+    assert counts()["all texts"] == 8 * 255
+    for label, number in n.items():
+        assert counts()[label] == number and number >= 30, label      # every bar rests on 30 or more
+    m = ablation_model()
+    assert {k: m["full"][k] for k in expected} == pytest.approx(expected)
+    lab = AblationLab()
+    ticks = [t.get_text() for t in lab.view.figure.axes[0].get_xticklabels()] + \
+        [t.get_text() for ax in lab.view.figure.axes for t in ax.get_xticklabels()]
+    for label, number in counts().items():
+        assert f"{label.replace('sums and differences', 'sums+diff')} ({number:,})" in ticks
+    quiet = mismatch_model(base=20_000.0)
+    assert quiet["now"]["all texts"] == pytest.approx(_pooled(base=20_000.0)[0]["all texts"])
+    ids = model.heldout().ids
+    first = model.forward(ids, base=20_000.0).argmax(-1) == model.forward(ids).argmax(-1)
+    assert quiet["agree"] == pytest.approx(first.mean())
+    assert (f"over the 8 held-out texts; on the first, the top word agrees at {quiet['agree']:.0%} of "
+            "positions") in quiet["verdict"]
+
+
 # ---------------------------------------------------------------- ablation model
 
 def test_ablation_model_whole_model_against_lib(ids):
     m = ablation_model()
     assert m["skip"] == () and m["positions"]
-    assert m["full"]["whole text"] == pytest.approx(model.perplexity(model.forward(ids), ids))
+    assert m["full"]["all texts"] == pytest.approx(_pooled()[0]["all texts"])
+    assert m["full"]["all texts"] != pytest.approx(model.perplexity(model.forward(ids), ids))
     assert m["now"] == m["full"]
     assert "Leave something out" in m["verdict"]
-    assert set(m["full"]) == {label for label, _k in GROUPS}
+    assert set(m["full"]) == {label for label, _k in GROUPS} | {"whole text", "sums", "differences"}
+    assert m["full"]["whole text"] == m["full"]["all texts"]
 
 
 def test_ablation_model_against_lib(ids):
     m = ablation_model((False, True, True, True))
-    expected = model.perplexity(model.forward(ids, skip={0}), ids)
-    assert m["now"]["whole text"] == pytest.approx(expected)
+    expected, _n = _pooled(skip={0})
+    assert {k: m["now"][k] for k in expected} == pytest.approx(expected)
     assert m["skip"] == (0,)
-    assert "Without block 1" in m["verdict"] and amount(expected) in m["verdict"]
-    reverse = held_out()[1]["reverse"]
-    losses = model.token_losses(model.forward(ids, skip={0}), ids)
-    assert m["now"]["reverse"] == pytest.approx(np.exp(losses[reverse].mean()))
+    assert "Without block 1" in m["verdict"] and amount(expected["all texts"]) in m["verdict"]
 
 
 def test_ablation_watched_prediction(ids):
@@ -65,7 +107,7 @@ def test_every_ablation_setting_runs():
     for keep in itertools.product((True, False), repeat=4):
         for positions in (True, False):
             m = ablation_model(keep, positions, watch=3)
-            assert np.isfinite(m["now"]["whole text"]) and m["verdict"]
+            assert np.isfinite(m["now"]["all texts"]) and m["verdict"]
             if not all(keep) or not positions:
                 assert "Without" in m["verdict"]
     m = ablation_model((False,) * 4, False)
@@ -73,7 +115,7 @@ def test_every_ablation_setting_runs():
 
 
 def test_leaving_out_the_first_block_hurts_most():
-    ppl = [ablation_model(tuple(j != i for j in range(4)))["now"]["whole text"] for i in range(4)]
+    ppl = [ablation_model(tuple(j != i for j in range(4)))["now"]["all texts"] for i in range(4)]
     assert int(np.argmax(ppl)) == 0
 
 
@@ -92,9 +134,27 @@ def test_mismatch_loud_and_quiet(ids, change, status):
     m = mismatch_model(**change)
     assert m["status"] == status, m["verdict"]
     logits = model.forward(ids, **change)
-    assert m["now"]["whole text"] == pytest.approx(model.perplexity(logits, ids))
+    assert m["now"]["all texts"] == pytest.approx(_pooled(**change)[0]["all texts"])
     assert m["largest"] == pytest.approx(np.abs(logits - model.forward(ids)).max())
     assert m["verdict"].lower().startswith(status)
+
+
+def test_mismatch_quiet_verdict_says_a_reference_comparison_catches_it_when_it_does():
+    from labs.trained.mismatch import REFERENCE_TOLERANCE
+    quiet = [m for m in (mismatch_model(base=b) for b in (20_000.0, 100_000.0)) if m["status"] == "quiet"]
+    assert quiet
+    for m in quiet:
+        assert m["largest"] > REFERENCE_TOLERANCE
+        assert "a comparison with reference outputs catches it (it allows 0.0001 on a logit)" in m["verdict"]
+        assert "only a comparison" not in m["verdict"] and "would catch" not in m["verdict"]
+
+
+def test_mismatch_quiet_verdict_says_a_change_within_the_tolerance_would_be_missed(monkeypatch):
+    from labs.trained import mismatch
+    monkeypatch.setattr(mismatch, "REFERENCE_TOLERANCE", 50.0)
+    m = mismatch_model(base=20_000.0)
+    assert m["status"] == "quiet" and m["largest"] < 50.0
+    assert "even a comparison with reference outputs would miss it (it allows 50 on a logit)" in m["verdict"]
 
 
 def test_mismatch_verdict_names_the_change():
@@ -156,7 +216,7 @@ def test_ablation_view_every_control():
         assert button.icon == "check"
     lab.blocks[0].value = False
     shown = [bar.get_height() for bar in lab.kinds.now]
-    assert shown[-1] == pytest.approx(lab.model["now"]["whole text"])
+    assert shown[-1] == pytest.approx(lab.model["now"]["all texts"])
     assert "course-verdict" in lab.verdict._dom_classes
     assert len(verdicts) == 2
 
@@ -171,7 +231,7 @@ def test_mismatch_view_every_control():
             renders = lab.view.renders
             slider.value = value
             _redrawn(lab, figure, renders)
-            assert np.isfinite(lab.model["now"]["whole text"])
+            assert np.isfinite(lab.model["now"]["all texts"])
         lab._as_trained()
     for control, options in ((lab.pairing, ("neighbours", "halves")), (lab.norm, ("layer", "rms")),
                              (lab.positions, (False, True))):
@@ -210,3 +270,34 @@ def test_first_slider_changes_the_image():
         before = lab.view.image.value
         control.value = control.max
         assert lab.view.image.value != before
+
+
+def test_mismatch_greys_out_the_rope_controls_while_rope_is_off_and_says_why():
+    lab = MismatchLab()
+    assert not lab.base.disabled and not lab.pairing.disabled
+    lab.positions.value = False
+    assert lab.base.disabled and lab.pairing.disabled
+    assert "no effect with RoPE off" in lab.base.description and "no effect with RoPE off" in lab.pairing.description
+    before = lab.model["now"]["all texts"]
+    lab.base.value = BASE_MIN                   # even if set anyway, nothing changes without RoPE
+    assert lab.model["now"]["all texts"] == before
+    lab.positions.value = True
+    assert not lab.base.disabled and not lab.pairing.disabled
+    assert lab.base.description == "RoPE base" and lab.pairing.description == "RoPE pairs"
+
+
+def test_perplexity_bars_above_the_chart_are_marked_with_their_value():
+    from labs.trained.kind_bars import TOP_POWER
+
+    lab = AblationLab()
+    for button in lab.blocks[:2]:
+        button.value = False
+    lab.positions.value = False
+    top = 10.0 ** TOP_POWER
+    for (label, _kinds), bar, mark in zip(GROUPS, lab.kinds.now, lab.kinds.over):
+        value = lab.model["now"][label]
+        if np.isfinite(value) and value > top:
+            assert bar.get_height() == top and mark.get_text() == f"\u2191{amount(value)}"
+        else:
+            assert mark.get_text() == ""
+    assert any(t.get_text() for t in lab.kinds.over)          # this setting does go off the chart

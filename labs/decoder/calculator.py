@@ -165,27 +165,26 @@ class CalculatorLab:
         colours = [OKABE_ITO[c] for c in ("purple", "sky", "orange", "green", "yellow")]
         self.part_bars = self.ax_parts.barh(range(5), np.ones(5), color=colours, edgecolor="black",
                                             linewidth=0.6)
-        self.part_labels = [self.ax_parts.text(0, i, "", va="center", fontsize=8) for i in range(5)]
         self.ax_parts.set_yticks(range(5), self.part_names)
         self.ax_parts.invert_yaxis()
         self.ax_parts.set_xlabel("share of the parameters", fontsize=9)
-        self.ax_parts.set_xlim(0, 1.45)
+        self.ax_parts.set_xlim(0, 1.05)
         self.ax_parts.set_xticks([0, 0.5, 1.0], ["0", "50%", "100%"])
         self.ax_parts.tick_params(labelsize=9)
-        self.title_parts = self.ax_parts.set_title("", fontsize=9)
+        self.ax_parts.set_title("where the parameters are", fontsize=9)
         self.double_bars = self.ax_double.bar(range(3), np.ones(3), edgecolor="black", linewidth=0.6,
                                               color=[OKABE_ITO["blue"], OKABE_ITO["green"], OKABE_ITO["vermillion"]])
-        self.double_labels = [self.ax_double.text(i, 0, "", ha="center", va="bottom", fontsize=8)
-                              for i in range(3)]
         self.ax_double.set_xticks(range(3), ["as set", "2\u00d7\nblocks", "2\u00d7\nwidth"])
-        self.ax_double.set_yticks([])
-        self.ax_double.set_ylabel("parameters", fontsize=9)
+        self.ax_double.set_yticks([1, 2, 3, 4], ["\u00d71", "\u00d72", "\u00d73", "\u00d74"])
+        self.ax_double.set_ylim(0, 5.2)               # twice the width is at most 4 times the count
+        self.ax_double.set_ylabel("parameters, \u00d7 as set", fontsize=9)
         self.ax_double.set_title("depth vs width", fontsize=9)
         self.ax_double.tick_params(labelsize=9)
-        self.suptitle = fig.suptitle("", fontsize=10)
+        fig.suptitle("The model's parameters (the counts in the table below)", fontsize=10)
         fig.subplots_adjust(left=0.15, right=0.97, top=0.8, bottom=0.2)
         self.view = FigureView(fig, description="Bar charts: the share of each part of the model, and the "
-                                                "count with twice the blocks or twice the width")
+                                                "count with twice the blocks or twice the width",
+                               changing=[self.part_bars, self.double_bars])
         from ..kit.own_function import OwnFunctionSwitch
         self.own = OwnFunctionSwitch([PARAMETERS_USE], self.update)
         self.root = lab_root("parameter-calculator", [
@@ -240,40 +239,35 @@ class CalculatorLab:
         m = self.own.run(lambda total: calculator_model(**values, bytes_per_number=nbytes, preset=preset,
                                                          total=total))
         if not m["ok"]:
-            for bar, label in zip(self.part_bars, self.part_labels):
+            for bar in self.part_bars:
                 bar.set_width(0)
-                label.set_text("")
-            for bar, label in zip(self.double_bars, self.double_labels):
+            for bar in self.double_bars:
                 bar.set_height(0)
-                label.set_text("")
-            self.suptitle.set_text("no model with these sizes")
-            self.title_parts.set_text("")
-            self.numbers.value = ""
+            self.numbers.value = plain("No model with these sizes.")
             self.gap.value = ""
         else:
             for i, name in enumerate(self.part_names):
                 share = m["shares"][name]
                 self.part_bars[i].set_width(share)
-                self.part_labels[i].set_position((share + 0.02, i))
-                percent = f"{share:.1%}" if share >= 0.001 or share == 0 else "<0.1%"
-                self.part_labels[i].set_text(f"{percent}  {size(m['parts'][name])}")
             totals = [m["total"], m["depth2"], m["width2"]]
-            for i, (bar, label, value) in enumerate(zip(self.double_bars, self.double_labels, totals)):
-                bar.set_height(value)
-                label.set_text(size(value) + ("" if i == 0 else f"\n\u00d7{value / totals[0]:.2f}"))
-                label.set_y(value * 1.02)
-            self.ax_double.set_ylim(0, max(totals) * 1.35)
+            for bar, value in zip(self.double_bars, totals):
+                bar.set_height(value / totals[0])
             name = m["preset"] or "custom"
-            self.suptitle.set_text(f"{name}: {size(m['total'])} parameters, {m['memory']}")
-            self.title_parts.set_text("where the parameters are")
             c = m["count"]
-            rows = [("embedding table", f"{c.embedding:,}"), ("position table", f"{c.positions:,}"),
+            parts = [(part, size(m["parts"][part]), f"{m['shares'][part]:.1%}"
+                      if m["shares"][part] >= 0.001 or m["shares"][part] == 0 else "<0.1%")
+                     for part in self.part_names]
+            parts += [("twice the blocks", size(m["depth2"]), f"\u00d7{m['depth2'] / totals[0]:.2f}"),
+                      ("twice the width", size(m["width2"]), f"\u00d7{m['width2'] / totals[0]:.2f}")]
+            rows = [(name, f"{size(m['total'])} parameters, {m['memory']}"),
+                    ("embedding table", f"{c.embedding:,}"), ("position table", f"{c.positions:,}"),
                     ("output layer (0 if tied)", f"{c.output:,}"), ("attention, all blocks", f"{c.attention:,}"),
                     ("FFN, all blocks", f"{c.ffn:,}"), ("router", f"{c.router:,}"),
                     ("norms (2 per block + final)", f"{c.norms:,}"), ("total", f"{c.total:,}")]
             if m["active"] != m["total"]:
                 rows.append(("used per token", f"{m['active']:,}"))
-            self.numbers.value = table(rows)
+            self.numbers.value = (table(parts, header=("part", "parameters", "share of the total"),
+                                        mono_columns=(1, 2)) + table(rows))
             if m["steps"]:
                 lines = [(what, f"+{size(added)}" if added >= 0 else f"\u2212{size(-added)}", size(total))
                          for what, added, total in m["steps"]]

@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from exercises.core.own import Use
-from exercises.core.text import amount
+from exercises.core.text import amount, word_list
 from exercises.ui.style import plain, table
 from lib.attention import causal_weights
 from lib.block import decoder, random_stack
@@ -23,7 +23,8 @@ from lib.params import ModelConfig, block_parameters
 from lib.positional import sinusoidal
 from lib.weights import random_weights
 
-from ..kit.layout import controls, lab_root, log_scale, menu, slider, switch, verdict_widget
+from ..kit.figure_view import decades, set_limits, whole_ticks
+from ..kit.layout import controls, lab_root, menu, slider, switch, verdict_widget
 
 PARTS = {"positions": "position vectors", "attention": "attention", "causal": "causal mask",
          "residual": "residual add", "norms": "norms", "ffn": "FFN", "final_norm": "final norm"}
@@ -33,6 +34,8 @@ FLOW_D, FLOW_FF, FLOW_HEADS, DEPTH_MAX = 16, 64, 2, 48
 COPIES = (0, 4)                          # the two copies of "the"
 EXACT = 1e-12                            # below this, a change is rounding and counts as 0
 VANISHED = 1e-9                          # a stream smaller than this has vanished
+SIZE_RANGES = ((-1, 2), (-12, 12))       # the sizes' plot: powers of ten, near or far
+LEAK_SCALES = (0.05, 0.5, 5.0, 50.0, 500.0, 5000.0)   # the leaks' plot: the first that holds them
 
 
 @lru_cache(maxsize=1)
@@ -116,52 +119,63 @@ def _ffn_share() -> float:
     return one.ffn / one.total
 
 
-def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int) -> str:
-    """What goes wrong without ``part``: m is this run, ref the run with every part on."""
+WITHOUT = {"positions": "position vectors", "attention": "attention", "causal": "the causal mask",
+           "residual": "the residual add", "norms": "the norms", "ffn": "the FFN",
+           "final_norm": "the final norm"}
+
+
+def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int, alone: bool = False) -> str:
+    """What goes wrong without ``part``: m is a run without it (and, when ``alone``, with every
+    other part on), ref the run with every part on."""
     blocks = f"{depth} block{'s' if depth > 1 else ''}"
+    without = f"Without {WITHOUT[part]}{' alone' if alone else ''}"
     if part == "positions":
         if m["copies"] <= EXACT:
-            return (f"Without position vectors, the two copies of \u201cthe\u201d (words 1 and 5) come out "
+            return (f"{without}, the two copies of \u201cthe\u201d (words 1 and 5) come out "
                     f"identical (difference 0; every part on: {amount(ref['copies'])}): nothing "
                     "tells them apart.")
-        return (f"Without position vectors, the two copies of \u201cthe\u201d still differ by "
+        return (f"{without}, the two copies of \u201cthe\u201d still differ by "
                 f"{amount(m['copies'])} (every part on: {amount(ref['copies'])}), only because "
                 "the causal mask lets word 5 read four more words than word 1.")
     if part == "attention":
-        return (f"Without attention, no word reads any other: changing the first word "
+        return (f"{without}, no word reads any other: changing the first word "
                 f"({FIRST_SWAP[0]} \u2192 {FIRST_SWAP[1]}) moves the last word's output by "
                 f"{amount(m['context'])} (every part on: {amount(ref['context'])}).")
     if part == "causal":
         if not parts["attention"]:
-            return (f"Without the causal mask nothing changes while attention is off: changing the last "
+            return (f"{without} nothing changes while attention is off: changing the last "
                     f"word moves word 1's output by {amount(m['leak'])}, as no word reads another.")
         masked = "exactly 0" if ref["leak"] <= EXACT else amount(ref["leak"])
         if m["vanished_at"] is not None or m["leak"] <= EXACT:
             why = (f"the stream vanished at block {m['vanished_at']}" if m["vanished_at"] is not None
                    else "little of the last word reaches it")
-            return (f"Without the causal mask word 1 may read the future, but {why}, so changing the last "
+            return (f"{without} word 1 may read the future, but {why}, so changing the last "
                     f"word moves word 1's output by only {amount(m['leak'])} (every part on: {masked}).")
-        return (f"Without the causal mask, word 1 reads the future: changing the last word "
+        return (f"{without}, word 1 reads the future: changing the last word "
                 f"({LAST_SWAP[0]} \u2192 {LAST_SWAP[1]}) moves word 1's output by {amount(m['leak'])} "
                 f"(every part on: {masked}).")
     if part == "residual":
-        return (f"Without the residual add, each block replaces the stream: after {blocks} the words' "
+        return (f"{without}, each block replaces the stream: after {blocks} the words' "
                 f"similarity is {m['alike'][-1]:.3f} (every part on: {ref['alike'][-1]:.3f}) and "
                 f"changing the first word moves the last word's output by {amount(m['context'])} "
                 f"(every part on: {amount(ref['context'])}).")
     if part == "norms":
-        if m["overflow_at"] is not None:
-            return (f"Without the norms, every block reads the raw stream and adds more than it read: "
-                    f"the numbers overflowed at block {m['overflow_at']}.")
-        return (f"Without the norms, every block reads the raw stream: its size reaches "
+        at = m["overflow_at"]
+        if at is not None:
+            grew = at > 1 and bool(np.all(np.diff(m["sizes"][:at]) > 0))
+            how = "the stream grew until the numbers overflowed" if grew else "the numbers overflowed"
+            return f"{without}, every block reads the raw stream and {how} at block {at}."
+        return (f"{without}, every block reads the raw stream: its size reaches "
                 f"{amount(m['sizes'][-1])} after {blocks} (every part on: {amount(ref['sizes'][-1])}).")
     if part == "ffn":
-        return (f"Without the FFN, nothing works on a word by itself and the block keeps only "
+        return (f"{without}, nothing works on a word by itself and the block keeps only "
                 f"{1 - _ffn_share():.0%} of its parameters; the words' similarity after {blocks} is "
                 f"{m['alike'][-1]:.3f} (every part on: {ref['alike'][-1]:.3f}).")
-    return (f"Without the final norm, the output keeps the stream's size, {amount(m['output_size'])} "
+    return (f"{without}, the output keeps the stream's size, {amount(m['output_size'])} "
             f"after {blocks}; with it every word leaves at size {ref['output_size']:.2f}.")
 
+
+COURSE_CAUSAL_WEIGHTS = causal_weights
 
 # The flow lab can run the learner's causal_weights (notebook 04's exercise) instead.
 CAUSAL_USE = Use("causal-weights", causal_weights, "lib.attention.causal_weights")
@@ -192,17 +206,26 @@ def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, **
         future = (f"word 1 moves by only {amount(m['leak'])}, rounding, when the last word changes")
     else:
         future = "no word reads the future (word 1 moves by exactly 0 when the last word changes)"
+    after = (f"With the {word_list(PARTS[name] for name in removed)} removed together, after {blocks}"
+             if len(removed) > 1 else f"After {blocks}")
     if m["overflow_at"] is not None:
-        summary = f"After {blocks}: the numbers overflowed at block {m['overflow_at']}, and {future}."
+        summary = f"{after}: the numbers overflowed at block {m['overflow_at']}, and {future}."
     elif m["vanished_at"] is not None:
-        summary = (f"After {blocks}: the stream vanished, its size falling from {amount(m['sizes'][0])} "
+        summary = (f"{after}: the stream vanished, its size falling from {amount(m['sizes'][0])} "
                    f"to {amount(m['sizes'][-1])} (below 1e-9 from block {m['vanished_at']}); the words' "
                    f"similarity went from {m['alike'][0]:.2f} to {m['alike'][-1]:.3f}, and {future}.")
     else:
-        summary = (f"After {blocks}{' with every part on' if not removed else ''}: the stream's size went "
+        summary = (f"{after}{' with every part on' if not removed else ''}: the stream's size went "
                    f"from {amount(m['sizes'][0])} to {amount(m['sizes'][-1])}, the words' similarity "
                    f"from {m['alike'][0]:.2f} to {m['alike'][-1]:.3f}, and {future}.")
-    sentences = {name: _part_sentence(name, m, full, on, depth) for name in removed}
+    if len(removed) == 1:
+        sentences = {removed[0]: _part_sentence(removed[0], m, full, on, depth)}
+    else:             # each part's own effect: a run with only that part removed
+        sentences = {}
+        for name in removed:
+            alone = {n: n != name for n in PARTS}
+            run = _flow(tuple(alone.values()), depth, int(seed), causal_weights or COURSE_CAUSAL_WEIGHTS)
+            sentences[name] = _part_sentence(name, run, full, alone, depth, alone=True)
     verdict = " ".join([summary] + list(sentences.values()))
     return {**m, "depth": depth, "seed": int(seed), "parts": on, "removed": removed, "full": full,
             "summary": summary, "sentences": sentences, "verdict": verdict}
@@ -281,8 +304,9 @@ class FlowLab:
         fig = new_figure(6.4, 3.3)
         axes = fig.subplots(1, 3)
         self.axes = axes
-        for ax in axes:
-            ax.xaxis.get_major_locator().set_params(integer=True)  # blocks are whole numbers
+        for ax in axes:                                # every depth on one fixed axis of whole blocks
+            set_limits(ax, x=(-1, DEPTH_MAX + 1))
+            whole_ticks(ax.xaxis, 0, DEPTH_MAX, most=5)
         self.lines, self.refs = [], []
         titles = ("size of the stream", "how alike the words are", "word 1 moved by\nthe last word")
         ylabels = ("RMS (log scale)", "mean cosine similarity", "largest change")
@@ -297,19 +321,16 @@ class FlowLab:
             ax.set_xlabel("block", fontsize=9)
             ax.tick_params(labelsize=8)
             ax.grid(True, alpha=0.3)
-        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-        log_scale(axes[0].yaxis)
-        axes[0].yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 3.0)))
-        axes[0].yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
-        axes[0].yaxis.set_minor_formatter(NullFormatter())
         axes[1].set_ylim(-0.05, 1.05)
         fig.legend(handles=[self.lines[0], self.refs[0]], loc="lower center", ncol=2, fontsize=9,
                    frameon=False)
         self.suptitle = fig.suptitle("", fontsize=10)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.78, bottom=0.26, wspace=0.55)
+        self._scales(SIZE_RANGES[0], LEAK_SCALES[0])
         self.view = FigureView(fig, description="Three line plots per block: the stream's size, how alike "
                                                 "the words are, and how far word 1 moves when the last "
-                                                "word changes")
+                                                "word changes",
+                               changing=[self.lines, self.refs, self.suptitle])
         toggles = controls(*self.toggles.values())
         from ..kit.own_function import OwnFunctionSwitch
         self.own = OwnFunctionSwitch([CAUSAL_USE], self.update)
@@ -324,6 +345,15 @@ class FlowLab:
         self.new.on_click(self._new_blocks)
         self.update_shapes()
         self.update()
+
+    def _scales(self, sizes: tuple, leak: float) -> None:
+        """The sizes' powers of ten and the leaks' top (a full draw only when they change)."""
+        if getattr(self, "_state", None) == (sizes, leak):
+            return
+        if getattr(self, "_state", (None,))[0] != sizes:
+            decades(self.axes[0].yaxis, *sizes, label_every=1 if sizes[1] - sizes[0] <= 6 else 4)
+        set_limits(self.axes[2], y=(-0.05 * leak, 1.15 * leak))
+        self._state = (sizes, leak)
 
     def _new_blocks(self, _button=None) -> None:
         self.seed += 1
@@ -349,20 +379,19 @@ class FlowLab:
         k = np.arange(n + 1)
         series = (m["sizes"], m["alike"], m["leaks"])
         references = (m["full"]["sizes"], m["full"]["alike"], m["full"]["leaks"])
-        for ax, line, ref, values, reference in zip(self.axes, self.lines, self.refs, series, references):
-            shown = np.where(np.isfinite(values), values, np.nan)
-            line.set_data(k, shown)
+        for line, ref, values, reference in zip(self.lines, self.refs, series, references):
+            line.set_data(k, np.where(np.isfinite(values), values, np.nan))
             ref.set_data(k, reference)
-            ax.set_xlim(-0.3, n + 0.3)
         both = np.concatenate([m["sizes"], m["full"]["sizes"]])
         both = both[np.isfinite(both) & (both > 0)]
-        lo, hi = (float(both.min()), float(both.max())) if both.size else (0.1, 10.0)
-        self.axes[0].set_ylim(min(lo, 0.5) / 2, max(hi, 2.0) * 2)
-        top = max(float(np.nanmax(np.where(np.isfinite(m["leaks"]), m["leaks"], 0.0))), 0.05)
-        self.axes[2].set_ylim(-0.05 * top, top * 1.15)
+        near = both.size and 10.0 ** SIZE_RANGES[0][0] <= both.min() and both.max() <= 10.0 ** SIZE_RANGES[0][1]
+        leaks = np.concatenate([m["leaks"], m["full"]["leaks"]])
+        top = float(np.max(leaks[np.isfinite(leaks)], initial=0.0)) * 1.05
+        leak = next((s for s in LEAK_SCALES if top <= s), LEAK_SCALES[-1])
+        self._scales(SIZE_RANGES[0] if near else SIZE_RANGES[1], leak)
         removed = [PARTS[name] for name in m["removed"]]
         self.suptitle.set_text("Every part on" if not removed else "Removed: " + ", ".join(removed))
-        self.view.redraw()
+        self.view.redraw(state=self._state)
         self.verdict.value = plain(m["verdict"])
         self.model = m
         return m

@@ -11,12 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from exercises.core.text import vector
-from exercises.ui.style import plain
+from exercises.ui.style import plain, table
 from lib.attention import attention
 from lib.block import SIX_STEP_OPTIONS, block_steps, six_step_setup
 from lib.norm import root_mean_square
 
-from ..kit.layout import controls, lab_root, slider, verdict_widget
+from ..kit.figure_view import set_limits
+from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
 
 STEP_EXPLAINED = {
     "input": "the tokens as they enter the block",
@@ -32,6 +33,15 @@ N_STEPS = 6
 
 def _setup(seed):
     return six_step_setup() if seed is None else six_step_setup(int(seed))
+
+
+def _change(before: str, after: str) -> str:
+    """How a size moved, in words, from the two sizes as shown (two decimals)."""
+    if float(after) > float(before):
+        return f"grows from {before} to {after}"
+    if float(after) < float(before):
+        return f"shrinks from {before} to {after}"
+    return f"keeps its size, {after}"
 
 
 def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
@@ -68,7 +78,7 @@ def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
                 f"{mix[0, source]:.0%} of its mix from token {source + 1}. Size {s[1]} \u2192 {s[2]}.")
     elif step == 3:
         text = (f"Step 3, add: attention's output (size {s[2]}) is added to the input (size {s[0]}), not "
-                f"put in its place, so the stream grows to {s[3]}.")
+                f"put in its place, so the stream {_change(s[0], s[3])}.")
     elif step == 4:
         text = (f"Step 4, norm: a copy of the stream (size {s[3]}) is rescaled to rows of size 1 for the "
                 f"FFN, grid size {s[4]}; the stream itself keeps its size.")
@@ -77,10 +87,26 @@ def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
                 f"({hidden_on} of the {hidden_total} are positive before GELU), bent and narrowed "
                 f"back to 4 numbers. Size {s[5]}.")
     else:
-        text = (f"Step 6, add: the FFN's output is added to the stream. The block's output has size "
-                f"{s[6]} (the input had {s[0]}); row 1 is {vector(grids[6][0], signed=True)}.")
+        text = (f"Step 6, add: the FFN's output (size {s[5]}) is added to the stream, which "
+                f"{_change(s[3], s[6])}. The block's output has size {s[6]} (the input had {s[0]}); "
+                f"row 1 is {vector(grids[6][0], signed=True)}.")
     return {"step": step, "seed": seed, "names": names, "grids": grids, "sizes": sizes,
             "attention_weights": mix, "hidden_on": hidden_on, "name": name, "verdict": text}
+
+
+def steps_table(m: dict) -> str:
+    """The two grids shown (the one before the step and the one after) side by side, a row per
+    token, and the size (RMS) of every grid."""
+    k = m["step"]
+    grids = m["grids"]
+    header = ["token"] + ([f"before {j + 1}" for j in range(4)] if k else []) + [
+        f"{'input' if k == 0 else 'after'} {j + 1}" for j in range(4)]
+    rows = [[f"token {i + 1}"] + ([f"{v + 0.0:.2f}" for v in grids[k - 1][i]] if k else [])
+            + [f"{v + 0.0:.2f}" for v in grids[k][i]] for i in range(grids.shape[1])]
+    sizes = table([["size (RMS)"] + [f"{v:.2f}" for v in m["sizes"]]],
+                  header=["step", "in"] + [str(i) for i in range(1, N_STEPS + 1)],
+                  mono_columns=range(1, N_STEPS + 2))
+    return table(rows, header=header, mono_columns=range(1, 9)) + sizes
 
 
 class SixStepsLab:
@@ -114,21 +140,17 @@ class SixStepsLab:
         grid = fig.add_gridspec(1, 3, width_ratios=[1, 1, 1.15], wspace=0.45)
         self.ax_before, self.ax_after, self.ax_sizes = (fig.add_subplot(grid[0, i]) for i in range(3))
         colour = TwoSlopeNorm(vmin=-3.0, vcenter=0.0, vmax=3.0)
-        self.images, self.cells, self.titles, self.below = [], [], [], []
+        self.images, self.titles = [], []
         for ax in (self.ax_before, self.ax_after):
             self.images.append(ax.imshow(np.zeros((4, 4)), cmap="PuOr_r", norm=colour, aspect="auto"))
-            self.cells.append([[ax.text(j, i, "", ha="center", va="center", fontsize=9) for j in range(4)]
-                               for i in range(4)])
             ax.set_xticks(range(4), [str(j + 1) for j in range(4)])
             ax.set_yticks(range(4), [f"token {i + 1}" for i in range(4)])
             ax.tick_params(labelsize=9, length=0)
-            self.titles.append(ax.set_title("", fontsize=9))
-            self.below.append(ax.set_xlabel("", fontsize=9))
+            self.titles.append(ax.set_title("", fontsize=9))       # each grid's size: in the bars
         self.ax_after.set_yticks(range(4), [""] * 4)
         self.bars = self.ax_sizes.bar(range(N_STEPS + 1), np.ones(N_STEPS + 1), color=OKABE_ITO["sky"],
                                       edgecolor="black", linewidth=0.6)
-        self.bar_labels = [self.ax_sizes.text(i, 0, "", ha="center", va="bottom", fontsize=8)
-                           for i in range(N_STEPS + 1)]
+        self.numbers = numbers_widget()          # the grids' numbers and sizes, as tables
         self.ax_sizes.set_xticks(range(N_STEPS + 1), ["in", "1", "2", "3", "4", "5", "6"])
         self.ax_sizes.set_xlabel("step", fontsize=9)
         self.ax_sizes.set_ylabel("size (RMS)", fontsize=9)
@@ -137,9 +159,11 @@ class SixStepsLab:
         self.suptitle = fig.suptitle("", fontsize=10)
         fig.subplots_adjust(left=0.13, right=0.98, top=0.8, bottom=0.2)
         self.view = FigureView(fig, description="Two grids of 4 tokens by 4 numbers, before and after "
-                                                "one step of the block, and the size of every grid")
+                                                "one step of the block, and the size of every grid",
+                               changing=[self.images, self.titles, self.bars, self.suptitle])
         self.root = lab_root("six-steps", [controls(self.step, self.back, self.forward),
-                                           controls(self.new, self.original), self.view.widget, self.verdict])
+                                           controls(self.new, self.original), self.view.widget, self.numbers,
+                                           self.verdict])
         self.step.observe(lambda _c: self.update(), names="value")
         self.back.on_click(lambda _b: self._move(-1))
         self.forward.on_click(lambda _b: self._move(+1))
@@ -163,37 +187,26 @@ class SixStepsLab:
         m = six_steps_model(self.step.value, self.seed)
         k = m["step"]
         shown = [(k - 1 if k > 0 else None), k]
-        for ax, image, cells, title, below, index in zip((self.ax_before, self.ax_after), self.images,
-                                                         self.cells, self.titles, self.below, shown):
+        for image, title, index in zip(self.images, self.titles, shown):
             if index is None:
                 image.set_data(np.zeros((4, 4)))
                 image.set_alpha(0.15)
-                for row in cells:
-                    for cell in row:
-                        cell.set_text("")
                 title.set_text("(nothing before the input)")
-                below.set_text("")
                 continue
             grid = m["grids"][index]
             image.set_alpha(1.0)
             image.set_data(grid)
-            for i, row in enumerate(cells):
-                for j, cell in enumerate(row):
-                    cell.set_text(f"{grid[i, j] + 0.0:.2f}")
-                    cell.set_color("white" if abs(grid[i, j]) > 1.9 else "black")
             title.set_text("the input\n" if index == 0 else f"after step {index}:\n{m['names'][index]}")
-            below.set_text(f"size {m['sizes'][index]:.2f}")
         top = float(np.max(m["sizes"]))
-        for i, (bar, label, size) in enumerate(zip(self.bars, self.bar_labels, m["sizes"])):
+        for i, (bar, size) in enumerate(zip(self.bars, m["sizes"])):
             bar.set_height(size)
             bar.set_facecolor(self.colours["orange"] if i == k else self.colours["sky"])
-            label.set_text(f"{size:.2f}")
-            label.set_y(size + 0.02 * top)
-        self.ax_sizes.set_ylim(0, top * 1.25)
+        self.numbers.value = steps_table(m)
+        set_limits(self.ax_sizes, y=(0, top * 1.25))    # changes only with new weights
         who = "the example's weights" if self.seed is None else f"random weights, draw {self.draws}"
         self.suptitle.set_text(f"Step {k} of {N_STEPS}: {STEP_EXPLAINED[m['name']]} ({who})")
         self.back.disabled, self.forward.disabled = k == 0, k == N_STEPS
-        self.view.redraw()
+        self.view.redraw(state=self.seed)
         self.verdict.value = plain(m["verdict"])
         self.model = m
         return m

@@ -101,6 +101,15 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
             "difference": difference, "batch_size": len(batch), "verdict": verdict}
 
 
+SCALES = (2.5, 5.0, 10.0, 20.0)     # the bars' vertical range, ± the first that holds them
+
+
+def scale_for(values) -> float:
+    """The smallest of SCALES that holds every value (a bigger one, if even the largest does not)."""
+    top = float(np.max(np.abs(np.nan_to_num(values)))) if np.size(values) else 0.0
+    return next((s for s in SCALES if top <= s), float(np.ceil(top)))
+
+
 class HiddenUnitsLab:
     """Token picker, two number sliders, activation buttons, "run alone" box; bars redrawn in place."""
 
@@ -134,30 +143,29 @@ class HiddenUnitsLab:
                              edgecolor="black", linewidth=0.6, label="before the activation")
         self.after = ax.bar(units + 0.2, np.zeros(4), width=0.38, color=OKABE_ITO["blue"],
                             edgecolor="black", linewidth=0.6, label="after (orange: unit on)")
-        self.before_text = [ax.text(u - 0.2, 0, "", ha="center", fontsize=9) for u in units]
-        self.after_text = [ax.text(u + 0.2, 0, "", ha="center", fontsize=9) for u in units]
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_xticks(units, [f"unit {u + 1}" for u in units])
         ax.set_xlabel("hidden unit (x @ W1 + b1, then the activation)")
         ax.set_ylabel("value")
-        self.title = ax.set_title("cat [2, 0]: 2 of 4 units on (ReLU)", fontsize=10)
+        ax.set_title("four hidden units (their numbers in the table below)", fontsize=10)
         ax.legend(loc="upper center", fontsize=8, frameon=False, ncol=2)
         self.out_bars = ax_out.bar([0, 1], np.zeros(2), width=0.6, color=OKABE_ITO["green"],
                                    edgecolor="black", linewidth=0.6, label="in the batch")
-        self.out_text = [ax_out.text(i, 0, "", ha="center", fontsize=9) for i in range(2)]
         (self.alone_marks,) = ax_out.plot([0, 1], [0, 0], linestyle="none", marker="D", markersize=7,
                                           color=OKABE_ITO["vermillion"], markeredgecolor="black",
-                                          label="run alone")
+                                          label="run alone (when ticked)")
         ax_out.axhline(0, color="black", linewidth=0.8)
         ax_out.set_xticks([0, 1], ["out 1", "out 2"])
         ax_out.set_xlim(-0.6, 1.6)
         ax_out.set_xlabel("output (@ W2 + b2)")
         ax_out.set_title("output", fontsize=10)
         self.out_legend = ax_out.legend(loc="upper center", fontsize=8, frameon=False)
-        fig.tight_layout()
         self.ax, self.ax_out = ax, ax_out
+        self._scales(SCALES[0], SCALES[0])
+        fig.tight_layout()
         self.view = FigureView(fig, description="Bar chart of four hidden units before and after "
-                                                "the activation, and the two output numbers")
+                                                "the activation, and the two output numbers",
+                               changing=[self.before, self.after, self.out_bars, self.alone_marks])
 
         choices = controls(self.token, self.activation)
         sliders = controls(self.x1, self.x2, self.alone)
@@ -170,6 +178,14 @@ class HiddenUnitsLab:
         self.activation.observe(self._on_other, names="value")
         self.alone.observe(self._on_other, names="value")
         self.update()
+
+    def _scales(self, units: float, outputs: float) -> None:
+        """The two panels' fixed ranges, ± units and ± outputs (a full draw only when they change)."""
+        if getattr(self, "_state", None) == (units, outputs):
+            return
+        self.ax.set_ylim(-1.2 * units, 1.45 * units)
+        self.ax_out.set_ylim(-1.2 * outputs, 1.6 * outputs)
+        self._state = (units, outputs)
 
     def _on_token(self, change) -> None:
         if self._syncing:
@@ -202,34 +218,20 @@ class HiddenUnitsLab:
         m = self.own.run(lambda relu_ffn: hidden_units_model(x1, x2, activation, alone, relu_ffn=relu_ffn),
                           FFN_USE.exercise if activation == "relu" else None)
         c = self.colours
-        values = np.concatenate([m["pre"], m["post"]])
-        low, high = min(-1.0, values.min()), max(1.0, values.max())
-        pad = 0.18 * (high - low)
+        units = scale_for(np.concatenate([m["pre"], m["post"]]))
+        outputs = scale_for(np.concatenate([m["in_batch"], m["alone_out"]]))
+        self._scales(units, outputs)
         for i in range(4):
             self.before[i].set_height(m["pre"][i])
             self.after[i].set_height(m["post"][i])
             self.after[i].set_facecolor(c["orange"] if m["on"][i] else c["blue"])
-            for text, v in ((self.before_text[i], m["pre"][i]), (self.after_text[i], m["post"][i])):
-                text.set_text(number(v))
-                text.set_y(v + (0.03 * (high - low) if v >= 0 else -0.03 * (high - low)))
-                text.set_va("bottom" if v >= 0 else "top")
-        self.ax.set_ylim(low - pad, high + 0.42 * (high - low))
         act = ACTIVATION_NAMES[m["activation"]]
-        self.title.set_text(f"{m['label']} {vector(m['x'], 1)}: {int(m['on'].sum())} of 4 units on ({act})")
-        out_values = np.concatenate([m["in_batch"], m["alone_out"]])
-        o_low, o_high = min(-1.0, out_values.min()), max(1.0, out_values.max())
-        o_pad = 0.18 * (o_high - o_low)
         for i in range(2):
             v = m["in_batch"][i]
             self.out_bars[i].set_height(v)
-            self.out_text[i].set_text(number(v))
-            self.out_text[i].set_y(v + (0.03 if v >= 0 else -0.03) * (o_high - o_low))
-            self.out_text[i].set_va("bottom" if v >= 0 else "top")
-        self.ax_out.set_ylim(o_low - o_pad, o_high + 0.55 * (o_high - o_low))
         self.alone_marks.set_data([0, 1], m["alone_out"])
         self.alone_marks.set_visible(m["alone"])
-        self.out_legend.set_visible(m["alone"])
-        self.view.redraw()
+        self.view.redraw(state=self._state)
         rows = [("token", f"{m['label']} {vector(m['x'])}"),
                 (f"before {act}", vector(m["pre"])),
                 (f"after {act}", vector(m["post"])),

@@ -14,7 +14,8 @@ from exercises.core.text import count
 from exercises.ui.style import plain, table
 from lib.params import ModelConfig, block_parameters, equal_count_gated_width
 
-from ..kit.layout import choice, controls, lab_root, log_scale, menu, numbers_widget, slider, switch, verdict_widget
+from ..kit.figure_view import decades
+from ..kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget
 
 D_MIN, D_MAX, D_STEP = 64, 4096, 64
 MULTIPLE_MIN, MULTIPLE_MAX, MULTIPLE_STEP = 1.0, 8.0, 0.5
@@ -56,6 +57,10 @@ def parameters_model(d_model: int = 768, multiple: float = 4.0, gated: bool = Fa
             "verdict": verdict}
 
 
+def _share(share: float) -> str:
+    return f"{share:.1%}" if share >= 0.001 else "<0.1%"
+
+
 class ParametersLab:
     """d_model and d_ff sliders, plain/gated switch, rounding and log scale; three bars."""
 
@@ -81,25 +86,43 @@ class ParametersLab:
         ax = fig.add_subplot()
         self.bars = ax.bar(range(3), [1, 1, 1], width=0.6, edgecolor="black", linewidth=0.6,
                            color=[OKABE_ITO["sky"], OKABE_ITO["orange"], OKABE_ITO["green"]])
-        self.labels = [ax.text(i, 1, "", ha="center", va="bottom", fontsize=9) for i in range(3)]
         (self.plain_mark,) = ax.plot([0.62, 1.38], [1, 1], color="black", linestyle="--", linewidth=1.2,
-                                     label="plain FFN at d_ff")
-        ax.set_xticks(range(3), ["attention\n4·d²", "FFN\n2·d·d_ff", "norms\n2·d"])
+                                     label="gated: the plain FFN's share")
+        ax.set_xticks(range(3), ["attention\n4·d²", "FFN\n2 or 3·d·d_ff", "norms\n2·d"])
         ax.set_xlim(-0.6, 2.6)
-        ax.set_ylabel("parameters")
+        ax.set_ylabel("share of the block's parameters")
         ax.set_xlabel("part of one block")
-        self.title = ax.set_title("One block at d = 768: 7,079,424 parameters", fontsize=10)
+        ax.set_title("One block's parameters, as shares (the counts in the table below)", fontsize=10)
         self.legend = ax.legend(loc="upper right", fontsize=8, frameon=False)
-        fig.tight_layout()
         self.ax = ax
+        self._scale(log_scale)
+        fig.tight_layout()
         self.view = FigureView(fig, description="Bar chart of one block's parameters: attention, "
-                                                "feed-forward network and norms")
+                                                "feed-forward network and norms",
+                               changing=[self.bars, self.plain_mark])
         self.root = lab_root("parameters", [controls(self.d_model, self.multiple),
                                             controls(self.kind, self.log_scale), controls(self.round_to),
                                             self.view.widget, self.numbers, self.verdict])
         for control in (self.d_model, self.multiple, self.kind, self.round_to, self.log_scale):
             control.observe(self._on_change, names="value")
         self.update()
+
+    def _scale(self, log: bool) -> None:
+        """The bars show shares of the block, on a fixed scale: 0 to 100 %, or log from 0.001 %."""
+        from matplotlib.ticker import FixedFormatter, PercentFormatter
+
+        if getattr(self, "_state", None) == log:
+            return
+        if log:
+            decades(self.ax.yaxis, -5, 0)
+            self.ax.set_ylim(1e-5, 30.0)
+            self.ax.yaxis.set_major_formatter(FixedFormatter(["0.001%", "0.01%", "0.1%", "1%", "10%", "100%"]))
+        else:
+            self.ax.set_yscale("linear")
+            self.ax.set_ylim(0, 1.3)
+            self.ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
+            self.ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+        self._state = log
 
     def _on_change(self, change) -> None:
         self.update()
@@ -108,36 +131,22 @@ class ParametersLab:
         m = parameters_model(self.d_model.value, self.multiple.value, self.kind.value, self.round_to.value)
         d, width = m["d_model"], m["width"]
         values = [m["attention"], m["ffn"], m["norms"]]
-        for i, (bar, v) in enumerate(zip(self.bars, values)):
-            bar.set_height(v)
-            share = v / m["total"]
-            self.labels[i].set_text(f"{count(v)}\n{share:.1%}" if share >= 0.001 else f"{count(v)}\n<0.1%")
-        formulas = ["attention\n4·d²", "gated FFN\n3·d·d_ff" if m["gated"] else "FFN\n2·d·d_ff", "norms\n2·d"]
-        self.ax.set_xticks(range(3), formulas)
-        self.plain_mark.set_ydata([m["plain_ffn"], m["plain_ffn"]])
+        shares = [v / m["total"] for v in values]
+        log = bool(self.log_scale.value)
+        self._scale(log)
+        for i, (bar, v, share) in enumerate(zip(self.bars, values, shares)):
+            bar.set_height(share)
+        plain_share = m["plain_ffn"] / m["total"]
+        self.plain_mark.set_ydata([plain_share, plain_share])
         self.plain_mark.set_visible(m["gated"])
-        self.legend.set_visible(m["gated"])
-        self.legend.get_texts()[0].set_text(f"plain FFN at d_ff = {count(m['d_ff'])}")
-        top = max(values + [m["plain_ffn"]])
-        if self.log_scale.value:
-            log_scale(self.ax.yaxis)
-            self.ax.set_ylim(10, top * 60)
-            for label, v in zip(self.labels, values):
-                label.set_y(v * 1.15)
-        else:
-            self.ax.set_yscale("linear")
-            self.ax.set_ylim(0, top * 1.35)
-            for label, v in zip(self.labels, values):
-                label.set_y(v + top * 0.02)
-        self.title.set_text(f"One block at d = {count(d)}: {count(m['total'])} parameters"
-                            f" ({'gated' if m['gated'] else 'plain'}, d_ff = {count(width)})")
-        self.view.redraw()
+        self.view.redraw(state=log)
         self.numbers.value = table([
-            ("attention 4·d²", count(m["attention"])),
-            (f"FFN {'3' if m['gated'] else '2'}·d·{count(width)}", count(m["ffn"])),
-            ("norms 2·d", count(m["norms"])),
-            ("block", count(m["total"])),
-            ("FFN's share", f"{m['shares']['ffn']:.1%}"),
+            (f"one block at d = {count(d)}, {'gated' if m['gated'] else 'plain'}, d_ff = {count(width)}",
+             "parameters", "share"),
+            ("attention 4·d²", count(m["attention"]), _share(shares[0])),
+            (f"FFN {'3' if m['gated'] else '2'}·d·{count(width)}", count(m["ffn"]), _share(shares[1])),
+            ("norms 2·d", count(m["norms"]), _share(shares[2])),
+            ("block", count(m["total"]), "100%"),
             (f"gated width keeping the count (multiple of {m['round_to']})", count(m["gated_width"])),
         ])
         self.verdict.value = plain(m["verdict"])

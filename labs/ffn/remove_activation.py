@@ -16,6 +16,7 @@ from exercises.core.text import count, number, vector
 from exercises.ui.style import plain, table
 from lib.ffn import collapse, ffn, worked_example
 
+from ..kit.figure_view import set_limits
 from ..kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
 from .hidden_units import ACTIVATION_NAMES, EXAMPLE, TOKENS
 
@@ -92,6 +93,20 @@ def collapse_model(width: int = 4, activation: str = "relu") -> dict:
             "collapsed_parameters": collapsed_parameters, "verdict": verdict}
 
 
+SCALES = (5.0, 10.0, 20.0, 40.0, 80.0)
+
+
+@lru_cache(maxsize=32)
+def output_range(width: int) -> tuple:
+    """The plot's vertical range at a width: the first of ±SCALES that holds both outputs and
+    their one-matrix lines with and without the activation (so switching it keeps the scale),
+    with room above for the legend. Returns (low, high)."""
+    top = max(float(np.abs(collapse_model(width, activation)[key]).max())
+              for activation in ("relu", "none") for key in ("along", "straight"))
+    scale = next((s for s in SCALES if top <= s), float(np.ceil(top)))
+    return -1.15 * scale, 1.6 * scale
+
+
 class RemoveActivationLab:
     """Width slider and activation switch; two output curves and their one-matrix versions."""
 
@@ -128,10 +143,12 @@ class RemoveActivationLab:
         ax.set_ylabel("output number")
         self.title = ax.set_title("FFN of width 4, with ReLU: 22 parameters", fontsize=10)
         ax.legend(loc="upper left", fontsize=8, frameon=False, ncol=2)
+        ax.set_ylim(*output_range(width))
         fig.tight_layout()
         self.ax = ax
         self.view = FigureView(fig, description="Line plot of the FFN's two outputs along a line of "
-                                                "inputs, with the single-matrix version dashed")
+                                                "inputs, with the single-matrix version dashed",
+                               changing=[self.curves, self.lines, self.bend_marks, self.title])
         self.root = lab_root("remove-activation", [controls(self.width, self.activation), self.view.widget,
                                                    self.numbers, self.verdict])
         self.width.observe(self._on_change, names="value")
@@ -146,17 +163,14 @@ class RemoveActivationLab:
         for k in range(2):
             self.curves[k].set_ydata(m["along"][:, k])
             self.lines[k].set_ydata(m["straight"][:, k])
-        values = np.concatenate([m["along"].ravel(), m["straight"].ravel()])
-        low, high = float(values.min()), float(values.max())
-        pad = 0.12 * max(high - low, 1.0)
-        low, high = low - pad, high + 2.2 * pad
-        self.ax.set_ylim(low, high)
-        self.bend_marks.set_segments([[(t, low), (t, low + 0.06 * (high - low))] for t in m["bends"]])
+        low, high = output_range(m["width"])
+        set_limits(self.ax, y=(low, high))
         for text in self.token_labels:
             text.set_y(low + 0.08 * (high - low))
+        self.bend_marks.set_segments([[(t, low), (t, low + 0.06 * (high - low))] for t in m["bends"]])
         state = "with ReLU" if m["activation"] != "none" else "activation removed"
         self.title.set_text(f"FFN of width {m['width']}, {state}: {count(m['parameters'])} parameters")
-        self.view.redraw()
+        self.view.redraw(state=(low, high))
         W, b = m["W"], m["b"]
         self.numbers.value = table([
             ("W1 @ W2 (one 2 × 2 matrix)", f"[{vector(W[0])}, {vector(W[1])}]"),

@@ -24,6 +24,7 @@ FAIR_SHARE = N_TOKENS * TOP_K // N_EXPERTS
 EXAMPLE_SCORES = np.array([2.45, -3.07, 0.50, -0.68, -0.54, -0.26, -2.42, -0.28])
 ROUTER_SEED, ROUTER_WIDTH = 2027, 16
 STRENGTH_MAX, STEPS_MAX, TOKEN_MAX = 1.0, 20, 15
+SCORE_SCALES = (3.0, 5.0, 8.0)         # the scores panel shows ± the first that holds the bars
 
 
 @lru_cache(maxsize=1)
@@ -123,34 +124,44 @@ class RouterLab:
                                        edgecolor="black", linewidth=0.6)
         (self.biased_marks,) = ax_token.plot(experts, np.zeros(N_EXPERTS), linestyle="none", marker="_",
                                              markersize=14, markeredgewidth=2.2, color="black",
-                                             label="score + bias (used to choose)")
-        self.share_text = [ax_token.text(e, 0, "", ha="center", fontsize=9) for e in experts]
+                                             label="score + bias (used to choose), when balancing")
         ax_token.axhline(0, color="black", linewidth=0.8)
         ax_token.set_xticks(experts, names)
         ax_token.set_ylabel("router score")
-        ax_token.set_xlabel("expert (orange: the two kept, with their shares)")
-        self.token_title = ax_token.set_title("Router scores of the example token", fontsize=10)
+        ax_token.set_xlabel("expert (orange: the two kept; their shares in the table below)")
+        ax_token.set_title("Router scores of the token shown: top 2 kept", fontsize=10)
         self.token_legend = ax_token.legend(loc="lower left", fontsize=8, frameon=False)
         self.load_bars = ax_load.bar(experts, np.zeros(N_EXPERTS), width=0.6, color=OKABE_ITO["blue"],
                                      edgecolor="black", linewidth=0.6)
-        self.load_text = [ax_load.text(e, 0, "", ha="center", va="bottom", fontsize=8) for e in experts]
         ax_load.axhline(FAIR_SHARE, color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1.4,
                         label=f"fair share {N_TOKENS:,} × {TOP_K} / {N_EXPERTS} = {FAIR_SHARE:,}")
         ax_load.set_xticks(experts, names)
         ax_load.set_ylabel("tokens")
         ax_load.set_xlabel("expert")
-        self.load_title = ax_load.set_title("4,096 random tokens routed", fontsize=10)
+        ax_load.set_title(f"{N_TOKENS:,} random tokens routed (the counts in the table below)", fontsize=10)
         ax_load.legend(loc="upper right", fontsize=8, frameon=False)
-        fig.tight_layout()
+        # The load panel's height holds the busiest expert before any balancing (balancing only
+        # evens the load out); the scores' range is one of a few fixed ones.
+        unbalanced = _balanced(0.0, 0).counts[0]
+        ax_load.set_ylim(0, max(2.0 * FAIR_SHARE, float(unbalanced.max()) * 1.25))
         self.ax_token, self.ax_load = ax_token, ax_load
+        self._scale(SCORE_SCALES[0])
+        fig.tight_layout()
         self.view = FigureView(fig, description="Bar charts: one token's router scores for 8 experts, "
-                                                "and how many of 4,096 tokens each expert receives")
+                                                "and how many of 4,096 tokens each expert receives",
+                               changing=[self.score_bars, self.biased_marks, self.load_bars])
         self.root = lab_root("router", [controls(self.strength, self.steps), controls(self.token),
                                         self.view.widget, self.numbers, self.memory, self.verdict])
         for control in (self.strength, self.steps, self.token):
             control.observe(self._on_change, names="value")
         self._show_memory()
         self.update()
+
+    def _scale(self, scale: float) -> None:
+        """The scores panel's range, ± scale with room for the shares (a full draw when it changes)."""
+        if getattr(self, "_state", None) != scale:
+            self.ax_token.set_ylim(-1.2 * scale, 1.2 * scale)
+            self._state = scale
 
     def _show_memory(self) -> None:
         mem = memory_figures()
@@ -172,38 +183,26 @@ class RouterLab:
         kept = {int(e): share for e, share in zip(m["chosen"], m["shares"])}
         biased = scores + bias
         values = np.concatenate([scores, biased])
-        low, high = min(-1.0, values.min()), max(1.0, values.max())
-        pad = 0.2 * (high - low)
+        top = float(np.max(np.abs(values))) * 1.1
+        scale = next((s for s in SCORE_SCALES if top <= s), float(np.ceil(top)))
+        self._scale(scale)
         for e in range(N_EXPERTS):
             self.score_bars[e].set_height(scores[e])
             self.score_bars[e].set_facecolor(c["orange"] if e in kept else c["sky"])
-            text = self.share_text[e]
-            if e in kept:
-                text.set_text(number(kept[e], 3))
-                top = max(scores[e], biased[e], 0.0)
-                text.set_y(top + 0.04 * (high - low))
-                text.set_va("bottom")
-            else:
-                text.set_text("")
         self.biased_marks.set_ydata(biased)
         balancing = bool(np.any(bias != 0))
         self.biased_marks.set_visible(balancing)
-        self.token_legend.set_visible(balancing)
-        self.ax_token.set_ylim(low - pad, high + pad)
-        who = "the example token" if m["token"] == 0 else f"token {m['token']}"
-        self.token_title.set_text(f"Router scores of {who}: top 2 kept, softmax over those two")
         counts = m["counts"]
         for e in range(N_EXPERTS):
             self.load_bars[e].set_height(counts[e])
-            self.load_text[e].set_text(count(counts[e]))
-            self.load_text[e].set_y(counts[e] + 25)
-        self.ax_load.set_ylim(0, max(2.0 * FAIR_SHARE, counts.max() * 1.25))
         state = ("left to itself" if m["strength"] == 0 or m["steps"] == 0
                  else f"after {m['steps']} steps at strength {m['strength']:.2f}")
-        self.load_title.set_text(f"{N_TOKENS:,} random tokens routed, {state}")
-        self.view.redraw()
+        self.view.redraw(state=self._state)
+        who = "the example token" if m["token"] == 0 else f"token {m['token']}"
         self.numbers.value = table([
-            ("tokens per expert (1 to 8)", ", ".join(count(n) for n in counts)),
+            (f"{who}: experts kept (softmax over those two)",
+             ", ".join(f"{e + 1} with share {number(share, 3)}" for e, share in kept.items())),
+            (f"tokens per expert (1 to 8), {state}", ", ".join(count(n) for n in counts)),
             ("busiest / quietest vs fair", f"{m['busiest'] / FAIR_SHARE:.2f} × / {m['quietest'] / FAIR_SHARE:.2f} ×"),
             ("balancing bias", vector(bias)),
         ])

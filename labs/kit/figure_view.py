@@ -1,34 +1,53 @@
 """A matplotlib figure shown inside an ipywidgets ``Output`` and redrawn in place.
 
-Build the figure once (``matplotlib.figure.Figure``, not pyplot, so nothing is
-displayed twice or kept globally), keep its artists, and on every change update
-them (``set_height``, ``set_data``, ``set_text``...) then call
-:meth:`FigureView.redraw`. The figure is rendered to PNG into one ``Image``
-widget that sits in the ``Output``; a redraw only swaps the image's bytes, so
+Build the figure once (``matplotlib.figure.Figure``, not pyplot, so nothing is displayed twice
+or kept globally), keep its artists, and on every change update them (``set_height``,
+``set_data``, ``set_text``...) then call :meth:`FigureView.redraw`. The figure is rendered to PNG
+into one ``Image`` widget that sits in the ``Output``; a redraw only swaps the image's bytes, so
 the plot does not flicker or jump, and the figure is never rebuilt.
 
     fig = Figure(figsize=(6, 3)); ax = fig.add_subplot()
     bars = ax.bar(names, values)
-    view = FigureView(fig)            # view.widget goes into the lab's layout
+    view = FigureView(fig, changing=[bars])   # view.widget goes into the lab's layout
     ...
     for bar, v in zip(bars, new_values): bar.set_height(v)
     view.redraw()
 
-Rendering is the main cost of a lab's update, so it is kept lean: the figure is
-drawn by one Agg canvas kept for its whole life (no ``savefig`` round trip), a
-redraw does nothing when no artist changed since the last one (matplotlib marks
-the figure *stale* whenever an artist's ``set_*`` method is called), the PNG is
-encoded only when the pixels differ from the image already shown, and it is
-written with fast zlib settings and without an alpha channel when every pixel is
-opaque. The pixels are exactly those ``savefig`` would give at the same dpi.
+**Blitting.** Most of a figure never changes: axes, ticks, tick labels, axis labels, legends,
+reference lines. The artists a lab updates are listed as ``changing``; everything else is
+*static*. The static part is drawn once into a cached background; a redraw restores that
+background and draws only the changing artists on it, which takes a millisecond or two instead
+of the tens of milliseconds a full draw of the ticks and their labels takes. A full draw happens
+only when something static changed (matplotlib marks the figure *stale* when a static artist's
+``set_*`` method is called or an axis's limits or ticks change), and :attr:`FigureView.last`
+says which case a redraw was in. A lab whose static part takes a few states (two scales, a
+few ranges of the layer axis) names the state it is in, ``view.redraw(state=("log", 32))``:
+the background of each state is kept, and going back to a state already drawn costs no full
+draw.
+
+The changing artists are drawn above the static artists of their axes (the view raises their
+``zorder`` by :data:`CHANGING_ZORDER`, keeping their order among themselves), so a full draw
+and a blit paint in the same order and give exactly the same pixels. A static artist that must
+stay on top of a changing one (a reference line over bars, a legend over a curve) is listed as
+changing too. If a changing artist reaches outside its axes into a static artist drawn after
+it (another axes, a figure title), the redraw is a full draw, so the pixels are always those
+of a full draw.
+
+**Cheap pixels.** The PNG is encoded only when the pixels differ from the image already shown,
+without the alpha channel (the figure is opaque), without PNG's per-row filters and at zlib
+level 1: for flat-coloured plots that is both the smallest and by far the fastest of the
+settings measured (``benchmarks/NOTES.md``).
+
+Importing this module imports neither matplotlib nor ipywidgets (the helpers import what they
+use), so a lab's model can be imported and tested without them.
 """
 
 from __future__ import annotations
 
-import io
+import struct
+import zlib
 
-import ipywidgets as widgets
-from matplotlib.figure import Figure
+import numpy as np
 
 # Okabe-Ito palette: distinguishable with the common colour-vision deficiencies.
 OKABE_ITO = {
@@ -36,50 +55,133 @@ OKABE_ITO = {
     "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7", "black": "#000000",
 }
 
-# zlib level 1: about twice as fast as the default (6) for a plot, and the file only a few
-# per cent larger (plots are mostly flat colour, which any level compresses well).
-PNG_COMPRESS_LEVEL = 1
+PNG_COMPRESS_LEVEL = 1       # zlib level: fastest, and plots are mostly flat colour
+CHANGING_ZORDER = 100        # added to a changing artist's zorder: drawn above the static ones
+MARGIN = 2                   # pixels around a changing artist's extent (antialiasing)
+DIRTY_SHARE = 0.6            # a changed part larger than this share of the figure: redraw it all
 
 
-def new_figure(width: float = 6.4, height: float = 3.2) -> Figure:
+def new_figure(width: float = 6.4, height: float = 3.2):
     """A figure not managed by pyplot, white background (readable in light and dark themes)."""
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width, height), facecolor="white")
     return fig
 
 
-def encode_png(rgba, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
-    """PNG bytes of an (height, width, 4) uint8 RGBA array; RGB when every pixel is opaque."""
-    import numpy as np
-    from PIL import Image
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
 
-    rgba = np.asarray(rgba)
-    image = Image.frombuffer("RGBA", (rgba.shape[1], rgba.shape[0]), np.ascontiguousarray(rgba),
-                             "raw", "RGBA", 0, 1)
-    if rgba[..., 3].min() == 255:
-        image = image.convert("RGB")
-    buffer = io.BytesIO()
-    image.save(buffer, format="png", compress_level=compress_level)
-    return buffer.getvalue()
+
+def power_of_ten(exponent: int) -> str:
+    """"10\u207b\u2076" for -6: a tick label in plain text (no mathtext to lay out on every draw)."""
+    return "10" + str(int(exponent)).translate(_SUPERSCRIPT)
+
+
+def decades(axis, low: int, high: int, label_every: int = 1) -> None:
+    """A fixed log scale on ``axis`` (ax.xaxis or ax.yaxis) from 10**low to 10**high: a tick and
+    a grid line at every power of ten, so each is ten times the one below, a label on every
+    ``label_every``-th; no minor ticks. The limits and ticks never change afterwards, so the
+    axis is drawn once into the view's background."""
+    from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
+
+    ax = axis.axes
+    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
+    exponents = range(int(low), int(high) + 1)
+    axis.set_major_locator(FixedLocator([10.0 ** e for e in exponents]))
+    axis.set_major_formatter(FixedFormatter([power_of_ten(e) if (e - low) % label_every == 0 else ""
+                                             for e in exponents]))
+    axis.set_minor_locator(NullLocator())
+    (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(10.0 ** low, 10.0 ** high)
+
+
+def whole_ticks(axis, low: int, high: int, most: int = 9) -> None:
+    """Fixed whole-number ticks on ``axis`` from ``low`` to ``high``: every 1, 2, 5, 10, 20...
+    so that at most ``most`` show (counts are never ticked 2.5 or 0.5)."""
+    span = max(int(high) - int(low), 1)
+    step = next(s * 10 ** k for k in range(8) for s in (1, 2, 5) if span / (s * 10 ** k) < most)
+    first = -(-int(low) // step) * step
+    axis.set_ticks(range(first, int(high) + 1, step))
+
+
+def set_limits(ax, x=None, y=None) -> None:
+    """Set an axes' limits where they differ from the present ones. Setting a limit, even to
+    the same value, marks the figure changed and costs a full draw."""
+    if x is not None and tuple(ax.get_xlim()) != (float(x[0]), float(x[1])):
+        ax.set_xlim(*x)
+    if y is not None and tuple(ax.get_ylim()) != (float(y[0]), float(y[1])):
+        ax.set_ylim(*y)
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def encode_png(rgba, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
+    """PNG bytes of an (height, width, 4) uint8 RGBA array; RGB when every pixel is opaque.
+
+    Each row is stored unfiltered (PNG filter type 0) and the whole is compressed with zlib:
+    a plot is mostly long runs of one colour, which zlib finds without a filter's help.
+    """
+    import numpy as np
+
+    rgba = np.asarray(rgba, dtype=np.uint8)
+    height, width = rgba.shape[:2]
+    opaque = bool(rgba[..., 3].min() == 255)
+    pixels = rgba[..., :3] if opaque else rgba
+    rows = np.empty((height, 1 + pixels.shape[1] * pixels.shape[2]), dtype=np.uint8)
+    rows[:, 0] = 0                                          # filter type 0 (none) for every row
+    rows[:, 1:] = pixels.reshape(height, -1)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2 if opaque else 6, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header)
+            + _chunk(b"IDAT", zlib.compress(rows.tobytes(), compress_level)) + _chunk(b"IEND", b""))
+
+
+def _flatten(artists) -> list:
+    """Artists, with containers (what ``ax.bar`` returns, lists of texts) opened up."""
+    from matplotlib.artist import Artist
+
+    out = []
+    for item in artists:
+        if isinstance(item, Artist):
+            out.append(item)
+        elif item is not None:
+            out.extend(_flatten(item))
+    return out
 
 
 class FigureView:
     """Shows ``figure`` in ``self.widget`` (an ``ipywidgets.Output``); :meth:`redraw` re-renders it.
 
-    ``renders`` counts calls of :meth:`redraw`; ``draws`` and ``encodes`` count the times the
-    figure was actually drawn and a new PNG was actually made (both skipped when nothing changed).
+    ``changing``: the artists the lab updates (containers and lists are opened up); more can be
+    added with :meth:`changing`. Counters: ``renders`` counts calls of :meth:`redraw`;
+    ``full_draws`` and ``blits`` how many of them drew the whole figure or only the changing
+    artists (a redraw with nothing changed does neither); ``encodes`` how many made a new PNG.
+    ``last`` is "full", "blit" or "none" for the last redraw, and ``why`` the reason for its
+    last full draw.
     """
 
-    def __init__(self, figure: Figure, dpi: int = 100, description: str = ""):
+    def __init__(self, figure, dpi: int = 100, description: str = "", changing=()):
+        import ipywidgets as widgets
+
         self.figure = figure
         self.dpi = dpi
         self.renders = 0
-        self.draws = 0
+        self.full_draws = 0
+        self.blits = 0
         self.encodes = 0
+        self.last = "none"
+        self.why = ""
+        self._changing = []          # the changing artists, in the order they are drawn
         self._canvas = None
-        self._figure_draws = 0  # draws of the figure by anyone (its canvas's draw events)
-        self._our_draw = -1     # the value of that count just after this view's last draw
-        self._pixels = None    # a copy of the RGBA pixels last encoded
-        self._png = b""        # and their PNG
+        self._background = None      # the static part's pixels (a matplotlib BufferRegion)
+        self._later = []             # [(axes or None, bbox)] static extents, in drawing order
+        self._states = {}            # state -> (background, later) of the static states seen
+        self._checked = None         # the background the last blit's artists were checked against
+        self._drawn = {}             # id(artist) -> the pixel bounds it painted when last drawn
+        self._state = None
+        self._pixels = None          # a copy of the RGBA pixels last encoded
+        self._png = b""              # and their PNG
+        self.changing(*_flatten(changing))
         self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto"))
         self.image.add_class("course-figure-image")
         self.widget = widgets.Output()
@@ -96,41 +198,302 @@ class FigureView:
         },)
         self.redraw()
 
+    # ---------------------------------------------------------------- which artists change
+
+    def changing(self, *artists) -> None:
+        """Mark more artists as changing: drawn on every redraw, above the static ones."""
+        for artist in _flatten(artists):
+            if any(artist is known for known in self._changing):
+                continue
+            artist.set_zorder(artist.get_zorder() + CHANGING_ZORDER)
+            artist.set_animated(True)
+            self._changing.append(artist)
+        self._changing.sort(key=self._draw_order)
+        self._forget()                               # the static part is now another one
+
+    def _forget(self) -> None:
+        self._background = None
+        self._states.clear()
+
+    def _draw_order(self, artist):
+        """A key that sorts artists as a full draw paints them (figure children, then by zorder)."""
+        axes = artist.axes
+        figure_children = self.figure.get_children()
+        if axes is None:
+            return (1, artist.get_zorder(), 0, 0)
+        rank = next((i for i, child in enumerate(sorted(figure_children, key=lambda a: a.get_zorder()))
+                     if child is axes), 0)
+        children = axes.get_children()
+        index = next((i for i, child in enumerate(children) if child is artist), 0)
+        return (0, rank, artist.get_zorder(), index)
+
+    # ---------------------------------------------------------------- drawing
+
     def _agg(self):
         """The figure's Agg canvas (made once; it keeps its renderer between draws)."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
         if self._canvas is None or self.figure.canvas is not self._canvas:
             self._canvas = FigureCanvasAgg(self.figure)
-            self._canvas.mpl_connect("draw_event", self._count_draw)
+            self._forget()
         if self.figure.dpi != self.dpi:
             self.figure.set_dpi(self.dpi)
+            self._forget()
         return self._canvas
 
-    def _count_draw(self, _event=None) -> None:
-        self._figure_draws += 1
+    def _full_draw(self, why: str) -> None:
+        """Draw the static part, keep it as the background, then draw the changing artists."""
+        from matplotlib.image import AxesImage
 
-    def _render(self) -> bool:
-        """Bring ``self._png`` up to date with the figure; True if its pixels changed."""
+        canvas = self._agg()
+        images = [a for a in self._changing if isinstance(a, AxesImage) and a.get_visible()]
+        for image in images:             # matplotlib draws animated images too: keep them out
+            image.set_visible(False)
+        try:
+            canvas.draw()
+        finally:
+            for image in images:
+                image.set_visible(True)
+        self._background = canvas.copy_from_bbox(self.figure.bbox)
+        self._later = self._static_extents(canvas.get_renderer())
+        if self._state is not None:
+            self._states[self._state] = (self._background, self._later)
+        self._draw_changing()
+        self.full_draws += 1
+        self.last, self.why = "full", why
+
+    def _static_extents(self, renderer) -> list:
+        """[(axes, bbox)] of each axes and each figure-level static artist, in drawing order."""
+        out = []
+        for child in sorted(self.figure.get_children(), key=lambda a: a.get_zorder()):
+            if child is self.figure.patch or not child.get_visible() or child.get_animated():
+                continue
+            try:
+                box = child.get_tightbbox(renderer) if hasattr(child, "get_tightbbox") else None
+                box = box or child.get_window_extent(renderer)
+            except Exception:  # noqa: BLE001 - an artist without an extent covers everything
+                box = self.figure.bbox
+            out.append((child if child in self.figure.axes else None, box))
+        return out
+
+    def _draw_changing(self) -> None:
+        renderer = self._canvas.get_renderer()
+        for artist in self._changing:
+            artist.draw(renderer)
+            self._drawn[id(artist)] = self._box(artist, renderer)
+            artist.stale = False
+        self.figure.stale = False
+
+    def _extent(self, artist, renderer):
+        """The pixels a changing artist may paint: its clip box if it is clipped, else its extent."""
+        if artist.get_clip_on() and artist.get_clip_box() is not None and artist.get_clip_path() is None:
+            return artist.get_clip_box()
+        return artist.get_window_extent(renderer)
+
+    def _reaches_later_static(self, every: bool) -> bool:
+        """True if a changing artist paints where a static artist drawn after it lies. Only the
+        artists changed since the last redraw are looked at, unless ``every``: the others were
+        looked at then, against the same static part."""
+        renderer = self._canvas.get_renderer()
+        axes_order = [axes for axes, _box in self._later]
+        for artist in self._changing:
+            if not (every or artist.stale):
+                continue
+            home = artist.axes
+            if home is None:          # figure-level: drawn after every static artist either way
+                continue
+            start = (axes_order.index(home) + 1) if home in axes_order else len(self._later)
+            later = [box for axes, box in self._later[start:] if axes is not home]
+            if not later or not artist.get_visible():
+                continue
+            box = self._extent(artist, renderer).padded(MARGIN)
+            if any(box.overlaps(other) for other in later):
+                return True
+        return False
+
+    def _changed(self) -> bool:
+        return any(artist.stale for artist in self._changing)
+
+    def _render(self, state) -> bool:
+        """Bring the pixels up to date with the figure; True if they may have changed."""
+        self._agg()                                  # the canvas, made once
+        switched = state != self._state
+        known = state is not None and state in self._states
+        if switched:
+            self._state = state
+            if known:                                # a static state drawn before: its background
+                self._background, self._later = self._states[state]
+            elif state is not None:
+                self._background = None
+        if self._background is None:
+            self._full_draw("first draw" if not self.full_draws else "a new static state")
+        elif self.figure.stale and not known:
+            self._full_draw("a static artist changed")
+        elif not (switched or self.figure.stale or self._changed()):
+            self.last = "none"
+            return False
+        elif self._reaches_later_static(every=switched or self._checked is not self._background):
+            self._full_draw("a changing artist reaches a static artist drawn after it")
+        else:
+            self._checked = self._background
+            whole = switched or self.figure.stale
+            if whole:
+                self._place_axes()
+            self._blit(None if whole else self._dirty())
+            self.blits += 1
+            self.last = "blit"
+        return True
+
+    # ---------------------------------------------------------------- redrawing only what changed
+
+    def _box(self, artist, renderer):
+        """The pixels ``artist`` may paint now, as integer bounds (x0, y0, x1, y1) from the
+        bottom left, or None if it paints nothing."""
+        from matplotlib.image import AxesImage
+        from matplotlib.text import Text
+
+        if not artist.get_visible():
+            return None
+        clip = artist.get_clip_box() if artist.get_clip_on() else None
+        if clip is not None or isinstance(artist, AxesImage):
+            box = clip or self.figure.bbox     # clipped (bars, lines, images): its axes, quick to know
+        else:
+            try:
+                box = artist.get_window_extent(renderer)
+            except Exception:  # noqa: BLE001 - without an extent, assume the clip box or everything
+                box = clip or self.figure.bbox
+            if not isinstance(artist, Text):             # strokes and markers reach past the path
+                width = getattr(artist, "get_linewidth", lambda: 0)()
+                width = max(np.atleast_1d(width)) if np.size(width) else 0
+                marker = getattr(artist, "get_markersize", lambda: 0)()
+                box = box.padded(renderer.points_to_pixels(float(width) + float(marker)))
+        x0, y0, x1, y1 = box.padded(MARGIN).extents
+        if not np.all(np.isfinite([x0, y0, x1, y1])):
+            return (0, 0, int(self.figure.bbox.width), int(self.figure.bbox.height))
+        return (int(np.floor(x0)), int(np.floor(y0)), int(np.ceil(x1)), int(np.ceil(y1)))
+
+    def _dirty(self):
+        """The part of the figure the changed artists painted last time or paint now, as
+        (x0, y0, x1, y1), or None when that is most of the figure."""
+        renderer = self._canvas.get_renderer()
+        boxes = []
+        for artist in self._changing:
+            if artist.stale:
+                boxes += [self._drawn.get(id(artist)), self._box(artist, renderer)]
+        boxes = [b for b in boxes if b is not None]
+        if not boxes:
+            return (0, 0, 0, 0)
+        width, height = self.figure.bbox.width, self.figure.bbox.height
+        x0, y0 = max(min(b[0] for b in boxes), 0), max(min(b[1] for b in boxes), 0)
+        x1, y1 = min(max(b[2] for b in boxes), int(width)), min(max(b[3] for b in boxes), int(height))
+        if (x1 - x0) * (y1 - y0) > DIRTY_SHARE * width * height:
+            return None
+        # An image overlapping the part is redrawn whole, so the part must hold it whole.
+        for artist in self._changing:
+            box = self._drawn.get(id(artist))
+            if box and getattr(artist, "get_array", None) and type(artist).__name__.endswith("Image") \
+                    and box[0] < x1 and x0 < box[2] and box[1] < y1 and y0 < box[3]:
+                x0, y0, x1, y1 = min(x0, box[0]), min(y0, box[1]), max(x1, box[2]), max(y1, box[3])
+        return (x0, y0, x1, y1)
+
+    def _blit(self, part) -> None:
+        """Restore the background (only ``part`` of it, if given) and draw the changing artists
+        that reach into it, clipped to it."""
+        from matplotlib.transforms import Bbox
+
+        if part is None:
+            self._canvas.restore_region(self._background)
+            self._draw_changing()
+            return
+        x0, y0, x1, y1 = part
+        if x1 > x0 and y1 > y0:
+            # The saved pixels count rows from the top, and Agg copies the last row and column
+            # of the bounds too: columns x0 .. x1 - 1 and rows y0 .. y1 - 1 from the bottom.
+            height = int(self.figure.bbox.height)
+            self._canvas.restore_region(self._background, bbox=(x0, height - y1, x1 - 1, height - y0 - 1),
+                                        xy=(0, 0))
+            renderer = self._canvas.get_renderer()
+            region = Bbox.from_extents(x0, y0, x1, y1)
+            for artist in self._changing:
+                box = self._box(artist, renderer)
+                if box is None or box[2] <= x0 or x1 <= box[0] or box[3] <= y0 or y1 <= box[1]:
+                    continue
+                self._draw_within(artist, region, renderer)
+        for artist in self._changing:
+            if artist.stale:
+                self._drawn[id(artist)] = self._box(artist, self._canvas.get_renderer())
+            artist.stale = False
+        self.figure.stale = False
+
+    @staticmethod
+    def _draw_within(artist, region, renderer) -> None:
+        """Draw ``artist`` with its clip box narrowed to ``region`` (an image is drawn whole:
+        the part holds it)."""
+        from matplotlib.image import AxesImage
+        from matplotlib.transforms import Bbox
+
+        if isinstance(artist, AxesImage):
+            artist.draw(renderer)
+            return
+        clip_on, clip = artist.get_clip_on(), artist.get_clip_box()
+        inside = region if not clip_on or clip is None else Bbox.intersection(clip, region)
+        if inside is None:
+            return
+        artist.set_clip_box(inside)
+        artist.set_clip_on(True)
+        try:
+            artist.draw(renderer)
+        finally:
+            artist.set_clip_box(clip)
+            artist.set_clip_on(clip_on)
+
+    def _place_axes(self) -> None:
+        """Size each axes for its limits as a draw does (an axes with a fixed aspect ratio, such
+        as an image's, changes its box with its limits)."""
+        for ax in self.figure.axes:
+            locator = ax.get_axes_locator()
+            ax.apply_aspect(locator(ax, self._canvas.get_renderer()) if locator else None)
+
+    def _encode(self) -> bool:
+        """Make a new PNG if the pixels differ from the last ones; True if they did."""
         import numpy as np
 
-        if (self._pixels is not None and not self.figure.stale and self.figure.canvas is self._canvas
-                and self._figure_draws == self._our_draw):
-            return False                                   # no artist changed since this view drew
-        canvas = self._agg()
-        canvas.draw()
-        self.draws += 1
-        self._our_draw = self._figure_draws
-        pixels = np.asarray(canvas.buffer_rgba())
+        pixels = np.asarray(self._canvas.buffer_rgba())
         if self._pixels is not None and self._pixels.shape == pixels.shape and np.array_equal(self._pixels, pixels):
-            return False                                   # drawn again, same picture
+            return False
         self._pixels = pixels.copy()
         self._png = encode_png(self._pixels)
         self.encodes += 1
         return True
 
-    def redraw(self) -> None:
-        """Render the same figure again, with its artists as they are now."""
-        if self._render() or not self.image.value:
+    def redraw(self, state=None) -> None:
+        """Render the figure again, with its artists as they are now.
+
+        ``state``: a hashable naming the state of the figure's static part, for a lab whose
+        static part takes a few states (``None``: any static change is a full draw). The lab
+        must pass a new state whenever it changes a static artist (limits, ticks, labels)."""
+        if (self._render(state) and self._encode()) or not self.image.value:
             self.image.value = self._png
         self.renders += 1
+
+    def full_draw_pixels(self):
+        """The RGBA pixels of a plain full draw of the figure now: every artist, changing or
+        not, drawn in its turn by matplotlib as if there were no blitting. The picture on show
+        is left as it is (the next redraw restores the background)."""
+        import numpy as np
+
+        canvas = self._agg()
+        for artist in self._changing:
+            artist.set_animated(False)
+        try:
+            canvas.draw()
+            pixels = np.asarray(canvas.buffer_rgba()).copy()
+        finally:
+            for artist in self._changing:
+                artist.set_animated(True)
+            self.figure.stale = False
+        return pixels
+
+    def pixels(self):
+        """The RGBA pixels on show, (height, width, 4)."""
+        return self._pixels

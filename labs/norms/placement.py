@@ -12,12 +12,17 @@ from functools import lru_cache
 
 import numpy as np
 
+from exercises.core.text import amount
 from exercises.ui.style import plain
 from lib.block import norm_placement_experiment
 
-from ..kit.layout import controls, lab_root, log_scale, slider, verdict_widget
+from ..kit.figure_view import decades, set_limits, whole_ticks
+from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 PLACEMENT_DEPTH = 64
+# A setup with seed s draws its input from s, its blocks from s + 1 to s + 64 and its nudge from
+# s + 65: "new random blocks" steps the seed by 100, so no draw is shared with the setup before.
+NEW_BLOCKS_STEP = 100
 
 
 @lru_cache(maxsize=8)
@@ -41,11 +46,17 @@ def placement_model(depth: int = 48, seed: int = 1) -> dict:
     def how(f):
         return "amplified" if f > 1 else "shrunk"
     ratio = pre["factor"] / post["factor"]
+    apart = max(ratio, 1 / ratio)
+    if apart < 1.05:
+        compared = "about the same with both"
+    else:
+        compared = (f"{'pre' if ratio > 1 else 'post'}-norm's {amount(apart)} times as large as "
+                    f"{'post' if ratio > 1 else 'pre'}-norm's")
     out["verdict"] = (f"After {depth} block{'s' if depth > 1 else ''}: the pre-norm stream has size "
                       f"{pre['size']:.2f} (\u221a{depth} = {np.sqrt(depth):.2f}), the post-norm stream "
                       f"{post['size']:.2f}. A tiny change at the bottom arrives {how(pre['factor'])} "
                       f"\u00d7{pre['factor']:.3g} with pre-norm and {how(post['factor'])} "
-                      f"\u00d7{post['factor']:.3g} with post-norm, {ratio:,.0f} times apart.")
+                      f"\u00d7{post['factor']:.3g} with post-norm: {compared}.")
     return out
 
 
@@ -78,26 +89,43 @@ class PlacementLab:
                                 right.plot([], [], color=colours[name], linestyle=styles[name],
                                            linewidth=1.8, label=label)[0])
         right.axhline(1.0, color=OKABE_ITO["black"], linewidth=0.8)
-        log_scale(right.yaxis)
         left.set_title("size of the stream (RMS)", fontsize=10)
         right.set_title("a tiny change, \u00d7 its start", fontsize=10)
         for ax in (left, right):
             ax.set_xlabel("block")
             ax.grid(True, alpha=0.3)
+            set_limits(ax, x=(0, PLACEMENT_DEPTH))          # every depth on one fixed axis
+            whole_ticks(ax.xaxis, 0, PLACEMENT_DEPTH, most=5)
         left.set_ylabel("RMS")
         right.set_ylabel("growth (log)")
         left.legend(loc="upper left", fontsize=8, frameon=False)
         right.legend(loc="lower left", fontsize=8, frameon=False)
-        fig.tight_layout()
         self.left, self.right = left, right
-        self.view = FigureView(fig, description="Two plots: the stream's size and a small change's growth per block")
+        self._scales()
+        fig.tight_layout()
+        changing = [self.sqrt_line] + [line for pair in self.lines.values() for line in pair]
+        self.view = FigureView(fig, description="Two plots: the stream's size and a small change's growth per block",
+                               changing=changing)
         self.root = lab_root("placement", [controls(self.depth, self.button), self.view.widget, self.verdict])
         self.depth.observe(lambda _c: self.update(), names="value")
         self.button.on_click(self._new_blocks)
         self.update()
 
+    def _scales(self) -> None:
+        """Fixed vertical scales for the seed's 64 blocks, so moving the depth only redraws the lines."""
+        whole = placement_model(PLACEMENT_DEPTH, self.seed)
+        top = max(whole["pre"]["sizes"].max(), np.sqrt(PLACEMENT_DEPTH), 1.5)
+        set_limits(self.left, y=(0, round(float(top) * 1.1, 1)))
+        growth = np.concatenate([whole["pre"]["growth"], whole["post"]["growth"]])
+        growth = growth[np.isfinite(growth) & (growth > 0)]
+        low = int(np.floor(np.log10(min(growth.min(), 0.5))))
+        high = int(np.ceil(np.log10(max(growth.max(), 2.0))))
+        decades(self.right.yaxis, low, high, label_every=1 if high - low <= 6 else 2)
+        self._state = self.seed
+
     def _new_blocks(self, _button=None) -> None:
-        self.seed += 1
+        self.seed += NEW_BLOCKS_STEP
+        self._scales()
         self.update()
 
     def update(self) -> dict:
@@ -107,14 +135,7 @@ class PlacementLab:
             size_line.set_data(k, m[name]["sizes"])
             growth_line.set_data(k, m[name]["growth"])
         self.sqrt_line.set_data(k, np.sqrt(k))
-        top = max(m["pre"]["sizes"].max(), np.sqrt(m["depth"]), 1.5)
-        self.left.set_xlim(0, max(m["depth"], 1))
-        self.left.set_ylim(0, top * 1.1)
-        growth = np.concatenate([m["pre"]["growth"], m["post"]["growth"]])
-        growth = growth[np.isfinite(growth) & (growth > 0)]
-        self.right.set_xlim(0, max(m["depth"], 1))
-        self.right.set_ylim(min(growth.min(), 0.5) / 2, max(growth.max(), 2.0) * 2)
-        self.view.redraw()
+        self.view.redraw(state=self._state)
         self.verdict.value = plain(m["verdict"])
         self.model = m
         return m

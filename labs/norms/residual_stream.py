@@ -8,14 +8,27 @@ widget: ``stream_lab()``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from exercises.ui.style import plain
 from lib.stack import residual_stream
 
+from ..kit.figure_view import set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 STREAM_MAX = 24
+
+
+@lru_cache(maxsize=256)
+def _stream(blocks: int, alignment: float, seed: int):
+    """``lib.stack.residual_stream``, kept (read-only) so a setting seen before costs nothing."""
+    r = residual_stream(blocks, alignment=alignment, seed=seed)
+    for value in r:
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return r
 
 
 def stream_model(blocks: int = 12, alignment: float = 0.0, seed: int = 0) -> dict:
@@ -24,7 +37,7 @@ def stream_model(blocks: int = 12, alignment: float = 0.0, seed: int = 0) -> dic
     independent directions towards the stream's own direction. Returns numbers and the verdict."""
     blocks = int(np.clip(int(blocks), 1, STREAM_MAX))
     alignment = float(np.clip(alignment, 0.0, 1.0)) if np.isfinite(alignment) else 0.0
-    r = residual_stream(blocks, alignment=alignment, seed=int(seed))
+    r = _stream(blocks, alignment, int(seed))
     final, aligned, law = float(r.sizes[-1]), float(r.aligned[-1]), float(r.right_angles[-1])
     shares = r.shares
     mid = min(4, blocks)
@@ -82,9 +95,14 @@ class ResidualStreamLab:
         left.legend(loc="upper left", fontsize=8, frameon=False)
         for ax in (left, right):
             ax.grid(True, axis="y", alpha=0.3)
+            whole_ticks(ax.xaxis, 1, STREAM_MAX, most=7)
+        # Fixed scales for every setting: at most 24 additions of size 1, all in one direction.
+        set_limits(left, x=(-0.5, STREAM_MAX + 0.6), y=(0, 1.08 * float(stream_model(STREAM_MAX, 1.0)["aligned"].max())))
+        set_limits(right, x=(0.4, STREAM_MAX + 0.6))
         fig.tight_layout()
         self.left, self.right = left, right
-        self.view = FigureView(fig, description="Two plots: the stream's size and each block's share")
+        self.view = FigureView(fig, description="Two plots: the stream's size and each block's share",
+                               changing=[self.bars, self.aligned, self.law, self.line, self.share_bars])
         self.root = lab_root("stream", [controls(self.blocks, self.alignment, self.button), self.view.widget,
                                         self.verdict])
         self.blocks.observe(lambda _c: self.update(), names="value")
@@ -101,14 +119,13 @@ class ResidualStreamLab:
         n = m["blocks"]
         k = np.arange(n + 1)
         for i, (bar, share_bar) in enumerate(zip(self.bars, self.share_bars)):
+            bar.set_visible(i < n)                   # blocks beyond n are not drawn at all
+            share_bar.set_visible(i < n)
             bar.set_height(m["additions"][i] if i < n else 0.0)
             share_bar.set_height(m["shares"][i] if i < n else 0.0)
         self.line.set_data(k, m["sizes"])
         self.law.set_data(k, m["right_angles"])
         self.aligned.set_data(k, m["aligned"])
-        self.left.set_xlim(-0.5, n + 0.6)
-        self.right.set_xlim(0.4, n + 0.6)
-        self.left.set_ylim(0, max(m["aligned"].max(), 2.0) * 1.08)
         self.view.redraw()
         self.verdict.value = plain(m["verdict"])
         self.model = m

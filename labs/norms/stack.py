@@ -18,12 +18,14 @@ from exercises.ui.style import plain
 from lib.norm import layer_norm, rms_norm
 from lib.stack import MODES, random_rotations, run_stack, start_vector
 
-from ..kit.layout import controls, lab_root, log_scale, menu, slider, verdict_widget
+from ..kit.figure_view import decades, power_of_ten, set_limits, whole_ticks
+from ..kit.layout import controls, lab_root, menu, slider, verdict_widget
 
 D = 8                              # the stack lab's vector has 8 numbers
 SQRT_D = float(np.sqrt(D))         # the length of 8 numbers with mean 0 and std 1
 GAIN_MIN, GAIN_MAX = 0.3, 2.0
 LAYERS_MAX = 64
+NEAR = 0.10                        # "near" the √-law: within 10 %
 DTYPES = {"float64": (np.float64, "64-bit floats (largest about 1.8e308)"),
           "float16": (np.float16, "16-bit floats (largest 65,504)")}
 
@@ -72,11 +74,21 @@ def _classify(lengths: np.ndarray, steps: np.ndarray, overflow_at, zero_at, dtyp
     if spread < 1.05 and final > 1.2 * start:
         size = float(steps.mean())
         law = float(np.sqrt(start ** 2 + n * size ** 2))
-        return "sqrt-depth", (f"Grows like \u221adepth: every layer adds a change of the same size "
-                              f"({size:.2f}) in a new direction, so after {n} layers the length is "
-                              f"{final:.2f}, near \u221a({start:.2f}\u00b2 + {n} \u00d7 {size:.2f}\u00b2) "
-                              f"= {law:.2f}, far below {start:.2f} + {n} \u00d7 {size:.2f} = "
-                              f"{start + n * size:.2f}.")
+        line = start + n * size
+        off = final / law - 1
+        if abs(off) <= NEAR:
+            compared = (f"near \u221a({start:.2f}\u00b2 + {n} \u00d7 {size:.2f}\u00b2) = {law:.2f} "
+                        f"(within {NEAR:.0%}: {abs(off):.1%} {'above' if off > 0 else 'below'})")
+        else:
+            compared = (f"{abs(off):.0%} {'above' if off > 0 else 'below'} "
+                        f"\u221a({start:.2f}\u00b2 + {n} \u00d7 {size:.2f}\u00b2) = {law:.2f}, the length "
+                        "if every change were at right angles to the vector: these changes are not")
+        below = "far below" if final < 0.5 * line else "below"
+        how = "Grows like \u221adepth" if abs(off) <= NEAR else "Grows, though not by the \u221a-law"
+        return "sqrt-depth", (f"{how}: every layer adds a change of the same size "
+                              f"({size:.2f}), so after {n} layers the length is {final:.2f}, {compared}; "
+                              f"{below} {start:.2f} + {n} \u00d7 {size:.2f} = {line:.2f}, what changes "
+                              "all in one direction would give.")
     if factor > 1.005:
         return "grows", (f"Grows layer after layer, about \u00d7{factor:.3f} per layer: "
                          f"{amount(final / start)} times its start after {n} layers, and still growing.")
@@ -137,6 +149,31 @@ def stack_model(mode: str = "plain", gain: float = 0.5, layers: int = 30, dtype:
             "status": status, "verdict": verdict}
 
 
+# The plot's fixed scales: the modes without a norm explode or vanish over many powers of ten;
+# with a norm the length stays between 0.1 and 100. A grid line at every power of ten.
+FAR, NEAR_RANGE = (-8, 8), (-1, 2)
+X_RANGES = (8, 16, 32, 64)          # the layer axis ends at the first of these that holds N
+
+
+def y_range(mode: str) -> tuple[int, int]:
+    """The powers of ten the plot's vertical axis runs between, for a mode."""
+    return NEAR_RANGE if norm_use(mode) else FAR
+
+
+def x_end(layers: int) -> int:
+    return next(end for end in X_RANGES if layers <= end)
+
+
+def off_chart(lengths, low: float, high: float):
+    """Where the lengths leave a plot from ``low`` to ``high``: (direction, first layer, the
+    last finite length) with direction "above" or "below", or None if they stay on it."""
+    for k, value in enumerate(lengths):
+        if np.isfinite(value) and value > 0 and not low <= value <= high:
+            finite = lengths[np.isfinite(lengths) & (lengths > 0)]
+            return ("above" if value > high else "below"), k, float(finite[-1])
+    return None
+
+
 class StackLab:
     """The view: gain and layers sliders, a mode and a number-type menu, a new-layers button."""
 
@@ -161,23 +198,32 @@ class StackLab:
 
         fig = new_figure(6.4, 3.2)
         ax = fig.add_subplot()
-        log_scale(ax.yaxis)
         self.sqrt8 = ax.axhline(SQRT_D, color=OKABE_ITO["black"], linestyle="--", linewidth=1,
                                 label=f"\u221a{D} \u2248 {SQRT_D:.2f}")
         (self.law,) = ax.plot([], [], color=OKABE_ITO["green"], linestyle=":", linewidth=2,
-                              label="\u221a-law")
+                              label="\u221a-law, when\nit applies")
         (self.line,) = ax.plot([], [], color=OKABE_ITO["blue"], marker="o", markersize=3,
                                linewidth=1.6, label="length of x")
         self.stop = ax.axvline(0, color=OKABE_ITO["vermillion"], linewidth=1.5, visible=False)
         self.stop_text = ax.text(0, 0.5, "", color=OKABE_ITO["vermillion"], fontsize=9,
                                  transform=ax.get_xaxis_transform(), ha="left", va="center")
+        (self.edge,) = ax.plot([], [], linestyle="none", marker="^", markersize=8,
+                               color=OKABE_ITO["vermillion"], transform=ax.get_xaxis_transform(),
+                               clip_on=False)
+        self.edge_text = ax.text(0, 0.9, "", color=OKABE_ITO["vermillion"], fontsize=9,
+                                 transform=ax.get_xaxis_transform(), va="center")
         ax.set_xlabel("layer (0 = the input)")
         ax.set_ylabel("length of the vector (log)")
-        self.title = ax.set_title("x ← x + f(LayerNorm(x)), gain 0.50, 30 layers", fontsize=10)
+        self.title = ax.set_title("x \u2190 f(x), gain 0.50, 30 layers", fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
-        fig.tight_layout()
+        ax.legend(handles=[self.line, self.sqrt8, self.law], loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  fontsize=8, frameon=False)
         self.ax = ax
-        self.view = FigureView(fig, description="Log-scale plot of the vector's length after each layer")
+        self._scales(mode, layers)
+        fig.tight_layout()
+        self.view = FigureView(fig, description="Log-scale plot of the vector's length after each layer",
+                               changing=[self.law, self.line, self.stop, self.stop_text, self.edge,
+                                         self.edge_text, self.title])
         self.own = OwnFunctionSwitch([LAYER_NORM_USE, RMS_NORM_USE], self.update)
         self.root = lab_root("stack", [controls(self.gain, self.layers), controls(self.mode, self.dtype, self.button),
                                        self.own.widget, self.view.widget, self.verdict])
@@ -185,6 +231,19 @@ class StackLab:
             control.observe(lambda _change: self.update(), names="value")
         self.button.on_click(self._new_layers)
         self.update()
+
+    def _scales(self, mode: str, layers: int) -> None:
+        """The fixed scales for the mode and the number of layers (a full draw only when they change)."""
+
+        low, high = y_range(mode)
+        if getattr(self, "_y", None) != (low, high):
+            decades(self.ax.yaxis, low, high, label_every=2 if high - low > 8 else 1)
+            self._y = (low, high)
+        end = x_end(layers)
+        if getattr(self, "_x", None) != end:
+            set_limits(self.ax, x=(-0.5, end + 0.5))
+            whole_ticks(self.ax.xaxis, 0, end)
+            self._x = end
 
     def _new_layers(self, _button=None) -> None:
         self.seed += 1
@@ -196,6 +255,7 @@ class StackLab:
         m = self.own.run(lambda norm: stack_model(mode, gain, layers, dtype, self.seed, norm=norm),
                           use.exercise if use else None)
         n = m["layers"]
+        self._scales(m["mode"], n)
         k = np.arange(n + 1)
         shown = m["lengths"].copy()
         shown[~(shown > 0)] = np.nan                       # zeros and NaN cannot sit on a log scale
@@ -213,17 +273,25 @@ class StackLab:
             self.stop_text.set_text("overflow \u2192 inf" if m["overflow_at"] else "all zeros")
         else:
             self.stop_text.set_text("")
-        finite = shown[np.isfinite(shown)]
-        lo = min(float(finite.min()) if finite.size else 1.0, 1.0)
-        hi = max(float(finite.max()) if finite.size else 10.0, 10.0)
-        self.ax.set_ylim(lo / 3, hi * 10)
-        self.ax.set_xlim(-0.5, max(n, 2) + 0.5)
+        low, high = (10.0 ** e for e in y_range(m["mode"]))
+        leaves = off_chart(shown, low, high)
+        if leaves is None:
+            self.edge.set_data([], [])
+            self.edge_text.set_text("")
+        else:
+            where, at, last = leaves
+            edge = 0.97 if where == "above" else 0.03
+            self.edge.set_data([at], [edge])
+            self.edge.set_marker("^" if where == "above" else "v")
+            limit = power_of_ten(y_range(m["mode"])[1 if where == "above" else 0])
+            arrow = "\u2191" if where == "above" else "\u2193"
+            self.edge_text.set_text(f"{arrow} off the chart "
+                                    f"({where} {limit}) from layer {at}; last length {amount(last)}")
+            left = at < 0.55 * x_end(n)
+            self.edge_text.set_position((at + (0.8 if left else -0.8), 0.9 if where == "above" else 0.1))
+            self.edge_text.set_horizontalalignment("left" if left else "right")
         self.title.set_text(f"{MODES[m['mode']]}, gain {m['gain']:.2f}, {n} layer{'s' if n > 1 else ''}")
-        handles = [self.line, self.sqrt8] + ([self.law] if m["status"] == "sqrt-depth" else [])
-        rising = bool(finite.size) and float(finite[-1]) > m["start"]
-        self.ax.legend(handles=handles, loc="upper left" if rising else "upper right", fontsize=9,
-                       frameon=True, framealpha=0.85)
-        self.view.redraw()
+        self.view.redraw(state=(self._y, self._x))
         self.verdict.value = plain(m["verdict"])
         self.model = m
         return m

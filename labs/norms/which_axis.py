@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.ui.style import plain
+from exercises.ui.style import plain, table
 
-from ..kit.layout import choice, controls, lab_root, slider, verdict_widget
+from ..kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
 from .stack import LAYER_NORM_USE, course_layer_norm
 
 TOKENS = ("the", "cat", "sat", "down")
@@ -65,6 +65,17 @@ def axis_model(value: float = 2.0, how: str = "token", norm=course_layer_norm) -
             "verdict": f"{change} {summary}"}
 
 
+def axis_table(m: dict) -> str:
+    """The batch and its normalised copy as one table: a row per token, its numbers before
+    and after, and the mean and std of its normalised numbers."""
+    d = m["x"].shape[1]
+    header = (["token"] + [f"in {j + 1}" for j in range(d)] + [f"out {j + 1}" for j in range(d)]
+              + ["mean", "std"])
+    rows = [[token] + [f"{v:.1f}" for v in m["x"][i]] + [f"{v + 0.0:.2f}" for v in m["out"][i]]
+            + [f"{m['means'][i] + 0.0:.2f}", f"{m['stds'][i]:.2f}"] for i, token in enumerate(TOKENS)]
+    return table(rows, header=header, mono_columns=range(1, 2 * d + 3))
+
+
 class AxisLab:
     """The view: a slider for one of cat's numbers, a right/wrong toggle, input and output grids."""
 
@@ -81,35 +92,29 @@ class AxisLab:
         self.verdict = verdict_widget()
 
         fig = new_figure(6.4, 3.2)
-        grid = fig.add_gridspec(1, 2, width_ratios=[1, 1.55], wspace=0.08)
+        grid = fig.add_gridspec(1, 2, width_ratios=[1, 1], wspace=0.08)
         self.axes = (fig.add_subplot(grid[0]), fig.add_subplot(grid[1]))
         m = axis_model(value, how)
         colour = TwoSlopeNorm(vmin=-3.0, vcenter=0.0, vmax=3.0)
-        self.images, self.cells = [], []
+        self.images = []
         for ax, data, title in zip(self.axes, (m["x"], m["out"]), ("the batch", "after normalising")):
             self.images.append(ax.imshow(data, cmap="PuOr_r", norm=colour, aspect="auto"))
-            cells = [[ax.text(j, i, "", ha="center", va="center", fontsize=9)
-                      for j in range(data.shape[1])] for i in range(data.shape[0])]
-            self.cells.append(cells)
             ax.set_xticks(range(data.shape[1]), [f"{j + 1}" for j in range(data.shape[1])])
             ax.set_xlabel("number of the token")
             ax.set_title(title, fontsize=10)
         self.axes[0].set_yticks(range(len(TOKENS)), TOKENS)
         self.axes[1].set_yticks([])
-        self.axes[1].set_xlim(-0.5, 5.6)
-        self.axes[1].text(4.2, -0.75, "mean", ha="center", va="bottom", fontsize=9)
-        self.axes[1].text(5.1, -0.75, "std", ha="center", va="bottom", fontsize=9)
-        self.stats = [(self.axes[1].text(4.2, i, "", ha="center", va="center", fontsize=9),
-                       self.axes[1].text(5.1, i, "", ha="center", va="center", fontsize=9))
-                      for i in range(len(TOKENS))]
+        # The numbers themselves, the means and the stds are in the table under the plot.
+        self.numbers = numbers_widget()
         self.marker = self.axes[0].add_patch(Rectangle((CHANGED[1] - 0.5, CHANGED[0] - 0.5), 1, 1,
                                                        fill=False, linewidth=2.5, edgecolor="black"))
         self.suptitle = fig.suptitle("", fontsize=10)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.8, bottom=0.16)
-        self.view = FigureView(fig, description="Two grids: a batch of four tokens, and the batch after normalising")
+        self.view = FigureView(fig, description="Two grids: a batch of four tokens, and the batch after normalising",
+                               changing=[self.images, self.marker, self.suptitle])
         self.own = OwnFunctionSwitch([LAYER_NORM_USE], self.update)
         self.root = lab_root("axis", [controls(self.value, self.how), self.own.widget, self.view.widget,
-                                      self.verdict])
+                                      self.numbers, self.verdict])
         self.value.observe(lambda _c: self.update(), names="value")
         self.how.observe(lambda _c: self.update(), names="value")
         self.update()
@@ -117,15 +122,9 @@ class AxisLab:
     def update(self) -> dict:
         value, how = self.value.value, self.how.value
         m = self.own.run(lambda norm: axis_model(value, how, norm=norm))
-        for image, cells, data in zip(self.images, self.cells, (m["x"], m["out"])):
+        for image, data in zip(self.images, (m["x"], m["out"])):
             image.set_data(data)
-            for i, row in enumerate(cells):
-                for j, cell in enumerate(row):
-                    cell.set_text(f"{data[i, j]:.1f}" if image is self.images[0] else f"{data[i, j]:.2f}")
-                    cell.set_color("white" if abs(data[i, j]) > 1.9 else "black")
-        for (mean, std), mu, sd in zip(self.stats, m["means"], m["stds"]):
-            mean.set_text(f"{mu + 0.0:.2f}")
-            std.set_text(f"{sd:.2f}")
+        self.numbers.value = axis_table(m)
         self.suptitle.set_text("LayerNorm over " + ("each token's numbers (rows)" if m["how"] == "token"
                                                       else "each column, across the tokens"))
         self.view.redraw()

@@ -8,13 +8,16 @@ Model: ``rope_model`` (``lib.positional.rope``, or the learner's ``rope_one``). 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
 from exercises.core.own import Use
 from exercises.ui.style import plain
 from lib.positional import PAIRINGS, rope
+from lib.positional import rope as course_rope
 
+from ..kit.figure_view import set_limits
 from ..kit.layout import SLIDER_STYLE, controls, lab_root, menu, slider, verdict_widget
 
 
@@ -47,6 +50,8 @@ KEY = _rng.normal(0, 1, HEAD_SIZE)       # then the key
 del _rng
 POS_MAX = 31
 BASES = (100.0, 1000.0, 10000.0, 100000.0, 1000000.0)
+PLANE_LIMITS = (1.0, 1.5, 2.0, 3.0, 5.0)   # the plane's half-width: the first that holds the pair
+SCORE_LIMIT = 2.2                          # |score| of the course's query and key, any setting (1.86)
 
 
 def pair_indices(pair: int, d: int = HEAD_SIZE, pairing: str = "halves") -> tuple[int, int]:
@@ -60,6 +65,18 @@ def rope_score(query_pos, key_pos, base=10000.0, pairing="halves", query=QUERY, 
     q = rope(query, base, pairing, offset=query_pos)
     k = rope(key, base, pairing, offset=key_pos)
     return float(q @ k / math.sqrt(len(query)))
+
+
+@lru_cache(maxsize=16)
+def _course_scores(base: float, pairing: str) -> np.ndarray:
+    """(POS_MAX + 1, POS_MAX + 1): the scaled score of the query at position m against the key
+    at n, for every m and n, turned by the course's rope (row i of a stack is at position i)."""
+    rows = POS_MAX + 1
+    q = course_rope(np.tile(QUERY, (rows, 1)), base, pairing)
+    k = course_rope(np.tile(KEY, (rows, 1)), base, pairing)
+    table = np.array([[float(q[i] @ k[j] / math.sqrt(HEAD_SIZE)) for j in range(rows)] for i in range(rows)])
+    table.setflags(write=False)
+    return table
 
 
 def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, rope=rope) -> dict:
@@ -76,10 +93,15 @@ def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, r
     score = float(q_turned @ k_turned / math.sqrt(HEAD_SIZE))
     # The same distance anywhere in 0..POS_MAX: both positions moved together.
     shifts = range(-min(m, n), POS_MAX - max(m, n) + 1)
-    together = np.array([rope_score(m + s, n + s, base, pairing, rope=rope) for s in shifts])
-    spread = float(np.max(np.abs(together - score)))
     distances = np.arange(-POS_MAX, POS_MAX + 1)
-    curve = np.array([rope_score(max(t, 0), max(-t, 0), base, pairing, rope=rope) for t in distances])
+    if rope is course_rope:                      # every score at once, kept for the setting
+        table = _course_scores(base, pairing)
+        together = np.array([table[m + s, n + s] for s in shifts])
+        curve = np.array([table[max(t, 0), max(-t, 0)] for t in distances])
+    else:
+        together = np.array([rope_score(m + s, n + s, base, pairing, rope=rope) for s in shifts])
+        curve = np.array([rope_score(max(t, 0), max(-t, 0), base, pairing, rope=rope) for t in distances])
+    spread = float(np.max(np.abs(together - score)))
     i, j = pair_indices(pair, HEAD_SIZE, pairing)
     lengths = {"query": (float(np.linalg.norm(QUERY)), float(np.linalg.norm(q_turned))),
                "key": (float(np.linalg.norm(KEY)), float(np.linalg.norm(k_turned)))}
@@ -170,8 +192,12 @@ class RotaryLab:
         self.curve = curve
         fig.legend(handles=[self.q_line, self.k_line, self.q_start, self.k_start, self.curve_line,
                             self.marker], loc="lower center", ncol=3, fontsize=8, frameon=False)
+        self._scales(PLANE_LIMITS[-1], SCORE_LIMIT)
         fig.tight_layout(rect=(0, 0.13, 1, 1))
-        self.view = FigureView(fig, description="A query and key pair on the plane, and the score")
+        self.view = FigureView(fig, description="A query and key pair on the plane, and the score",
+                               changing=[self.q_circle, self.k_circle, self.q_start, self.k_start,
+                                         self.q_line, self.k_line, self.plane_title, self.curve_line,
+                                         self.marker, self.curve_title])
 
         self.own = OwnFunctionSwitch([ROPE_USE], self._on_change)
         row = controls(self.q_slider, self.k_slider, self.up, self.down, self.base_slider, self.pairing,
@@ -183,6 +209,17 @@ class RotaryLab:
         self.down.on_click(lambda _b: self._move_both(-1))
         self._holding = False
         self.update()
+
+    def _scales(self, plane: float, score: float) -> None:
+        """Fixed ranges: the plane's half-width and the score's (a full draw only when they change)."""
+        if getattr(self, "_state", None) == (plane, score):
+            return
+        set_limits(self.plane, x=(-plane, plane), y=(-plane, plane))
+        self.plane.set_xticks([-plane, 0, plane])
+        self.plane.set_yticks([-plane, 0, plane])
+        set_limits(self.curve, x=(-POS_MAX - 1, POS_MAX + 1), y=(-score, score))
+        self.curve.set_xticks([-30, -20, -10, 0, 10, 20, 30])
+        self._state = (plane, score)
 
     def _move_both(self, step: int) -> None:
         m, n = self.q_slider.value + step, self.k_slider.value + step
@@ -210,18 +247,23 @@ class RotaryLab:
         self.q_circle.set_radius(rq)
         self.k_circle.set_radius(rk)
         r = 1.15 * max(rq, rk, 1e-3)
-        self.plane.set_xlim(-r, r)
-        self.plane.set_ylim(-r, r)
+        plane = next((limit for limit in PLANE_LIMITS if r <= limit), float(np.ceil(r)))
+        top = max(float(np.max(np.abs(model["curve"]))) * 1.15, 0.1)
+        score = SCORE_LIMIT if top <= SCORE_LIMIT else float(np.ceil(top))   # another rope may go beyond
+        self._scales(plane, score)
         i, j = model["indices"]
         self.plane_title.set_text(f"pair {model['pair']}: numbers {i} and {j}")
         distance = model["query_pos"] - model["key_pos"]
         self.curve_line.set_data(model["distances"], model["curve"])
         self.marker.set_data([distance], [model["score"]])
-        top = max(float(np.max(np.abs(model["curve"]))), 0.1) * 1.15
-        self.curve.set_xlim(-POS_MAX - 1, POS_MAX + 1)
-        self.curve.set_ylim(-top, top)
         self.curve_title.set_text(f"score {model['score']:.3f}, base {model['base']:,.0f}")
-        self.view.redraw()
+        m, n = model["query_pos"], model["key_pos"]
+        self.up.disabled, self.down.disabled = max(m, n) >= POS_MAX, min(m, n) <= 0
+        self.up.tooltip = ("move the query and the key one position later" if not self.up.disabled else
+                           f"one of them is already at the last position, {POS_MAX}")
+        self.down.tooltip = ("move the query and the key one position earlier" if not self.down.disabled else
+                             "one of them is already at position 0")
+        self.view.redraw(state=self._state)
         self.verdict.value = plain(model["verdict"])
         self.model = model
         return model

@@ -17,6 +17,7 @@ from exercises.core.text import number, percent
 from exercises.ui.style import plain
 from lib.attention import attention
 
+from ..kit.figure_view import set_limits
 from ..kit.layout import controls, lab_root, verdict_widget
 from .shuffle import D_MODEL, PERMUTATIONS, WK, WO, WORDS, WQ, WV, X
 from .table import TABLE_USE, course_table
@@ -156,7 +157,9 @@ class ScalingLab:
         self.cursors = [ax.axvline(math.log2(start), color="0.5", lw=1, ls=":") for ax in (share_ax, moved_ax)]
         self.share_ax, self.moved_ax = share_ax, moved_ax
         fig.tight_layout()
-        self.view = FigureView(fig, description="Word share and output movement against the scale factor")
+        self.view = FigureView(fig, description="Word share and output movement against the scale factor",
+                               changing=[self.share_line, self.place_share_line, self.share_marker,
+                                         self.word_line, self.place_line, self.moved_marker, self.cursors])
 
         self.own = OwnFunctionSwitch([TABLE_USE], self._on_change)
         self.root = lab_root("scaling", [controls(self.factor), self.own.widget, self.view.widget,
@@ -180,10 +183,11 @@ class ScalingLab:
         self.word_line.set_ydata(by_word)
         self.place_line.set_ydata(by_place)
         self.moved_marker.set_data([x] * 2, [100 * model["by_word"], 100 * model["by_place"]])
-        self.moved_ax.set_ylim(0, max(float(np.max(by_word)), float(np.max(by_place)), 1.0) * 1.15)
+        top = max(float(np.max(by_word)), float(np.max(by_place)), 1.0) * 1.15   # moves only with the table
+        set_limits(self.moved_ax, y=(0, top))
         for cursor in self.cursors:
             cursor.set_xdata([x] * 2)
-        self.view.redraw()
+        self.view.redraw(state=top)
         self.verdict.value = plain(model["verdict"])
         self.model = model
         return model

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import itertools
 import math
+from functools import lru_cache
 
 import numpy as np
 
 from exercises.core.text import amount, word_list
-from exercises.ui.style import plain
+from exercises.ui.style import plain, table
 from lib.attention import attention
 from lib.positional import add_positions
 from lib.weights import random_weights
 
-from ..kit.layout import controls, lab_root, menu, switch, verdict_widget
+from ..kit.figure_view import set_limits
+from ..kit.layout import controls, lab_root, menu, numbers_widget, switch, verdict_widget
 from .table import TABLE_USE, course_table
 
 TOL = 1e-9  # below this, two outputs count as identical
@@ -107,20 +109,41 @@ def shuffle_model(order=(2, 1, 0), add_positions=False, causal=False, scale=Fals
             "new_row": new_row, "identical": change < TOL, "finite": finite, "verdict": verdict}
 
 
-def _annotate_heatmap(ax, shape):
-    return [[ax.text(c, r, "", ha="center", va="center", fontsize=9) for c in range(shape[1])]
-            for r in range(shape[0])]
+@lru_cache(maxsize=1)
+def change_top() -> float:
+    """The change panel's fixed height: the largest change of an output over every order and
+    every toggle with the course's position table (rounded up to a tenth, at least 0.5)."""
+    largest = max(float(np.nanmax(shuffle_model(order, *flags)["change"]))
+                  for order in PERMUTATIONS for flags in itertools.product((False, True), repeat=3))
+    return max(0.5, float(np.ceil(largest * 10) / 10))
 
 
-def _fill_heatmap(image, texts, values, limit):
-    image.set_data(values)
-    image.set_clim(-limit, limit)
-    for r, row in enumerate(texts):
-        for c, text in enumerate(row):
-            v = values[r, c]
-            label = f"{v:.2f}"
-            text.set_text("0.00" if label == "-0.00" else label)
-            text.set_color("white" if abs(v) > 0.6 * limit else "black")
+def _fill_heatmap(image, values, limit):
+    """Show ``values`` in the heatmap; nothing is touched that stays the same, so the view
+    redraws only what changed."""
+    if not (np.array_equal(image.get_array(), values) and image.get_clim() == (-limit, limit)):
+        image.set_data(values)
+        image.set_clim(-limit, limit)
+
+
+def _cell(v) -> str:
+    label = f"{v:.2f}"
+    return "0.00" if label == "-0.00" else label
+
+
+def outputs_table(model: dict) -> str:
+    """Each word's output before and after the shuffle, its rows before and after, and how far
+    its output changed."""
+    header = (["word", "row before", "row after"] + [f"before {j + 1}" for j in range(D_MODEL)]
+              + [f"after {j + 1}" for j in range(D_MODEL)] + ["change"])
+    rows = []
+    for w, word in enumerate(WORDS):
+        after = model["new_row"][w]
+        change = model["change"][w]
+        rows.append([word, w, after] + [_cell(v) for v in model["out_before"][w]]
+                    + [_cell(v) for v in model["out_after"][after]]
+                    + ["0" if change < TOL else amount(change)])
+    return table(rows, header=header, mono_columns=range(1, 2 * D_MODEL + 4))
 
 
 class ShuffleLab:
@@ -150,10 +173,9 @@ class ShuffleLab:
         grid = fig.add_gridspec(1, 3, width_ratios=[1, 1, 0.65])
         self.ax_before, self.ax_after, self.ax_change = (fig.add_subplot(grid[0, i]) for i in range(3))
         blank = np.zeros((len(WORDS), D_MODEL))
-        self.images, self.texts = [], []
+        self.images = []
         for ax in (self.ax_before, self.ax_after):
             self.images.append(ax.imshow(blank, cmap="PuOr_r", vmin=-1, vmax=1, aspect="auto"))
-            self.texts.append(_annotate_heatmap(ax, blank.shape))
             ax.set_xticks(range(D_MODEL))
             ax.set_yticks(range(len(WORDS)))
             ax.set_xlabel("output number")
@@ -163,20 +185,28 @@ class ShuffleLab:
         self.title_after = self.ax_after.set_title("", fontsize=10)
         self.bars = self.ax_change.bar(WORDS, np.zeros(len(WORDS)), color=OKABE_ITO["blue"],
                                        edgecolor="black", linewidth=0.6)
-        self.bar_labels = [self.ax_change.text(i, 0, "", ha="center", va="bottom", fontsize=9)
-                           for i in range(len(WORDS))]
+        self.numbers = numbers_widget()           # the outputs' numbers, as a table
         self.ax_change.set_title("change of\neach output", fontsize=10)
         self.ax_change.set_ylabel("|after \u2212 before|")
         self.ax_change.tick_params(labelsize=9)
         self.suptitle = fig.suptitle("", fontsize=10)
+        # The rows' words change with the order: texts beside the rows (tick labels would cost
+        # a full draw of the figure on every change).
+        self.row_labels = []
         for ax in (self.ax_before, self.ax_after):
-            ax.set_yticklabels([f"{w} (0)" for w in WORDS])
+            ax.set_yticklabels([""] * len(WORDS))
+            self.row_labels.append([ax.text(-0.75, r, f"{w} (0)", ha="right", va="center", fontsize=9)
+                                    for r, w in enumerate(WORDS)])
+        self.ax_change.set_ylim(0, change_top() * 1.25)
         fig.tight_layout()
-        self.view = FigureView(fig, description="Attention outputs before and after the shuffle")
+        self.view = FigureView(fig, description="Attention outputs before and after the shuffle",
+                               changing=[self.images, self.row_labels, self.title_before,
+                                         self.title_after, self.bars, self.suptitle])
 
         self.own = OwnFunctionSwitch([TABLE_USE], self._on_change)
         row = controls(self.order, self.shuffle, self.positions, self.causal)
-        self.root = lab_root("shuffle", [row, self.own.widget, self.view.widget, self.verdict])
+        self.root = lab_root("shuffle", [row, self.own.widget, self.view.widget, self.numbers,
+                                         self.verdict])
         for w in (self.order, self.positions, self.causal):
             w.observe(self._on_change, names="value")
         self.shuffle.on_click(self._on_shuffle)
@@ -196,24 +226,25 @@ class ShuffleLab:
         outs = (model["out_before"], model["out_after"])
         limit = max(float(np.nanmax(np.abs(np.nan_to_num(np.concatenate(outs))))), 1e-6)
         words_in_rows = (list(WORDS), [WORDS[i] for i in model["order"]])
-        for ax, image, texts, values, rows in zip((self.ax_before, self.ax_after), self.images,
-                                                   self.texts, outs, words_in_rows):
-            _fill_heatmap(image, texts, np.nan_to_num(values), limit)
-            ax.set_yticklabels([f"{w} ({r})" for r, w in enumerate(rows)])
+        for labels, image, values, rows in zip(self.row_labels, self.images, outs, words_in_rows):
+            _fill_heatmap(image, np.nan_to_num(values), limit)
+            for r, (label, w) in enumerate(zip(labels, rows)):
+                label.set_text(f"{w} ({r})")
         self.title_before.set_text(f"before: {model['sentence_before']}")
         self.title_after.set_text(f"after: {model['sentence_after']}")
-        top = max(float(np.nanmax(model["change"])), 0.5)
-        for i, (bar, label, value) in enumerate(zip(self.bars, self.bar_labels, model["change"])):
+        top = change_top()
+        for bar, value in zip(self.bars, model["change"]):
             bar.set_height(value)
             bar.set_facecolor(self.colours["vermillion"] if value >= TOL else self.colours["blue"])
-            label.set_text("0" if value < TOL else amount(value))
-            label.set_y(value + 0.02 * top)
-        self.ax_change.set_ylim(0, top * 1.25)
+        self.numbers.value = outputs_table(model)
+        if np.nanmax(model["change"]) > top:          # another position table went further
+            top = float(np.nanmax(model["change"]))
+        set_limits(self.ax_change, y=(0, top * 1.25))
         setting = [("positions added" if self.positions.value else "no positions")]
         if self.causal.value:
             setting.append("causal mask")
         self.suptitle.set_text("Attention outputs, " + ", ".join(setting))
-        self.view.redraw()
+        self.view.redraw(state=top)
         self.verdict.value = plain(model["verdict"])
         self.model = model
         return model

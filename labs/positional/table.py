@@ -13,6 +13,7 @@ from exercises.core.own import Use
 from exercises.ui.style import TEXT, code, plain
 from lib.positional import sinusoidal
 
+from ..kit.figure_view import set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 
@@ -99,13 +100,14 @@ class PositionTableLab:
         self.highlight = Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor=OKABE_ITO["black"],
                                    linewidth=2)
         ax.add_patch(self.highlight)
-        from matplotlib.ticker import MaxNLocator
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        # One fixed 64 x 64 grid for every size: the table fills its top-left corner.
+        set_limits(ax, x=(-0.5, D_MAX - 0.5), y=(LENGTH_MAX - 0.5, -0.5))
+        whole_ticks(ax.xaxis, 0, D_MAX - 1)
+        whole_ticks(ax.yaxis, 0, LENGTH_MAX - 1)
         ax.set_xlabel("column: fast pairs left, slow right")
         ax.set_ylabel("position")
         ax.tick_params(labelsize=9)
-        self.title = ax.set_title("", fontsize=10)
+        self.title = ax.set_title("PE: 16 positions \u00d7 8 numbers", fontsize=10)
         self.ax = ax
 
         clock.add_patch(Circle((0, 0), 1, fill=False, edgecolor="0.6", linewidth=1))
@@ -125,10 +127,12 @@ class PositionTableLab:
         clock.set_xlabel("sin (even column)")
         clock.set_ylabel("cos (odd column)")
         clock.tick_params(labelsize=9)
-        self.clock_title = clock.set_title("", fontsize=10)
+        self.clock_title = clock.set_title("the hands at position 0\n(slow: pair 3)", fontsize=10)
         self.legend = clock.legend(loc="upper center", fontsize=8, ncol=1, frameon=False)
         fig.tight_layout()
-        self.view = FigureView(fig, description="Heatmap of the sinusoidal position table and a clock")
+        self.view = FigureView(fig, description="Heatmap of the sinusoidal position table and a clock",
+                               changing=[self.image, self.highlight, self.title, self.fast_hand,
+                                         self.slow_hand, self.clock_title])
 
         self.own = OwnFunctionSwitch([TABLE_USE], self._on_change)
         self.root = lab_root("position-table", [controls(self.d_slider, self.length_slider, self.row_slider),
@@ -154,15 +158,11 @@ class PositionTableLab:
         d, length, row = model["d_model"], model["length"], model["row"]
         self.image.set_data(model["table"])
         self.image.set_extent((-0.5, d - 0.5, length - 0.5, -0.5))
-        self.ax.set_xlim(-0.5, d - 0.5)
-        self.ax.set_ylim(length - 0.5, -0.5)
         self.highlight.set_bounds(-0.5, row - 0.5, d, 1)
         self.title.set_text(f"PE: {length} position{'s' if length > 1 else ''} \u00d7 {d} numbers")
         for hand, (s, c) in ((self.fast_hand, model["fast"]), (self.slow_hand, model["slow"])):
             hand.set_data([0, s], [0, c])
-        self.clock_title.set_text(f"the hands at position {row}")
-        self.slow_hand.set_label(f"slow: pair {d // 2 - 1}")
-        self.legend.get_texts()[1].set_text(f"slow: pair {d // 2 - 1}")
+        self.clock_title.set_text(f"the hands at position {row}\n(slow: pair {d // 2 - 1})")
         self.view.redraw()
         self.readout.value = _row_readout(model)
         self.verdict.value = plain(model["verdict"])

@@ -70,7 +70,8 @@ class TemperatureLab:
         ax.legend(loc="upper right", fontsize=8, frameon=False)
         fig.tight_layout()
         self.ax = ax
-        self.view = FigureView(fig, description="Bar chart of softmax weights for five words")
+        self.view = FigureView(fig, description="Bar chart of softmax weights for five words",
+                               changing=[self.bars, self.labels, self.title])
 
         self.root = lab_root("temperature", [controls(self.slider), self.view.widget, self.verdict])
         self.slider.observe(self._on_change, names="value")

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.text import amount
+from exercises.core.text import amount, count
 from exercises.ui.style import plain
 from lib import model
 
 from ..kit.layout import controls, lab_root, slider, switch, verdict_widget
-from .held_out import GROUPS, context, held_out, perplexities, run
+from .held_out import GROUPS, context, held_out, perplexities, pooled_losses, run, texts
 from .kind_bars import KindBars
 
 TOP = 5                    # words shown for a watched prediction
@@ -33,21 +33,22 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
     ids, masks, watched, target_kinds = held_out()
     watch = int(np.clip(int(watch), 0, len(watched) - 1))
     position = int(watched[watch])
-    _l, full_probs, full_losses = run()
-    _l, probs, losses = run(skip, bool(positions))
-    full, now = perplexities(full_losses), perplexities(losses)
+    _l, full_probs, _losses = run()
+    _l, probs, _losses = run(skip, bool(positions))
+    full, now = perplexities(pooled_losses()), perplexities(pooled_losses(skip, bool(positions)))
     vocab = model.vocab()
     right = int(ids[position + 1])
     top = [int(i) for i in np.argsort(-probs[position])[:TOP]]
     removed = [f"block {i + 1}" for i in skip] + ([] if positions else ["the positions"])
-    whole_full, whole_now = full["whole text"], now["whole text"]
+    whole_full, whole_now = full["all texts"], now["all texts"]
+    pool = texts()
     if not removed:
-        change = (f"The whole model: perplexity {amount(whole_full)} on the held-out text "
-                  f"({len(ids)} tokens). Leave something out and compare.")
+        change = (f"The whole model: perplexity {amount(whole_full)} on the {len(pool)} held-out texts "
+                  f"({count(sum(len(t.ids) for t in pool))} tokens). Leave something out and compare.")
     else:
         ratios = {label: now[label] / full[label] for label, _k in GROUPS[:-1]
                   if np.isfinite(now[label]) and np.isfinite(full[label])}
-        worst = max(ratios, key=ratios.get) if ratios else "whole text"
+        worst = max(ratios, key=ratios.get) if ratios else "all texts"
         change = (f"Without {' and '.join(removed)}, the perplexity rises from {amount(whole_full)} "
                   f"to {amount(whole_now)} (\u00d7{amount(whole_now / whole_full)}); hit hardest: "
                   f"{worst} ({amount(full[worst])} \u2192 {amount(now[worst])}).")
@@ -103,13 +104,19 @@ class AblationLab:
                                  hatch="//", edgecolor="white")
         right.set_ylim(0, 1.05)
         right.set_xticks(x, [""] * TOP, fontsize=9)
+        # The top words change with every setting: texts under the bars, not tick labels (those
+        # would cost a full draw of the figure on every change).
+        self.words = [right.text(i, -0.04, "word", rotation=30, ha="right", va="top", fontsize=9,
+                                 transform=right.get_xaxis_transform()) for i in x]
         right.set_ylabel("probability")
         right.set_xlabel("top words now", fontsize=9)
         self.right_title = right.set_title("", fontsize=9)
         right.grid(True, axis="y", alpha=0.3)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.88, bottom=0.27)
         self.right = right
-        self.view = FigureView(fig, description="Bars: perplexity per kind of prediction, and one prediction's top words")
+        self.view = FigureView(fig, description="Bars: perplexity per kind of prediction, and one prediction's top words",
+                               changing=[self.kinds.changing(), self.top_full, self.top_now, self.words,
+                                         self.right_title])
         self.root = lab_root("ablation", [controls(self.watch), controls(*self.blocks, self.positions),
                                           self.view.widget, self.verdict])
         for control in (self.watch, *self.blocks, self.positions):
@@ -130,7 +137,8 @@ class AblationLab:
         for bar, value in zip(self.top_now, m["top_now"]):
             bar.set_height(value)
         labels = [vocab[i] + (" \u2713" if i == m["right"] else "") for i in m["top"]]
-        self.right.set_xticks(np.arange(TOP), labels, fontsize=9, rotation=30, ha="right")
+        for text, label in zip(self.words, labels):
+            text.set_text(label)
         words = m["context"].split()
         short = " ".join(words[-6:])
         self.right_title.set_text(f"after \u201c{short}\u201d")

@@ -1,12 +1,18 @@
-"""The bar chart the ablation and mismatch labs share: perplexity per kind of prediction, the
-trained model beside the setting now, on a log scale."""
+"""The bar chart the ablation and mismatch labs share: perplexity per kind of prediction over
+every held-out text, the trained model beside the setting now, on a log scale; under each pair,
+how many predictions it rests on."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..kit.layout import log_scale
-from .held_out import GROUPS
+from exercises.core.text import amount, count
+
+from ..kit.figure_view import decades
+from .held_out import GROUPS, counts
+
+SHORT = {"sums and differences": "sums+diff"}     # a tick label that fits under its bars
+TOP_POWER = 4              # the chart runs up to a perplexity of 10,000; beyond, a bar is marked
 
 
 class KindBars:
@@ -16,13 +22,17 @@ class KindBars:
     def __init__(self, ax, now_label):
         from ..kit.figure_view import OKABE_ITO
 
-        labels = [label for label, _k in GROUPS]
+        n = counts()
+        labels = [f"{SHORT.get(label, label)} ({count(n[label])})" for label, _k in GROUPS]
         x = np.arange(len(labels))
         self.full = ax.bar(x - 0.2, np.ones(len(labels)), width=0.4, color=OKABE_ITO["sky"],
                            label="trained model")
         self.now = ax.bar(x + 0.2, np.ones(len(labels)), width=0.4, color=OKABE_ITO["vermillion"],
                           label=now_label, hatch="//", edgecolor="white")
-        log_scale(ax.yaxis)
+        decades(ax.yaxis, 0, TOP_POWER)
+        ax.set_ylim(0.8, 10.0 ** TOP_POWER)
+        self.over = [ax.text(i + 0.2, 0.98, "", ha="center", va="top", fontsize=8, rotation=90,
+                             transform=ax.get_xaxis_transform()) for i in x]
         ax.set_xticks(x, labels, rotation=40, ha="right", fontsize=9)
         ax.set_ylabel("perplexity (log)")
         ax.set_title("perplexity by kind of prediction", fontsize=10)
@@ -31,11 +41,15 @@ class KindBars:
         ax.legend(loc="upper left", fontsize=8, frameon=True, framealpha=0.85)
         self.ax = ax
 
+    def changing(self) -> list:
+        """The artists an update changes: the bars, and the marks of bars above the chart."""
+        return [self.full, self.now, self.over]
+
     def update(self, full: dict, now: dict) -> None:
-        values = []
-        for (label, _k), a, b in zip(GROUPS, self.full, self.now):
+        """Set the bars' heights; a perplexity above the chart is drawn to its top, with a mark."""
+        top = 10.0 ** TOP_POWER
+        for i, ((label, _k), a, b) in enumerate(zip(GROUPS, self.full, self.now)):
             a.set_height(full[label])
-            shown = now[label] if np.isfinite(now[label]) else 1.0
-            b.set_height(shown)
-            values += [full[label], shown]
-        self.ax.set_ylim(0.8, max(max(values) * 8, 10.0))
+            shown = now[label] if np.isfinite(now[label]) else top
+            b.set_height(min(shown, top))
+            self.over[i].set_text(f"\u2191{amount(shown)}" if shown > top else "")

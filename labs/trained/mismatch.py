@@ -14,13 +14,15 @@ from exercises.core.text import amount
 from exercises.ui.style import plain
 
 from ..kit.layout import SLIDER_STYLE, choice, controls, lab_root, switch, verdict_widget
-from .held_out import held_out, perplexities, run
+from .held_out import held_out, perplexities, pooled_losses, run, texts
 from .kind_bars import KindBars
 
 AS_TRAINED = {"pairing": "halves", "base": 10000.0, "positions": True, "norm": "rms", "eps": 1e-5}
 BASE_MIN, BASE_MAX = 100.0, 1e6
 EPS_MIN, EPS_MAX = 1e-8, 1.0
+GAP_TOP = 100.0                  # the logit-change panel's top (the largest change seen: about 27)
 LOUD, QUIET = 1.5, 1.10          # perplexity ratios: above LOUD is loud, below QUIET is quiet
+REFERENCE_TOLERANCE = 1e-4       # how far a logit may be from recorded reference logits (the tests' check)
 
 
 def _round_log(value: float, lo: float, hi: float) -> float:
@@ -40,13 +42,14 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
     norm = norm if norm in ("rms", "layer") else "rms"
     base, eps = _round_log(base, BASE_MIN, BASE_MAX), _round_log(eps, EPS_MIN, EPS_MAX)
     setting = {"pairing": pairing, "base": base, "positions": bool(positions), "norm": norm, "eps": eps}
-    full_logits, _p, full_losses = run()
-    logits, _p, losses = run((), bool(positions), pairing, base, norm, eps)
-    full, now = perplexities(full_losses), perplexities(losses)
+    full_logits, _p, _losses = run()
+    logits, _p, _losses = run((), bool(positions), pairing, base, norm, eps)
+    full = perplexities(pooled_losses())
+    now = perplexities(pooled_losses((), bool(positions), pairing, base, norm, eps))
     with np.errstate(invalid="ignore"):
         gap = np.abs(logits - full_logits).max(axis=-1)
         agree = float(np.mean(logits.argmax(-1) == full_logits.argmax(-1)))
-    ratio = now["whole text"] / full["whole text"]
+    ratio = now["all texts"] / full["all texts"]
     changed = []
     if not positions:
         changed.append("no RoPE")
@@ -62,13 +65,14 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
     largest = float(np.nanmax(gap)) if np.isfinite(gap).any() else float("nan")
     if not changed:
         status = "trained"
-        verdict = (f"As trained: perplexity {amount(full['whole text'])}. Change one detail and "
+        verdict = (f"As trained: perplexity {amount(full['all texts'])} over the {len(texts())} held-out "
+                   "texts. Change one detail and "
                    "see whether anything tells you.")
     else:
         what = ", ".join(changed)
-        numbers = (f"perplexity {amount(full['whole text'])} \u2192 {amount(now['whole text'])} "
-                   f"(\u00d7{amount(ratio)}), the top word agrees at {agree:.0%} of positions, the largest "
-                   f"logit moved by {largest:.2g}")
+        numbers = (f"perplexity {amount(full['all texts'])} \u2192 {amount(now['all texts'])} "
+                   f"(\u00d7{amount(ratio)}) over the {len(texts())} held-out texts; on the first, the top "
+                   f"word agrees at {agree:.0%} of positions and the largest logit moved by {largest:.2g}")
         if not np.isfinite(ratio) or ratio >= LOUD:
             status = "loud"
             verdict = f"Loud: {what}. {numbers[0].upper() + numbers[1:]}. Any evaluation would catch this."
@@ -78,8 +82,10 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
                        "looks like a working model, and no error was raised.")
         else:
             status = "quiet"
+            caught = ("a comparison with reference outputs catches it" if largest > REFERENCE_TOLERANCE
+                      else "even a comparison with reference outputs would miss it")
             verdict = (f"Quiet: {what}. {numbers[0].upper() + numbers[1:]}. No error, almost the same "
-                       "answers: only a comparison with reference logits would catch it.")
+                       f"answers: {caught} (it allows {REFERENCE_TOLERANCE:g} on a logit).")
     return {**setting, "full": full, "now": now, "ratio": float(ratio), "agree": agree, "gap": gap,
             "largest": largest, "status": status, "changed": changed, "verdict": verdict}
 
@@ -117,13 +123,16 @@ class MismatchLab:
                                       linewidth=1.2)
         right.set_yscale("symlog", linthresh=1e-3)
         right.set_xlim(0, n - 1)
+        right.set_ylim(0, GAP_TOP)                     # one scale for every setting
+        right.set_yticks([0, 1e-3, 1e-1, 10])
         right.set_xlabel("position in the text")
         right.set_ylabel("largest logit change")
         right.set_title("how far the logits moved", fontsize=10)
         right.grid(True, alpha=0.3)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.27)
         self.right = right
-        self.view = FigureView(fig, description="Bars: perplexity per kind of prediction; line: logit change per position")
+        self.view = FigureView(fig, description="Bars: perplexity per kind of prediction; line: logit change per position",
+                               changing=[self.kinds.changing(), self.gap_line])
         self.root = lab_root("mismatch", [controls(self.base, self.eps),
                                           controls(self.pairing, self.norm, self.positions, self.reset),
                                           self.view.widget, self.verdict])
@@ -131,6 +140,14 @@ class MismatchLab:
             control.observe(lambda _c: self.update(), names="value")
         self.reset.on_click(self._as_trained)
         self.update()
+
+    def _explain_disabled(self, m) -> None:
+        """Without RoPE the base and the pairing change nothing: grey them out and say why."""
+        off = not m["positions"]
+        self.base.disabled = self.pairing.disabled = off
+        why = " (no effect with RoPE off)" if off else ""
+        self.base.description = "RoPE base" + why
+        self.pairing.description = "RoPE pairs" + why
 
     def _as_trained(self, _button=None) -> None:
         with self.root.hold_trait_notifications():
@@ -145,8 +162,7 @@ class MismatchLab:
         self.kinds.update(m["full"], m["now"])
         gap = np.where(np.isfinite(m["gap"]), m["gap"], np.nan)
         self.gap_line.set_ydata(gap)
-        top = np.nanmax(gap) if np.isfinite(gap).any() else 1.0
-        self.right.set_ylim(0, max(top * 2, 0.01))
+        self._explain_disabled(m)
         self.view.redraw()
         self.verdict.value = plain(m["verdict"])
         self.model = m

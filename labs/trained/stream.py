@@ -44,6 +44,12 @@ def stream_model(position: int = 0) -> dict:
             "largest": largest, "verdict": verdict}
 
 
+def largest_size() -> float:
+    """The largest size (RMS) of the stream or of an addition, over every token and the average."""
+    t = trace()
+    return float(max(np.sqrt((a ** 2).mean(axis=-1)).max() for a in (t.streams, t.attention_adds, t.ffn_adds)))
+
+
 class TrainedStreamLab:
     """The view: a slider for the token (-1 = the average), bars per block, the stream's size."""
 
@@ -70,9 +76,11 @@ class TrainedStreamLab:
         self.title = ax.set_title("the residual stream, averaged over the held-out text", fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(loc="upper left", fontsize=8, frameon=True, framealpha=0.85)
+        ax.set_ylim(0, largest_size() * 1.35)          # one scale for every token: compare them
         fig.tight_layout()
         self.ax = ax
-        self.view = FigureView(fig, description="Bars per block: what attention and the FFN add; line: the stream's size")
+        self.view = FigureView(fig, description="Bars per block: what attention and the FFN add; line: the stream's size",
+                               changing=[self.attention, self.ffn, self.line, self.title])
         self.root = lab_root("trained-stream", [controls(self.position), self.view.widget, self.verdict])
         self.position.observe(lambda _c: self.update(), names="value")
         self.update()
@@ -84,8 +92,6 @@ class TrainedStreamLab:
         for bar, value in zip(self.ffn, m["ffn"]):
             bar.set_height(value)
         self.line.set_ydata(m["stream"])
-        top = max(m["stream"].max(), m["attention"].max(), m["ffn"].max())
-        self.ax.set_ylim(0, top * 1.35)
         if m["position"] < 0:
             self.title.set_text("the residual stream, averaged over the held-out text")
         else:

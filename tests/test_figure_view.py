@@ -1,0 +1,160 @@
+"""The figure view (labs/kit/figure_view.py): blitting gives exactly the pixels of a plain full
+draw, a full draw happens when (and only when) something static changed, known static states are
+reused, and the PNG it writes decodes to the pixels drawn. Every lab is driven through its
+controls and compared with a full draw after each change."""
+
+import io
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from labs.kit.figure_view import FigureView, decades, encode_png, new_figure, power_of_ten, whole_ticks
+
+
+def _same_as_full_draw(view):
+    shown, full = view.pixels(), view.full_draw_pixels()
+    assert shown.shape == full.shape
+    different = np.argwhere(np.any(shown != full, axis=-1))
+    assert not len(different), f"{len(different)} pixels differ, first at (row, column) {different[0]}"
+
+
+def _two_panel_figure():
+    fig = new_figure(6.4, 3.2)
+    left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    (line,) = left.plot([0, 1, 2], [0, 1, 0], marker="o")
+    left.axhline(0.5, color="black")                                     # static, under the line
+    left.legend([line], ["a line"], loc="upper right")
+    bars = right.bar(range(3), [1, 2, 3])
+    labels = [right.text(i, 0, "", ha="center", va="bottom") for i in range(3)]
+    image = left.imshow(np.zeros((2, 2)), extent=(0, 2, 0, 1), alpha=0.5, vmin=0, vmax=1)
+    title = fig.suptitle("start")
+    right.set_ylim(0, 4)
+    view = FigureView(fig, changing=[line, bars, labels, image, title])
+    return view, line, bars, labels, image, title, left, right
+
+
+def test_a_change_of_a_changing_artist_is_a_blit_with_the_pixels_of_a_full_draw():
+    view, line, bars, labels, image, title, _left, _right = _two_panel_figure()
+    assert view.last == "full" and view.full_draws == 1
+    for step in range(4):
+        line.set_ydata([step * 0.3, 1 - step * 0.2, 0.4])
+        for i, (bar, label) in enumerate(zip(bars, labels)):
+            bar.set_height(1 + (i + step) % 3)
+            label.set_text(f"{i + step}")
+            label.set_y(1 + (i + step) % 3)
+        image.set_data(np.full((2, 2), step / 4))
+        title.set_text(f"step {step}")
+        before = view.image.value
+        view.redraw()
+        assert view.last == "blit", view.why
+        assert view.image.value != before
+        _same_as_full_draw(view)
+    assert view.full_draws == 1 and view.blits == 4
+
+
+def test_a_static_change_is_a_full_draw_and_nothing_changed_draws_nothing():
+    view, line, *_rest, left, _right = _two_panel_figure()
+    encodes = view.encodes
+    view.redraw()
+    assert view.last == "none" and view.encodes == encodes            # no draw, no new PNG
+    left.set_xlim(-1, 3)
+    line.set_ydata([1, 0, 1])
+    view.redraw()
+    assert view.last == "full" and view.why == "a static artist changed"
+    _same_as_full_draw(view)
+    line.set_ydata([0, 0, 1])
+    view.redraw()
+    assert view.last == "blit"
+    _same_as_full_draw(view)
+
+
+def test_a_known_static_state_reuses_its_background():
+    view, line, *_rest, left, _right = _two_panel_figure()
+    for limits, expected in (((0, 2), "full"), ((-2, 4), "full"), ((0, 2), "blit"), ((-2, 4), "blit")):
+        left.set_xlim(*limits)
+        line.set_ydata(np.random.default_rng(len(limits)).random(3))
+        view.redraw(state=limits)
+        assert view.last == expected
+        _same_as_full_draw(view)
+    assert view.full_draws == 3                                       # the first draw and two states
+
+
+def test_a_changing_artist_reaching_into_a_later_axes_makes_a_full_draw():
+    view, _line, _bars, labels, *_rest = _two_panel_figure()
+    labels[0].set_position((-1.6, 1.0))                               # into the left panel's area
+    labels[0].set_text("a long label that runs left, far into the other panel")
+    view.redraw()
+    _same_as_full_draw(view)
+
+
+def test_the_png_decodes_to_the_pixels_drawn():
+    rng = np.random.default_rng(0)
+    opaque = rng.integers(0, 256, (7, 5, 4), dtype=np.uint8)
+    opaque[..., 3] = 255
+    decoded = np.asarray(Image.open(io.BytesIO(encode_png(opaque))))
+    assert decoded.shape == (7, 5, 3) and np.array_equal(decoded, opaque[..., :3])
+    clear = rng.integers(0, 256, (4, 6, 4), dtype=np.uint8)
+    decoded = np.asarray(Image.open(io.BytesIO(encode_png(clear))))
+    assert decoded.shape == (4, 6, 4) and np.array_equal(decoded, clear)
+    view, *_rest = _two_panel_figure()
+    shown = np.asarray(Image.open(io.BytesIO(view.image.value)).convert("RGBA"))
+    assert np.array_equal(shown, view.pixels())
+
+
+def test_fixed_scales_tick_every_power_of_ten_and_only_whole_numbers():
+    fig = new_figure()
+    ax = fig.add_subplot()
+    decades(ax.yaxis, -8, 8, label_every=2)
+    ticks = ax.get_yticks()
+    assert np.allclose(ticks, 10.0 ** np.arange(-8, 9)) and ax.get_ylim() == (1e-8, 1e8)
+    assert np.allclose(ticks[1:] / ticks[:-1], 10)                     # each ten times the one below
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[0] == power_of_ten(-8) == "10\u207b\u2078" and labels[1] == ""
+    for low, high in ((0, 1), (0, 24), (1, 24), (0, 64), (-1, 48)):
+        whole_ticks(ax.xaxis, low, high)
+        ticks = ax.get_xticks()
+        assert np.all(ticks == np.round(ticks)) and 2 <= len(ticks) <= 9 and ticks[0] >= low
+
+
+def test_importing_the_figure_view_imports_neither_matplotlib_nor_ipywidgets():
+    code = ("import sys, labs.kit.figure_view; "
+            "print(sorted(m for m in ('matplotlib', 'ipywidgets') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------- every lab
+
+def _lab_ids():
+    from benchmarks.labs import all_labs
+    return sorted(all_labs())
+
+
+@pytest.mark.parametrize("name", _lab_ids())
+def test_every_lab_shows_the_pixels_of_a_full_draw_after_every_change(name):
+    from benchmarks import labs
+    from labs.kit import figure_view
+
+    views = []
+    with labs.patched_views("shipped", views):
+        root = labs.all_labs()[name]()
+    assert views and all(view._changing for view in views), "the lab names its changing artists"
+    found = labs.controls(root)
+    first = next((i for i, (kind, _w) in enumerate(found) if kind in ("slider", "selection-slider")), None)
+    blits = 0
+    for index, (kind, widget) in enumerate(found):
+        original = widget.value
+        for value in labs.sweep(kind, widget, index == first, quick=True) + [original]:
+            try:
+                widget.value = value
+            except Exception:  # noqa: BLE001 - a value another control has made invalid
+                continue
+            for view in views:
+                _same_as_full_draw(view)
+                blits += view.last == "blit"
+    assert blits, "no change was blitted"
+    labs.close(root, views)
+    assert figure_view.FigureView.redraw is not None
