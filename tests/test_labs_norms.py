@@ -56,6 +56,26 @@ def test_stack_model_numbers_in_the_verdict():
     assert m["final"] < m["start"] + 64 * size / 4
 
 
+def test_layer_after_layer_only_when_every_layer_moves_the_same_way():
+    """'Grows layer after layer' only when no layer left the vector shorter; otherwise the verdict
+    says 'overall' and counts the layers that went the other way."""
+    seen = set()
+    for gain in (0.5, 0.8, 1.0, 1.3):
+        for layers in (5, 12, 30, LAYERS_MAX):
+            m = stack_model("residual", gain, layers)
+            if m["status"] not in ("grows", "shrinks"):
+                continue
+            ratios = np.asarray(m["lengths"][1:]) / np.asarray(m["lengths"][:-1])
+            against = int((ratios < 1).sum()) if m["status"] == "grows" else int((ratios > 1).sum())
+            if against == 0:
+                assert "layer after layer" in m["verdict"], m["verdict"]
+            else:
+                assert "layer after layer" not in m["verdict"] and " overall, though " in m["verdict"]
+                assert f"{against} layer{'s' if against != 1 else ''} of {layers} left it" in m["verdict"]
+            seen.add(against == 0)
+    assert seen == {True, False}                                      # both kinds of sentence are reached
+
+
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("gain", [GAIN_MIN, GAIN_MAX])

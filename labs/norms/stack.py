@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from exercises.core.own import Use
-from exercises.core.text import amount
+from exercises.core.text import amount, plural
 from exercises.ui.style import plain
 from lib.norm import layer_norm, rms_norm
 from lib.stack import MODES, random_rotations, run_stack, start_vector
@@ -89,11 +89,18 @@ def _classify(lengths: np.ndarray, steps: np.ndarray, overflow_at, zero_at, dtyp
                               f"({size:.2f}), so after {n} layers the length is {final:.2f}, {compared}; "
                               f"{below} {start:.2f} + {n} \u00d7 {size:.2f} = {line:.2f}, what changes "
                               "all in one direction would give.")
+    ratios = lengths[1:] / lengths[:-1]
     if factor > 1.005:
-        return "grows", (f"Grows layer after layer, about \u00d7{factor:.3f} per layer: "
-                         f"{amount(final / start)} times its start after {n} layers, and still growing.")
+        against = int((ratios < 1).sum())
+        how = ("Grows layer after layer" if against == 0 else
+               f"Grows overall, though {plural(against, 'layer')} of {n} left it shorter")
+        return "grows", (f"{how}, about \u00d7{factor:.3f} per layer: "
+                         f"{amount(final / start)} times its start after {n} layers.")
     if factor < 0.995:
-        return "shrinks", (f"Shrinks layer after layer, about \u00d7{factor:.3f} per layer: "
+        against = int((ratios > 1).sum())
+        how = ("Shrinks layer after layer" if against == 0 else
+               f"Shrinks overall, though {plural(against, 'layer')} of {n} left it longer")
+        return "shrinks", (f"{how}, about \u00d7{factor:.3f} per layer: "
                            f"{amount(final / start)} of its start after {n} layers.")
     return "steady", (f"Steady: the length stays near {final:.2f} (\u00d7{factor:.3f} per layer on "
                       "average); each layer gives back exactly as much as it gets.")
