@@ -8,7 +8,6 @@ none of this needs).
 """
 
 import json
-import re
 import shutil
 import urllib.parse
 

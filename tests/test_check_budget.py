@@ -18,7 +18,7 @@ import pytest
 
 from exercises.core import budget, sandbox
 from exercises.core.cell import run_cell
-from exercises.core.checker import evaluate, evaluate_source
+from exercises.core.checker import evaluate_source
 from exercises.core.registry import all_exercises, get_exercise
 
 ROOT = Path(__file__).resolve().parents[1]

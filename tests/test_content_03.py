@@ -208,7 +208,7 @@ def test_almost_always_larger_with_pre_norm_usually_by_tens(figures):
     assert "in most random stacks it arrives smaller than it left" in get_question("norms-predict-placement").explanation
 
 
-def test_placement_syllabus_factors_lie_inside_the_printed_spread(figures, cells):
+def test_other_draws_placement_factors_lie_inside_the_printed_spread(figures, cells):
     """The syllabus's x6.28 and x0.32 come from another draw: both inside our ranges."""
     pre_low, pre_high, _m = _spread(figures["placement-48"], "pre-norm")
     post_low, post_high, _m = _spread(figures["placement-48"], "post-norm")
@@ -242,7 +242,7 @@ def test_residual_stream(figures):
     assert abs(r.sizes[-1] - r.right_angles[-1]) < 0.15 * r.right_angles[-1]   # 'near the right-angle line'
 
 
-def test_residual_stream_syllabus_figures_are_another_draw(figures, cells):
+def test_residual_stream_other_draws_figures_lie_inside_the_spreads(figures, cells):
     """The syllabus's 3.2 with shares 75/51/34 %: inside the spread of our draws, below the
     right-angle size, with falling shares."""
     low, high, mean = numbers(line_with(figures["residual-stream"], "100 other draws").split(":", 1)[1])

@@ -42,7 +42,7 @@ def text_of(value):
 
 # ---------------------------------------------------------------- six steps
 
-def test_six_steps_model_reproduces_the_syllabus():
+def test_six_steps_model_reproduces_the_worked_example():
     m = six_steps_model(6)
     assert [round(float(s), 2) for s in m["sizes"]] == [0.74, 1.00, 0.95, 1.41, 1.00, 1.21, 2.05]
     assert np.allclose(np.round(m["grids"][6][0], 2), [0.12, -0.58, -2.73, -1.31])

@@ -121,7 +121,7 @@ def test_remove_activation_view_over_every_control():
 
 # ---------------------------------------------------------------- lab 3: where the parameters are
 
-def test_parameters_model_reproduces_the_syllabus_counts():
+def test_parameters_model_reproduces_the_worked_counts():
     m = parameters_model(768, 4.0, False)
     assert (m["attention"], m["ffn"], m["norms"], m["total"]) == (2_359_296, 4_718_592, 1_536, 7_079_424)
     assert round(m["shares"]["attention"], 3) == 0.333 and round(m["shares"]["ffn"], 3) == 0.667

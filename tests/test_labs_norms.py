@@ -293,7 +293,7 @@ def test_stack_says_near_the_sqrt_law_only_within_its_tolerance(mode):
         off = m["final"] / _sqrt_law(m) - 1
         assert f"{_sqrt_law(m):.2f}" in m["verdict"] and f"{m['final']:.2f}" in m["verdict"]
         if abs(off) <= NEAR:
-            assert f"near \u221a(" in m["verdict"] and f"{abs(off):.1%}" in m["verdict"]
+            assert "near \u221a(" in m["verdict"] and f"{abs(off):.1%}" in m["verdict"]
             seen["near"] += 1
         else:
             assert "near" not in m["verdict"], m["verdict"]

@@ -206,7 +206,7 @@ def test_position_table_view_slider_extremes():
 
 # ---------------------------------------------------------------- rotary positions
 
-def test_rope_model_reproduces_the_curriculum_scores():
+def test_rope_model_reproduces_the_worked_scores():
     assert round(rotary.rope_model(5, 2)["score"], 3) == 0.217
     assert round(rotary.rope_model(15, 12)["score"], 3) == 0.217
     assert round(rotary.rope_model(8, 2)["score"], 3) == -0.765

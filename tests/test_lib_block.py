@@ -12,7 +12,7 @@ from lib.positional import rope
 rng = np.random.default_rng(31)
 
 
-def test_six_steps_reproduce_the_curriculum():
+def test_six_steps_reproduce_the_worked_example():
     steps = six_steps()
     assert len(steps) == 7 and all(grid.shape == (4, 4) for _, grid in steps)
     sizes = [round(float(root_mean_square(grid)), 2) for _, grid in steps]

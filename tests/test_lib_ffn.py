@@ -128,7 +128,7 @@ def test_a_single_token_of_shape_d_gives_shape_d_out():
     assert np.allclose(swiglu(x, gate, up, down), swiglu(x[None], gate, up, down)[0])
 
 
-def test_worked_example_is_the_syllabus_one():
+def test_worked_example_numbers():
     e = worked_example()
     assert e.tokens == ("cat", "dog", "car")
     assert [a.tolist() for a in (e.X, e.W1, e.b1, e.W2, e.b2)] == [a.tolist() for a in (X, W1, b1, W2, b2)]

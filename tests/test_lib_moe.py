@@ -17,7 +17,7 @@ def softmax(kept):
 
 # ---------------------------------------------------------------- route
 
-def test_curriculum_router_shares():
+def test_worked_router_shares():
     routing = route(SCORES, top_k=2)
     assert list(routing.experts) == [0, 2]                     # the course's experts 1 and 3
     assert np.allclose(np.round(routing.shares, 3), [0.875, 0.125])

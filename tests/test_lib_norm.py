@@ -31,7 +31,7 @@ def test_rms_norm_matches_torch(shape, eps):
         assert np.allclose(rms_norm(x, g, eps), expected, atol=1e-6, rtol=0)
 
 
-def test_curriculum_figures():
+def test_worked_figures():
     assert np.allclose(layer_norm([1.0, 1.0, 5.0, 5.0], eps=0.0), [-1, -1, 1, 1])
     pick = np.array([-1.1, 0.1, -0.2, -0.5])
     assert root_mean_square(pick) == pytest.approx(0.6144, abs=5e-5)

@@ -17,7 +17,7 @@ def test_sinusoidal_matches_the_formula_column_by_column():
             assert table[p, 2 * k + 1] == pytest.approx(np.cos(angle), abs=1e-12)
 
 
-def test_sinusoidal_curriculum_figures():
+def test_sinusoidal_worked_figures():
     assert np.allclose(sinusoidal(5, 2), np.stack([np.sin(np.arange(5)), np.cos(np.arange(5))], 1))
     assert sinusoidal(1, 2)[0, 1] == 1.0                          # PE[0][1] = 1
     assert sinusoidal(10, 8).shape == (10, 8)
@@ -73,7 +73,7 @@ def _query_and_key():
     return rng.normal(0, 1, 32), rng.normal(0, 1, 32)
 
 
-def test_rope_curriculum_scores():
+def test_rope_worked_scores():
     query, key = _query_and_key()
     turned_q, turned_k = rope(np.tile(query, (20, 1))), rope(np.tile(key, (20, 1)))
     score = lambda i, j: turned_q[j] @ turned_k[i] / np.sqrt(32)   # key at i, query at j

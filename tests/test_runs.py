@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from exercises.core import progress, restart, saved
+from exercises.core import restart, saved
 from exercises.core.progress import Progress
 from exercises.core.registry import get_exercise
 from exercises.core.runs import RunLog, defines, describe_error

@@ -4,7 +4,6 @@ import hashlib
 import html
 import json
 import zipfile
-from pathlib import Path
 
 from conftest import notebooks, CONTENT
 from tools import lock as locks

@@ -14,7 +14,6 @@ same letters, in another order; "7 minus 3" is not "3 minus 7"). Every token is 
 rule that decides it, so the course can ask which predictions need to know the order.
 """
 
-import random
 
 ADJECTIVES = ["big", "small", "red", "old"]
 NOUNS = ["cat", "dog", "bird", "fox"]
