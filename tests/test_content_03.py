@@ -183,6 +183,20 @@ def test_pre_norm_history(cells):
         assert name in text
 
 
+def test_matrices_at_one_over_root_rows_keep_each_parts_output_of_the_order_of_its_input(cells):
+    """'every matrix drawn at the scale 1/sqrt(its number of rows), the usual choice that keeps a
+    part's output of the same order as its input': in the lab's 48 blocks, attention's and the
+    FFN's outputs stay within a factor of 3 of the (normalised) input they read."""
+    assert "keeps a part's output of the same order as its input" in " ".join(markdown(cells).split())
+    x = np.random.default_rng(1).normal(size=(8, 16))
+    for weights in random_stack(48, seed=1):
+        steps = dict(block_steps(x, weights, placement="pre", norm="rms", causal=True, activation="gelu"))
+        for part, read in (("attention", "norm before attention"), ("feed-forward", "norm before FFN")):
+            ratio = np.sqrt((steps[part] ** 2).mean() / (steps[read] ** 2).mean())
+            assert 1 / 3 < ratio < 3, (part, ratio)
+        x = steps["add FFN"]
+
+
 def test_placement_48(figures):
     text = figures["placement-48"]
     assert "pre-norm stream 8.70 (sqrt(48) = 6.93), post-norm stream 1.00" in text
