@@ -130,13 +130,13 @@ def test_shuffle_view_every_option_and_toggle():
             assert np.allclose(lab.images[1].get_array(), model["out_after"])
             assert [b.get_height() for b in lab.bars] == pytest.approx(list(model["change"]))
             header, *rows = _table_rows(lab.numbers.value)
-            assert header[:3] == ["word", "row before", "row after"] and header[-1] == "change"
+            assert header == ["word: row before \u2192 after", "output before", "output after", "change"]
             for w, row in enumerate(rows):
                 after = model["new_row"][w]
-                assert row[0] == shuffle.WORDS[w] and int(row[2]) == after
-                assert [float(v) for v in row[3:7]] == pytest.approx(model["out_before"][w], abs=0.006)
-                assert [float(v) for v in row[7:11]] == pytest.approx(model["out_after"][after], abs=0.006)
-                assert float(row[11]) == pytest.approx(model["change"][w], abs=0.006 + 0.01 * model["change"][w])
+                assert row[0] == f"{shuffle.WORDS[w]}: row {w} \u2192 {after}"
+                assert [float(v) for v in row[1].split()] == pytest.approx(model["out_before"][w], abs=0.006)
+                assert [float(v) for v in row[2].split()] == pytest.approx(model["out_after"][after], abs=0.006)
+                assert float(row[3]) == pytest.approx(model["change"][w], abs=0.006 + 0.01 * model["change"][w])
             assert lab.title_after.get_text() == f"after: {shuffle.sentence(value)}"
             seen += 1
     assert seen == 6 * 4

@@ -134,16 +134,15 @@ def _cell(v) -> str:
 def outputs_table(model: dict) -> str:
     """Each word's output before and after the shuffle, its rows before and after, and how far
     its output changed."""
-    header = (["word", "row before", "row after"] + [f"before {j + 1}" for j in range(D_MODEL)]
-              + [f"after {j + 1}" for j in range(D_MODEL)] + ["change"])
+    header = ["word: row before \u2192 after", "output before", "output after", "change"]
     rows = []
     for w, word in enumerate(WORDS):
         after = model["new_row"][w]
         change = model["change"][w]
-        rows.append([word, w, after] + [_cell(v) for v in model["out_before"][w]]
-                    + [_cell(v) for v in model["out_after"][after]]
-                    + ["0" if change < TOL else amount(change)])
-    return table(rows, header=header, mono_columns=range(1, 2 * D_MODEL + 4))
+        rows.append([f"{word}: row {w} \u2192 {after}", " ".join(_cell(v) for v in model["out_before"][w]),
+                     " ".join(_cell(v) for v in model["out_after"][after]),
+                     "0" if change < TOL else amount(change)])
+    return table(rows, header=header, mono_columns=range(1, 4))     # few columns: fits a phone
 
 
 class ShuffleLab:
