@@ -103,14 +103,13 @@ def test_six_steps_view_over_every_control():
         m = six_steps_model(step)
         assert text_of(lab.verdict.value) == m["verdict"]
         header, *rows = table_rows(lab.numbers.value)
-        assert header[0] == "token" and len(header) == (9 if step else 5)
-        assert rows[0][-4] == f"{m['grids'][step][0, 0] + 0.0:.2f}"
-        assert [float(v) for v in rows[3][-4:]] == pytest.approx(m["grids"][step][3], abs=0.006)
+        assert header == (["token", "before", "after"] if step else ["token", "input"])
+        assert rows[0][-1].split()[0] == f"{m['grids'][step][0, 0] + 0.0:.2f}"
+        assert [float(v) for v in rows[3][-1].split()] == pytest.approx(m["grids"][step][3], abs=0.006)
         if step:
-            assert [float(v) for v in rows[1][1:5]] == pytest.approx(m["grids"][step - 1][1], abs=0.006)
-        assert rows[4] == ["step", "in", "1", "2", "3", "4", "5", "6"]          # the second table
-        sizes = rows[5]
-        assert sizes == ["size (RMS)"] + [f"{v:.2f}" for v in m["sizes"]]
+            assert [float(v) for v in rows[1][1].split()] == pytest.approx(m["grids"][step - 1][1], abs=0.006)
+        assert rows[4] == ["step", "size (RMS)"]                                 # the second table
+        assert rows[5:] == [[s, f"{v:.2f}"] for s, v in zip(["in", "1", "2", "3", "4", "5", "6"], m["sizes"])]
         assert lab.bars[step].get_height() == pytest.approx(m["sizes"][step])
     assert lab.forward.disabled and not lab.back.disabled
     lab.back.click()

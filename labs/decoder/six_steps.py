@@ -99,14 +99,14 @@ def steps_table(m: dict) -> str:
     token, and the size (RMS) of every grid."""
     k = m["step"]
     grids = m["grids"]
-    header = ["token"] + ([f"before {j + 1}" for j in range(4)] if k else []) + [
-        f"{'input' if k == 0 else 'after'} {j + 1}" for j in range(4)]
-    rows = [[f"token {i + 1}"] + ([f"{v + 0.0:.2f}" for v in grids[k - 1][i]] if k else [])
-            + [f"{v + 0.0:.2f}" for v in grids[k][i]] for i in range(grids.shape[1])]
-    sizes = table([["size (RMS)"] + [f"{v:.2f}" for v in m["sizes"]]],
-                  header=["step", "in"] + [str(i) for i in range(1, N_STEPS + 1)],
-                  mono_columns=range(1, N_STEPS + 2))
-    return table(rows, header=header, mono_columns=range(1, 9)) + sizes
+    def row(grid, i):
+        return " ".join(f"{v + 0.0:.2f}" for v in grid[i])
+    header = ["token"] + (["before", "after"] if k else ["input"])
+    rows = [[f"token {i + 1}"] + ([row(grids[k - 1], i)] if k else []) + [row(grids[k], i)]
+            for i in range(grids.shape[1])]
+    sizes = table([[step, f"{v:.2f}"] for step, v in zip(["in"] + [str(i) for i in range(1, N_STEPS + 1)], m["sizes"])],
+                  header=["step", "size (RMS)"], mono_columns=(1,))
+    return table(rows, header=header, mono_columns=(1, 2)) + sizes    # few columns: fits a phone
 
 
 class SixStepsLab:
