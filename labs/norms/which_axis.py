@@ -68,10 +68,10 @@ def axis_model(value: float = 2.0, how: str = "token", norm=course_layer_norm) -
 def axis_table(m: dict) -> str:
     """The batch and its normalised copy as one table: a row per token, its numbers before
     and after, and the mean and std of its normalised numbers."""
-    header = ["token", "numbers in", "numbers out", "mean", "std"]
+    header = ["token", "in", "out", "out's mean, std"]
     rows = [[token, " ".join(f"{v:.1f}" for v in m["x"][i]), " ".join(f"{v + 0.0:.2f}" for v in m["out"][i]),
-             f"{m['means'][i] + 0.0:.2f}", f"{m['stds'][i]:.2f}"] for i, token in enumerate(TOKENS)]
-    return table(rows, header=header, mono_columns=range(1, 5))     # few columns: fits a phone
+             f"{m['means'][i] + 0.0:.2f}, {m['stds'][i]:.2f}"] for i, token in enumerate(TOKENS)]
+    return table(rows, header=header, mono_columns=range(1, 4))     # few columns: fits a phone
 
 
 class AxisLab:
