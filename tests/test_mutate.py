@@ -144,7 +144,8 @@ def test_reference_functions_that_only_call_lib_are_left_out(tmp_path):
         EXERCISES = [dict(reference=_plain), dict(reference=_own)]
     '''))
     [target] = reference_targets(tmp_path)
-    assert target.only == {"_own"} and target.tests == ["tests/test_exercises.py"] and not target.scored
+    assert target.only == {"_own"} and not target.scored
+    assert target.tests == ["tests/test_exercises.py", "tests/test_exercise_references.py"]
 
 
 def test_a_definitions_module_named_on_the_command_line_is_scored_on_its_references(tmp_path):
@@ -168,7 +169,8 @@ def test_a_definitions_module_named_on_the_command_line_is_scored_on_its_referen
     (folder / "other.py").write_text("def _other_reference(x):\n    return -x\n")
     [target] = reference_targets(tmp_path, ["exercises.definitions.norms"], scored=True)
     assert target.only == {"_scale_reference", "_passed"} and target.scored
-    assert target.module == "exercises.definitions.norms" and target.tests == ["tests/test_exercises.py"]
+    assert target.module == "exercises.definitions.norms"
+    assert target.tests == ["tests/test_exercises.py", "tests/test_exercise_references.py"]
     assert {t.module for t in reference_targets(tmp_path)} == {"exercises.definitions.norms",
                                                                 "exercises.definitions.other"}
     with pytest.raises(SystemExit, match="no such module"):

@@ -381,14 +381,15 @@ def library_targets(root: Path, package: str, modules: list, overrides: dict) ->
 
 
 REFERENCES = "exercises.definitions"       # the modules of the exercise checks' reference functions
-REFERENCE_TESTS = ["tests/test_exercises.py"]
+REFERENCE_TESTS = ["tests/test_exercises.py", "tests/test_exercise_references.py"]
 
 
 def reference_targets(root: Path, modules: list | None = None, scored: bool = False) -> list:
     """The exercise checks' reference functions, each definitions module against
-    tests/test_exercises.py: the top-level functions named ``*_reference`` or passed as
-    ``reference=`` and defined in that module, unless their body is one call of a lib function
-    (lib's own run covers that). modules: dotted names (default: every definitions module)."""
+    tests/test_exercises.py and tests/test_exercise_references.py: the top-level functions
+    named ``*_reference`` or passed as ``reference=`` and defined in that module, unless their
+    body is one call of a lib function (lib's own run covers that). modules: dotted names
+    (default: every definitions module)."""
     folder = root.joinpath(*REFERENCES.split("."))
     paths = ([folder / f"{name.rpartition('.')[2]}.py" for name in modules] if modules
              else sorted(p for p in folder.glob("*.py") if p.stem != "__init__"))
