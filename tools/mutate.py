@@ -34,6 +34,8 @@ from pathlib import Path
 
 import pytest
 
+from tools.source_edits import SourceEdits
+
 ROOT = Path(__file__).resolve().parents[1]
 NOT_LIBRARY = {"__init__", "exercises"}     # lib/exercises.py only keeps old notebooks working
 
@@ -76,7 +78,7 @@ class Mutant:
                          + [f"+ {line}" for line in self.after.splitlines()])
 
 
-class _Finder(ast.NodeVisitor):
+class _Finder(SourceEdits):
     """Walks a module's AST and records one Mutant per small edit. The kinds:
 
     op       an arithmetic operator swapped: + -, * /, // /, % /, ** *, @ *, & |, ^ |, also in +=
@@ -96,24 +98,14 @@ class _Finder(ast.NodeVisitor):
     """
 
     def __init__(self, module: str, data: bytes, only: set | None):
-        self.module, self.data, self.only = module, data, only
-        self.starts = [0]
-        for line in data.splitlines(keepends=True):
-            self.starts.append(self.starts[-1] + len(line))
+        super().__init__(data)
+        self.module, self.only = module, only
         self.found: list[Mutant] = []
         self.scope: list[str] = []
         self.bound: list[set] = [set()]
         self.label: str | None = None
 
     # ---- positions and recording
-    def span(self, node) -> tuple[int, int]:
-        return (self.starts[node.lineno - 1] + node.col_offset,
-                self.starts[node.end_lineno - 1] + node.end_col_offset)
-
-    def text(self, node) -> str:
-        start, end = self.span(node)
-        return self.data[start:end].decode()
-
     def add(self, kind: str, start: int, end: int, new: str) -> None:
         if self.only is not None and (not self.scope or self.scope[0] not in self.only):
             return
@@ -121,17 +113,6 @@ class _Finder(ast.NodeVisitor):
             line, end_line = (self.data.count(b"\n", 0, at) + 1 for at in (start, end))
             self.found.append(Mutant(self.module, ".".join(self.scope) or "<module>", kind,
                                      start, end, new, line, end_line))
-
-    def replace(self, kind: str, node, new: str) -> None:
-        self.add(kind, *self.span(node), new)
-
-    def token(self, kind: str, left, right, old: str, new: str) -> None:
-        """Replace the operator ``old`` written between two operands."""
-        start, end = self.span(left)[1], self.span(right)[0]
-        pattern = r"\s+".join(rf"\b{w}\b" if w.isalpha() else re.escape(w) for w in old.split())
-        found = re.search(pattern.encode(), self.data[start:end])
-        if found:
-            self.add(kind, start + found.start(), start + found.end(), new)
 
     # ---- scopes: the module, functions, classes (docstrings and annotations skipped)
     def body(self, statements) -> None:

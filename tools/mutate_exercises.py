@@ -39,9 +39,10 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import re
 import sys
 from dataclasses import dataclass
+
+from tools.source_edits import SourceEdits
 
 OPS = {ast.Add: ("+", ["-"]), ast.Sub: ("-", ["+"]), ast.Mult: ("*", ["/", "@"]),
        ast.Div: ("/", ["*", "//"]), ast.FloorDiv: ("//", ["/"]), ast.Mod: ("%", ["//"]),
@@ -76,44 +77,19 @@ class Mutant:
                          + [f"+ {line}" for line in self.after.splitlines()])
 
 
-class _Finder(ast.NodeVisitor):
+class _Finder(SourceEdits):
     """Walks the source's AST and records (kind, start, end, replacement) edits."""
 
     def __init__(self, data: bytes):
-        self.data = data
-        self.starts = [0]
-        for line in data.splitlines(keepends=True):
-            self.starts.append(self.starts[-1] + len(line))
+        super().__init__(data)
         self.edits: list[tuple[str, int, int, str]] = []
         self.params: list[set[str]] = [set()]      # names that hold (a view of) an argument
         self.bound: list[set[str]] = [set()]
         self.label: str | None = None
 
-    # ---- text positions
-    def pos(self, line: int, col: int) -> int:
-        return self.starts[line - 1] + col
-
-    def span(self, node) -> tuple[int, int]:
-        return self.pos(node.lineno, node.col_offset), self.pos(node.end_lineno, node.end_col_offset)
-
-    def text(self, node) -> str:
-        start, end = self.span(node)
-        return self.data[start:end].decode()
-
     def add(self, kind: str, start: int, end: int, new: str) -> None:
         if self.data[start:end].decode() != new:
             self.edits.append((kind, start, end, new))
-
-    def replace(self, kind: str, node, new: str) -> None:
-        self.add(kind, *self.span(node), new)
-
-    def token(self, kind: str, left, right, old: str, new: str) -> None:
-        """Replace the operator ``old`` written between two operands."""
-        start, end = self.span(left)[1], self.span(right)[0]
-        pattern = r"\s+".join(rf"\b{w}\b" if w.isalpha() else re.escape(w) for w in old.split())
-        found = re.search(pattern.encode(), self.data[start:end])
-        if found:
-            self.add(kind, start + found.start(), start + found.end(), new)
 
     def aliases_argument(self, node) -> bool:
         """A name holding an argument or a view of one (x, or a = x[:half])."""
