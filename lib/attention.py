@@ -22,8 +22,10 @@ def softmax(x, axis=-1):
     x = as_float_array(x, "x")
     largest = np.max(x, axis=axis, keepdims=True)
     largest = np.where(np.isfinite(largest), largest, 0.0)
-    weights = np.exp(x - largest)
-    return weights / weights.sum(axis=axis, keepdims=True)
+    weights = x - largest
+    np.exp(weights, out=weights)                  # in place: each new grid costs time to allocate
+    weights /= weights.sum(axis=axis, keepdims=True)
+    return weights
 
 
 def causal_mask(length):
@@ -96,7 +98,8 @@ def attention(x, Wq, Wk, Wv, Wo, heads=1, causal=True, positions=None, return_we
     queries, keys, values = (_split_heads(x @ W, heads) for W in (Wq, Wk, Wv))
     if positions is not None:
         queries, keys = positions(queries), positions(keys)
-    scores = queries @ np.swapaxes(keys, -1, -2) / math.sqrt(queries.shape[-1])
+    scores = queries @ np.swapaxes(keys, -1, -2)
+    scores /= math.sqrt(queries.shape[-1])
     weigh = causal_weights if causal else softmax
     weights = as_float_array(weigh(scores), "the attention weights")    # (..., heads, length, length)
     if weights.shape != scores.shape:

@@ -38,9 +38,14 @@ def gelu_tanh(x):
 
 
 def sigmoid(x):
-    """The logistic function 1 / (1 + e^(-x)), computed without overflow. Same shape out."""
+    """The logistic function 1 / (1 + e^(-x)). Same shape out.
+
+    Written with e = e^(-|x|), which never overflows: 1 / (1 + e) for x >= 0 and e / (1 + e),
+    the same number, for x < 0 (so tiny results keep their precision).
+    """
     x = as_float_array(x, "x")
-    return np.exp(-np.logaddexp(0.0, -x))
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0, e) / (1.0 + e)
 
 
 def silu(x):

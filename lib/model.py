@@ -30,7 +30,7 @@ from .block import BlockWeights, block, block_steps
 from .ffn import silu
 from .norm import NORMS, normaliser
 from .params import ModelConfig
-from .positional import PAIRINGS, rope, rope_angles
+from .positional import PAIRINGS, rope
 
 FOLDER = Path(__file__).resolve().parent / "trained"
 
@@ -143,90 +143,6 @@ def _options(positions=True, pairing="halves", base=10000.0, norm="rms", eps=1e-
                 positions=turn)
 
 
-# ---------------------------------------------------------------- the fused forward pass
-#
-# The labs run the whole model on the held-out text for every setting a learner tries, so the
-# forward pass without a trace is computed here in one piece: the same arithmetic as
-# ``lib.block.block`` (pre-norm, causal attention with RoPE, SwiGLU), with each block's
-# projections joined into one matrix (Q, K and V; gate and up), the RoPE angles and the causal
-# mask made once per text length, and the softmax done in place. It takes about half the time
-# of running ``block`` four times; ``forward(trace=True)`` and ``blocks()`` run ``block``
-# itself, and the tests check that both give the same logits (to 1e-12).
-
-
-class _Joined(NamedTuple):
-    """One block's matrices joined for the fused pass: qkv (d, 3d), wo (d, d), gate_up (d, 2f),
-    down (f, d), and the two norms' gains (d,)."""
-    qkv: np.ndarray
-    wo: np.ndarray
-    gate_up: np.ndarray
-    down: np.ndarray
-    attention_norm: np.ndarray
-    ffn_norm: np.ndarray
-
-
-@lru_cache(maxsize=1)
-def _joined() -> tuple:
-    out = []
-    for b in weights().blocks:
-        out.append(_Joined(np.concatenate([b.Wq, b.Wk, b.Wv], axis=1), b.Wo,
-                           np.concatenate([b.W_gate, b.W1], axis=1), b.W2, b.attention_norm, b.ffn_norm))
-    return tuple(out)
-
-
-@lru_cache(maxsize=8)
-def _turns(n, head, base):
-    """cos and sin of RoPE's angles (n, head/2) and the causal mask as an addition (n, n):
-    0 where a position may look, -inf on the future."""
-    angles = rope_angles(np.arange(n), head, base)
-    mask = np.triu(np.full((n, n), -np.inf), 1)
-    return np.cos(angles), np.sin(angles), mask
-
-
-def _norm(x, gain, norm, eps):
-    """RMSNorm or LayerNorm of each row of x (n, d), times the gain."""
-    if norm == "layer":
-        x = x - x.mean(axis=-1, keepdims=True)
-    return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps) * gain
-
-
-def _turn(t, cos, sin, pairing):
-    """RoPE on t (heads, n, size): each pair turned by its position's angle (``lib.positional.rope``)."""
-    half = t.shape[-1] // 2
-    a, b = (t[..., :half], t[..., half:]) if pairing == "halves" else (t[..., 0::2], t[..., 1::2])
-    out = np.empty_like(t)
-    if pairing == "halves":
-        out[..., :half], out[..., half:] = a * cos - b * sin, a * sin + b * cos
-    else:
-        out[..., 0::2], out[..., 1::2] = a * cos - b * sin, a * sin + b * cos
-    return out
-
-
-def _fused(ids, skip, positions, pairing, base, norm, eps):
-    """The logits (n, vocab) of the model on ``ids``: ``forward`` without a trace."""
-    w = weights()
-    heads = info()["config"]["heads"]
-    x = w.embedding[ids]
-    n, d = x.shape
-    size = d // heads
-    cos, sin, mask = _turns(n, size, float(base))
-    for i, b in enumerate(_joined()):
-        if i in skip:
-            continue
-        q, k, v = np.split(_norm(x, b.attention_norm, norm, eps) @ b.qkv, 3, axis=1)
-        q, k, v = (t.reshape(n, heads, size).transpose(1, 0, 2) for t in (q, k, v))  # (heads, n, size)
-        if positions:
-            q, k = _turn(q, cos, sin, pairing), _turn(k, cos, sin, pairing)
-        scores = q @ k.transpose(0, 2, 1) / np.sqrt(size) + mask          # (heads, n, n)
-        scores -= scores.max(axis=-1, keepdims=True)
-        np.exp(scores, out=scores)
-        scores /= scores.sum(axis=-1, keepdims=True)
-        x = x + (scores @ v).transpose(1, 0, 2).reshape(n, d) @ b.wo
-        gate, up = np.split(_norm(x, b.ffn_norm, norm, eps) @ b.gate_up, 2, axis=1)
-        x = x + silu(gate) * up @ b.down
-    return _norm(x, w.final_norm, norm, eps) @ w.embedding.T
-
-
 def forward(ids, *, skip=(), trace=False, **details):
     """Run the trained model on ``ids`` (n token ids); returns the logits (n, vocab), or a Trace.
 
@@ -243,13 +159,9 @@ def forward(ids, *, skip=(), trace=False, **details):
     w = weights()
     ids = np.asarray(ids, dtype=np.int64)
     skip = {int(i) for i in skip}
-    if not trace:
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            return _fused(ids, skip, options["positions"] is not None, details.get("pairing", "halves"),
-                          details.get("base", 10000.0), options["norm"], options["eps"])
     x = w.embedding[ids]
     streams, attention_adds, ffn_adds, gates = [x], [], [], []
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):     # odd settings (a base of 0) give NaN
         for i, b in enumerate(w.blocks):
             if i in skip:
                 attention_adds.append(np.zeros_like(x))

@@ -370,14 +370,27 @@ def test_heldout_texts_start_with_the_heldout_text_and_are_read_once():
                 array[0] = 0
 
 
-def test_config_carries_the_recorded_context_and_tying():
+def test_config_carries_the_recorded_context_and_tying(monkeypatch):
     recorded = model.info()["config"]
     assert model.config().context == recorded["context"] and model.config().tied == recorded["tied"]
+    untied = {**model.info(), "config": {**recorded, "tied": False}}
+    monkeypatch.setattr(model, "info", lambda: untied)
+    assert model.config().tied is False
 
 
-def test_blocks_refuse_a_bad_pairing_before_running():
-    with pytest.raises(ValueError, match="pairing should be one of 'halves', 'neighbours'"):
-        model.blocks(pairing="diagonal")
+@pytest.mark.parametrize("details, expected", [
+    (dict(pairing="diagonal"), "pairing should be one of 'halves', 'neighbours'"),
+    (dict(norm="batch"), "norm should be one of 'rms', 'layer'"),
+])
+def test_blocks_refuse_a_bad_detail_before_running(details, expected):
+    with pytest.raises(ValueError, match=expected):
+        model.blocks(**details)
+
+
+def test_skip_may_be_any_iterable_of_block_numbers(ids, logits):
+    expected = model.forward(ids[:12], skip=(2, 3))
+    for skip in (iter([2, 3]), (n for n in (3, 2)), np.array([2, 3], dtype=np.int32), {3, 2}):
+        assert np.array_equal(model.forward(ids[:12], skip=skip), expected)
 
 
 def test_a_skipped_block_adds_nothing_to_the_trace(ids):

@@ -97,13 +97,14 @@ def get_question(q_id: str) -> Question:
         raise KeyError(f"no question with id {q_id!r}") from None
 
 
-def all_exercises() -> list[Exercise]:
-    """Every exercise of the course, in notebook order; retired ones (kept only for notebooks
-    saved from earlier releases, still found by :func:`get_exercise`) are left out."""
+def all_exercises(retired: bool = False) -> list[Exercise]:
+    """Every exercise of the course, in notebook order. Retired ones (kept only for notebooks
+    saved from earlier releases, still found by :func:`get_exercise`) are left out unless
+    ``retired`` is True."""
     load_all()
     order = {stem: i for i, (stem, _t, _m) in enumerate(NOTEBOOKS)}
-    current = [e for e in _EXERCISES.values() if not e.retired]
-    return sorted(current, key=lambda e: order.get(e.notebook, len(order)))
+    chosen = [e for e in _EXERCISES.values() if retired or not e.retired]
+    return sorted(chosen, key=lambda e: order.get(e.notebook, len(order)))
 
 
 def all_questions() -> list[Question]:
