@@ -96,7 +96,13 @@ class AxisLab:
         colour = TwoSlopeNorm(vmin=-3.0, vcenter=0.0, vmax=3.0)
         self.images = []
         for ax, data, title in zip(self.axes, (m["x"], m["out"]), ("the batch", "after normalising")):
-            self.images.append(ax.imshow(data, cmap="PuOr_r", norm=colour, aspect="auto"))
+            # A mesh of cells (row i, column j centred on (j, i)), not an image: a few dozen cells
+            # are drawn faster as shapes than as an image resampled to the screen's pixels.
+            rows, columns = data.shape
+            self.images.append(ax.pcolormesh(np.arange(columns + 1) - 0.5, np.arange(rows + 1) - 0.5, data,
+                                             cmap="PuOr_r", norm=colour))
+            ax.set_xlim(-0.5, columns - 0.5)
+            ax.set_ylim(rows - 0.5, -0.5)               # the first token at the top, as in a table
             ax.set_xticks(range(data.shape[1]), [f"{j + 1}" for j in range(data.shape[1])])
             ax.set_xlabel("number of the token")
             ax.set_title(title, fontsize=10)
@@ -109,7 +115,7 @@ class AxisLab:
         self.suptitle = fig.suptitle("", fontsize=10)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.8, bottom=0.16)
         self.view = FigureView(fig, description="Two grids: a batch of four tokens, and the batch after normalising",
-                               changing=[self.images, self.marker, self.suptitle])
+                               changing=[self.images, self.marker])
         self.own = OwnFunctionSwitch([LAYER_NORM_USE], self.update)
         self.root = lab_root("axis", [controls(self.value, self.how), self.own.widget, self.view.widget,
                                       self.numbers, self.verdict])
@@ -121,11 +127,13 @@ class AxisLab:
         value, how = self.value.value, self.how.value
         m = self.own.run(lambda norm: axis_model(value, how, norm=norm))
         for image, data in zip(self.images, (m["x"], m["out"])):
-            image.set_data(data)
+            image.set_array(data)
+            image.changed()                             # a mesh's new numbers do not mark it as changed
         self.numbers.value = axis_table(m)
+        # The title changes only with the mode: it is static, and each mode keeps its background.
         self.suptitle.set_text("LayerNorm over " + ("each token's numbers (rows)" if m["how"] == "token"
                                                       else "each column, across the tokens"))
-        self.view.redraw()
+        self.view.redraw(state=m["how"])
         self.verdict.value = plain(m["verdict"])
         self.model = m
         return m
