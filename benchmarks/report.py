@@ -154,7 +154,7 @@ def machine_lines(m: dict) -> list[str]:
     env = ", ".join(f"{k}={v}" for k, v in m.get("blas_env", {}).items()) or "none set"
     return [f"- CPU: {m.get('cpu', 'unknown')}, {m.get('cores')} cores ({m.get('cores_usable', '?')} usable), "
             f"{m.get('memory_gb', '?')} GB memory; load average at start {m.get('load_average_at_start')} "
-            "(the machine was shared)",
+            "(1, 5 and 15 minutes)",
             f"- {m.get('platform')}",
             f"- Python {m['python']}, numpy {m['numpy']}, matplotlib {m['matplotlib']}, "
             f"ipywidgets {m.get('ipywidgets', '?')}, Pillow {m.get('pillow', '?')}",
