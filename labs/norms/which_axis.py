@@ -103,7 +103,7 @@ class AxisLab:
                                              cmap="PuOr_r", norm=colour))
             ax.set_xlim(-0.5, columns - 0.5)
             ax.set_ylim(rows - 0.5, -0.5)               # the first token at the top, as in a table
-            ax.set_xticks(range(data.shape[1]), [f"{j + 1}" for j in range(data.shape[1])])
+            ax.set_xticks(range(columns), [f"{j + 1}" for j in range(columns)])
             ax.set_xlabel("number of the token")
             ax.set_title(title, fontsize=10)
         self.axes[0].set_yticks(range(len(TOKENS)), TOKENS)
