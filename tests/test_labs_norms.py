@@ -11,7 +11,7 @@ from labs import norms
 from labs.norms.placement import PLACEMENT_DEPTH, PlacementLab, placement_model
 from labs.norms.residual_stream import ResidualStreamLab, stream_model
 from labs.norms.stack import DTYPES, GAIN_MAX, GAIN_MIN, LAYERS_MAX, SQRT_D, StackLab, stack_model
-from labs.norms.which_axis import AXIS_MODES, BATCH, CHANGED, TOKENS, AxisLab, axis_model
+from labs.norms.which_axis import AXIS_MODES, BATCH, CHANGED, TOKENS, AxisLab, axis_model, axis_table
 from lib.block import norm_placement_experiment
 from lib.norm import layer_norm, root_mean_square
 from lib.stack import MODES, random_rotations, residual_stream, run_stack, start_vector
@@ -352,3 +352,16 @@ def test_block_axes_are_ticked_in_whole_blocks_at_every_depth():
             ticks = ax.get_xticks()
             assert np.all(ticks == np.round(ticks)), ticks
             assert all("." not in t.get_text() for t in ax.get_xticklabels())
+
+
+def test_fixed_decimals_never_show_a_negative_zero():
+    from exercises.core.text import fixed
+    assert [fixed(v) for v in (-1e-17, -0.004, 0.0, 1.5, -0.14)] == ["0.00", "0.00", "0.00", "1.50", "-0.14"]
+    assert fixed(-1e-17, signed=True) == "+0.00" and fixed(-0.04, 1) == "0.0"
+
+
+def test_axis_table_shows_no_negative_zero_at_any_setting():
+    for how in ("token", "column"):
+        for value in np.arange(-4.0, 4.5, 0.5):
+            cells = " ".join(" ".join(row) for row in table_rows(axis_table(axis_model(value, how))))
+            assert "-0.00" not in cells.replace(",", " ").split()

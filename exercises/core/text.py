@@ -34,10 +34,16 @@ def number(value, digits: int = 2) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def fixed(value, digits: int = 2, signed: bool = False) -> str:
+    """A number with exactly ``digits`` decimals, for columns that line up: 1.50, -0.14, and 0.00
+    (never -0.00, even for a tiny negative number); with ``signed``, +1.50 and +0.00."""
+    return f"{round(float(value), digits) + 0.0:{'+' if signed else ''}.{digits}f}"
+
+
 def vector(values, digits: int = 2, signed: bool = False) -> str:
     """A row of numbers in brackets: [2, -0.14, 1.5], or with signs: [+2.00, -0.14, +1.50]."""
     if signed:
-        return "[" + ", ".join(f"{float(v) + 0.0:+.{digits}f}" for v in _flat(values)) + "]"
+        return "[" + ", ".join(fixed(v, digits, signed=True) for v in _flat(values)) + "]"
     return "[" + ", ".join(number(v, digits) for v in _flat(values)) + "]"
 
 

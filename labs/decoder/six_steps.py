@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.text import vector
+from exercises.core.text import fixed, vector
 from exercises.ui.style import plain, table
 from lib.attention import attention
 from lib.block import SIX_STEP_OPTIONS, block_steps, six_step_setup
@@ -100,7 +100,7 @@ def steps_table(m: dict) -> str:
     k = m["step"]
     grids = m["grids"]
     def row(grid, i):
-        return " ".join(f"{v + 0.0:.2f}" for v in grid[i])
+        return " ".join(fixed(v) for v in grid[i])
     header = ["token"] + (["before", "after"] if k else ["input"])
     rows = [[f"token {i + 1}"] + ([row(grids[k - 1], i)] if k else []) + [row(grids[k], i)]
             for i in range(grids.shape[1])]

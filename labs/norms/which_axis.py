@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from exercises.core.text import fixed
 from exercises.ui.style import plain, table
 
 from ..kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
@@ -69,8 +70,8 @@ def axis_table(m: dict) -> str:
     """The batch and its normalised copy as one table: a row per token, its numbers before
     and after, and the mean and std of its normalised numbers."""
     header = ["token", "in", "out", "out's mean, std"]
-    rows = [[token, " ".join(f"{v:.1f}" for v in m["x"][i]), " ".join(f"{v + 0.0:.2f}" for v in m["out"][i]),
-             f"{m['means'][i] + 0.0:.2f}, {m['stds'][i]:.2f}"] for i, token in enumerate(TOKENS)]
+    rows = [[token, " ".join(fixed(v, 1) for v in m["x"][i]), " ".join(fixed(v) for v in m["out"][i]),
+             f"{fixed(m['means'][i])}, {fixed(m['stds'][i])}"] for i, token in enumerate(TOKENS)]
     return table(rows, header=header, mono_columns=range(1, 4))     # few columns: fits a phone
 
 

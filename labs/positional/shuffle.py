@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.text import amount, word_list
+from exercises.core.text import amount, fixed, word_list
 from exercises.ui.style import plain, table
 from lib.attention import attention
 from lib.positional import add_positions
@@ -126,11 +126,6 @@ def _fill_heatmap(image, values, limit):
         image.set_clim(-limit, limit)
 
 
-def _cell(v) -> str:
-    label = f"{v:.2f}"
-    return "0.00" if label == "-0.00" else label
-
-
 def outputs_table(model: dict) -> str:
     """Each word's output before and after the shuffle, its rows before and after, and how far
     its output changed."""
@@ -139,8 +134,8 @@ def outputs_table(model: dict) -> str:
     for w, word in enumerate(WORDS):
         after = model["new_row"][w]
         change = model["change"][w]
-        rows.append([f"{word}: row {w} \u2192 {after}", " ".join(_cell(v) for v in model["out_before"][w]),
-                     " ".join(_cell(v) for v in model["out_after"][after]),
+        rows.append([f"{word}: row {w} \u2192 {after}", " ".join(fixed(v) for v in model["out_before"][w]),
+                     " ".join(fixed(v) for v in model["out_after"][after]),
                      "0" if change < TOL else amount(change)])
     return table(rows, header=header, mono_columns=range(1, 4))     # few columns: fits a phone
 
