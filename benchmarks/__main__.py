@@ -81,7 +81,7 @@ def run(argv=None) -> dict:
     if "browser" in chosen:
         log("browser (Chromium against a local JupyterLab)...")
         try:
-            s["browser"] = browser.run(presses=5 if quick else 15, drags=2 if quick else 5, log=log)
+            s["browser"] = browser.run(presses=5 if quick else 25, drags=2 if quick else 5, log=log)
         except Exception as error:  # noqa: BLE001 - a missing browser is reported, not fatal
             s["browser"] = {"skipped": f"{type(error).__name__}: {error}"}
     if "notebooks" in chosen:

@@ -2,8 +2,8 @@
 
 The server is started as the browser tests start theirs (``tools.browser.local_jupyterlab``: the
 same flags and settings, over a copy of content/), outside pytest. For each lab measured the
-notebook is opened and run, then the right (or left) arrow key is pressed on the lab's first
-slider handle, one press at a time; the time runs from the key's ``keydown`` event in the page
+notebook is opened and run, then the right or left arrow key is pressed on the lab's first
+slider handle, one press at a time (two right, two left, turning back at an end); the time runs from the key's ``keydown`` event in the page
 to the first animation frame after the lab's new plot image has loaded and decoded (what the
 learner sees), all measured by the page's own clock.
 
@@ -13,11 +13,17 @@ value is on screen (no new image for a second after it), and the time counted is
 key press to that image. While a value is being computed ipywidgets keeps only the newest of the
 values that arrive (it does not queue them all), so the number of images shown per drag says
 how many intermediate values were skipped.
+
+The *floor* is measured the same way, in the same run: a notebook of one slider and one image,
+where each key press only swaps the image for one of two ready-made pictures of a lab's size,
+sent as the labs send theirs. It computes and draws nothing, so its time is what the page, the
+server and the kernel's messages cost on their own; a lab's time above the floor is its own.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import tempfile
 from pathlib import Path
 
@@ -31,6 +37,7 @@ LABS = {"temperature": ("00_start_here.ipynb", "course-lab-temperature"),       
         "stack": ("03_norms_and_residuals.ipynb", "course-lab-stack"),
         "flow": ("04_decoder_block.ipynb", "course-lab-layer-flow"),
         "ablation": ("05_trained_model.ipynb", "course-lab-ablation")}
+FLOOR = ("floor.ipynb", "course-lab-floor")          # written into the server's folder by ``run``
 TARGET_MS = 50.0             # key press to plot on screen, median
 DRAG_STEPS, DRAG_TARGET_MS = 20, 150.0
 
@@ -67,12 +74,61 @@ ARM = """([lab, handle]) => {
 }"""
 
 
+# The floor's notebook: the stack lab's picture and its negative, as FigureView sends them; a key
+# press on the slider shows one or the other, with nothing computed or drawn.
+FLOOR_CELL = """\
+import ipywidgets as widgets
+from labs.norms.stack import StackLab
+
+view = StackLab().view
+pictures = [view.image.value, view.image.value]
+view.figure.patch.set_facecolor("black")
+view.redraw()
+pictures[1] = view.image.value
+slider = widgets.IntSlider(value=5, min=0, max=40, description="floor")
+image = widgets.Image(format=view.image.format, value=pictures[slider.value % 2])
+slider.observe(lambda change: setattr(image, "value", pictures[change["new"] % 2]), names="value")
+floor = widgets.VBox([slider, image])
+floor.add_class("course-lab-floor")
+floor"""
+
+
+def _course_kernelspec() -> dict:
+    from tools.browser import CONTENT
+    first = sorted(Path(CONTENT).glob("*.ipynb"))[0]
+    return json.loads(first.read_text(encoding="utf-8"))["metadata"]["kernelspec"]
+
+
+def write_floor_notebook(folder) -> Path:
+    """Write the floor's notebook (one code cell, the course's kernel) into ``folder``."""
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": "floor", "metadata": {},
+                           "outputs": [], "source": FLOOR_CELL}],
+                "metadata": {"kernelspec": _course_kernelspec()},
+                "nbformat": 4, "nbformat_minor": 5}
+    path = Path(folder) / FLOOR[0]
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    return path
+
+
 @contextlib.contextmanager
 def jupyter_server():
     """(base URL, root folder) of a local JupyterLab over a copy of content/, as the tests start it."""
     with tempfile.TemporaryDirectory(prefix="bench-jupyter-") as tmp:
         with local_jupyterlab(tmp, Path(tmp) / "progress.json") as server:
             yield server
+
+
+def _next_key(handle, i: int) -> str:
+    """Two presses right, two left, and so on, turning back at either end of the slider (a press
+    there would change nothing)."""
+    now, low, high = (float(handle.get_attribute(name)) for name in
+                      ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
+    right = (i // 2) % 2 == 0
+    if now >= high:
+        right = False
+    elif now <= low:
+        right = True
+    return "ArrowRight" if right else "ArrowLeft"
 
 
 def _measure(page, lab, presses: int) -> list:
@@ -82,7 +138,7 @@ def _measure(page, lab, presses: int) -> list:
     handle.focus()
     times = []
     for i in range(presses):
-        key = "ArrowRight" if i < (presses + 1) // 2 else "ArrowLeft"
+        key = _next_key(handle, i)
         page.evaluate(ARM, [lab.element_handle(), handle.element_handle()])
         page.keyboard.press(key)
         page.wait_for_function("window.__courseBench && window.__courseBench.done", timeout=30_000)
@@ -114,30 +170,45 @@ def _drag(page, lab, steps: int = DRAG_STEPS) -> tuple[float, int]:
     return (state["shown"][-1][0] - last_key) / 1000.0, len(state["shown"])
 
 
-def run(presses: int = 15, drags: int = 5, labs=tuple(LABS), log=print) -> dict:
-    """{lab: summary} of slider-to-screen times and drags, or {"skipped": reason}."""
+def _open_lab(browser, base, notebook, css):
+    """(context, page, lab locator): the notebook opened and run in a new page, its lab found."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    open_notebook(page, base, notebook)
+    run_all(page)
+    lab = page.locator(f".{css}").first
+    lab.wait_for()
+    return context, page, lab
+
+
+def run(presses: int = 25, drags: int = 5, labs=tuple(LABS), log=print) -> dict:
+    """{lab: summary} of slider-to-screen times and drags, and the floor, or {"skipped": reason}."""
     if not Path(CHROMIUM).exists():
         return {"skipped": f"{CHROMIUM} is missing"}
     from playwright.sync_api import sync_playwright
 
     out = {"target_ms": TARGET_MS, "drag_steps": DRAG_STEPS, "drag_target_ms": DRAG_TARGET_MS, "labs": {}}
-    with jupyter_server() as (base, _root), sync_playwright() as playwright:
+    with jupyter_server() as (base, root), sync_playwright() as playwright:
+        write_floor_notebook(root)
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
+            context, page, lab = _open_lab(browser, base, *FLOOR)
+            try:
+                _measure(page, lab, 2)
+                out["floor"] = summary(_measure(page, lab, presses))
+                log(f"  browser floor (an image swapped, nothing drawn): {out['floor']['median_ms']} ms median")
+            finally:
+                context.close()
             for name in labs:
                 notebook, css = LABS[name]
-                context = browser.new_context(viewport={"width": 1280, "height": 900})
-                page = context.new_page()
-                page.set_default_timeout(60_000)
+                context, page, lab = _open_lab(browser, base, notebook, css)
                 try:
-                    open_notebook(page, base, notebook)
-                    run_all(page)
-                    lab = page.locator(f".{css}").first
-                    lab.wait_for()
                     _measure(page, lab, 2)                 # warm-up (first draws, caches)
                     result = summary(_measure(page, lab, presses))
                     result["notebook"] = notebook
                     result["meets_target"] = bool(result["median_ms"] <= TARGET_MS)
+                    result["above_floor_ms"] = round(result["median_ms"] - out["floor"]["median_ms"], 1)
                     settles, images = [], []
                     for _ in range(drags):
                         settle, shown = _drag(page, lab)
@@ -158,4 +229,4 @@ def run(presses: int = 15, drags: int = 5, labs=tuple(LABS), log=print) -> dict:
     return out
 
 
-__all__ = ["jupyter_server", "run"]
+__all__ = ["FLOOR_CELL", "jupyter_server", "run", "write_floor_notebook"]

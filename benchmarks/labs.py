@@ -297,12 +297,10 @@ def bench_lab(name: str, function, quick: bool = False) -> dict:
     t0 = time.perf_counter()
     build_s = []
     gc.collect()
-    for i in range(1 if quick else 3):
-        if i:
-            close(root)
+    for _ in range(1 if quick else 3):
         seconds, root = _timed_build(function)
         build_s.append(seconds)
-    close(root)
+        close(root)
     views = []
     with patched_views("shipped", views):
         root = function()

@@ -92,13 +92,23 @@ def tables(results: dict) -> list[str]:
                     f"{b.get('drag_steps', 20)} steps of the slider sent as fast as the page takes them; *settles* is the "
                     "time from the last step to the plot showing the last value, *images* how many plots "
                     "the page showed during the drag (ipywidgets drops values superseded while one is in flight).", ""]
+            floor = b.get("floor")
+            if floor:
+                out += ["*Floor*: the same key press on a slider that only swaps one ready-made picture of a "
+                        "lab's size for another, sent as the labs send theirs, with nothing computed or drawn: "
+                        "what the page, the server and the kernel's messages cost on their own. *Above the "
+                        "floor* is the lab's median minus the floor's, both from this run.", ""]
             rows = []
+            if floor:
+                rows.append(["*floor* (nothing drawn)", "–", floor["n"], _ms(floor), _ms(floor, "p95_ms"), "–",
+                             "–", "–", "–", "–", "–"])
             for name, r in b["labs"].items():
                 d = r.get("drag") or {}
-                rows.append([name, r["notebook"], r["n"], _ms(r), _ms(r, "p95_ms"), _ok(r["meets_target"]),
+                above = f"{r['above_floor_ms']:.1f}" if "above_floor_ms" in r else "–"
+                rows.append([name, r["notebook"], r["n"], _ms(r), _ms(r, "p95_ms"), above, _ok(r["meets_target"]),
                              _ms(d.get("settle")), _ms(d.get("settle"), "p95_ms"), d.get("images", "–"),
                              _ok(d.get("meets_target"))])
-            out += _table(["lab", "notebook", "presses", "key press median", "p95",
+            out += _table(["lab", "notebook", "presses", "key press median", "p95", "above the floor",
                            f"≤ {b.get('target_ms', 50)} ms", "drag settles, median", "p95",
                            "images per drag (median)", f"≤ {b.get('drag_target_ms', 150)} ms"], rows) + [""]
     if "notebooks" in s:

@@ -66,13 +66,15 @@ def test_the_report_shows_full_draws_the_browser_estimate_and_the_drag():
                  "target_vs_naive": 8.0, "target_vs_full": 4.0},
         "wasm": {"factor": 3.0, "cpython_ms": 20.0, "pyodide_ms": 60.0, "repeats": 5, "pyodide_version": "3.14.2",
                  "pyodide_package": "314.0.6", "cpython_version": "3.11.7", "node_version": "v20"},
-        "browser": {"target_ms": 50.0, "drag_steps": 20, "drag_target_ms": 150.0, "labs": {"stack": {
-            **stat, "notebook": "03.ipynb", "meets_target": True,
-            "drag": {"settle": {**stat, "median_ms": 90.0}, "images": 4, "meets_target": True}}}}}}
+        "browser": {"target_ms": 50.0, "drag_steps": 20, "drag_target_ms": 150.0,
+                    "floor": {**stat, "median_ms": 7.5}, "labs": {"stack": {
+                        **stat, "notebook": "03.ipynb", "meets_target": True, "above_floor_ms": 2.5,
+                        "drag": {"settle": {**stat, "median_ms": 90.0}, "images": 4, "meets_target": True}}}}}}
     text = "\n".join(report.tables(results))
     assert "| norms.stack_lab | 5 | 10.0 | 12.0 | 1 of 5 (3 of 5) |" in text
     assert "| 30.0 | met |" in text                          # 10 ms x the factor 3, as the estimate
-    assert "Factor: **3.0**" in text and "| stack | 03.ipynb | 5 | 10.0 | 12.0 | met | 90.0 |" in text
+    assert "Factor: **3.0**" in text and "| stack | 03.ipynb | 5 | 10.0 | 12.0 | 2.5 | met | 90.0 |" in text
+    assert "| *floor* (nothing drawn) | – | 5 | 7.5 | 12.0 |" in text
 
 
 def test_every_lab_of_the_lab_modules_is_found_with_its_controls():
@@ -83,3 +85,22 @@ def test_every_lab_of_the_lab_modules_is_found_with_its_controls():
     root = found["norms.stack_lab"]()
     kinds = [kind for kind, _widget in labs.controls(root)]
     assert kinds[0] == "slider" and "options" in kinds
+
+
+def test_the_browser_floor_swaps_two_ready_pictures_and_draws_nothing(tmp_path):
+    from benchmarks import browser
+
+    path = browser.write_floor_notebook(tmp_path)
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    assert notebook["metadata"]["kernelspec"]["name"] == "python"        # the course's kernel
+    scope = {}
+    exec("".join(notebook["cells"][0]["source"]), scope)
+    image, slider, pictures = scope["image"], scope["slider"], scope["pictures"]
+    assert image.format == "url" and bytes(pictures[0]).startswith(b"data:image/png;base64,")
+    assert pictures[0] != pictures[1] and len(pictures[0]) > 10_000      # a whole lab's picture
+    draws = scope["view"].renders
+    assert image.value == pictures[slider.value % 2]                      # shown as the slider stands
+    for value in (6, 7, 8, 7):
+        slider.value = value
+        assert image.value == pictures[value % 2]
+    assert scope["view"].renders == draws                                 # nothing drawn on a key press

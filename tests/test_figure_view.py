@@ -1,17 +1,21 @@
 """The figure view (labs/kit/figure_view.py): blitting gives exactly the pixels of a plain full
 draw, a full draw happens when (and only when) something static changed, known static states are
-reused, and the PNG it writes decodes to the pixels drawn. Every lab is driven through its
+reused, the PNG it writes decodes to the pixels drawn and reaches the image widget as a data: URL,
+and ``set_changed`` leaves an artist alone when nothing differs. Every lab is driven through its
 controls and compared with a full draw after each change."""
 
+import base64
 import io
 import subprocess
 import sys
 
+import matplotlib.colors
 import numpy as np
 import pytest
 from PIL import Image
 
-from labs.kit.figure_view import FigureView, decades, encode_png, new_figure, power_of_ten, whole_ticks
+from labs.kit.figure_view import (FigureView, decades, encode_png, new_figure, power_of_ten, set_changed,
+                                  whole_ticks)
 
 
 def _same_as_full_draw(view):
@@ -100,8 +104,39 @@ def test_the_png_decodes_to_the_pixels_drawn():
     decoded = np.asarray(Image.open(io.BytesIO(encode_png(clear))))
     assert decoded.shape == (4, 6, 4) and np.array_equal(decoded, clear)
     view, *_rest = _two_panel_figure()
-    shown = np.asarray(Image.open(io.BytesIO(view.image.value)).convert("RGBA"))
+    shown = np.asarray(Image.open(io.BytesIO(view.png)).convert("RGBA"))
     assert np.array_equal(shown, view.pixels())
+
+
+def test_the_image_widget_holds_the_png_as_a_data_url():
+    view, line, *_rest = _two_panel_figure()
+    prefix = b"data:image/png;base64,"
+    value = bytes(view.image.value)
+    assert view.image.format == "url" and value.startswith(prefix)
+    assert base64.b64decode(value[len(prefix):], validate=True) == view.png
+    line.set_ydata(np.asarray(line.get_ydata()) * 0.5)
+    view.redraw()
+    assert base64.b64decode(bytes(view.image.value)[len(prefix):], validate=True) == view.png
+    shown = np.asarray(Image.open(io.BytesIO(view.png)).convert("RGBA"))
+    assert np.array_equal(shown, view.full_draw_pixels())
+
+
+def test_set_changed_marks_an_artist_changed_only_when_a_property_differs():
+    view, _line, bars, *_rest = _two_panel_figure()
+    bar = bars[0]
+    height, colour = bar.get_height(), bar.get_facecolor()
+    set_changed(bar, height=height, facecolor=colour)
+    assert not bar.stale                                   # the same values: nothing to redraw
+    set_changed(bar, facecolor=matplotlib.colors.to_hex(colour))
+    assert not bar.stale                                   # the same colour, written another way
+    set_changed(bar, height=height + 0.5)
+    assert bar.stale and bar.get_height() == height + 0.5
+    view.redraw()
+    _same_as_full_draw(view)
+    set_changed(bar, facecolor="#D55E00")
+    assert bar.stale and matplotlib.colors.same_color(bar.get_facecolor(), "#D55E00")
+    view.redraw()
+    _same_as_full_draw(view)
 
 
 def test_fixed_scales_tick_every_power_of_ten_and_only_whole_numbers():

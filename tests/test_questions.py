@@ -221,7 +221,7 @@ def test_figure_view_puts_the_image_in_an_output():
     view = FigureView(fig)
     data = view.widget.outputs[0]["data"]["application/vnd.jupyter.widget-view+json"]
     assert data["model_id"] == view.image.model_id
-    assert view.image.value[:4] == b"\x89PNG"
+    assert view.png[:4] == b"\x89PNG" and bytes(view.image.value).startswith(b"data:image/png;base64,")
     line.set_ydata([1, 0])
     view.redraw()
     assert view.renders == 2

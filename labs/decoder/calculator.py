@@ -16,6 +16,7 @@ from exercises.ui.style import plain, table
 from lib.params import (COURSE_EXAMPLE, TRAINED_MODEL, ModelConfig, beyond_plain, count_parameters, doubled,
                         gap_steps, mebibytes, presets)
 
+from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, menu, numbers_widget, slider, verdict_widget
 
 BYTES = {4: "4 (float32)", 2: "2 (bfloat16)", 1: "1 (int8)", 0.5: "0.5 (4-bit)"}
@@ -240,18 +241,18 @@ class CalculatorLab:
                                                          total=total))
         if not m["ok"]:
             for bar in self.part_bars:
-                bar.set_width(0)
+                set_changed(bar, width=0)
             for bar in self.double_bars:
-                bar.set_height(0)
+                set_changed(bar, height=0)
             self.numbers.value = plain("No model with these sizes.")
             self.gap.value = ""
         else:
             for i, name in enumerate(self.part_names):
                 share = m["shares"][name]
-                self.part_bars[i].set_width(share)
+                set_changed(self.part_bars[i], width=share)
             totals = [m["total"], m["depth2"], m["width2"]]
             for bar, value in zip(self.double_bars, totals):
-                bar.set_height(value / totals[0])
+                set_changed(bar, height=value / totals[0])
             name = m["preset"] or "custom"
             c = m["count"]
             parts = [(part, size(m["parts"][part]), f"{m['shares'][part]:.1%}"

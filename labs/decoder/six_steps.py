@@ -16,7 +16,7 @@ from lib.attention import attention
 from lib.block import SIX_STEP_OPTIONS, block_steps, six_step_setup
 from lib.norm import root_mean_square
 
-from ..kit.figure_view import set_limits
+from ..kit.figure_view import set_changed, set_limits
 from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
 
 STEP_EXPLAINED = {
@@ -199,8 +199,7 @@ class SixStepsLab:
             title.set_text("the input\n" if index == 0 else f"after step {index}:\n{m['names'][index]}")
         top = float(np.max(m["sizes"]))
         for i, (bar, size) in enumerate(zip(self.bars, m["sizes"])):
-            bar.set_height(size)
-            bar.set_facecolor(self.colours["orange"] if i == k else self.colours["sky"])
+            set_changed(bar, height=size, facecolor=self.colours["orange"] if i == k else self.colours["sky"])
         self.numbers.value = steps_table(m)
         set_limits(self.ax_sizes, y=(0, top * 1.25))    # changes only with new weights
         who = "the example's weights" if self.seed is None else f"random weights, draw {self.draws}"

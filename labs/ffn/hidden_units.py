@@ -15,6 +15,7 @@ from exercises.core.text import number, vector, word_list
 from exercises.ui.style import plain, table
 from lib.ffn import activation_function, ffn, hidden_units, worked_example
 
+from ..kit.figure_view import set_changed
 from ..kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget
 
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "silu": "SiLU", "none": "no activation"}
@@ -222,13 +223,12 @@ class HiddenUnitsLab:
         outputs = scale_for(np.concatenate([m["in_batch"], m["alone_out"]]))
         self._scales(units, outputs)
         for i in range(4):
-            self.before[i].set_height(m["pre"][i])
-            self.after[i].set_height(m["post"][i])
-            self.after[i].set_facecolor(c["orange"] if m["on"][i] else c["blue"])
+            set_changed(self.before[i], height=m["pre"][i])
+            set_changed(self.after[i], height=m["post"][i], facecolor=c["orange"] if m["on"][i] else c["blue"])
         act = ACTIVATION_NAMES[m["activation"]]
         for i in range(2):
             v = m["in_batch"][i]
-            self.out_bars[i].set_height(v)
+            set_changed(self.out_bars[i], height=v)
         self.alone_marks.set_data([0, 1], m["alone_out"])
         self.alone_marks.set_visible(m["alone"])
         self.view.redraw(state=self._state)

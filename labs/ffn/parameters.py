@@ -14,7 +14,7 @@ from exercises.core.text import count
 from exercises.ui.style import plain, table
 from lib.params import ModelConfig, block_parameters, equal_count_gated_width
 
-from ..kit.figure_view import decades
+from ..kit.figure_view import decades, set_changed
 from ..kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget
 
 D_MIN, D_MAX, D_STEP = 64, 4096, 64
@@ -135,7 +135,7 @@ class ParametersLab:
         log = bool(self.log_scale.value)
         self._scale(log)
         for i, (bar, v, share) in enumerate(zip(self.bars, values, shares)):
-            bar.set_height(share)
+            set_changed(bar, height=share)
         plain_share = m["plain_ffn"] / m["total"]
         self.plain_mark.set_ydata([plain_share, plain_share])
         self.plain_mark.set_visible(m["gated"])

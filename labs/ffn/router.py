@@ -17,6 +17,7 @@ from exercises.ui.style import plain, table
 from lib.moe import balance_load, route
 from lib.params import ModelConfig, count_parameters, mebibytes
 
+from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
 
 N_EXPERTS, TOP_K, N_TOKENS = 8, 2, 4096
@@ -187,14 +188,13 @@ class RouterLab:
         scale = next((s for s in SCORE_SCALES if top <= s), float(np.ceil(top)))
         self._scale(scale)
         for e in range(N_EXPERTS):
-            self.score_bars[e].set_height(scores[e])
-            self.score_bars[e].set_facecolor(c["orange"] if e in kept else c["sky"])
+            set_changed(self.score_bars[e], height=scores[e], facecolor=c["orange"] if e in kept else c["sky"])
         self.biased_marks.set_ydata(biased)
         balancing = bool(np.any(bias != 0))
         self.biased_marks.set_visible(balancing)
         counts = m["counts"]
         for e in range(N_EXPERTS):
-            self.load_bars[e].set_height(counts[e])
+            set_changed(self.load_bars[e], height=counts[e])
         state = ("left to itself" if m["strength"] == 0 or m["steps"] == 0
                  else f"after {m['steps']} steps at strength {m['strength']:.2f}")
         self.view.redraw(state=self._state)

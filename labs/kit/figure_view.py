@@ -38,12 +38,19 @@ without the alpha channel (the figure is opaque), without PNG's per-row filters 
 level 1: for flat-coloured plots that is both the smallest and by far the fastest of the
 settings measured (``benchmarks/NOTES.md``).
 
+**Shown at once.** The image widget receives the PNG as a ``data:`` URL (``format="url"``)
+rather than as raw bytes: for raw bytes the page makes a blob URL, which the browser fetches
+through its network layer before decoding, while a ``data:`` URL is decoded in the page
+straight away. The base64 text is a third larger; in Chromium the plot still reaches the
+screen sooner (``benchmarks/NOTES.md``). :attr:`FigureView.png` is the PNG itself.
+
 Importing this module imports neither matplotlib nor ipywidgets (the helpers import what they
 use), so a lab's model can be imported and tested without them.
 """
 
 from __future__ import annotations
 
+import base64
 import struct
 import zlib
 
@@ -67,6 +74,27 @@ def new_figure(width: float = 6.4, height: float = 3.2):
 
     fig = Figure(figsize=(width, height), facecolor="white")
     return fig
+
+
+def set_changed(artist, **properties) -> None:
+    """Set those of ``properties`` (as ``artist.set`` takes them) that differ from the artist's own.
+
+    matplotlib marks an artist as changed on every ``set_height`` or ``set_facecolor``, even to
+    the value it has, and the view redraws every artist marked changed. A control that moves
+    one bar of twenty then redraws that bar alone:
+
+        for bar, h in zip(bars, heights): set_changed(bar, height=h, facecolor=colour)
+    """
+    from matplotlib.colors import same_color
+
+    new = {}
+    for name, value in properties.items():
+        now = getattr(artist, f"get_{name}")()
+        same = same_color(now, value) if name.endswith("color") else np.array_equal(now, value)
+        if not same:
+            new[name] = value
+    if new:
+        artist.set(**new)
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
@@ -130,10 +158,10 @@ def encode_png(rgba, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
     pixels = rgba[..., :3] if opaque else rgba
     rows = np.empty((height, 1 + pixels.shape[1] * pixels.shape[2]), dtype=np.uint8)
     rows[:, 0] = 0                                          # filter type 0 (none) for every row
-    rows[:, 1:] = pixels.reshape(height, -1)
+    rows[:, 1:].reshape(pixels.shape)[...] = pixels         # one copy, straight into the rows
     header = struct.pack(">IIBBBBB", width, height, 8, 2 if opaque else 6, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header)
-            + _chunk(b"IDAT", zlib.compress(rows.tobytes(), compress_level)) + _chunk(b"IEND", b""))
+            + _chunk(b"IDAT", zlib.compress(rows.data, compress_level)) + _chunk(b"IEND", b""))
 
 
 def _flatten(artists) -> list:
@@ -178,11 +206,12 @@ class FigureView:
         self._states = {}            # state -> (background, later) of the static states seen
         self._checked = None         # the background the last blit's artists were checked against
         self._drawn = {}             # id(artist) -> the pixel bounds it painted when last drawn
+        self._fresh = {}             # id(artist) -> the bounds a changed artist paints now
         self._state = None
         self._pixels = None          # a copy of the RGBA pixels last encoded
         self._png = b""              # and their PNG
         self.changing(*_flatten(changing))
-        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto"))
+        self.image = widgets.Image(format="url", layout=widgets.Layout(max_width="100%", height="auto"))
         self.image.add_class("course-figure-image")
         self.widget = widgets.Output()
         self.widget.add_class("course-figure")
@@ -374,12 +403,11 @@ class FigureView:
 
     def _dirty(self):
         """The part of the figure the changed artists painted last time or paint now, as
-        (x0, y0, x1, y1), or None when that is most of the figure."""
+        (x0, y0, x1, y1), or None when that is most of the figure. The bounds each changed
+        artist paints now are kept for ``_blit`` (the others paint where they did last time)."""
         renderer = self._canvas.get_renderer()
-        boxes = []
-        for artist in self._changing:
-            if artist.stale:
-                boxes += [self._drawn.get(id(artist)), self._box(artist, renderer)]
+        self._fresh = {id(a): self._box(a, renderer) for a in self._changing if a.stale}
+        boxes = [self._drawn.get(key) for key in self._fresh] + list(self._fresh.values())
         boxes = [b for b in boxes if b is not None]
         if not boxes:
             return (0, 0, 0, 0)
@@ -415,13 +443,12 @@ class FigureView:
             renderer = self._canvas.get_renderer()
             region = Bbox.from_extents(x0, y0, x1, y1)
             for artist in self._changing:
-                box = self._box(artist, renderer)
+                box = self._fresh[id(artist)] if id(artist) in self._fresh else self._drawn.get(id(artist))
                 if box is None or box[2] <= x0 or x1 <= box[0] or box[3] <= y0 or y1 <= box[1]:
                     continue
                 self._draw_within(artist, region, renderer)
+        self._drawn.update(self._fresh)
         for artist in self._changing:
-            if artist.stale:
-                self._drawn[id(artist)] = self._box(artist, self._canvas.get_renderer())
             artist.stale = False
         self.figure.stale = False
 
@@ -473,7 +500,7 @@ class FigureView:
         static part takes a few states (``None``: any static change is a full draw). The lab
         must pass a new state whenever it changes a static artist (limits, ticks, labels)."""
         if (self._render(state) and self._encode()) or not self.image.value:
-            self.image.value = self._png
+            self.image.value = b"data:image/png;base64," + base64.b64encode(self._png)
         self.renders += 1
 
     def full_draw_pixels(self):
@@ -493,6 +520,11 @@ class FigureView:
                 artist.set_animated(True)
             self.figure.stale = False
         return pixels
+
+    @property
+    def png(self) -> bytes:
+        """The PNG on show (the image widget holds it as a ``data:`` URL)."""
+        return self._png
 
     def pixels(self):
         """The RGBA pixels on show, (height, width, 4)."""

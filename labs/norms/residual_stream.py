@@ -15,7 +15,7 @@ import numpy as np
 from exercises.ui.style import plain
 from lib.stack import residual_stream
 
-from ..kit.figure_view import set_limits, whole_ticks
+from ..kit.figure_view import set_changed, set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 STREAM_MAX = 24
@@ -121,8 +121,8 @@ class ResidualStreamLab:
         for i, (bar, share_bar) in enumerate(zip(self.bars, self.share_bars)):
             bar.set_visible(i < n)                   # blocks beyond n are not drawn at all
             share_bar.set_visible(i < n)
-            bar.set_height(m["additions"][i] if i < n else 0.0)
-            share_bar.set_height(m["shares"][i] if i < n else 0.0)
+            set_changed(bar, height=m["additions"][i] if i < n else 0.0)
+            set_changed(share_bar, height=m["shares"][i] if i < n else 0.0)
         self.line.set_data(k, m["sizes"])
         self.law.set_data(k, m["right_angles"])
         self.aligned.set_data(k, m["aligned"])

@@ -20,7 +20,7 @@ from lib.attention import attention
 from lib.positional import add_positions
 from lib.weights import random_weights
 
-from ..kit.figure_view import set_limits
+from ..kit.figure_view import set_changed, set_limits
 from ..kit.layout import controls, lab_root, menu, numbers_widget, switch, verdict_widget
 from .table import TABLE_USE, course_table
 
@@ -228,8 +228,7 @@ class ShuffleLab:
         self.title_after.set_text(f"after: {model['sentence_after']}")
         top = change_top()
         for bar, value in zip(self.bars, model["change"]):
-            bar.set_height(value)
-            bar.set_facecolor(self.colours["vermillion"] if value >= TOL else self.colours["blue"])
+            set_changed(bar, height=value, facecolor=self.colours["vermillion"] if value >= TOL else self.colours["blue"])
         self.numbers.value = outputs_table(model)
         if np.nanmax(model["change"]) > top:          # another position table went further
             top = float(np.nanmax(model["change"]))

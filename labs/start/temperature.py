@@ -12,6 +12,7 @@ from exercises.core.text import percent
 from exercises.ui.style import plain
 from lib.attention import softmax
 
+from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 WORDS = ("cat", "sat", "on", "the", "mat")
@@ -83,8 +84,7 @@ class TemperatureLab:
     def update(self, temperature: float) -> dict:
         model = temperature_model(temperature)
         for i, (bar, w) in enumerate(zip(self.bars, model["weights"])):
-            bar.set_height(w)
-            bar.set_facecolor(self.colours[1] if i == model["top"] else self.colours[0])
+            set_changed(bar, height=w, facecolor=self.colours[1] if i == model["top"] else self.colours[0])
             self.labels[i].set_text(f"{w:.2f}")
             self.labels[i].set_y(w + 0.01)
         self.title.set_text(f"Softmax of the scores / {model['temperature']:.2f}")

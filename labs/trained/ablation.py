@@ -14,6 +14,7 @@ from exercises.core.text import amount, count
 from exercises.ui.style import plain
 from lib import model
 
+from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, switch, verdict_widget
 from .held_out import GROUPS, context, held_out, perplexities, pooled_losses, run, texts
 from .kind_bars import KindBars
@@ -133,9 +134,9 @@ class AblationLab:
         self.kinds.update(m["full"], m["now"])
         vocab = model.vocab()
         for bar, value in zip(self.top_full, m["top_full"]):
-            bar.set_height(value)
+            set_changed(bar, height=value)
         for bar, value in zip(self.top_now, m["top_now"]):
-            bar.set_height(value)
+            set_changed(bar, height=value)
         labels = [vocab[i] + (" \u2713" if i == m["right"] else "") for i in m["top"]]
         for text, label in zip(self.words, labels):
             text.set_text(label)

@@ -8,7 +8,7 @@ import numpy as np
 
 from exercises.core.text import amount, count
 
-from ..kit.figure_view import decades
+from ..kit.figure_view import decades, set_changed
 from .held_out import GROUPS, counts
 
 SHORT = {"sums and differences": "sums+diff"}     # a tick label that fits under its bars
@@ -49,7 +49,7 @@ class KindBars:
         """Set the bars' heights; a perplexity above the chart is drawn to its top, with a mark."""
         top = 10.0 ** TOP_POWER
         for i, ((label, _k), a, b) in enumerate(zip(GROUPS, self.full, self.now)):
-            a.set_height(full[label])
+            set_changed(a, height=full[label])
             shown = now[label] if np.isfinite(now[label]) else top
-            b.set_height(min(shown, top))
+            set_changed(b, height=min(shown, top))
             self.over[i].set_text(f"\u2191{amount(shown)}" if shown > top else "")

@@ -13,6 +13,7 @@ import numpy as np
 from exercises.ui.style import plain
 from lib import model
 
+from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 from .held_out import held_out, trace
 
@@ -88,9 +89,9 @@ class TrainedStreamLab:
     def update(self) -> dict:
         m = stream_model(self.position.value)
         for bar, value in zip(self.attention, m["attention"]):
-            bar.set_height(value)
+            set_changed(bar, height=value)
         for bar, value in zip(self.ffn, m["ffn"]):
-            bar.set_height(value)
+            set_changed(bar, height=value)
         self.line.set_ydata(m["stream"])
         if m["position"] < 0:
             self.title.set_text("the residual stream, averaged over the held-out text")
