@@ -150,6 +150,21 @@ def tables(results: dict) -> list[str]:
                       _ms(m[prefix + "torch_float32"], "p95_ms"), f"NumPy / PyTorch = {m[prefix + 'numpy_over_torch_float32']}"],
                      [f"PyTorch CPU float64, {label}", _ms(m[prefix + "torch_float64"]),
                       _ms(m[prefix + "torch_float64"], "p95_ms"), f"NumPy / PyTorch = {m[prefix + 'numpy_over_torch_float64']}"]]
+        kept = m.get("kept_memory")
+        if kept:
+            rows += [["NumPy (lib.model.forward), default threads, memory kept", _ms(kept["numpy"]),
+                      _ms(kept["numpy"], "p95_ms"), "fresh process"],
+                     ["PyTorch CPU float32, default threads, memory kept", _ms(kept["torch_float32"]),
+                      _ms(kept["torch_float32"], "p95_ms"), f"NumPy / PyTorch = {kept['numpy_over_torch_float32']}"],
+                     ["PyTorch CPU float64, default threads, memory kept", _ms(kept["torch_float64"]),
+                      _ms(kept["torch_float64"], "p95_ms"), f"NumPy / PyTorch = {kept['numpy_over_torch_float64']}"]]
+        if "block" in m:
+            out += [f"Each library is timed {m['block']} calls in a row, after a pause of {m['pause_s']} s, in turn "
+                    "(not one call each by turns: a library's worker threads keep spinning for a while after a "
+                    "call and, on a machine with few cores, slow the other library's next call)."
+                    + (" *Memory kept*: the same, in a fresh process whose allocator keeps the memory it frees, "
+                       "as WebAssembly's memory in the browser is kept (glibc otherwise returns large freed "
+                       "blocks and maps new pages for the next large array)." if kept else ""), ""]
         out += _table(["forward", "median", "p95", "ratio"], rows)
         out += ["", f"PyTorch {m['torch_version']} ({m['torch_threads']} threads by default); largest difference from "
                 f"PyTorch float64: {m['max_abs_difference_vs_torch_float64']:.1e}. Target within "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -156,11 +157,38 @@ def _openblas_threads_setter():
     return None
 
 
-def run_model(repeats: int = 20) -> dict:
-    """NumPy forward (lib.model) against PyTorch CPU, same weights, same held-out text, interleaved.
+# glibc gives large freed blocks back to the system, and the next array of that size is new
+# memory the kernel must map page by page; on this kind of virtual machine that is most of the
+# cost of a big temporary array. WebAssembly's memory is never given back: these settings make
+# glibc keep it too, as the learner's browser does.
+KEPT_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(2 ** 30), "MALLOC_TRIM_THRESHOLD_": str(2 ** 32 - 1),
+               "MALLOC_TOP_PAD_": str(2 ** 28)}
+BLOCK, PAUSE_S = 5, 0.3       # calls in a row of one library, then a pause before the next library
+
+
+def _timed_blocks(runs: dict, repeats: int) -> dict:
+    """{name: [seconds]}: ``repeats`` calls of each function, in rows of BLOCK calls of one function,
+    a pause between rows. Calls of different libraries are not interleaved one by one: after a
+    call each library's worker threads keep spinning for a while, and on two cores they would
+    slow the other library's next call."""
+    times = {name: [] for name in runs}
+    for _ in range(max(1, repeats // BLOCK)):
+        for name, run in runs.items():
+            time.sleep(PAUSE_S)
+            for _ in range(BLOCK):
+                start = time.perf_counter()
+                run()
+                times[name].append(time.perf_counter() - start)
+    return times
+
+
+def run_model(repeats: int = 30, kept_memory: bool = True) -> dict:
+    """NumPy forward (lib.model) against PyTorch CPU, same weights, same held-out text, in rows.
 
     Run twice: with the libraries' default threads (all cores), and with one thread each
-    (OpenBLAS for NumPy, intra-op for PyTorch), as the browser's single-threaded kernel runs."""
+    (OpenBLAS for NumPy, intra-op for PyTorch), as the browser's single-threaded kernel runs.
+    With kept_memory, the default-thread run is made once more in a fresh process whose memory
+    allocator keeps freed memory (``KEPT_MEMORY``), reported under "kept_memory"."""
     import torch
 
     from lib import model
@@ -171,22 +199,18 @@ def run_model(repeats: int = 20) -> dict:
     set_blas = _openblas_threads_setter()
     default_torch = torch.get_num_threads()
     default_blas = _openblas().get("blas_threads")
-    out = {"tokens": int(len(ids)), "torch_version": torch.__version__}
+    out = {"tokens": int(len(ids)), "torch_version": torch.__version__, "block": BLOCK, "pause_s": PAUSE_S}
     runs = [("", default_blas, default_torch)] + ([("one_thread_", 1, 1)] if set_blas else [])
+    calls = {"numpy": lambda: model.forward(ids)}
+    calls.update({f"torch_{key}": (lambda m=m: m(x)) for key, m in models.items()})
     with torch.no_grad():
         for prefix, blas, threads in runs:
             if set_blas and blas:
                 set_blas(blas)
             torch.set_num_threads(threads)
-            times = {"numpy": [], "torch_float32": [], "torch_float64": []}
-            model.forward(ids)
-            for m in models.values():
-                m(x)                                         # warm-up
-            for _ in range(repeats):
-                start = time.perf_counter(); model.forward(ids); times["numpy"].append(time.perf_counter() - start)
-                for key, m in models.items():
-                    start = time.perf_counter(); m(x); times[f"torch_{key}"].append(time.perf_counter() - start)
-            for key, values in times.items():
+            for call in calls.values():
+                call()                                       # warm-up
+            for key, values in _timed_blocks(calls, repeats).items():
                 out[prefix + key] = summary(values)
             out[prefix + "threads"] = {"openblas": blas, "torch": threads}
             out[prefix + "numpy_over_torch_float32"] = ratio(out[prefix + "numpy"], out[prefix + "torch_float32"])
@@ -201,7 +225,22 @@ def run_model(repeats: int = 20) -> dict:
     out["numpy_over_fastest_torch"] = round(out["numpy"]["median_ms"] / best, 2)
     out["target_ratio"] = MODEL_TARGET
     out["meets_target"] = bool(out["numpy_over_torch_float32"] <= MODEL_TARGET)
+    if kept_memory:
+        out["kept_memory"] = _run_model_keeping_memory(repeats)
     return out
+
+
+def _run_model_keeping_memory(repeats: int) -> dict:
+    """The default-thread part of ``run_model`` in a fresh process with ``KEPT_MEMORY`` set."""
+    code = ("import json, sys; from benchmarks.system import run_model; "
+            f"r = run_model({int(repeats)}, kept_memory=False); "
+            "json.dump({k: r[k] for k in ('numpy', 'torch_float32', 'torch_float64', "
+            "'numpy_over_torch_float32', 'numpy_over_torch_float64')}, sys.stdout)")
+    done = subprocess.run([PYTHON, "-c", code], cwd=ROOT, env={**os.environ, **KEPT_MEMORY},
+                          capture_output=True, text=True, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["settings"] = dict(KEPT_MEMORY)
+    return result
 
 
 # ---------------------------------------------------------------- the machine

@@ -104,3 +104,29 @@ def test_the_browser_floor_swaps_two_ready_pictures_and_draws_nothing(tmp_path):
         slider.value = value
         assert image.value == pictures[value % 2]
     assert scope["view"].renders == draws                                 # nothing drawn on a key press
+
+
+def test_the_model_table_shows_the_kept_memory_rows_and_how_the_calls_were_timed():
+    from benchmarks import report
+
+    stat = {"median_ms": 20.0, "p95_ms": 22.0, "n": 30}
+    fast = {**stat, "median_ms": 5.0}
+    model = {"tokens": 256, "torch_version": "2.13.0", "torch_threads": 2, "block": 5, "pause_s": 0.3,
+             "numpy": stat, "torch_float32": fast, "torch_float64": fast, "threads": {"openblas": 2, "torch": 2},
+             "numpy_over_torch_float32": 4.0, "numpy_over_torch_float64": 4.0,
+             "max_abs_difference_vs_torch_float64": 1e-14, "target_ratio": 1.5, "meets_target": False,
+             "kept_memory": {"numpy": {**stat, "median_ms": 10.0}, "torch_float32": fast, "torch_float64": fast,
+                             "numpy_over_torch_float32": 2.0, "numpy_over_torch_float64": 2.0}}
+    text = "\n".join(report.tables({"sections": {"model": model}}))
+    assert "| NumPy (lib.model.forward), default threads, memory kept | 10.0 | 22.0 | fresh process |" in text
+    assert "| PyTorch CPU float32, default threads, memory kept | 5.0 | 22.0 | NumPy / PyTorch = 2.0 |" in text
+    assert "timed 5 calls in a row, after a pause of 0.3 s" in text and "**missed**" in text
+
+
+def test_model_timing_runs_each_function_in_rows_of_calls():
+    from benchmarks import system
+
+    order = []
+    times = system._timed_blocks({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, 10)
+    assert len(times["a"]) == len(times["b"]) == 10
+    assert order == (["a"] * system.BLOCK + ["b"] * system.BLOCK) * 2
