@@ -7,8 +7,8 @@ slider handle, one press at a time (two right, two left, turning back at an end)
 to the first animation frame after the lab's new plot image has loaded and decoded (what the
 learner sees), all measured by the page's own clock.
 
-Then the slider is dragged by keyboard: :data:`DRAG_STEPS` arrow presses sent as fast as the page
-takes them. Every new plot shown is time-stamped; the drag *settles* when the plot for the last
+Then the slider is dragged by keyboard: :data:`DRAG_STEPS` arrow presses towards its farther end,
+sent as fast as the page takes them. Every new plot shown is time-stamped; the drag *settles* when the plot for the last
 value is on screen (no new image for a second after it), and the time counted is from the last
 key press to that image. While a value is being computed ipywidgets keeps only the newest of the
 values that arrive (it does not queue them all), so the number of images shown per drag says
@@ -148,12 +148,21 @@ def _measure(page, lab, presses: int) -> list:
 
 
 def _drag(page, lab, steps: int = DRAG_STEPS) -> tuple[float, int]:
-    """(seconds from the last of ``steps`` quick key presses to the last plot on screen, plots shown)."""
+    """(seconds from the last of ``steps`` quick key presses to the last plot on screen, plots shown).
+
+    The drag goes towards the slider's farther end, and every step must move the slider: a drag
+    that reaches an end would time presses that change nothing."""
     handle = lab.locator(".widget-slider .noUi-handle").first
     handle.focus()
+    start, low, high = (float(handle.get_attribute(name)) for name in
+                        ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
+    forward, back = ("ArrowRight", "ArrowLeft") if high - start >= start - low else ("ArrowLeft", "ArrowRight")
     page.evaluate(ARM_DRAG, [lab.element_handle(), handle.element_handle()])
     for _ in range(steps):
-        page.keyboard.press("ArrowRight")
+        page.keyboard.press(forward)
+    end = float(handle.get_attribute("aria-valuenow"))
+    if end in (low, high):
+        raise RuntimeError(f"a {steps}-step drag from {start} reached the end of the slider ({low} to {high})")
     quiet = 0
     count = -1
     while quiet < 10:                                  # a second without a new image
@@ -164,7 +173,7 @@ def _drag(page, lab, steps: int = DRAG_STEPS) -> tuple[float, int]:
     state = page.evaluate("({keys: window.__courseDrag.keys, shown: window.__courseDrag.shown})")
     page.evaluate("window.__courseDrag.stop()")
     for _ in range(steps):                             # back to where it was, for the next drag
-        page.keyboard.press("ArrowLeft")
+        page.keyboard.press(back)
     page.wait_for_timeout(1500)
     last_key = state["keys"][-1]
     return (state["shown"][-1][0] - last_key) / 1000.0, len(state["shown"])

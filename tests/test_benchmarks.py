@@ -130,3 +130,21 @@ def test_model_timing_runs_each_function_in_rows_of_calls():
     times = system._timed_blocks({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, 10)
     assert len(times["a"]) == len(times["b"]) == 10
     assert order == (["a"] * system.BLOCK + ["b"] * system.BLOCK) * 2
+
+
+class _Handle:
+    """A slider handle as the page shows it: its value and ends."""
+
+    def __init__(self, now, low=0, high=10):
+        self.values = {"aria-valuenow": str(now), "aria-valuemin": str(low), "aria-valuemax": str(high)}
+
+    def get_attribute(self, name):
+        return self.values[name]
+
+
+def test_key_presses_go_two_right_two_left_and_turn_back_at_either_end():
+    from benchmarks.browser import _next_key
+
+    assert [_next_key(_Handle(5), i) for i in range(6)] == ["ArrowRight"] * 2 + ["ArrowLeft"] * 2 + ["ArrowRight"] * 2
+    assert _next_key(_Handle(10), 0) == "ArrowLeft"          # at the right end: a right press changes nothing
+    assert _next_key(_Handle(0), 2) == "ArrowRight"
