@@ -301,3 +301,26 @@ def test_perplexity_bars_above_the_chart_are_marked_with_their_value():
         else:
             assert mark.get_text() == ""
     assert any(t.get_text() for t in lab.kinds.over)          # this setting does go off the chart
+
+
+def test_moving_the_watched_prediction_redraws_only_the_top_words_panel():
+    """The watch slider changes the right-hand panel alone; the perplexity bars on the left keep
+    their heights, so they are not marked changed and the view does not redraw them. Leaving a
+    block out changes the left-hand bars, and they are marked."""
+    lab = AblationLab()
+    left = {id(x) for x in (*lab.kinds.full, *lab.kinds.now, *lab.kinds.over)}
+    right = {id(x) for x in (*lab.top_full, *lab.top_now, *lab.words, lab.right_title)}
+    marked = []
+    redraw = lab.view.redraw
+
+    def watching(*args, **kwargs):
+        marked.append({id(x) for x in lab.view._changing if x.stale})
+        return redraw(*args, **kwargs)
+
+    lab.view.redraw = watching
+    for value in (lab.watch.value + 1, lab.watch.value + 2, lab.watch.value + 3):
+        lab.watch.value = value
+    assert len(marked) == 3 and lab.view.last == "blit"
+    assert all(not (left & changed) and (right & changed) for changed in marked)
+    lab.blocks[0].value = False
+    assert left & marked[-1]
