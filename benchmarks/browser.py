@@ -27,7 +27,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, local_jupyterlab, open_notebook, run_all
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, CONTENT, local_jupyterlab, open_notebook, run_all
 
 from .stats import summary
 
@@ -81,10 +81,10 @@ import ipywidgets as widgets
 from labs.norms.stack import StackLab
 
 view = StackLab().view
-pictures = [view.image.value, view.image.value]
+first = view.image.value
 view.figure.patch.set_facecolor("black")
 view.redraw()
-pictures[1] = view.image.value
+pictures = [first, view.image.value]
 slider = widgets.IntSlider(value=5, min=0, max=40, description="floor")
 image = widgets.Image(format=view.image.format, value=pictures[slider.value % 2])
 slider.observe(lambda change: setattr(image, "value", pictures[change["new"] % 2]), names="value")
@@ -94,7 +94,7 @@ floor"""
 
 
 def _course_kernelspec() -> dict:
-    from tools.browser import CONTENT
+    """The kernelspec the course's notebooks name (that of the first in content/)."""
     first = sorted(Path(CONTENT).glob("*.ipynb"))[0]
     return json.loads(first.read_text(encoding="utf-8"))["metadata"]["kernelspec"]
 
@@ -118,11 +118,15 @@ def jupyter_server():
             yield server
 
 
+def _position(handle) -> tuple[float, float, float]:
+    """(value, lowest, highest) of a slider, as its handle tells a screen reader."""
+    return tuple(float(handle.get_attribute(name)) for name in ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
+
+
 def _next_key(handle, i: int) -> str:
     """Two presses right, two left, and so on, turning back at either end of the slider (a press
     there would change nothing)."""
-    now, low, high = (float(handle.get_attribute(name)) for name in
-                      ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
+    now, low, high = _position(handle)
     right = (i // 2) % 2 == 0
     if now >= high:
         right = False
@@ -154,13 +158,12 @@ def _drag(page, lab, steps: int = DRAG_STEPS) -> tuple[float, int]:
     that reaches an end would time presses that change nothing."""
     handle = lab.locator(".widget-slider .noUi-handle").first
     handle.focus()
-    start, low, high = (float(handle.get_attribute(name)) for name in
-                        ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
+    start, low, high = _position(handle)
     forward, back = ("ArrowRight", "ArrowLeft") if high - start >= start - low else ("ArrowLeft", "ArrowRight")
     page.evaluate(ARM_DRAG, [lab.element_handle(), handle.element_handle()])
     for _ in range(steps):
         page.keyboard.press(forward)
-    end = float(handle.get_attribute("aria-valuenow"))
+    end = _position(handle)[0]
     if end in (low, high):
         raise RuntimeError(f"a {steps}-step drag from {start} reached the end of the slider ({low} to {high})")
     quiet = 0

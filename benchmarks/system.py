@@ -182,11 +182,12 @@ def _timed_blocks(runs: dict, repeats: int) -> dict:
     return times
 
 
-def run_model(repeats: int = 30, kept_memory: bool = True) -> dict:
+def run_model(repeats: int = 30, kept_memory: bool = True, one_thread: bool = True) -> dict:
     """NumPy forward (lib.model) against PyTorch CPU, same weights, same held-out text, in rows.
 
-    Run twice: with the libraries' default threads (all cores), and with one thread each
-    (OpenBLAS for NumPy, intra-op for PyTorch), as the browser's single-threaded kernel runs.
+    Run twice: with the libraries' default threads (all cores), and (with one_thread) with one
+    thread each (OpenBLAS for NumPy, intra-op for PyTorch), as the browser's single-threaded
+    kernel runs.
     With kept_memory, the default-thread run is made once more in a fresh process whose memory
     allocator keeps freed memory (``KEPT_MEMORY``), reported under "kept_memory"."""
     import torch
@@ -200,7 +201,7 @@ def run_model(repeats: int = 30, kept_memory: bool = True) -> dict:
     default_torch = torch.get_num_threads()
     default_blas = _openblas().get("blas_threads")
     out = {"tokens": int(len(ids)), "torch_version": torch.__version__, "block": BLOCK, "pause_s": PAUSE_S}
-    runs = [("", default_blas, default_torch)] + ([("one_thread_", 1, 1)] if set_blas else [])
+    runs = [("", default_blas, default_torch)] + ([("one_thread_", 1, 1)] if set_blas and one_thread else [])
     calls = {"numpy": lambda: model.forward(ids)}
     calls.update({f"torch_{key}": (lambda m=m: m(x)) for key, m in models.items()})
     with torch.no_grad():
@@ -233,7 +234,7 @@ def run_model(repeats: int = 30, kept_memory: bool = True) -> dict:
 def _run_model_keeping_memory(repeats: int) -> dict:
     """The default-thread part of ``run_model`` in a fresh process with ``KEPT_MEMORY`` set."""
     code = ("import json, sys; from benchmarks.system import run_model; "
-            f"r = run_model({int(repeats)}, kept_memory=False); "
+            f"r = run_model({int(repeats)}, kept_memory=False, one_thread=False); "
             "json.dump({k: r[k] for k in ('numpy', 'torch_float32', 'torch_float64', "
             "'numpy_over_torch_float32', 'numpy_over_torch_float64')}, sys.stdout)")
     done = subprocess.run([PYTHON, "-c", code], cwd=ROOT, env={**os.environ, **KEPT_MEMORY},

@@ -206,7 +206,6 @@ class FigureView:
         self._states = {}            # state -> (background, later) of the static states seen
         self._checked = None         # the background the last blit's artists were checked against
         self._drawn = {}             # id(artist) -> the pixel bounds it painted when last drawn
-        self._fresh = {}             # id(artist) -> the bounds a changed artist paints now
         self._state = None
         self._pixels = None          # a copy of the RGBA pixels last encoded
         self._png = b""              # and their PNG
@@ -365,10 +364,13 @@ class FigureView:
             self._full_draw("a changing artist reaches a static artist drawn after it")
         else:
             self._checked = self._background
-            whole = switched or self.figure.stale
-            if whole:
+            if switched or self.figure.stale:
                 self._place_axes()
-            self._blit(None if whole else self._dirty())
+                self._blit(None)
+            else:
+                renderer = self._canvas.get_renderer()
+                fresh = {id(a): self._box(a, renderer) for a in self._changing if a.stale}
+                self._blit(self._dirty(fresh), fresh)
             self.blits += 1
             self.last = "blit"
         return True
@@ -401,13 +403,11 @@ class FigureView:
             return (0, 0, int(self.figure.bbox.width), int(self.figure.bbox.height))
         return (int(np.floor(x0)), int(np.floor(y0)), int(np.ceil(x1)), int(np.ceil(y1)))
 
-    def _dirty(self):
+    def _dirty(self, fresh):
         """The part of the figure the changed artists painted last time or paint now, as
-        (x0, y0, x1, y1), or None when that is most of the figure. The bounds each changed
-        artist paints now are kept for ``_blit`` (the others paint where they did last time)."""
-        renderer = self._canvas.get_renderer()
-        self._fresh = {id(a): self._box(a, renderer) for a in self._changing if a.stale}
-        boxes = [self._drawn.get(key) for key in self._fresh] + list(self._fresh.values())
+        (x0, y0, x1, y1), or None when that is most of the figure. fresh: {id(artist): bounds}
+        of each changed artist now (``_box``)."""
+        boxes = [self._drawn.get(key) for key in fresh] + list(fresh.values())
         boxes = [b for b in boxes if b is not None]
         if not boxes:
             return (0, 0, 0, 0)
@@ -424,9 +424,10 @@ class FigureView:
                 x0, y0, x1, y1 = min(x0, box[0]), min(y0, box[1]), max(x1, box[2]), max(y1, box[3])
         return (x0, y0, x1, y1)
 
-    def _blit(self, part) -> None:
+    def _blit(self, part, fresh=None) -> None:
         """Restore the background (only ``part`` of it, if given) and draw the changing artists
-        that reach into it, clipped to it."""
+        that reach into it, clipped to it. With a part, ``fresh`` holds the bounds of the changed
+        artists now (the others paint where they did last time)."""
         from matplotlib.transforms import Bbox
 
         if part is None:
@@ -443,11 +444,11 @@ class FigureView:
             renderer = self._canvas.get_renderer()
             region = Bbox.from_extents(x0, y0, x1, y1)
             for artist in self._changing:
-                box = self._fresh[id(artist)] if id(artist) in self._fresh else self._drawn.get(id(artist))
+                box = fresh[id(artist)] if id(artist) in fresh else self._drawn.get(id(artist))
                 if box is None or box[2] <= x0 or x1 <= box[0] or box[3] <= y0 or y1 <= box[1]:
                     continue
                 self._draw_within(artist, region, renderer)
-        self._drawn.update(self._fresh)
+        self._drawn.update(fresh)
         for artist in self._changing:
             artist.stale = False
         self.figure.stale = False
