@@ -324,3 +324,19 @@ def test_moving_the_watched_prediction_redraws_only_the_top_words_panel():
     assert all(not (left & changed) and (right & changed) for changed in marked)
     lab.blocks[0].value = False
     assert left & marked[-1]
+
+
+def test_the_top_words_axis_label_sits_below_every_word_and_inside_the_figure():
+    """The top words are rotated texts under the bars; the axis label is placed under the
+    longest word the vocabulary has (with its check mark), so no word runs across it."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    lab = AblationLab()
+    renderer = FigureCanvasAgg(lab.view.figure).get_renderer()
+    longest = max(model.vocab(), key=len) + " \u2713"
+    for text in lab.words:
+        text.set_text(longest)
+    label = lab.axis_label.get_window_extent(renderer)
+    lowest_word = min(text.get_window_extent(renderer).y0 for text in lab.words)
+    assert label.y1 < lowest_word
+    assert label.y0 >= 0 and lab.axis_label.get_text() == "top words now"

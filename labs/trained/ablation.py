@@ -70,6 +70,21 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
             "context": context(position), "verdict": f"{change} {watched_text}"}
 
 
+def _below_every_word(ax, word) -> float:
+    """Where (in ``ax``'s height, from its bottom) a label clears the top words written like
+    ``word``, whichever word of the vocabulary, with its check mark, a bar is given: the word is
+    rotated, so a tick-style axis label would sit across it."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(ax.figure).get_renderer()
+    longest = max(model.vocab(), key=len) + " \u2713"
+    probe = ax.text(*word.get_position(), longest, rotation=word.get_rotation(), ha=word.get_ha(),
+                    va=word.get_va(), fontsize=word.get_fontsize(), transform=word.get_transform())
+    lowest = probe.get_window_extent(renderer).y0
+    probe.remove()
+    return float(ax.transAxes.inverted().transform((0, lowest))[1]) - 0.03
+
+
 def _first_watch(kind: str = "reverse") -> int:
     _ids, _m, watched, target_kinds = held_out()
     for n, position in enumerate(watched):
@@ -110,11 +125,12 @@ class AblationLab:
         self.words = [right.text(i, -0.04, "word", rotation=30, ha="right", va="top", fontsize=9,
                                  transform=right.get_xaxis_transform()) for i in x]
         right.set_ylabel("probability")
-        right.set_xlabel("top words now", fontsize=9)
         self.right_title = right.set_title("", fontsize=9)
         right.grid(True, axis="y", alpha=0.3)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.88, bottom=0.27)
         self.right = right
+        self.axis_label = right.text(0.5, _below_every_word(right, self.words[0]), "top words now", ha="center",
+                                     va="top", fontsize=9, transform=right.transAxes)
         self.view = FigureView(fig, description="Bars: perplexity per kind of prediction, and one prediction's top words",
                                changing=[self.kinds.changing(), self.top_full, self.top_now, self.words,
                                          self.right_title])
