@@ -95,7 +95,7 @@ def run(argv=None) -> dict:
         s["imports"] = system.run_imports(repeats=3 if quick else 10)
     if "model" in chosen:
         log("trained model (NumPy against PyTorch CPU)...")
-        s["model"] = system.run_model(repeats=5 if quick else 30)
+        s["model"] = system.run_model(repeats=5 if quick else 60)
     results["seconds"] = round(time.perf_counter() - started, 1)
 
     args.output.mkdir(parents=True, exist_ok=True)

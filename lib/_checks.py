@@ -3,8 +3,15 @@
 import numpy as np
 
 
+KEPT_FLOAT_TYPES = (np.float32, np.float64)
+
+
 def as_float_array(value, name):
-    """Return ``value`` as a float64 array; complain if it holds something that is not a number."""
+    """Return ``value`` as a float array: a float32 or float64 array keeps its type (as NumPy's own
+    functions do: a model trained in float32 runs in float32), anything else numeric becomes
+    float64. Complain if it holds something that is not a number."""
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype in KEPT_FLOAT_TYPES:
+        return np.asarray(value)
     try:
         return np.asarray(value, dtype=float)
     except (TypeError, ValueError) as error:

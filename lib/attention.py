@@ -7,6 +7,7 @@ results are put side by side again and projected by Wo.
 """
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -19,20 +20,31 @@ def softmax(x, axis=-1):
     Any shape in, same shape out; the numbers along ``axis`` become positive and sum to 1.
     Entries of -inf (masked) become exactly 0.
     """
-    x = as_float_array(x, "x")
+    return _softmax_in_place(as_float_array(x, "x").copy(), axis)
+
+
+def _softmax_in_place(x, axis):
+    """``softmax`` written over x itself, an array the caller owns; returns x. Each step works
+    in place because every new grid of this size costs time to allocate."""
     largest = np.max(x, axis=axis, keepdims=True)
-    largest = np.where(np.isfinite(largest), largest, 0.0)
-    weights = x - largest
-    np.exp(weights, out=weights)                  # in place: each new grid costs time to allocate
-    weights /= weights.sum(axis=axis, keepdims=True)
-    return weights
+    x -= np.where(np.isfinite(largest), largest, 0.0)
+    np.exp(x, out=x)
+    x /= x.sum(axis=axis, keepdims=True)
+    return x
 
 
 def causal_mask(length):
     """The causal mask, shape (length, length), True where position i may look at position j,
-    which is when j <= i (itself and the past). The upper triangle, the future, is False."""
-    length = check_positive_int(length, "length")
-    return np.tril(np.ones((length, length), dtype=bool))
+    which is when j <= i (itself and the past). The upper triangle, the future, is False.
+    Read-only: one mask per length is made and kept."""
+    return _kept_mask(check_positive_int(length, "length"))
+
+
+@lru_cache(maxsize=16)
+def _kept_mask(length):
+    mask = np.tril(np.ones((length, length), dtype=bool))
+    mask.setflags(write=False)
+    return mask
 
 
 def causal_weights(scores):
@@ -42,8 +54,9 @@ def causal_weights(scores):
     scores: (..., length, length), row = query, column = key. Returns the same shape; every row
     sums to 1. Example: scores [[1, 5], [0, 0]] give [[1, 0], [0.5, 0.5]].
     """
-    scores = as_float_array(scores, "scores")
-    return softmax(np.where(causal_mask(scores.shape[-1]), scores, -np.inf), axis=-1)
+    masked = as_float_array(scores, "scores").copy()          # the caller's scores stay as they are
+    np.copyto(masked, -np.inf, where=~causal_mask(masked.shape[-1]))
+    return _softmax_in_place(masked, axis=-1)
 
 
 def _split_heads(projected, heads):
@@ -98,8 +111,7 @@ def attention(x, Wq, Wk, Wv, Wo, heads=1, causal=True, positions=None, return_we
     queries, keys, values = (_split_heads(x @ W, heads) for W in (Wq, Wk, Wv))
     if positions is not None:
         queries, keys = positions(queries), positions(keys)
-    scores = queries @ np.swapaxes(keys, -1, -2)
-    scores /= math.sqrt(queries.shape[-1])
+    scores = (queries / math.sqrt(queries.shape[-1])) @ np.swapaxes(keys, -1, -2)
     weigh = causal_weights if causal else softmax
     weights = as_float_array(weigh(scores), "the attention weights")    # (..., heads, length, length)
     if weights.shape != scores.shape:

@@ -27,7 +27,7 @@ def gelu(x):
     keeps the precision for large negative x). Any shape in, same shape out.
     """
     x = as_float_array(x, "x")
-    phi = np.asarray(_erfc(-x / math.sqrt(2.0)), dtype=float) / 2.0
+    phi = np.asarray(_erfc(-x / math.sqrt(2.0)), dtype=x.dtype) / 2
     return x * phi
 
 
@@ -40,12 +40,12 @@ def gelu_tanh(x):
 def sigmoid(x):
     """The logistic function 1 / (1 + e^(-x)). Same shape out.
 
-    Written with e = e^(-|x|), which never overflows: 1 / (1 + e) for x >= 0 and e / (1 + e),
-    the same number, for x < 0 (so tiny results keep their precision).
+    Written as e^(min(x, 0)) / (1 + e^(-|x|)), where no power of e can overflow: for x >= 0 it
+    is 1 / (1 + e^(-x)), and for x < 0 it is e^x / (1 + e^x), the same number with e^x on top, so
+    tiny results keep their precision.
     """
     x = as_float_array(x, "x")
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0, e) / (1.0 + e)
+    return np.exp(np.minimum(x, 0)) / (1 + np.exp(-np.abs(x)))
 
 
 def silu(x):

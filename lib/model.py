@@ -66,9 +66,10 @@ FILE_NAMES = {"wq": "Wq", "wk": "Wk", "wv": "Wv", "wo": "Wo", "w_gate": "W_gate"
 
 @lru_cache(maxsize=1)
 def weights() -> Weights:
-    """The committed weights (float32 on disk), as read-only float64 arrays."""
+    """The committed weights, as read-only float32 arrays: the model was trained and is run in
+    float32, so every number the forward pass computes is float32 too."""
     with np.load(FOLDER / "weights.npz") as data:
-        arrays = {name: np.asarray(data[name], dtype=np.float64) for name in data.files}
+        arrays = {name: np.asarray(data[name], dtype=np.float32) for name in data.files}
     for array in arrays.values():
         array.setflags(write=False)
     c = info()["config"]
@@ -166,7 +167,7 @@ def forward(ids, *, skip=(), trace=False, **details):
             if i in skip:
                 attention_adds.append(np.zeros_like(x))
                 ffn_adds.append(np.zeros_like(x))
-                gates.append(np.full((len(ids), b.d_ff), np.nan))
+                gates.append(np.full((len(ids), b.d_ff), np.nan, dtype=x.dtype))
             elif trace:
                 steps = dict(block_steps(x, b, **options))
                 attention_adds.append(steps["attention"])

@@ -5,6 +5,8 @@ to the token's vector; RoPE instead turns each query and key by an angle that gr
 so that a score depends only on how far apart the two positions are.
 """
 
+from functools import lru_cache
+
 import numpy as np
 
 from ._checks import as_float_array, check_choice, check_positive_int
@@ -40,6 +42,17 @@ def rope_angles(positions, d, base=10000.0):
     return np.asarray(positions, dtype=float)[:, None] * thetas[None, :]
 
 
+@lru_cache(maxsize=32)
+def _cos_sin(length, d, base, offset, dtype):
+    """cos and sin of ``rope_angles`` at positions offset ... offset + length - 1, each (length, d/2)
+    in the number type ``dtype``. Kept (read-only): every query and key of a text turns alike."""
+    angles = rope_angles(offset + np.arange(length), d, base)
+    cos, sin = np.cos(angles).astype(dtype), np.sin(angles).astype(dtype)
+    cos.setflags(write=False)
+    sin.setflags(write=False)
+    return cos, sin
+
+
 def rope(x, base=10000.0, pairing="halves", offset=0):
     """Rotary positions: turn every pair of numbers in each row of x by its position's angle.
 
@@ -57,8 +70,7 @@ def rope(x, base=10000.0, pairing="halves", offset=0):
     if x.ndim == 1:
         return rope(x[None, :], base, pairing, offset)[0]
     length, d = x.shape[-2:]
-    angles = rope_angles(offset + np.arange(length), d, base)      # (length, d/2)
-    cos, sin = np.cos(angles), np.sin(angles)
+    cos, sin = _cos_sin(length, d, base, offset, x.dtype)          # (length, d/2) each
     if pairing == "halves":
         first, second = x[..., : d // 2], x[..., d // 2:]
     else:

@@ -123,6 +123,25 @@ def test_the_model_table_shows_the_kept_memory_rows_and_how_the_calls_were_timed
     assert "timed 5 calls in a row, after a pause of 0.3 s" in text and "**missed**" in text
 
 
+def test_the_model_target_is_judged_with_memory_kept_when_that_was_measured():
+    from benchmarks import report, system
+
+    stat = {"median_ms": 5.0, "p95_ms": 6.0, "n": 60}
+    default = {"tokens": 256, "torch_version": "2.13.0", "torch_threads": 2, "numpy": stat,
+               "torch_float32": stat, "torch_float64": stat, "numpy_over_torch_float32": 2.1,
+               "numpy_over_torch_float64": 1.2, "max_abs_difference_vs_torch_float32": 2e-5}
+    kept = {**default, "kept_memory": {"numpy": stat, "torch_float32": stat, "torch_float64": stat,
+                                       "numpy_over_torch_float32": 1.3, "numpy_over_torch_float64": 0.8}}
+    assert system.judge_model(kept) == {"target_ratio": 1.5, "target_judged_on": "memory kept", "meets_target": True}
+    assert system.judge_model(default)["meets_target"] is False
+    text = "\n".join(report.tables({"sections": {"model": {**kept, **system.judge_model(kept)}}}))
+    assert ("judged with memory kept, as in the browser: NumPy / PyTorch = 1.3; with the default allocator 2.1): met"
+            in text)
+    text = "\n".join(report.tables({"sections": {"model": {**default, **system.judge_model(default)}}}))
+    assert "(default threads, same run; NumPy / PyTorch = 2.1): **missed**" in text
+    assert "Largest difference of the logits from PyTorch's: float32 2.0e-05." in text
+
+
 def test_model_timing_runs_each_function_in_rows_of_calls():
     from benchmarks import system
 

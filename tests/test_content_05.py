@@ -107,6 +107,8 @@ def test_logits_match(figures, cells):
     assert "largest logit: 22.1" in text
     assert float(line_with(text, "all 8 texts").split("largest difference ")[1]) < 1e-4
     assert "It stays below 1e-4 on every one of the texts (the last line)." in prose(cells)
+    assert "Both compute in 32-bit floats, as the model was trained" in prose(cells)
+    assert model.forward(model.heldout().ids).dtype == model.heldout().logits.dtype == np.float32
     assert "cannot tell whether the convention is the one some other model was trained with" in prose(cells)
 
 

@@ -21,6 +21,31 @@ def test_softmax_matches_torch_and_is_stable():
     assert np.allclose(softmax(np.array([0.0, -np.inf, 0.0])), [0.5, 0.0, 0.5])
 
 
+def test_the_causal_mask_is_made_once_per_length_and_cannot_be_changed():
+    assert causal_mask(5) is causal_mask(5)
+    with pytest.raises(ValueError, match="read-only"):
+        causal_mask(5)[0, 4] = True
+
+
+def test_softmax_and_causal_weights_leave_their_scores_as_they_were():
+    scores = rng.normal(0, 3, (2, 5, 5))
+    before = scores.copy()
+    softmax(scores)
+    causal_weights(scores)
+    assert np.array_equal(scores, before)
+
+
+def test_float32_in_gives_float32_out_with_the_same_numbers():
+    x, (Wq, Wk, Wv, Wo) = rng.normal(size=(6, 8)), rng.normal(0, 0.4, (4, 8, 8))
+    single = [a.astype(np.float32) for a in (x, Wq, Wk, Wv, Wo)]
+    pairs = [(softmax(single[0]), softmax(x)),
+             (causal_weights(single[0][:, :6]), causal_weights(x[:, :6])),
+             (attention(*single, heads=2, positions=rope), attention(x, Wq, Wk, Wv, Wo, heads=2, positions=rope))]
+    for ours, exact in pairs:
+        assert ours.dtype == np.float32
+        assert np.allclose(ours, exact, atol=1e-5, rtol=1e-5)
+
+
 def test_causal_mask():
     mask = causal_mask(4)
     assert mask.dtype == bool and mask.shape == (4, 4)

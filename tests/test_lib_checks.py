@@ -14,6 +14,15 @@ def test_numbers_become_a_float_array():
     assert as_float_array(3, "x").shape == ()
 
 
+def test_float32_and_float64_keep_their_type_and_other_numbers_become_float64():
+    for kind in (np.float32, np.float64):
+        numbers = np.ones((2, 3), dtype=kind)
+        assert as_float_array(numbers, "x") is numbers                          # no copy either
+        assert as_float_array(kind(2.5), "x").dtype == kind
+    for value in (np.ones(3, dtype=np.float16), np.arange(3), np.arange(3, dtype=np.int32), [1.5, 2], True):
+        assert as_float_array(value, "x").dtype == np.float64
+
+
 @pytest.mark.parametrize("value, kind", [("abc", "str"), ([[1, 2], [3]], "list"), ({"a": 1}, "dict")])
 def test_something_that_is_not_numbers_is_named(value, kind):
     with pytest.raises(ValueError, match=f"^scores should be an array of numbers, got {kind}$"):

@@ -1,6 +1,8 @@
 """lib.ffn against PyTorch's activations, the worked FFN of notebook 02, SwiGLU, the collapse
 without an activation, single tokens and the checks."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -40,6 +42,22 @@ def test_sigmoid_is_the_logistic_function_without_overflow():
     x = np.array([-800.0, -2.0, 0.0, 2.0, 800.0])
     assert np.allclose(sigmoid(x), torch.sigmoid(torch.tensor(x)).numpy(), atol=0, rtol=1e-12)
     assert sigmoid(0.0) == 0.5
+
+
+def test_every_activation_keeps_float32():
+    x = np.linspace(-4, 4, 17)
+    for name, function in ACTIVATIONS.items():
+        assert function(x.astype(np.float32)).dtype == np.float32, name
+        assert np.allclose(function(x.astype(np.float32)), function(x), atol=1e-6, rtol=1e-5), name
+
+
+def test_sigmoid_in_float32_keeps_its_precision_without_a_warning():
+    x = np.array([-800.0, -80.0, -20.0, -2.0, 0.0, 2.0, 20.0, 80.0, 800.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                                         # no overflow anywhere
+        ours = sigmoid(x.astype(np.float32))
+    assert ours.dtype == np.float32
+    assert np.allclose(ours, sigmoid(x), atol=0, rtol=1e-6)                   # e^-80 = 1.8e-35 kept too
 
 
 def test_silu_figures():

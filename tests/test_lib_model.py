@@ -227,7 +227,7 @@ def test_files_are_read_once_and_their_arrays_cannot_be_changed():
     for array in (w.embedding, w.final_norm, w.blocks[0].Wq, w.blocks[3].W_gate, h.ids, h.logits, h.bigram):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = 0
-    assert w.embedding.dtype == np.float64 and h.ids.dtype == np.int64 and h.bigram.dtype == np.int64
+    assert w.embedding.dtype == np.float32 and h.ids.dtype == np.int64 and h.bigram.dtype == np.int64
 
 
 def test_weights_fill_every_block_field_from_the_file():

@@ -142,6 +142,14 @@ def test_rope_angles_turn_pair_i_by_base_to_the_minus_i_over_half_d():
     assert PAIRINGS == ("halves", "neighbours")
 
 
+def test_rope_in_float32_stays_float32_and_turns_by_the_same_angles():
+    x = np.random.default_rng(4).normal(size=(3, 300, 8))
+    for pairing in PAIRINGS:
+        ours = rope(x.astype(np.float32), pairing=pairing, offset=5)
+        assert ours.dtype == np.float32
+        assert np.allclose(ours, rope(x, pairing=pairing, offset=5), atol=1e-5, rtol=1e-5)
+
+
 def test_rope_takes_lists_and_keeps_the_float_type():
     x = np.random.default_rng(3).normal(size=(4, 6))
     assert np.allclose(rope(x.tolist()), rope(x))

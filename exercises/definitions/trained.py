@@ -6,7 +6,8 @@ import numpy as np
 
 from typing import Callable, NamedTuple
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, Question, Variant, in_float32
+from exercises.core.definition import (FLOAT32_ATOL, FLOAT32_RTOL, Case, Contract, Exercise, Mistake, Question,
+                                       Variant, in_float32)
 
 NOTEBOOK = "05_trained_model"
 
@@ -261,7 +262,7 @@ RUN_BLOCKS_CONTRACT = Contract(
 def _run_blocks_fixed() -> list[Case]:
     from lib import model
     ids = model.heldout().ids[:12]
-    x = np.array(model.embed(ids))
+    x = model.embed(ids).astype(np.float64)
     trained = model.blocks()
     fixed = np.random.default_rng(5)
     return [
@@ -419,8 +420,8 @@ LEAVE_ONE_OUT_CONTRACT = Contract(
           "score": "a function of a stream that returns one number"},
     returns="one score per block left out, in the blocks' order: len(blocks) numbers (a list)",
     ndims=(2,),
-    dtypes=("float64",),
-    edges={"trained": "the trained model's blocks, scored by the perplexity",
+    dtypes=("float64", "float32"),
+    edges={"trained": "the trained model's blocks, scored by the perplexity (in float32, as it runs)",
            "no blocks": "no blocks at all (no scores)",
            "one block": "a single block (leaving it out leaves nothing to run)",
            "order": "six blocks whose order matters (running them in another order changes the stream)",
@@ -432,10 +433,12 @@ LEAVE_ONE_OUT_CONTRACT = Contract(
 def _leave_one_out_fixed() -> list[Case]:
     from lib import model
     ids = model.heldout().ids
-    x = np.array(model.embed(ids[:12]))
+    x = np.array(model.embed(ids[:12]))                         # float32, as the model runs
     fixed = np.random.default_rng(6)
+    float32_tolerance = dict(rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL)     # an answer may compute in float64
     return [
-        Case((x.copy(), model.blocks(), example_score), "the example", visible=True, covers=("trained",)),
+        Case((x.copy(), model.blocks(), example_score), "the example", visible=True, covers=("trained", "float32"),
+             **float32_tolerance),
         Case((fixed.normal(size=(3, 5)), _toy_blocks(fixed, 5, 6), _stream_size),
              "six small blocks, scored by the stream's size", covers=("order",)),
         Case((fixed.normal(size=(2, 4)), _toy_blocks(fixed, 4, 1), _stream_size),
@@ -446,7 +449,8 @@ def _leave_one_out_fixed() -> list[Case]:
              "a text of one token, four small blocks, scored by the stream's mean",
              covers=("one token", "signed score")),
         Case((np.array(model.embed(ids[40:60])), model.blocks(), lambda s: float(np.abs(s).max())),
-             "the trained blocks on 20 other tokens, scored by the largest number", covers=("trained",)),
+             "the trained blocks on 20 other tokens, scored by the largest number", covers=("trained", "float32"),
+             **float32_tolerance),
     ]
 
 
@@ -682,6 +686,13 @@ def _small_block(rng, d, heads, d_ff):
                         ffn_norm=rng.uniform(0.5, 1.5, d), heads=heads)
 
 
+def _in_float64(w):
+    """A block of the trained model (float32, as trained) with the same numbers in float64."""
+    from dataclasses import replace
+    return replace(w, **{name: value.astype(np.float64) for name, value in vars(w).items()
+                         if isinstance(value, np.ndarray)})
+
+
 def example_block():
     """The capstone check's example: (x, w), 5 tokens of 8 numbers and a small block of the trained
     model's kind (2 heads of 4 numbers, SwiGLU width 12, RMSNorm gains), drawn from default_rng(44)."""
@@ -709,12 +720,12 @@ CAPSTONE_CONTRACT = Contract(
 def _capstone_fixed() -> list[Case]:
     from lib import model
     ids = model.heldout().ids
-    w = model.weights().blocks
-    streams = model.forward(ids[:12], trace=True).streams
+    w = [_in_float64(b) for b in model.weights().blocks]
+    streams = model.forward(ids[:12], trace=True).streams.astype(np.float64)
     fixed = np.random.default_rng(45)
     return [
         Case(example_block(), "the example", visible=True),
-        Case((np.array(model.embed(ids[:6])), w[0]), "block 1 of the trained model on 6 tokens of the held-out text",
+        Case((model.embed(ids[:6]).astype(np.float64), w[0]), "block 1 of the trained model on 6 tokens of the held-out text",
              covers=("trained",)),
         Case((np.array(streams[3]), w[3]), "block 4 of the trained model on the stream it reads (12 tokens)",
              covers=("trained", "its own stream")),
