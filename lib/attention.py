@@ -63,7 +63,7 @@ def _split_heads(projected, heads):
     """(..., length, width) -> (..., heads, length, width / heads): contiguous slices, one per head."""
     *lead, length, width = projected.shape
     split = projected.reshape(*lead, length, heads, width // heads)
-    return np.swapaxes(split, -3, -2)
+    return np.ascontiguousarray(np.swapaxes(split, -3, -2))       # each head's rows side by side in memory
 
 
 def _join_heads(per_head):
