@@ -42,6 +42,7 @@ def causal_mask(length):
 
 @lru_cache(maxsize=16)
 def _kept_mask(length):
+    """The mask of ``causal_mask``, made once per length and read-only, since callers share it."""
     mask = np.tril(np.ones((length, length), dtype=bool))
     mask.setflags(write=False)
     return mask
