@@ -190,6 +190,8 @@ def test_trace_adds_up(ids, logits):
         assert np.allclose(t.streams[i + 1], t.streams[i] + t.attention_adds[i] + t.ffn_adds[i])
     skipped = model.forward(ids, trace=True, skip={2})
     assert np.isnan(skipped.gates[2]).all() and not skipped.attention_adds[2].any()
+    for grids in skipped[:4]:                             # float32 throughout, a skipped block too
+        assert grids.dtype == np.float32
 
 
 def test_blocks_as_functions_compose_to_the_forward_pass(ids, logits):

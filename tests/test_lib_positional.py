@@ -150,6 +150,14 @@ def test_rope_in_float32_stays_float32_and_turns_by_the_same_angles():
         assert np.allclose(ours, rope(x, pairing=pairing, offset=5), atol=1e-5, rtol=1e-5)
 
 
+def test_ropes_cosines_and_sines_are_made_once_per_length_and_cannot_be_changed():
+    from lib.positional import _cos_sin
+    assert _cos_sin(7, 4, 10000.0, 0, np.dtype(np.float32)) is _cos_sin(7, 4, 10000.0, 0, np.dtype(np.float32))
+    for table in _cos_sin(7, 4, 10000.0, 0, np.dtype(np.float32)):
+        with pytest.raises(ValueError, match="read-only"):
+            table[0, 0] = 2.0
+
+
 def test_rope_takes_lists_and_keeps_the_float_type():
     x = np.random.default_rng(3).normal(size=(4, 6))
     assert np.allclose(rope(x.tolist()), rope(x))
