@@ -1,5 +1,5 @@
 """Command line: ``python -m exercises solve SRC DEST`` (and ``list``, ``validate``,
-``report FOLDER [--csv OUT.csv] [--force]``)."""
+``report FOLDER [--csv OUT.csv] [--html [PAGE.html]] [--excel] [--force]``)."""
 
 from __future__ import annotations
 
@@ -73,17 +73,25 @@ def main(argv=None) -> int:
     v = sub.add_parser("validate", help="check the exercise/check cell conventions of notebooks")
     v.add_argument("paths", nargs="+")
     sub.add_parser("list", help="list the exercises and questions of the course")
-    r = sub.add_parser("report", help="progress report over a folder of learners' exported progress files")
+    r = sub.add_parser("report", help="progress report over a folder of learners' exported progress files",
+                       description="Read the progress files learners exported (directly in FOLDER) and write "
+                       "OUT.csv (one row per learner and item), OUT-gradebook.csv (one row per learner) and "
+                       "OUT-files.csv (every file of the folder and what became of it), and print a summary.")
     r.add_argument("folder", help="folder holding the exported files (read not recursively)")
     r.add_argument("--csv", default="progress-report.csv", metavar="OUT.csv",
-                   help="where to write the table (default: progress-report.csv; '-' for standard output)")
-    r.add_argument("--force", action="store_true", help="replace the CSV if it already exists")
+                   help="where to write the long table; the other two go beside it (default: "
+                   "progress-report.csv; '-' prints the long table alone on standard output)")
+    r.add_argument("--html", nargs="?", const=True, metavar="PAGE.html",
+                   help="also write the dashboard, one self-contained web page (default: OUT.html)")
+    r.add_argument("--excel", action="store_true",
+                   help="write the CSVs for Microsoft Excel: a byte order mark, ids and dates kept as text")
+    r.add_argument("--force", action="store_true", help="replace the outputs if they already exist")
     args = parser.parse_args(argv)
 
     if args.command == "report":
-        from .core import report
+        from . import report_command
 
-        return report.main(args.folder, args.csv, force=args.force)
+        return report_command.main(args.folder, args.csv, force=args.force, excel=args.excel, html=args.html)
 
     if args.command == "solve":
         src, dest = Path(args.src), Path(args.dest)

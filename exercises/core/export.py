@@ -8,9 +8,11 @@ top-level entries::
                "exported_at": "2026-03-01T14:05:09Z", "release": "...",
                "checksum": "sha256:<64 hex digits>"}
 
-``learner.name`` is what the learner typed in the progress view (may be empty); ``learner.id``
-is a random code made once per progress record and kept by the browser, so exports without a
-name can still be told apart (they are shown as ``anonymous-<id>``).
+``learner.name`` is what the learner typed in the progress view (may be empty), in Unicode's
+composed form (NFC), so one name typed on two keyboards is one name; ``learner.id`` is a random
+code made once per progress record and kept by the browser. The instructors' report tells
+learners apart by that id (two learners may type one name), and exports without a name are
+shown as ``anonymous-<id>``.
 
 The checksum is SHA-256 over the canonical JSON of the whole document without the
 ``checksum`` field itself (keys sorted, no spaces, ASCII only). It catches accidental edits
@@ -54,8 +56,11 @@ _UNSAFE_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 def printable(text, limit: int = 200) -> str:
     """``text`` safe to show: every unsafe character written as its escape (``\\x1b``,
     ``\\u202e``), at most ``limit`` characters of it (a cut is marked with "...")."""
+    text = str(text)
+    if text.isprintable():    # no control, format or separator character: nothing to escape
+        return text if len(text) <= limit else text[:limit] + "..."
     out, length = [], 0
-    for ch in str(text):
+    for ch in text:
         if unicodedata.category(ch) in _UNSAFE_CATEGORIES:
             code = ord(ch)
             ch = (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000
@@ -72,10 +77,11 @@ def new_learner_id() -> str:
 
 
 def clean_name(name) -> str:
-    """A learner's name as stored: a string, spaces collapsed, at most 80 characters."""
+    """A learner's name as stored: a string in composed form (NFC: "e" + U+0301 becomes "é"),
+    spaces collapsed, at most 80 characters."""
     if not isinstance(name, str):
         return ""
-    return " ".join(name.split())[:80]
+    return " ".join(unicodedata.normalize("NFC", name).split())[:80]
 
 
 def utc_now() -> str:
@@ -121,8 +127,19 @@ def display_name(data: dict) -> str:
 
 
 def file_name(data: dict) -> str:
-    """The download name: ``course-progress-<learner>-<date>.json``."""
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", display_name(data)).strip("-").lower()[:40]
-    stamp = str(data.get("export", {}).get("exported_at", ""))[:10]
-    parts = ["course-progress"] + [p for p in (slug, stamp) if p]
+    """The download name: ``course-progress-<name>-<id>-<date>-<time>.json``, for example
+    ``course-progress-ada-lovelace-3f9c0a1b7e42-2026-03-01-1405.json``.
+
+    The name keeps the letters, marks and digits of any script (``li-wei``, ``李伟``, ``zoë``,
+    ``हिन्दी``) in lower case, every run of other characters a ``-``, at most 40 characters; the
+    browser's id makes two learners' files differ whatever they typed, and the time (UTC, to the
+    minute) one learner's exports of one day."""
+    name, ident = learner_of(data)
+    kept = "".join(ch if unicodedata.category(ch)[0] in "LMN" else " " for ch in name.lower())
+    slug = "-".join(kept.split())[:40].strip("-")
+    ident = "-".join(re.findall(r"[A-Za-z0-9]+", ident))[:16]
+    block = data.get("export") if isinstance(data.get("export"), dict) else {}
+    stamp = re.findall(r"\d+", str(block.get("exported_at", "")))[:5]
+    when = "-".join(stamp[:3]) + ("-" + "".join(stamp[3:5]) if len(stamp) == 5 else "")
+    parts = ["course-progress"] + [p for p in (slug, ident, when) if p]
     return "-".join(parts) + ".json"

@@ -1,59 +1,62 @@
 """The instructors' progress report over a folder of exported progress files.
 
-``python -m exercises report FOLDER [--csv OUT.csv] [--force]`` (or ``./course report FOLDER``)
-reads every file directly in FOLDER, keeps the learners' exports and lists every other file as
-skipped, with the reason. It writes a CSV with one row per learner and item of the course:
-each exercise and each question (from the registry, so those never started are listed too) and
-each notebook's test-out set; and it prints a summary. An existing CSV is replaced only with
-``--force``.
+:func:`build` reads every entry directly in a folder and decides, for each, what becomes of it
+(:data:`OUTCOMES`): **used** (the export a learner is graded on), **superseded** (an older
+export of the same learner), **duplicate** (the same bytes as a file already read) or
+**skipped** (anything else, with the reason). Nothing is left out silently: every file is in
+:attr:`Report.files`, which the command writes as a CSV of its own.
 
-Which files are kept:
+Learners are told apart by their browser's id (``learner.id`` of an export, see
+:mod:`exercises.core.export`), not by the name they typed: two exports from two browsers are two
+learners, even with one name (both are flagged as a name conflict), and an export typed with a
+classmate's name is never taken for the classmate. Exports from one browser are one learner; the
+newest counts. Files without an id (from before ids, or a raw ``course-progress.json``) are
+told apart by name as they always were (case, spacing and Unicode spelling ignored), or by file
+when they have no name either, and flagged.
 
-- a progress export of this course whose checksum matches: kept;
-- an export with no checksum (from an older version of the course, or a raw
-  ``course-progress.json``): kept, and named in the summary as unchecked;
-- empty, larger than :data:`MAX_FILE_BYTES`, not JSON, truncated, nested too deeply, not a
-  progress file of this course, a newer format, values of the wrong kind: skipped;
-- checksum does not match (edited or damaged after export): skipped;
-- the same bytes as a file already read: skipped as an identical copy;
-- the same learner twice (same typed name, case and spacing ignored; with no name, the same
-  browser's id, which also matches a named export from that browser): the newest export is
-  kept, the others are skipped;
-- anything else in the folder (sub-folders, pipes, other files): skipped.
+Which files are skipped: links, folders, pipes, devices (see :mod:`exercises.core.untrusted`:
+nothing is followed, nothing can block); empty, larger than :data:`MAX_FILE_BYTES`, not JSON,
+truncated, nested too deeply, not a progress file of this course, a newer format, values of the
+wrong kind; exports whose checksum does not match. Exports without a checksum (older ones, raw
+progress files) are used and named as unchecked.
 
-Every byte of a learner's file is untrusted. One bad file never stops the report: whatever
-goes wrong while reading it skips that file with the reason. Text that comes from a file
-(names, ids, dates, file names) is shown with its control characters written as escapes
-(``\\x1b``), so nothing a learner types can drive the instructor's terminal, and every CSV cell
-that would start with ``=``, ``+``, ``-`` or ``@`` gets a leading ``'``, so a spreadsheet shows
-it as text instead of running it as a formula (OWASP's rule for CSV injection).
+Every byte of a learner's file is untrusted. One bad file never stops the report: whatever goes
+wrong while looking at it, even before it is opened, skips that file with the reason. Text that
+comes from a file (names, ids, dates, file names) is shown with its control characters written
+as escapes (``\\x1b``), and the CSV writes it so no spreadsheet runs it
+(:mod:`exercises.core.spreadsheet`).
 
-An empty folder is not an error: the CSV then holds only its header and the exit code is 0.
-The exit code is 2 when FOLDER is not a folder, or the CSV exists (without ``--force``) or
-cannot be written.
+The tables: :func:`rows` (one row per learner and item of the course, :data:`CSV_COLUMNS`),
+:func:`gradebook` (one row per learner, :func:`gradebook_columns`), :func:`file_rows` (one row
+per file, :data:`FILE_COLUMNS`); :func:`summary_text` is the terminal's summary.
 """
 
 from __future__ import annotations
 
-import csv
 import datetime
+import functools
 import hashlib
-import io
 import json
+import os
 import re
-import stat
-import sys
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
-from . import export
+from . import export, spreadsheet, untrusted
 from .progress import FORMAT, STATUS_LABELS, VERSION, status_of
 
-CSV_COLUMNS = ["learner", "notebook", "kind", "item", "status", "attempts", "hints_used",
-               "solution_revealed", "tested_out", "exported_at", "file"]
+CSV_COLUMNS = ["learner", "learner_id", "notebook", "kind", "item", "status", "attempts",
+               "hints_used", "solution_revealed", "tested_out", "exported_at", "file", "flags"]
+FILE_COLUMNS = ["file", "outcome", "learner", "learner_id", "exported_at", "reason"]
+GRADEBOOK_FIRST = ["learner", "learner_id", "flags", "exported_at", "file", "exercises_passed",
+                   "exercises", "questions_right", "questions", "tested_out_of"]
+# Columns whose text a spreadsheet could take for a number or a date (Excel mode keeps them text).
+TEXT_COLUMNS = ("learner", "learner_id", "tested_out", "exported_at", "file")
+OUTCOMES = ("used", "superseded", "duplicate", "skipped")
 DEFAULT_CSV = "progress-report.csv"
 MAX_FILE_BYTES = 1_000_000   # a progress export is a few kilobytes; anything this big is not one
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 # An exercise's status in the report: the progress view's four, and two more. "tested out":
 # not passed, in a notebook whose test-out set the learner passed (the notebook counts as
@@ -76,46 +79,47 @@ class Export:
 
     path: Path
     data: dict
+    name: str               # as typed (NFC, spaces collapsed); "" when there is none
+    ident: str              # the browser's id (escaped); "" in files from before ids
     learner: str            # as shown in the report (control characters escaped)
-    key: str                # what makes two exports "the same learner"
     exported_at: str        # "" when unknown
     checked: bool           # the checksum was there and matched
     digest: str             # sha256 of the file's bytes
+    flags: list[str] = field(default_factory=list)             # what the instructor should know
+    superseded: list["Export"] = field(default_factory=list)   # this learner's older exports
+    _rows: list[dict] | None = None
+
+
+class FileRow(NamedTuple):
+    """What became of one file of the folder (see :data:`FILE_COLUMNS`)."""
+
+    file: str
+    outcome: str            # one of OUTCOMES
+    learner: str = ""
+    learner_id: str = ""
+    exported_at: str = ""
+    reason: str = ""
 
 
 @dataclass
 class Report:
     folder: Path
-    exports: list[Export] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)   # (file name, reason)
+    exports: list[Export] = field(default_factory=list)   # one per learner: the export used
+    files: list[FileRow] = field(default_factory=list)    # every file of the folder
+    conflicts: list[list[Export]] = field(default_factory=list)   # learners sharing one name
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> list[tuple[str, str]]:
+        """``(file, reason)`` of every file not used (superseded, duplicate or skipped)."""
+        return [(f.file, f.reason) for f in self.files if f.outcome != "used"]
 
 
 class Skip(Exception):
     """A file that is not taken into the report; the message is the reason."""
 
 
-def _size(n: int) -> str:
-    return f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{n:,} bytes"
-
-
-def _read_bytes(path: Path) -> bytes:
-    """The file's bytes, reading no more than the cap; only regular files."""
-    try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise Skip("not a regular file (a pipe, device or socket)")
-        if info.st_size > MAX_FILE_BYTES:
-            raise Skip(f"too large to be a progress export ({_size(info.st_size)}; exports are a few "
-                       f"kilobytes, and files over {_size(MAX_FILE_BYTES)} are not read)")
-        with open(path, "rb") as file:
-            raw = file.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise Skip(f"could not be read ({export.printable(exc.strerror or exc)})") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise Skip(f"too large to be a progress export (over {_size(MAX_FILE_BYTES)})")
-    return raw
-
+# ---------------------------------------------------------------- one file
 
 def _no_constants(name):
     raise ValueError(f"{name} is not a JSON number")
@@ -157,8 +161,10 @@ def _wrong_kind(data: dict) -> str | None:
     return None
 
 
-def _read(path: Path) -> Export:
-    raw = _read_bytes(path)
+def read_export(path: Path) -> Export:
+    """The export in the regular file ``path``; :class:`Skip` (or
+    :class:`~exercises.core.untrusted.Refused`) with the reason when it is not one."""
+    raw = untrusted.read_capped(str(path), MAX_FILE_BYTES)
     looks_json = path.suffix.lower() == ".json"
     data = _parse(raw, looks_json)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -181,17 +187,42 @@ def _read(path: Path) -> Export:
     if seal == export.MISMATCH:
         raise Skip("checksum does not match: the file was edited or damaged after it was exported")
     name, ident = export.learner_of(data)
-    if name:
-        key = "name:" + name.casefold()
-    elif ident:
-        key = "id:" + ident
-    else:
-        key = "file:" + path.name
     exported_at = export.printable(block.get("exported_at", ""), 40) if isinstance(block, dict) else ""
-    return Export(path=path, data=data,
+    return Export(path=path, data=data, name=name, ident=export.printable(ident),
                   learner=export.display_name(data) or f"(no name) {export.printable(path.name)}",
-                  key=key, exported_at=exported_at, checked=seal == export.OK,
+                  exported_at=exported_at, checked=seal == export.OK,
                   digest=hashlib.sha256(raw).hexdigest())
+
+
+def _looked_at(entry: os.DirEntry, folder: str) -> Export:
+    """The export in a folder entry; :class:`Skip` with the reason for anything else. Whatever
+    goes wrong, even before the file is opened, becomes a reason."""
+    try:
+        reason = untrusted.refusal(entry, folder, MAX_FILE_BYTES)
+        if reason:
+            raise Skip(reason)
+        return read_export(Path(entry.path))
+    except (Skip, untrusted.Refused) as why:
+        raise Skip(str(why)) from None
+    except RecursionError:
+        raise Skip("malformed: nested too deeply to be a progress export") from None
+    except Exception as exc:  # noqa: BLE001 - a learner's file must never stop the report
+        raise Skip(f"could not be read ({type(exc).__name__})") from None
+
+
+# ---------------------------------------------------------------- who is who
+
+def name_key(name: str) -> str:
+    """What makes two typed names one: case, spacing and Unicode spelling ignored (NFKC)."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+def _learner_key(item: Export) -> tuple[str, str]:
+    if item.ident:
+        return "id", item.ident
+    if item.name:
+        return "name", name_key(item.name)
+    return "file", item.path.name
 
 
 def _when(item: Export):
@@ -203,69 +234,105 @@ def _when(item: Export):
     return (stamp, str(item.data.get("updated", "")), item.path.name)
 
 
-def _read_safely(path: Path) -> Export:
-    """:func:`_read`, with anything unforeseen turned into a reason to skip the file."""
+def _quoted(names) -> str:
+    return ", ".join(repr(n) for n in names)
+
+
+def _one_learner(kind: str, items: list[Export]) -> Export:
+    """The export a learner is graded on (the newest), with the others as ``superseded`` and
+    what the instructor should know as ``flags``."""
+    items.sort(key=_when)
+    used = items[-1]
+    named = [i for i in items if i.name]
+    if named and not used.name:   # a later export without a name: the learner keeps theirs
+        used.name, used.learner = named[-1].name, named[-1].learner
+    used.superseded = items[:-1]
+    others = sorted({i.learner for i in named if name_key(i.name) != name_key(used.name)})
+    if others:
+        used.flags.append(f"also exported as {_quoted(others)} from this browser")
+    if kind == "name":
+        used.flags.append("no browser id (an older export or a raw progress file): told apart by name")
+    elif kind == "file":
+        used.flags.append("no name and no browser id: told apart by file")
+    if not used.checked:
+        used.flags.append("no checksum")
+    if used.superseded:
+        files = ", ".join(export.printable(i.path.name) for i in used.superseded)
+        used.flags.append(f"older exports not used: {files}")
+    return used
+
+
+def _flag_conflicts(learners: list[Export]) -> list[list[Export]]:
+    """Learners (told apart by browser) who typed one name: each flagged; the groups."""
+    by_name: dict[str, list[Export]] = {}
+    for item in learners:
+        if item.name:
+            by_name.setdefault(name_key(item.name), []).append(item)
+    groups = [group for group in by_name.values() if len(group) > 1]
+    for group in groups:
+        ids = ", ".join(i.ident or f"none ({export.printable(i.path.name)})" for i in group)
+        for item in group:
+            item.flags.insert(0, f"name conflict: {len(group)} learners exported as {item.learner!r} "
+                                 f"from different browsers (ids {ids})")
+    return groups
+
+
+def _inode(path) -> tuple[int, int] | None:
     try:
-        return _read(path)
-    except Skip:
-        raise
-    except RecursionError:
-        raise Skip("malformed: nested too deeply to be a progress export") from None
-    except Exception as exc:  # noqa: BLE001 - a learner's file must never stop the report
-        raise Skip(f"could not be read ({type(exc).__name__})") from None
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino)
 
 
 def build(folder, exclude=()) -> Report:
-    """Read ``folder`` (not recursively) into a :class:`Report`; never raises for a bad file."""
+    """Read ``folder`` (not recursively) into a :class:`Report`; never raises for a bad file.
+    The files in ``exclude`` (the report's own outputs, when they are in the folder) are left
+    out. Raises ``OSError`` only when the folder itself cannot be listed."""
     folder = Path(folder)
     report = Report(folder=folder)
-    excluded = {Path(p).resolve() for p in exclude}
+    real = os.path.realpath(folder)
+    excluded = {node for node in map(_inode, exclude) if node}
+    with os.scandir(folder) as listing:
+        entries = sorted(listing, key=lambda e: e.name)
     by_digest: dict[str, Export] = {}
-    by_learner: dict[str, list[Export]] = {}
-    for path in sorted(folder.iterdir(), key=lambda p: p.name):
-        shown = export.printable(path.name)
-        if path.resolve() in excluded:
-            continue
-        if path.is_dir():
-            report.skipped.append((shown + "/", "a folder (only files directly in the folder are read)"))
-            continue
+    by_learner: dict[tuple[str, str], list[Export]] = {}
+    for entry in entries:
+        shown = export.printable(entry.name)
         try:
-            item = _read_safely(path)
+            if excluded:
+                info = entry.stat(follow_symlinks=False)
+                if (info.st_dev, info.st_ino) in excluded:
+                    continue
+            item = _looked_at(entry, real)
         except Skip as why:
-            report.skipped.append((shown, str(why)))
+            folder_entry = str(why).startswith("a folder")
+            report.files.append(FileRow(shown + "/" * folder_entry, "skipped", reason=str(why)))
+            continue
+        except OSError as exc:  # the entry vanished while it was looked at
+            report.files.append(FileRow(shown, "skipped", reason=f"could not be read ({exc.strerror})"))
             continue
         if item.digest in by_digest:
-            report.skipped.append((shown, "duplicate: identical to "
-                                   + export.printable(by_digest[item.digest].path.name)))
+            first = by_digest[item.digest]
+            report.files.append(FileRow(shown, "duplicate", item.learner, item.ident, item.exported_at,
+                                        "duplicate: identical to " + export.printable(first.path.name)))
             continue
         by_digest[item.digest] = item
-        by_learner.setdefault(item.key, []).append(item)
-    # An export with no name from the same browser (same id) as exactly one named learner's
-    # export is that learner's.
-    names_of_id: dict[str, set[str]] = {}
-    for key, items in by_learner.items():
-        if key.startswith("name:"):
-            for item in items:
-                names_of_id.setdefault(export.learner_of(item.data)[1], set()).add(key)
-    for key in [k for k in by_learner if k.startswith("id:")]:
-        names = names_of_id.get(key[3:], set())
-        if len(names) == 1:
-            by_learner[names.pop()].extend(by_learner.pop(key))
-    for key, items in by_learner.items():
-        items.sort(key=_when)
-        newest = items[-1]
-        if key.startswith("name:") and not export.learner_of(newest.data)[0]:
-            newest.learner = [i for i in items if export.learner_of(i.data)[0]][-1].learner
-        for older in items[:-1]:
-            reason = (f"duplicate: an older export of learner {newest.learner!r}; "
-                      f"the newest, {export.printable(newest.path.name)}, is used")
-            if key.startswith("name:") and export.learner_of(older.data)[1] != export.learner_of(newest.data)[1]:
-                reason += (" (it came from another browser: if these are two people, ask them to"
-                           " export again with different names)")
-            report.skipped.append((export.printable(older.path.name), reason))
-        report.exports.append(newest)
-    report.exports.sort(key=lambda e: (e.learner.casefold(), e.path.name))
-    report.skipped.sort()
+        by_learner.setdefault(_learner_key(item), []).append(item)
+    for (kind, _key), items in by_learner.items():
+        used = _one_learner(kind, items)
+        report.exports.append(used)
+        for older in used.superseded:
+            report.files.append(FileRow(
+                export.printable(older.path.name), "superseded", used.learner, used.ident, older.exported_at,
+                f"superseded: an older export of learner {used.learner!r}"
+                + (f" (browser id {used.ident})" if used.ident else "")
+                + f"; the newest, {export.printable(used.path.name)}, is used"))
+    report.exports.sort(key=lambda e: (e.learner.casefold(), e.ident, e.path.name))
+    report.conflicts = _flag_conflicts(report.exports)
+    report.files += [FileRow(export.printable(e.path.name), "used", e.learner, e.ident, e.exported_at,
+                             "; ".join(["the learner's newest export", *e.flags])) for e in report.exports]
+    report.files.sort(key=lambda f: (f.file, f.outcome))
     unchecked = [export.printable(e.path.name) for e in report.exports if not e.checked]
     if unchecked:
         report.notes.append("no checksum (an older export or a raw progress file), used unchecked: "
@@ -317,37 +384,61 @@ def _yes(flag) -> str:
     return "yes" if flag else "no"
 
 
-def learner_rows(item: Export) -> list[dict]:
-    """One learner's rows (see :data:`CSV_COLUMNS`): every exercise and question of the course,
-    and every notebook's test-out set. Cells hold text that is safe to print; the CSV
-    neutralises formulas on top (:func:`csv_text`)."""
+class Item(NamedTuple):
+    """One thing of the course a learner has a status for."""
+
+    notebook: str
+    kind: str               # "exercise", "question" or "test-out"
+    id: str                 # the exercise's or question's id; "test-out" for a notebook's set
+
+
+@functools.cache
+def course_items() -> tuple[Item, ...]:
+    """Every exercise and question of the course (from the registry) and every notebook's
+    test-out set, notebook by notebook."""
     from .registry import all_questions, exercises_by_notebook, notebooks_with_skip_ahead
 
     with_sets = set(notebooks_with_skip_ahead())
     questions = all_questions()
-    data = item.data
-    common = {"learner": item.learner, "exported_at": item.exported_at,
-              "file": export.printable(item.path.name)}
-    out = []
+    items = []
     for stem, _title, exercises in exercises_by_notebook():
-        day = tested_out(data, stem)
-        for ex in exercises:
-            entry = data["exercises"].get(ex.id, {})
-            out.append({**common, "notebook": stem, "kind": "exercise", "item": ex.id,
-                        "status": EXERCISE_LABELS[exercise_status(entry, bool(day))],
-                        "attempts": entry.get("attempts", 0), "hints_used": entry.get("hints", 0),
-                        "solution_revealed": _yes(entry.get("solution_revealed")), "tested_out": day})
-        for q in (q for q in questions if q.notebook == stem):
-            entry = data["questions"].get(q.id, {})
-            out.append({**common, "notebook": stem, "kind": "question", "item": q.id,
-                        "status": question_status(entry), "attempts": entry.get("tries", 0),
-                        "hints_used": "", "solution_revealed": _yes(entry.get("revealed")),
-                        "tested_out": day})
+        items += [Item(stem, "exercise", ex.id) for ex in exercises]
+        items += [Item(stem, "question", q.id) for q in questions if q.notebook == stem]
         if stem in with_sets:
-            entry = data.get("test_out", {}).get(stem, {})
-            out.append({**common, "notebook": stem, "kind": "test-out", "item": "test-out",
-                        "status": test_out_status(entry), "attempts": entry.get("attempts", 0),
-                        "hints_used": "", "solution_revealed": "", "tested_out": day})
+            items.append(Item(stem, "test-out", "test-out"))
+    return tuple(items)
+
+
+def learner_rows(item: Export) -> list[dict]:
+    """One learner's rows (see :data:`CSV_COLUMNS`): every exercise and question of the course,
+    and every notebook's test-out set. Cells hold text that is safe to print; the CSV
+    neutralises formulas on top (:mod:`exercises.core.spreadsheet`). Made once per export."""
+    if item._rows is not None:
+        return item._rows
+    data = item.data
+    common = {"learner": item.learner, "learner_id": item.ident, "exported_at": item.exported_at,
+              "file": export.printable(item.path.name), "flags": "; ".join(item.flags)}
+    exercises, questions, sets = data["exercises"], data["questions"], data.get("test_out", {})
+    days: dict[str, str] = {}
+    out = []
+    for it in course_items():
+        day = days.get(it.notebook)
+        if day is None:
+            day = days[it.notebook] = tested_out(data, it.notebook)
+        if it.kind == "exercise":
+            entry = exercises.get(it.id, {})
+            status = EXERCISE_LABELS[exercise_status(entry, bool(day))]
+            attempts, hints, revealed = entry.get("attempts", 0), entry.get("hints", 0), _yes(entry.get("solution_revealed"))
+        elif it.kind == "question":
+            entry = questions.get(it.id, {})
+            status, attempts, hints, revealed = (question_status(entry), entry.get("tries", 0), "",
+                                                 _yes(entry.get("revealed")))
+        else:
+            entry = sets.get(it.notebook, {})
+            status, attempts, hints, revealed = test_out_status(entry), entry.get("attempts", 0), "", ""
+        out.append(dict(common, notebook=it.notebook, kind=it.kind, item=it.id, status=status,
+                        attempts=attempts, hints_used=hints, solution_revealed=revealed, tested_out=day))
+    item._rows = out
     return out
 
 
@@ -356,22 +447,52 @@ def rows(report: Report) -> list[dict]:
     return [row for item in report.exports for row in learner_rows(item)]
 
 
+def _passed(label: str) -> bool:
+    return label in (EXERCISE_LABELS["passed"], EXERCISE_LABELS["passed-after-solution"])
+
+
+def gradebook_columns() -> list[str]:
+    """The gradebook's header: :data:`GRADEBOOK_FIRST`, then one column per item of the course
+    (``exercise row-mean``, ``question start-predict-softmax``, ``test-out 01_positional_encoding``)."""
+    return GRADEBOOK_FIRST + [f"{it.kind} {it.notebook if it.kind == 'test-out' else it.id}"
+                              for it in course_items()]
+
+
+def gradebook(report: Report) -> list[list]:
+    """One row per learner (:func:`gradebook_columns`): who, the counts, every item's status."""
+    out = []
+    for item in report.exports:
+        mine = learner_rows(item)
+        exercises = [r["status"] for r in mine if r["kind"] == "exercise"]
+        answers = [r["status"] for r in mine if r["kind"] == "question"]
+        outs = sorted({r["notebook"] for r in mine if r["tested_out"]})
+        out.append([item.learner, item.ident, "; ".join(item.flags), item.exported_at,
+                    export.printable(item.path.name), sum(map(_passed, exercises)), len(exercises),
+                    answers.count("right"), len(answers), ", ".join(outs)] + [r["status"] for r in mine])
+    return out
+
+
+def file_rows(report: Report) -> list[list]:
+    """One row per file of the folder (:data:`FILE_COLUMNS`): what became of it, and why."""
+    return [list(f) for f in report.files]
+
+
 # ---------------------------------------------------------------- output
 
-def neutralise(value):
-    """A CSV cell a spreadsheet shows as text: a leading ' before =, +, -, @, tab or CR."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+def csv_text(report: Report, excel: bool = False) -> str:
+    """The long CSV: one row per learner and item (:data:`CSV_COLUMNS`)."""
+    body = ([row[c] for c in CSV_COLUMNS] for row in rows(report))
+    return spreadsheet.csv_text(CSV_COLUMNS, body, excel, TEXT_COLUMNS)
 
 
-def csv_text(report: Report) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    for row in rows(report):
-        writer.writerow({key: neutralise(value) for key, value in row.items()})
-    return buffer.getvalue()
+def gradebook_text(report: Report, excel: bool = False) -> str:
+    """The wide CSV: one row per learner (:func:`gradebook_columns`)."""
+    return spreadsheet.csv_text(gradebook_columns(), gradebook(report), excel, TEXT_COLUMNS)
+
+
+def files_text(report: Report, excel: bool = False) -> str:
+    """The CSV of every file of the folder and what became of it (:data:`FILE_COLUMNS`)."""
+    return spreadsheet.csv_text(FILE_COLUMNS, file_rows(report), excel, TEXT_COLUMNS)
 
 
 def _table(header: list[str], body: list[list]) -> list[str]:
@@ -390,11 +511,18 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def shown_learner(item: Export, report: Report) -> str:
+    """The learner's name, with the start of the browser's id when another learner typed it too."""
+    if any(item in group for group in report.conflicts):
+        return f"{item.learner} [{item.ident[:8] or export.printable(item.path.name)}]"
+    return item.learner
+
+
 def summary_text(report: Report) -> str:
-    """The readable summary: learners, exercises, questions, test-outs, skipped files."""
+    """The readable summary: learners, exercises, questions, test-outs, conflicts, files not used."""
     n = len(report.exports)
     lines = [f"Progress report for {export.printable(report.folder)}: {_plural(n, 'learner')}, "
-             f"{_plural(len(report.skipped), 'file')} skipped."]
+             f"{_plural(len(report.skipped), 'file')} not used."]
     if n == 0 and not report.skipped:
         lines.append("The folder is empty: there is nothing to report yet. Learners export their "
                      "progress from the progress view in 00 Start here; put those files here.")
@@ -409,7 +537,7 @@ def summary_text(report: Report) -> str:
             statuses = [r["status"] for r in mine if r["kind"] == "exercise"]
             answers = [r["status"] for r in mine if r["kind"] == "question"]
             outs = sorted({r["notebook"][:2] for r in mine if r["tested_out"]})
-            per_learner.append([item.learner] + [statuses.count(label) for label in labels]
+            per_learner.append([shown_learner(item, report)] + [statuses.count(label) for label in labels]
                                + [answers.count("right"), answers.count("wrong"),
                                   ", ".join(outs) or "-", item.exported_at or "?"])
         headers = [_HEADERS[s] for s in EXERCISE_STATUSES]
@@ -434,55 +562,14 @@ def summary_text(report: Report) -> str:
         if by_kind["test-out"]:
             lines += ["", "Test-outs (learners; passing one counts its notebook as done):"]
             lines += _table(["notebook", *TEST_OUT_LABELS], by_kind["test-out"])
+    if report.conflicts:
+        lines += ["", "Name conflicts (learners from different browsers who typed one name; both are "
+                      "reported, told apart by their browser's id):"]
+        lines += [f"  {group[0].learner}: " + ", ".join(f"{i.ident or '(no id)'} in {export.printable(i.path.name)}"
+                                                         for i in group) for group in report.conflicts]
     if report.skipped:
-        lines += ["", "Skipped files:"]
+        lines += ["", "Files not used:"]
         lines += [f"  {name}: {reason}" for name, reason in report.skipped]
     if report.notes:
         lines += ["", "Notes:"] + [f"  {note}" for note in report.notes]
     return "\n".join(lines)
-
-
-def _print(text: str, stream=None) -> None:
-    """Print, never failing on a terminal that cannot show some character."""
-    stream = stream or sys.stdout
-    encoding = getattr(stream, "encoding", None) or "utf-8"
-    print(text.encode(encoding, "backslashreplace").decode(encoding), file=stream)
-
-
-def main(folder, csv_path=DEFAULT_CSV, force=False) -> int:
-    """The command: write the CSV (``-`` for standard output) and print the summary."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        _print(f"error: {export.printable(folder)} is not a folder", sys.stderr)
-        return 2
-    to_stdout = csv_path == "-"
-    if not to_stdout and Path(csv_path).exists() and not force:
-        _print(f"error: {export.printable(csv_path)} already exists. Add --force to replace it, or "
-               "choose another file with --csv NEW.csv", sys.stderr)
-        return 2
-    try:
-        report = build(folder, exclude=() if to_stdout else (csv_path,))
-    except OSError as exc:
-        _print(f"error: could not read the folder {export.printable(folder)} "
-               f"({export.printable(exc.strerror or exc)})", sys.stderr)
-        return 2
-    text = csv_text(report)
-    if to_stdout:
-        out = getattr(sys.stdout, "buffer", None)
-        if out is not None:  # UTF-8 whatever the terminal's encoding: this is data for a file
-            sys.stdout.flush()
-            out.write(text.encode("utf-8"))
-            out.flush()
-        else:
-            sys.stdout.write(text)
-        _print(summary_text(report), sys.stderr)
-        return 0
-    try:
-        Path(csv_path).write_text(text, encoding="utf-8", newline="")
-    except OSError as exc:
-        _print(summary_text(report))
-        _print(f"error: could not write {export.printable(csv_path)} ({exc.strerror or exc})", sys.stderr)
-        return 2
-    _print(summary_text(report))
-    _print(f"\nCSV ({len(text.splitlines()) - 1} rows) written to {export.printable(csv_path)}")
-    return 0
