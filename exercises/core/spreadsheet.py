@@ -8,7 +8,7 @@ so every cell follows OWASP's rule for CSV injection:
 - every field is quoted, and a double quote inside it doubled (``csv.QUOTE_ALL``);
 - a cell that starts with a formula character gets a leading ``'`` (:func:`neutralise`);
 - so does every formula character after a character a spreadsheet may be told to split cells
-  on (``,`` ``;`` ``|`` tab, space, a line break) or a quote, spaces between included:
+  on (``,`` ``;`` ``|`` tab, space, a line break) or a double quote, spaces between included:
   ``Ada;=HYPERLINK(...)`` becomes ``Ada;'=HYPERLINK(...)``, so even a spreadsheet that splits
   ``;`` inside quoted fields meets no formula.
 
@@ -31,7 +31,7 @@ import re
 BOM = "\ufeff"
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
 # A formula character at the start, or after a separator or quote (spaces between allowed).
-_FORMULA = re.compile(r"""(^|[,;|\t\r\n "'])(\s*)([=+\-@])""")
+_FORMULA = re.compile(r"""(^|[,;|\t\r\n "])(\s*)([=+\-@])""")
 EXCEL_TEXT_LIMIT = 255        # Excel's longest string constant in a formula
 
 
