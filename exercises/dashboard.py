@@ -24,8 +24,8 @@ import statistics
 from .core import export, report
 from .core.report import EXERCISE_LABELS, Export, Report, course_items, learner_rows
 
-STUCK_CHECKS = 3     # an exercise checked this many times or more without passing it
-SOLUTIONS = 2        # this many solutions opened or more
+STUCK_CHECKS = 4     # an exercise checked this many times or more without passing it
+SOLUTIONS = 3        # this many solutions opened or more
 BEHIND = 0.5         # passed fewer exercises than this fraction of the class's median learner
 
 # Exercise status -> (CSS class, code in the cell, background, text colour). Blues for done,
@@ -84,7 +84,8 @@ def _done(row: dict) -> bool:
 
 
 def help_reasons(rep: Report) -> list[tuple[Export, list[str]]]:
-    """The learners who may need help, each with the rules they meet (as phrases)."""
+    """The learners who may need help, each with the rules they meet (as HTML phrases), those
+    meeting the most rules first."""
     passed = {id(item): sum(_status(r) in ("passed", "passed-after-solution")
                             for r in learner_rows(item) if r["kind"] == "exercise") for item in rep.exports}
     median = statistics.median(passed.values()) if passed else 0
@@ -102,7 +103,7 @@ def help_reasons(rep: Report) -> list[tuple[Export, list[str]]]:
             reasons.append(f"passed {passed[id(item)]} exercises; the class's median learner passed {median:g}")
         if reasons:
             out.append((item, reasons))
-    return out
+    return sorted(out, key=lambda pair: -len(pair[1]))   # most reasons first, then name order
 
 
 def exercise_stats(rep: Report) -> list[list[str]]:
