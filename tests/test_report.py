@@ -466,7 +466,7 @@ def test_excel_output_has_a_bom_and_keeps_ids_and_dates_as_text(folder, tmp_path
     by = {r["learner_id"]: r for r in rows}
     assert by['="012345678901"']["learner"] == '="0042"'
     assert by['="012345678901"']["exported_at"] == '="2026-03-01T10:00:00Z"'
-    assert by['="012345678901"']["attempts"] == "1" or by['="012345678901"']["attempts"] == "0"
+    assert all(r["attempts"].isdigit() for r in rows)                  # counts stay numbers
     assert by['="3e10aaaaaaaa"']["learner"] == '="\'=1+1;"""'       # neutralised, then a text constant
     for name in ("x-gradebook.csv", "x-files.csv"):
         text = (tmp_path / name).read_bytes()
@@ -494,7 +494,7 @@ def big_folder(folder, learners=30):
 
 
 def test_a_reader_that_stops_reading_gets_no_traceback(folder, tmp_path):
-    big_folder(folder)
+    big_folder(folder, 500)      # the CSV and the summary both overflow the pipe's 64 kB
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     for args in (["--csv", "-"], ["--csv", str(tmp_path / "o.csv"), "--force"]):
         command = subprocess.Popen([sys.executable, "-m", "exercises", "report", str(folder), *args],
