@@ -427,8 +427,9 @@ def learner_rows(item: Export) -> list[dict]:
             day = days[it.notebook] = tested_out(data, it.notebook)
         if it.kind == "exercise":
             entry = exercises.get(it.id, {})
-            status = EXERCISE_LABELS[exercise_status(entry, bool(day))]
-            attempts, hints, revealed = entry.get("attempts", 0), entry.get("hints", 0), _yes(entry.get("solution_revealed"))
+            status, attempts, hints, revealed = (EXERCISE_LABELS[exercise_status(entry, bool(day))],
+                                                 entry.get("attempts", 0), entry.get("hints", 0),
+                                                 _yes(entry.get("solution_revealed")))
         elif it.kind == "question":
             entry = questions.get(it.id, {})
             status, attempts, hints, revealed = (question_status(entry), entry.get("tries", 0), "",
