@@ -76,12 +76,19 @@ def assert_quoted(text):
 
 def assert_safe(rep):
     """Every CSV field quoted; no CSV cell starts a formula, even after a separator, or holds a
-    control character, in any of the three CSVs; no summary line holds one either."""
+    control character, in any of the three CSVs; in Excel's, a cell is that or a text constant
+    of such text; no summary line holds a control character either."""
     for text in (report.csv_text(rep), report.gradebook_text(rep), report.files_text(rep)):
         assert_quoted(text)
         for cell in cells(text):
             assert formula_starts(cell) == [], cell
             assert unsafe_characters(cell) == [], cell
+    for text in (report.csv_text(rep, excel=True), report.gradebook_text(rep, excel=True)):
+        assert text.startswith("\ufeff")
+        for cell in cells(text.removeprefix("\ufeff")):
+            constant = re.fullmatch(r'="((?:[^"]|"")*)"', cell)   # Excel's text constant: one string
+            inner = constant.group(1).replace('""', '"') if constant else cell
+            assert formula_starts(inner) == [], cell
     assert unsafe_characters(report.summary_text(rep)) == []
 
 
