@@ -22,6 +22,7 @@ import html
 import statistics
 
 from .core import export, report
+from .core.text import plural
 from .core.report import EXERCISE_LABELS, Export, Report, course_items, learner_rows
 
 STUCK_CHECKS = 4     # an exercise checked this many times or more without passing it
@@ -100,7 +101,7 @@ def help_reasons(rep: Report) -> list[tuple[Export, list[str]]]:
         if len(opened) >= SOLUTIONS:
             reasons.append(f"opened {len(opened)} solutions (" + ", ".join(e(r["item"]) for r in opened) + ")")
         if passed[id(item)] < BEHIND * median:
-            reasons.append(f"passed {passed[id(item)]} exercises; the class's median learner passed {median:g}")
+            reasons.append(f"passed {plural(passed[id(item)], 'exercise')}; the class's median learner passed {median:g}")
         if reasons:
             out.append((item, reasons))
     return sorted(out, key=lambda pair: -len(pair[1]))   # most reasons first, then name order
