@@ -1,7 +1,8 @@
 """Slider to screen in Chromium, against a local JupyterLab (CPython kernel).
 
 The server is started as the browser tests start theirs (``tools.browser.local_jupyterlab``: the
-same flags and settings, over a copy of content/), outside pytest. For each lab measured the
+same flags and settings, over a copy of content/), outside pytest. One lab of each notebook is
+measured (:func:`timed_labs`: the first the notebook calls whose first slider can be dragged). Its
 notebook is opened and run, then the right or left arrow key is pressed on the lab's first
 slider handle, one press at a time (two right, two left, turning back at an end); the time runs from the key's ``keydown`` event in the page
 to the first animation frame after the lab's new plot image has loaded and decoded (what the
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import tempfile
 from pathlib import Path
 
@@ -31,15 +33,43 @@ from tools.browser import CHROMIUM, CHROMIUM_ARGS, CONTENT, local_jupyterlab, op
 
 from .stats import summary
 
-LABS = {"temperature": ("00_start_here.ipynb", "course-lab-temperature"),        # one lab per notebook
-        "rotary": ("01_positional_encoding.ipynb", "course-lab-rotary"),
-        "hidden units": ("02_feed_forward.ipynb", "course-lab-hidden-units"),
-        "stack": ("03_norms_and_residuals.ipynb", "course-lab-stack"),
-        "flow": ("04_decoder_block.ipynb", "course-lab-layer-flow"),
-        "ablation": ("05_trained_model.ipynb", "course-lab-ablation")}
 FLOOR = ("floor.ipynb", "course-lab-floor")          # written into the server's folder by ``run``
 TARGET_MS = 50.0             # key press to plot on screen, median
 DRAG_STEPS, DRAG_TARGET_MS = 20, 150.0
+
+
+def _steps_to_far_end(widget) -> int:
+    """How many steps a slider can take from its value towards its farther end."""
+    if widget._model_name == "SelectionSliderModel":
+        count, at = len(widget.options), widget.index
+    else:
+        step = widget.step or 1
+        count = round((widget.max - widget.min) / step) + 1
+        at = round(((widget.value if widget._model_name != "FloatLogSliderModel"
+                     else math.log(widget.value, widget.base)) - widget.min) / step)
+    return max(at, count - 1 - at)
+
+
+def timed_labs() -> dict:
+    """{lab: (notebook, its root's class)}: for each notebook, the first lab it calls (the
+    course's inventory) whose first slider can be dragged :data:`DRAG_STEPS` steps without
+    reaching an end; each lab is built headlessly to see its slider."""
+    from exercises.core import inventory
+
+    from .labs import all_labs, close, controls
+
+    built, chosen = all_labs(), {}
+    for notebook in inventory.notebooks():
+        for lab in notebook.labs:
+            root = built[lab.removeprefix("labs.")]()
+            css = next(c for c in root._dom_classes if c.startswith("course-lab-"))
+            sliders = [w for kind, w in controls(root) if kind in ("slider", "selection-slider")]
+            fits = bool(sliders) and _steps_to_far_end(sliders[0]) > DRAG_STEPS
+            close(root)
+            if fits:
+                chosen[css.removeprefix("course-lab-")] = (notebook.path, css)
+                break
+    return chosen
 
 ARM_DRAG = """([lab, handle]) => {
     const img = lab.querySelector('.course-figure img, img');
@@ -194,12 +224,13 @@ def _open_lab(browser, base, notebook, css):
     return context, page, lab
 
 
-def run(presses: int = 25, drags: int = 5, labs=tuple(LABS), log=print) -> dict:
+def run(presses: int = 25, drags: int = 5, labs=None, log=print) -> dict:
     """{lab: summary} of slider-to-screen times and drags, and the floor, or {"skipped": reason}."""
     if not Path(CHROMIUM).exists():
         return {"skipped": f"{CHROMIUM} is missing"}
     from playwright.sync_api import sync_playwright
 
+    timed = timed_labs()
     out = {"target_ms": TARGET_MS, "drag_steps": DRAG_STEPS, "drag_target_ms": DRAG_TARGET_MS, "labs": {}}
     with jupyter_server() as (base, root), sync_playwright() as playwright:
         write_floor_notebook(root)
@@ -212,8 +243,8 @@ def run(presses: int = 25, drags: int = 5, labs=tuple(LABS), log=print) -> dict:
                 log(f"  browser floor (an image swapped, nothing drawn): {out['floor']['median_ms']} ms median")
             finally:
                 context.close()
-            for name in labs:
-                notebook, css = LABS[name]
+            for name in labs or timed:
+                notebook, css = timed[name]
                 context, page, lab = _open_lab(browser, base, notebook, css)
                 try:
                     _measure(page, lab, 2)                 # warm-up (first draws, caches)
@@ -241,4 +272,4 @@ def run(presses: int = 25, drags: int = 5, labs=tuple(LABS), log=print) -> dict:
     return out
 
 
-__all__ = ["FLOOR_CELL", "jupyter_server", "run", "write_floor_notebook"]
+__all__ = ["FLOOR_CELL", "jupyter_server", "run", "timed_labs", "write_floor_notebook"]

@@ -1,6 +1,7 @@
 """Every lab driven headlessly in CPython: control change to updated output, and the naive way.
 
-For each ``*_lab()`` of the lab packages the harness builds the lab, finds its controls in the
+For each lab the notebooks call (the course's inventory, :mod:`exercises.core.inventory`) the
+harness builds the lab, finds its controls in the
 widget tree (sliders, dropdowns, toggle buttons, toggles and checkboxes that are enabled and are
 not the "use my function" switch), and sets a sweep of values on each: spread values across the
 first slider's range (or every option of a selection slider), and every option of each dropdown
@@ -44,11 +45,12 @@ from pathlib import Path
 
 import numpy as np
 
+from exercises.core import inventory
+
 from .stats import ratio, summary
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-MODULES = ("start", "positional", "ffn", "norms", "decoder", "trained")
 SWEEP_FULL, SWEEP_QUICK = 10, 4        # values across the first slider
 OPTIONS_FULL, OPTIONS_QUICK = 6, 3     # at most this many options per dropdown or toggle
 TARGET_MS, TARGET_P95_MS = 16.7, 33.3  # one frame at 60 Hz for the median, two for the 95th percentile
@@ -56,14 +58,11 @@ TARGET_NAIVE, TARGET_FULL = 8.0, 4.0    # at least this many times faster than t
 
 
 def all_labs():
-    """{"<package>.<name>": function} for every ``*_lab`` function of the lab packages."""
+    """{"<package>.<name>": function} for every lab the notebooks call, in course order."""
     found = {}
-    for name in MODULES:
-        package = importlib.import_module(f"labs.{name}")
-        for attr, value in vars(package).items():
-            if (attr.endswith("_lab") and callable(value)
-                    and getattr(value, "__module__", "").startswith(package.__name__ + ".")):
-                found[f"{name}.{attr}"] = value
+    for lab in inventory.labs():
+        module, _, name = lab.rpartition(".")
+        found[lab.removeprefix("labs.")] = getattr(importlib.import_module(module), name)
     return found
 
 

@@ -21,7 +21,10 @@ MODEL_TARGET = 1.5           # lib.model.forward at most this many times PyTorch
 
 
 def notebooks() -> list[Path]:
-    return sorted(p for p in CONTENT.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    """The course's notebooks (its inventory), in order."""
+    from exercises.core import inventory
+
+    return [CONTENT / nb.path for nb in inventory.notebooks()]
 
 
 # ---------------------------------------------------------------- notebooks

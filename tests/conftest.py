@@ -24,8 +24,11 @@ PYODIDE_NPM = "https://registry.npmjs.org/pyodide/-/pyodide-314.0.6.tgz"
 
 
 def notebooks():
-    """Every notebook shipped in content/, sub-folders included."""
-    return sorted(p for p in CONTENT.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    """Every notebook shipped in content/, sub-folders included, in course order (the course's
+    inventory, exercises/core/inventory.py)."""
+    from exercises.core import inventory
+
+    return [CONTENT / nb.path for nb in inventory.notebooks()]
 
 
 @pytest.fixture(scope="session")

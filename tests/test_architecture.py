@@ -2,6 +2,7 @@
 .importlinter (layers lib <- exercises.core <- exercises.definitions <- exercises.ui <- labs;
 lib on numpy alone; no widgets below the exercise UI)."""
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,31 @@ def test_import_contracts_hold():
     result = subprocess.run([str(linter), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "0 broken" in result.stdout
+
+
+def imports_by_name(path: Path) -> list[int]:
+    """The lines of ``path`` that import a module named by a value (importlib.import_module,
+    __import__, importlib.util), which import-linter cannot see."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in ("import_module", "__import__", "spec_from_file_location", "module_from_spec"):
+                found.append(node.lineno)
+    return found
+
+
+def test_only_the_registry_imports_a_module_by_name():
+    """The one import by name in the course is the registry loading the definitions module each
+    notebook names; .importlinter allows it as a plain edge (exercises.core.registry ->
+    exercises.definitions) that lint-imports sees. Any other would be an edge no contract checks."""
+    found = {path.relative_to(ROOT).as_posix(): lines for package in ("lib", "exercises", "labs")
+             for path in sorted((ROOT / package).rglob("*.py")) if (lines := imports_by_name(path))}
+    assert list(found) == ["exercises/core/registry.py"] and len(found["exercises/core/registry.py"]) == 1
+    edge = "exercises.core.registry -> exercises.definitions"
+    assert edge in (ROOT / ".importlinter").read_text()
+    source = (ROOT / "exercises" / "core" / "registry.py").read_text()
+    assert "import exercises.definitions as definitions_package" in source
 
 
 IMPORT_EVERYTHING = """

@@ -8,12 +8,11 @@ test-artifacts/.
 from test_browser_live import PANEL, cell_errors, open_and_run
 
 NOTEBOOK = "04_decoder_block.ipynb"
-LABS = ("six-steps", "layer-flow", "parameter-calculator")
 
 
 def test_decoder_notebook_live(jupyter_server, page, artifacts):
     base, _ = jupyter_server
-    open_and_run(page, base, NOTEBOOK, LABS)
+    labs = open_and_run(page, base, NOTEBOOK)
 
     flow = page.locator(f"{PANEL} .course-lab-layer-flow")
     verdict = flow.locator(".course-verdict")
@@ -29,7 +28,7 @@ def test_decoder_notebook_live(jupyter_server, page, artifacts):
     page.wait_for_function("([el, before]) => el.innerText === before",
                            arg=[verdict.element_handle(), before], timeout=15_000)
 
-    for name in LABS:
+    for name in labs:
         lab = page.locator(f"{PANEL} .course-lab-{name}")
         lab.scroll_into_view_if_needed()
         lab.screenshot(path=str(artifacts / f"live-04-{name}.png"))

@@ -12,20 +12,18 @@ import pytest
 from ipywidgets.widgets.widget import _instances
 from ipywidgets.widgets.widget_link import Link
 
+from exercises.core import inventory
 from exercises.ui import access
 from labs.kit import layout
 
-PACKAGES = ("start", "positional", "ffn", "norms", "decoder", "trained")
-
 
 def every_lab():
-    """{"<package>.<name>": function} for every ``*_lab`` the notebooks call."""
+    """{"<package>.<name>": function} for every ``*_lab`` the notebooks call (the course's
+    inventory)."""
     found = {}
-    for name in PACKAGES:
-        package = importlib.import_module(f"labs.{name}")
-        for attr in package.__all__:
-            if attr.endswith("_lab"):
-                found[f"{name}.{attr}"] = getattr(package, attr)
+    for lab in inventory.labs():
+        module, _, name = lab.rpartition(".")
+        found[lab.removeprefix("labs.")] = getattr(importlib.import_module(module), name)
     return found
 
 
@@ -46,8 +44,8 @@ def built():
 
 
 def test_there_are_labs_in_every_notebook(built):
-    assert {name.split(".")[0] for name in built} == set(PACKAGES)
-    assert len(built) >= 18
+    assert {name.split(".")[0] for name in built} == set(inventory.lab_packages())
+    assert all(nb.labs for nb in inventory.notebooks()) and len(built) >= 18
 
 
 def test_every_lab_is_a_course_widget_with_the_page_support(built):

@@ -12,9 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from exercises.core import inventory
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("start", "positional", "ffn", "norms", "decoder", "trained")
-NOTEBOOKS = sorted(ROOT.glob("content/*.ipynb")) + sorted(ROOT.glob("tests/saved_notebooks/*/*.ipynb"))
+PACKAGES = inventory.lab_packages()          # the packages the notebooks call labs from
+NOTEBOOKS = ([ROOT / "content" / nb.path for nb in inventory.notebooks()]
+             + sorted(ROOT.glob("tests/saved_notebooks/*/*.ipynb")))
 IMPORT = re.compile(r"^\s*from labs\.(\w+) import ([\w, ]+)$")
 
 

@@ -11,7 +11,7 @@ import pytest
 from exercises.core import hints, progress, review, skip_ahead
 from exercises.core import progress_file as storage
 from exercises.core.progress import Progress
-from exercises.core.registry import NOTEBOOKS, all_exercises, get_exercise
+from exercises.core.registry import all_exercises, get_exercise, notebooks
 
 SAVED = Path(__file__).parent / "saved_progress" / "course-progress-v1.json"
 
@@ -286,7 +286,7 @@ def test_progress_view_lists_all_notebooks_and_statuses():
     progress.record_check("stable-softmax", False, "values")
     view = progress_view()
     html = view.table.value
-    for stem, _title, _module in NOTEBOOKS:
+    for stem, _title, _module in notebooks():
         assert f'data-notebook="{stem}"' in html
     assert 'data-exercise="row-mean"' in html and "course-status-passed" in html
     assert "course-status-attempted" in html

@@ -1,7 +1,7 @@
 """The course's landing page, written at the site root (index.html) by the build.
 
 It shows the course's title, the notebooks in order with what each covers (the first heading
-and first paragraph of each notebook), and a start button that opens 00 in JupyterLab. Its
+and first paragraph of each notebook, from the course's inventory: exercises/core/inventory.py), and a start button that opens 00 in JupyterLab. Its
 script (landing_page/landing.js, no outside code) checks that Python can be loaded from where
 the site says it is (the kernel settings in jupyter-lite.json), and says in plain words what
 happened and what to ask the instructor for when it cannot: the CDN unreachable (a school
@@ -10,44 +10,16 @@ network, offline), or a self-hosted site built from Pyodide's core only.
 
 import html
 import json
-import re
 import shutil
 from pathlib import Path
 from string import Template
 from urllib.parse import quote
 
+from exercises.core import inventory
+
 ASSETS = Path(__file__).resolve().parent / "landing_page"
 ASSET_DIR = "static/course"          # where the page's stylesheet and script go in the site
 START = "00_start_here.ipynb"
-
-
-def _plain(markdown: str) -> str:
-    """Markdown inline text as plain text: links, emphasis and code marks removed."""
-    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", markdown)
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"(\*\*|__|\*|`)", "", text)
-    text = re.sub(r"<[^>]+>", "", text)
-    return " ".join(text.split())
-
-
-def describe(path: Path) -> tuple[str, str]:
-    """(title, summary) of a notebook: its first heading and the paragraph after it."""
-    try:
-        cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
-    except (OSError, ValueError):
-        cells = []
-    for cell in cells:
-        if cell.get("cell_type") != "markdown":
-            continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else source
-        blocks = [b.strip() for b in re.split(r"\n\s*\n", source) if b.strip()]
-        if not blocks:
-            continue
-        title = _plain(blocks[0].lstrip("#")) if blocks[0].startswith("#") else path.stem
-        rest = [b for b in blocks[1:] if not b.startswith("#")]
-        return title, _plain(rest[0]) if rest else ""
-    return path.stem.replace("_", " "), ""
 
 
 def lab_link(relative: str) -> str:
@@ -57,12 +29,10 @@ def lab_link(relative: str) -> str:
 def notebooks_html(content: Path) -> tuple[str, str]:
     """(the <li> items of the notebooks, the link of the start button)."""
     items, first = [], None
-    for path in sorted(p for p in content.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts):
-        relative = path.relative_to(content).as_posix()
-        first = first or relative
-        title, summary = describe(path)
-        items.append(f'      <li><a href="{html.escape(lab_link(relative))}">{html.escape(title)}</a>'
-                     + (f"\n        <p>{html.escape(summary)}</p>" if summary else "") + "</li>")
+    for notebook in inventory.scan(content):
+        first = first or notebook.path
+        items.append(f'      <li><a href="{html.escape(lab_link(notebook.path))}">{html.escape(notebook.heading)}</a>'
+                     + (f"\n        <p>{html.escape(notebook.summary)}</p>" if notebook.summary else "") + "</li>")
     start = START if (content / START).is_file() else first or ""
     return "\n".join(items), lab_link(start)
 

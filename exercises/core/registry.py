@@ -1,33 +1,48 @@
 """The course-wide registry: every notebook, and the exercises, questions and skip-ahead sets
 defined for it.
 
-:data:`NOTEBOOKS` lists every notebook of the course with the module of
-:mod:`exercises.definitions` that holds its definitions. Such a module is data only: it names
-its exercises and questions, in the order the notebook uses them, in ``DEFINITIONS``, and its
-skip-ahead questions (if any) in ``SKIP_AHEAD``. :func:`load_all` imports the modules and
-registers what they define, so the progress view and the tests know every exercise even before
-a notebook is opened.
+The notebooks and the module of :mod:`exercises.definitions` each names in its metadata come
+from the course's inventory (:mod:`exercises.core.inventory`, read from the notebooks
+themselves). A definitions module is data only: it names its exercises and questions, in the
+order the notebook uses them, in ``DEFINITIONS``, and its skip-ahead questions (if any) in
+``SKIP_AHEAD``. :func:`load_all` imports those modules and registers what they define, so the
+progress view and the tests know every exercise even before a notebook is opened.
+
+Loading the definitions is the one place a lower layer reaches up: the core imports the modules
+of ``exercises.definitions`` the notebooks name. The edge is written as a plain import of the
+package (below), so ``lint-imports`` sees it, and ``.importlinter`` allows exactly this one
+(``exercises.core.registry -> exercises.definitions``); the modules themselves are imported by
+name inside that package only (:func:`definitions_module`).
 """
 
 from __future__ import annotations
 
 import importlib
 
+import exercises.definitions as definitions_package
+
+from . import inventory
 from .definition import Exercise, Question
 
-# (notebook file stem, title, module with its exercise definitions)
-NOTEBOOKS: list[tuple[str, str, str]] = [
-    ("00_start_here", "Start here", "exercises.definitions.start"),
-    ("01_positional_encoding", "Positional encoding: attention cannot see order",
-     "exercises.definitions.positional"),
-    ("02_feed_forward", "The feed-forward network: each position on its own",
-     "exercises.definitions.ffn"),
-    ("03_norms_and_residuals",
-     "Normalisation and residual connections: keeping deep stacks stable",
-     "exercises.definitions.norms"),
-    ("04_decoder_block", "The decoder block and the stack", "exercises.definitions.decoder"),
-    ("05_trained_model", "Inside a trained model", "exercises.definitions.trained"),
-]
+
+def notebooks() -> list[tuple[str, str, str | None]]:
+    """``(stem, title, definitions module)`` of every notebook of the course, in order."""
+    return [(nb.stem, nb.title, nb.definitions) for nb in inventory.notebooks()]
+
+
+def titles() -> dict[str, str]:
+    """{notebook stem: its title}."""
+    return {stem: title for stem, title, _m in notebooks()}
+
+
+def definitions_module(name: str):
+    """The module ``name`` of :mod:`exercises.definitions` (``"exercises.definitions.norms"``)."""
+    prefix = definitions_package.__name__ + "."
+    if not name.startswith(prefix) or not name[len(prefix):].isidentifier():
+        raise ValueError(f"{name!r} is not a module of {definitions_package.__name__}: a notebook's "
+                         "metadata.course.definitions names one, e.g. \"norms\"")
+    return importlib.import_module(name)
+
 
 _EXERCISES: dict[str, Exercise] = {}
 _QUESTIONS: dict[str, Question] = {}
@@ -50,7 +65,7 @@ def register_skip_ahead(stem: str, *questions: Question) -> None:
     """The skip-ahead set of notebook ``stem``: 3 to 5 questions of that notebook, ids unique in
     the set. These questions are kept apart from the course-wide ones (see
     :mod:`exercises.core.skip_ahead`)."""
-    if stem not in {s for s, _t, _m in NOTEBOOKS}:
+    if stem not in titles():
         raise ValueError(f"unknown notebook {stem!r}")
     ids = [q.id for q in questions]
     if len(set(ids)) != len(ids):
@@ -64,17 +79,15 @@ def register_skip_ahead(stem: str, *questions: Question) -> None:
 
 
 def load_all() -> None:
-    """Import every notebook's definitions module that exists and register what it defines."""
+    """Import the definitions module of every notebook that names one and register what it
+    defines."""
     global _LOADED
     if _LOADED:
         return
-    for stem, _title, name in NOTEBOOKS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
+    for stem, _title, name in notebooks():
+        if name is None:
             continue
+        module = definitions_module(name)
         register(*module.DEFINITIONS)
         if getattr(module, "SKIP_AHEAD", ()):
             register_skip_ahead(stem, *module.SKIP_AHEAD)
@@ -102,14 +115,14 @@ def all_exercises(retired: bool = False) -> list[Exercise]:
     saved from earlier releases, still found by :func:`get_exercise`) are left out unless
     ``retired`` is True."""
     load_all()
-    order = {stem: i for i, (stem, _t, _m) in enumerate(NOTEBOOKS)}
+    order = {stem: i for i, stem in enumerate(titles())}
     chosen = [e for e in _EXERCISES.values() if retired or not e.retired]
     return sorted(chosen, key=lambda e: order.get(e.notebook, len(order)))
 
 
 def all_questions() -> list[Question]:
     load_all()
-    order = {stem: i for i, (stem, _t, _m) in enumerate(NOTEBOOKS)}
+    order = {stem: i for i, stem in enumerate(titles())}
     return sorted(_QUESTIONS.values(), key=lambda q: order.get(q.notebook, len(order)))
 
 
@@ -118,7 +131,7 @@ def exercises_by_notebook() -> list[tuple[str, str, list[Exercise]]]:
     left out."""
     exercises = all_exercises()
     return [(stem, title, [e for e in exercises if e.notebook == stem])
-            for stem, title, _m in NOTEBOOKS]
+            for stem, title, _m in notebooks()]
 
 
 def skip_ahead_questions(stem: str) -> list[Question]:
@@ -130,4 +143,4 @@ def skip_ahead_questions(stem: str) -> list[Question]:
 def notebooks_with_skip_ahead() -> list[str]:
     """The stems of the notebooks that have a skip-ahead set, in course order."""
     load_all()
-    return [stem for stem, _t, _m in NOTEBOOKS if stem in _SKIP_AHEAD]
+    return [stem for stem in titles() if stem in _SKIP_AHEAD]

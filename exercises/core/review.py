@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from .checker import Feedback, evaluate_source
 from .progress import Progress
 from .questions import grade as grade_question
-from .registry import NOTEBOOKS, all_exercises, all_questions, get_exercise, get_question
+from .registry import all_exercises, all_questions, get_exercise, get_question, titles
 from .text import plural
 
 
@@ -71,7 +71,7 @@ def _question_reason(q, entry: dict) -> str:
 def items(record: Progress | None = None, include_cleared: bool = True) -> list[Item]:
     """Everything missed, in course order: exercises of a notebook, then its questions."""
     record = Progress.load() if record is None else record
-    order = {stem: i for i, (stem, _t, _m) in enumerate(NOTEBOOKS)}
+    order = {stem: i for i, stem in enumerate(titles())}
     out = []
     for ex in all_exercises():
         reason = _exercise_reason(record.exercise(ex.id))

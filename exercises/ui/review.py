@@ -15,7 +15,7 @@ import random
 import ipywidgets as widgets
 
 from exercises.core import review as logic
-from exercises.core.registry import NOTEBOOKS, get_exercise, get_question
+from exercises.core.registry import get_exercise, get_question, titles
 from exercises.core.text import plural
 
 from .access import course_root, on_enter
@@ -28,7 +28,7 @@ class Review:
 
     def __init__(self, seed=None):
         self.rng = random.Random(seed)
-        self.titles = {s: t for s, t, _m in NOTEBOOKS}
+        self.titles = titles()
         self.summary = widgets.HTML()
         self.summary.add_class("course-review-summary")
         self.menu = widgets.Dropdown(options=[], description="review", style={"description_width": "initial"},

@@ -16,7 +16,7 @@ import random
 import ipywidgets as widgets
 
 from exercises.core import skip_ahead as sets
-from exercises.core.registry import NOTEBOOKS, skip_ahead_questions
+from exercises.core.registry import skip_ahead_questions, titles
 
 from .access import course_root
 from .style import box, bullets, inline, text_block
@@ -31,7 +31,6 @@ class SkipAhead:
         rng = random.Random(seed)
         self.inputs, self.marks, self.orders = {}, {}, {}
         rows = []
-        titles = {s: t for s, t, _m in NOTEBOOKS}
         self.header = widgets.HTML()
         self.header.add_class("course-test-out-header")
         self.result = widgets.HTML()
@@ -59,7 +58,7 @@ class SkipAhead:
             rows.append(row)
         self.submit.on_click(self._on_submit)
         self.root = course_root(widgets.VBox([self.header, *rows, self.submit, self.result]), "course-test-out")
-        self.title = titles.get(stem, stem)
+        self.title = titles().get(stem, stem)
         self._show_header()
 
     def _show_header(self) -> None:
