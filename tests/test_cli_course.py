@@ -41,7 +41,7 @@ def one_sentence_failure(done):
 def test_course_help_exits_0_and_an_unknown_command_exits_2():
     done = subprocess.run([str(ROOT / "course"), "--help"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0
-    for command in ("serve", "test", "build", "check", "solve", "lab", "report"):
+    for command in ("serve", "test", "build", "check", "solve", "lab", "report", "new", "bench", "mutate"):
         assert f"./course {command}" in done.stdout
     done = subprocess.run([str(ROOT / "course"), "nonsense"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and "Unknown command: nonsense" in done.stderr
@@ -334,3 +334,18 @@ def test_solve_refuses_what_would_do_harm(case, tmp_path):
     assert message.startswith("error: ") and expected in message and message.count("\n") == 0
     assert notebook.read_bytes() == before
     assert not (tmp_path / "out.ipynb").exists() and not (CONTENT / "solved.ipynb").exists()
+
+
+# ---------------------------------------------------------------- new
+
+@pytest.mark.parametrize("name,expected", [
+    ("Attention", "cannot name a notebook: use lower-case letters"),
+    ("2nd_part", "cannot name a notebook"),
+    ("norms", "'norms' is taken: labs/norms"),
+    ("start", "'start' is taken"),
+])
+def test_new_refuses_a_bad_or_taken_name_in_one_sentence(name, expected, tmp_path):
+    before = sorted(p.name for p in CONTENT.iterdir())
+    message = one_sentence_failure(run("-m", "tools.new", name))
+    assert message.startswith("error: ") and expected in message and message.count("\n") == 0
+    assert sorted(p.name for p in CONTENT.iterdir()) == before

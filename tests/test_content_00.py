@@ -27,11 +27,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import CONTENT, ROOT
+from conftest import CONTENT, ROOT, notebooks
 from exercises.core.registry import all_exercises, get_question
 
 NAME = "00_start_here.ipynb"
-NOTEBOOKS = sorted(CONTENT.glob("*.ipynb"))
+NOTEBOOKS = notebooks()
 
 
 def _source(cell):

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import notebooks
 from exercises.core import progress
 from exercises.core.blank import BLANK, ____
 from exercises.core.cell import run_cell
@@ -331,7 +332,7 @@ def test_memorised_output_cannot_pass(ex_id):
 # ---------------------------------------------------------------- the notebooks
 
 def _notebooks():
-    return sorted(p for p in CONTENT.glob("*.ipynb"))
+    return notebooks()
 
 
 @pytest.mark.parametrize("path", _notebooks(), ids=lambda p: p.name)

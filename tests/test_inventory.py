@@ -23,6 +23,7 @@ import importlib
 import inspect
 import json
 import pkgutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -180,7 +181,9 @@ def test_every_lab_is_called_by_a_notebook_and_driven_by_the_lab_tests_and_bench
     packages = {name.split(".")[1] for name in existing.values()}
     assert set(test_labs_packages.PACKAGES) >= packages
     timed = {notebook for notebook, _css in browser.timed_labs().values()}
-    assert timed == {nb.path for nb in NOTEBOOKS if nb.labs}, "the browser benchmark leaves out a notebook"
+    untimed = {nb.path for nb in NOTEBOOKS if nb.labs} - timed
+    assert not untimed, (f"the browser benchmark times, in each notebook, the first lab whose first slider "
+                         f"can be dragged {browser.DRAG_STEPS} steps: none in {sorted(untimed)}")
 
 
 def test_every_exercise_is_checked_in_its_notebook_and_by_the_exercise_tests():
@@ -222,3 +225,41 @@ def test_every_question_is_asked_in_its_notebook_and_registered():
     asked = {q for nb in NOTEBOOKS for q in nb.questions}
     assert asked <= {q.id for q in registry.all_questions()}, "a notebook asks a question no module defines"
     assert set(skip) == {nb.stem for nb in NOTEBOOKS if nb.skip_ahead}
+
+
+# ---------------------------------------------------------------- and each of those tests can fail
+
+def _without(monkeypatch, stem, **fields):
+    """The inventory as if notebook ``stem`` had ``fields`` instead of what its cells say."""
+    changed = tuple(replace(nb, **fields) if nb.stem == stem else nb for nb in NOTEBOOKS)
+    monkeypatch.setattr(inventory, "notebooks", lambda: changed)
+    monkeypatch.setitem(BY_STEM, stem, next(nb for nb in changed if nb.stem == stem))
+
+
+def test_a_lab_no_notebook_calls_fails_the_coverage_test(monkeypatch):
+    norms = BY_STEM["03_norms_and_residuals"]
+    _without(monkeypatch, norms.stem, labs=norms.labs[1:])
+    with pytest.raises(AssertionError, match=r"no notebook calls \['labs.norms.stack.stack_lab'\]"):
+        test_every_lab_is_called_by_a_notebook_and_driven_by_the_lab_tests_and_benchmarks()
+
+
+def test_an_exercise_without_its_cell_fails_the_coverage_test(monkeypatch):
+    _without(monkeypatch, "00_start_here", exercises=("stable-softmax",))
+    with pytest.raises(AssertionError, match="row-mean has no exercise cell in 00_start_here"):
+        test_every_exercise_is_checked_in_its_notebook_and_by_the_exercise_tests()
+
+
+def test_a_question_no_notebook_asks_fails_the_coverage_test(monkeypatch):
+    kept = saved_notebooks_ask()
+    notebook, question = next((nb, q) for nb in NOTEBOOKS for q in nb.questions if q not in kept)
+    _without(monkeypatch, notebook.stem, questions=tuple(q for q in notebook.questions if q != question))
+    with pytest.raises(AssertionError, match=f"{question} is asked neither in {notebook.stem}"):
+        test_every_question_is_asked_in_its_notebook_and_registered()
+
+
+def test_a_notebook_a_suite_leaves_out_fails_the_coverage_test(monkeypatch):
+    import test_browser_access
+
+    monkeypatch.setattr(test_browser_access, "NOTEBOOKS", test_browser_access.NOTEBOOKS[1:])
+    with pytest.raises(AssertionError):
+        test_every_notebook_is_run_by_nbval_and_opened_in_the_browser()
