@@ -1,6 +1,9 @@
-"""tools/mutate.py on a tiny package of its own: which mutants it makes, that their ids stay the
-same when other lines move, and that a run tells killed from surviving mutants."""
+"""tools/mutate.py, the one mutation engine: on a tiny package of its own, which mutants it makes,
+that their ids stay the same when other lines move, and that a run tells killed from surviving
+mutants; on the exercises' solutions, that a learner's slips are made for them alone and that a
+check with too few fixed cases lets some survive."""
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -10,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.mutate import mutants, reference_targets
+from tools.mutate import LIBRARY, SOLUTION, main, mutants, reference_targets, run_solutions, solution_targets
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -175,3 +178,46 @@ def test_a_definitions_module_named_on_the_command_line_is_scored_on_its_referen
                                                                 "exercises.definitions.other"}
     with pytest.raises(SystemExit, match="no such module"):
         reference_targets(tmp_path, ["exercises.definitions.missing"])
+
+
+SOLUTION_CELL = textwrap.dedent('''\
+    def centre(x, axis=-1):
+        """Each row of x minus its mean."""
+        mean = x.mean(axis=axis, keepdims=True)
+        return x - mean
+''')
+
+
+def test_a_learners_slips_are_made_for_solutions_only():
+    library = {m.kind for m in mutants(SOLUTION_CELL, "c", edits=LIBRARY)}
+    learner = mutants(SOLUTION_CELL, "c", edits=SOLUTION)
+    extra = {"term", "operands", "func", "name", "call", "inplace"}
+    assert not library & extra and extra <= {m.kind for m in learner}
+    assert find(learner, "func", "mean = x.sum(axis=axis, keepdims=True)").module == "c"
+    assert find(learner, "operands", "return (mean) - (x)")
+    assert find(learner, "inplace", "return np.subtract(x, mean, out=x)")
+    assert {m.after.strip() for m in learner if m.kind == "axis"} >= {
+        f"mean = x.mean(axis={a}, keepdims=True)" for a in ("None", "0", "-2")}
+    before = {(m.start, m.end, m.new) for m in mutants(SOLUTION_CELL, "c", edits=LIBRARY)}
+    assert before <= {(m.start, m.end, m.new) for m in learner}        # every programmer's slip too
+
+
+def test_a_check_with_too_few_fixed_cases_lets_solution_mutants_survive():
+    [full] = solution_targets(["row-mean"])
+    [weak] = solution_targets(["row-mean"])
+    weak.exercise = dataclasses.replace(full.exercise, fixed=lambda: full.exercise.fixed_cases()[:1])
+    for target in (full, weak):
+        target.mutants = target.find(ROOT)
+    run_solutions([full, weak])
+    assert full.baseline == weak.baseline == "passed"
+    assert {m.status for m in full.mutants} == {"killed"} and len(full.mutants) >= 10
+    alive = [m for m in weak.mutants if m.status == "survived"]
+    assert any(m.after.strip().endswith("x.sum(axis=1, keepdims=True) / x.shape[-1]") for m in alive)
+
+
+def test_the_solutions_run_from_the_command_line(tmp_path, capsys):
+    assert main(["--solutions", "row-mean", "--json", str(tmp_path / "out.json"), "--min-score", "100"]) == 0
+    cells = row(capsys.readouterr().out, "row-mean")
+    assert cells[1] == "its check's fixed cases" and cells[2] == cells[3] and cells[6] == "100.0 %"
+    statuses = {m["status"] for m in json.loads((tmp_path / "out.json").read_text())}
+    assert statuses == {"killed"}

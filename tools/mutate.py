@@ -1,18 +1,30 @@
-"""Mutation testing: does each module's own test file notice when its code is changed a little?
+"""Mutation testing, one engine for lib and for the exercise checks: would the tests notice if
+the code were a little wrong?
 
     ./course mutate                       # every lib/ module against its own test file
     ./course mutate norm ffn              # some modules only  (or: python -m tools.mutate norm ffn)
-    ./course mutate --exercises           # also the exercise checks' reference functions (report only)
-    ./course mutate exercises.definitions.norms   # only that module's reference functions, scored
+    ./course mutate exercises.definitions.norms   # that module's reference functions, scored
+    ./course mutate --exercises           # also every definitions module's references (report only)
+    ./course mutate --solutions           # every exercise's solution against its check's fixed cases
+    ./course mutate --solutions row-mean  # one exercise's (--list prints its mutants)
     ./course mutate --list norm           # print norm's mutants, run nothing
     ./course mutate --report survivors.md --json results.json --min-score 95
 
-lib/X.py runs against tests/test_lib_X.py (else tests/test_X.py; --tests X=FILE to choose). A mutant
-is one small edit of the source: an operator, a comparison, a constant, an axis, a dropped keyword
-or statement... (see ``_Finder``). It is killed when a test fails, errors or times out. Mutants
-listed in tools/equivalent-mutants.txt (``ID  reason``) change no behaviour and are left out of
-the score: killed / (mutants - equivalent). ``mutants(source)`` gives the mutants of any source.
-Needs pytest and a POSIX system (the test runs are forked).
+A mutant is one small edit of a source (:func:`mutants`): a byte range replaced, so it keeps the
+code's formatting, with an id that stays the same when other lines move. One finder makes them,
+with one of two sets of edits (:class:`Edits`): ``LIBRARY``, the slips a programmer makes
+(operators, comparisons, constants, axes, a dropped keyword or statement...), and ``SOLUTION``,
+those and the slips a learner makes in an exercise (a term left out, a sibling function, another
+variable, the other axis, a result written into an argument...). Two ways to run them:
+
+- a module against its test file (lib/X.py against tests/test_lib_X.py, else tests/test_X.py;
+  --tests X=FILE to choose): pytest in forked children, each in its own copy of the repository;
+  a mutant is killed when a test fails, errors or times out;
+- an exercise's solution against its check's fixed cases, in this process (:func:`judge`); a
+  mutant is killed when the check rejects it. tests/test_check_mutants.py requires all of them.
+
+Mutants listed in tools/equivalent-mutants.txt (``ID  reason``) change no behaviour and are left
+out of the score: killed / (mutants - equivalent). Forking needs a POSIX system.
 """
 
 from __future__ import annotations
@@ -34,27 +46,64 @@ from pathlib import Path
 
 import pytest
 
-from tools.source_edits import SourceEdits
-
 ROOT = Path(__file__).resolve().parents[1]
+EQUIVALENTS = ROOT / "tools" / "equivalent-mutants.txt"
 NOT_LIBRARY = {"__init__", "exercises"}     # lib/exercises.py only keeps old notebooks working
 
 
-# ---------------------------------------------------------------- mutants
+# ---------------------------------------------------------------- the edits
 
-OPS = {ast.Add: ("+", "-"), ast.Sub: ("-", "+"), ast.Mult: ("*", "/"), ast.Div: ("/", "*"),
-       ast.FloorDiv: ("//", "/"), ast.Mod: ("%", "/"), ast.Pow: ("**", "*"), ast.MatMult: ("@", "*"),
-       ast.BitAnd: ("&", "|"), ast.BitOr: ("|", "&"), ast.BitXor: ("^", "|")}
 COMPARE = {ast.Lt: ("<", "<="), ast.LtE: ("<=", "<"), ast.Gt: (">", ">="), ast.GtE: (">=", ">"),
            ast.Eq: ("==", "!="), ast.NotEq: ("!=", "=="), ast.Is: ("is", "is not"),
            ast.IsNot: ("is not", "is"), ast.In: ("in", "not in"), ast.NotIn: ("not in", "in")}
-LABELLED_KEYWORDS = {"axis", "keepdims"}
+SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+          ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
+UFUNCS = {ast.Add: "np.add", ast.Sub: "np.subtract", ast.Mult: "np.multiply", ast.Div: "np.divide",
+          ast.Pow: "np.power"}
+UNARY_UFUNCS = {"exp", "sqrt", "sin", "cos", "log", "abs", "negative", "square", "tanh"}
+SIBLINGS = {"sum": "mean", "mean": "sum", "max": "min", "min": "max", "amax": "amin", "amin": "amax",
+            "sin": "cos", "cos": "sin", "tril": "triu", "triu": "tril", "exp": "expm1", "log": "log1p",
+            "maximum": "minimum", "minimum": "maximum", "zeros": "ones", "ones": "zeros",
+            "zeros_like": "ones_like", "ones_like": "zeros_like", "var": "std", "std": "var",
+            "argmax": "argmin", "argmin": "argmax", "argsort": "sort"}
+NON_COMMUTATIVE = (ast.Sub, ast.Div, ast.Pow, ast.MatMult, ast.FloorDiv)
+FLOATS = {"zero": lambda v: 0.0, "double": lambda v: v * 2, "tenth": lambda v: v / 10}
+
+
+@dataclass(frozen=True)
+class Edits:
+    """Which edits the finder makes. Both sets: an operator swapped (``ops``), a comparison
+    loosened or negated, and/or, a unary -, not or ~ dropped, an integer +1 and -1 (axes too), a
+    float to each of ``floats`` (:data:`FLOATS`; 0.0 to 1.0), True/False (keepdims too), a keyword argument left
+    out, two neighbouring arguments of a call exchanged, an if/ternary condition forced True and
+    False, a statement replaced by pass (an expression, raise, assert, continue, break, or an
+    assignment to a bound name), a returned value replaced by None, a slice bound that is not a
+    constant +1 and -1. ``learner`` adds: the sides of a -, /, ** or @ exchanged (operands); one
+    side of an operation left out (term); axis= set to each of ``axes``; neighbouring items of a
+    tuple or list exchanged; a slice bound or step left out; a call replaced by its only argument
+    or a method call by its object (call); a NumPy function swapped for its sibling (func, sum
+    mean, max min, ...); a variable replaced by another of the function's (name); the result
+    written into an argument or a view of one (inplace: ``np.subtract(a, b, out=a)``, ``x += y``).
+    Strings, f-strings, docstrings and annotations are left alone."""
+    ops: dict
+    floats: tuple
+    axes: tuple = ()
+    learner: bool = False
+
+
+LIBRARY = Edits(ops={ast.Add: ["-"], ast.Sub: ["+"], ast.Mult: ["/"], ast.Div: ["*"], ast.FloorDiv: ["/"],
+                     ast.Mod: ["/"], ast.Pow: ["*"], ast.MatMult: ["*"], ast.BitAnd: ["|"], ast.BitOr: ["&"],
+                     ast.BitXor: ["|"]},
+                floats=("zero", "double"))
+SOLUTION = Edits(ops={ast.Add: ["-"], ast.Sub: ["+"], ast.Mult: ["/", "@"], ast.Div: ["*", "//"],
+                      ast.FloorDiv: ["/"], ast.Mod: ["//"], ast.Pow: ["*"], ast.MatMult: ["*"]},
+                 floats=("zero", "double", "tenth"), axes=("None", "0", "1", "-1", "-2"), learner=True)
 
 
 @dataclass
 class Mutant:
     """One edit of a source: bytes start:end (of its UTF-8 text) become ``new``."""
-    module: str          # lib.norm
+    module: str          # lib.norm, or an exercise's id
     func: str            # layer_norm, BlockWeights.__post_init__, <module>
     kind: str
     start: int
@@ -78,34 +127,28 @@ class Mutant:
                          + [f"+ {line}" for line in self.after.splitlines()])
 
 
-class _Finder(SourceEdits):
-    """Walks a module's AST and records one Mutant per small edit. The kinds:
+class _Finder(ast.NodeVisitor):
+    """Walks a source's AST and records one Mutant per edit of ``edits`` (see :class:`Edits`)."""
 
-    op       an arithmetic operator swapped: + -, * /, // /, % /, ** *, @ *, & |, ^ |, also in +=
-    compare  < <=, > >=, == !=, is / is not, in / not in      boolop  and <-> or
-    unary    a unary -, not or ~ dropped
-    const    an integer +1 and -1 (shapes, counts, slices, defaults); axis: the same for axis=
-    float    a float constant -> 0 and -> twice itself; 0.0 -> 1.0
-    bool     True <-> False; keepdims: the same for keepdims=
-    kwarg    a keyword argument left out (the callee's default is used)
-    swap     two neighbouring positional arguments of a call exchanged
-    branch   an if / elif / ternary condition replaced by True, and by False
-    drop     a statement replaced by pass: an expression, raise, assert, continue, break, or an
-             assignment to a name already bound (x = f(x), out = out * gamma, self.a = ...)
-    return   a returned value replaced by None
-    slice    a slice bound that is not a constant, +1 and -1
-    Strings, f-strings, docstrings and annotations are left alone.
-    """
-
-    def __init__(self, module: str, data: bytes, only: set | None):
-        super().__init__(data)
-        self.module, self.only = module, only
+    def __init__(self, module: str, data: bytes, only: set | None, edits: Edits):
+        self.module, self.data, self.only, self.edits = module, data, only, edits
+        self.starts = [0]                            # the byte offset of each line's start
+        for line in data.splitlines(keepends=True):
+            self.starts.append(self.starts[-1] + len(line))
         self.found: list[Mutant] = []
         self.scope: list[str] = []
-        self.bound: list[set] = [set()]
-        self.label: str | None = None
+        self.bound: list[set] = [set()]          # names bound in each function
+        self.params: list[set] = [set()]         # names holding an argument or a view of one
+        self.label: str | None = None            # "axis" or "keepdims" inside that keyword
 
     # ---- positions and recording
+    def span(self, node) -> tuple[int, int]:
+        return (self.starts[node.lineno - 1] + node.col_offset, self.starts[node.end_lineno - 1] + node.end_col_offset)
+
+    def text(self, node) -> str:
+        start, end = self.span(node)
+        return self.data[start:end].decode()
+
     def add(self, kind: str, start: int, end: int, new: str) -> None:
         if self.only is not None and (not self.scope or self.scope[0] not in self.only):
             return
@@ -113,6 +156,28 @@ class _Finder(SourceEdits):
             line, end_line = (self.data.count(b"\n", 0, at) + 1 for at in (start, end))
             self.found.append(Mutant(self.module, ".".join(self.scope) or "<module>", kind,
                                      start, end, new, line, end_line))
+
+    def replace(self, kind: str, node, new: str) -> None:
+        self.add(kind, *self.span(node), new)
+
+    def token(self, kind: str, left, right, old: str, new: str) -> None:
+        """Replace the operator ``old`` written between two operands."""
+        start, end = self.span(left)[1], self.span(right)[0]
+        pattern = r"\s+".join(rf"\b{w}\b" if w.isalpha() else re.escape(w) for w in old.split())
+        found = re.search(pattern.encode(), self.data[start:end])
+        if found:
+            self.add(kind, start + found.start(), start + found.end(), new)
+
+    def exchange(self, pairs) -> None:
+        """Swap each pair of neighbouring items (arguments, tuple items), keeping what is between."""
+        for a, b in pairs:
+            if isinstance(a, ast.Starred) or isinstance(b, ast.Starred) or self.text(a) == self.text(b):
+                continue
+            (start, a_end), (b_start, end) = self.span(a), self.span(b)
+            self.add("swap", start, end, self.text(b) + self.data[a_end:b_start].decode() + self.text(a))
+
+    def aliases_argument(self, node) -> bool:
+        return isinstance(node, ast.Name) and node.id in self.params[-1]
 
     # ---- scopes: the module, functions, classes (docstrings and annotations skipped)
     def body(self, statements) -> None:
@@ -129,9 +194,10 @@ class _Finder(SourceEdits):
         self.scope.append(node.name)                   # defaults count as the function's own
         for default in args.defaults + [d for d in args.kw_defaults if d] + node.decorator_list:
             self.visit(default)
-        self.bound.append({a.arg for a in args.posonlyargs + args.args + args.kwonlyargs})
+        names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+        self.bound.append(set(names)), self.params.append(set(names))
         self.body(node.body)
-        self.scope.pop(), self.bound.pop()
+        self.scope.pop(), self.bound.pop(), self.params.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -158,16 +224,28 @@ class _Finder(SourceEdits):
             self.replace(kind, node, repr(value + 1))
             self.replace(kind, node, repr(value - 1))
         elif isinstance(value, float):
-            for new in ([repr(0.0), repr(value * 2)] if value else [repr(1.0)]):
+            for new in ([repr(FLOATS[f](value)) for f in self.edits.floats] if value else [repr(1.0)]):
                 self.replace("float", node, new)
 
+    def axis(self, node) -> None:
+        if self.label == "axis":
+            for value in self.edits.axes:
+                self.replace("axis", node, value)
+
     def visit_Constant(self, node):
+        self.axis(node)
         self.number(node, node.value)
+
+    def visit_Name(self, node):
+        if self.edits.learner and isinstance(node.ctx, ast.Load) and len(self.bound) > 1 and node.id in self.bound[-1]:
+            for other in sorted(self.bound[-1] - {node.id}):
+                self.replace("name", node, other)
 
     def visit_UnaryOp(self, node):
         operand = node.operand
         if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant) \
                 and type(operand.value) in (int, float):
+            self.axis(node)
             self.number(node, -operand.value)            # -1 is one constant: 0 and -2
             self.replace("unary", node, self.text(operand))
             return
@@ -178,7 +256,18 @@ class _Finder(SourceEdits):
         self.generic_visit(node)
 
     def visit_BinOp(self, node):
-        self.token("op", node.left, node.right, *OPS[type(node.op)])
+        op = type(node.op)
+        for new in self.edits.ops.get(op, ()):
+            self.token("op", node.left, node.right, SYMBOL[op], new)
+        if self.edits.learner and op in self.edits.ops:
+            left, right = self.text(node.left), self.text(node.right)
+            if op in NON_COMMUTATIVE and left != right:
+                self.replace("operands", node, f"({right}) {SYMBOL[op]} ({left})")
+            self.replace("term", node, f"({left})")
+            self.replace("term", node, f"({right})")
+            for target in (node.left, node.right):
+                if op in UFUNCS and self.aliases_argument(target):
+                    self.replace("inplace", node, f"{UFUNCS[op]}({left}, {right}, out={target.id})")
         self.generic_visit(node)
 
     def visit_Compare(self, node):
@@ -195,15 +284,8 @@ class _Finder(SourceEdits):
 
     def visit_Call(self, node):
         label, self.label = self.label, None
-        self.drop_keywords(node)
-        self.swap_arguments(node)
-        self.generic_visit(node)
-        self.label = label
-
-    def drop_keywords(self, node) -> None:
-        """``f(a, name=b)`` -> ``f(a)``: the comma before (or after) goes with the keyword."""
         items = sorted(node.args + node.keywords, key=lambda n: (n.lineno, n.col_offset))
-        for i, item in enumerate(items):
+        for i, item in enumerate(items):            # f(a, name=b) -> f(a): the comma goes with it
             if not (isinstance(item, ast.keyword) and item.arg):
                 continue
             if i > 0:
@@ -212,17 +294,39 @@ class _Finder(SourceEdits):
                 self.add("kwarg", self.span(item)[0], self.span(items[i + 1])[0], "")
             else:
                 self.replace("kwarg", item, "")
+        self.exchange(zip(node.args, node.args[1:]))
+        if self.edits.learner:
+            self.learner_call(node)
+        self.generic_visit(node)
+        self.label = label
 
-    def swap_arguments(self, node) -> None:
-        for a, b in zip(node.args, node.args[1:]):
-            if isinstance(a, ast.Starred) or isinstance(b, ast.Starred) or self.text(a) == self.text(b):
-                continue
-            (start, a_end), (b_start, end) = self.span(a), self.span(b)
-            gap = self.data[a_end:b_start].decode()
-            self.add("swap", start, end, self.text(b) + gap + self.text(a))
+    def learner_call(self, node) -> None:
+        func = node.func
+        if len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred):
+            self.replace("call", node, f"({self.text(node.args[0])})")
+        if isinstance(func, ast.Attribute) and not (isinstance(func.value, ast.Name)
+                                                    and func.value.id in ("np", "numpy", "math")):
+            self.replace("call", node, f"({self.text(func.value)})")
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if name in SIBLINGS:
+            start = self.span(func)[1] - len(name)
+            self.add("func", start, start + len(name), SIBLINGS[name])
+        if name in UNARY_UFUNCS and isinstance(func, ast.Attribute) and len(node.args) == 1 \
+                and not node.keywords and self.aliases_argument(node.args[0]):
+            target = node.args[0].id
+            self.replace("inplace", node, f"{self.text(func)}({target}, out={target})")
+
+    def visit_Tuple(self, node):
+        if self.edits.learner and isinstance(node.ctx, ast.Load):
+            self.exchange(zip(node.elts, node.elts[1:]))
+        self.generic_visit(node)
+
+    visit_List = visit_Tuple
 
     def visit_keyword(self, node):
-        label, self.label = self.label, node.arg if node.arg in LABELLED_KEYWORDS else None
+        label, self.label = self.label, node.arg if node.arg in ("axis", "keepdims") else None
+        if isinstance(node.value, ast.Name):
+            self.axis(node.value)
         self.visit(node.value)
         self.label = label
 
@@ -236,6 +340,10 @@ class _Finder(SourceEdits):
             if bound is not None and not isinstance(bound, (ast.Constant, ast.UnaryOp)):
                 self.replace("slice", bound, f"({self.text(bound)} + 1)")
                 self.replace("slice", bound, f"({self.text(bound)} - 1)")
+            if bound is not None and self.edits.learner:
+                self.replace("slice", bound, "")
+        if node.step is not None and self.edits.learner:
+            self.replace("slice", node.step, "1")
         self.generic_visit(node)
 
     # ---- statements
@@ -263,12 +371,35 @@ class _Finder(SourceEdits):
             and not all(name in self.bound[-1] for name in names)
         if not new_name:                   # a rebinding: dropping it keeps the old value
             self.replace("drop", node, "pass")
+        value, target = node.value, node.targets[0]
+        if self.edits.learner and len(node.targets) == 1 and isinstance(target, ast.Name) \
+                and isinstance(value, ast.BinOp) and isinstance(value.left, ast.Name) \
+                and value.left.id == target.id and self.aliases_argument(value.left) and type(value.op) in UFUNCS:
+            self.replace("inplace", node, f"{target.id} {SYMBOL[type(value.op)]}= {self.text(value.right)}")
         self.generic_visit(node)
+        self.track_views(node)
         self.bound[-1].update(names)
 
+    def track_views(self, node) -> None:
+        """Names assigned an argument or a slice of one (a, b = x[:h], x[h:]) hold views of it."""
+        pairs = []
+        for target in node.targets:
+            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
+                pairs += zip(target.elts, node.value.elts)
+            else:
+                pairs.append((target, node.value))
+        for target, value in pairs:
+            if isinstance(target, ast.Name):
+                base = value.value if isinstance(value, ast.Subscript) else value
+                if isinstance(base, ast.Name) and base.id in self.params[-1]:
+                    self.params[-1].add(target.id)
+                else:
+                    self.params[-1].discard(target.id)
+
     def visit_AugAssign(self, node):
-        old, new = OPS[type(node.op)]
-        self.token("op", node.target, node.value, old + "=", new + "=")
+        op = type(node.op)
+        for new in self.edits.ops.get(op, ()):
+            self.token("op", node.target, node.value, SYMBOL[op] + "=", new + "=")
         self.drop(node)
 
     def visit_For(self, node):
@@ -276,7 +407,7 @@ class _Finder(SourceEdits):
         self.generic_visit(node)
 
 
-def mutants(source: str, module: str = "<source>", only: set | None = None) -> list[Mutant]:
+def mutants(source: str, module: str = "<source>", only: set | None = None, edits: Edits = LIBRARY) -> list[Mutant]:
     """Every mutant of ``source`` (Python text) that still parses, in source order, with stable ids.
 
     only: the names of the top-level functions to mutate (None: all of the source).
@@ -285,7 +416,7 @@ def mutants(source: str, module: str = "<source>", only: set | None = None) -> l
     the same when other lines move.
     """
     data = source.encode()
-    finder = _Finder(module, data, only)
+    finder = _Finder(module, data, only, edits)
     finder.visit(ast.parse(data))
     found, seen, counts = [], set(), {}
     for m in sorted(finder.found, key=lambda m: (m.start, m.end, m.kind, m.new)):
@@ -309,7 +440,7 @@ def mutants(source: str, module: str = "<source>", only: set | None = None) -> l
     return found
 
 
-def load_equivalents(path: Path) -> dict:
+def load_equivalents(path: Path = EQUIVALENTS) -> dict:
     """{(module, hash): reason} from the lines ``module:line:kind:hash  reason`` of ``path``."""
     found = {}
     if path.exists():
@@ -321,12 +452,19 @@ def load_equivalents(path: Path) -> dict:
     return found
 
 
+def mark_equivalents(found: list, equivalents: dict) -> None:
+    """Give each mutant listed in ``equivalents`` its reason (and take it off that dict)."""
+    for m in found:
+        m.reason = equivalents.pop((m.module, m.id.split(":")[-1]), "")
+
+
 # ---------------------------------------------------------------- what is mutated, against what
 
 @dataclass
 class Target:
-    """One file to mutate and the test files that should catch its mutants."""
-    path: Path                       # relative to the root
+    """One source to mutate and what should catch its mutants: a file and its test files, or an
+    exercise's solution and its check."""
+    path: Path | None                # relative to the root (None: an exercise's solution)
     tests: list                      # test files relative to the root ([] when it has none)
     only: set | None = None          # mutate only these top-level functions
     scored: bool = True              # False: reported, but not held to --min-score
@@ -334,10 +472,18 @@ class Target:
     baseline: str = "not run"
     seconds: float = 0.0
     lines: dict = field(default_factory=dict)   # line -> ids of the tests that run it ("": every test)
+    exercise: object = None          # the exercise whose solution is mutated
 
     @property
     def module(self) -> str:
-        return ".".join(self.path.with_suffix("").parts)
+        return self.exercise.id if self.exercise else ".".join(self.path.with_suffix("").parts)
+
+    def source(self, root: Path) -> str:
+        return self.exercise.solution_source if self.exercise else (root / self.path).read_text(encoding="utf-8")
+
+    def find(self, root: Path) -> list:
+        """The target's mutants: a programmer's slips in a file, a learner's in a solution."""
+        return mutants(self.source(root), self.module, self.only, SOLUTION if self.exercise else LIBRARY)
 
     def tests_for(self, mutant: Mutant) -> set | None:
         """The ids of the tests that run the mutant's lines; None: the whole file (a line also
@@ -388,6 +534,42 @@ def reference_targets(root: Path, modules: list | None = None, scored: bool = Fa
         if own or modules:
             targets.append(Target(path.relative_to(root), list(REFERENCE_TESTS), own, scored=scored))
     return targets
+
+
+def solution_targets(ids: list) -> list:
+    """Every exercise's solution (or those of ``ids``), each against its check's fixed cases."""
+    from exercises.core.registry import all_exercises, get_exercise
+
+    chosen = [get_exercise(i) for i in ids] if ids else all_exercises()
+    return [Target(None, ["its check's fixed cases"], exercise=e) for e in chosen if e.kind == "function"]
+
+
+def solution_mutants(exercise) -> list:
+    """The mutants of an exercise's solution (a learner's slips), named after the exercise."""
+    return mutants(exercise.solution_source, exercise.id, edits=SOLUTION)
+
+
+def judge(exercise, source: str):
+    """The check's verdict on ``source`` (a whole exercise cell) from the fixed cases alone: the
+    cases every run has, so a mutant they reject is rejected whatever random cases are drawn."""
+    from exercises.core.cell import run_cell
+    from exercises.core.checker import Feedback, evaluate_fixed
+
+    try:
+        namespace = run_cell(source, exercise.context, exercise.id)
+    except Exception as exc:  # noqa: BLE001 - a mutant that cannot even run its cell is rejected
+        return Feedback(exercise.id, "error", [f"{type(exc).__name__}: {exc}"])
+    return evaluate_fixed(exercise, namespace)
+
+
+def run_solutions(targets: list) -> None:
+    """Judge every mutant of the solutions in this process; set the statuses."""
+    for target in targets:
+        source = target.exercise.solution_source
+        target.baseline = "passed" if judge(target.exercise, source).passed else "failed (the solution)"
+        for m in target.mutants:
+            if target.baseline == "passed" and m.status == "not run":
+                m.status = "survived" if judge(target.exercise, m.apply(source)).passed else "killed"
 
 
 def _one_call_of(function: ast.FunctionDef, names: set) -> bool:
@@ -582,8 +764,12 @@ def preload(root: Path, targets: list) -> None:
 
 
 def run(root: Path, targets: list, jobs: int, pytest_args: list) -> float:
-    """Run every target's baseline, then its mutants; sets statuses; returns the CPU seconds."""
-    testable = [t for t in targets if t.tests]
+    """Run every target's baseline, then its mutants; sets statuses; returns the CPU seconds of
+    the forked test runs."""
+    run_solutions([t for t in targets if t.exercise])
+    testable = [t for t in targets if t.tests and not t.exercise]
+    if not testable:
+        return 0.0
     preload(root, testable)
     pool, began, done = Pool(root, jobs, pytest_args), time.monotonic(), []
 
@@ -682,6 +868,9 @@ def arguments(argv):
                              "for the reference functions of the exercise checks in that module")
     parser.add_argument("--exercises", action="store_true",
                         help="also the exercise checks' reference functions (reported, not scored)")
+    parser.add_argument("--solutions", action="store_true",
+                        help="the exercises' solutions (the modules named are then exercise ids; default: "
+                             "every exercise) against their checks' fixed cases, instead of lib")
     parser.add_argument("--tests", action="append", default=[], metavar="MODULE=FILE[,FILE]",
                         help="run a module against other test files")
     parser.add_argument("--jobs", type=int, default=2, help="test runs at a time (default 2)")
@@ -703,17 +892,19 @@ def collect(args) -> list:
     """The targets with their mutants, each marked with its reason if listed as equivalent."""
     root = args.root.resolve()
     overrides = dict(item.split("=", 1) for item in args.tests)
-    references = [m for m in args.modules if m.startswith(REFERENCES + ".")]
-    modules = [m.removeprefix(args.package + ".") for m in args.modules if m not in references]
-    targets = library_targets(root, args.package, modules, overrides) if modules or not references else []
-    targets += reference_targets(root, references, scored=True) if references else []
+    if args.solutions:
+        targets = solution_targets(args.modules)
+    else:
+        references = [m for m in args.modules if m.startswith(REFERENCES + ".")]
+        modules = [m.removeprefix(args.package + ".") for m in args.modules if m not in references]
+        targets = library_targets(root, args.package, modules, overrides) if modules or not references else []
+        targets += reference_targets(root, references, scored=True) if references else []
     if args.exercises:
         targets += reference_targets(root)
     equivalent = load_equivalents(args.equivalents or root / "tools" / "equivalent-mutants.txt")
     for t in targets:
-        t.mutants = mutants((root / t.path).read_text(encoding="utf-8"), t.module, t.only)
-        for m in t.mutants:
-            m.reason = equivalent.pop((m.module, m.id.split(":")[-1]), "")
+        t.mutants = t.find(root)
+        mark_equivalents(t.mutants, equivalent)
     if args.again:
         def key(mutant_id):                          # module and hash: the line may have moved
             return mutant_id.split(":")[0], mutant_id.split(":")[-1]
@@ -741,7 +932,9 @@ def main(argv=None) -> int:
         print(f"warning: {m.id} is listed as equivalent but was {m.status}", file=sys.stderr)
     scores = [score(t) for t in targets]
     print(table(scores))
-    print(f"\n{time.monotonic() - began:.0f} s with {args.jobs} workers ({cpu:.0f} s of CPU in the test runs)")
+    forked = any(not t.exercise for t in targets)
+    forked = f" with {args.jobs} workers ({cpu:.0f} s of CPU in the test runs)" if forked else ""
+    print(f"\n{time.monotonic() - began:.0f} s{forked}")
     if args.report:
         args.report.write_text(survivors_report(targets), encoding="utf-8")
     if args.json:
