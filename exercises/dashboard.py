@@ -34,7 +34,7 @@ BEHIND = 0.5         # passed fewer exercises than this fraction of the class's 
 CELLS = {
     "passed": ("s-p", "\u2713", "#0072b2", "#ffffff"),
     "passed-after-solution": ("s-ps", "\u2713S", "#56b4e9", "#000000"),
-    "tested-out": ("s-t", "T", "#c6e2f5", "#000000"),
+    "skipped-ahead": ("s-k", "SA", "#c6e2f5", "#000000"),
     "attempted": ("s-a", "\u2717", "#e69f00", "#000000"),
     "started": ("s-h", "H", "#f0e442", "#000000"),
     "not-started": ("s-n", "\u00b7", "#ffffff", "#595959"),
@@ -43,7 +43,7 @@ _BY_LABEL = {EXERCISE_LABELS[status]: status for status in CELLS}
 _MEANINGS = {
     "passed": "passed",
     "passed-after-solution": "passed after opening the solution",
-    "tested-out": "not passed, but the notebook's test-out set was passed",
+    "skipped-ahead": "not passed, but the notebook's skip-ahead set was passed",
     "attempted": "checked without passing (the number: how many checks)",
     "started": "hints opened, no answer checked",
     "not-started": "not started",
@@ -81,7 +81,7 @@ def _status(row: dict) -> str:
 
 
 def _done(row: dict) -> bool:
-    return _status(row) in ("passed", "passed-after-solution", "tested-out")
+    return _status(row) in ("passed", "passed-after-solution", "skipped-ahead")
 
 
 def help_reasons(rep: Report) -> list[tuple[Export, list[str]]]:
@@ -250,7 +250,7 @@ def _notebooks(rep: Report) -> str:
     n = len(rep.exports)
     return ("<h2>Progress per notebook</h2>"
             + _table("Exercises of each notebook, all learners together. A learner has finished a "
-                     "notebook when every exercise of it is passed or the notebook is tested out.",
+                     "notebook when every exercise of it is passed or its skip-ahead set was passed.",
                      ["Notebook", "Learners who finished it", "Exercise statuses"],
                      [[e(title), f"{done} of {n} ({_pct(done, n)})", _bar(counts)]
                       for title, done, counts in notebook_stats(rep)])

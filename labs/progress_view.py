@@ -1,6 +1,3 @@
-"""Kept for notebooks saved from earlier releases, which import ``progress_view`` from here;
-it lives in ``exercises.ui.progress_view``."""
+"""An old module path, kept for notebooks saved from earlier releases: see exercises/ui/compat.py."""
 
-from exercises.ui.progress_view import progress_view
-
-__all__ = ["progress_view"]
+from exercises.ui.compat import progress_view  # noqa: F401

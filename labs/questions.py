@@ -1,6 +1,3 @@
-"""Kept for notebooks saved from earlier releases, which import ``ask`` from here;
-it lives in ``exercises.ui.questions``."""
+"""An old module path, kept for notebooks saved from earlier releases: see exercises/ui/compat.py."""
 
-from exercises.ui.questions import ask
-
-__all__ = ["ask"]
+from exercises.ui.compat import ask  # noqa: F401

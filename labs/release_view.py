@@ -1,6 +1,3 @@
-"""Kept for notebooks saved from earlier releases, which import ``course_release`` from here;
-it lives in ``exercises.ui.release_view``."""
+"""An old module path, kept for notebooks saved from earlier releases: see exercises/ui/compat.py."""
 
-from exercises.ui.release_view import course_release
-
-__all__ = ["course_release"]
+from exercises.ui.compat import course_release  # noqa: F401

@@ -1,6 +1,3 @@
-"""Kept for notebooks saved from earlier releases, which import ``review`` from here;
-it lives in ``exercises.ui.review``."""
+"""An old module path, kept for notebooks saved from earlier releases: see exercises/ui/compat.py."""
 
-from exercises.ui.review import review
-
-__all__ = ["review"]
+from exercises.ui.compat import review  # noqa: F401

@@ -1,6 +1,3 @@
-"""Kept for notebooks saved from earlier releases, which call ``test_out(stem)`` from here;
-it is ``exercises.ui.skip_ahead`` now."""
+"""An old module path, kept for notebooks saved from earlier releases: see exercises/ui/compat.py."""
 
-from exercises.ui.skip_ahead import skip_ahead as test_out
-
-__all__ = ["test_out"]
+from exercises.ui.compat import test_out  # noqa: F401

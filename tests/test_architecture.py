@@ -86,3 +86,38 @@ assert calls == ["begin"], calls
     result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True,
                             text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+def test_the_old_module_paths_are_aliases_of_the_compatibility_module_and_nothing_else():
+    """Notebooks saved from earlier releases import from old module paths (exercises/ui/compat.py
+    lists them); each is a module that imports exactly its names from exercises.ui.compat, and no
+    other module of the course does."""
+    from exercises.ui.compat import OLD_PATHS
+
+    aliases = {}
+    for package in ("lib", "exercises", "labs"):
+        for path in (ROOT / package).rglob("*.py"):
+            tree = ast.parse(path.read_bytes())
+            found = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "exercises.ui.compat"]
+            if found:
+                aliases[".".join(path.relative_to(ROOT).with_suffix("").parts)] = (tree, found)
+    assert set(aliases) == set(OLD_PATHS)
+    for name, (tree, found) in aliases.items():
+        imported = {alias.name for node in found for alias in node.names}
+        assert imported - {"moved"} == set(OLD_PATHS[name]), name
+        kinds = {type(node).__name__ for node in tree.body}
+        assert kinds <= {"Expr", "Import", "ImportFrom", "If"}, (name, kinds)       # no def, no class
+        assert len((ROOT / name.replace(".", "/")).with_suffix(".py").read_text().splitlines()) <= 8, name
+
+
+def test_the_old_command_line_says_where_it_went(tmp_path):
+    """python -m lib.exercises was the command line of earlier releases: it now fails, naming the
+    command that replaced it, instead of doing nothing."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg",
+           "MPLCONFIGDIR": str(tmp_path / ".mpl")}
+    result = subprocess.run([sys.executable, "-m", "lib.exercises", "solve", "in.ipynb", "out.ipynb"], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and result.stdout == ""
+    assert "use python -m exercises solve in.ipynb out.ipynb" in result.stderr
+    assert "./course solve in.ipynb out.ipynb" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "out.ipynb").exists()

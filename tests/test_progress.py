@@ -149,6 +149,8 @@ def document(**sections) -> dict:
 # ---------------------------------------------------------------- files of the previous release
 
 def test_a_progress_file_of_the_previous_release_loads_unchanged(progress_file):
+    """It loads as it was; saved again, it is the same document but for the skip-ahead section,
+    which earlier releases named "test_out" and is now written under "skip_ahead"."""
     progress_file.write_bytes(SAVED.read_bytes())
     record = Progress.load()
     assert progress.notices() == []
@@ -158,19 +160,30 @@ def test_a_progress_file_of_the_previous_release_loads_unchanged(progress_file):
     assert [it.id for it in review.items(record)] == ["row-mean", "start-predict-softmax",
                                                        "start-shape-row-mean", "layer-norm"]
     assert [it.cleared for it in review.items(record)] == [False, True, False, True]
-    assert skip_ahead.tested_out("01_positional_encoding", record)
-    assert not skip_ahead.tested_out("03_norms_and_residuals", record)
+    assert skip_ahead.skipped_ahead("01_positional_encoding", record)
+    assert not skip_ahead.skipped_ahead("03_norms_and_residuals", record)
     assert record.kept_release("02_feed_forward.ipynb") == "abc123def456"
     assert record.learner() == {"name": "Ada L. (s1234)", "id": "47598e31badb"}
     record.save()
     again = json.loads(progress_file.read_text())
     saved = json.loads(SAVED.read_text())
     assert again.pop("updated") and saved.pop("updated")
+    assert "test_out" in saved and "test_out" not in again
+    saved["skip_ahead"] = saved.pop("test_out")
     assert again == saved
 
 
+def test_a_section_under_its_old_name_and_its_new_keeps_the_new_entries():
+    data = document(test_out={"01_positional_encoding": {"passed": True}, "02_feed_forward": {"attempts": 1}},
+                    skip_ahead={"02_feed_forward": {"attempts": 3}})
+    record = Progress(data)
+    assert record.skip_ahead("01_positional_encoding") == {"passed": True}
+    assert record.skip_ahead("02_feed_forward") == {"attempts": 3} and "test_out" not in record.data
+
+
 def test_the_record_writes_the_file_the_previous_release_wrote(progress_file):
-    """The same history, recorded now, gives the same file (times and the random id aside)."""
+    """The same history, recorded now, gives the same file (times and the random id aside), its
+    skip-ahead section under today's name."""
     ex = get_exercise("layer-norm")
     progress.record_check("row-mean", False, "values")
     progress.record_check("row-mean", True, "pass")
@@ -194,7 +207,7 @@ def test_the_record_writes_the_file_the_previous_release_wrote(progress_file):
     def timeless(text):
         text = re.sub(r'"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"', '"TIME"', text)
         return json.loads(re.sub(r'"id": "[0-9a-f]{12}"', '"id": "ID"', text))
-    assert timeless(progress_file.read_text()) == timeless(SAVED.read_text())
+    assert timeless(progress_file.read_text()) == progress.renamed_sections(timeless(SAVED.read_text()))
 
 
 def test_record_survives_a_restart(progress_file):
@@ -342,9 +355,9 @@ def test_import_keeps_skip_ahead_review_and_release_records():
     assert record.kept_release("01_positional_encoding.ipynb") == "abc"
 
 
-def test_progress_view_marks_a_tested_out_notebook():
+def test_progress_view_marks_a_notebook_skipped_ahead():
     from exercises.ui.progress_view import progress_table_html
 
     assert storage.write(document(
         test_out={"01_positional_encoding": {"passed": True, "passed_at": "2026-11-29T10:00:00"}}))
-    assert "tested out on 2026-11-29" in progress_table_html()
+    assert "skipped ahead on 2026-11-29" in progress_table_html()

@@ -138,6 +138,30 @@ def test_good_files_give_one_row_per_learner_and_exercise(folder):
     assert line.split()[2:6] == ["1", "of", "2", "1"]  # passed (after the solution: 1 of them)
 
 
+def test_a_skip_ahead_set_passed_now_or_in_an_earlier_release_counts_its_notebook_done(folder):
+    """A set passed in this release (the file's "skip_ahead" section) or in an earlier one (its
+    "test_out" section, as those releases wrote it) gives the same rows."""
+    from exercises.core import skip_ahead
+
+    skip_ahead.record_attempt("01_positional_encoding", 4, 4)
+    now = json.loads(progress.export_text(learner="Ada"))
+    assert "skip_ahead" in now and "test_out" not in now
+    earlier = {k: v for k, v in now.items() if k not in ("export", "skip_ahead")}
+    earlier["test_out"] = now["skip_ahead"]
+    (folder / "ada.json").write_text(json.dumps(now))
+    (folder / "bob.json").write_text(json.dumps(export.seal({**earlier, "learner": {"name": "Bob", "id": "b0b"}})))
+    rep = report.build(folder)
+    assert rep.skipped == [] and [e.checked for e in rep.exports] == [True, True]
+    rows = csv_rows(report.csv_text(rep))
+    for learner in ("Ada", "Bob"):
+        mine = [r for r in rows if r["learner"] == learner and r["notebook"] == "01_positional_encoding"]
+        [row] = [r for r in mine if r["kind"] == "skip-ahead"]
+        assert row["item"] == "skip-ahead" and row["status"] == "passed" and row["attempts"] == "1"
+        assert {r["status"] for r in mine if r["kind"] == "exercise"} == {"skipped ahead"}
+        assert len({r["skipped_ahead"] for r in mine}) == 1 and mine[0]["skipped_ahead"][:2] == "20"
+    assert "Skip-ahead sets (learners" in report.summary_text(rep)
+
+
 @pytest.mark.parametrize("name, content, reason", [
     ("truncated.json", None, "not valid JSON"),
     ("garbage.json", b"{not json at all", "not valid JSON"),

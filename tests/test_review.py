@@ -147,7 +147,7 @@ def _right_answers(stem):
 
 def test_grading_records_attempts_and_passing_marks_the_notebook_done():
     stem = "03_norms_and_residuals"
-    assert not skip_ahead.tested_out(stem) and skip_ahead.status_label(stem) == ""
+    assert not skip_ahead.skipped_ahead(stem) and skip_ahead.status_label(stem) == ""
     answers = _right_answers(stem)
     first = next(iter(answers))
     wrong = dict(answers, **{first: "7"})
@@ -155,13 +155,13 @@ def test_grading_records_attempts_and_passing_marks_the_notebook_done():
     assert graded[first][0] is False and graded[first][1] == "Not right."
     assert all(ok for q_id, (ok, _m) in graded.items() if q_id != first)
     skip_ahead.record_attempt(stem, 3, 4)
-    assert not skip_ahead.tested_out(stem)
+    assert not skip_ahead.skipped_ahead(stem)
     assert all(ok for ok, _m in skip_ahead.grade(stem, answers).values())
     entry = skip_ahead.record_attempt(stem, 4, 4)
     assert entry["attempts"] == 2 and entry["passed"] and entry["last_score"] == [4, 4]
-    assert skip_ahead.tested_out(stem) and skip_ahead.status_label(stem).startswith("tested out on ")
+    assert skip_ahead.skipped_ahead(stem) and skip_ahead.status_label(stem).startswith("skipped ahead on ")
     data = json.loads(progress.progress_path().read_text())
-    assert data["test_out"][stem]["passed"] and data["exercises"] == {}     # a separate key
+    assert data["skip_ahead"][stem]["passed"] and data["exercises"] == {}     # a separate key
 
 
 def test_skip_ahead_widget():
@@ -169,7 +169,7 @@ def test_skip_ahead_widget():
 
     stem = "01_positional_encoding"
     view = SkipAhead(stem, seed=1)
-    assert "course-test-out-intro" in view.header.value
+    assert "course-skip-ahead-intro" in view.header.value
     view._on_submit()
     assert "Answer every question first" in view.result.value and not progress.load().skip_ahead(stem)
     right = _right_answers(stem)
@@ -182,10 +182,10 @@ def test_skip_ahead_widget():
     assert predict.choices[predict.answer] not in view.result.value + view.marks[predict.id].value
     view.inputs[predict.id].value = predict.answer
     view._on_submit()
-    assert "tested out" in view.result.value and view.submit.disabled
-    assert skip_ahead.tested_out(stem)
+    assert "skipped ahead past" in view.result.value and view.submit.disabled
+    assert skip_ahead.skipped_ahead(stem)
     again = SkipAhead(stem)
-    assert "You tested out on" in again.header.value
+    assert "You skipped ahead on" in again.header.value
 
 
 def test_skip_ahead_choices_come_in_a_fresh_order():
@@ -201,7 +201,7 @@ def test_a_notebook_without_a_set_says_so():
     from exercises.ui.skip_ahead import SkipAhead
 
     view = SkipAhead("00_start_here")
-    assert "no test-out questions yet" in view.header.value and view.submit.disabled
+    assert "no skip-ahead questions yet" in view.header.value and view.submit.disabled
 
 
 def test_register_skip_ahead_refuses_bad_sets():

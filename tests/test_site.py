@@ -53,6 +53,21 @@ def test_lock_registers_the_course_wheel_with_its_imports(online_site):
     assert {f"exercises/core/_release/notebooks/{p.relative_to(CONTENT).as_posix()}" for p in notebooks()} <= release
 
 
+def test_the_committed_settings_reach_the_site_and_the_build_adds_only_what_it_computes(online_site):
+    """jupyter-lite.json and overrides.json (committed) hold the site's static settings; the build
+    writes only the hashed lock address and the packages to preload."""
+    site, _ = online_site
+    data = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    committed = json.loads((CONTENT.parent / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    assert data["appName"] == committed["appName"] == "The transformer block, part by part"
+    overrides = json.loads((CONTENT.parent / "overrides.json").read_text())
+    assert overrides["@jupyterlab/docmanager-extension:plugin"]["autosaveInterval"] == 5
+    for plugin, values in overrides.items():
+        assert data["settingsOverrides"][plugin] == values
+    assert set(kernel_settings(site)) - {"pipliteUrls"} == {"loadPyodideOptions"}   # pipliteUrls: jupyter lite's
+    assert set(kernel_settings(site)["loadPyodideOptions"]) == {"lockFileURL", "packages"}
+
+
 def test_online_lock_points_pyodide_packages_at_the_cdn(online_site):
     site, _ = online_site
     packages = served_lock(site)["packages"]

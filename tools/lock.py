@@ -13,6 +13,15 @@ serves its own copy, next to the course wheel, with three changes to Pyodide's:
 - pure-Python wheels fetched from PyPI get the sha256 of the file actually served.
 
 Relative file names are resolved by Pyodide against the lock file's folder.
+
+Why the lock is written here, by hand, and not by jupyterlite-pyodide-kernel's own
+``PyodideLockAddon``: that addon builds the lock with the ``pyodide-lock`` package, and only
+pyodide-lock 0.1.3 or newer can read the lock of Pyodide 314; pyodide-lock 0.1.3 needs Python
+3.12 or newer, while the course builds on Python 3.11 too (the build machine's ``python3``, from
+which ``./course`` makes ``.venv``), where pip installs 0.1.2 at most, which cannot read that
+lock. The lock is plain JSON (a ``packages`` map of name to file, sha256,
+imports and dependencies), so the few changes above are made on it directly. Once the build needs
+Python 3.12 anyway, the addon (with pyodide-lock >= 0.1.3) can take this module's place.
 """
 
 import copy

@@ -4,11 +4,14 @@
     python -m tools.site serve [--port N] [--host ADDRESS] [--base-path /sub/] [--no-build] ...
     python -m tools.site check
 
-`build` runs `jupyter lite build` (settings in jupyter_lite_config.json), then adds
-what makes `import lib` and `import labs` work in every notebook: the course
-wheel, ipywidgets and comm, registered in the Pyodide lock file the site serves,
-and preloaded with numpy and matplotlib when the kernel starts; and the course's
-landing page at the site root. It refuses notebooks that must not ship (stored
+`build` runs `jupyter lite build` (its options in jupyter_lite_config.json; the site's settings
+in jupyter-lite.json, the course's title, and overrides.json, JupyterLab's settings such as the
+autosave interval, as jupyterlite/demo keeps them), then adds what makes `import lib` and
+`import labs` work in every notebook: the course wheel, ipywidgets and comm, registered in the
+Pyodide lock file the site serves, and preloaded with numpy and matplotlib when the kernel
+starts; and the course's landing page at the site root. Only what each build computes is written
+into the site's settings: the address of its lock file (named by a hash of it), the packages to
+preload and, for a self-hosted site, where Pyodide is. It refuses notebooks that must not ship (stored
 outputs, exercises filled in: tools/guard.py), which `check` looks for alone.
 
 With --pyodide PATH (a folder or tarball of a Pyodide 314.0.6 distribution) the
@@ -38,16 +41,17 @@ from tools.wheel import build_wheel
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache"
 BUILDS = CACHE / "builds.json"      # what kind of site each output folder last got
-TITLE = "The transformer block, part by part"
+LITE_SETTINGS = json.loads((ROOT / "jupyter-lite.json").read_text(encoding="utf-8"))["jupyter-config-data"]
+LAB_SETTINGS = json.loads((ROOT / "overrides.json").read_text(encoding="utf-8"))
+TITLE = LITE_SETTINGS["appName"]
 KERNEL_SETTINGS = "@jupyterlite/pyodide-kernel-extension:kernel"
 LOCK_DIR = "static/pyodide-lock"
 ADDED_FROM_PYPI = ("ipywidgets", "comm")  # versions pinned in requirements.txt
 PRELOAD = ["numpy", "matplotlib", "ipywidgets", "transformer-course", "comm", "ipython", "jedi"]
 KERNEL_BOOT = ["micropip", "ipython", "jedi", "comm", "traitlets"]
-# Notebooks are saved every few seconds, so a check can read what the learner typed since a
-# cell ran (exercises/core/saved.py) and never judge code that changed since.
-AUTOSAVE_SECONDS = 5
-SETTINGS_OVERRIDES = {"@jupyterlab/docmanager-extension:plugin": {"autosaveInterval": AUTOSAVE_SECONDS}}
+# Notebooks are saved every few seconds (overrides.json), so a check can read what the learner
+# typed since a cell ran (exercises/core/saved.py) and never judge code that changed since.
+AUTOSAVE_SECONDS = LAB_SETTINGS["@jupyterlab/docmanager-extension:plugin"]["autosaveInterval"]
 NOTEBOOKS_NEED = ["numpy", "matplotlib", "ipywidgets", "transformer-course"]
 
 
@@ -100,18 +104,14 @@ def run_lite_build(output, contents):
         raise BuildError(f"jupyter lite build failed (exit {result.returncode}, its output above).")
 
 
-def patch_lite_settings(output, settings):
-    """Merge settings into the Pyodide kernel's entry of the site's jupyter-lite.json, and the
-    JupyterLab settings of :data:`SETTINGS_OVERRIDES` into its settings overrides."""
+def set_kernel_settings(output, settings):
+    """Merge what this build computed (its lock file's address, the packages to preload, where a
+    self-hosted Pyodide is) into the Pyodide kernel's entry of the site's jupyter-lite.json; the
+    static settings are already there, from the committed jupyter-lite.json and overrides.json."""
     path = output / "jupyter-lite.json"
     config = json.loads(path.read_text())
     data = config.setdefault("jupyter-config-data", {})
-    data["appName"] = TITLE
-    plugin = data.setdefault("litePluginSettings", {}).setdefault(KERNEL_SETTINGS, {})
-    plugin.update(settings)
-    overrides = data.setdefault("settingsOverrides", {})
-    for name, values in SETTINGS_OVERRIDES.items():
-        overrides.setdefault(name, {}).update(values)
+    data.setdefault("litePluginSettings", {}).setdefault(KERNEL_SETTINGS, {}).update(settings)
     path.write_text(json.dumps(config, indent=2) + "\n")
 
 
@@ -211,7 +211,7 @@ def build(output=ROOT / "_output", pyodide=None, content=ROOT / "content", ship_
         settings["loadPyodideOptions"] = {
             "lockFileURL": f"./{LOCK_DIR}/pyodide-lock.json?v={version}", "packages": preload,
         }
-        patch_lite_settings(output, settings)
+        set_kernel_settings(output, settings)
         landing.write(output, staged, TITLE, {
             "defaultPyodideUrl": locks.CDN_URL + "pyodide.mjs", "kernelSettings": KERNEL_SETTINGS,
             "needs": NOTEBOOKS_NEED, "kind": "self-hosted" if pyodide else "cdn"})

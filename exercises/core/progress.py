@@ -9,7 +9,8 @@ where it lives, its format, reading and writing). Its sections, and the methods 
 - ``questions``: per question id, the answer, whether it was right, whether the answer was shown
   (:meth:`~Progress.record_answer`, :meth:`~Progress.record_question_reveal`);
 - ``review``: per exercise or question id, its tries in the review (:meth:`~Progress.record_review`);
-- ``test_out``: per notebook, its skip-ahead attempts (:meth:`~Progress.record_skip_ahead`);
+- ``skip_ahead``: per notebook, its skip-ahead attempts (:meth:`~Progress.record_skip_ahead`;
+  files of earlier releases name this section ``test_out``, read as ``skip_ahead``);
 - ``release_choices``: per notebook path, the release whose new version the learner chose not to
   open (:meth:`~Progress.keep_release`);
 - ``learner``: the name typed for exports and a random id (:meth:`~Progress.name_learner`).
@@ -48,7 +49,9 @@ NO_ATTEMPT = ("blank", "missing", "changed")
 # defined the function (an attempt that could not be judged).
 NO_VERDICT = NO_ATTEMPT + ("not-run",)
 # Sections kept for the later notebooks' tools; an import keeps the better entry of each.
-TOOL_SECTIONS = ("review", "test_out", "release_choices")
+TOOL_SECTIONS = ("review", "skip_ahead", "release_choices")
+# Sections earlier releases wrote under another name: {old name: name}.
+RENAMED_SECTIONS = {"test_out": "skip_ahead"}
 
 
 def status_of(entry: dict) -> str:
@@ -64,7 +67,7 @@ class Progress:
     """The learner's whole record. ``data`` is the JSON document, in the file's format."""
 
     def __init__(self, data: dict | None = None):
-        self.data = data if data is not None else empty_record()
+        self.data = renamed_sections(data) if data is not None else empty_record()
 
     @classmethod
     def load(cls) -> "Progress":
@@ -194,10 +197,10 @@ class Progress:
 
         return self._change("review", item_id, change, start={"kind": kind})
 
-    # ------------------------------------------------------------ skip-ahead (file key "test_out")
+    # ------------------------------------------------------------ skip-ahead
 
     def skip_ahead(self, stem: str) -> dict:
-        return self._entry("test_out", stem)
+        return self._entry("skip_ahead", stem)
 
     def record_skip_ahead(self, stem: str, right: int, total: int) -> dict:
         """One submitted skip-ahead set: passed when every answer is right."""
@@ -210,7 +213,7 @@ class Progress:
                 e["passed"] = True
                 e["passed_at"] = now()
 
-        return self._change("test_out", stem, change)
+        return self._change("skip_ahead", stem, change)
 
     # ------------------------------------------------------------ release choices
 
@@ -287,6 +290,19 @@ class Progress:
         self.data = empty_record()
         if isinstance(learner, dict):
             self.data["learner"] = learner
+
+
+def renamed_sections(data: dict) -> dict:
+    """``data`` with the sections earlier releases named otherwise under today's names (an entry
+    under both names keeps today's); changed in place and returned."""
+    for old, new in RENAMED_SECTIONS.items():
+        if isinstance(data, dict) and old in data:
+            section = data.pop(old)
+            if new not in data:
+                data[new] = section
+            elif isinstance(section, dict) and isinstance(data[new], dict):
+                data[new] = {**section, **data[new]}
+    return data
 
 
 def _passed(entry) -> bool:
@@ -414,7 +430,7 @@ def import_text(text: str, replace: bool = False) -> Progress:
     return record
 
 
-__all__ = ["FORMAT", "STATUSES", "STATUS_LABELS", "TOOL_SECTIONS", "VERSION", "Progress", "empty_record",
-           "exercise_entry", "export_text", "import_text", "is_progress_record", "learner", "load",
+__all__ = ["FORMAT", "RENAMED_SECTIONS", "STATUSES", "STATUS_LABELS", "TOOL_SECTIONS", "VERSION", "Progress",
+           "empty_record", "renamed_sections", "exercise_entry", "export_text", "import_text", "is_progress_record", "learner", "load",
            "notices", "progress_path", "question_entry", "record_answer", "record_check", "record_hint",
            "record_question_reveal", "record_reveal", "reset", "status_of", "summary"]

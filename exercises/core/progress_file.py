@@ -4,7 +4,7 @@ The file is ``course-progress.json`` (format ``"transformer-course-progress"``, 
 
     {"format": "transformer-course-progress", "version": 1, "updated": "2026-03-01T14:05:09",
      "exercises": {"row-mean": {...}}, "questions": {...},
-     "review": {...}, "test_out": {...}, "release_choices": {...}, "learner": {...}}
+     "review": {...}, "skip_ahead": {...}, "release_choices": {...}, "learner": {...}}
 
 Only ``exercises`` and ``questions`` are always there; :class:`exercises.core.progress.Progress`
 says what each section holds. Where the file lives (first rule that applies):

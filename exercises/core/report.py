@@ -45,28 +45,28 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import export, spreadsheet, untrusted
-from .progress import FORMAT, STATUS_LABELS, VERSION, status_of
+from .progress import FORMAT, RENAMED_SECTIONS, STATUS_LABELS, VERSION, renamed_sections, status_of
 
 CSV_COLUMNS = ["learner", "learner_id", "notebook", "kind", "item", "status", "attempts",
-               "hints_used", "solution_revealed", "tested_out", "exported_at", "file", "flags"]
+               "hints_used", "solution_revealed", "skipped_ahead", "exported_at", "file", "flags"]
 FILE_COLUMNS = ["file", "outcome", "learner", "learner_id", "exported_at", "reason"]
 GRADEBOOK_FIRST = ["learner", "learner_id", "flags", "exported_at", "file", "exercises_passed",
-                   "exercises", "questions_right", "questions", "tested_out_of"]
+                   "exercises", "questions_right", "questions", "skipped_ahead_past"]
 # Columns whose text a spreadsheet could take for a number or a date (Excel mode keeps them text).
-TEXT_COLUMNS = ("learner", "learner_id", "tested_out", "exported_at", "file")
+TEXT_COLUMNS = ("learner", "learner_id", "skipped_ahead", "exported_at", "file")
 OUTCOMES = ("used", "superseded", "duplicate", "skipped")
 DEFAULT_CSV = "progress-report.csv"
 MAX_FILE_BYTES = 1_000_000   # a progress export is a few kilobytes; anything this big is not one
 
-# An exercise's status in the report: the progress view's four, and two more. "tested out":
-# not passed, in a notebook whose test-out set the learner passed (the notebook counts as
+# An exercise's status in the report: the progress view's four, and two more. "skipped ahead":
+# not passed, in a notebook whose skip-ahead set the learner passed (the notebook counts as
 # done). "started": hints opened, no answer checked yet.
-EXERCISE_STATUSES = ("passed", "passed-after-solution", "tested-out", "attempted", "started",
+EXERCISE_STATUSES = ("passed", "passed-after-solution", "skipped-ahead", "attempted", "started",
                      "not-started")
-EXERCISE_LABELS = {**STATUS_LABELS, "tested-out": "tested out", "started": "started"}
+EXERCISE_LABELS = {**STATUS_LABELS, "skipped-ahead": "skipped ahead", "started": "started"}
 _HEADERS = {**EXERCISE_LABELS, "passed-after-solution": "after solution"}   # the summary's columns
 QUESTION_LABELS = ("right", "wrong", "not answered")
-TEST_OUT_LABELS = ("passed", "attempted", "not taken")
+SKIP_AHEAD_LABELS = ("passed", "attempted", "not taken")
 
 # The fields the report reads, and the kind each must have when present.
 _COUNTS = ("attempts", "hints", "checks", "misses", "tries")
@@ -146,10 +146,11 @@ def _wrong_kind(data: dict) -> str | None:
     for section in ("exercises", "questions"):
         if not isinstance(data.get(section), dict) or not all(isinstance(v, dict) for v in data[section].values()):
             return f"its {section!r} section"
-    test_out = data.get("test_out", {})
-    if not isinstance(test_out, dict) or not all(isinstance(v, dict) for v in test_out.values()):
-        return "its 'test_out' section"
-    for section in ("exercises", "questions", "test_out"):
+    for section in (*RENAMED_SECTIONS.values(), *RENAMED_SECTIONS):      # skip_ahead, and test_out
+        value = data.get(section, {})
+        if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+            return f"its {section!r} section"
+    for section in ("exercises", "questions", *RENAMED_SECTIONS.values(), *RENAMED_SECTIONS):
         for key, entry in data.get(section, {}).items():
             for name in _COUNTS:
                 value = entry.get(name, 0)
@@ -188,7 +189,8 @@ def read_export(path: Path) -> Export:
         raise Skip("checksum does not match: the file was edited or damaged after it was exported")
     name, ident = export.learner_of(data)
     exported_at = export.printable(block.get("exported_at", ""), 40) if isinstance(block, dict) else ""
-    return Export(path=path, data=data, name=name, ident=export.printable(ident),
+    # The sections are renamed after the checksum, which covers the file as it was written.
+    return Export(path=path, data=renamed_sections(data), name=name, ident=export.printable(ident),
                   learner=export.display_name(data) or f"(no name) {export.printable(path.name)}",
                   exported_at=exported_at, checked=seal == export.OK,
                   digest=hashlib.sha256(raw).hexdigest())
@@ -348,21 +350,21 @@ def _day(value) -> str:
     return match.group(0) if match else ""
 
 
-def tested_out(data: dict, stem: str) -> str:
-    """"" if the learner did not pass notebook ``stem``'s test-out set, else the day (or "yes")."""
-    entry = data.get("test_out", {}).get(stem, {})
+def skipped_ahead(data: dict, stem: str) -> str:
+    """"" if the learner did not pass notebook ``stem``'s skip-ahead set, else the day (or "yes")."""
+    entry = data.get("skip_ahead", {}).get(stem, {})
     if not entry.get("passed"):
         return ""
     return _day(entry.get("passed_at")) or "yes"
 
 
-def exercise_status(entry: dict, notebook_tested_out: bool) -> str:
+def exercise_status(entry: dict, notebook_skipped: bool) -> str:
     """One of :data:`EXERCISE_STATUSES` (the progress view's rules, then the report's two)."""
     status = status_of(entry)
     if status in ("passed", "passed-after-solution"):
         return status
-    if notebook_tested_out:
-        return "tested-out"
+    if notebook_skipped:
+        return "skipped-ahead"
     if status == "not-started" and entry.get("hints", 0) > 0:
         return "started"
     return status
@@ -374,7 +376,7 @@ def question_status(entry: dict) -> str:
     return "right" if entry.get("correct") else "wrong"
 
 
-def test_out_status(entry: dict) -> str:
+def skip_ahead_status(entry: dict) -> str:
     if entry.get("passed"):
         return "passed"
     return "attempted" if entry.get("attempts", 0) > 0 else "not taken"
@@ -388,14 +390,14 @@ class Item(NamedTuple):
     """One thing of the course a learner has a status for."""
 
     notebook: str
-    kind: str               # "exercise", "question" or "test-out"
-    id: str                 # the exercise's or question's id; "test-out" for a notebook's set
+    kind: str               # "exercise", "question" or "skip-ahead"
+    id: str                 # the exercise's or question's id; "skip-ahead" for a notebook's set
 
 
 @functools.cache
 def course_items() -> tuple[Item, ...]:
     """Every exercise and question of the course (from the registry) and every notebook's
-    test-out set, notebook by notebook."""
+    skip-ahead set, notebook by notebook."""
     from .registry import all_questions, exercises_by_notebook, notebooks_with_skip_ahead
 
     with_sets = set(notebooks_with_skip_ahead())
@@ -405,26 +407,26 @@ def course_items() -> tuple[Item, ...]:
         items += [Item(stem, "exercise", ex.id) for ex in exercises]
         items += [Item(stem, "question", q.id) for q in questions if q.notebook == stem]
         if stem in with_sets:
-            items.append(Item(stem, "test-out", "test-out"))
+            items.append(Item(stem, "skip-ahead", "skip-ahead"))
     return tuple(items)
 
 
 def learner_rows(item: Export) -> list[dict]:
     """One learner's rows (see :data:`CSV_COLUMNS`): every exercise and question of the course,
-    and every notebook's test-out set. Cells hold text that is safe to print; the CSV
+    and every notebook's skip-ahead set. Cells hold text that is safe to print; the CSV
     neutralises formulas on top (:mod:`exercises.core.spreadsheet`). Made once per export."""
     if item._rows is not None:
         return item._rows
     data = item.data
     common = {"learner": item.learner, "learner_id": item.ident, "exported_at": item.exported_at,
               "file": export.printable(item.path.name), "flags": "; ".join(item.flags)}
-    exercises, questions, sets = data["exercises"], data["questions"], data.get("test_out", {})
+    exercises, questions, sets = data["exercises"], data["questions"], data.get("skip_ahead", {})
     days: dict[str, str] = {}
     out = []
     for it in course_items():
         day = days.get(it.notebook)
         if day is None:
-            day = days[it.notebook] = tested_out(data, it.notebook)
+            day = days[it.notebook] = skipped_ahead(data, it.notebook)
         if it.kind == "exercise":
             entry = exercises.get(it.id, {})
             status, attempts, hints, revealed = (EXERCISE_LABELS[exercise_status(entry, bool(day))],
@@ -436,9 +438,9 @@ def learner_rows(item: Export) -> list[dict]:
                                                  _yes(entry.get("revealed")))
         else:
             entry = sets.get(it.notebook, {})
-            status, attempts, hints, revealed = test_out_status(entry), entry.get("attempts", 0), "", ""
+            status, attempts, hints, revealed = skip_ahead_status(entry), entry.get("attempts", 0), "", ""
         out.append(dict(common, notebook=it.notebook, kind=it.kind, item=it.id, status=status,
-                        attempts=attempts, hints_used=hints, solution_revealed=revealed, tested_out=day))
+                        attempts=attempts, hints_used=hints, solution_revealed=revealed, skipped_ahead=day))
     item._rows = out
     return out
 
@@ -454,8 +456,8 @@ def _passed(label: str) -> bool:
 
 def gradebook_columns() -> list[str]:
     """The gradebook's header: :data:`GRADEBOOK_FIRST`, then one column per item of the course
-    (``exercise row-mean``, ``question start-predict-softmax``, ``test-out 01_positional_encoding``)."""
-    return GRADEBOOK_FIRST + [f"{it.kind} {it.notebook if it.kind == 'test-out' else it.id}"
+    (``exercise row-mean``, ``question start-predict-softmax``, ``skip-ahead 01_positional_encoding``)."""
+    return GRADEBOOK_FIRST + [f"{it.kind} {it.notebook if it.kind == 'skip-ahead' else it.id}"
                               for it in course_items()]
 
 
@@ -466,7 +468,7 @@ def gradebook(report: Report) -> list[list]:
         mine = learner_rows(item)
         exercises = [r["status"] for r in mine if r["kind"] == "exercise"]
         answers = [r["status"] for r in mine if r["kind"] == "question"]
-        outs = sorted({r["notebook"] for r in mine if r["tested_out"]})
+        outs = sorted({r["notebook"] for r in mine if r["skipped_ahead"]})
         out.append([item.learner, item.ident, "; ".join(item.flags), item.exported_at,
                     export.printable(item.path.name), sum(map(_passed, exercises)), len(exercises),
                     answers.count("right"), len(answers), ", ".join(outs)] + [r["status"] for r in mine])
@@ -520,7 +522,7 @@ def shown_learner(item: Export, report: Report) -> str:
 
 
 def summary_text(report: Report) -> str:
-    """The readable summary: learners, exercises, questions, test-outs, conflicts, files not used."""
+    """The readable summary: learners, exercises, questions, skip-ahead sets, conflicts, files not used."""
     n = len(report.exports)
     lines = [f"Progress report for {export.printable(report.folder)}: {_plural(n, 'learner')}, "
              f"{_plural(len(report.skipped), 'file')} not used."]
@@ -537,32 +539,32 @@ def summary_text(report: Report) -> str:
                 per_item.setdefault((r["kind"], r["notebook"], r["item"]), []).append(r["status"])
             statuses = [r["status"] for r in mine if r["kind"] == "exercise"]
             answers = [r["status"] for r in mine if r["kind"] == "question"]
-            outs = sorted({r["notebook"][:2] for r in mine if r["tested_out"]})
+            outs = sorted({r["notebook"][:2] for r in mine if r["skipped_ahead"]})
             per_learner.append([shown_learner(item, report)] + [statuses.count(label) for label in labels]
                                + [answers.count("right"), answers.count("wrong"),
                                   ", ".join(outs) or "-", item.exported_at or "?"])
         headers = [_HEADERS[s] for s in EXERCISE_STATUSES]
         lines += ["", "Per learner (exercises by status, where 'started' is hints opened and no answer "
-                      "checked; questions answered right and wrong; notebooks tested out):"]
-        lines += _table(["learner"] + headers + ["questions right", "wrong", "tested out of",
+                      "checked; questions answered right and wrong; notebooks skipped ahead past):"]
+        lines += _table(["learner"] + headers + ["questions right", "wrong", "skipped ahead past",
                                                  "exported (UTC)"], per_learner)
-        by_kind: dict[str, list[list]] = {"exercise": [], "question": [], "test-out": []}
+        by_kind: dict[str, list[list]] = {"exercise": [], "question": [], "skip-ahead": []}
         for (kind, stem, name), mine in per_item.items():
-            shown = f"{stem[:2]} {name}" if kind != "test-out" else stem
+            shown = f"{stem[:2]} {name}" if kind != "skip-ahead" else stem
             if kind == "exercise":
                 passed = mine.count(labels[0]) + mine.count(labels[1])
                 by_kind[kind].append([shown, f"{passed} of {n}"] + [mine.count(label) for label in labels[1:]])
             else:
-                kinds = QUESTION_LABELS if kind == "question" else TEST_OUT_LABELS
+                kinds = QUESTION_LABELS if kind == "question" else SKIP_AHEAD_LABELS
                 by_kind[kind].append([shown] + [mine.count(label) for label in kinds])
         lines += ["", "Per exercise (learners; 'passed' includes those who passed after the solution):"]
         lines += _table(["exercise", "passed"] + headers[1:], by_kind["exercise"])
         if by_kind["question"]:
             lines += ["", "Per question (learners):"]
             lines += _table(["question", *QUESTION_LABELS], by_kind["question"])
-        if by_kind["test-out"]:
-            lines += ["", "Test-outs (learners; passing one counts its notebook as done):"]
-            lines += _table(["notebook", *TEST_OUT_LABELS], by_kind["test-out"])
+        if by_kind["skip-ahead"]:
+            lines += ["", "Skip-ahead sets (learners; passing one counts its notebook as done):"]
+            lines += _table(["notebook", *SKIP_AHEAD_LABELS], by_kind["skip-ahead"])
     if report.conflicts:
         lines += ["", "Name conflicts (learners from different browsers who typed one name; both are "
                       "reported, told apart by their browser's id):"]

@@ -8,13 +8,14 @@ notebook's definitions module and kept apart from the course-wide ones
 (:func:`exercises.core.registry.skip_ahead_questions`): they are never asked one by one with
 ``ask`` and never reveal their answers.
 
-Results are kept in the progress file under the key ``"test_out"`` (the name of earlier
-releases, kept so their files load unchanged)::
+Results are kept in the progress file under the key ``"skip_ahead"`` (files of earlier releases
+have them under ``"test_out"``, the feature's former name; :mod:`exercises.core.progress` reads
+that key too)::
 
-    "test_out": {"01_positional_encoding": {"attempts": 2, "passed": true,
-                                             "passed_at": "...", "last_score": [4, 4]}}
+    "skip_ahead": {"01_positional_encoding": {"attempts": 2, "passed": true,
+                                               "passed_at": "...", "last_score": [4, 4]}}
 
-:func:`tested_out` and :func:`status_label` are what a progress view shows.
+:func:`skipped_ahead` and :func:`status_label` are what a progress view shows.
 """
 
 from __future__ import annotations
@@ -50,19 +51,19 @@ def record_attempt(stem: str, right: int, total: int) -> dict:
     return entry
 
 
-def tested_out(stem: str, record: Progress | None = None) -> bool:
+def skipped_ahead(stem: str, record: Progress | None = None) -> bool:
     """True when the learner passed the notebook's skip-ahead set (it then counts as done)."""
     record = Progress.load() if record is None else record
     return bool(record.skip_ahead(stem).get("passed"))
 
 
 def status_label(stem: str, record: Progress | None = None) -> str:
-    """A short label for a progress view: "tested out" (with the day), or ""."""
+    """A short label for a progress view: "skipped ahead" (with the day), or ""."""
     entry = (Progress.load() if record is None else record).skip_ahead(stem)
     if not entry.get("passed"):
         return ""
     day = str(entry.get("passed_at", ""))[:10]
-    return f"tested out{' on ' + day if day else ''}"
+    return f"skipped ahead{' on ' + day if day else ''}"
 
 
-__all__ = ["grade", "record_attempt", "status_label", "tested_out"]
+__all__ = ["grade", "record_attempt", "skipped_ahead", "status_label"]

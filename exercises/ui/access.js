@@ -19,10 +19,10 @@
   const ROOT = ".course-widget";
   const LIVE = [
     ".course-verdict", ".course-question-result", ".course-hints", ".course-solution-area",
-    ".course-review-result", ".course-test-out-result", ".course-test-out-mark",
+    ".course-review-result", ".course-skip-ahead-result", ".course-skip-ahead-mark",
     ".course-progress-messages", ".course-release-result",
   ].join(", ");
-  const PROMPT = ".course-question-prompt, .course-review-about, .course-test-out-question > .widget-html";
+  const PROMPT = ".course-question-prompt, .course-review-about, .course-skip-ahead-question > .widget-html";
 
   let counter = 0;
   const idOf = (el) => el.id || (el.id = "course-access-" + (++counter));
@@ -37,7 +37,7 @@
   }
 
   function promptOf(widget) {
-    const holder = widget.closest(".course-question, .course-review, .course-test-out-question");
+    const holder = widget.closest(".course-question, .course-review, .course-skip-ahead-question");
     const prompt = holder && holder.querySelector(PROMPT);
     return text(prompt) ? prompt : null;
   }

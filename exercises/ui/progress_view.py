@@ -37,7 +37,7 @@ def progress_table_html() -> str:
     for stem, title, exercises in exercises_by_notebook():
         head = f"<b>{html.escape(stem[:2])}</b> {html.escape(title)}"
         if label := skip_ahead.status_label(stem, record):
-            head += f' <span class="course-tested-out">\u2714 {html.escape(label)}</span>'
+            head += f' <span class="course-skipped-ahead">\u2714 {html.escape(label)}</span>'
         if not exercises:
             cells = [style.ruled_cell(head),
                      style.ruled_cell("<i>exercises arrive with this notebook</i>", colspan=2)]

@@ -2,7 +2,7 @@
 
 All the notebook's skip-ahead questions at once (:mod:`exercises.core.skip_ahead`), one "Submit"
 button.
-Every answer right marks the notebook done (recorded under "test_out" in the progress file).
+Every answer right marks the notebook done (recorded under "skip_ahead" in the progress file).
 A wrong answer is marked, but the right one is never shown, so the set stays a fair test; the
 learner can work through the notebook and come back. The choices of a multiple-choice question
 are shown in a fresh order each time the cell runs.
@@ -32,12 +32,12 @@ class SkipAhead:
         self.inputs, self.marks, self.orders = {}, {}, {}
         rows = []
         self.header = widgets.HTML()
-        self.header.add_class("course-test-out-header")
+        self.header.add_class("course-skip-ahead-header")
         self.result = widgets.HTML()
-        self.result.add_class("course-test-out-result")
+        self.result.add_class("course-skip-ahead-result")
         self.submit = widgets.Button(description="Submit my answers", layout=widgets.Layout(width="auto"),
                                      disabled=not self.questions)
-        self.submit.add_class("course-test-out-submit")
+        self.submit.add_class("course-skip-ahead-submit")
         for n, q in enumerate(self.questions, start=1):
             prompt = widgets.HTML(text_block(f"<b>{n}.</b> {inline(q.prompt)}"))
             if q.kind == "predict":
@@ -49,22 +49,22 @@ class SkipAhead:
             else:
                 field = widgets.Text(placeholder="a shape, e.g. 3, 4" if q.kind == "shape"
                                      else "a number, e.g. 0.5", layout=widgets.Layout(width="14em"))
-            field.add_class("course-test-out-answer")
+            field.add_class("course-skip-ahead-answer")
             mark = widgets.HTML()
-            mark.add_class("course-test-out-mark")
+            mark.add_class("course-skip-ahead-mark")
             self.inputs[q.id], self.marks[q.id] = field, mark
             row = widgets.VBox([prompt, field, mark])
-            row.add_class("course-test-out-question")
+            row.add_class("course-skip-ahead-question")
             rows.append(row)
         self.submit.on_click(self._on_submit)
-        self.root = course_root(widgets.VBox([self.header, *rows, self.submit, self.result]), "course-test-out")
+        self.root = course_root(widgets.VBox([self.header, *rows, self.submit, self.result]), "course-skip-ahead")
         self.title = titles().get(stem, stem)
         self._show_header()
 
     def _show_header(self) -> None:
         if not self.questions:
-            self.header.value = box("blank", "This notebook has no test-out questions yet: work "
-                                    "through it from the top.", "course-test-out-none")
+            self.header.value = box("blank", "This notebook has no skip-ahead questions yet: work "
+                                    "through it from the top.", "course-skip-ahead-none")
             return
         done = sets.status_label(self.stem)
         lead = (f"<b>Already know this?</b> Answer these {len(self.questions)} questions. If every "
@@ -73,7 +73,7 @@ class SkipAhead:
                 "fair: read the notebook and come back.")
         if done:
             lead = f"<b>\u2714 You {html.escape(done)}.</b> You can still try the questions."
-        self.header.value = box("pass" if done else "blank", lead, "course-test-out-intro")
+        self.header.value = box("pass" if done else "blank", lead, "course-skip-ahead-intro")
 
     def answers(self) -> dict:
         return {q_id: field.value for q_id, field in self.inputs.items()}
@@ -84,23 +84,23 @@ class SkipAhead:
         for q in self.questions:
             ok, message = graded[q.id]
             if ok is None:
-                self.marks[q.id].value = box("blank", html.escape(message), "course-test-out-unread")
+                self.marks[q.id].value = box("blank", html.escape(message), "course-skip-ahead-unread")
             elif ok:
                 self.marks[q.id].value = box("pass", "\u2714 Right.", "course-pass")
             else:
                 self.marks[q.id].value = box("fail", "\u2718 Not right.", "course-fail")
         if missing:
             self.result.value = box("blank", f"Answer every question first ({len(missing)} still "
-                                    "open or unreadable); nothing was recorded.", "course-test-out-incomplete")
+                                    "open or unreadable); nothing was recorded.", "course-skip-ahead-incomplete")
             return graded
         right = sum(1 for ok, _m in graded.values() if ok)
         total = len(graded)
         entry = sets.record_attempt(self.stem, right, total)
         if right == total:
             notes = bullets(inline(q.explanation) for q in self.questions if q.explanation)
-            self.result.value = box("pass", f"<b>All {total} right: you tested out of "
+            self.result.value = box("pass", f"<b>All {total} right: you skipped ahead past "
                                     f"\u201c{html.escape(self.title)}\u201d.</b> It now counts as done."
-                                    + notes, "course-test-out-passed")
+                                    + notes, "course-skip-ahead-passed")
             for field in self.inputs.values():
                 field.disabled = True
             self.submit.disabled = True
@@ -109,13 +109,13 @@ class SkipAhead:
             self.result.value = box("fail", f"<b>{right} of {total} right.</b> Work through the "
                                     "notebook; the marked questions are what it covers. "
                                     f"(Attempt {tries}; attempts are kept in your progress.)",
-                                    "course-test-out-failed")
+                                    "course-skip-ahead-failed")
         self._show_header()
         return graded
 
 
 def skip_ahead(stem: str, seed=None) -> widgets.VBox:
-    """The skip-ahead widget of a notebook (root class ``course-test-out``)."""
+    """The skip-ahead widget of a notebook (root class ``course-skip-ahead``)."""
     return SkipAhead(stem, seed).root
 
 
