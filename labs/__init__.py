@@ -3,7 +3,8 @@
 See ``labs/README.md``.
 
 The modules ``questions``, ``testout``, ``progress_view``, ``review`` and ``release_view`` are
-kept for notebooks saved from earlier releases; what they name lives in ``exercises.ui``.
+old module paths, kept for notebooks saved from earlier releases: each imports its names from
+``exercises.ui.compat``.
 Importing this package, or a lab's model, imports nothing heavy: each view imports ipywidgets
 and matplotlib itself.
 """

@@ -1,15 +1,15 @@
 """Start a new notebook: ``./course new NAME [--title TITLE]`` (or ``python -m tools.new``).
 
-For a name such as ``attention`` (lower case, a Python name) it writes five new files and edits
+For a name such as ``sampling`` (lower case, a Python name) it writes five new files and edits
 none:
 
-    content/NN_attention.ipynb          the notebook: heading and summary, setup cell, one lab,
+    content/NN_sampling.ipynb           the notebook: heading and summary, setup cell, one lab,
                                         one exercise with its check, references, "You can now"
-    exercises/definitions/attention.py  the exercise (solution, hints, cases, known mistakes,
+    exercises/definitions/sampling.py   the exercise (solution, hints, cases, known mistakes,
                                         wrong and other right answers)
-    labs/attention/__init__.py          the names the notebook imports from the lab package
-    labs/attention/attention.py         the lab: a pure model and a view redrawn in place
-    tests/test_labs_attention.py        the lab's tests
+    labs/sampling/__init__.py           the names the notebook imports from the lab package
+    labs/sampling/sampling.py           the lab: a pure model and a view redrawn in place
+    tests/test_labs_sampling.py         the lab's tests
 
 NN is the number after the highest in content/. The notebook names its definitions module in
 its metadata, and the course's inventory (exercises/core/inventory.py) finds everything else in

@@ -1,5 +1,7 @@
 """The exercise system without widgets or HTML.
 
+- what the course is: ``inventory`` (the notebooks, and the labs, exercises and questions of
+  each, read from the notebooks themselves);
 - what an exercise is: ``definition`` (data types, blanks ``____`` in templates), ``blank`` (the
   placeholder object), ``registry`` (every notebook and what it defines);
 - checking: ``cell`` (run a cell's code), ``checker`` (evaluate an answer into ``Feedback``),

@@ -1,5 +1,6 @@
-"""The exercises and questions of each notebook, one module per notebook (listed in
-``exercises.core.registry.NOTEBOOKS``).
+"""The exercises and questions of each notebook, one module per notebook (each notebook names
+its module in its metadata, ``"course": {"definitions": "norms"}``; see
+``exercises.core.inventory``).
 
 Each module is data only: it builds :class:`~exercises.core.definition.Exercise` and
 :class:`~exercises.core.definition.Question` objects and names them in ``DEFINITIONS`` (in the
