@@ -130,6 +130,22 @@ def test_the_index_the_site_ships_reads_back_as_the_same_inventory():
     assert tuple(inventory.from_json(inventory.to_json(list(NOTEBOOKS)))) == NOTEBOOKS
 
 
+def test_where_there_is_no_content_folder_the_index_the_site_ships_is_read(tmp_path, monkeypatch):
+    """In the browser the course wheel holds no content/: the registry reads the index the site
+    build wrote into the wheel (exercises/core/_release/inventory.json, tools/release.py)."""
+    index = tmp_path / "inventory.json"
+    monkeypatch.setattr(inventory, "CONTENT", tmp_path / "no-content")
+    monkeypatch.setattr(inventory, "INDEX", index)
+    inventory.notebooks.cache_clear()
+    try:
+        with pytest.raises(FileNotFoundError, match="cannot be listed"):
+            inventory.notebooks()
+        index.write_text(inventory.to_json(list(NOTEBOOKS)[:2]))
+        assert [nb.stem for nb in inventory.notebooks()] == ["00_start_here", "01_positional_encoding"]
+    finally:
+        inventory.notebooks.cache_clear()
+
+
 def test_two_notebooks_with_one_name_are_refused(tmp_path):
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()

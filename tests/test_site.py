@@ -6,6 +6,7 @@ import json
 import zipfile
 
 from conftest import notebooks, CONTENT
+from exercises.core import inventory
 from tools import lock as locks
 
 KERNEL = "@jupyterlite/pyodide-kernel-extension:kernel"
@@ -50,6 +51,8 @@ def test_lock_registers_the_course_wheel_with_its_imports(online_site):
     assert library and library <= names, f"missing from the wheel: {sorted(library - names)[:5]}"
     release = {n for n in names if n.startswith("exercises/core/_release/")}
     assert "exercises/core/_release/manifest.json" in release
+    shipped = zipfile.ZipFile(wheel).read("exercises/core/_release/inventory.json").decode()
+    assert shipped == inventory.to_json(inventory.scan(CONTENT))       # what the registry reads there
     assert {f"exercises/core/_release/notebooks/{p.relative_to(CONTENT).as_posix()}" for p in notebooks()} <= release
 
 

@@ -69,9 +69,11 @@ def _cell(kind: str, source: str, key: str, **metadata) -> dict:
 
 
 def notebook(words: dict, root: Path) -> dict:
-    """The new notebook: the kernel and language of the course's first notebook."""
-    first = inventory.notebook_paths(root / "content")[0]
-    like = json.loads(first.read_text(encoding="utf-8"))["metadata"]
+    """The new notebook: the kernel and language of the course's first notebook (Pyodide's kernel,
+    named "python", when there is none yet)."""
+    paths = inventory.notebook_paths(root / "content")
+    like = json.loads(paths[0].read_text(encoding="utf-8"))["metadata"] if paths else {
+        "kernelspec": {"display_name": "Python (Pyodide)", "language": "python", "name": "python"}}
     w = words
     sources = [
         ("markdown", f"# {w['number']} {w['title']}\n\nWhat this notebook shows, in one paragraph: the "
