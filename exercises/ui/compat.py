@@ -3,9 +3,9 @@
 A learner's saved notebook keeps the imports of the release it was saved from (JupyterLite keeps
 it in the browser), so the module paths those releases used must keep working after every
 update; tests/test_saved_notebooks.py runs notebooks saved from earlier releases to prove it. The
-code those old paths need is here, in one place. Each old path is a module of two or three lines
-that imports its names from this one (tests/test_architecture.py checks that they hold nothing
-else):
+code those old paths need is here, in one place. Each old path is a module that only imports its
+names from this one (tests/test_architecture.py checks that it holds nothing else; lib.exercises
+also answers ``python -m``):
 
 ========================  ==================================  =====================================
 old module path           names saved notebooks import        where they live now
