@@ -7,7 +7,11 @@ infinite loop, a deep recursion and a huge allocation the next cell still runs. 
 the tracing hook on the official solutions is printed as a ratio (not asserted: timings vary).
 """
 
+import glob
+import json
 import os
+import shutil
+import subprocess
 import sys
 import textwrap
 import time
@@ -42,6 +46,84 @@ LOOPED_TABLE = textwrap.dedent("""
 """)
 HUGE = "def row_mean(x):\n    return np.ones((10 ** 7, 10 ** 7)).sum(axis=-1)\n"
 
+# Loops that catch the budget's stop, each as the learner might write it. The first stop is
+# caught; the check must end all the same, every time.
+SWALLOWING = {
+    "except:": textwrap.dedent("""
+        def row_mean(x):
+            while True:
+                try:
+                    total = x.sum()
+                except:
+                    continue
+        """),
+    "except BaseException": textwrap.dedent("""
+        def row_mean(x):
+            while True:
+                try:
+                    total = x.sum()
+                except BaseException:
+                    pass
+        """),
+    "except Exception in while True": textwrap.dedent("""
+        def row_mean(x):
+            while True:
+                try:
+                    total = x.sum()
+                except Exception:
+                    continue
+        """),
+    "in a nested function": textwrap.dedent("""
+        def row_mean(x):
+            def add_up():
+                while True:
+                    try:
+                        total = x.sum()
+                    except:
+                        pass
+            while True:
+                try:
+                    return add_up()
+                except BaseException:
+                    continue
+        """),
+    "in a generator": textwrap.dedent("""
+        def row_mean(x):
+            def rows():
+                while True:
+                    try:
+                        yield x[0]
+                    except:
+                        pass
+            total = 0
+            for row in rows():
+                try:
+                    total = total + row
+                except:
+                    pass
+        """),
+    "the stop kept": textwrap.dedent("""
+        def row_mean(x):
+            while True:
+                try:
+                    total = x.sum()
+                except BaseException as error:
+                    kept = error
+        """),
+    "with suppress": textwrap.dedent("""
+        import contextlib
+
+        def row_mean(x):
+            while True:
+                with contextlib.suppress(BaseException):
+                    total = x.sum()
+        """),
+}
+# The first line of the loop each form is reported at (the outermost frame's loop).
+SWALLOWING_LINES = {"except:": 3, "except BaseException": 3, "except Exception in while True": 3,
+                    "in a nested function": 9, "in a generator": 10, "the stop kept": 3,
+                    "with suppress": 5}
+
 
 @pytest.fixture(autouse=True)
 def _progress_file(tmp_path, monkeypatch):
@@ -64,6 +146,114 @@ def test_a_loop_that_never_ends_stops_with_plain_feedback(source, short_budget):
     assert "did not finish in 0.3 s on the example above: is there a loop that never ends?" in fb.text()
     assert fb.location and fb.location.startswith("line ")
     assert sys.gettrace() is None
+
+
+CHECKS_OF_SWALLOWING_LOOPS = textwrap.dedent("""
+    import json, sys, time
+    from exercises.core import budget
+    from exercises.core.checker import evaluate_source
+    from exercises.core.registry import get_exercise
+    budget.CALL_SECONDS = 0.3
+    found = {}
+    for name, source in json.loads(sys.argv[1]).items():
+        runs = []
+        for _ in range(5):
+            started = time.monotonic()
+            fb = evaluate_source("row-mean", source)
+            runs.append([fb.kind, fb.text(), time.monotonic() - started,
+                         sys.gettrace() is None and sys.getprofile() is None])
+        found[name] = runs
+    found["then the solution"] = evaluate_source("row-mean", get_exercise("row-mean").solution_source).text()
+    print(json.dumps(found))
+""")
+
+
+def _run_python(python, script, *args, timeout=120):
+    """Run ``script`` in a fresh ``python`` (with this checkout first on its path); its output,
+    or a failure that says it hung."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    try:
+        done = subprocess.run([python, "-c", script, *args], capture_output=True, text=True, env=env,
+                              timeout=timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{python} still running after {timeout} s: a loop swallowed the stop")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_a_loop_that_catches_the_stop_is_stopped_every_time_and_the_next_check_runs(tmp_path):
+    """Each form, checked 5 times (a fresh process, so that a hang fails the test instead of
+    freezing it): "did not finish" each time, within the budget, with the same feedback word
+    for word; no hook is left behind, and the solution then passes."""
+    found = json.loads(_run_python(sys.executable, CHECKS_OF_SWALLOWING_LOOPS, json.dumps(SWALLOWING)))
+    for name, runs in ((n, r) for n, r in found.items() if n in SWALLOWING):
+        kinds, texts, seconds, clean = zip(*runs)
+        assert set(kinds) == {"timeout"}, (name, texts[0])
+        assert len(set(texts)) == 1, (name, texts)
+        assert "did not finish in 0.3 s on the example above" in texts[0], texts[0]
+        assert f"where: line {SWALLOWING_LINES[name]}: " in texts[0], (name, texts[0])
+        assert max(seconds) < 2.0, (name, seconds)
+        assert all(clean), name
+    assert "All 12 tests passed" in found["then the solution"], found["then the solution"]
+
+
+def _pythons() -> list:
+    """This Python and every other CPython 3.11 to 3.14 found here (on the PATH, or installed
+    by pyenv), one per version."""
+    found = {sys.version_info[:2]: sys.executable}
+    pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    candidates = [shutil.which(f"python3.{minor}") for minor in range(11, 15)]
+    candidates += sorted(glob.glob(os.path.join(pyenv, "versions", "3.1[1-4]*", "bin", "python3")))
+    for python in filter(None, candidates):
+        try:
+            version = subprocess.run([python, "-c", "import sys; print(*sys.version_info[:2])"],
+                                     capture_output=True, text=True, timeout=30).stdout.split()
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if len(version) == 2:
+            found.setdefault((int(version[0]), int(version[1])), python)
+    return [pytest.param(found[v], id=f"python{v[0]}.{v[1]}") for v in sorted(found)]
+
+
+BUDGET_ALONE = textwrap.dedent("""
+    import json, linecache, sys, time
+    from exercises.core.budget import Budget, OutOfTime
+    found = {}
+    for name, source in json.loads(sys.argv[1]).items():
+        filename = f"<cell {name}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        namespace = {}
+        exec(compile(source, filename, "exec"), namespace)
+        runs = []
+        for _ in range(5):
+            started = time.monotonic()
+            try:
+                Budget(per_call=0.3).call(namespace["row_mean"], [1.0, 2.0])
+                verdict = "returned"
+            except OutOfTime as stop:
+                verdict = str(stop)
+            except BaseException as error:
+                verdict = type(error).__name__
+            runs.append([verdict, time.monotonic() - started, sys.gettrace() is None and sys.getprofile() is None])
+        found[name] = runs
+    print(json.dumps({"python": list(sys.version_info[:2]), "monitoring": hasattr(sys, "monitoring"),
+                      "runs": found}))
+""")
+
+
+@pytest.mark.parametrize("python", _pythons())
+def test_the_stop_cannot_be_swallowed_in_any_python_found(python):
+    """The budget alone (plain Python, as in the browser) in each CPython found: every form
+    stopped within the budget in 5 runs out of 5 (sys.monitoring from 3.12, the tracing hook
+    armed again on 3.11)."""
+    swallowing = {name: source.replace("x.sum()", "sum(x)")
+                  for name, source in SWALLOWING.items()}
+    found = json.loads(_run_python(python, BUDGET_ALONE, json.dumps(swallowing)))
+    assert found["monitoring"] == (tuple(found["python"]) >= (3, 12))
+    for name, runs in found["runs"].items():
+        assert [verdict for verdict, _s, _c in runs] == ["did not finish in 0.3 s"] * 5, (found["python"], name, runs)
+        assert max(s for _v, s, _c in runs) < 2.0, (found["python"], name, runs)
+        assert all(clean for _v, _s, clean in runs), (found["python"], name)
 
 
 def test_slow_calls_stop_once_the_whole_check_is_over_its_budget(monkeypatch):

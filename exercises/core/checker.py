@@ -127,8 +127,10 @@ class Feedback:
 def error_location(exc: BaseException, loop: bool = False) -> str | None:
     """"line 5: return x.sum()": the deepest line of the learner's own code in the traceback.
     (When the error came as a function was entered, as Python's recursion limit does, the line
-    that called it; with ``loop``, the first line of the innermost loop around it, the same
-    wherever in the loop the code was stopped.)"""
+    that called it.) With ``loop``, for code stopped by the time budget: the first line of the
+    innermost loop around the line that was running, in the outermost of the learner's frames
+    that was in a loop, so the same line wherever in the loop, or in the functions it calls,
+    the code was stopped."""
     frames = []
     tb = exc.__traceback__
     while tb is not None:
@@ -136,28 +138,34 @@ def error_location(exc: BaseException, loop: bool = False) -> str | None:
         if is_learners(code.co_filename):
             frames.append((code.co_filename, tb.tb_lineno, code.co_firstlineno))
         tb = tb.tb_next
+    if not frames and getattr(exc, "where", None):
+        frames = [exc.where]
     if not frames:
         return None
     if len(frames) > 1 and frames[-1][1] == frames[-1][2]:
         frames.pop()
     filename, lineno, first = frames[-1]
     if loop:
-        lineno = _loop_start(filename, lineno, first)
+        looping = [(name, start) for name, line, top in frames
+                   if (start := _loop_start(name, line, top)) is not None]
+        if looping:
+            filename, lineno = looping[0]
     line = linecache.getline(filename, lineno).strip()
     return f"line {lineno}: {line}" if line else f"line {lineno}"
 
 
-def _loop_start(filename: str, lineno: int, first: int) -> int:
+def _loop_start(filename: str, lineno: int, first: int) -> int | None:
     """The first line of the innermost ``while`` or ``for`` loop of the learner's source around
-    ``lineno``; ``lineno`` itself when there is none (or the source cannot be read)."""
+    ``lineno`` (in the function that starts at ``first``); None when there is none, or the source
+    cannot be read."""
     source = "".join(linecache.getlines(filename))
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return lineno
+        return None
     loops = [node for node in ast.walk(tree) if isinstance(node, (ast.While, ast.For))
              and node.lineno <= lineno <= (node.end_lineno or node.lineno) and node.lineno >= first]
-    return max(loops, key=lambda node: node.lineno).lineno if loops else lineno
+    return max(loops, key=lambda node: node.lineno).lineno if loops else None
 
 
 # ---------------------------------------------------------------- comparing results
