@@ -354,10 +354,24 @@ KERNEL_CELLS = [
     ("print(3 + 3)", "6"),
     (get_exercise("row-mean").solution_source, None),
     ('check("row-mean")', "All 12 tests passed"),
+    # loops that catch the stop, with a shorter budget: each checked once as the learner does,
+    # then 5 more times (one feedback, word for word), and the next cell runs
+    ("from exercises.core import budget\nfrom exercises.core.checker import evaluate\n"
+     "budget.CALL_SECONDS = 0.3", None),
 ]
+for _name, _source in SWALLOWING.items():
+    KERNEL_CELLS += [
+        (_source, None),
+        ('check("row-mean")', "did not finish in 0.3 s on the example above"),
+        ('runs = [evaluate("row-mean", globals()) for _ in range(5)]\n'
+         'print(len({r.text() for r in runs}), "verdict:", *{r.kind for r in runs})', "1 verdict: timeout"),
+        ("print(6 * 7)", "42"),
+    ]
 
 
 def test_runaway_code_in_a_live_kernel_gives_feedback_and_the_next_cell_runs(tmp_path):
+    """An endless loop, a deep recursion, a huge allocation and every loop that catches the
+    stop, in a real ipykernel: each gets its feedback, and the next cell runs."""
     from jupyter_client.manager import start_new_kernel
 
     env = {**os.environ, "COURSE_PROGRESS_FILE": str(tmp_path / "progress.json"),
