@@ -104,8 +104,9 @@ def _depth() -> int:
 class _Watch:
     """The deadline of the call being run, and how often its stop was raised."""
 
-    def __init__(self, deadline: float, seconds: float, total: bool, hook: str, outer):
+    def __init__(self, deadline: float, seconds: float, total: bool, hook: str, outer, each_line=None):
         self.deadline, self.seconds, self.total = deadline, seconds, total
+        self.each_line = each_line    # called with (file name, line) before each of the learner's lines
         self.hook = hook          # "monitoring" or "trace"
         self.outer = outer        # the frame of Budget.call: the learner's frames are above it
         self.stops = 0
@@ -132,12 +133,25 @@ _tool: int | None = None
 
 
 def _event(code, *_where):
-    """Every line, jump, call and resumed generator of the code while a call is watched."""
+    """Every jump, call and resumed generator of the code while a call is watched."""
     if not is_learners(code.co_filename):
         return _MONITORING.DISABLE          # not the learner's: never called there again
     watch = _watch
     if watch is not None and _clock() > watch.deadline:
         raise watch.stop(sys._getframe(1))
+    return None
+
+
+def _line_event(code, line):
+    """Every line of the code while a call is watched."""
+    if not is_learners(code.co_filename):
+        return _MONITORING.DISABLE
+    watch = _watch
+    if watch is not None:
+        if _clock() > watch.deadline:
+            raise watch.stop(sys._getframe(1))
+        if watch.each_line is not None:
+            watch.each_line(code.co_filename, line)
     return None
 
 
@@ -151,8 +165,9 @@ def _start_monitoring() -> bool:
             continue
         events = _MONITORING.events
         watched = events.LINE | events.JUMP | events.PY_START | events.PY_RESUME
-        for event in (events.LINE, events.JUMP, events.PY_START, events.PY_RESUME):
+        for event in (events.JUMP, events.PY_START, events.PY_RESUME):
             _MONITORING.register_callback(tool, event, _event)
+        _MONITORING.register_callback(tool, events.LINE, _line_event)
         _MONITORING.set_events(tool, watched)
         _tool = tool
         return True
@@ -187,12 +202,16 @@ def _trace_line(frame, event, arg):
     line inside a ``try`` (or ``with``) is let run, up to :data:`WAIT_LINES` of them, so that
     the stop is raised where no handler of this frame catches it, if the code gets there."""
     watch = _watch
-    if event == "line" and watch is not None and _clock() > watch.deadline:
+    if event != "line" or watch is None:
+        return _trace_line
+    if _clock() > watch.deadline:
         if watch.waited < WAIT_LINES and _in_try(frame.f_code, frame.f_lasti):
             watch.waited += 1
             return _trace_line
         _watch_rearming()
         raise watch.stop(frame)
+    if watch.each_line is not None:
+        watch.each_line(frame.f_code.co_filename, frame.f_lineno)
     return _trace_line
 
 
@@ -250,6 +269,11 @@ class Budget:
         """``func(*args, **kwargs)``, stopped with :class:`OutOfTime` past the deadline. Once
         the stop was raised the call ends in :class:`OutOfTime`, even if the learner's code
         caught it and then returned or raised something else."""
+        return self.watched(None, func, *args, **kwargs)
+
+    def watched(self, each_line: Callable | None, func: Callable, *args, **kwargs):
+        """:meth:`call`, with ``each_line(file name, line)`` called before each line of the
+        learner's code runs (the checker uses it to find the line that changed an argument)."""
         global _watch
         left = self.total - self.used
         if left <= 0:
@@ -259,7 +283,8 @@ class Budget:
         previous = _watch
         owner = previous is None and _MONITORING is not None and _start_monitoring()
         hook = "monitoring" if _tool is not None else "trace"
-        watch = _Watch(start + limit, self.total if total else self.per_call, total, hook, sys._getframe())
+        watch = _Watch(start + limit, self.total if total else self.per_call, total, hook, sys._getframe(),
+                       each_line)
         trace, profile, unraisable = sys.gettrace(), sys.getprofile(), sys.unraisablehook
         recursion = sys.getrecursionlimit()
 

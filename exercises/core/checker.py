@@ -32,8 +32,8 @@ from .cell import run_cell
 from .definition import Case, Exercise
 from .registry import get_exercise
 from .budget import Budget, OutOfTime, is_learners, resource_problem
-from .sandbox import (argument_names, changed_arguments, copied, read_only, requested_size, same,
-                      seed_for)
+from .sandbox import (ABSENT, Change, argument_names, changed_arguments, copied, read_only, requested_size,
+                      same, seed_for)
 
 _MISSING = object()
 _RAISED = object()       # what a call that raised is recorded as, when comparing behaviours
@@ -60,6 +60,13 @@ HEADLINES = {
 INPLACE_HINT = ("Work on a new array instead of the one you were given: `x = x - mean` makes a new "
                 "array, while `x -= mean`, `x[...] = ...`, `np.exp(x, out=x)`, `x.sort()` or "
                 "`items.pop()` change the caller's own data.")
+LIST_HINT = ("Build a new list instead of changing the one you were given: `sorted(items)`, `items + "
+             "[new]`, a slice or a list comprehension make a new list, while `items.sort()`, "
+             "`items.append(...)`, `items.pop()`, `del items[i]` or `items[i] = ...` change the "
+             "caller's own list.")
+DICT_HINT = ("Build a new dictionary instead of changing the one you were given: `{**given, key: "
+             "value}` or `dict(given)` make a new one, while `given[key] = ...`, `given.pop(key)` "
+             "or `given.update(...)` change the caller's own.")
 STATE_HINT = ("Build the result anew inside the function on every call: an array or list defined "
               "outside the function (or as a default argument) and filled in by it is shared by "
               "all calls, and random numbers differ from call to call.")
@@ -335,11 +342,15 @@ class _Runner:
         self.calls: dict[int, _Call] = {}
         self.results: list = []              # (case, the result returned, an untouched copy)
 
+    def _names(self, case: Case) -> list[str]:
+        return argument_names(self.func, len(case.args))
+
     def call(self, case: Case) -> _Call:
-        """Call on copies of the case's inputs (the case itself stays untouched), its arrays
-        read-only: a write into one, through any view of it, stops the code where it happens.
-        Lists, sets and dicts are compared with the originals after the call. OutOfTime
-        propagates."""
+        """Call on copies of the case's inputs (the case itself stays untouched), every array in
+        them read-only, however deep (in a list, in an object's attributes): a write into one,
+        through any view of it, stops the code where it happens. Everything else (a list's
+        items, an object's attributes) is compared with the originals after the call.
+        OutOfTime propagates."""
         args, kwargs = copied(case.args), copied(case.kwargs)
         read_only((args, kwargs))
         try:
@@ -350,12 +361,13 @@ class _Runner:
             return self._wrote(case, exc)
         except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
             return _Call(error=exc)
-        return _Call(value=value, changed=changed_arguments(args, kwargs, case.args, case.kwargs))
+        return _Call(value=value, changed=changed_arguments(args, kwargs, case.args, case.kwargs,
+                                                            self._names(case)))
 
-    def _run(self, args, kwargs):
+    def _run(self, args, kwargs, each_line=None):
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            return self.budget.call(self.func, *args, **kwargs)
+            return self.budget.watched(each_line, self.func, *args, **kwargs)
 
     def _wrote(self, case: Case, write: BaseException) -> _Call:
         """The code met a read-only array: run it on writable copies. If it then runs, the array
@@ -366,8 +378,29 @@ class _Runner:
             self._run(args, kwargs)
         except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
             return _Call(error=exc)
-        changed = changed_arguments(args, kwargs, case.args, case.kwargs)
+        changed = changed_arguments(args, kwargs, case.args, case.kwargs, self._names(case))
         return _Call(changed=changed or [None], wrote=write)
+
+    def line_of_change(self, case: Case) -> tuple[str, int] | None:
+        """(file name, line) of the learner's line that changed an argument on ``case``: the
+        call is run again, and the arguments compared with the originals before each line."""
+        args, kwargs = copied(case.args), copied(case.kwargs)
+        read_only((args, kwargs))
+        names = self._names(case)
+        state = {"line": None, "changed": False, "culprit": None}
+
+        def look(line):            # blame the last line that took the arguments from as given to changed
+            changed = bool(changed_arguments(args, kwargs, case.args, case.kwargs, names))
+            if changed and not state["changed"]:
+                state["culprit"] = state["line"]
+            state["changed"], state["line"] = changed, line
+
+        try:
+            self._run(args, kwargs, lambda filename, lineno: look((filename, lineno)))
+        except Exception:  # noqa: BLE001 - the learner's code may raise anything
+            pass
+        look(None)
+        return state["culprit"] if state["changed"] else None
 
     def outcome(self, index: int, case: Case) -> _Call:
         if index not in self.calls:
@@ -497,7 +530,7 @@ def _judge(run: _Runner, index: int, case: Case) -> Feedback | None:
     if contains_blank(got):
         return Feedback(ex.id, "blank")
     if outcome.changed:
-        return _changed_input(ex, run.func, outcome, case, where)
+        return _changed_input(ex, run, outcome, case, where)
     problem = _compare(got, _reference(ex, case), case, ex)
     if problem is not None:
         return problem
@@ -549,20 +582,56 @@ def _timeout(ex: Exercise, over: OutOfTime, case: Case) -> Feedback:
                     location=error_location(over, loop=True))
 
 
-def _changed_input(ex: Exercise, func, outcome: _Call, case: Case, where: str) -> Feedback:
-    names = argument_names(func, len(case.args))
-    named = [f"`{names[c]}`" if isinstance(c, int) else f"`{c}`" for c in outcome.changed if c is not None]
-    if named:
+def _changed_input(ex: Exercise, run: _Runner, outcome: _Call, case: Case, where: str) -> Feedback:
+    changes = [c for c in outcome.changed if c is not None]
+    if changes:
+        named = [f"`{c.argument}`" for c in changes]
         argument = "argument" if len(named) == 1 else "arguments"
-        what = f"changed its {argument} {text.word_list(named)}: after the call it no longer holds"
+        what = f"changed its {argument} {text.word_list(named)}: {changes[0].what}"
+        given = changes[0].described or "the data"
     else:
-        what = "wrote into one of its arguments: after the call it may no longer hold"
+        what = "wrote into one of its arguments: after the call it may no longer hold what it was given"
+        given = "the array"
+    if outcome.wrote is not None:
+        location = error_location(outcome.wrote)
+    else:
+        try:
+            line = run.line_of_change(case)
+        except OutOfTime:
+            line = None
+        location = _line(*line) if line else None
     return Feedback(ex.id, "inplace", [
-        f"{_on(where)} your function {what} what it was given.",
-        "That matters because the caller's data is altered: in your notebook the array you "
-        "pass in would be different after one call, and every run of the cell would change it "
-        "again."], hint=INPLACE_HINT,
-        location=error_location(outcome.wrote) if outcome.wrote is not None else None)
+        f"{_on(where)} your function {what}.",
+        f"That matters because the caller's data is altered: in your notebook {given} you pass "
+        "in would be different after one call, and every run of the cell would change it again."],
+        hint=_inplace_hint(changes[0] if changes else None), location=location)
+
+
+def _line(filename: str, lineno: int) -> str:
+    line = linecache.getline(filename, lineno).strip()
+    return f"line {lineno}: {line}" if line else f"line {lineno}"
+
+
+def _inplace_hint(change: Change | None) -> str:
+    """The hint for a changed argument, in the words of what was changed: an array's numbers, a
+    list or a dictionary (its items), or an object's attribute."""
+    if change is None or isinstance(change.before, np.ndarray) and change.within is None:
+        return INPLACE_HINT
+    if not isinstance(change.before, np.ndarray):
+        holder = change.before if change.within is None else change.within
+        if isinstance(holder, list):
+            return LIST_HINT
+        if isinstance(holder, dict):
+            return DICT_HINT
+    part = change.path
+    if change.before is ABSENT:
+        return (f"Keep what you compute under a name of your own (`new = ...`), not in what you "
+                f"were given: `{part} = ...` changes the caller's own data.")
+    writes = ([f"`{part} *= 2`", f"`{part}[...] = ...`", f"`np.exp({part}, out={part})`", f"`{part}.sort()`"]
+              if isinstance(change.before, np.ndarray) else [])
+    return (f"Read `{part}`, never write it: keep what you compute under a name of your own (`new = "
+            f"...`), while {', '.join(writes) + ' or ' if writes else ''}`{part} = ...` "
+            f"change{'' if writes else 's'} the caller's own data.")
 
 
 def _diagnose(fb: Feedback, run: _Runner, failing: Case) -> None:

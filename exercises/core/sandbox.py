@@ -8,7 +8,10 @@ every run, and different code gets other cases, so memorised outputs do not help
 
 :func:`copied` copies a call's arguments and :func:`read_only` locks their arrays, so that a
 write into one stops the code where it happens; :func:`changed_arguments` compares them, after
-the call, with the originals. :func:`requested_size` says how large an array a memory error asked
+the call, with the originals. Both reach inside whatever an argument is: arrays in lists,
+tuples and dictionaries, and in the attributes of objects (a dataclass of weights), so a change
+anywhere (a write into an array, a list's ``pop``, an attribute set anew) is found, with the
+place it happened written as code (:class:`Change`: ``w.blocks[0].W_up``). :func:`requested_size` says how large an array a memory error asked
 for. The time budget is :mod:`exercises.core.budget`.
 """
 
@@ -18,10 +21,13 @@ import copy
 import hashlib
 import math
 import types
+import dataclasses
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
+from . import text
 from .budget import is_learners
 
 
@@ -38,47 +44,176 @@ def requested_size(exc: BaseException) -> str:
 
 # ---------------------------------------------------------------- inputs left as they were
 
-def same(a: Any, b: Any) -> bool:
-    """True when ``a`` still equals its untouched copy ``b`` (arrays: same shape, type and
-    numbers, NaN equal to NaN; containers item by item; functions by identity)."""
-    if isinstance(b, np.ndarray):
-        if not isinstance(a, np.ndarray) or a.shape != b.shape or a.dtype != b.dtype:
-            return False
-        if b.dtype.kind in "fc":
-            return bool(np.array_equal(a, b, equal_nan=True))
-        return bool(np.array_equal(a, b))
-    if isinstance(b, (list, tuple)):
-        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(b, dict):
-        return isinstance(a, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in b)
-    if isinstance(b, (set, frozenset)):
-        return a == b
-    if callable(b):
-        return a is b
-    if isinstance(b, float) and math.isnan(b):
-        return isinstance(a, float) and math.isnan(a)
+def _is_record(value) -> bool:
+    """True for an object whose attributes are its data (a dataclass such as
+    ``lib.block.BlockWeights``, or any plain object): not a function, class, module or array."""
+    if callable(value) or isinstance(value, (type, types.ModuleType, np.ndarray, np.generic)):
+        return False
+    return hasattr(value, "__dict__") or bool(_slots(type(value)))
+
+
+def _slots(cls) -> list[str]:
+    names = []
+    for klass in cls.__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        names += [slots] if isinstance(slots, str) else [n for n in slots if n not in ("__dict__", "__weakref__")]
+    return names
+
+
+def _fields(value) -> dict:
+    """The attributes of a record, by name (its ``__dict__`` and its slots)."""
+    found = dict(getattr(value, "__dict__", {}))
+    for name in _slots(type(value)):
+        if hasattr(value, name):
+            found[name] = getattr(value, name)
+    return found
+
+
+def _is_named_tuple(value) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields") and hasattr(type(value), "_make")
+
+
+def describe(value, name: str) -> str:
+    """What an argument is, in words: "the array `x`", "the list of blocks", "the BlockWeights
+    object `w`"."""
+    if isinstance(value, np.ndarray):
+        return f"the array `{name}`"
+    if isinstance(value, list):
+        return f"the list of {name}" if name.isalpha() and name.endswith("s") else f"the list `{name}`"
+    if isinstance(value, dict):
+        return f"the dictionary `{name}`"
+    if isinstance(value, tuple):
+        return f"the {type(value).__name__} `{name}`" if _is_named_tuple(value) else f"the tuple `{name}`"
+    if isinstance(value, (set, frozenset)):
+        return f"the set `{name}`"
+    if _is_record(value):
+        return f"the {type(value).__name__} object `{name}`"
+    return f"`{name}`"
+
+
+@dataclass(frozen=True)
+class Change:
+    """Where an argument no longer holds what it was given. ``argument`` is its name, ``path``
+    the part that changed, written as code ("w.blocks[0].W_up", "blocks", "x"); ``before`` and
+    ``after`` that part as given and as the call left it."""
+
+    argument: str
+    path: str
+    before: Any = None
+    after: Any = None
+    described: str = ""         # the whole argument in words: "the list of blocks"
+    within: Any = None          # what holds the part that changed (None: the argument itself)
+
+    @property
+    def what(self) -> str:
+        """The change in words: "`blocks` held 4 items and now holds 3", "`w.Wq` no longer holds
+        the numbers it was given"."""
+        before, after = self.before, self.after
+        if isinstance(before, (list, tuple, dict)) and type(before) is type(after) and len(before) != len(after):
+            item = "key" if isinstance(before, dict) else "item"
+            return (f"`{self.path}` held {text.plural(len(before), item)} and now holds "
+                    f"{text.plural(len(after), item)}")
+        if isinstance(before, np.ndarray) and isinstance(after, np.ndarray) \
+                and before.shape == after.shape and before.dtype == after.dtype:
+            return f"`{self.path}` no longer holds the numbers it was given"
+        if before is ABSENT:
+            return f"`{self.path}` was added"
+        if after is ABSENT:
+            return f"`{self.path}` was removed"
+        return f"`{self.path}` no longer holds what it was given"
+
+
+ABSENT = object()      # an attribute or a key that one side has and the other has not
+
+
+def first_change(after: Any, before: Any, path: str = "", argument: str = "", within: Any = None) -> Change | None:
+    """The first place where ``after`` differs from its untouched copy ``before`` (arrays: shape,
+    type and numbers, NaN equal to NaN; lists, tuples and dictionaries item by item; records
+    such as a dataclass attribute by attribute; functions by identity), or None."""
+    argument = argument or path
+    change = lambda: Change(argument, path, before, after, within=within)  # noqa: E731
+    if isinstance(before, np.ndarray):
+        if not isinstance(after, np.ndarray) or after.shape != before.shape or after.dtype != before.dtype:
+            return change()
+        equal = np.array_equal(after, before, equal_nan=before.dtype.kind in "fc")
+        return None if equal else change()
+    if isinstance(before, (list, tuple)):
+        if type(after) is not type(before) or len(after) != len(before):
+            return change()
+        names = before._fields if _is_named_tuple(before) else None
+        for i, (a, b) in enumerate(zip(after, before)):
+            found = first_change(a, b, f"{path}.{names[i]}" if names else f"{path}[{i}]", argument, before)
+            if found:
+                return found
+        return None
+    if isinstance(before, dict):
+        if not isinstance(after, dict):
+            return change()
+        for key in before:
+            found = first_change(after.get(key, ABSENT), before[key], f"{path}[{key!r}]", argument, before)
+            if found:
+                return found
+        extra = [key for key in after if key not in before]
+        return Change(argument, f"{path}[{extra[0]!r}]", ABSENT, after[extra[0]], within=before) if extra else None
+    if before is ABSENT or after is ABSENT:
+        return change()
+    if isinstance(before, (set, frozenset)):
+        return None if after == before else change()
+    if _is_record(before):
+        if type(after) is not type(before):
+            return change()
+        now, then = _fields(after), _fields(before)
+        for name in list(then) + [n for n in now if n not in then]:
+            found = first_change(now.get(name, ABSENT), then.get(name, ABSENT), f"{path}.{name}", argument, before)
+            if found:
+                return found
+        return None
+    if callable(before):
+        return None if after is before else change()
+    if isinstance(before, float) and math.isnan(before):
+        return None if isinstance(after, float) and math.isnan(after) else change()
     try:
-        return bool(a == b)
+        return None if bool(after == before) else change()
     except Exception:  # noqa: BLE001 - something that cannot be compared counts as unchanged
-        return True
+        return None
 
 
-def read_only(value) -> None:
-    """Make every array inside ``value`` (nested in tuples, lists and dicts) read-only."""
+def same(a: Any, b: Any) -> bool:
+    """True when ``a`` still equals its untouched copy ``b`` (see :func:`first_change`)."""
+    return first_change(a, b) is None
+
+
+def read_only(value, seen: set | None = None) -> None:
+    """Make every array inside ``value`` read-only: in tuples, lists and dictionaries, and in the
+    attributes of records (a dataclass of weights), however deep."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return
+    seen.add(id(value))
     if isinstance(value, np.ndarray):
         value.flags.writeable = False
     elif isinstance(value, (tuple, list)):
         for item in value:
-            read_only(item)
+            read_only(item, seen)
     elif isinstance(value, dict):
         for item in value.values():
-            read_only(item)
+            read_only(item, seen)
+    elif _is_record(value):
+        for item in _fields(value).values():
+            read_only(item, seen)
 
 
-def changed_arguments(given: tuple, kwargs: dict, originals: tuple, original_kwargs: dict) -> list:
-    """Positions (ints) and names (strs) of the arguments that differ from their originals."""
-    changed: list = [i for i, (a, b) in enumerate(zip(given, originals)) if not same(a, b)]
-    changed += [k for k in original_kwargs if not same(kwargs.get(k), original_kwargs[k])]
+def changed_arguments(given: tuple, kwargs: dict, originals: tuple, original_kwargs: dict,
+                      names: list[str]) -> list[Change]:
+    """Where the arguments differ from their originals, one :class:`Change` per argument that
+    changed (``names``: the positional arguments' names)."""
+    pairs = [(names[i], a, b) for i, (a, b) in enumerate(zip(given, originals))]
+    pairs += [(k, kwargs.get(k, ABSENT), original_kwargs[k]) for k in original_kwargs]
+    changed = []
+    for name, after, before in pairs:
+        change = first_change(after, before, name, name)
+        if change is not None:
+            changed.append(dataclasses.replace(change, described=describe(before, name)))
     return changed
 
 
@@ -183,9 +318,11 @@ def seed_for(exercise_id: str, obj: Any) -> int:
 
 
 def copied(value, memo: dict | None = None):
-    """A deep copy of the arguments of a call: arrays, lists, tuples, dicts and sets are copied
-    (two arguments that were one array stay one array), while functions and other callables
-    stay the very same objects (a block of the model, a layer passed as an argument)."""
+    """A deep copy of the arguments of a call: arrays, lists, tuples (named ones too), dicts,
+    sets and records (a dataclass of weights, any plain object: attribute by attribute) are
+    copied, two arguments that were one array staying one array, while functions and other
+    callables stay the very same objects (a block of the model, a layer passed as an
+    argument)."""
     memo = {} if memo is None else memo
     key = id(value)
     if key in memo:
@@ -195,6 +332,8 @@ def copied(value, memo: dict | None = None):
     elif isinstance(value, list):
         out = memo[key] = []
         out.extend(copied(v, memo) for v in value)
+    elif _is_named_tuple(value):
+        out = type(value)._make(copied(v, memo) for v in value)
     elif isinstance(value, tuple):
         out = tuple(copied(v, memo) for v in value)
     elif isinstance(value, dict):
@@ -202,8 +341,12 @@ def copied(value, memo: dict | None = None):
         out.update((k, copied(v, memo)) for k, v in value.items())
     elif isinstance(value, (set, frozenset)):
         out = type(value)(copied(v, memo) for v in value)
-    elif callable(value) or isinstance(value, (int, float, complex, str, bytes, bool, type(None))):
+    elif callable(value) or isinstance(value, (int, float, complex, str, bytes, bool, type(None), np.generic)):
         out = value
+    elif _is_record(value):
+        out = memo[key] = copy.copy(value)
+        for name, item in _fields(value).items():
+            object.__setattr__(out, name, copied(item, memo))
     else:
         out = copy.deepcopy(value)
     memo[key] = out

@@ -560,7 +560,7 @@ LEAVE_ONE_OUT = Exercise(
             stream = block(stream)
         scores.append(score(stream))
     return scores
-''', expect=["changed its argument `blocks`", "caller", "new array"], kind="inplace"),
+''', expect=["changed its argument `blocks`", "caller", "list of blocks", "new list"], kind="inplace"),
     ],
     alternatives=[
         Variant({0: "[b for number, b in enumerate(blocks) if number != left_out]"}),
