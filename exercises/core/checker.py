@@ -238,6 +238,9 @@ def _index(index: tuple, ndim: int) -> str:
 
 
 def _count(bad: int, total: int) -> str:
+    """"2 of the 12 numbers differ", "all 12 numbers differ", "the number differs"."""
+    if total == 1:
+        return "the number differs"
     verb = "differs" if bad == 1 else "differ"
     return f"{bad} of the {total} numbers {verb}" if bad < total else f"all {total} numbers differ"
 
@@ -516,8 +519,9 @@ def _evaluate_function(ex: Exercise, func, rng, fixed_only: bool = False) -> Fee
         return _timeout(ex, over, case)
     fixed = sum(1 for c in cases if not c.random)
     return Feedback(ex.id, "pass", [
-        f"All {len(cases)} tests passed: {fixed} fixed cases and "
-        f"{len(cases) - fixed} random ones drawn for this code."], cases=len(cases))
+        f"{'All ' + text.plural(len(cases), 'test') if len(cases) > 1 else 'The one test'} passed: "
+        f"{text.plural(fixed, 'fixed case')} and {text.plural(len(cases) - fixed, 'random one')} "
+        "drawn for this code."], cases=len(cases))
 
 
 def _judge(run: _Runner, index: int, case: Case) -> Feedback | None:

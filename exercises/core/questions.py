@@ -6,7 +6,7 @@ import math
 import re
 
 from .definition import Question
-from .text import exact
+from .text import exact, plural
 
 _SHAPE_RE = re.compile(r"^[\(\[]?\s*(\d+(?:\s*[,x×\s]\s*\d+)*)?\s*,?\s*[\)\]]?$")
 
@@ -68,5 +68,6 @@ def grade(question: Question, answer) -> tuple[bool, str]:
     if ok:
         return True, "Right."
     if len(shape) != len(question.answer):
-        return False, f"{shape} has {len(shape)} axes; the answer has {len(question.answer)}."
+        return False, (f"{shape} has {plural(len(shape), 'axis', 'axes')}; the answer has "
+                       f"{len(question.answer)}.")
     return False, f"{shape} has the right number of axes, but not the right sizes."

@@ -46,6 +46,7 @@ from typing import NamedTuple
 
 from . import export, spreadsheet, untrusted
 from .progress import FORMAT, RENAMED_SECTIONS, STATUS_LABELS, VERSION, renamed_sections, status_of
+from .text import plural
 
 CSV_COLUMNS = ["learner", "learner_id", "notebook", "kind", "item", "status", "attempts",
                "hints_used", "solution_revealed", "skipped_ahead", "exported_at", "file", "flags"]
@@ -510,10 +511,6 @@ def _table(header: list[str], body: list[list]) -> list[str]:
     return ["  " + line for line in lines]
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def shown_learner(item: Export, report: Report) -> str:
     """The learner's name, with the start of the browser's id when another learner typed it too."""
     if any(item in group for group in report.conflicts):
@@ -524,8 +521,8 @@ def shown_learner(item: Export, report: Report) -> str:
 def summary_text(report: Report) -> str:
     """The readable summary: learners, exercises, questions, skip-ahead sets, conflicts, files not used."""
     n = len(report.exports)
-    lines = [f"Progress report for {export.printable(report.folder)}: {_plural(n, 'learner')}, "
-             f"{_plural(len(report.skipped), 'file')} not used."]
+    lines = [f"Progress report for {export.printable(report.folder)}: {plural(n, 'learner')}, "
+             f"{plural(len(report.skipped), 'file')} not used."]
     if n == 0 and not report.skipped:
         lines.append("The folder is empty: there is nothing to report yet. Learners export their "
                      "progress from the progress view in 00 Start here; put those files here.")

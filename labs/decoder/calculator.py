@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from exercises.core.own import NotUsedHere, Use
-from exercises.core.text import size
+from exercises.core.text import plural, size
 from exercises.ui.style import plain, table
 from lib.params import (COURSE_EXAMPLE, TRAINED_MODEL, ModelConfig, beyond_plain, count_parameters, doubled,
                         gap_steps, mebibytes, presets)
@@ -81,8 +81,8 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
     mib = mebibytes(total, nbytes)
     big = max(parts, key=parts.get)
     memory = f"{mib:,.1f} MiB" if mib < 10_000 else f"{mib / 1024:,.1f} GiB"
-    text = (f"{total:,} parameters ({size(total)}), {memory} at {nbytes:g} byte"
-            f"{'s' if nbytes != 1 else ''} per number; the {big} holds {shares[big]:.1%}.")
+    text = (f"{total:,} parameters ({size(total)}), {memory} at "
+            f"{plural(nbytes, 'byte')} per number; the {big} holds {shares[big]:.1%}.")
     if active != total:
         text += f" A token uses only {size(active)} of them ({active / total:.1%})."
     text += (f" Twice the blocks: {size(depth2)} (\u00d7{depth2 / total:.2f}); twice the width: "

@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from exercises.core.own import Use
-from exercises.core.text import amount, word_list
+from exercises.core.text import amount, plural, word_list
 from exercises.ui.style import plain, table
 from lib.attention import causal_weights
 from lib.block import decoder, random_stack
@@ -127,7 +127,7 @@ WITHOUT = {"positions": "position vectors", "attention": "attention", "causal": 
 def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int, alone: bool = False) -> str:
     """What goes wrong without ``part``: m is a run without it (and, when ``alone``, with every
     other part on), ref the run with every part on."""
-    blocks = f"{depth} block{'s' if depth > 1 else ''}"
+    blocks = plural(depth, 'block')
     without = f"Without {WITHOUT[part]}{' alone' if alone else ''}"
     if part == "positions":
         if m["copies"] <= EXACT:
@@ -199,7 +199,7 @@ def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, **
     m = _flow(key, depth, int(seed), causal_weights)
     full = _flow(tuple(True for _ in PARTS), depth, int(seed))
     removed = [name for name in PARTS if not on[name]]
-    blocks = f"{depth} block{'s' if depth > 1 else ''}"
+    blocks = plural(depth, 'block')
     if m["leak"] > EXACT:
         future = f"word 1 reads the future (it moves by {amount(m['leak'])} when the last word changes)"
     elif m["leak"] > 0:

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.text import count, number, vector
+from exercises.core.text import count, number, plural, vector
 from exercises.ui.style import plain, table
 from lib.ffn import collapse, ffn, worked_example
 
@@ -84,8 +84,8 @@ def collapse_model(width: int = 4, activation: str = "relu") -> dict:
     else:
         act = ACTIVATION_NAMES.get(activation, str(activation))
         n = len(bends)
-        verdict = (f"With {act} the width-{width} FFN ({count(parameters)} parameters) bends at {n} "
-                   f"point{'s' if n != 1 else ''} along the line, so it is not one matrix: it differs "
+        verdict = (f"With {act} the width-{width} FFN ({count(parameters)} parameters) bends at "
+                   f"{plural(n, 'point')} along the line, so it is not one matrix: it differs "
                    f"from x @ (W1 @ W2) + b by up to {number(difference)}.")
     return {"width": width, "activation": activation, "t": PATH, "along": along, "straight": straight,
             "tokens_out": tokens_out, "tokens_one": tokens_one, "W": W, "b": b,

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.text import count, number, vector
+from exercises.core.text import count, number, plural, vector
 from exercises.ui.style import plain, table
 from lib.moe import balance_load, route
 from lib.params import ModelConfig, count_parameters, mebibytes
@@ -82,7 +82,7 @@ def router_model(strength: float = 0.0, steps: int = 10, token: int = 0) -> dict
                    f"({busiest / FAIR_SHARE:.2f} × the fair share of {count(FAIR_SHARE)}) and "
                    f"{count(quietest)} to its quietest ({quietest / FAIR_SHARE:.2f} ×).")
     else:
-        verdict = (f"After {steps} balancing step{'s' if steps != 1 else ''} at strength {strength:.2f} "
+        verdict = (f"After {plural(steps, 'balancing step')} at strength {strength:.2f} "
                    f"the experts get {count(quietest)} to {count(busiest)} tokens "
                    f"({quietest / FAIR_SHARE:.2f} × to {busiest / FAIR_SHARE:.2f} × the fair share of "
                    f"{count(FAIR_SHARE)}); left to itself it was {count(int(first.min()))} to "
@@ -196,7 +196,7 @@ class RouterLab:
         for e in range(N_EXPERTS):
             set_changed(self.load_bars[e], height=counts[e])
         state = ("left to itself" if m["strength"] == 0 or m["steps"] == 0
-                 else f"after {m['steps']} steps at strength {m['strength']:.2f}")
+                 else f"after {plural(m['steps'], 'step')} at strength {m['strength']:.2f}")
         self.view.redraw(state=self._state)
         who = "the example token" if m["token"] == 0 else f"token {m['token']}"
         self.numbers.value = table([

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.text import amount
+from exercises.core.text import amount, plural
 from exercises.ui.style import plain
 from lib.block import norm_placement_experiment
 
@@ -52,7 +52,7 @@ def placement_model(depth: int = 48, seed: int = 1) -> dict:
     else:
         compared = (f"{'pre' if ratio > 1 else 'post'}-norm's {amount(apart)} times as large as "
                     f"{'post' if ratio > 1 else 'pre'}-norm's")
-    out["verdict"] = (f"After {depth} block{'s' if depth > 1 else ''}: the pre-norm stream has size "
+    out["verdict"] = (f"After {plural(depth, 'block')}: the pre-norm stream has size "
                       f"{pre['size']:.2f} (\u221a{depth} = {np.sqrt(depth):.2f}), the post-norm stream "
                       f"{post['size']:.2f}. A tiny change at the bottom arrives {how(pre['factor'])} "
                       f"\u00d7{pre['factor']:.3g} with pre-norm and {how(post['factor'])} "

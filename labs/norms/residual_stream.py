@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from exercises.core.text import plural
 from exercises.ui.style import plain
 from lib.stack import residual_stream
 
@@ -41,7 +42,7 @@ def stream_model(blocks: int = 12, alignment: float = 0.0, seed: int = 0) -> dic
     final, aligned, law = float(r.sizes[-1]), float(r.aligned[-1]), float(r.right_angles[-1])
     shares = r.shares
     mid = min(4, blocks)
-    verdict = (f"{blocks} addition{'s' if blocks > 1 else ''} of size about {r.additions.mean():.2f} took "
+    verdict = (f"{plural(blocks, 'addition')} of size about {r.additions.mean():.2f} took "
                f"the stream from {r.sizes[0]:.2f} to {final:.2f}. All in one direction they would give "
                f"{aligned:.2f}; at right angles to the stream, {law:.2f}. Block 1's addition is "
                f"{shares[0]:.0%} of the stream it produced")

@@ -297,7 +297,7 @@ class StackLab:
             left = at < 0.55 * x_end(n)
             self.edge_text.set_position((at + (0.8 if left else -0.8), 0.9 if where == "above" else 0.1))
             self.edge_text.set_horizontalalignment("left" if left else "right")
-        self.title.set_text(f"{MODES[m['mode']]}, gain {m['gain']:.2f}, {n} layer{'s' if n > 1 else ''}")
+        self.title.set_text(f"{MODES[m['mode']]}, gain {m['gain']:.2f}, {plural(n, 'layer')}")
         self.view.redraw(state=(self._y, self._x))
         self.verdict.value = plain(m["verdict"])
         self.model = m

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from exercises.core.own import Use
+from exercises.core.text import plural
 from exercises.ui.style import TEXT, code, plain
 from lib.positional import sinusoidal
 
@@ -159,7 +160,7 @@ class PositionTableLab:
         self.image.set_data(model["table"])
         self.image.set_extent((-0.5, d - 0.5, length - 0.5, -0.5))
         self.highlight.set_bounds(-0.5, row - 0.5, d, 1)
-        self.title.set_text(f"PE: {length} position{'s' if length > 1 else ''} \u00d7 {d} numbers")
+        self.title.set_text(f"PE: {plural(length, 'position')} \u00d7 {plural(d, 'number')}")
         for hand, (s, c) in ((self.fast_hand, model["fast"]), (self.slow_hand, model["slow"])):
             hand.set_data([0, s], [0, c])
         self.clock_title.set_text(f"the hands at position {row}\n(slow: pair {d // 2 - 1})")
