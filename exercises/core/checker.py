@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import text
+from . import diagnose, text
 from .blank import contains_blank, mentions_blank
 from .cell import run_cell
 from .definition import Case, Exercise
@@ -36,7 +36,7 @@ from .sandbox import (ABSENT, Change, argument_names, changed_arguments, copied,
                       same, seed_for)
 
 _MISSING = object()
-_RAISED = object()       # what a call that raised is recorded as, when comparing behaviours
+_RAISED = diagnose.RAISED   # what a call that raised is recorded as, when comparing behaviours
 SHOWN = 3                # differing numbers quoted on the visible example
 
 # Headline per feedback kind.
@@ -92,6 +92,7 @@ class Feedback:
     ladder: tuple[int, int, str] | None = None  # (level, of, text) from the hint ladder
     location: str | None = None  # "line 3: return x.sum()" in the learner's code
     cases: int = 0
+    right: tuple = ()  # what the code was seen to do right ("shape"): no generic hint about it
 
     @property
     def passed(self) -> bool:
@@ -363,7 +364,8 @@ class _Runner:
                 return _Call(error=exc)
             return self._wrote(case, exc)
         except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
-            return _Call(error=exc)
+            return _Call(error=exc, changed=changed_arguments(args, kwargs, case.args, case.kwargs,
+                                                              self._names(case)))
         return _Call(value=value, changed=changed_arguments(args, kwargs, case.args, case.kwargs,
                                                             self._names(case)))
 
@@ -528,13 +530,13 @@ def _judge(run: _Runner, index: int, case: Case) -> Feedback | None:
     ex = run.ex
     where = _case_name(case)
     outcome = run.outcome(index, case)
+    if outcome.changed:          # a change to the arguments comes first: it may be why the code failed
+        return _changed_input(ex, run, outcome, case, where)
     if outcome.error is not None:
         return _error(ex, outcome.error, where)
     got = outcome.value
     if contains_blank(got):
         return Feedback(ex.id, "blank")
-    if outcome.changed:
-        return _changed_input(ex, run, outcome, case, where)
     problem = _compare(got, _reference(ex, case), case, ex)
     if problem is not None:
         return problem
@@ -640,7 +642,8 @@ def _inplace_hint(change: Change | None) -> str:
 
 def _diagnose(fb: Feedback, run: _Runner, failing: Case) -> None:
     """Name the known mistake the learner's code behaved like on every fixed case (and on the
-    failing case), or else say on which fixed cases it was right."""
+    failing case); else the slip its results show (:func:`exercises.core.diagnose.explain`);
+    and say on which fixed cases it was right."""
     ex = run.ex
     fixed = ex.fixed_cases()
     probes = list(enumerate(fixed))
@@ -657,6 +660,10 @@ def _diagnose(fb: Feedback, run: _Runner, failing: Case) -> None:
                for got, (_i, case) in zip(seen, probes)):
             fb.hint = mistake.hint
             return
+    observed = [diagnose.Probe(case, got, _reference(ex, case)) for got, (_i, case) in zip(seen, probes)]
+    if fb.kind in ("values", "shape", "nan"):       # an error, None or a wrong type says what to fix itself
+        fb.hint = diagnose.explain(ex, observed[:len(fixed)], lambda a, b, case: _close(a, b, ex, case))
+    fb.right = diagnose.settled(observed[:len(fixed)])
     wrong = [case for got, (_i, case) in zip(seen, probes[:len(fixed)])
              if got is _RAISED or not _agree(got, _reference(ex, case), ex, case)]
     if wrong and len(wrong) < len(fixed):

@@ -175,7 +175,7 @@ def check(exercise_id: str, namespace: dict | None = None) -> "Checked":
     record = Progress.load()
     record.record_check(ex.id, fb.passed, fb.kind)
     if fb.status == "fail" and not fb.hint:
-        fb.ladder = hints.hint_after_miss(ex, record, fb.kind)
+        fb.ladder = hints.hint_after_miss(ex, record, fb.kind, fb.right)
         if fb.ladder is None and hints.hints_left(ex, record):
             fb.details.append("Stuck on the method? " + (
                 "\u201cShow a hint\u201d below gives one hint per click." if in_kernel()
