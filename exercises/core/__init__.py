@@ -6,7 +6,8 @@
   placeholder object), ``registry`` (every notebook and what it defines);
 - checking: ``cell`` (run a cell's code), ``checker`` (evaluate an answer into ``Feedback``),
   ``sandbox`` (the learner's function run on copies of its inputs, random cases seeded from its
-  code), ``budget`` (a time budget for the learner's code, kept by a tracing hook), ``text``
+  code), ``budget`` (a time budget for the learner's code, kept by a hook on its lines),
+  ``diagnose`` (the slip a wrong result shows), ``text``
   (numbers in messages), ``questions`` (grading), ``hints`` (hint ladder, solution lock),
   ``own`` (the learner's passing functions, for the labs), ``runs`` (what ran in this kernel),
   ``saved`` (the learner's notebooks as saved), ``which_run`` (a check judges only code that

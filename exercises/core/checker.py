@@ -413,35 +413,40 @@ class _Runner:
         return self.calls[index]
 
 
-_EXPECTED: dict[int, object] = {}       # id(fixed case) -> the reference's result
-_MISTAKEN: dict[tuple[int, int], object] = {}
+# The reference's and the known mistakes' results on fixed cases, kept with the case itself (an id
+# alone could be taken again by another case, once an exercise made for a test is gone).
+_EXPECTED: dict[int, tuple[Case, object]] = {}
+_MISTAKEN: dict[tuple[int, int], tuple[Case, object]] = {}
+
+
+def _kept(store: dict, key, case: Case, ex: Exercise, compute):
+    entry = store.get(key)
+    if entry is not None and entry[0] is case:
+        return entry[1]
+    value = compute()
+    if any(case is c for c in ex.fixed_cases()):
+        store[key] = (case, value)
+    return value
 
 
 def _reference(ex: Exercise, case: Case):
-    if id(case) in _EXPECTED:
-        return _EXPECTED[id(case)]
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        value = ex.reference(*copied(case.args), **copied(case.kwargs))
-    if any(case is c for c in ex.fixed_cases()):
-        _EXPECTED[id(case)] = value
-    return value
+    def compute():
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return ex.reference(*copied(case.args), **copied(case.kwargs))
+    return _kept(_EXPECTED, id(case), case, ex, compute)
 
 
 def _mistaken(ex: Exercise, number: int, case: Case):
     """What mistake ``number`` gives on ``case`` (:data:`_RAISED` if it raises)."""
-    key = (id(ex.mistakes[number]), id(case))
-    if key in _MISTAKEN:
-        return _MISTAKEN[key]
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            value = ex.mistakes[number].impl(*copied(case.args), **copied(case.kwargs))
-    except Exception:  # noqa: BLE001 - a mistake that raises is modelled as raising
-        value = _RAISED
-    if any(case is c for c in ex.fixed_cases()):
-        _MISTAKEN[key] = value
-    return value
+    def compute():
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                return ex.mistakes[number].impl(*copied(case.args), **copied(case.kwargs))
+        except Exception:  # noqa: BLE001 - a mistake that raises is modelled as raising
+            return _RAISED
+    return _kept(_MISTAKEN, (id(ex.mistakes[number]), id(case)), case, ex, compute)
 
 
 def _agree(a, b, ex: Exercise, case: Case) -> bool:

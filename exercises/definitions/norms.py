@@ -19,7 +19,11 @@ def _random_shape(rng, min_last: int = 2) -> tuple[int, ...]:
 # ---------------------------------------------------------------- layer_norm
 
 def _layer_norm_reference(x, eps=1e-5):
-    return _layer_norm(x, eps=eps)
+    """LayerNorm computed in float64, returned in x's number type: float32 cannot carry the
+    spread of tokens far from 0 (at mean 1000 it keeps about 3 digits of it)."""
+    x = np.asarray(x)
+    out = _layer_norm(x.astype(np.float64), eps=eps)
+    return out.astype(np.float32) if x.dtype == np.float32 else out
 
 
 def _around(mean, spread, d):
@@ -39,6 +43,8 @@ LAYER_NORM_CONTRACT = Contract(
            "variance below eps": "a token whose variance is far below eps",
            "one number": "a token of a single number",
            "offset": "a token far from 0 (mean 1000)",
+           "float32 offset": "float32 tokens far from 0 (mean 1000), whose spread float32 keeps to "
+                             "about 3 digits: compared to 1 part in 1000",
            "batch": "a batch of texts"},
 )
 
@@ -62,6 +68,9 @@ def _layer_norm_fixed() -> list[Case]:
         Case((_around(2.0, np.sqrt(1e-3), 4),), "eps = 0.001 and a variance of 0.001",
              kwargs={"eps": 1e-3}),
         in_float32(Case((np.cos(np.arange(18.0)).reshape(3, 6) * 2.0 - 0.5,), "float32 tokens")),
+        Case((np.array([[1000.5, 1001.5, 999.0, 1002.0, 1000.0, 998.5],
+                        [1000.2, 999.9, 1000.1, 999.8, 1000.3, 999.6]], dtype=np.float32),),
+             "float32 tokens far from 0 (mean 1000)", covers=("float32 offset", "float32"), rtol=1e-3, atol=1e-3),
     ]
 
 
@@ -598,6 +607,7 @@ NUDGE_CONTRACT = Contract(
     ndims=(2, 3),
     dtypes=("float64",),
     edges={"post": "post-norm layers",
+           "repeated": "the same layer more than once in the list (as `[layer] * 3` builds it)",
            "no layers": "no layers at all (the change arrives as it left: 1)",
            "zero layers": "layers that return zeros, pre-norm and post-norm",
            "layernorm": "LayerNorm as the norm",
@@ -613,7 +623,8 @@ def _nudge_fixed() -> list[Case]:
     x6 = np.sin(np.arange(18.0)).reshape(3, 6) * 2.0
     wave = 1e-3 * np.cos(np.arange(18.0)).reshape(3, 6)
     return [
-        Case((NUDGE_X.copy(), NUDGE.copy(), [example_layer] * 3, _rms, "pre"), "the example", visible=True),
+        Case((NUDGE_X.copy(), NUDGE.copy(), [example_layer] * 3, _rms, "pre"), "the example", visible=True,
+             covers=("repeated",)),
         Case((NUDGE_X.copy(), NUDGE.copy(), [example_layer] * 3, _rms, "post"), "the example with post-norm",
              covers=("post",)),
         Case((x6, wave, [], _ln, "pre"), "no layers at all (the change arrives as it left: 1)",

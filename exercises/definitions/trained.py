@@ -426,7 +426,8 @@ LEAVE_ONE_OUT_CONTRACT = Contract(
            "one block": "a single block (leaving it out leaves nothing to run)",
            "order": "six blocks whose order matters (running them in another order changes the stream)",
            "one token": "a text of one token",
-           "signed score": "a score that can be negative"},
+           "signed score": "a score that can be negative",
+           "repeated": "the same block more than once in the list (as `[layer] * 3` builds it)"},
 )
 
 
@@ -435,6 +436,8 @@ def _leave_one_out_fixed() -> list[Case]:
     ids = model.heldout().ids
     x = np.array(model.embed(ids[:12]))                         # float32, as the model runs
     fixed = np.random.default_rng(6)
+    repeat = np.random.default_rng(61)
+    same, other = _toy_blocks(repeat, 5, 2)
     float32_tolerance = dict(rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL)     # an answer may compute in float64
     return [
         Case((x.copy(), model.blocks(), example_score), "the example", visible=True, covers=("trained", "float32"),
@@ -451,6 +454,8 @@ def _leave_one_out_fixed() -> list[Case]:
         Case((np.array(model.embed(ids[40:60])), model.blocks(), lambda s: float(np.abs(s).max())),
              "the trained blocks on 20 other tokens, scored by the largest number", covers=("trained", "float32"),
              **float32_tolerance),
+        Case((repeat.normal(size=(3, 5)), [same] * 3 + [other], _stream_size),
+             "the same block three times in the list, then another", covers=("repeated",)),
     ]
 
 
