@@ -3,7 +3,10 @@ with plain-language feedback and the kernel stays usable.
 
 In-process tests use a short budget; the live-kernel test runs a real ipykernel (the course's
 kernel spec, through jupyter_client) with the budget the learner gets, and checks that after an
-infinite loop, a deep recursion and a huge allocation the next cell still runs. The overhead of
+infinite loop, a deep recursion and a huge allocation the next cell still runs. Loops that catch
+the budget's stop (SWALLOWING) are checked 5 times each, in a fresh process (so that a hang fails
+instead of freezing the suite), in every CPython found here, in the live kernel, and in Pyodide
+(tests/test_browser_budget.py): the same verdict every time. The overhead of
 the tracing hook on the official solutions is printed as a ratio (not asserted: timings vary).
 """
 

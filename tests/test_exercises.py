@@ -509,7 +509,7 @@ def test_check_outside_a_notebook_asks_for_the_namespace():
 
 def test_a_miss_advances_the_hint_ladder():
     ex = get_exercise("row-mean")
-    bad = run_cell(ex.variant_source(Variant({0: "x.sum(axis=-1, keepdims=True) + 1"})), ex.context)
+    bad = run_cell(ex.variant_source(Variant({0: "x.sum(axis=-1, keepdims=True).reshape(1, -1) + 1"})), ex.context)
     first = check("row-mean", bad).feedback
     second = check("row-mean", bad).feedback
     assert first.ladder[0] == 1 and second.ladder[0] == 2
