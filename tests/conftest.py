@@ -7,10 +7,12 @@ With CI=true a missing Chromium is a failure, not a skip.
 
 import functools
 import http.server
+import json
 import os
 import threading
 import urllib.request
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -137,19 +139,63 @@ def jupyter_server(tmp_path_factory, progress_file):
         yield server
 
 
-# ---------------------------------------------------------------- notebook figures
+# ---------------------------------------------------------------- executed notebooks
 
-def run_notebook(name, progress_file):
-    """Execute content/<name> in a real kernel; return it with its outputs."""
+# Run in the kernel after a notebook's last cell: the texts drawn in each lab's figure (titles,
+# axis and tick labels, legends, texts), keyed by the model id of the image widget that shows it.
+# The widgets' own state (verdicts, tables, controls) is kept by nbclient in metadata.widgets.
+FIGURE_TEXTS_PROBE = """\
+import gc as _gc, json as _json, sys as _sys
+_view_module = _sys.modules.get("labs.kit.figure_view")
+_texts = {}
+if _view_module is not None:
+    from matplotlib.text import Text as _Text
+    for _view in _gc.get_objects():
+        if isinstance(_view, _view_module.FigureView):
+            _texts[_view.image.model_id] = [
+                _t.get_text() for _t in _view.figure.findobj(_Text) if _t.get_visible() and _t.get_text().strip()]
+print(_json.dumps(_texts))
+"""
+
+
+class Executed(NamedTuple):
+    """A notebook as it ran: its cells with their outputs, the widgets' state in
+    ``notebook.metadata.widgets``, and ``figure_texts``, {image widget id: the texts drawn in
+    that lab figure}."""
+
+    notebook: object
+    figure_texts: dict
+
+
+def run_notebook(name, progress_file) -> Executed:
+    """Execute content/<name> in a real kernel, keeping the widgets' state and the labs' figure texts."""
     import nbformat
     from nbclient import NotebookClient
 
     notebook = nbformat.read(CONTENT / name, as_version=4)
+    notebook.cells.append(nbformat.v4.new_code_cell(FIGURE_TEXTS_PROBE))
     os.environ["COURSE_PROGRESS_FILE"] = str(progress_file)
-    client = NotebookClient(notebook, timeout=300, kernel_name="python",
+    client = NotebookClient(notebook, timeout=300, kernel_name="python", store_widget_state=True,
                             resources={"metadata": {"path": str(CONTENT)}})
     client.execute()
-    return notebook
+    probe = notebook.cells.pop()
+    printed = "".join(output.get("text", "") for output in probe.outputs if output.output_type == "stream")
+    return Executed(notebook, json.loads(printed))
+
+
+@pytest.fixture(scope="session")
+def executed_notebook(tmp_path_factory):
+    """executed_notebook("01_positional_encoding.ipynb") -> Executed: each notebook runs once per
+    session, and every test that reads a notebook's outputs shares that run."""
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            progress = tmp_path_factory.mktemp("executed") / "progress.json"
+            cache[name] = run_notebook(name, progress)
+        return cache[name]
+
+    return get
 
 
 def figure_outputs(notebook):
@@ -174,14 +220,13 @@ def figure_outputs(notebook):
 
 
 @pytest.fixture(scope="session")
-def notebook_figures(tmp_path_factory):
+def notebook_figures(executed_notebook):
     """notebook_figures("01_positional_encoding.ipynb") -> {figure id: printed text} (cached)."""
     cache = {}
 
     def get(name):
         if name not in cache:
-            progress = tmp_path_factory.mktemp("figures") / "progress.json"
-            cache[name] = figure_outputs(run_notebook(name, progress))
+            cache[name] = figure_outputs(executed_notebook(name).notebook)
         return cache[name]
 
     return get

@@ -352,14 +352,15 @@ def test_structure(cells):
     assert source(cells[-2]).startswith("## References") and "Zhang, R. Sennrich" in source(cells[-2])
 
 
-def test_the_stream_question_asks_why_as_the_text_above_already_says_how_much(cells):
-    """Above the stream section the text says the pre-norm stream grows like √depth, which answers
-    "how large after 12 blocks?"; so the question asks why, and its answer is what the section
-    then shows (the additions at right angles), with the premise true of the lab's stream."""
+def test_the_stream_question_asks_why_and_the_section_below_shows_it(cells):
+    """The labs above show the pre-norm stream growing far less than its additions add up to; the
+    question asks why, and its answer is what the section then shows (the additions at right
+    angles), with the premise true of the lab's stream. The growth law itself (√depth) is not
+    stated above the question: it would give the answer away (tests/test_answers_in_sight.py)."""
     sources = [source(c) for c in cells]
     asked = sources.index('ask("norms-predict-stream-why")')
     assert 'ask("norms-predict-stream")' not in sources
-    assert "√depth" in "\n".join(sources[:asked]) and "square root of the depth" in sources[asked - 1]
+    assert "far less than its additions add up to" in sources[asked - 1]
     q = get_question("norms-predict-stream-why")
     assert "unrelated directions" in q.choices[q.answer] and "squares add up" in q.choices[q.answer]
     r = residual_stream(12, seed=0)

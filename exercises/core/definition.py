@@ -202,6 +202,14 @@ class Question:
     right one in ``answer``), ``"number"`` (``answer`` a float, within ``tol``
     absolute or ``rtol`` relative) or ``"shape"`` (``answer`` a tuple of ints).
     ``explanation`` appears once an answer is locked in.
+
+    ``reveals`` says what would give the answer away if a learner read it above the question:
+    regular expressions (case ignored, any run of spaces and line breaks read as one space) for
+    the words that state the right choice's claim, or the reasoning that yields the number.
+    ``tests/test_answers_in_sight.py`` looks for them, and for a number or shape answer in its
+    printed forms, in everything the notebook shows above the question; each predict question
+    needs at least one, and each must match where the course does give the answer (the
+    explanation, the right choice or the notebook below the question).
     """
 
     id: str
@@ -213,6 +221,7 @@ class Question:
     choices: Sequence[str] = ()
     tol: float = 0.0
     rtol: float = 0.0
+    reveals: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in ("predict", "number", "shape"):

@@ -753,6 +753,12 @@ PREDICT_SIZE = Question(
                 "itself is never normalised inside the block: each half adds its result to it, "
                 "so it almost always leaves larger than it came in (the cell after the lab counts "
                 "how often over many random draws). The lab below shows every step's size.",
+    reveals=[
+        r"\bstream itself is never normali[sz]ed\b",
+        r"\bnorms? only rescales? the cop(y|ies)\b",
+        r"\badd (almost |nearly )?always makes the stream larger\b",
+        r"\b(output|it) (is )?(nearly|almost) always larger\b",
+    ],
 )
 
 SHAPE_SCORES = Question(
@@ -780,6 +786,12 @@ PREDICT_COLLAPSE = Question(
                 "Averages of averages become more and more alike, so after many layers every "
                 "position holds nearly the same vector and the sentence is lost. The residual add "
                 "and the FFN are what stop this in a real block; try it in the lab.",
+    reveals=[
+        r"\baverages? of averages\b",
+        r"\b(all )?(nearly |almost )?the same vector\b",
+        r"\baverages? the (sentence|words) (away|into one)\b",
+        r"\bsentence is lost\b",
+    ],
 )
 
 # No longer asked in the notebook (notebook 03 asks the same thing); kept for saved notebooks.
@@ -794,6 +806,10 @@ PREDICT_ZERO_FFN = Question(
     explanation="The FFN's result is added to the stream: [-1, 5] + [0, 0] = [-1, 5]. A part that "
                 "returns zeros leaves the stream untouched, which is why a block whose weights are "
                 "still small barely changes its input.",
+    reveals=[
+        r"\[-1, 5\] \+ \[0, 0\]",
+        r"\breturns zeros leaves the stream untouched\b",
+    ],
 )
 
 PREDICT_FINAL_NORM = Question(
@@ -810,6 +826,11 @@ PREDICT_FINAL_NORM = Question(
                 "two different numbers does: minus its mean it is [-s, s], and divided by its "
                 "standard deviation s it is [-1, 1]. So with two numbers the final norm hides what "
                 "the blocks did; the cell below prints the stream before it.",
+    reveals=[
+        r"\[-1, 7\][^.]{0,80}\[-1, 1\]",
+        r"\bany token of two (different )?numbers\b",
+        r"\bafter the final norm:? -1\.00 \+1\.00\b",
+    ],
 )
 
 NUMBER_NORMS = Question(
@@ -821,6 +842,10 @@ NUMBER_NORMS = Question(
     tol=0.0,
     explanation="Two per block (one before attention, one before the FFN) make 6, and the final "
                 "norm after the last block makes 7.",
+    reveals=[
+        r"\+\s*1\s*final\s*=\s*7\b",
+        r"\bmakes? 7\b",
+    ],
 )
 
 NUMBER_WIDTH = Question(
@@ -834,6 +859,12 @@ NUMBER_WIDTH = Question(
     explanation="Every term is a product of two widths: 4·d² + 8·d² = 12·d². Doubling d multiplies "
                 "d² by 4. Doubling the number of blocks only multiplies the blocks' count by 2: "
                 "depth is cheap, width is quadratic.",
+    reveals=[
+        r"\bd² by 4\b",
+        r"\bwidth is quadratic\b",
+        r"\bmultiplies every d\s*[×x]\s*d matrix by 4\b",
+        r"\b12\s*·\s*d²",
+    ],
 )
 
 PREDICT_GPT2 = Question(
@@ -848,6 +879,12 @@ PREDICT_GPT2 = Question(
              "nothing: the published figure is rounded up"],
     answer=0,
     explanation=_gpt2_gap_explanation(),
+    reveals=[
+        r"\bembedding table closes\b",
+        r"(?<![\d.,])38,?597,?376(?!\d)",
+        r"(?<![\d.])38\.6\s?M\b",
+        r"\b50,?257\s*[×x]\s*768\b",
+    ],
 )
 
 DEFINITIONS = [CAUSAL_WEIGHTS, DECODER, FUTURE_LEAK, MODEL_PARAMETERS, PREDICT_SIZE, SHAPE_SCORES,
@@ -868,7 +905,9 @@ SKIP_AHEAD = [
              choices=["Positions 0, 1, 2 and 3", "Positions 0, 1 and 2 only",
                       "Every position", "Position 3 only"],
              answer=0,
-             explanation="A query sees its own key and every earlier one, never a later one."),
+             explanation="A query sees its own key and every earlier one, never a later one.",
+             reveals=[r"\bj\s*(≤|<=)\s*i\b",
+                      r"\bpositions 0, 1, 2 and 3\b"]),
     Question("decoder-out-block-count", NOTEBOOK, "number",
              "One pre-norm block at d_model = 256 with a plain FFN of width 1024, no biases and "
              "two RMSNorm gains: how many parameters?",
@@ -880,5 +919,7 @@ SKIP_AHEAD = [
              "output layer turns it into scores for the vocabulary?",
              choices=["One final norm", "Nothing", "Another residual add", "A causal mask"],
              answer=0,
-             explanation="Pre-norm blocks never normalise the stream itself, so a final norm does."),
+             explanation="Pre-norm blocks never normalise the stream itself, so a final norm does.",
+             reveals=[r"\bone (\*\*)?final norm\b",
+                      r"\bfinal norm\b[^.]{0,30}\brescales\b"]),
 ]

@@ -1,4 +1,4 @@
-"""Exercises and questions of notebook 02, "The feed-forward network: each position on its own"."""
+"""Exercises and questions of notebook 02, "The feed-forward network: widen, bend, narrow"."""
 
 from __future__ import annotations
 
@@ -752,6 +752,13 @@ PREDICT_ALONE = Question(
                 "units, the bias and ReLU act number by number, and `@ W2` again works row by row. "
                 "Nothing ever mixes rows, so cat's result cannot depend on dog or car. That is "
                 "what position-wise means; mixing the tokens is attention's job.",
+    reveals=[
+        r"\b(each|every) (position|token|row)\b[^.]{0,40}\b(its|their) own\b",
+        r"\bposition-?wise\b",
+        r"\bone (row|token|position) at a time\b",
+        r"\bnothing (ever )?mixes (the )?(rows|tokens)\b",
+        r"\bno token ever sees another\b",
+    ],
 )
 
 SHAPE_HIDDEN = Question(
@@ -776,6 +783,11 @@ NUMBER_ON = Question(
     explanation="cat @ W1 takes 2 times W1's first row: [2, -2, 0, 2]. Adding b1 gives "
                 "[2, -2, 1, 0]. ReLU keeps 2 and 1 and turns -2 into 0; the last unit is exactly "
                 "0, which is not above 0. So two units are on.",
+    reveals=[
+        r"\[\s*2(\.0)?,\s*-2(\.0)?,\s*1(\.0)?,\s*0(\.0)?\s*\]",
+        r"\b(2|two)( of 4)? units (are )?on\b",
+        r"\bunits on:? 2 of 4\b",
+    ],
 )
 
 PREDICT_NO_ACTIVATION = Question(
@@ -792,6 +804,11 @@ PREDICT_NO_ACTIVATION = Question(
     explanation="Multiplying by W1 and then by W2 is the same as multiplying once by W1 @ W2, a "
                 "2 x 2 matrix, and the biases add up to one bias. Extra width without an activation "
                 "adds parameters but no new behaviour; the bends come only from the activation.",
+    reveals=[
+        r"\bcollapses? into one\b",
+        r"\bsame as multiplying once\b",
+        r"\bbuys exactly what a \S+ × \S+ matrix buys\b",
+    ],
 )
 
 NUMBER_FAIR = Question(
@@ -804,6 +821,9 @@ NUMBER_FAIR = Question(
     tol=0.5,
     explanation="Each token makes 2 visits, so there are 4,096 × 2 = 8,192 visits to share among "
                 "8 experts: 1,024 each.",
+    reveals=[
+        r"\b4,?096\s*[×x]\s*2\s*/\s*8\b",
+    ],
 )
 
 DEFINITIONS = [SUBLAYER, SWIGLU, TOP2, MOE_COUNTS, BLOCK_COUNT, PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON,
@@ -829,7 +849,11 @@ SKIP_AHEAD = [
                       "Nothing: the output is zero",
                       "The same FFN, just faster"],
              answer=0,
-             explanation="Two linear maps in a row are one linear map."),
+             explanation="Two linear maps in a row are one linear map.",
+             reveals=[r"\bcollapses? into one\b",
+                      r"\bsame as multiplying once\b",
+                      r"\b(one|a single) linear map\b",
+                      r"\bsingle matrix and a bias would do the same\b"]),
     Question("ffn-out-gated-width", NOTEBOOK, "number",
              "A gated FFN (SwiGLU) has three matrices. At d_model = 768, what hidden width keeps "
              "the parameter count of a plain FFN with d_ff = 3072?",

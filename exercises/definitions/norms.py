@@ -829,6 +829,11 @@ PREDICT_STACK = Question(
     explanation="Each layer halves the length, and 30 halvings multiply it by 0.5^30, about one "
                 "in a billion. Nothing holds the size in place, so it vanishes; a gain above 1 "
                 "makes it explode the same way. The lab below shows both, and what stops them.",
+    reveals=[
+        r"\bvanish(es|ed|ing)?\b",
+        r"0\.5\s*\^\s*30\b",
+        r"\bone in a billion\b",
+    ],
 )
 
 NUMBER_FIVE = Question(
@@ -841,6 +846,11 @@ NUMBER_FIVE = Question(
     tol=0.01,
     explanation="(5 - 3) / 2 = 1, and each 1 becomes (1 - 3) / 2 = -1: the token becomes "
                 "[-1, -1, 1, 1], with mean 0 and standard deviation 1.",
+    reveals=[
+        r"\(\s*5\s*[−-]\s*3\s*\)\s*/\s*2\b",
+        r"\[\s*-1,\s*-1,\s*1,\s*1\s*\]",
+        r"-1\.0+ -1\.0+ \+1\.0+ \+1\.0+",
+    ],
 )
 
 NUMBER_MEANS = Question(
@@ -853,6 +863,11 @@ NUMBER_MEANS = Question(
     tol=0.0,
     explanation="One per token: LayerNorm averages the last axis only, so it computes 2 x 5 = 10 "
                 "means (and 10 standard deviations), each over 8 numbers.",
+    reveals=[
+        r"\b2\s*[x×]\s*5\s*=\s*10\b",
+        r"\b10 (separate )?means\b",
+        r"\bone (mean )?per token\b",
+    ],
 )
 
 NUMBER_LENGTH = Question(
@@ -867,6 +882,10 @@ NUMBER_LENGTH = Question(
     explanation="Standard deviation 1 with mean 0 means the average square is 1, so the 8 squares "
                 "add up to 8 and the length is the square root of 8, about 2.83. That is the "
                 "line every post-norm run of the stack lab sits on.",
+    reveals=[
+        r"(√\s*|\bsqrt\s*\(\s*|\bsquare root of )8\b",
+        r"\bsquares add up to 8\b",
+    ],
 )
 
 PREDICT_ZERO_F = Question(
@@ -883,6 +902,11 @@ PREDICT_ZERO_F = Question(
                 "stream pass through untouched, so a pre-norm block whose parts start out "
                 "returning very little starts close to doing nothing (notebook 04 shows when "
                 "that is the case).",
+    reveals=[
+        r"\bstream itself is (the plain x|never normali[sz]ed)\b",
+        r"\badding zeros leaves\b",
+        r"\breturns (nothing|zeros?)\b[^.]{0,40}\b(untouched|unchanged|as it was)\b",
+    ],
 )
 
 PREDICT_PLACEMENT = Question(
@@ -903,6 +927,12 @@ PREDICT_PLACEMENT = Question(
                 "in almost every one smaller than with pre-norm (the cell after the lab counts "
                 "how often). A gradient travels the same path backwards, which is why deep "
                 "post-norm stacks are hard to train.",
+    reveals=[
+        r"\b(larger|amplified|grows?)\b[^.]{0,20}\bwith pre-norm\b",
+        r"\b(smaller|shrunk|squeezed?)\b[^.]{0,20}\bwith post-norm\b",
+        r"\buntouched path of additions\b",
+        r"\brescaling can squeeze\b",
+    ],
 )
 
 # No longer asked in the notebook (the labs before it show the stream growing like the square
@@ -918,6 +948,11 @@ PREDICT_STREAM = Question(
     explanation="The additions point in unrelated directions, so they partly cancel: sizes add "
                 "like the sides of a right-angled triangle, not like numbers on a line. The lab "
                 "below measures it.",
+    reveals=[
+        r"\bright[- ]angled triangle\b",
+        r"\b(unrelated|independent) directions\b",
+        r"\bpartly cancel\b",
+    ],
 )
 
 PREDICT_STREAM_WHY = Question(
@@ -937,6 +972,13 @@ PREDICT_STREAM_WHY = Question(
                 "addition here has size 1.0, so nothing shrinks them, and they do not cancel out: "
                 "after 12 blocks the stream is several times larger than it started. The lab "
                 "below lets you make the additions agree.",
+    reveals=[
+        r"\bsquares add up\b(?! to\b)",
+        r"\bpoints? in (unrelated|independent|random) directions\b",
+        r"\bright[- ]angled triangle\b",
+        r"\b(like|as) the square root of the (depth|number of)\b",
+        r"√\s*depth\b",
+    ],
 )
 
 DEFINITIONS = [LAYER_NORM, RMS_NORM, PRE_NORM, NUDGE_GROWTH, PREDICT_STACK, NUMBER_FIVE, NUMBER_MEANS, NUMBER_LENGTH,
@@ -962,7 +1004,8 @@ SKIP_AHEAD = [
              choices=["x \u2190 x + f(norm(x))", "x \u2190 norm(x + f(x))", "x \u2190 f(norm(x))",
                       "x \u2190 norm(f(x))"],
              answer=0,
-             explanation="Pre-norm normalises only the copy the layer reads; the stream is kept."),
+             explanation="Pre-norm normalises only the copy the layer reads; the stream is kept.",
+             reveals=[r"x\s*(←|=)\s*x\s*\+\s*f\(\s*(layer_?)?norm\(\s*x\s*\)\s*\)"]),
     Question("norms-out-axis", NOTEBOOK, "predict",
              "LayerNorm in a transformer computes its mean and variance over\u2026",
              choices=["each token's own numbers (the last axis)",
@@ -970,5 +1013,8 @@ SKIP_AHEAD = [
                       "the whole batch at once",
                       "the positions of one sentence"],
              answer=0,
-             explanation="Each token is normalised by itself, so the batch never matters."),
+             explanation="Each token is normalised by itself, so the batch never matters.",
+             reveals=[r"\blast axis\b",
+                      r"\beach token's own numbers\b",
+                      r"\baxis\s*=?\s*-1\b"]),
 ]

@@ -1,4 +1,4 @@
-"""Exercises and questions of notebook 01, "Positional encoding: attention cannot see order"."""
+"""Exercises and questions of notebook 01, "Positional encoding: where each word stands"."""
 
 from __future__ import annotations
 
@@ -660,6 +660,12 @@ PREDICT_SHUFFLE = Question(
                 "runs over the same three values: only their order in the sum differs, and a "
                 "sum does not care about order. So cat's output is the same vector, in another "
                 "row. This holds for any weights, which is why attention needs positions.",
+    reveals=[
+        r"\bsame vector\b",
+        r"\b(does not|doesn't) care about (the |word )?order\b",
+        r"\b(ignores?|cannot see|can't see|is blind to) (the |word )?order\b",
+        r"\btreats? (a text|its input) as a \*?set\b",
+    ],
 )
 
 NUMBER_PE01 = Question(
@@ -672,6 +678,11 @@ NUMBER_PE01 = Question(
     tol=1e-6,
     explanation="PE[0][1] is cos(0), and the cosine of 0 is 1. Position 0's vector is [0, 1]; "
                 "the cell below prints it.",
+    reveals=[
+        r"\b(cos\s*\(\s*0\s*\)|cosine of 0)\s*(=|is)\s*1\b",
+        r"\bPE\[0\]\[1\]\s*(=|is)\s*1(\.0+)?\b",
+        r"\bPE\[0\]\s*=\s*\[0(\.0+)?,\s*1(\.0+)?\b",
+    ],
 )
 
 SHAPE_TEN_TOKENS = Question(
@@ -694,6 +705,12 @@ NUMBER_LAST_SPEED = Question(
     tol=1e-6,
     explanation="The last pair has 2k = d \u2212 2 = 2, so it turns at 10000^(\u22122/4), one "
                 "over the square root of 10000, which is one hundredth of a radian per position.",
+    reveals=[
+        r"10,?000\s*\^\s*\(?\s*[−-]\s*2\s*/\s*4\b",
+        r"(?<![\d.])1\s*/\s*100(?![\d.,])",
+        r"\bone hundredth\b",
+        r"(?<![\d.])0\.010*(?!\d) radians",
+    ],
 )
 
 NUMBER_SCALE_64 = Question(
@@ -705,6 +722,11 @@ NUMBER_SCALE_64 = Question(
     answer=8.0,
     tol=1e-6,
     explanation="The square root of 64 is 8, because 8 \u00d7 8 = 64.",
+    reveals=[
+        r"(√\s*|\bsqrt\s*\(\s*|\bsquare root of )64\s*\)?\s*(=|is)\s*8\b",
+        r"\b8\s*[×x]\s*8\s*=\s*64\b",
+        r"\bsqrt\(d_model\)\s*=\s*8\b",
+    ],
 )
 
 PREDICT_ROPE = Question(
@@ -723,6 +745,12 @@ PREDICT_ROPE = Question(
     explanation="Both vectors turn; what remains in their dot product is only the difference "
                 "of the two turns, which depends on the distance and not on where the pair "
                 "sits. The lab and the cell after it show the two scores.",
+    reveals=[
+        r"\bdepends? only on the distance\b",
+        r"\bonly the distance (matters|counts)\b",
+        r"\bdifference of the two turns\b",
+        r"\bboth pairs are (three|3) positions apart\b",
+    ],
 )
 
 PREDICT_SCALE = Question(
@@ -744,6 +772,11 @@ PREDICT_SCALE = Question(
                 "little when the word moves, while the output at a fixed place changes with the "
                 "word standing there. A small factor does the opposite. The lab and the cell after "
                 "it show both.",
+    reveals=[
+        r"\b(mostly (the )?words?|makes? the words? most of the input"
+        r"|(the )?words? (is|are|make up) most of the input)\b",
+        r"\bfollows? the words\b",
+    ],
 )
 
 DEFINITIONS = [SINUSOIDAL_TABLE, ROPE_ROTATION, ROPE_DISTANCE, EMBED, PREDICT_SHUFFLE, NUMBER_PE01,
@@ -761,7 +794,11 @@ SKIP_AHEAD = [
                       "It becomes zero",
                       "It depends on the causal mask only"],
              answer=0,
-             explanation="Without positions attention treats its input as a set of words."),
+             explanation="Without positions attention treats its input as a set of words.",
+             reveals=[r"\bsame vector\b",
+                      r"\b(does not|doesn't) care about (the |word )?order\b",
+                      r"\b(ignores?|cannot see|can't see|is blind to) (the |word )?order\b",
+                      r"\btreats? (a text|its input) as a \*?set\b"]),
     Question("pos-out-table-entry", NOTEBOOK, "number",
              "In the sinusoidal table with d_model = 4 (base 10000), what is PE[1, 1], the row of "
              "position 1, column 1? Two decimals are enough.",
@@ -778,5 +815,8 @@ SKIP_AHEAD = [
              choices=["m \u2212 n, how far apart they are", "m alone", "m + n",
                       "nothing: RoPE leaves scores unchanged"],
              answer=0,
-             explanation="Turning both by their own angle leaves the angle between them: m \u2212 n."),
+             explanation="Turning both by their own angle leaves the angle between them: m \u2212 n.",
+             reveals=[r"\bdepends? only on the distance\b",
+                      r"\bdifference of the two turns\b",
+                      r"\bm\s*[−-]\s*n\b"]),
 ]

@@ -359,6 +359,12 @@ PREDICT_SOFTMAX = Question(
                 + f" and {_softmax_reference(SOFTMAX_SCORES)[-1]:.2f}. Dividing "
                 "the raw scores would break for negative scores, and a hard pick is what "
                 "softmax approaches only when the scores are far apart.",
+    reveals=[
+        r"\b(add|adds|adding) up to (1|one)\b",
+        r"\bsum(s|ming)? to (1|one)\b",
+        r"\bnone of them (is )?zero\b",
+        r"\bkeeps? some weight\b",
+    ],
 )
 
 NUMBER_EQUAL = Question(
@@ -369,7 +375,11 @@ NUMBER_EQUAL = Question(
     answer=0.2,
     tol=1e-3,
     explanation="Equal scores give equal exponentials, so each gets 1/5 = 0.2 whatever the "
-                "common score is, which is why a constant row was one of the hidden tests.",
+                "common score is. The softmax you write below is checked on rows like that too.",
+    reveals=[
+        r"\bequal scores (give|get) equal\b",
+        r"(?<![\d.])1\s*/\s*5(?![\d.])",
+    ],
 )
 
 SHAPE_ROW_MEAN = Question(

@@ -910,6 +910,12 @@ NUMBER_UNIFORM = Question(
                 "and e to the power of log 55 is 55. Perplexity counts how many words the model "
                 "is, on average, as unsure between as if it picked uniformly among them: a "
                 "know-nothing model is unsure between all 55.",
+    reveals=[
+        r"\bas unsure between as if\b",
+        r"\bunsure between all 55\b",
+        r"\blog\s*\(?\s*55\b",
+        r"\b(is|equals|counts) (the number of|how many) words\b",
+    ],
 )
 
 PREDICT_BLOCK = Question(
@@ -925,6 +931,11 @@ PREDICT_BLOCK = Question(
                 "that block 1 had already shaped. Leave it out and every later block reads a "
                 "stream it never saw in training. Later blocks add refinements that the rest of "
                 "the model can partly do without. The cell after the lab prints the numbers.",
+    reveals=[
+        r"\bfirst block matters most\b",
+        r"\bblock 1 sees the raw embeddings\b",
+        r"\bblock whose absence hurts most\b",
+    ],
 )
 
 PREDICT_STREAM = Question(
@@ -944,6 +955,12 @@ PREDICT_STREAM = Question(
                 "vectors many times larger than the embedding row it started from, so at the top "
                 "the stream is mostly what the blocks wrote into it. The cell after the lab prints "
                 "each block's addition next to the stream it received.",
+    reveals=[
+        r"\bmostly what the blocks wrote\b",
+        r"\bnothing rescales\b",
+        r"\bstream itself is a running sum\b",
+        r"\bmany times larger than the embedding\b",
+    ],
 )
 
 PREDICT_MISMATCH = Question(
@@ -961,6 +978,11 @@ PREDICT_MISMATCH = Question(
                 "the same, and the model is only a little worse. Pairing the wrong numbers or "
                 "dropping RoPE scrambles or removes what every head learned to read, and any "
                 "evaluation shows it at once.",
+    reveals=[
+        r"\bchanging the base leaves\b",
+        r"\bquiet\b[^.]{0,60}\bthe base\b",
+        r"\bonly slows the others\b",
+    ],
 )
 
 DEFINITIONS = [PERPLEXITY, RUN_BLOCKS, LEAVE_ONE_OUT, CAPSTONE, NUMBER_UNIFORM, PREDICT_STREAM, PREDICT_BLOCK,
@@ -990,7 +1012,9 @@ SKIP_AHEAD = [
                       "block k's weights are replaced by random ones"],
              answer=0,
              explanation="Each block only adds to the stream, so leaving one out is skipping its "
-                         "two additions."),
+                         "two additions.",
+             reveals=[r"\bstream passes (it|block k|the block|each block) unchanged\b",
+                      r"\bskipping its (two )?additions\b"]),
     Question("trained-out-float16", NOTEBOOK, "number",
              "What is the largest finite number float16 can hold?",
              answer=float(np.finfo(np.float16).max), tol=0.5,
