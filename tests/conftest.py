@@ -1,4 +1,5 @@
-"""Shared fixtures: built sites, local servers and a real Chromium.
+"""Shared fixtures: built sites, local servers, a real Chromium, and the notebooks executed once
+per session (their outputs, widget state and lab figure texts, for every test that reads them).
 
 Browser tests use Debian's Chromium through Playwright (never a downloaded browser); the
 functions they share with the browser benchmark live in tools/browser.py.
