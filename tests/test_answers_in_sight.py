@@ -362,8 +362,9 @@ def shown(executed_notebook):
 @pytest.mark.parametrize("name,item", ITEMS, ids=[f"{name[:2]}-{item.item.id}" for name, item in ITEMS])
 def test_no_answer_in_sight_above_a_question_or_an_exercise(shown, name, item):
     found = in_sight(item, shown(name))
-    assert not found, (f"{item.label} (asked in cell {item.cell + 1} of {name}) has its answer in sight "
-                       f"above it; move it ahead of what answers it, or reword the text:\n" + "\n".join(found))
+    assert not found, (f"{item.label} (asked in cell {item.cell + 1} of {name}, counting cells from 1) has its "
+                       f"answer in sight above it; move it ahead of what answers it, or reword the text:\n"
+                       + "\n".join(found))
 
 
 def _every_question():
