@@ -14,8 +14,9 @@ question above shows once it is answered (its answer and explanation). The answe
 - for an exercise, its solution fills (spaces ignored; a bare name or constant left aside) and
   the expected output of its visible example, in the forms the course prints numbers and arrays.
 
-Which questions and exercises a notebook asks, and where, comes from its cells (``ask("id")``,
-``skip_ahead("stem")``, the exercise cells' ``metadata.course.exercise``) and the registry.
+Which questions and exercises a notebook asks, and where, comes from its cells, each read as the
+course's inventory reads a notebook (``ask("id")``, ``skip_ahead("stem")``, the exercise cells),
+and the registry.
 The notebooks run once per session, shared with the figure tests (``executed_notebook`` in
 conftest.py). A failure names the question or exercise, the cell above it (numbered from 1, as
 JupyterLab counts) and the text that reveals it.
@@ -32,12 +33,10 @@ import numpy as np
 import pytest
 
 from conftest import CONTENT, notebooks
-from exercises.core import registry
+from exercises.core import inventory, registry
 from exercises.core.definition import Exercise, Question
 from exercises.core.text import array as array_text, exact, number
 
-ASK = re.compile(r"""\bask\(\s*["']([^"']+)["']\s*\)""")
-SKIP_AHEAD = re.compile(r"""\bskip_ahead\(\s*["']([^"']+)["']\s*\)""")
 BARE = re.compile(r"-?[\w.]+")          # a fill that is one name or constant: found everywhere
 
 
@@ -55,26 +54,26 @@ class Asked(NamedTuple):
         return f"{'skip-ahead ' if self.skip_ahead else ''}{self.item.kind} question {self.item.id!r}"
 
 
-def asked(notebook) -> list[Asked]:
-    """Every question and exercise the notebook's cells ask, in order."""
+def asked(notebook, path: str) -> list[Asked]:
+    """Every question and exercise the notebook at ``path`` (relative to content/) asks, at the
+    cell that asks it: each cell read on its own as the course's inventory reads a notebook."""
     found = []
     for index, cell in enumerate(notebook.cells):
-        if cell.cell_type != "code":
-            continue
-        exercise = cell.metadata.get("course", {}).get("exercise")
-        if exercise:
-            found.append(Asked(index, registry.get_exercise(exercise)))
-        for qid in ASK.findall(cell.source):
-            found.append(Asked(index, registry.get_question(qid)))
-        for stem in SKIP_AHEAD.findall(cell.source):
-            found.extend(Asked(index, q, skip_ahead=True) for q in registry.skip_ahead_questions(stem))
+        entry = inventory.read_notebook({"cells": [cell]}, path)
+        found += [Asked(index, registry.get_exercise(ex_id)) for ex_id in entry.exercises]
+        found += [Asked(index, registry.get_question(q_id)) for q_id in entry.questions]
+        if entry.skip_ahead:
+            found += [Asked(index, q, skip_ahead=True) for q in registry.skip_ahead_questions(entry.stem)]
     return found
 
 
 def _items():
-    """(notebook name, Asked) for every question and exercise of every shipped notebook."""
-    return [(path.relative_to(CONTENT).as_posix(), item) for path in notebooks()
-            for item in asked(nbformat.read(path, as_version=4))]
+    """(notebook path, Asked) for every question and exercise of every shipped notebook."""
+    items = []
+    for path in notebooks():
+        name = path.relative_to(CONTENT).as_posix()
+        items += [(name, item) for item in asked(nbformat.read(path, as_version=4), name)]
+    return items
 
 
 # ---------------------------------------------------------------- what the learner sees
@@ -153,14 +152,14 @@ def shown_once_answered(item: Asked) -> str:
     return f"the answer is {answer}. {q.explanation}"
 
 
-def seen(notebook, figure_texts: dict) -> list[Seen]:
+def seen(notebook, path: str, figure_texts: dict) -> list[Seen]:
     """Everything an executed notebook shows, cell by cell, in order. A cell that asks questions
     counts for their prompts, not their choices: those list the right answer among wrong ones
     without saying which it is. Once answered, a question shows its answer and explanation."""
     state = notebook.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
     state = state.get("state", {})
     questions = {}
-    for item in asked(notebook):
+    for item in asked(notebook, path):
         if isinstance(item.item, Question):
             questions.setdefault(item.cell, []).append(item)
     out = []
@@ -353,7 +352,7 @@ def shown(executed_notebook):
     def get(name):
         if name not in cache:
             executed = executed_notebook(name)
-            cache[name] = seen(executed.notebook, executed.figure_texts)
+            cache[name] = seen(executed.notebook, name, executed.figure_texts)
         return cache[name]
 
     return get
@@ -368,9 +367,8 @@ def test_no_answer_in_sight_above_a_question_or_an_exercise(shown, name, item):
 
 
 def _every_question():
-    registry.load_all()
-    stems = [stem for stem, _title, _module in registry.NOTEBOOKS]
-    return registry.all_questions() + [q for stem in stems for q in registry.skip_ahead_questions(stem)]
+    return registry.all_questions() + [q for stem in registry.notebooks_with_skip_ahead()
+                                       for q in registry.skip_ahead_questions(stem)]
 
 
 def test_every_question_and_exercise_says_what_would_give_it_away():
@@ -382,30 +380,6 @@ def test_every_question_and_exercise_says_what_would_give_it_away():
     missing += [f"exercise {e.id!r}: no fill and no expected output to look for"
                 for e in registry.all_exercises() if not exercise_clues(e)]
     assert not missing, "\n".join(missing)
-
-
-def _quoted(word: str) -> re.Pattern:
-    """``word`` as a string in a notebook's file: "word", or \\"word\\" inside a cell's source."""
-    return re.compile(r'(\\"|")' + re.escape(word) + r'(\\"|")')
-
-
-def test_every_question_and_exercise_a_notebook_names_is_one_this_test_checks():
-    """The questions and exercises are found from the cells (``ask``, ``skip_ahead``, the exercise
-    cells): every id of the registry that a shipped notebook's file quotes, and every exercise
-    and skip-ahead set of the course, must be among them, or it would escape the check above."""
-    found = {(name, item.item.id) for name, item in ITEMS}
-    sets = {stem: [q.id for q in registry.skip_ahead_questions(stem)] for stem in registry.notebooks_with_skip_ahead()}
-    ids = [q.id for q in registry.all_questions()] + [e.id for e in registry.all_exercises(retired=True)]
-    missing = []
-    for path in notebooks():
-        name, text = path.relative_to(CONTENT).as_posix(), path.read_text(encoding="utf-8")
-        named = [i for i in ids if _quoted(i).search(text)]
-        named += [q for stem, questions in sets.items() if _quoted(stem).search(text) for q in questions]
-        missing += [f"{name}: {i}" for i in named if (name, i) not in found]
-    everywhere = {i for _name, i in found}
-    missing += [e.id for e in registry.all_exercises() if e.id not in everywhere]
-    missing += [q for questions in sets.values() for q in questions if q not in everywhere]
-    assert not missing, f"named in a notebook or defined, but not found by this test: {missing}"
 
 
 def test_each_reveals_pattern_finds_the_answer_where_the_course_gives_it(shown):
@@ -444,12 +418,12 @@ def test_the_check_names_the_cell_and_the_text_that_give_an_answer_away():
         nbformat.v4.new_code_cell("hidden()", outputs=[nbformat.v4.new_output(
             "display_data", {"application/vnd.jupyter.widget-view+json": {"model_id": "hidden"}})]),
         nbformat.v4.new_code_cell('ask("start-predict-softmax")'),
-        nbformat.v4.new_code_cell("", metadata={"course": {"exercise": "row-mean"}}),
+        nbformat.v4.new_code_cell("", metadata={"tags": ["exercise"], "course": {"exercise": "row-mean"}}),
         nbformat.v4.new_markdown_cell("Softmax weights sum to 1; `x.sum(axis=-1, keepdims=True)` again."),
     ])
     notebook.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": state}}
-    shown_here = seen(notebook, {"plot": ["softmax: every word keeps some weight"]})
-    question, exercise = asked(notebook)
+    shown_here = seen(notebook, "99_made_up.ipynb", {"plot": ["softmax: every word keeps some weight"]})
+    question, exercise = asked(notebook, "99_made_up.ipynb")
     assert [line.split(":")[0].strip() for line in in_sight(question, shown_here)] == ["cell 2 (lab or widget)"]
     report = in_sight(exercise, shown_here)
     assert [line.split(":")[0].strip() for line in report] == ["cell 1 (markdown)", "cell 2 (lab or widget)"]

@@ -16,7 +16,9 @@ it, read from the lists those suites iterate:
   tests/test_exercises.py, tests/test_check_mutants.py and tests/test_exercise_references.py;
 - every question: asked in its notebook (or, kept for them, in the notebooks saved from earlier
   releases that tests/test_saved_notebooks.py runs) and registered (tests/test_questions.py and the
-  report iterate the registry); every skip-ahead set: shown in its notebook.
+  report iterate the registry); every skip-ahead set: shown in its notebook;
+- every exercise, question and skip-ahead question a notebook asks: free of answers in sight above
+  it (tests/test_answers_in_sight.py).
 """
 
 import importlib
@@ -99,7 +101,7 @@ def test_the_inventory_reads_each_notebook_from_its_cells_and_metadata():
     assert start.exercises == ("row-mean", "stable-softmax")
     assert "start-predict-softmax" in start.questions
     positional = BY_STEM["01_positional_encoding"]
-    assert positional.title == "Positional encoding: attention cannot see order"
+    assert positional.title == "Positional encoding: where each word stands"
     assert positional.heading.startswith("01 ") and positional.skip_ahead
     assert positional.labs[0] == "labs.positional.shuffle_lab" and len(positional.labs) == 4
     assert [nb.path for nb in NOTEBOOKS] == sorted(existing_notebooks())
@@ -203,6 +205,7 @@ def test_every_lab_is_called_by_a_notebook_and_driven_by_the_lab_tests_and_bench
 
 
 def test_every_exercise_is_checked_in_its_notebook_and_by_the_exercise_tests():
+    import test_answers_in_sight
     import test_check_mutants
     import test_exercise_references
     import test_exercises
@@ -217,6 +220,8 @@ def test_every_exercise_is_checked_in_its_notebook_and_by_the_exercise_tests():
     assert set(test_exercises.IDS) >= ids
     assert set(test_check_mutants.IDS) >= {e.id for e in exercises if e.kind == "function"}
     assert {e.id for e in test_exercise_references.EVERY} >= ids
+    assert {(nb.path, ex_id) for nb in NOTEBOOKS for ex_id in nb.exercises} <= \
+        {(path, item.item.id) for path, item in test_answers_in_sight.ITEMS}
     shown = [ex_id for nb in NOTEBOOKS for ex_id in nb.exercises]
     assert len(shown) == len(set(shown)) and set(shown) <= {e.id for e in registry.all_exercises()}
 
@@ -231,6 +236,8 @@ def saved_notebooks_ask() -> set[str]:
 
 
 def test_every_question_is_asked_in_its_notebook_and_registered():
+    import test_answers_in_sight
+
     _exercises, questions, skip = existing_items()
     assert questions
     kept = saved_notebooks_ask()
@@ -241,6 +248,10 @@ def test_every_question_is_asked_in_its_notebook_and_registered():
     asked = {q for nb in NOTEBOOKS for q in nb.questions}
     assert asked <= {q.id for q in registry.all_questions()}, "a notebook asks a question no module defines"
     assert set(skip) == {nb.stem for nb in NOTEBOOKS if nb.skip_ahead}
+    checked = {(path, item.item.id) for path, item in test_answers_in_sight.ITEMS}
+    for nb in NOTEBOOKS:
+        shown = set(nb.questions) | {q.id for q in skip.get(nb.stem, []) if nb.skip_ahead}
+        assert {(nb.path, q) for q in shown} <= checked, f"{nb.path}: a question escapes the answers-in-sight test"
 
 
 # ---------------------------------------------------------------- and each of those tests can fail
@@ -279,3 +290,12 @@ def test_a_notebook_a_suite_leaves_out_fails_the_coverage_test(monkeypatch):
     monkeypatch.setattr(test_browser_access, "NOTEBOOKS", test_browser_access.NOTEBOOKS[1:])
     with pytest.raises(AssertionError):
         test_every_notebook_is_run_by_nbval_and_opened_in_the_browser()
+
+
+def test_a_question_the_answers_in_sight_test_leaves_out_fails_the_coverage_test(monkeypatch):
+    import test_answers_in_sight
+
+    kept = [(path, item) for path, item in test_answers_in_sight.ITEMS if item.item.id != "pos-predict-shuffle"]
+    monkeypatch.setattr(test_answers_in_sight, "ITEMS", kept)
+    with pytest.raises(AssertionError, match="01_positional_encoding.ipynb: a question escapes"):
+        test_every_question_is_asked_in_its_notebook_and_registered()

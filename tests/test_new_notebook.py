@@ -3,9 +3,9 @@ a copy of the repository, passes the suites that concern it there, with no list 
 
 The suites run in one pytest process in the copy, on what concerns the new notebook: nbval as
 shipped and solved, the exercise tests and the mutants of its solution, the course-wide notebook
-rules, the lab's own tests, its figure view and package layout, the coverage test
-(tests/test_inventory.py: every notebook, lab, exercise and question covered by every suite) and
-the import contracts. The browser tests and tests/test_labs_layout.py (which builds every lab)
+rules, no answer in sight above its exercise, the lab's own tests, its figure view and package
+layout, the coverage test (tests/test_inventory.py: every notebook, lab, exercise and question
+covered by every suite) and the import contracts. The browser tests and tests/test_labs_layout.py (which builds every lab)
 find the new notebook the same way, through the course's inventory; they are left out here for
 time.
 """
@@ -23,7 +23,8 @@ NEW = ["content/06_demo_topic.ipynb", "exercises/definitions/demo_topic.py", "la
        "labs/demo_topic/demo_topic.py", "tests/test_labs_demo_topic.py"]
 SUITES = ["tests/test_labs_demo_topic.py", "tests/test_inventory.py", "tests/test_notebooks.py",
           "tests/test_exercises.py", "tests/test_check_mutants.py", "tests/test_content_00.py",
-          "tests/test_figure_view.py", "tests/test_labs_packages.py", "tests/test_architecture.py"]
+          "tests/test_figure_view.py", "tests/test_labs_packages.py", "tests/test_architecture.py",
+          "tests/test_answers_in_sight.py"]
 CHOSEN = "demo or test_inventory or import_contracts or (test_labs_packages and not verdict)"
 
 
@@ -72,6 +73,8 @@ def test_a_new_notebook_passes_the_suites_that_concern_it_with_no_list_edited(tm
                  "tests/test_check_mutants.py::test_every_mutant_of_the_solution_is_rejected_by_the_fixed_cases"
                  "[demo-topic-centre]",
                  "tests/test_content_00.py::test_each_notebook_ends_with_its_references[06_demo_topic.ipynb]",
+                 "tests/test_answers_in_sight.py::test_no_answer_in_sight_above_a_question_or_an_exercise"
+                 "[06-demo-topic-centre]",
                  "tests/test_figure_view.py::test_every_lab_shows_the_pixels_of_a_full_draw_after_every_change"
                  "[demo_topic.demo_topic_lab]",
                  "tests/test_labs_packages.py::test_each_package_re_exports_exactly_what_the_notebooks_import"
