@@ -39,7 +39,7 @@ LABS_PACKAGE = "labs"
 class Notebook:
     """One notebook of the course, as its cells and metadata describe it."""
     path: str                      # relative to content/, "01_positional_encoding.ipynb"
-    heading: str                   # its first heading, "01 Positional encoding: attention cannot see order"
+    heading: str                   # its first heading, "01 Positional encoding: where each word stands"
     summary: str                   # the paragraph after it, in plain text
     definitions: str | None        # "exercises.definitions.positional", or None
     labs: tuple[str, ...] = ()     # "labs.positional.shuffle_lab", in the order it first calls them
@@ -54,7 +54,7 @@ class Notebook:
 
     @property
     def title(self) -> str:
-        """The heading without the number in front: "Positional encoding: attention cannot see order"."""
+        """The heading without the number in front: "Positional encoding: where each word stands"."""
         return re.sub(r"^\d+\s+", "", self.heading)
 
 
