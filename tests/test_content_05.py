@@ -83,11 +83,15 @@ def test_numpy_matches_the_recorded_pytorch_logits_on_every_text():
 
 
 def test_the_script_reproduces_the_first_texts_recorded_logits():
-    """The script that made the extra texts' logits gives, on the first text, exactly the logits
-    train.py recorded: the same weights, the same PyTorch computation."""
+    """The script that made the extra texts' logits gives, on the first text, the logits train.py
+    recorded: the same weights, the same PyTorch computation. Equal to float32 rounding, not bit
+    for bit: PyTorch chooses its matrix kernels by the processor (AVX-512 or AVX2, for one), and
+    kernels that add in another order round the last digit differently (7e-6 on logits up to 22
+    on one such machine)."""
     from training import heldout_texts as script
     logits = script.reference_logits(model.heldout().ids[None], model.FOLDER / "weights.npz")
-    assert np.array_equal(logits[0], model.heldout().logits)
+    assert logits[0].dtype == model.heldout().logits.dtype == np.float32
+    np.testing.assert_allclose(logits[0], model.heldout().logits, rtol=0, atol=3e-5)
 
 
 # ---------------------------------------------------------------- the figures
