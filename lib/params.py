@@ -130,9 +130,16 @@ class ParameterCount:
         return {name: count / self.total for name, count in parts.items()}
 
 
+def _whole(value):
+    """A whole number as a Python int, exact at any size (a NumPy integer, 32 bits in the browser,
+    would wrap around past 2**31); anything else unchanged."""
+    return int(value) if isinstance(value, numbers.Integral) and not isinstance(value, bool) else value
+
+
 def ffn_parameters(d_model, d_ff, gated=False, biases=False):
     """One feed-forward network: 2·d·d_ff plain or 3·d·d_ff gated, plus biases if asked
     (d_ff per widening matrix and d_model for the narrowing one). d=6, d_ff=12 with biases: 162."""
+    d_model, d_ff = _whole(d_model), _whole(d_ff)
     matrices = 3 if gated else 2
     bias = (d_ff * (matrices - 1) + d_model) if biases else 0
     return matrices * d_model * d_ff + bias
@@ -196,7 +203,7 @@ def simple_version(config):
 
 def mebibytes(parameters, bytes_per_parameter=2):
     """Memory for the weights in MiB (2^20 bytes): 109,529,856 parameters at 2 bytes = 208.9 MiB."""
-    return parameters * bytes_per_parameter / MIB
+    return _whole(parameters) * _whole(bytes_per_parameter) / MIB
 
 
 def gated_width(d_model, multiple=32):

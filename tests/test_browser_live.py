@@ -1,15 +1,17 @@
 """The labs live: a local JupyterLab (CPython kernel) driven in Chromium as a learner would.
 
-Open a notebook, run every cell, move a lab's slider and see its plot change, see the
-checks' feedback. Screenshots are saved in test-artifacts/.
+Every notebook is run by the deploy's own browser run (tools/site_run.py): every cell, one
+control of every lab, every check's verdict. Then the checks' feedback passed and failed, and
+a prediction locked in. Screenshots are saved in test-artifacts/.
 """
 
-from pathlib import Path
+import json
 
 import pytest
 
 from conftest import CONTENT, notebooks
 from exercises.core import inventory
+from tools import site_run
 from tools.browser import APP, open_notebook, run_all
 
 NOTEBOOKS = [p.relative_to(CONTENT).as_posix() for p in notebooks()]
@@ -41,71 +43,31 @@ def cell_errors(page):
     return page.locator(f"{PANEL} .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").all_inner_texts()
 
 
-def slider(page, description):
-    """The ipywidgets slider whose label reads `description`."""
-    return page.locator(".widget-slider", has=page.locator(".widget-label", has_text=description)).first
-
-
-def labs_in(page):
-    return page.locator(f"{PANEL} .course-lab")
-
-
-def move_first_slider(page, lab):
-    """Press the right arrow on the lab's first slider; return False if it has none."""
-    handles = lab.locator(".widget-slider .noUi-handle")
-    if handles.count() == 0:
-        return False
-    handles.first.scroll_into_view_if_needed()
-    handles.first.focus()
-    for _ in range(3):
-        page.keyboard.press("ArrowRight")
-    return True
-
-
-LAB_STATE = """el => {
-    const copy = el.cloneNode(true);  // the lab without its sliders' own readouts
-    copy.querySelectorAll('.widget-slider, .widget-readout').forEach(n => n.remove());
-    return [...el.querySelectorAll('img')].map(i => i.src).join('|') + copy.textContent;
-}"""
-
-
-def lab_state(lab):
-    """What the lab shows in response to its controls: its images and its text."""
-    return lab.evaluate(LAB_STATE)
-
-
-def wait_until_settled(page, lab, before, timeout=15.0):
-    """Wait for the lab to change from `before`, then for it to stop changing."""
-    page.wait_for_function(f"([el, before]) => ({LAB_STATE})(el) !== before",
-                           arg=[lab.element_handle(), before], timeout=timeout * 1000)
-    state = lab_state(lab)
-    for _ in range(int(timeout / 0.4)):
-        page.wait_for_timeout(400)
-        now = lab_state(lab)
-        if now == state:
-            return now
-        state = now
-    raise AssertionError("the lab kept changing")
+@pytest.fixture(scope="session")
+def local_run(artifacts):
+    """What the deploy's browser run (tools/site_run.py) records here, against the local
+    JupyterLab: written as its Markdown report to test-artifacts/browser-run-local.md."""
+    course = site_run.CourseRun(site_run.JupyterLabServer.name)
+    yield course
+    if course.notebooks:
+        (artifacts / "browser-run-local.md").write_text(course.markdown(), encoding="utf-8")
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)
-def test_notebook_runs_and_its_labs_follow_their_sliders(notebook, jupyter_server, page, artifacts):
-    base, _ = jupyter_server
-    open_and_run(page, base, notebook)
-    labs = labs_in(page)
-    assert labs.count() >= 1, "every notebook has at least one lab"
-    moved = 0
-    for index in range(labs.count()):
-        lab = labs.nth(index)
-        before = lab_state(lab)
-        if move_first_slider(page, lab):
-            wait_until_settled(page, lab, before)
-            moved += 1
-        lab.screenshot(path=str(artifacts / f"live-{Path(notebook).stem}-lab{index + 1}.png"))
-    assert moved >= 1, "no lab reacted to a slider"
-    # As shipped, every check says "not attempted".
-    feedback = page.locator(f"{PANEL} .course-feedback")
-    assert page.locator(f"{PANEL} .course-feedback.course-blank").count() == feedback.count()
+def test_notebook_runs_its_labs_answer_and_its_checks_say_not_attempted(notebook, jupyter_server, page,
+                                                                       artifacts, local_run):
+    """The deploy's browser run of one notebook: every code cell in turn, within its budget and
+    with no error or stderr; one control of every lab its cells call, each answered; every check
+    "not attempted", as shipped. Pictures of the labs go to test-artifacts/run-shipped-*.png."""
+    base, root = jupyter_server
+    plan = site_run.plan_of(json.loads((root / notebook).read_text(encoding="utf-8")), notebook)
+    run = site_run.run_notebook(page, site_run.JupyterLabServer(base), plan, screenshots=artifacts,
+                                course=local_run)
+    assert run.problems == []
+    assert [c.cell - 1 for c in run.cells] == list(plan.code) and all(c.seconds is not None for c in run.cells)
+    assert len(run.labs) == sum(len(labs) for labs in plan.labs.values()) >= 1, "every notebook has a lab"
+    assert all(lab.seconds is not None for lab in run.labs)
+    assert [(c.exercise, c.verdict) for c in run.checks] == [(e, "not attempted") for e in plan.checks.values()]
 
 
 def write_checks_notebook(root):

@@ -3,6 +3,7 @@
 share.
 
 Chromium is Debian's (/usr/bin/chromium), driven through Playwright; never a downloaded browser.
+Where there is none (a GitHub runner has Google Chrome), :func:`find_chromium` finds the one there is.
 """
 
 import contextlib
@@ -25,6 +26,14 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 APP = "window.jupyterapp"
+OTHER_CHROMIUMS = ("chromium", "google-chrome", "google-chrome-stable", "chromium-browser")
+
+
+def find_chromium():
+    """Debian's Chromium if installed, else the first Chromium or Chrome on the PATH, else None."""
+    if Path(CHROMIUM).exists():
+        return CHROMIUM
+    return next((found for name in OTHER_CHROMIUMS if (found := shutil.which(name))), None)
 
 
 def free_port():
@@ -109,4 +118,4 @@ def run_all(page):
         }}""", timeout=180_000)
 
 
-__all__ = ["APP", "CHROMIUM", "CHROMIUM_ARGS", "free_port", "local_jupyterlab", "open_notebook", "run_all"]
+__all__ = ["APP", "CHROMIUM", "CHROMIUM_ARGS", "find_chromium", "free_port", "local_jupyterlab", "open_notebook", "run_all"]
