@@ -56,7 +56,7 @@ def local_run(artifacts):
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)
 def test_notebook_runs_its_labs_answer_and_its_checks_say_not_attempted(notebook, jupyter_server, page,
                                                                        artifacts, local_run):
-    """The deploy's browser run of one notebook: every code cell in turn, within its budget and
+    """The deploy's browser run of one notebook: Run All, every code cell within its budget and
     with no error or stderr; one control of every lab its cells call, each answered; every check
     "not attempted", as shipped. Pictures of the labs go to test-artifacts/run-shipped-*.png."""
     base, root = jupyter_server

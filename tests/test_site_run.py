@@ -7,7 +7,6 @@ drive; and, against the local JupyterLab with a CPython kernel, it runs every no
 (tests/test_browser_live.py) and the solved copy here, and it fails on what it must fail on.
 """
 
-import dataclasses
 import json
 import re
 import subprocess
@@ -93,45 +92,44 @@ def test_the_solved_copy_runs_in_the_local_jupyterlab_with_every_check_passed(ju
 
 FAULTY = [
     ("import sys\nprint('a warning', file=sys.stderr)", {}),
-    ("1 / 0", {}),
     ("from exercises.ui.notebook import check\nfrom labs.start import temperature_lab\n\ntemperature_lab()", {}),
     ("def row_mean(x):\n    return x.mean(axis=-1, keepdims=True)", {"tags": ["exercise"], "course": {"exercise": "row-mean"}}),
     ('check("row-mean")', {"tags": ["check"], "jupyter": {"source_hidden": True}}),
-    ("import time\ntime.sleep(60)", {}),
-    ("print('never run')", {}),
+    ("1 / 0", {}),
+    ("print('not run: Run All stops at an error')", {}),
 ]
+SLOW = [("import time\ntime.sleep(60)", {}), ("print('not run')", {})]
+
+
+def write_notebook(root, name, cells):
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python", "display_name": "Python"}})
+    notebook.cells = [nbformat.v4.new_code_cell(source, metadata=meta) for source, meta in cells]
+    (root / "faulty").mkdir(exist_ok=True)
+    nbformat.write(notebook, root / "faulty" / name)
+    return site_run.plan_of(json.loads((root / "faulty" / name).read_text(encoding="utf-8")), f"faulty/{name}")
 
 
 def test_the_run_fails_on_errors_a_lab_that_does_not_answer_a_wrong_verdict_and_a_slow_cell(jupyter_server, page):
-    import nbformat
-
     base, root = jupyter_server
-    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python", "display_name": "Python"}})
-    notebook.cells = [nbformat.v4.new_code_cell(source, metadata=meta) for source, meta in FAULTY]
-    (root / "faulty").mkdir(exist_ok=True)
-    nbformat.write(notebook, root / "faulty" / "faulty.ipynb")
-    plan = site_run.plan_of(json.loads((root / "faulty" / "faulty.ipynb").read_text()), "faulty/faulty.ipynb")
-    before_sleep = dataclasses.replace(plan, code=plan.code[:5])
-    run = site_run.NotebookRun(plan.path, site_run.SHIPPED)
-    site_run.open_notebook(page, site_run.JupyterLabServer(base), plan.path)
-    try:
-        site_run.run_cells(page, before_sleep, run)
-        site_run.drive_labs(page, plan, run, seconds=0.001)   # no lab answers within a millisecond
-        site_run.read_checks(page, plan, run)
-        site_run.read_stderr(page, run)
-        site_run.run_cells(page, dataclasses.replace(plan, code=plan.code[5:]), run, seconds=2)
-    finally:
-        site_run.close(page)
+    target = site_run.JupyterLabServer(base)
+    # A lab's first answer cannot come within a millisecond: here the lab "does not answer".
+    run = site_run.run_notebook(page, target, write_notebook(root, "faulty.ipynb", FAULTY), budgets={"lab": 0.001})
     where = "faulty/faulty.ipynb (shipped): "
-    assert run.problems[:3] + run.problems[4:] == [
+    assert run.problems[:4] == [
         where + "cell 1 (import sys) shows an error: stderr: a warning",
-        where + "cell 2 (1 / 0) shows an error: ZeroDivisionError: division by zero",
-        where + "cell 3: the lab 'temperature' did not answer its slider 'temperature' (right arrow key) "
-                "within 0.001 s.",
-        where + "cell 6 (import time) did not finish within its budget of 2 s; the cells after it were not run."]
-    assert run.problems[3].startswith(where + "cell 5: the check of 'row-mean' says 'passed' where a shipped "
-                                      "copy should say 'not attempted': ")
-    assert [(c.cell, c.seconds is None) for c in run.cells] == [(n, n == 6) for n in range(1, 7)]
+        where + "cell 5 (1 / 0) shows an error: ZeroDivisionError: division by zero",
+        where + "cell 6 and the 0 code cells after it were not run (Run All stops at a cell that fails).",
+        where + "cell 2: the lab 'temperature' did not answer its slider 'temperature' (right arrow key) "
+                "within 0.001 s."]
+    assert run.problems[4].startswith(where + "cell 4: the check of 'row-mean' says 'passed' where a shipped "
+                                      "copy should say 'not attempted': ") and len(run.problems) == 5
+    assert [c.cell for c in run.cells] == [1, 2, 3, 4, 5] and all(c.seconds is not None for c in run.cells)
+    run = site_run.run_notebook(page, target, write_notebook(root, "slow.ipynb", SLOW), budgets={"cell": 2})
+    assert run.problems == ["faulty/slow.ipynb (shipped): cell 1 (import time) did not finish within its budget "
+                            "of 2 s; the cells after it were not run."]
+    assert [(c.cell, c.seconds) for c in run.cells] == [(1, None)]
 
 
 def test_the_command_refuses_a_folder_that_holds_no_site(tmp_path):

@@ -5,8 +5,9 @@ own JupyterLab (JupyterLite) with its own Pyodide kernel, its labs driven and it
 
 SITE_DIR is a site built by `python -m tools.site build`. The run serves it on 127.0.0.1 and, for
 each notebook the site ships (`files/`), as learners do: opens it in the site's JupyterLab, waits
-for the kernel, runs its code cells one at a time, top to bottom, then drives one control of
-every lab (a slider's arrow key, a menu's next choice, a button) and reads every check's verdict.
+for the kernel, runs all its cells (JupyterLab's Run All, which stops at a cell that fails), then
+drives one control of every lab (a slider's arrow key, a menu's next choice, a button) and reads
+every check's verdict.
 With --solved it does the same again for the solved copy of every notebook (its blanks filled in
 by `exercises.core.notebooks.solve_notebook`, as `./course solve` does), written by the run into
 a folder `solved/` of the browser's own drive, in a fresh browser profile.
@@ -21,8 +22,9 @@ stops the run at the first cell that imports it, with one sentence saying so.
 Before Chromium starts, every module the notebooks and the course wheel import is checked against
 what the site preloads (tools/preload.py).
 
-It records each cell's time, each lab's first answer (from the key press or click to the first
-change of the lab's plot or text) and each check's verdict, prints them, and with --summary
+It records each cell's time (from the kernel's "busy" to its "idle" for that cell, as the page
+sees them), each lab's first answer (from the key press or click to the first change of the lab's
+plot or text) and each check's verdict, prints them, and with --summary
 appends them as Markdown tables to FILE (in a GitHub workflow: $GITHUB_STEP_SUMMARY). The exit
 status is 0 when every notebook passed, 1 otherwise.
 
@@ -272,20 +274,45 @@ class JupyterLabServer:
 
 # ---------------------------------------------------------------- in the page
 
-RUN_CELL = f"""async ([index, ms]) => {{
-    const panel = {CURRENT}, nb = panel.content, cell = nb.widgets[index];
-    cell.node.setAttribute('data-course-run-cell', String(index));
-    nb.activeCellIndex = index;
-    nb.deselectAll();
-    const start = performance.now();
-    const run = {APP}.commands.execute('notebook:run-cell').then(() => true, () => true);
-    const late = new Promise(resolve => setTimeout(() => resolve(false), ms));
-    const finished = await Promise.race([run, late]);
-    const seconds = (performance.now() - start) / 1000;
-    const outputs = cell.model.outputs.toJSON().map(o => ({{
-        type: o.output_type, name: o.name || null, ename: o.ename || null, evalue: o.evalue || null,
-        text: o.output_type === 'stream' ? [].concat(o.text).join('') : null}}));
-    return {{finished, seconds, count: cell.model.executionCount, outputs}};
+# Run All, as the learner's menu does, timing each code cell in the page from the kernel's "busy"
+# to its "idle" for that cell's request (queued cells do not wait on the page in between); stop
+# waiting when one cell has been running for longer than `ms`.
+RUN_ALL = f"""async ([code, ms]) => {{
+    const panel = {CURRENT}, nb = panel.content, kernel = panel.sessionContext.session.kernel;
+    const cells = nb.widgets, sent = [], busy = {{}}, idle = {{}}, replies = {{}};
+    code.forEach(i => cells[i].node.setAttribute('data-course-run-cell', String(i)));
+    let next = 0;
+    const listen = (_, {{msg, direction}}) => {{
+        const type = msg.header.msg_type, parent = msg.parent_header && msg.parent_header.msg_id;
+        if (direction === 'send' && type === 'execute_request') {{
+            while (next < code.length && cells[code[next]].model.sharedModel.getSource() !== msg.content.code) next++;
+            if (next < code.length) sent.push([msg.header.msg_id, code[next++]]);
+        }} else if (direction === 'recv' && parent) {{
+            const now = performance.now(), state = msg.content.execution_state;
+            if (type === 'status' && state === 'busy' && !(parent in busy)) busy[parent] = now;
+            if (type === 'status' && state === 'idle' && !(parent in idle)) idle[parent] = now;
+            if (type === 'execute_reply') replies[parent] = msg.content.status;
+        }}
+    }};
+    kernel.anyMessage.connect(listen);
+    let late = null, timer = null;
+    const all = {APP}.commands.execute('notebook:run-all-cells').then(() => true, () => true);
+    const watch = new Promise(resolve => {{
+        timer = setInterval(() => {{
+            const now = performance.now();
+            for (const [id, index] of sent)
+                if (id in busy && !(id in idle) && now - busy[id] > ms) {{ late = index; resolve(false); }}
+        }}, 100);
+    }});
+    await Promise.race([all, watch]);
+    clearInterval(timer);
+    kernel.anyMessage.disconnect(listen);
+    return {{late, cells: sent.map(([id, index]) => ({{
+        index, status: replies[id] || null,
+        seconds: id in busy && id in idle ? (idle[id] - busy[id]) / 1000 : null,
+        outputs: cells[index].model.outputs.toJSON().map(o => ({{
+            type: o.output_type, name: o.name || null, ename: o.ename || null, evalue: o.evalue || null,
+            text: o.output_type === 'stream' ? [].concat(o.text).join('') : null}}))}}))}};
 }}"""
 
 PROBE_KERNEL = f"""async code => {{
@@ -325,6 +352,17 @@ WATCH_LAB = f"""lab => {{
     }});
     observer.observe(lab, {{subtree: true, childList: true, attributes: true, characterData: true}});
 }}"""
+
+# Resolve once nothing in the lab has changed for `quiet` ms (its widgets may still be drawing
+# after the cell that made it finished), or after `ms` at most.
+SETTLED = """([lab, quiet, ms]) => new Promise(resolve => {
+    const end = () => { observer.disconnect(); clearTimeout(timer); clearTimeout(limit); resolve(); };
+    let timer = setTimeout(end, quiet);
+    const limit = setTimeout(end, ms);
+    const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(end, quiet); });
+    observer.observe(lab, {subtree: true, childList: true, attributes: true, characterData: true});
+})"""
+QUIET_MS = 300
 
 LAB_NAME = """lab => ([...lab.classList].find(c => c.startsWith('course-lab-')) || 'course-lab-?').slice(11)"""
 
@@ -403,23 +441,33 @@ def probe_kernel(page) -> dict:
 
 
 def run_cells(page, plan: Plan, run: NotebookRun, seconds: float = CELL_SECONDS) -> None:
-    """Run the code cells one at a time, top to bottom, timing each. Raise Stop when NumPy is
-    missing; stop the notebook at a cell that does not finish within its budget."""
-    for index in plan.code:
-        done = page.evaluate(RUN_CELL, [index, seconds * 1000])
-        line = plan.first_lines[index]
-        if not done["finished"]:
-            run.cells.append(CellTime(index + 1, line, None, f"did not finish within {seconds:g} s"))
+    """Run all the code cells, as the learner's Run All does (JupyterLab stops at a cell that
+    fails), timing each. Raise Stop when NumPy is missing; stop the notebook at a cell that does
+    not finish within its budget."""
+    done = page.evaluate(RUN_ALL, [list(plan.code), seconds * 1000])
+    for cell in done["cells"]:
+        index = cell["index"]
+        line = _one_line(plan.first_lines[index], 80)
+        if index == done["late"]:
+            run.cells.append(CellTime(index + 1, plan.first_lines[index], None, f"did not finish within {seconds:g} s"))
             run.fail(f"cell {index + 1} ({line}) did not finish within its budget of {seconds:g} s; "
                      "the cells after it were not run.")
             return
-        error, numpy_missing = _error_of(done["outputs"])
-        run.cells.append(CellTime(index + 1, line, round(done["seconds"], 3), error))
+        if cell["status"] not in ("ok", "error"):   # aborted: after a failed cell Run All goes no further
+            continue
+        error, numpy_missing = _error_of(cell["outputs"])
+        timed = None if cell["seconds"] is None else round(cell["seconds"], 3)
+        run.cells.append(CellTime(index + 1, plan.first_lines[index], timed, error))
         if numpy_missing:
             run.fail(f"cell {index + 1} ({line}): {error}")
             raise Stop(NUMPY_MISSING)
         if error:
             run.fail(f"cell {index + 1} ({line}) shows an error: {error}")
+    if len(run.cells) < len(plan.code):
+        ran = {c.cell - 1 for c in run.cells}
+        first = next(i for i in plan.code if i not in ran)
+        run.fail(f"cell {first + 1} and the {len(plan.code) - len(ran) - 1} code cells after it were not run "
+                 "(Run All stops at a cell that fails).")
 
 
 def _quoted(text: str) -> str:
@@ -433,9 +481,16 @@ def _drive(page, lab) -> str | None:
     if handles.count():
         label = lab.locator(".widget-slider").first.locator(".widget-label").first
         name = label.inner_text().strip() if label.count() else ""
-        handles.first.focus()
+        handle = handles.first
+        handle.focus()
+        before = handle.get_attribute("aria-valuenow")
         page.keyboard.press("ArrowRight")
-        return f"slider {_quoted(name)} (right arrow key)".replace(" ''", "")
+        key = "right"
+        if handle.get_attribute("aria-valuenow") == before:     # at its right end: go left
+            lab.evaluate("lab => { lab.__courseInput = null; }")   # time the press that moved it
+            page.keyboard.press("ArrowLeft")
+            key = "left"
+        return f"slider {_quoted(name)} ({key} arrow key)".replace(" ''", "")
     selects = lab.locator("select:not([disabled])")
     if selects.count():
         select = selects.first
@@ -474,6 +529,7 @@ def drive_labs(page, plan: Plan, run: NotebookRun, seconds: float = LAB_SECONDS,
         for number in range(shown):
             lab = labs.nth(number)
             name = lab.evaluate(LAB_NAME)
+            page.evaluate(SETTLED, [lab.element_handle(), QUIET_MS, seconds * 1000])
             lab.evaluate(WATCH_LAB)
             control = _drive(page, lab)
             if control is None:
