@@ -141,16 +141,15 @@ def test_the_command_refuses_a_folder_that_holds_no_site(tmp_path):
 
 
 @pytest.mark.parametrize("notebook", notebooks(), ids=lambda p: p.relative_to(CONTENT).as_posix())
-def test_the_plan_of_a_notebook_is_read_from_its_cells(notebook):
+def test_the_plan_finds_the_cell_of_every_lab_and_check_the_inventory_lists(notebook):
+    from exercises.core import inventory
+
     data = json.loads(notebook.read_text(encoding="utf-8"))
     plan = site_run.plan_of(data, notebook.name)
-    code = [i for i, c in enumerate(data["cells"]) if c["cell_type"] == "code"]
-    assert list(plan.code) == code
-    exercises = [c["metadata"]["course"]["exercise"] for c in data["cells"]
-                 if "exercise" in c["metadata"].get("tags", [])]
-    assert list(plan.checks.values()) == exercises
+    entry = inventory.notebook(notebook.stem)
+    assert list(plan.code) == [i for i, c in enumerate(data["cells"]) if c["cell_type"] == "code"]
+    assert list(plan.checks.values()) == list(entry.exercises)
     assert all("check" in data["cells"][i]["metadata"]["tags"] for i in plan.checks)
-    called = [lab for labs in plan.labs.values() for lab in labs]
-    assert called and all(re.fullmatch(r"labs\.\w+\.\w+_lab", lab) for lab in called)
+    assert [lab for labs in plan.labs.values() for lab in labs] == list(entry.labs)
     assert all(f"{lab.rsplit('.', 1)[1]}(" in "".join(data["cells"][i]["source"])
                for i, labs in plan.labs.items() for lab in labs)

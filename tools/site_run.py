@@ -86,15 +86,18 @@ del _j, _p, _s, _y, _n
 
 @dataclass(frozen=True)
 class Plan:
-    """What one notebook holds, read from its cells: what to run and what to expect.
+    """What one notebook holds: its labs and exercises as the course's inventory reads them
+    (exercises/core/inventory.py), and the cells that run, call each lab and check each exercise.
 
     Cells are numbered from 1 over all cells, markdown included, in the order JupyterLab shows.
     """
     path: str                          # as the site's JupyterLab names it: "00_start_here.ipynb"
     code: tuple[int, ...]              # indices (from 0) of the code cells, in order
     first_lines: dict[int, str]        # index -> the cell's first line of code
-    labs: dict[int, tuple[str, ...]]   # index -> the lab functions the cell calls
+    labs: dict[int, tuple[str, ...]]   # index -> the labs the cell calls ("labs.start.temperature_lab")
     checks: dict[int, str]             # index -> the exercise id of a check cell
+    inventory_labs: tuple[str, ...] = ()
+    inventory_exercises: tuple[str, ...] = ()
 
 
 def _source(cell: dict) -> str:
@@ -102,52 +105,51 @@ def _source(cell: dict) -> str:
     return "".join(src) if isinstance(src, list) else str(src)
 
 
-def _lab_calls(source: str, imported: dict[str, str]) -> tuple[str, ...]:
-    """The lab functions (``*_lab`` imported from a ``labs.`` package) a cell calls, in order;
-    ``imported`` (name -> dotted name) collects the imports seen so far."""
+def _calls(source: str, functions: dict[str, str]) -> tuple[str, ...]:
+    """Of ``functions`` (name -> dotted name), those the code calls, in order."""
     import ast
 
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return ()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("labs."):
-            for alias in node.names:
-                if alias.name.endswith("_lab"):
-                    imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    calls = [imported[n.func.id] for n in ast.walk(tree) if isinstance(n, ast.Call)
-             and isinstance(n.func, ast.Name) and n.func.id in imported]
+    calls = [functions[n.func.id] for n in ast.walk(tree) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Name) and n.func.id in functions]
     return tuple(dict.fromkeys(calls))
 
 
 def plan_of(notebook: dict, path: str) -> Plan:
     """The plan of one notebook (parsed JSON) that the site's JupyterLab opens at ``path``."""
+    from exercises.core import inventory
     from exercises.core.notebooks import _CHECK_CALL, exercise_id
 
+    entry = inventory.read_notebook(notebook, path)
+    functions = {lab.rsplit(".", 1)[1]: lab for lab in entry.labs}
     cells = notebook.get("cells", [])
-    code, first_lines, labs, checks, imported = [], {}, {}, {}, {}
+    code, first_lines, labs, checks = [], {}, {}, {}
     for index, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
             continue
         source = _source(cell)
         code.append(index)
         first_lines[index] = next((line.strip() for line in source.splitlines() if line.strip()), "")
-        if called := _lab_calls(source, imported):
+        if called := _calls(source, functions):
             labs[index] = called
         if "check" in (cell.get("metadata", {}).get("tags") or []):
             named = _CHECK_CALL.findall(source)
             before = exercise_id(cells[index - 1]) if index else None
             if named or before:
                 checks[index] = named[0] if named else before
-    return Plan(path, tuple(code), first_lines, labs, checks)
+    return Plan(path, tuple(code), first_lines, labs, checks, entry.labs, entry.exercises)
 
 
 def site_notebooks(site: Path) -> dict[str, dict]:
-    """{path in the site's JupyterLab: parsed notebook} for every notebook the site ships."""
+    """{path in the site's JupyterLab: parsed notebook} for every notebook the site ships, in the
+    course's order (its inventory of the site's files)."""
+    from exercises.core import inventory
+
     files = Path(site) / "files"
-    found = sorted(p for p in files.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-    return {p.relative_to(files).as_posix(): json.loads(p.read_text(encoding="utf-8")) for p in found}
+    return {nb.path: json.loads((files / nb.path).read_text(encoding="utf-8")) for nb in inventory.scan(files)}
 
 
 def solved_copy(notebook: dict) -> dict:
@@ -519,6 +521,11 @@ def drive_labs(page, plan: Plan, run: NotebookRun, seconds: float = LAB_SECONDS,
                screenshots: Path | None = None, idle_seconds: float = CELL_SECONDS) -> None:
     """Drive one control of every lab the notebook's cells call and time the lab's first answer;
     then wait (up to ``idle_seconds``) for the kernel to finish what the control started."""
+    found = {lab for called in plan.labs.values() for lab in called}
+    for lab in plan.inventory_labs:
+        if lab not in found:
+            run.fail(f"no cell calls the lab {lab} by its name, so the run cannot find it (the course's "
+                     "inventory lists it).")
     for index, called in plan.labs.items():
         cell = page.locator(f"{PANEL} [data-course-run-cell='{index}']")
         labs = cell.locator(".course-lab")
@@ -558,6 +565,9 @@ def wait_idle(page, seconds: float) -> None:
 def read_checks(page, plan: Plan, run: NotebookRun) -> None:
     """Read every check cell's verdict; it must be the one the copy expects."""
     expected = EXPECTED_VERDICT[run.form]
+    for exercise in plan.inventory_exercises:
+        if exercise not in plan.checks.values():
+            run.fail(f"the exercise {exercise!r} has no check cell.")
     for index, exercise in plan.checks.items():
         found = page.locator(f"{PANEL} [data-course-run-cell='{index}']").evaluate(FEEDBACK)
         mine = [f for f in found if f[0] == exercise]
