@@ -39,10 +39,11 @@ def _python(source: str) -> str:
     return TransformerManager().transform_cell(source)
 
 
-def imported_modules(source: str) -> set[str]:
-    """The top-level modules the code imports (absolute imports, wherever they stand)."""
+def imported_modules(source: str, cell: bool = True) -> set[str]:
+    """The top-level modules the code imports (absolute imports, wherever they stand); a
+    notebook's ``cell`` may use IPython's syntax, a module's code may not."""
     try:
-        tree = ast.parse(_python(source))
+        tree = ast.parse(_python(source) if cell else source)
     except SyntaxError:
         return set()
     found = set()
@@ -71,7 +72,7 @@ def wheel_imports(wheel: Path) -> dict[str, list[str]]:
     with zipfile.ZipFile(wheel) as archive:
         for name in sorted(archive.namelist()):
             if name.endswith(".py"):
-                for module in imported_modules(archive.read(name).decode("utf-8")):
+                for module in imported_modules(archive.read(name).decode("utf-8"), cell=False):
                     found.setdefault(module, []).append(name)
     return {m: files for m, files in found.items() if m not in PACKAGES}
 

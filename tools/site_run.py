@@ -51,7 +51,7 @@ from pathlib import Path
 
 from tools.browser import APP, CHROMIUM_ARGS, find_chromium
 
-CELL_SECONDS = 60.0       # one code cell, from Run to its last output
+CELL_SECONDS = 60.0       # one code cell, from the kernel starting it to finishing it
 KERNEL_SECONDS = 180.0    # from opening a notebook to an idle kernel (Pyodide and its packages loaded)
 LAB_SECONDS = 30.0        # from a lab's control to the lab's first change
 SOLVED_FOLDER = "solved"
@@ -836,7 +836,7 @@ def main(argv=None) -> int:
                 course = run_course(browser, JupyterLite(base), notebooks, forms, budgets,
                                     Path(args.screenshots) if args.screenshots else None,
                                     log=lambda line: print(line, flush=True))
-                course.target += f", {browser.browser_type.name} {browser.version}"
+                course.target += f", {Path(chromium).name} {browser.version}"
             finally:
                 browser.close()
     finally:
