@@ -93,7 +93,8 @@ def test_the_solved_copy_runs_in_the_local_jupyterlab_with_every_check_passed(ju
 FAULTY = [
     ("import sys\nprint('a warning', file=sys.stderr)", {}),
     ("from exercises.ui.notebook import check\nfrom labs.start import temperature_lab\n\ntemperature_lab()", {}),
-    ("def row_mean(x):\n    return x.mean(axis=-1, keepdims=True)", {"tags": ["exercise"], "course": {"exercise": "row-mean"}}),
+    ("def row_mean(x):\n    return x.mean(axis=-1, keepdims=True)",
+     {"tags": ["exercise"], "course": {"exercise": "row-mean"}}),
     ('check("row-mean")', {"tags": ["check"], "jupyter": {"source_hidden": True}}),
     ("1 / 0", {}),
     ("print('not run: Run All stops at an error')", {}),

@@ -193,10 +193,17 @@ class NotebookRun:
     labs: list[LabAnswer] = field(default_factory=list)
     checks: list[Verdict] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    stopped: bool = False        # the whole run stopped here (no kernel, no NumPy)
 
     @property
     def passed(self) -> bool:
-        return not self.problems
+        return not self.problems and not self.stopped
+
+    @property
+    def result(self) -> str:
+        if self.stopped:
+            return "the run stopped here"
+        return "passed" if self.passed else f"{len(self.problems)} problem(s)"
 
     def fail(self, problem: str) -> None:
         self.problems.append(f"{self.path} ({self.form}): {problem}")
@@ -604,15 +611,18 @@ def run_notebook(page, target, plan: Plan, form: str = SHIPPED, budgets: dict | 
     run = NotebookRun(plan.path, form)
     if course is not None:
         course.notebooks.append(run)
-    run.kernel_seconds = round(open_notebook(page, target, plan.path, budgets["kernel"]), 3)
-    if course is not None and course.kernel is None:
-        course.kernel = probe_kernel(page)
     try:
+        run.kernel_seconds = round(open_notebook(page, target, plan.path, budgets["kernel"]), 3)
+        if course is not None and course.kernel is None:
+            course.kernel = probe_kernel(page)
         run_cells(page, plan, run, budgets["cell"])
         if not any(c.seconds is None for c in run.cells):
             drive_labs(page, plan, run, budgets["lab"], screenshots, budgets["cell"])
             read_checks(page, plan, run)
             read_stderr(page, run)
+    except Stop:
+        run.stopped = True
+        raise
     finally:
         close(page)
     return run
@@ -696,7 +706,7 @@ def notebook_line(run: NotebookRun) -> str:
     answered = sum(lab.seconds is not None for lab in run.labs)
     return (f"{run.path} ({run.form}): kernel {_s(run.kernel_seconds, 1)} s, {len(run.cells)} cells in "
             f"{total:.1f} s, {answered} of {len(run.labs)} labs answered, "
-            f"{len(run.checks)} checks: {'passed' if run.passed else f'{len(run.problems)} problem(s)'}")
+            f"{len(run.checks)} checks: {run.result}")
 
 
 def kernel_sentence(kernel: dict | None) -> str:
@@ -738,7 +748,7 @@ def summary_markdown(course: CourseRun) -> str:
             f"{f'cell {slowest.cell}: {slowest.seconds:.2f}' if slowest else '–'} | "
             f"{sum(lab.seconds is not None for lab in run.labs)} of {len(run.labs)} | "
             f"{', '.join(f'{n} {v}' for v, n in verdicts.items()) or '–'} | "
-            f"{'passed' if run.passed else f'{len(run.problems)} problem(s)'} |")
+            f"{run.result} |")
     labs = [(run, lab) for run in course.notebooks for lab in run.labs]
     if labs:
         lines += ["", "### Each lab's first answer", "",
