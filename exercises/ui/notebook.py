@@ -119,11 +119,15 @@ def _explain_new_kernel(running) -> None:
 
 # ---------------------------------------------------------------- hints and solution
 
-def hint(exercise_id: str) -> None:
-    """Show the next hint of an exercise's ladder (text-only alternative to the button)."""
+def hint(exercise_id: str, demo: bool = False) -> None:
+    """Show the next hint of an exercise's ladder (text-only alternative to the button).
+
+    With ``demo=True`` (00's demonstration cell) the hint is shown but not recorded, so running
+    a notebook from top to bottom counts no hint as used."""
     record = Progress.load()
     level, total, text = hints.next_hint(get_exercise(exercise_id), record)
-    record.save()
+    if not demo:
+        record.save()
     if not level:
         show(Html("<div>This exercise has no hints.</div>", "This exercise has no hints."))
         return
