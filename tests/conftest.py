@@ -90,13 +90,13 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="session")
 def serve_site():
     """serve_site(folder, base_path) -> URL of folder served on 127.0.0.1 under base_path."""
-    from tools.site import SiteHandler
+    from tools.site import SiteHandler, SiteServer
     servers = []
 
     def start(folder, base_path="/"):
         handler = functools.partial(type("H", (SiteHandler,), {"base_path": base_path}),
                                     directory=str(folder))
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server = SiteServer(("127.0.0.1", 0), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}{base_path}"
