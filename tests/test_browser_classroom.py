@@ -215,7 +215,8 @@ def test_a_zero_byte_course_wheel_is_not_ready(online_site, tmp_path, classroom_
         context.close()
 
 
-def test_in_jupyterlab_a_notebook_whose_python_cannot_load_says_so(online_site, serve_site, classroom_browser,
+@pytest.mark.parametrize("app", ["lab", "notebooks"])
+def test_in_jupyterlab_a_notebook_whose_python_cannot_load_says_so(app, online_site, serve_site, classroom_browser,
                                                                    artifacts):
     base = classroom(serve_site(online_site[0], "/course/"))
     context = classroom_browser.new_context(viewport={"width": 390, "height": 800})
@@ -223,7 +224,7 @@ def test_in_jupyterlab_a_notebook_whose_python_cannot_load_says_so(online_site, 
     refuse_outside(context, outside)
     try:
         page = context.new_page()
-        page.goto(base + "lab/index.html?path=00_start_here.ipynb")
+        page.goto(base + f"{app}/index.html?path=00_start_here.ipynb")
         notice = page.wait_for_selector("#course-kernel-notice[data-result=problem]", timeout=90_000)
         text = notice.inner_text()
         assert notice.get_attribute("role") == "alert"
@@ -231,7 +232,7 @@ def test_in_jupyterlab_a_notebook_whose_python_cannot_load_says_so(online_site, 
         assert "could not reach cdn.jsdelivr.net" in text and "What to do:" in text
         assert page.locator("#course-kernel-notice a").get_attribute("href") == base
         assert page.evaluate("document.getElementById('course-kernel-notice').getBoundingClientRect().right") <= 390
-        page.screenshot(path=str(artifacts / "classroom-lab-python-cannot-load-390px.png"))
+        page.screenshot(path=str(artifacts / f"classroom-{app}-python-cannot-load-390px.png"))
         page.locator("#course-kernel-notice button").focus()
         page.keyboard.press("Enter")
         assert page.locator("#course-kernel-notice").is_hidden()
@@ -282,5 +283,35 @@ def test_in_jupyterlab_the_still_starting_notice_goes_once_python_has_started(on
         assert "Python has not started yet in this notebook." in notice.inner_text()
         page.wait_for_selector("#course-kernel-notice", state="detached", timeout=180_000)
         assert page.get_attribute(".jp-Notebook-ExecutionIndicator", "data-status") in ("idle", "busy")
+    finally:
+        context.close()
+
+
+def test_on_a_plain_http_classroom_address_a_saved_notebook_survives_a_reload(online_site, serve_site,
+                                                                             classroom_browser):
+    """JupyterLite keeps the notebooks a learner saves in the page's own storage, which needs no
+    secure context (no kernel is needed to edit and save)."""
+    base = classroom(serve_site(online_site[0], "/course/"))
+    context = classroom_browser.new_context()
+    refuse_outside(context, [])
+    note = "my own note, typed on a classroom address"
+    try:
+        page = context.new_page()
+        page.goto(base + "lab/index.html?path=00_start_here.ipynb")
+        assert page.evaluate("window.isSecureContext") is False
+        page.wait_for_selector("#course-kernel-notice[data-result=problem]", timeout=90_000)
+        page.click("#course-kernel-notice button")          # the CDN is refused here: hide its notice
+        first = page.locator(".jp-NotebookPanel .jp-Cell").first
+        first.click()
+        page.keyboard.press("Enter")                         # edit the first (markdown) cell
+        page.keyboard.press("Control+End")
+        page.keyboard.insert_text("\n\n" + note)
+        page.keyboard.press("Escape")
+        page.keyboard.press("Control+s")
+        page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
+        page.reload()
+        page.wait_for_function("text => document.querySelector('.jp-NotebookPanel') && "
+                               "document.querySelector('.jp-NotebookPanel').innerText.includes(text)",
+                               arg=note, timeout=90_000)
     finally:
         context.close()

@@ -504,6 +504,24 @@ def test_two_builds_of_one_folder_at_once_take_turns(tmp_path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.building-")] == []
 
 
+def test_a_build_that_fails_leaves_the_previous_site_as_it_was(tmp_path, monkeypatch):
+    output = tmp_path / "site"
+    output.mkdir()
+    (output / "jupyter-lite.json").write_text("{}")
+    (output / "index.html").write_text("the previous site")
+
+    def fails(folder, _contents):
+        (Path(folder) / "half.txt").write_text("half a site")
+        raise site_tool.BuildError("jupyter lite build failed (exit 1, its output above).")
+
+    monkeypatch.setattr(site_tool, "run_lite_build", fails)
+    with pytest.raises(site_tool.BuildError):
+        site_tool.build(output)
+    assert sorted(p.name for p in output.iterdir()) == ["index.html", "jupyter-lite.json"]
+    assert (output / "index.html").read_text() == "the previous site"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.building-")] == []
+
+
 def test_a_served_site_is_never_half_replaced(tmp_path):
     """While a site folder is replaced again and again, every request is answered, from the old
     site or the new one, never a 404 of a half-deleted or half-built folder."""

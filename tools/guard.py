@@ -8,7 +8,7 @@ learners must not get; the next build would ship it to every learner, as a new r
 - an exercise cell with its blanks filled in (a code cell tagged "exercise" holds at least one
   blank, `____`, as shipped);
 - saved widget state (JupyterLab's "save widget state" keeps every lab's state in the
-  notebook's metadata, hundreds of kilobytes, even after the outputs are cleared);
+  notebook's metadata, and clearing the outputs leaves it);
 - execution timestamps in cells' metadata (JupyterLab's "record timing");
 - a kernel other than `python`, the name JupyterLite's kernel has (another one makes JupyterLite
   ask each learner to choose a kernel);

@@ -401,9 +401,9 @@ def serve(server, urls, output, public=False):
     if public:
         lines.append("Anyone who can reach this machine on the network can open it (the site only, "
                      "read-only); use --host 127.0.0.1 to keep it to this machine.\n")
-        lines.append("These addresses start with http://, so browsers keep no service worker for them: "
-                     "the course keeps learners' progress in their browser's own storage, and a check "
-                     "cannot tell whether a cell changed since it ran (README: Serving a classroom).\n")
+        lines.append("Browsers give a plain http:// address of another computer no service worker: there the "
+                     "course keeps learners' progress in their browser's own storage, and a check cannot "
+                     "tell whether a cell changed since it ran (README: Serving a classroom).\n")
     lines.append("Press Ctrl+C to stop.")
     print("\n".join(lines), flush=True)
     try:
