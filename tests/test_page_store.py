@@ -35,15 +35,12 @@ def test_what_the_learner_is_told_in_each_state():
     assert storage_html({"state": "off"}) == "" and storage_html({"state": "pending"}) == ""
     kept = storage_html({"state": "kept"})
     assert "Your progress is kept in this browser" in kept and "served over plain http://" in kept
-    page_store._state.update(state="failed", reason="its storage is blocked: a private window, or a browser "
-                                                    "set to keep no site data")
-    try:
-        failed = storage_html(page_store.state())
-        assert "Your progress will not be kept" in failed
-        assert "lasts only until the page is reloaded" in failed and "export your progress" in failed
-        assert "course-storage-failed" in failed
-    finally:
-        page_store._state.update(state="off", reason="")
+    assert "no service worker" in storage_html({"state": "kept", "secure": True})
+    failed = storage_html({"state": "failed", "reason": "its storage is blocked: a private window, or a browser "
+                                                        "set to keep no site data"})
+    assert "Your progress will not be kept" in failed and "its storage is blocked" in failed
+    assert "lasts only until the page is reloaded" in failed and "export your progress" in failed
+    assert "course-storage-failed" in failed
 
 
 def test_outside_the_browser_nothing_is_mirrored(tmp_path, monkeypatch):

@@ -45,8 +45,12 @@ FAILED = ("This browser cannot keep your progress for this site ({reason}), so i
 KEPT = ("This site is served over plain http://, so Python here cannot open your saved "
         "notebooks; your progress is kept in this browser's storage for this site instead, and "
         "survives a reload (a private window forgets it when closed).")
+KEPT_SECURE = ("This browser gives this page no service worker (some private windows do not), so "
+               "Python here cannot open your saved notebooks; your progress is kept in this "
+               "browser's storage for this site instead, until the window is closed.")
 
-_state = {"state": "off", "reason": ""}
+# secure: whether the page has a secure context (then the drive is missing for another reason)
+_state = {"state": "off", "reason": "", "secure": False}
 _listeners: list = []
 _started = False
 _sync = None            # the JavaScript function that merges a record into the store
@@ -59,16 +63,18 @@ def needed() -> bool:
 
 
 def state() -> dict:
-    """``{"state": "off" | "pending" | "kept" | "failed", "reason": str}``."""
+    """``{"state": "off" | "pending" | "kept" | "failed", "reason": str, "secure": bool}``."""
     return dict(_state)
 
 
-def message() -> str:
-    """What the learner is told: :data:`KEPT`, :data:`FAILED` with its reason, or ``""``."""
-    if _state["state"] == "kept":
-        return KEPT
-    if _state["state"] == "failed":
-        return FAILED.format(reason=_state["reason"] or "its storage is blocked")
+def message(current: dict | None = None) -> str:
+    """What the learner is told in a state (by default the present one): :data:`KEPT` (or
+    :data:`KEPT_SECURE`), :data:`FAILED` with its reason, or ``""``."""
+    current = _state if current is None else current
+    if current.get("state") == "kept":
+        return KEPT_SECURE if current.get("secure") else KEPT
+    if current.get("state") == "failed":
+        return FAILED.format(reason=current.get("reason") or "its storage is blocked")
     return ""
 
 
@@ -161,6 +167,9 @@ def mirror(data: dict, merge, settle, replace: bool = False) -> None:
         from pyodide.ffi import create_proxy  # noqa: PLC0415
 
         if _sync is None:
+            import js  # noqa: PLC0415
+
+            _state["secure"] = bool(getattr(js, "isSecureContext", False))
             _sync = (run_js(_SYNC_JS), create_proxy(_merge_text(merge)))
         function, merger = _sync
         promise = function(DATABASE, STORE, site_key(), json.dumps(data, sort_keys=True), merger, replace)
@@ -195,5 +204,5 @@ def _merge_text(merge):
     return merged
 
 
-__all__ = ["DATABASE", "FAILED", "KEPT", "STORE", "message", "mirror", "needed", "on_change", "restore",
+__all__ = ["DATABASE", "FAILED", "KEPT", "KEPT_SECURE", "STORE", "message", "mirror", "needed", "on_change", "restore",
            "site_key", "state"]

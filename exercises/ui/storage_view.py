@@ -24,10 +24,10 @@ def storage_html(current: dict) -> str:
     kind = current.get("state")
     if kind == "kept":
         return style.box("info", style.headline("info", "Your progress is kept in this browser")
-                         + html.escape(page_store.KEPT), "course-storage course-storage-kept")
+                         + html.escape(page_store.message(current)), "course-storage course-storage-kept")
     if kind == "failed":
         return style.box("fail", style.headline("fail", "Your progress will not be kept")
-                         + html.escape(page_store.message()), "course-storage course-storage-failed")
+                         + html.escape(page_store.message(current)), "course-storage course-storage-failed")
     return ""
 
 
