@@ -410,7 +410,7 @@ def course_copy(tmp_path):
     copy = tmp_path / "course-copy"
     copy.mkdir()
     for name in ("course", "pyproject.toml", "requirements.txt", "requirements-test.txt",
-                 "requirements-notebooks.txt"):
+                 "requirements-notebooks.txt", "jupyter-lite.json", "overrides.json", "jupyter_lite_config.json"):
         shutil.copy2(ROOT / name, copy / name)
     for name in ("tools", "exercises", "lib", "labs", "benchmarks", "content"):
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "_release"))
