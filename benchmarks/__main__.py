@@ -40,6 +40,22 @@ def parse(argv=None):
     return p.parse_args(argv)
 
 
+def saved_results(path: Path) -> dict:
+    """The results saved by a run (--from-json), or one sentence saying why they cannot be read."""
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SystemExit(f"Cannot read {path} ({exc.strerror or exc}): give the JSON a run saved, such as "
+                         f"{RESULTS.relative_to(ROOT)}/latest.json.") from None
+    except (ValueError, UnicodeDecodeError):
+        raise SystemExit(f"{path} is not JSON: give the JSON a run saved, such as "
+                         f"{RESULTS.relative_to(ROOT)}/latest.json.") from None
+    if not isinstance(results, dict) or not isinstance(results.get("sections"), dict):
+        raise SystemExit(f"{path} is not the JSON of a benchmark run (no sections): give one from "
+                         f"{RESULTS.relative_to(ROOT)}/.")
+    return results
+
+
 def run(argv=None) -> dict:
     args = parse(argv)
     from . import browser, labs, report, system, wasm
@@ -50,8 +66,13 @@ def run(argv=None) -> dict:
     if unknown:
         raise SystemExit(f"unknown sections {sorted(unknown)}; choose from {', '.join(SECTIONS)}")
     if args.from_json:
-        results = json.loads(args.from_json.read_text())
-        print("\n".join(report.tables(results)))
+        results = saved_results(args.from_json)
+        try:
+            tables = report.tables(results)
+        except (KeyError, TypeError, AttributeError, ValueError, IndexError):
+            raise SystemExit(f"{args.from_json} is not the JSON of a benchmark run (its results do not have "
+                             "the expected fields): give one from benchmarks/results/.") from None
+        print("\n".join(tables))
         if not args.no_docs:
             args.docs.parent.mkdir(parents=True, exist_ok=True)
             args.docs.write_text(report.markdown(results))

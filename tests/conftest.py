@@ -48,9 +48,9 @@ def progress_file(tmp_path_factory):
 
 # ---------------------------------------------------------------- built sites
 
-def _build(output, pyodide=None, content=CONTENT):
+def _build(output, pyodide=None, content=CONTENT, ship_anyway=False):
     from tools.site import build
-    return build(output, pyodide, content)
+    return build(output, pyodide, content, ship_anyway=ship_anyway)
 
 
 @pytest.fixture(scope="session")
@@ -75,9 +75,10 @@ def pyodide_npm_tarball():
 
 @pytest.fixture(scope="session")
 def self_hosted_site(tmp_path_factory, pyodide_npm_tarball):
-    """A self-hosted site made from the npm core and PyPI's pure wheels."""
+    """A self-hosted site made from the npm core and PyPI's pure wheels (no notebook runs on it,
+    so the build needs --ship-anyway)."""
     output = tmp_path_factory.mktemp("site") / "self-hosted"
-    report = _build(output, pyodide_npm_tarball)
+    report = _build(output, pyodide_npm_tarball, ship_anyway=True)
     return output, report
 
 
@@ -89,13 +90,13 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="session")
 def serve_site():
     """serve_site(folder, base_path) -> URL of folder served on 127.0.0.1 under base_path."""
-    from tools.site import SiteHandler
+    from tools.site import SiteHandler, SiteServer
     servers = []
 
     def start(folder, base_path="/"):
         handler = functools.partial(type("H", (SiteHandler,), {"base_path": base_path}),
                                     directory=str(folder))
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server = SiteServer(("127.0.0.1", 0), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}{base_path}"

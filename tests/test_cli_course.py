@@ -1,6 +1,7 @@
 """The instructor's commands fail in one sentence, never with a traceback, and ship nothing wrong:
 ./course, python -m tools.site (build, serve, check), tools.lab, and python -m exercises solve."""
 
+import ipaddress
 import json
 import os
 import shutil
@@ -8,6 +9,7 @@ import socket
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -18,6 +20,7 @@ import pytest
 from conftest import CACHE, CONTENT, ROOT
 from tools import guard, lab, pyodide_dist
 from tools import site as site_tool
+from tools.addresses import machine_addresses
 from tools.browser import free_port
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -88,6 +91,9 @@ def serving(tmp_path):
     site.mkdir()
     (site / "index.html").write_text("<!DOCTYPE html><title>landing</title><h1>the landing page</h1>")
     (site / "jupyter-lite.json").write_text("{}")
+    for folder in ("static", "files"):
+        (site / folder).mkdir()
+        (site / folder / "a.txt").write_text("a file")
     processes = []
 
     def start(*args):
@@ -98,7 +104,9 @@ def serving(tmp_path):
         processes.append(process)
         first = process.stdout.readline()  # "The course is being served from ..."
         assert "being served" in first, first + process.stderr.read()
-        lines = [process.stdout.readline() for _ in range(4)]
+        lines = []
+        while not lines or "Press Ctrl+C to stop." not in lines[-1]:
+            lines.append(process.stdout.readline())
         return process, port, first + "".join(lines)
 
     yield start
@@ -126,12 +134,32 @@ def test_the_sub_path_without_its_slash_redirects(serving):
     assert outside.value.code == 404
 
 
-def test_host_serves_every_network_and_says_who_can_reach_it(serving):
+def test_host_serves_every_network_and_prints_the_addresses_learners_type(serving):
     _process, port, printed = serving("--host", "0.0.0.0")
-    assert f"http://{socket.gethostname()}:{port}/" in printed
+    ips = machine_addresses(socket.AF_INET)
+    assert ips, "this machine has no address on a network"
+    for ip in ips:
+        assert f"    http://{ip}:{port}/\n" in printed
+        assert not ipaddress.ip_address(ip).is_loopback
+        with urllib.request.urlopen(f"http://{ip}:{port}/", timeout=10) as page:
+            assert page.status == 200 and "the landing page" in page.read().decode()
     assert "Anyone who can reach this machine on the network can open it" in printed
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
-        assert page.status == 200
+
+
+def test_serve_lists_no_folder(serving):
+    _process, port, _printed = serving()
+    for folder in ("static/", "files/"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/{folder}", timeout=10)
+        assert refused.value.code == 404, folder
+
+
+@pytest.mark.parametrize("port", ["70000", "0", "eighty"])
+def test_a_port_that_is_no_port_is_one_sentence(port, tmp_path):
+    done = run("-m", "tools.site", "serve", "--port", port, "--output", str(tmp_path / "site"), "--no-build")
+    message = one_sentence_failure(done)
+    assert message.splitlines()[-1].endswith(f"argument --port: '{port}' is not a port: give a whole number "
+                                             "from 1 to 65535, such as 8000")
 
 
 def test_serve_rebuilds_the_kind_of_site_last_built_there(tmp_path, monkeypatch):
@@ -189,7 +217,8 @@ def test_build_refuses_stored_outputs_and_filled_exercises(tmp_path):
     assert solved.returncode == 0, solved.stderr
     shutil.copy(tmp_path / "02.ipynb", content / "02_feed_forward.ipynb")
     found = dict(guard.problems(content))
-    assert found["01_positional_encoding.ipynb"] == f"stored outputs in cell {first_code}"
+    assert len(guard.problems(content)) == 2, "one problem per cause"
+    assert found["01_positional_encoding.ipynb"] == f"stored outputs in cell {first_code + 1}"
     assert found["02_feed_forward.ipynb"].startswith("exercise cells ")
     assert found["02_feed_forward.ipynb"].endswith("filled in (no ____ blank left)")
     output = tmp_path / "site"
@@ -209,7 +238,7 @@ def test_ship_anyway_builds_and_warns_loudly(tmp_path, capsys):
     (content / "00_start_here.ipynb").write_text(json.dumps(notebook))
     report = site_tool.build(tmp_path / "site", content=content, ship_anyway=True)
     warning = capsys.readouterr().err
-    assert "WARNING: shipping notebooks with outputs or filled-in exercises" in warning
+    assert "WARNING: shipping what the guard refuses" in warning
     assert "00_start_here.ipynb: exercise cell" in warning and "!" * 78 in warning
     assert report["shipped_anyway"] and (tmp_path / "site" / "files" / "00_start_here.ipynb").is_file()
 
@@ -349,3 +378,191 @@ def test_new_refuses_a_bad_or_taken_name_in_one_sentence(name, expected, tmp_pat
     message = one_sentence_failure(run("-m", "tools.new", name))
     assert message.startswith("error: ") and expected in message and message.count("\n") == 0
     assert sorted(p.name for p in CONTENT.iterdir()) == before
+
+
+# ---------------------------------------------------------------- other commands' failures
+
+def test_bench_from_a_json_that_is_missing_or_not_a_run_is_one_sentence(tmp_path):
+    message = one_sentence_failure(run("-m", "benchmarks", "--from-json", str(tmp_path / "missing.json"),
+                                       "--no-docs"))
+    assert message == (f"Cannot read {tmp_path / 'missing.json'} (No such file or directory): give the JSON "
+                       "a run saved, such as benchmarks/results/latest.json.")
+    (tmp_path / "other.json").write_text('{"sections": {"labs": {}}}')
+    message = one_sentence_failure(run("-m", "benchmarks", "--from-json", str(tmp_path / "other.json"), "--no-docs"))
+    assert message.startswith(f"{tmp_path / 'other.json'} is not the JSON of a benchmark run")
+    assert message.count("\n") == 0
+
+
+def test_mutate_an_unknown_module_is_one_sentence():
+    message = one_sentence_failure(run("-m", "tools.mutate", "nosuchmodule", "--list"))
+    assert message.startswith("There is no module 'nosuchmodule' in lib/: choose among ")
+    assert "norm" in message and message.count("\n") == 0
+    message = one_sentence_failure(run("-m", "tools.mutate", "exercises.definitions.nope", "--list"))
+    assert message.startswith("There is no module exercises.definitions.nope: choose among ")
+
+
+# ---------------------------------------------------------------- ./course itself
+
+def course_copy(tmp_path):
+    """A copy of the course (the script and its packages) elsewhere, as a course folder copied
+    for a new term, with a bin/ of stand-ins: apt-get and `python3 -m venv` refuse, so a command
+    that tries to install anything fails at once instead of installing."""
+    copy = tmp_path / "course-copy"
+    copy.mkdir()
+    for name in ("course", "pyproject.toml", "requirements.txt", "requirements-test.txt",
+                 "requirements-notebooks.txt", "jupyter-lite.json", "overrides.json", "jupyter_lite_config.json"):
+        shutil.copy2(ROOT / name, copy / name)
+    for name in ("tools", "exercises", "lib", "labs", "benchmarks", "content"):
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "_release"))
+    stand_ins = tmp_path / "bin"
+    stand_ins.mkdir()
+    (stand_ins / "apt-get").write_text("#!/bin/sh\necho 'apt-get refused by the test' >&2\nexit 1\n")
+    (stand_ins / "python3").write_text(f"#!/bin/sh\n[ \"$1 $2\" = '-m venv' ] && {{ echo 'venv refused' >&2; exit 1; }}\n"
+                                       f"exec {sys.executable} \"$@\"\n")
+    for tool in stand_ins.iterdir():
+        tool.chmod(0o755)
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = f"{stand_ins}:{env['PATH']}"
+    return copy, env
+
+
+def test_course_lab_help_prints_before_installing_anything(tmp_path):
+    copy, env = course_copy(tmp_path)
+    for command, usage in (("lab", "usage: ./course lab"), ("serve", "usage: python -m tools.site serve"),
+                           ("solve", "usage: python -m exercises solve"), ("mutate", "usage: ./course mutate")):
+        done = subprocess.run([str(copy / "course"), command, "--help"], env=env, capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(usage), done.stdout
+        assert not (copy / ".venv").exists(), f"{command} --help installed something"
+
+
+def test_commands_run_the_checkout_they_are_in_not_the_one_dot_venv_was_installed_from(tmp_path):
+    """A course folder copied with its .venv: .venv's editable install points at the old
+    folder. `./course solve` must still guard this folder's content/, not the old one's."""
+    copy, env = course_copy(tmp_path)
+    venv = copy / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text(f"#!/bin/sh\nexec {sys.executable} \"$@\"\n")  # the old install
+    (venv / "bin" / "python").chmod(0o755)
+    # The stamp ./course leaves after installing requirements.txt (so it installs nothing now).
+    wanted = subprocess.run("cat requirements*.txt requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1",
+                            shell=True, cwd=copy, capture_output=True, text=True).stdout.strip()
+    (venv / ".installed-requirements.txt").write_text(wanted + "\n")
+    spec = venv / "share" / "jupyter" / "kernels" / "python"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({"argv": [str(venv / "bin" / "python")]}))
+    done = subprocess.run([str(copy / "course"), "solve", "content/00_start_here.ipynb", "content/solved.ipynb"],
+                          cwd=copy, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "is inside content/, the notebooks the site ships" in done.stderr
+    assert not (copy / "content" / "solved.ipynb").exists()
+    probe = subprocess.run([str(copy / "course"), "report", "--help"], cwd=copy, env=env, capture_output=True,
+                           text=True, timeout=60)
+    assert probe.returncode == 0
+
+
+def test_lab_and_its_kernels_import_this_checkout():
+    env = lab.bound_environment({"PYTHONPATH": "/somewhere/else"})
+    assert env["PYTHONPATH"].split(os.pathsep) == [str(ROOT), "/somewhere/else"]
+    assert lab.KERNEL_MANAGER in lab.command(Path("/x"), [], as_root=False)
+
+
+def test_a_local_jupyterlab_starts_the_kernel_the_notebooks_name(jupyter_server):
+    """jupyter_client turns the name python into python3; the course's JupyterLab keeps it, so
+    opening a notebook neither starts another kernel nor renames the notebook's."""
+    base, _root = jupyter_server
+    request = urllib.request.Request(base + "api/sessions", method="POST", headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"path": "probe.ipynb", "type": "notebook", "name": "",
+                                                      "kernel": {"name": "python"}}).encode())
+    with urllib.request.urlopen(request, timeout=60) as response:
+        session = json.load(response)
+    try:
+        assert session["kernel"]["name"] == "python"
+    finally:
+        urllib.request.urlopen(urllib.request.Request(base + f"api/sessions/{session['id']}", method="DELETE"),
+                               timeout=60)
+
+
+# ---------------------------------------------------------------- builds at once
+
+def test_two_builds_of_one_folder_at_once_take_turns(tmp_path):
+    content = tmp_path / "content"
+    content.mkdir()
+    shutil.copy(CONTENT / "00_start_here.ipynb", content)
+    output = tmp_path / "site"
+    script = ("import sys; from tools.site import build, summary; "
+              "print(summary(build(sys.argv[1], content=sys.argv[2])))")
+    builds = [subprocess.Popen([sys.executable, "-c", script, str(output), str(content)], cwd=ROOT, env=ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outcomes = [build.communicate(timeout=600) for build in builds]
+    for build, (out, err) in zip(builds, outcomes):
+        assert build.returncode == 0 and "Traceback" not in err, err[-3000:]
+        assert out.startswith("Built release ")
+    assert sum("Another build of" in err for _out, err in outcomes) == 1, "the second one waited"
+    assert (output / "index.html").is_file() and (output / "lab" / "index.html").is_file()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.building-")] == []
+
+
+def test_a_build_that_fails_leaves_the_previous_site_as_it_was(tmp_path, monkeypatch):
+    output = tmp_path / "site"
+    output.mkdir()
+    (output / "jupyter-lite.json").write_text("{}")
+    (output / "index.html").write_text("the previous site")
+
+    def fails(folder, _contents):
+        (Path(folder) / "half.txt").write_text("half a site")
+        raise site_tool.BuildError("jupyter lite build failed (exit 1, its output above).")
+
+    monkeypatch.setattr(site_tool, "run_lite_build", fails)
+    with pytest.raises(site_tool.BuildError):
+        site_tool.build(output)
+    assert sorted(p.name for p in output.iterdir()) == ["index.html", "jupyter-lite.json"]
+    assert (output / "index.html").read_text() == "the previous site"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.building-")] == []
+
+
+def test_a_served_site_is_never_half_replaced(tmp_path):
+    """While a site folder is replaced again and again, every request is answered, from the old
+    site or the new one, never a 404 of a half-deleted or half-built folder."""
+    from tools import site_swap
+
+    output = tmp_path / "site"
+
+    def make(folder, label):
+        (folder / "lab").mkdir(parents=True)
+        for name in ("index.html", "lab/index.html", "jupyter-lite.json"):
+            (folder / name).write_text(label)
+
+    make(output, "release 0")
+    server = site_tool.open_server(output, port=0, host="127.0.0.1")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    seen, done = [], threading.Event()
+
+    def fetch():
+        while not done.is_set():
+            for name in ("index.html", "lab/index.html", "jupyter-lite.json"):
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/{name}", timeout=10) as page:
+                        seen.append(page.read().decode())
+                except urllib.error.HTTPError as error:
+                    seen.append(f"HTTP {error.code}")
+
+    readers = [threading.Thread(target=fetch) for _ in range(3)]
+    for reader in readers:
+        reader.start()
+    try:
+        for release in range(1, 30):
+            with site_swap.exclusive(output):
+                built = site_swap.staging_folder(output)
+                make(built, f"release {release}")
+                site_swap.put_in_place(built, output)
+    finally:
+        done.set()
+        for reader in readers:
+            reader.join()
+        server.shutdown()
+        server.server_close()
+    assert seen and all(text.startswith("release ") for text in seen), sorted(set(seen))[:5]
+    assert (output / "index.html").read_text() == "release 29"

@@ -1,12 +1,25 @@
 """The course's landing page (the site root) in a real Chromium: it lists the notebooks, starts
-00 in JupyterLab, and checks that Python can be loaded from where the site says it is, saying
-in plain words what happened when it cannot (the CDN refused, a core-only self-hosted build)."""
+00 in JupyterLab, and checks that Python can be loaded from where the site says it is (each
+file's first bytes), saying in plain words what happened when it cannot (the CDN refused, a
+core-only self-hosted build) and turning the start button off. (Plain-HTTP classroom addresses,
+browsers that keep no site data and damaged files: test_browser_classroom.py.)"""
 
 from conftest import CONTENT, notebooks
 from test_browser_site import watch
 from test_site import first_heading
 
 CDN = "https://cdn.jsdelivr.net/"
+
+
+def cdn_with_every_file(asked):
+    """A CDN that answers for every file, with what such a file starts with."""
+    def cdn(route):
+        name = route.request.url.split("?")[0].rsplit("/", 1)[-1]
+        asked.append((route.request.method, route.request.headers.get("range"), name))
+        start = (b"\0asm" if name.endswith(".wasm") else b"PK\x03\x04" if name.endswith((".zip", ".whl"))
+                 else b"export const loadPyodide")
+        route.fulfill(status=200, body=start + bytes(64), headers={"Access-Control-Allow-Origin": "*"})
+    return cdn
 
 
 def open_landing(browser, base, width=1280, cdn=None):
@@ -36,6 +49,11 @@ def test_with_the_cdn_refused_the_page_says_what_happened_and_what_to_ask_for(
         assert "could not reach cdn.jsdelivr.net" in text
         assert "ask your instructor for the self-hosted version of the course" in text
         assert check.get_attribute("role") == "status"
+        start = page.locator("#course-start")
+        assert start.get_attribute("href") is None and start.get_attribute("aria-disabled") == "true"
+        assert page.inner_text("#course-start-why") == ("The course cannot start in this browser: Python cannot "
+                                                        "load, so the notebooks will not run in this browser. See below.")
+        assert start.get_attribute("aria-describedby") == "course-start-why"
         # Readable at 390 px: nothing wider than the screen.
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.screenshot(path=str(artifacts / "landing-cdn-refused-390px.png"), full_page=True)
@@ -62,31 +80,30 @@ def test_a_core_only_self_hosted_build_is_named_as_such(self_hosted_site, serve_
 def test_with_the_runtime_reachable_the_page_says_ready(online_site, serve_site, browser):
     base = serve_site(online_site[0], "/course/")
     asked = []
-
-    def cdn(route):  # a CDN that answers for every file (HEAD requests only)
-        asked.append((route.request.method, route.request.url.rsplit("/", 1)[-1]))
-        route.fulfill(status=200, body="", headers={"Access-Control-Allow-Origin": "*"})
-
-    page, _record = open_landing(browser, base, cdn=cdn)
+    page, _record = open_landing(browser, base, cdn=cdn_with_every_file(asked))
     try:
         text = page.inner_text("#runtime-check")
         assert page.get_attribute("#runtime-check", "data-result") == "ok", text
         assert "Ready: Python and every package the notebooks need can be loaded (from cdn.jsdelivr.net)." in text
-        names = {name for _method, name in asked}
+        names = {name for _method, _range, name in asked}
         assert {"pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip"} <= names
         assert any(n.startswith("numpy-2.4.6-") for n in names)
-        assert {method for method, _name in asked} == {"HEAD"}, "the check must download nothing"
+        assert {(method, rng) for method, rng, _name in asked} == {("GET", "bytes=0-15")}, \
+            "the check asks for each file's first bytes only"
+        page.wait_for_selector("#storage-check[data-result]")
+        assert "Your work is kept in this browser, for this site's address" in page.inner_text("#storage-check")
+        assert page.get_attribute("#course-start", "href") == "lab/index.html?path=00_start_here.ipynb"
     finally:
         page.context.close()
 
 
 def test_the_page_lists_the_notebooks_and_starts_00_by_keyboard(online_site, serve_site, browser, artifacts):
     base = serve_site(online_site[0], "/course/")
-    page, record = open_landing(browser, base)
+    page, record = open_landing(browser, base, cdn=cdn_with_every_file([]))
     try:
         assert page.locator("h1").inner_text() == "The transformer block, part by part"
         assert page.locator("h2").all_inner_texts() == [
-            "Can Python run in this browser?", "The notebooks, in order", "Good to know"]
+            "Can the course run in this browser?", "The notebooks, in order", "Good to know"]
         listed = page.locator(".notebooks li > a").all_inner_texts()
         assert listed == [first_heading(nb) for nb in notebooks()]
         summaries = page.locator(".notebooks li p").all_inner_texts()

@@ -12,6 +12,7 @@ import nbformat
 import pytest
 
 from conftest import CONTENT, ROOT, notebooks
+from exercises.core.notebooks import cell_number
 
 NOTEBOOKS = notebooks()
 IDS = [p.relative_to(CONTENT).as_posix() for p in NOTEBOOKS]
@@ -28,8 +29,8 @@ def test_notebook_is_valid_and_shipped_clean(notebook):
     assert nb.metadata.kernelspec.name == "python"
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "code":
-            assert cell.outputs == [], f"cell {index} has stored outputs"
-            assert cell.execution_count is None, f"cell {index} has an execution count"
+            assert cell.outputs == [], f"{cell_number(index)} has stored outputs"
+            assert cell.execution_count is None, f"{cell_number(index)} has an execution count"
 
 
 def run_nbval(path, tmp_path, progress, strict):
@@ -61,8 +62,8 @@ def test_notebook_runs_solved_with_every_check_passing(notebook, tmp_path):
     shipped, solved_nb = (nbformat.read(p, as_version=4) for p in (notebook, solved))
     exercises = [i for i, c in enumerate(shipped.cells) if "exercise" in c.metadata.get("tags", [])]
     for index in exercises:
-        assert "____" in shipped.cells[index].source, f"exercise cell {index} ships with no blank"
-        assert "____" not in solved_nb.cells[index].source, f"a blank survived solving in cell {index}"
+        assert "____" in shipped.cells[index].source, f"exercise {cell_number(index)} ships with no blank"
+        assert "____" not in solved_nb.cells[index].source, f"a blank survived solving in {cell_number(index)}"
     others = [i for i in range(len(shipped.cells)) if i not in exercises]
     assert all(shipped.cells[i].source == solved_nb.cells[i].source for i in others), \
         "solving changed a cell that is not an exercise"

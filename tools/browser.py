@@ -18,6 +18,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from tools.lab import KERNEL_MANAGER, bound_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"
 CHROMIUM = "/usr/bin/chromium"
@@ -59,7 +61,7 @@ def local_jupyterlab(workdir, progress_file, content=CONTENT):
     tracker = settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
     tracker.parent.mkdir(parents=True)
     tracker.write_text('{"windowingMode": "none"}')  # every cell in the page, as a long scroll
-    env = {**os.environ, "COURSE_PROGRESS_FILE": str(progress_file), "JUPYTER_PLATFORM_DIRS": "1",
+    env = {**bound_environment(), "COURSE_PROGRESS_FILE": str(progress_file), "JUPYTER_PLATFORM_DIRS": "1",
            "JUPYTERLAB_SETTINGS_DIR": str(settings)}
     port = free_port()
     log = open(workdir / "server.log", "w")
@@ -67,7 +69,7 @@ def local_jupyterlab(workdir, progress_file, content=CONTENT):
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
          "--ip=127.0.0.1", "--allow-root", "--ServerApp.token=", "--ServerApp.password=",
          "--ServerApp.disable_check_xsrf=True", "--LabApp.expose_app_in_browser=True",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", KERNEL_MANAGER,
          f"--ServerApp.root_dir={root}"],
         stdout=log, stderr=subprocess.STDOUT, env=env,
     )

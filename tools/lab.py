@@ -7,6 +7,10 @@ content/ later are copied in too; a copy already there is never replaced), so ru
 saving never touches what the site ships. --edit-shipped opens content/ itself, for authors:
 `./course build` then refuses notebooks saved with outputs or filled-in blanks.
 As root, JupyterLab is given --allow-root (it refuses to start as root otherwise).
+
+JupyterLab and its kernels import the course from this checkout (PYTHONPATH), whichever checkout
+.venv was installed from, and start the notebooks' kernel by its name, `python`
+(tools/local_kernel.py), not `python3`.
 """
 
 import argparse
@@ -18,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"
 WORKSPACE = ROOT / "_lab"
+KERNEL_MANAGER = "--AsyncMappingKernelManager.kernel_manager_class=tools.local_kernel.NamedKernelManager"
 
 
 def sync_copy(content=CONTENT, workspace=WORKSPACE) -> list[Path]:
@@ -36,7 +41,7 @@ def sync_copy(content=CONTENT, workspace=WORKSPACE) -> list[Path]:
 
 def command(folder, extra, as_root) -> list[str]:
     """The jupyter lab command line."""
-    args = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={folder}", *extra]
+    args = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={folder}", KERNEL_MANAGER, *extra]
     if as_root and "--allow-root" not in extra:
         args.append("--allow-root")
     return args
@@ -61,7 +66,16 @@ def main(argv=None):
               "ships, is never touched. To start afresh, delete _lab/.")
     cmd = command(folder, extra, as_root=hasattr(os, "geteuid") and os.geteuid() == 0)
     sys.stdout.flush()
-    os.execv(cmd[0], cmd)
+    os.execve(cmd[0], cmd, bound_environment())
+
+
+def bound_environment(environ=None) -> dict:
+    """The environment with this checkout first on PYTHONPATH: JupyterLab and its kernels import
+    lib/, exercises/, labs/ and tools/ from here, not from wherever .venv's editable install points."""
+    environ = dict(os.environ if environ is None else environ)
+    rest = [p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).resolve() != ROOT]
+    environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *rest])
+    return environ
 
 
 if __name__ == "__main__":

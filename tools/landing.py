@@ -1,11 +1,18 @@
 """The course's landing page, written at the site root (index.html) by the build.
 
 It shows the course's title, the notebooks in order with what each covers (the first heading
-and first paragraph of each notebook, from the course's inventory: exercises/core/inventory.py), and a start button that opens 00 in JupyterLab. Its
-script (landing_page/landing.js, no outside code) checks that Python can be loaded from where
-the site says it is (the kernel settings in jupyter-lite.json), and says in plain words what
-happened and what to ask the instructor for when it cannot: the CDN unreachable (a school
-network, offline), or a self-hosted site built from Pyodide's core only.
+and first paragraph of each notebook, from the course's inventory: exercises/core/inventory.py),
+and a start button that opens 00 in JupyterLab. Its checks (landing_page/course-check.js, no
+outside code) find whether Python can be loaded from where the site says it is (the kernel
+settings in jupyter-lite.json), each file's first bytes being what such a file starts with, and
+whether this browser can keep the learner's work for the site; the page says in plain words what
+happened and what to do when something is wrong (the CDN unreachable, a self-hosted site built
+from Pyodide's core only, a damaged file, site storage blocked), and turns the start button off,
+with the reason beside it.
+
+The build also adds to JupyterLab's own pages (lab/, notebooks/) a script that shows a notice
+when a notebook's Python has not started within a few seconds, with what the same checks
+find (landing_page/kernel-watch.js).
 """
 
 import html
@@ -19,6 +26,9 @@ from exercises.core import inventory
 
 ASSETS = Path(__file__).resolve().parent / "landing_page"
 ASSET_DIR = "static/course"          # where the page's stylesheet and script go in the site
+ASSETS_COPIED = ("landing.css", "landing.js", "course-check.js", "kernel-watch.js", "kernel-watch.css")
+CONFIG = "course-config.json"        # the checks' settings, for the pages that do not embed them
+WATCHED_PAGES = ("lab/index.html", "notebooks/index.html")
 START = "00_start_here.ipynb"
 
 
@@ -57,8 +67,25 @@ def write(output: Path, content: Path, title: str, config: dict) -> Path:
     )
     target = output / ASSET_DIR
     target.mkdir(parents=True, exist_ok=True)
-    for name in ("landing.css", "landing.js"):
+    for name in ASSETS_COPIED:
         shutil.copy2(ASSETS / name, target / name)
+    (target / CONFIG).write_text(json.dumps(config, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     index = output / "index.html"
     index.write_text(page, encoding="utf-8")
+    for relative in WATCHED_PAGES:
+        watch_kernel(output, relative)
     return index
+
+
+def watch_kernel(output: Path, relative: str) -> None:
+    """Add the kernel watch (its stylesheet and scripts) to one of JupyterLab's pages."""
+    page = output / relative
+    if not page.is_file():
+        return
+    up = "../" * (len(Path(relative).parts) - 1)
+    tags = (f'<link rel="stylesheet" href="{up}{ASSET_DIR}/kernel-watch.css">\n'
+            f'    <script src="{up}{ASSET_DIR}/course-check.js" defer></script>\n'
+            f'    <script src="{up}{ASSET_DIR}/kernel-watch.js" defer></script>\n')
+    text = page.read_text(encoding="utf-8")
+    if "kernel-watch.js" not in text:
+        page.write_text(text.replace("</head>", f"    {tags}  </head>", 1), encoding="utf-8")

@@ -499,6 +499,10 @@ def library_targets(root: Path, package: str, modules: list, overrides: dict) ->
     targets = []
     for name in modules:
         path = Path(package) / (name if name.endswith(".py") else f"{name}.py")
+        if not (root / path).is_file():
+            known = sorted(p.stem for p in (root / package).glob("*.py") if p.stem not in NOT_LIBRARY)
+            raise SystemExit(f"There is no module {name!r} in {package}/: choose among {', '.join(known)} "
+                             f"(or {REFERENCES}.NAME for an exercise module's reference functions).")
         stem = path.stem.lstrip("_")
         chosen = overrides.get(name) or overrides.get(path.stem)
         candidates = [f"tests/test_{package}_{stem}.py", f"tests/test_{stem}.py"]
@@ -523,7 +527,9 @@ def reference_targets(root: Path, modules: list | None = None, scored: bool = Fa
     targets = []
     for path in paths:
         if not path.exists():
-            raise SystemExit(f"no such module: {path.relative_to(root)}")
+            known = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
+            raise SystemExit(f"There is no module {REFERENCES}.{path.stem}: choose among "
+                             f"{', '.join(known)}.")
         tree = ast.parse(path.read_bytes())
         from_lib = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
                     and (node.module or "").split(".")[0] == "lib" for alias in node.names}

@@ -63,7 +63,11 @@ def _unpack(archive: Path, target: Path) -> None:
             raise DistributionError(f"{archive} is damaged or truncated ({type(exc).__name__}: "
                                     f"{exc}): download it again ({DOWNLOAD}).") from None
         check(_root_of(staging, archive), archive)
-        os.replace(staging, target)
+        try:
+            os.replace(staging, target)
+        except OSError:
+            if not target.is_dir():             # else another build unpacked it meanwhile
+                raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -159,8 +163,14 @@ def fetch_pure_wheels(entries, cache_dir, python_version="3.14"):
     cache_dir.mkdir(parents=True, exist_ok=True)
     todo = [e for e in entries if not (cache_dir / e["file_name"]).exists()]
     specs = [f"{e['name']}=={e['version']}" for e in todo]
-    if todo and not _pip_download(specs, cache_dir, python_version):
-        for spec in specs:  # one at a time, to keep those that exist
-            _pip_download([spec], cache_dir, python_version)
+    if todo:
+        # Downloaded beside the cache, then moved in whole: a build running at the same time
+        # never takes a half-written wheel for a cached one.
+        with tempfile.TemporaryDirectory(prefix=".downloading-", dir=cache_dir) as fresh:
+            if not _pip_download(specs, fresh, python_version):
+                for spec in specs:  # one at a time, to keep those that exist
+                    _pip_download([spec], fresh, python_version)
+            for wheel in Path(fresh).glob("*.whl"):
+                os.replace(wheel, cache_dir / wheel.name)
     return {normalise(e["name"]): cache_dir / e["file_name"] for e in entries
             if (cache_dir / e["file_name"]).exists()}

@@ -16,7 +16,12 @@ outputs, exercises filled in: tools/guard.py), which `check` looks for alone.
 
 With --pyodide PATH (a folder or tarball of a Pyodide 314.0.6 distribution) the
 site is self-hosted: it loads nothing from outside. Pure-Python wheels the
-distribution lacks are fetched from PyPI at build time.
+distribution lacks are fetched from PyPI at build time. A distribution without the
+packages the notebooks need (Pyodide's core only) is refused unless --ship-anyway.
+
+A build writes into a new folder beside the output and swaps it into place when complete,
+one build of an output at a time (tools/site_swap.py): a running `serve` never serves a
+half-built site.
 """
 
 import argparse
@@ -25,6 +30,7 @@ import functools
 import http.server
 import json
 import mimetypes
+import os
 import shutil
 import socket
 import subprocess
@@ -33,9 +39,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools import guard, landing, release
+from tools import guard, landing, release, site_swap
 from tools import lock as locks
 from tools import pyodide_dist
+from tools.addresses import reachable_addresses
 from tools.wheel import build_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,12 +94,11 @@ def fetch_added_wheels():
 
 
 def run_lite_build(output, contents):
-    """`jupyter lite build` of the notebooks in contents into output, from scratch.
+    """`jupyter lite build` of the notebooks in contents into output (a new, empty folder).
 
     It runs in a fresh working folder because JupyterLite keeps its build state in
     the working folder: two builds (a test and an instructor's serve) never share it.
     """
-    shutil.rmtree(output, ignore_errors=True)
     with tempfile.TemporaryDirectory(prefix="lite-build-") as workdir:
         result = subprocess.run(
             [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(ROOT),
@@ -177,21 +183,69 @@ def check_content(content: Path, ship_anyway=False, warn=print):
                          f"be shipped to every learner:\n{listed}\n{guard.HOW_TO_FIX}\n(To ship them "
                          "as they are anyway, build with --ship-anyway.)")
     banner = "!" * 78
-    warn(f"{banner}\nWARNING: shipping notebooks with outputs or filled-in exercises, as asked "
-         f"(--ship-anyway):\n{listed}\nEvery learner gets them as they are.\n{banner}")
+    warn(f"{banner}\nWARNING: shipping what the guard refuses (outputs, filled-in exercises, widget "
+         f"state, broken checks...), as asked (--ship-anyway):\n{listed}\nEvery learner gets them as "
+         f"they are.\n{banner}")
     return found
 
 
+def notebook_packages_lacking(dist_dir: Path) -> list[str]:
+    """The compiled packages the notebooks need (numpy, matplotlib and theirs) that a Pyodide
+    distribution does not hold: all of them in Pyodide's core alone. (Pure-Python ones
+    come from PyPI at build time.)"""
+    packages = json.loads((dist_dir / "pyodide-lock.json").read_text(encoding="utf-8"))["packages"]
+    needed = locks.dependency_closure(packages, NOTEBOOKS_NEED)
+    return sorted(name for name in needed
+                  if not pyodide_dist.is_pure(packages[name]["file_name"])
+                  and not (dist_dir / Path(packages[name]["file_name"]).name).is_file())
+
+
+def check_distribution(dist_dir: Path, shown, ship_anyway=False, warn=print) -> None:
+    """Refuse (or, with ship_anyway, warn loudly about) a Pyodide on which no notebook runs."""
+    lacking = notebook_packages_lacking(dist_dir)
+    if not lacking:
+        return
+    what = (f"the Pyodide distribution {shown} lacks {', '.join(lacking)} (Pyodide's core only?), so "
+            "no notebook of this course would run on the site (the kernel starts, the first cell fails)")
+    if not ship_anyway:
+        raise BuildError(f"Not building: {what}. Build with the full distribution, {pyodide_dist.FULL_ARCHIVE} "
+                         f"({pyodide_dist.DOWNLOAD}), or add --ship-anyway to build it all the same.")
+    warn(f"{'!' * 78}\nWARNING: building as asked (--ship-anyway), but {what}.\n{'!' * 78}")
+
+
 def build(output=ROOT / "_output", pyodide=None, content=ROOT / "content", ship_anyway=False):
-    """Build the whole site from the notebooks in content into output; return a short report."""
+    """Build the whole site from the notebooks in content into output; return a short report.
+
+    The site is built beside output and put in its place only when complete; builds of one
+    output take turns (:mod:`tools.site_swap`)."""
     start = time.perf_counter()
     output, content = Path(output).resolve(), Path(content)
     if not content.is_dir():
         raise BuildError(f"No notebooks to build: {content} is not a folder.")
-    guarded = check_content(content, ship_anyway, warn=lambda text: print(text, file=sys.stderr))
+    warn = lambda text: print(text, file=sys.stderr)  # noqa: E731
+    guarded = check_content(content, ship_anyway, warn=warn)
     check_output(output, content)
-    # Before the long part: a bad archive ends the build at once.
+    # Before the long part: a bad archive, or one on which no notebook runs, ends the build at once.
     dist_dir = pyodide_dist.find_distribution(pyodide, CACHE) if pyodide else None
+    if dist_dir is not None:
+        check_distribution(dist_dir, pyodide, ship_anyway, warn=warn)
+    with site_swap.exclusive(output):
+        site = site_swap.staging_folder(output)
+        try:
+            manifest, preload, missing = _build_into(site, content, pyodide, dist_dir)
+            site_swap.put_in_place(site, output)
+        finally:
+            shutil.rmtree(site, ignore_errors=True)
+        remember(output, pyodide)
+    size = sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
+    return {"output": str(output), "seconds": round(time.perf_counter() - start, 1),
+            "megabytes": round(size / 1e6, 1), "self_hosted": bool(pyodide), "preload": preload,
+            "missing": missing, "release": manifest, "shipped_anyway": guarded,
+            "pyodide": str(Path(pyodide).resolve()) if pyodide else locks.CDN_URL}
+
+
+def _build_into(output: Path, content: Path, pyodide, dist_dir):
+    """Build the site into output (a new, empty folder); return (manifest, preload, missing)."""
     with tempfile.TemporaryDirectory(prefix="course-content-") as staging:
         staged = Path(staging) / "content"
         manifest = release.stage_contents(content, staged)
@@ -215,12 +269,7 @@ def build(output=ROOT / "_output", pyodide=None, content=ROOT / "content", ship_
         landing.write(output, staged, TITLE, {
             "defaultPyodideUrl": locks.CDN_URL + "pyodide.mjs", "kernelSettings": KERNEL_SETTINGS,
             "needs": NOTEBOOKS_NEED, "kind": "self-hosted" if pyodide else "cdn"})
-    remember(output, pyodide)
-    size = sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
-    return {"output": str(output), "seconds": round(time.perf_counter() - start, 1),
-            "megabytes": round(size / 1e6, 1), "self_hosted": bool(pyodide), "preload": preload,
-            "missing": missing, "release": manifest, "shipped_anyway": guarded,
-            "pyodide": str(Path(pyodide).resolve()) if pyodide else locks.CDN_URL}
+    return manifest, preload, missing
 
 
 def remember(output: Path, pyodide) -> None:
@@ -233,7 +282,9 @@ def remember(output: Path, pyodide) -> None:
     builds[str(output)] = {"pyodide": str(Path(pyodide).resolve()) if pyodide else None}
     try:
         BUILDS.parent.mkdir(parents=True, exist_ok=True)
-        BUILDS.write_text(json.dumps(builds, indent=1, sort_keys=True) + "\n")
+        written = BUILDS.with_name(f".{BUILDS.name}.{os.getpid()}")
+        written.write_text(json.dumps(builds, indent=1, sort_keys=True) + "\n")
+        os.replace(written, BUILDS)           # whole, even with another build writing it
     except OSError:
         pass
 
@@ -263,7 +314,8 @@ def summary(report) -> str:
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Serves the built site, optionally under a sub-path, with the MIME types Pyodide needs.
 
-    The sub-path without its trailing slash (/course) redirects to it (/course/).
+    The sub-path without its trailing slash (/course) redirects to it (/course/). A folder
+    without an index.html is not listed (404).
     """
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
@@ -287,8 +339,22 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             return str(Path(self.directory) / "__outside_base_path__")
         return super().translate_path("/" + path[len(self.base_path):])
 
+    def list_directory(self, path):
+        self.send_error(404, "File not found")
+        return None
+
     def log_message(self, format, *args):
         pass
+
+
+class SiteServer(http.server.ThreadingHTTPServer):
+    """The HTTP server of `serve`. A browser that stops reading a file it no longer needs (the
+    landing page reads only each file's first bytes) is no error worth printing."""
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
 
 
 def normal_base_path(base_path: str) -> str:
@@ -300,7 +366,7 @@ def open_server(output, port=8000, base_path="/", host="127.0.0.1"):
     base_path = normal_base_path(base_path)
     handler = functools.partial(type("Handler", (SiteHandler,), {"base_path": base_path}),
                                 directory=str(output))
-    server_class = http.server.ThreadingHTTPServer
+    server_class = SiteServer
     if ":" in host:
         server_class = type("Server6", (server_class,), {"address_family": socket.AF_INET6})
     try:
@@ -319,20 +385,25 @@ def open_server(output, port=8000, base_path="/", host="127.0.0.1"):
         raise BuildError(f"Cannot serve on {host}:{port} ({exc.strerror or exc}).") from None
 
 
-def site_url(server, host, base_path):
-    shown = host
-    if host in ("0.0.0.0", "::", ""):
-        shown = socket.gethostname()
-    if ":" in shown:
-        shown = f"[{shown}]"
-    return f"http://{shown}:{server.server_address[1]}{normal_base_path(base_path)}"
+def site_urls(server, host, base_path) -> list[str]:
+    """The addresses to open: for 0.0.0.0 or ::, this machine's IP addresses on its networks
+    (:mod:`tools.addresses`; this machine's own, 127.0.0.1, when it has none)."""
+    port, path = server.server_address[1], normal_base_path(base_path)
+    shown = reachable_addresses(host) or ["127.0.0.1"]
+    return [f"http://{f'[{a}]' if ':' in a else a}:{port}{path}" for a in shown]
 
 
-def serve(server, url, output, public=False):
-    lines = [f"The course is being served from {output} at:\n\n    {url}\n"]
+def serve(server, urls, output, public=False):
+    if isinstance(urls, str):
+        urls = [urls]
+    listed = "\n".join(f"    {url}" for url in urls)
+    lines = [f"The course is being served from {output} at:\n\n{listed}\n"]
     if public:
         lines.append("Anyone who can reach this machine on the network can open it (the site only, "
                      "read-only); use --host 127.0.0.1 to keep it to this machine.\n")
+        lines.append("Browsers give a plain http:// address of another computer no service worker: there the "
+                     "course keeps learners' progress in their browser's own storage, and a check cannot "
+                     "tell whether a cell changed since it ran (README: Serving a classroom).\n")
     lines.append("Press Ctrl+C to stop.")
     print("\n".join(lines), flush=True)
     try:
@@ -345,6 +416,18 @@ def serve(server, url, output, public=False):
 
 # ---------------------------------------------------------------- command line
 
+def port_number(text: str) -> int:
+    """A port given on the command line: a whole number from 1 to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: give a whole number from 1 to 65535, "
+                                         "such as 8000")
+    return port
+
+
 def parser():
     main_parser = argparse.ArgumentParser(prog="python -m tools.site", description=__doc__,
                                           formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -356,23 +439,29 @@ def parser():
                         help="a Pyodide 314.0.6 distribution (the .tar.bz2 archive or its folder): "
                         "a self-hosted site that loads nothing from outside")
     output.add_argument("--ship-anyway", action="store_true",
-                        help="build even when notebooks in content/ hold outputs or filled-in "
-                        "exercises (warns loudly; learners get them as they are)")
+                        help="build even when content/ holds what the guard refuses (./course check), "
+                        "or --pyodide has only Pyodide's core, on which no notebook runs (warns "
+                        "loudly; learners get it as it is)")
     commands.add_parser("build", parents=[output], help="build the site",
                         description="Build the static site into --output (default _output/).")
     serve_parser = commands.add_parser(
         "serve", parents=[output], help="build the site and serve it",
         description="Build the site (the same kind as the last build of --output: self-hosted "
         "with the same --pyodide, or CDN) and serve it over HTTP.")
-    serve_parser.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
+    serve_parser.add_argument("--port", type=port_number, default=8000, help="the port (default 8000)")
     serve_parser.add_argument("--host", default="127.0.0.1",
                               help="the address to listen on (default 127.0.0.1: this machine only; "
                               "0.0.0.0 serves every network this machine is on, e.g. a classroom's)")
     serve_parser.add_argument("--base-path", default="/", help="serve under this sub-path, e.g. /course/")
     serve_parser.add_argument("--no-build", action="store_true", help="serve the existing build as it is")
-    commands.add_parser("check", help="check the notebooks in content/ are fit to ship",
-                        description="Check that no notebook in content/ holds stored outputs or a "
-                        "filled-in exercise (what build refuses to ship).")
+    check_parser = commands.add_parser(
+        "check", help="check the notebooks in content/ are fit to ship",
+        description="Check that content/ holds nothing build refuses to ship: stored outputs, filled-in "
+        "exercises, saved widget state, execution timestamps, another kernel than python, exercise "
+        "and check cells that break the course's conventions, stray Untitled files (tools/guard.py).")
+    check_parser.add_argument("--clear", action="store_true",
+                              help="first remove outputs, execution counts, widget state and timings "
+                              "from every notebook of content/")
     return main_parser
 
 
@@ -380,13 +469,17 @@ def main(argv=None):
     args = parser().parse_args(argv)
     mimetypes.add_type("text/javascript", ".mjs")
     if args.command == "check":
+        if args.clear:
+            cleared = [p for p in guard.notebooks_in(ROOT / "content") if guard.clear(p)]
+            print(f"Cleared {len(cleared)} notebook(s)" + "".join(f"\n  {p.relative_to(ROOT)}" for p in cleared))
         found = guard.problems(ROOT / "content")
         if found:
             print(f"{len(found)} problem(s) in content/:\n{guard.describe(found)}\n{guard.HOW_TO_FIX}",
                   file=sys.stderr)
             raise SystemExit(1)
         print(f"content/: {len(guard.notebooks_in(ROOT / 'content'))} notebooks, fit to ship "
-              "(no stored outputs, every exercise with its blanks).")
+              "(no stored outputs, widget state or timings, every exercise with its blanks and its "
+              "check, the python kernel, no stray files).")
         return
     server = None
     if args.command == "serve":
@@ -408,7 +501,7 @@ def main(argv=None):
             server.server_close()
         raise
     if server is not None:
-        serve(server, site_url(server, args.host, args.base_path), args.output,
+        serve(server, site_urls(server, args.host, args.base_path), args.output,
               public=args.host not in ("127.0.0.1", "localhost", "::1"))
 
 

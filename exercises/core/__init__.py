@@ -13,6 +13,7 @@
   ``saved`` (the learner's notebooks as saved), ``which_run`` (a check judges only code that
   ran), ``restart`` (what a new kernel does not hold);
 - the learner's progress: ``progress`` (the record), ``progress_file`` (its file),
+  ``page_store`` (the record in the browser's storage, where the kernel has no drive),
   ``workspace`` (where the learner's files are);
 - tools built on them: ``review``, ``skip_ahead``, ``release``, ``export``, ``report``,
   ``notebooks`` (solve and validate notebook files), ``testing`` (helpers for the tests).

@@ -3,7 +3,11 @@
 Conventions: an exercise is a code cell tagged ``exercise`` with
 ``metadata.course.exercise = "<id>"``; the next cell is its check, tagged
 ``check``, with ``metadata.jupyter.source_hidden = true``, calling
-``check("<id>")``.
+``check("<id>")``. Every ``check``, ``hint`` or ``solution`` call in any cell names a registered
+exercise, and every ``ask`` call a registered question.
+
+Cells are numbered as a reader counts them in JupyterLab: every cell, markdown included, from 1
+at the top (:func:`cell_number`).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import re
 from pathlib import Path
 
 from .definition import count_blanks, fill_blanks
-from .registry import get_exercise
+from .registry import get_exercise, get_question
 
 
 def _source(cell: dict) -> str:
@@ -82,6 +86,13 @@ def solve_path(src, dest) -> list[tuple[Path, list[str]]]:
 
 
 _CHECK_CALL = re.compile(r"""check\(\s*["']([^"']+)["']""")
+_NAMED_CALL = re.compile(r"""\b(check|hint|solution|ask)\(\s*["']([^"']+)["']""")
+
+
+def cell_number(index: int) -> str:
+    """How the course names the cell at ``index`` (0-based in the file): "cell 3" for the third
+    cell from the top, markdown cells counted."""
+    return f"cell {index + 1}"
 
 
 def validate_notebook(nb: dict) -> list[str]:
@@ -90,28 +101,37 @@ def validate_notebook(nb: dict) -> list[str]:
     cells = nb.get("cells", [])
     for i, cell in enumerate(cells):
         tags = _tags(cell)
+        here, below = cell_number(i), cell_number(i + 1)
+        if cell.get("cell_type") == "code":
+            for call, named in _NAMED_CALL.findall(_source(cell)):
+                kind, find = ("question", get_question) if call == "ask" else ("exercise", get_exercise)
+                try:
+                    find(named)
+                except KeyError:
+                    problems.append(f"{here}: {call}({named!r}) names no {kind} of the course "
+                                    "(a typo? learners would get a KeyError)")
         if "exercise" in tags:
             ex_id = exercise_id(cell)
             if not ex_id:
-                problems.append(f"cell {i}: tagged exercise but no metadata.course.exercise")
+                problems.append(f"{here}: tagged exercise but no metadata.course.exercise")
                 continue
             try:
                 ex = get_exercise(ex_id)
             except KeyError:
-                problems.append(f"cell {i}: exercise {ex_id!r} is not registered")
+                problems.append(f"{here}: exercise {ex_id!r} is not registered")
                 continue
             if _source(cell).rstrip() != ex.template.rstrip():
-                problems.append(f"cell {i}: exercise {ex_id!r} differs from its template")
+                problems.append(f"{here}: exercise {ex_id!r} differs from its template")
             nxt = cells[i + 1] if i + 1 < len(cells) else None
             if nxt is None or "check" not in _tags(nxt):
-                problems.append(f"cell {i + 1}: the check of {ex_id!r} must follow it, tagged check")
+                problems.append(f"{below}: the check of {ex_id!r} must follow it, tagged check")
                 continue
             if nxt.get("metadata", {}).get("jupyter", {}).get("source_hidden") is not True:
-                problems.append(f"cell {i + 1}: the check of {ex_id!r} is not source_hidden")
+                problems.append(f"{below}: the check of {ex_id!r} is not source_hidden")
             if _CHECK_CALL.findall(_source(nxt)) != [ex_id]:
-                problems.append(f"cell {i + 1}: the check cell should call check({ex_id!r})")
+                problems.append(f"{below}: the check cell should call check({ex_id!r})")
         elif "check" in tags:
             prev = cells[i - 1] if i else None
             if prev is None or "exercise" not in _tags(prev):
-                problems.append(f"cell {i}: a check cell that follows no exercise")
+                problems.append(f"{here}: a check cell that follows no exercise")
     return problems

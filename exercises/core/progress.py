@@ -27,9 +27,10 @@ Plain Python (no numpy), so it also runs where the course's numerical code canno
 
 from __future__ import annotations
 
+import copy
 import json
 
-from . import export
+from . import export, page_store
 from .progress_file import (FORMAT, VERSION, empty_record, is_progress_record, notice, notices, now,
                             progress_path, read, write)
 from .registry import exercises_by_notebook
@@ -71,12 +72,22 @@ class Progress:
 
     @classmethod
     def load(cls) -> "Progress":
-        """The record in the progress file (an empty one if there is none); never raises."""
-        return cls(read())
+        """The record in the progress file (an empty one if there is none); never raises.
 
-    def save(self) -> bool:
-        """Write the record to the progress file; False (with a notice) if it cannot be written."""
-        return write(self.data)
+        In a browser kernel with no drive, the first load also brings back the record the
+        browser keeps for this site, a moment later (:mod:`exercises.core.page_store`)."""
+        record = cls(read())
+        page_store.restore(record.data, _merged_records, _settle)
+        return record
+
+    def save(self, replace: bool = False) -> bool:
+        """Write the record to the progress file; False (with a notice) if it cannot be written.
+
+        In a browser kernel with no drive, the record is also merged into the one the browser
+        keeps for this site (``replace``: stored as it is, for a reset or a replacing import)."""
+        written = write(self.data)
+        page_store.mirror(self.data, _merged_records, _settle, replace=replace)
+        return written
 
     # ------------------------------------------------------------ sections
 
@@ -305,6 +316,31 @@ def renamed_sections(data: dict) -> dict:
     return data
 
 
+def _merged_records(stored: dict, mine: dict) -> dict:
+    """Two records as one: ``mine`` with what only ``stored`` holds added, and the better result
+    of each exercise (:meth:`Progress.merge`)."""
+    if not is_progress_record(stored):
+        return mine
+    record = Progress(copy.deepcopy(mine))
+    record.merge(Progress(stored))
+    return record.data
+
+
+def _without_stamp(data: dict) -> dict:
+    return {key: value for key, value in data.items() if key != "updated"}
+
+
+def _settle(stored: dict) -> None:
+    """Take in the record the browser now keeps (see :meth:`Progress.save`): merged into the
+    file, which is written only if that changes it."""
+    if not is_progress_record(stored):
+        return
+    here = read()
+    merged = _merged_records(stored, here)
+    if _without_stamp(merged) != _without_stamp(here):
+        write(merged)
+
+
 def _passed(entry) -> bool:
     return isinstance(entry, dict) and bool(entry.get("passed"))
 
@@ -381,7 +417,7 @@ def reset() -> None:
     """Forget all progress (the learner's name and id for exports are kept)."""
     record = Progress.load()
     record.reset()
-    record.save()
+    record.save(replace=True)
 
 
 # ---------------------------------------------------------------- exports and imports
@@ -426,7 +462,7 @@ def import_text(text: str, replace: bool = False) -> Progress:
         record.replace_with(Progress(incoming))
     else:
         record.merge(Progress(incoming))
-    record.save()
+    record.save(replace=replace)
     return record
 
 

@@ -12,7 +12,9 @@ says what each section holds. Where the file lives (first rule that applies):
 1. the path in the environment variable ``COURSE_PROGRESS_FILE``;
 2. ``course-progress.json`` at the root of the learner's workspace
    (:func:`exercises.core.workspace.workspace_root`: ``/drive`` in JupyterLite, else next to
-   ``00_start_here.ipynb``, else the current folder).
+   ``00_start_here.ipynb``, else the current folder). In a browser kernel with no drive (a
+   site served over plain HTTP) that folder lives in memory, and
+   :mod:`exercises.core.page_store` keeps the record in the browser's storage too.
 
 A missing file is an empty record. A file that cannot be read or parsed is reported, kept
 aside as ``<name>.corrupt`` when possible, and replaced by a fresh record. Problems are not
@@ -23,11 +25,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
-from .workspace import in_browser_drive, workspace_root
+from . import page_store
+from .workspace import workspace_root
 
 FILE_NAME = "course-progress.json"
 FORMAT = "transformer-course-progress"
@@ -63,9 +65,8 @@ def progress_path() -> Path:
     env = os.environ.get("COURSE_PROGRESS_FILE")
     if env:
         return Path(env)
-    if sys.platform == "emscripten" and not in_browser_drive():  # in the browser, storage not mounted
-        notice("This browser tab cannot keep files (a private window, or site storage is "
-               "blocked), so your progress lasts only until the page is reloaded.")
+    if page_store.state()["state"] == "failed":  # no drive, and no storage in the browser either
+        notice(page_store.message())
     return workspace_root() / FILE_NAME
 
 

@@ -3,7 +3,7 @@
 - ``notebook``: what the setup cell imports (``____``, ``ask``, ``begin``, ``check``, ``hint``,
   ``solution``);
 - ``feedback`` (a check's feedback, hint and solution buttons), ``questions`` (question widgets),
-  ``progress_view``, ``review``, ``skip_ahead``, ``release_view``: the widgets;
+  ``progress_view``, ``review``, ``skip_ahead``, ``release_view``, ``storage_view``: the widgets;
 - ``style`` (every box, code span, table and colour) and ``display`` (showing output).
 
 A notebook's setup cell reads::

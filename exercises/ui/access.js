@@ -20,7 +20,7 @@
   const LIVE = [
     ".course-verdict", ".course-question-result", ".course-hints", ".course-solution-area",
     ".course-review-result", ".course-skip-ahead-result", ".course-skip-ahead-mark",
-    ".course-progress-messages", ".course-release-result",
+    ".course-progress-messages", ".course-release-result", ".course-storage-status",
   ].join(", ");
   const PROMPT = ".course-question-prompt, .course-review-about, .course-skip-ahead-question > .widget-html";
 

@@ -9,9 +9,10 @@ text-only alternatives to the buttons under the feedback (:mod:`exercises.ui.fee
 and display their result.
 
 ``begin`` also connects the kernel's cell runs to a :class:`~exercises.core.runs.RunLog`, so a
-check judges only code the learner ran and says which run (:mod:`exercises.core.which_run`), and
+check judges only code the learner ran and says which run (:mod:`exercises.core.which_run`),
 tells a learner whose kernel has just started what their progress says and the kernel no longer
-holds (:mod:`exercises.core.restart`).
+holds (:mod:`exercises.core.restart`), and, on a site whose kernel has no drive, where their
+progress is kept (:mod:`exercises.ui.storage_view`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import html
 import os
 from pathlib import Path
 
-from exercises.core import hints, own, restart, saved, which_run
+from exercises.core import hints, own, page_store, restart, saved, which_run
 from exercises.core.blank import ____
 from exercises.core.checker import Feedback, evaluate
 from exercises.core.progress import Progress, notices
@@ -31,6 +32,7 @@ from .display import Html, in_kernel, shell, show
 from .feedback import exercise_controls, feedback_html, hint_html, locked_solution_html, solution_html
 from .questions import ask
 from .release_view import announce
+from .storage_view import storage_status
 from .style import box, bullets, headline, inline
 
 
@@ -56,6 +58,9 @@ def begin() -> None:
     if _begun or not in_kernel():
         return
     _begun = True
+    if page_store.needed():              # no drive: bring back the progress the browser keeps
+        Progress.load()
+        show(storage_status())
     announce()
     running = shell()
     _follow_runs(running)
@@ -119,11 +124,15 @@ def _explain_new_kernel(running) -> None:
 
 # ---------------------------------------------------------------- hints and solution
 
-def hint(exercise_id: str) -> None:
-    """Show the next hint of an exercise's ladder (text-only alternative to the button)."""
+def hint(exercise_id: str, demo: bool = False) -> None:
+    """Show the next hint of an exercise's ladder (text-only alternative to the button).
+
+    With ``demo=True`` (00's demonstration cell) the hint is shown but not recorded, so running
+    a notebook from top to bottom counts no hint as used."""
     record = Progress.load()
     level, total, text = hints.next_hint(get_exercise(exercise_id), record)
-    record.save()
+    if not demo:
+        record.save()
     if not level:
         show(Html("<div>This exercise has no hints.</div>", "This exercise has no hints."))
         return

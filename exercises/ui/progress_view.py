@@ -12,7 +12,7 @@ import json
 import ipywidgets as widgets
 
 from exercises.core import export as export_file
-from exercises.core import progress, skip_ahead
+from exercises.core import page_store, progress, skip_ahead
 from exercises.core.progress import STATUS_LABELS, STATUSES, Progress, status_of
 from exercises.core.registry import exercises_by_notebook
 from exercises.core.text import plural
@@ -62,7 +62,17 @@ def progress_table_html() -> str:
     return (f'<div class="course-progress" style="{style.TEXT} {style.FONT}">'
             f'<p class="course-progress-summary">{html.escape(summary)}</p>'
             + style.ruled_table(["Notebook", "Exercise", "Status"], rows, "course-progress-table")
-            + style.note(f"Saved in {progress.progress_path()}") + "</div>")
+            + style.note(_saved_where()) + "</div>")
+
+
+def _saved_where() -> str:
+    """Where the record is kept, in a few words (see :mod:`exercises.core.page_store`)."""
+    kind = page_store.state()["state"]
+    if kind in ("pending", "kept"):
+        return "Saved in this browser's storage for this site"
+    if kind == "failed":
+        return "Kept only until this page is reloaded: this browser keeps no data for this site"
+    return f"Saved in {progress.progress_path()}"
 
 
 def _message(status: str, text: str) -> str:
