@@ -57,7 +57,8 @@ def test_a_notebook_importing_a_module_the_site_does_not_preload_fails_the_check
     site = site_copy(online_site[0], tmp_path)
     cell = add_cell(site / "files" / "02_feed_forward.ipynb",
                     "%matplotlib inline\nimport scipy.linalg\nfrom pandas import DataFrame\n\n"
-                    "def later():\n    import tkinter\n    from . import sibling    # relative: the notebook's own\n")
+                    "def later():\n    import tkinter\n    from . import sibling    # relative: the notebook's own\n"
+                    "    import js, pyodide_js               # the runtime's own: always there\n")
     problems = preload.site_problems(site, pyodide_stdlib)
     named = sorted(p.split(" imports ")[1].split(" ")[0] for p in problems)
     # scipy and pandas are in Pyodide's lock but not preloaded; tkinter is not in Pyodide at all.

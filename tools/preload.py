@@ -97,19 +97,24 @@ def _compiled(name: str) -> bool:
     return origin in ("built-in", "frozen") or origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
 
 
+# Modules the Pyodide runtime itself registers when it starts (the page's JavaScript globals and
+# Pyodide's own JavaScript API): in no archive, yet always importable in the browser.
+RUNTIME_MODULES = {"js", "pyodide_js"}
+
+
 def standard_library(stdlib_zip: Path | None = None) -> set[str]:
     """The standard library's top-level modules the browser's Python has.
 
     With Pyodide's ``python_stdlib.zip``: the modules it holds, and the ones CPython compiles from C.
-    A pure-Python module missing from it (tkinter, venv, ...) is missing from the browser.
-    Without it (a site that loads Pyodide from the CDN): CPython's own list.
+    A pure-Python module missing from it (tkinter, venv, ...) is missing from the browser. The
+    runtime's own modules (:data:`RUNTIME_MODULES`) are always there. Without it (a site that loads Pyodide from the CDN): CPython's own list.
     """
-    names = set(sys.stdlib_module_names)
+    names = set(sys.stdlib_module_names) | RUNTIME_MODULES
     if stdlib_zip is None:
         return names
     with zipfile.ZipFile(stdlib_zip) as archive:
         held = {n.split("/")[0].removesuffix(".pyc").removesuffix(".py") for n in archive.namelist()}
-    return {n for n in names if n in held or _compiled(n)} | held
+    return {n for n in names if n in held or _compiled(n)} | held | RUNTIME_MODULES
 
 
 def missing_modules(needed: dict[str, list], provided: set[str], stdlib: set[str]) -> dict[str, list]:
