@@ -495,7 +495,7 @@ def make_feedback_states(opened):
     for exercise_id, right in (("row-mean", False), ("stable-softmax", True)):
         exercise = get_exercise(exercise_id)
         run_exercise(opened, exercise_id,
-                     exercise.solution_source if right else exercise.variant_source(exercise.wrong[0]))
+                     exercise.solution_source if right else exercise.variant_source(exercise.mistakes[0].code))
     page.locator(f"{PANEL} .course-feedback.course-fail").wait_for()
     page.locator(f"{PANEL} .course-feedback.course-pass").wait_for()
     controls = page.locator(f"{PANEL} .course-controls", has=page.locator(".course-solution-button")).first

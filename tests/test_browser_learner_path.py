@@ -11,7 +11,6 @@ screenshots are saved in test-artifacts/.
 import json
 import shutil
 
-from exercises.core.definition import Variant
 from exercises.core.registry import get_exercise, get_question
 from exercises.core.text import exact
 from test_browser_live import APP, PANEL, open_notebook
@@ -91,7 +90,7 @@ def test_after_a_syntax_error_the_check_does_not_judge_the_older_function(jupyte
     assert f"SyntaxError on line {line}" in text and "This check judged nothing" in text
     page.locator(f"{PANEL} .jp-Cell").nth(cell + 1).screenshot(path=str(artifacts / "live-learner-syntax-error.png"))
 
-    wrong = ex.variant_source(ex.wrong[0])                                   # fixed, but wrong
+    wrong = ex.variant_source(ex.mistakes[0].code)                           # fixed, but wrong
     paste(page, cell, wrong)
     run_cell(page, cell)
     run_cell(page, cell + 1)
@@ -106,7 +105,7 @@ def test_an_edit_saved_but_not_run_gets_no_verdict(jupyter_server, page, artifac
     ex = get_exercise("layer-norm")
     cell = cell_index(page, exercise="layer-norm")
     run_cell(page, cell_index(page, source="import numpy as np"))
-    paste(page, cell, ex.variant_source(Variant({0: "x.mean()"})))
+    paste(page, cell, ex.variant_source({0: "x.mean()"}))
     run_cell(page, cell)
     run_cell(page, cell + 1)
     assert "course-fail" in feedback(page, cell + 1)[0]

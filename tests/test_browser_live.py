@@ -81,7 +81,7 @@ def write_checks_notebook(root):
     for exercise_id, source in (("row-mean", None), ("stable-softmax", "wrong")):
         exercise = get_exercise(exercise_id)
         original = next(c for c in start.cells if c.metadata.get("course", {}).get("exercise") == exercise_id)
-        text = exercise.solution_source if source is None else exercise.variant_source(exercise.wrong[0])
+        text = exercise.solution_source if source is None else exercise.variant_source(exercise.mistakes[0].code)
         filled = nbformat.v4.new_code_cell(text, metadata=dict(original.metadata))
         check = nbformat.v4.new_code_cell(f'check("{exercise_id}")',
                                           metadata={"tags": ["check"], "jupyter": {"source_hidden": True}})

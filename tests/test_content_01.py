@@ -205,14 +205,14 @@ def test_what_answers_an_exercise_comes_after_its_check(notebook):
 
 def test_the_scale_exercise_is_retired_and_still_checks_old_notebooks(notebook):
     from exercises.core.registry import exercises_by_notebook, get_exercise
-    from exercises.core.testing import try_template, try_variant
+    from answers import try_template, try_variant
     old = get_exercise("scale-then-add")
     assert old.retired and old.notebook == STEM
     assert "scale-then-add" not in [ex.id for ex in all_exercises()]
     assert all(ex.id != "scale-then-add" for _s, _t, exs in exercises_by_notebook() for ex in exs)
     assert "scale-then-add" not in json.dumps(notebook)
     assert try_variant(old).passed and try_template(old).kind == "blank"
-    assert not try_variant(old, old.wrong[0]).passed
+    assert not try_variant(old, old.mistakes[0].code).passed
     assert "about as long as a position row" not in " ".join(old.hints)
 
 

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from exercises.core.registry import all_exercises, get_exercise, get_question
-from exercises.core.testing import try_variant
 from labs.norms import placement_model, stack_model
 from lib.block import block_steps, random_stack
 from lib.stack import random_rotations, residual_stream
+
+from answers import try_variant
 
 NOTEBOOK = "03_norms_and_residuals.ipynb"
 PATH = Path(__file__).resolve().parents[1] / "content" / NOTEBOOK

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from exercises.core.registry import all_exercises, get_exercise, get_question
-from exercises.core.testing import try_variant
 from lib import model
+
+from answers import try_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = "05_trained_model.ipynb"
@@ -316,7 +317,8 @@ def test_leave_one_out_gives_the_ablation_tables_numbers():
 
 def test_your_parts_takes_the_learners_passing_functions_and_falls_back_otherwise(tmp_path):
     from exercises.core.notebooks import read, solve_notebook, write
-    from exercises.definitions.trained import course_parts, your_parts
+    from exercises.core.parts import course_parts
+    from exercises.definitions.trained import PARTS, your_parts
 
     content = ROOT / "content"
     solved, _ids = solve_notebook(read(content / "03_norms_and_residuals.ipynb"))
@@ -329,7 +331,7 @@ def test_your_parts_takes_the_learners_passing_functions_and_falls_back_otherwis
                              "    return (silu(x @ W_gate) * (x @ W_up)) @ W_down\n"
     write(broken, tmp_path / "02_feed_forward.ipynb")                          # wrong silu
     parts = your_parts(tmp_path)
-    course = course_parts()
+    course = course_parts(PARTS)
     report = dict(line.split(None, 1) for line in parts.report.splitlines())
     assert parts.rms_norm is not course[0] and report["rms_norm"].startswith("yours, from 03_norms")
     assert parts.rope_one is course[1] and "01_positional_encoding.ipynb is not in your workspace" in report["rope_one"]

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from exercises.core import budget, registry
-from exercises.core.testing import try_variant
 from exercises.definitions import decoder, ffn, norms, positional, trained
 from lib.attention import causal_weights
 from lib.block import block, random_block_weights
@@ -21,6 +20,8 @@ from lib.moe import route
 from lib.norm import layer_norm, rms_norm
 from lib.params import ModelConfig, block_parameters, count_parameters
 from lib.positional import rope
+
+from answers import mistake_feedback, try_variant, wrong_answers
 
 EVERY = sorted(registry.all_exercises(retired=True), key=lambda e: e.id)
 RETIRED = [e for e in EVERY if e.retired]
@@ -46,10 +47,26 @@ def test_a_retired_exercise_still_accepts_its_solution(ex):
         assert fb.passed, fb.text()
 
 
-@pytest.mark.parametrize("ex,index", [(e, i) for e in RETIRED for i in range(len(e.wrong))],
+def _as_expected(fb, answer):
+    assert not fb.passed and fb.kind == answer.kind, fb.text()
+    assert all(word.lower() in fb.text().lower() for word in answer.expect), fb.text()
+
+
+@pytest.mark.parametrize("ex", RETIRED, ids=lambda e: e.id)
+def test_a_retired_exercise_still_recognises_its_known_mistakes(ex):
+    expected = {a.mistake: a for a in mistake_feedback() if a.exercise == ex.id}
+    for mistake in ex.mistakes:
+        fb = try_variant(ex, mistake.code)
+        assert not fb.passed and fb.hint == mistake.hint, fb.text()
+        if mistake.name in expected:
+            _as_expected(fb, expected[mistake.name])
+
+
+@pytest.mark.parametrize("ex,index", [(e, i) for e in RETIRED for i in range(len(wrong_answers(e.id)))],
                          ids=lambda v: v.id if hasattr(v, "id") else str(v))
 def test_a_retired_exercise_still_rejects_its_wrong_answers(ex, index):
-    assert not try_variant(ex, ex.wrong[index]).passed
+    answer = wrong_answers(ex.id)[index]
+    _as_expected(try_variant(ex, answer.code), answer)
 
 
 # ---------------------------------------------------------------- decoder

@@ -1,7 +1,8 @@
 """Drives every exercise of the course from its definition in exercises/definitions/.
 
-Adding an exercise (with its wrong answers and alternative correct answers) to
-a notebook's module is enough for it to be tested here.
+Adding an exercise to a notebook's module is enough for it to be tested here: its solution, its
+template, and each of its known mistakes, run as a learner's answer, which must get its own hint.
+Its other wrong answers and alternative correct answers are in tests/data/answers/ (tests/answers.py).
 """
 
 import inspect
@@ -23,19 +24,21 @@ from exercises.core.blank import BLANK, ____
 from exercises.core.cell import run_cell
 from exercises.core import budget, sandbox
 from exercises.core.checker import evaluate, evaluate_fixed, evaluate_source
-from exercises.core.definition import Exercise, Mistake, Variant, count_blanks, fill_blanks
+from exercises.core.definition import Exercise, Mistake, count_blanks, fill_blanks
 from exercises.core.notebooks import exercise_id, read, solve_notebook, validate_notebook
 from exercises.core.registry import all_exercises, get_exercise, titles
-from exercises.core.testing import try_template, try_variant
 from exercises.ui.feedback import feedback_html
 from exercises.ui.notebook import check
+
+from answers import alternatives, mistake_feedback, try_template, try_variant, wrong_answers
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"
 EXERCISES = all_exercises()
 IDS = [ex.id for ex in EXERCISES]
-WRONG = [(ex.id, i) for ex in EXERCISES for i in range(len(ex.wrong))]
-ALTERNATIVES = [(ex.id, i) for ex in EXERCISES for i in range(len(ex.alternatives))]
+WRONG = [(ex.id, i) for ex in EXERCISES for i in range(len(wrong_answers(ex.id)))]
+ALTERNATIVES = [(ex.id, i) for ex in EXERCISES for i in range(len(alternatives(ex.id)))]
+MISTAKES = [(ex.id, m.name) for ex in EXERCISES for m in ex.mistakes]
 
 
 @pytest.fixture(autouse=True)
@@ -59,8 +62,8 @@ def test_definition_is_complete(ex_id):
     ex = get_exercise(ex_id)
     assert count_blanks(ex.template) == len(ex.solution) >= 1
     assert len(ex.hints) >= 2, "a hint ladder has at least two steps"
-    assert len(ex.wrong) >= 3, "at least three typical wrong answers"
-    assert len(ex.alternatives) >= 2, "at least two other correct formulations"
+    assert len(ex.mistakes) + len(wrong_answers(ex_id)) >= 3, "at least three typical wrong answers"
+    assert len(alternatives(ex_id)) >= 2, "at least two other correct formulations"
     if ex.kind == "function":
         cases = ex.cases(np.random.default_rng(0))
         assert sum(c.visible for c in cases) == 1 and cases[0].visible, "the visible example first"
@@ -85,24 +88,59 @@ def test_template_as_shipped_is_not_attempted(ex_id):
     assert "not attempted" in fb.text().lower()
 
 
+def _expected_feedback(fb, answer, source):
+    text = fb.text()
+    assert not fb.passed, f"wrong answer accepted: {source}"
+    if answer.kind:
+        assert fb.kind == answer.kind, text
+    for word in answer.expect:
+        assert word.lower() in text.lower(), f"{word!r} missing from:\n{text}"
+
+
+@pytest.mark.parametrize("ex_id,name", MISTAKES)
+def test_a_known_mistake_as_a_learners_answer_gets_its_hint(ex_id, name):
+    """The mistake's own declaration is the answer: the check, fixed and random cases, rejects
+    it with the mistake's hint, and with the feedback tests/data/answers/ expects of it."""
+    ex = get_exercise(ex_id)
+    mistake = next(m for m in ex.mistakes if m.name == name)
+    fb = try_variant(ex, mistake.code)
+    assert not fb.passed and fb.hint == mistake.hint, fb.text()
+    for answer in mistake_feedback():
+        if (answer.exercise, answer.mistake) == (ex_id, name):
+            _expected_feedback(fb, answer, ex.variant_source(mistake.code))
+
+
 @pytest.mark.parametrize("ex_id,index", WRONG)
 def test_wrong_answer_is_rejected_with_the_intended_feedback(ex_id, index):
     ex = get_exercise(ex_id)
-    variant = ex.wrong[index]
-    fb = try_variant(ex, variant)
-    text = fb.text()
-    assert not fb.passed, f"wrong answer accepted: {ex.variant_source(variant)}"
-    if variant.kind:
-        assert fb.kind == variant.kind, text
-    for word in variant.expect:
-        assert word.lower() in text.lower(), f"{word!r} missing from:\n{text}"
+    answer = wrong_answers(ex_id)[index]
+    _expected_feedback(try_variant(ex, answer.code), answer, ex.variant_source(answer.code))
 
 
 @pytest.mark.parametrize("ex_id,index", ALTERNATIVES)
 def test_other_correct_formulation_is_accepted(ex_id, index):
     ex = get_exercise(ex_id)
-    fb = try_variant(ex, ex.alternatives[index])
+    fb = try_variant(ex, alternatives(ex_id)[index].code)
     assert fb.passed, fb.text()
+
+
+def test_the_answers_data_names_real_exercises_and_mistakes_and_repeats_no_mistake():
+    """Every row of tests/data/answers/ is about an exercise of its notebook (retired ones too)
+    and fills blanks it has; a row about a mistake names one; and no wrong answer is a known
+    mistake written again (a mistake is declared once, in its definition)."""
+    every = {ex.id: ex for ex in all_exercises(retired=True)}
+    for answer in mistake_feedback() + wrong_answers() + alternatives():
+        ex = every[answer.exercise]
+        assert ex.notebook == answer.notebook, answer
+        if answer.mistake is not None:
+            assert answer.mistake in [m.name for m in ex.mistakes], answer
+        else:
+            ex.variant_source(answer.code)       # raises for a blank the exercise does not have
+    for ex in every.values():
+        mistaken = [ex.variant_source(m.code) for m in ex.mistakes]
+        assert len(set(mistaken)) == len(mistaken), f"{ex.id}: two mistakes with the same code"
+        again = [a for a in wrong_answers(ex.id) if ex.variant_source(a.code) in mistaken]
+        assert not again, f"{ex.id}: known mistakes written again as wrong answers: {again}"
 
 
 @pytest.mark.parametrize("ex_id", IDS)
@@ -172,12 +210,12 @@ def test_the_fixed_cases_cover_the_whole_contract(ex_id):
 
 @pytest.mark.parametrize("ex_id", FUNCTION_IDS)
 def test_every_known_mistake_is_rejected_and_recognised_by_what_it_does(ex_id):
-    """A mistake's model, run as the learner's function, fails the fixed cases and gets its own
+    """A mistake's code, run as the learner's cell, fails the fixed cases and gets its own
     hint; it returns numbers on some fixed case, so it is told apart by its results, not only
     by raising."""
     ex = get_exercise(ex_id)
-    for mistake in ex.mistakes:
-        fb = evaluate_fixed(ex, {ex.name: mistake.impl})
+    for number, mistake in enumerate(ex.mistakes):
+        fb = evaluate_fixed(ex, run_cell(ex.variant_source(mistake.code), ex.context, ex.id))
         assert not fb.passed, f"mistake {mistake.name!r} passes the fixed cases"
         assert fb.hint == mistake.hint, f"{mistake.name!r} got {fb.hint!r}"
         values = 0
@@ -185,7 +223,7 @@ def test_every_known_mistake_is_rejected_and_recognised_by_what_it_does(ex_id):
             try:
                 with np.errstate(all="ignore"), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    mistake.impl(*sandbox.copied(case.args), **case.kwargs)
+                    ex.mistaken(number)(*sandbox.copied(case.args), **case.kwargs)
                 values += 1
             except Exception:  # noqa: BLE001
                 pass
@@ -193,40 +231,52 @@ def test_every_known_mistake_is_rejected_and_recognised_by_what_it_does(ex_id):
 
 
 VERDICTS = textwrap.dedent("""
-    import json
+    import json, sys
     from exercises.core import budget, sandbox
     from exercises.core.cell import run_cell
     from exercises.core.checker import evaluate
-    from exercises.core.registry import all_exercises
+    from exercises.core.registry import get_exercise
     budget.CALL_SECONDS = 1.0
     verdicts = {}
-    for ex in all_exercises():
-        for name, variant in [("solution", None), *[(f"wrong {i}", v) for i, v in enumerate(ex.wrong)],
-                              *[(f"alternative {i}", v) for i, v in enumerate(ex.alternatives)]]:
-            source = ex.solution_source if variant is None else ex.variant_source(variant)
-            namespace = run_cell(source, ex.context, ex.id)
-            func = namespace.get(ex.name)
-            seed = sandbox.seed_for(ex.id, func) if callable(func) else None
-            verdicts[f"{ex.id}: {name}"] = [seed, evaluate(ex, namespace).text()]
+    for ex_id, name, source in json.load(sys.stdin):
+        ex = get_exercise(ex_id)
+        namespace = run_cell(source, ex.context, ex.id)
+        func = namespace.get(ex.name)
+        seed = sandbox.seed_for(ex.id, func) if callable(func) else None
+        verdicts[f"{ex.id}: {name}"] = [seed, evaluate(ex, namespace).text()]
     print(json.dumps(verdicts))
 """)
 
 
+def _every_answer():
+    """(exercise id, name, source): the solution, every known mistake, every wrong answer and
+    every alternative of every exercise."""
+    for ex in EXERCISES:
+        yield ex.id, "solution", ex.solution_source
+        for mistake in ex.mistakes:
+            yield ex.id, f"mistake {mistake.name}", ex.variant_source(mistake.code)
+        for i, answer in enumerate(wrong_answers(ex.id)):
+            yield ex.id, f"wrong {i}", ex.variant_source(answer.code)
+        for i, answer in enumerate(alternatives(ex.id)):
+            yield ex.id, f"alternative {i}", ex.variant_source(answer.code)
+
+
 def test_two_runs_of_every_check_give_the_same_verdicts_word_for_word(tmp_path):
-    """The solution, every wrong answer and every alternative of every exercise, checked in two
-    separate Python processes (with different hash seeds): the same seed for their random cases,
-    and identical feedback, word for word."""
+    """The solution, every known mistake, every wrong answer and every alternative of every
+    exercise, checked in two separate Python processes (with different hash seeds): the same
+    seed for their random cases, and identical feedback, word for word."""
+    answers = json.dumps(list(_every_answer()))
     runs = []
     for seed in ("1", "2"):
         env = {**os.environ, "COURSE_PROGRESS_FILE": str(tmp_path / f"progress{seed}.json"),
                "PYTHONHASHSEED": seed,
                "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-        runs.append(subprocess.Popen([sys.executable, "-c", VERDICTS], cwd=tmp_path, env=env,
+        runs.append(subprocess.Popen([sys.executable, "-c", VERDICTS], cwd=tmp_path, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    outputs = [run.communicate(timeout=600) for run in runs]
+    outputs = [run.communicate(answers, timeout=600) for run in runs]
     assert all(run.returncode == 0 for run in runs), [err[-2000:] for _out, err in outputs]
     first, second = (json.loads(out) for out, _err in outputs)
-    assert len(first) > 100
+    assert len(first) == len(json.loads(answers)) > 100
     differ = [name for name in first if first[name] != second.get(name)]
     assert not differ, "\n\n".join(f"{first[n]}\n---\n{second.get(n)}" for n in differ[:3])
 
@@ -235,8 +285,8 @@ def test_two_runs_of_every_check_give_the_same_verdicts_word_for_word(tmp_path):
 def test_every_wrong_answer_is_rejected_by_the_fixed_cases_alone(ex_id):
     """The fixed cases are the first net: the random ones only add to them."""
     ex = get_exercise(ex_id)
-    for variant in ex.wrong:
-        source = ex.variant_source(variant)
+    for code in [m.code for m in ex.mistakes] + [a.code for a in wrong_answers(ex_id)]:
+        source = ex.variant_source(code)
         namespace = run_cell(source, ex.context, ex.id)
         assert not evaluate_fixed(ex, namespace).passed, source
 
@@ -245,7 +295,7 @@ def test_random_cases_depend_on_the_code_alone():
     ex = get_exercise("layer-norm")
     first = run_cell(ex.solution_source, ex.context, ex.id)["layer_norm"]
     again = run_cell("\n\n" + ex.solution_source, ex.context, "elsewhere")["layer_norm"]
-    other = run_cell(ex.variant_source(ex.alternatives[0]), ex.context, ex.id)["layer_norm"]
+    other = run_cell(ex.variant_source(alternatives(ex.id)[0].code), ex.context, ex.id)["layer_norm"]
     assert sandbox.seed_for(ex.id, first) == sandbox.seed_for(ex.id, again)
     assert sandbox.seed_for(ex.id, first) != sandbox.seed_for(ex.id, other)
     assert sandbox.seed_for(ex.id, first) != sandbox.seed_for("rms-norm", first)
@@ -288,13 +338,13 @@ def test_a_function_that_changes_its_input_is_told_so():
 
 def test_the_hints_the_old_checks_got_wrong_now_name_the_cause():
     embed = get_exercise("scale-then-add")
-    fb = try_variant(embed, Variant({1: "table[:d_model]"}))
+    fb = try_variant(embed, {1: "table[:d_model]"})
     assert "exactly d_model words" in fb.hint and "as many rows as there are words" not in fb.hint
     norm = get_exercise("layer-norm")
-    fb = try_variant(norm, Variant({0: "np.sqrt(var + eps ** 2)"}))
+    fb = try_variant(norm, {0: "np.sqrt(var + eps ** 2)"})
     assert "eps squared" in fb.hint and "NaN" not in fb.text()
     perplexity = get_exercise("perplexity")
-    fb = try_variant(perplexity, Variant({0: "probs[targets, np.arange(len(targets))]"}))
+    fb = try_variant(perplexity, {0: "probs[targets, np.arange(len(targets))]"})
     assert "swapped" in fb.hint and "whole rows" not in fb.hint
 
 
@@ -311,11 +361,11 @@ def test_feedback_fits_scalars_rows_and_grids():
                       template="n = ____\n", solution=["0"], kind="value", expected=lambda: 5.0,
                       hints=["a", "b"])
     assert evaluate(number, {"n": 4.0}).details == ["For `n`: expected 5, got 4."]
-    fb = try_variant(get_exercise("block-count"), Variant({1: "2 * d * d_ff"}))
+    fb = try_variant(get_exercise("block-count"), {1: "2 * d * d_ff"})
     assert "which is not the right number" in fb.text() and " of 1 " not in fb.text()
-    fb = try_variant(get_exercise("rms-norm"), Variant({1: "x / (np.sqrt(ms) + eps) * gain"}))
+    fb = try_variant(get_exercise("rms-norm"), {1: "x / (np.sqrt(ms) + eps) * gain"})
     assert "(input shape (3, 4)): all 12 numbers differ, in all 3 rows." in fb.text()
-    fb = try_variant(get_exercise("stable-softmax"), Variant({1: "e.sum(axis=0, keepdims=True)"}))
+    fb = try_variant(get_exercise("stable-softmax"), {1: "e.sum(axis=0, keepdims=True)"})
     assert "(all 6 numbers differ, in both rows)" in fb.text()
 
 
@@ -459,7 +509,7 @@ def test_blank_inside_a_function_counts_as_not_attempted():
 
 def test_error_location_points_at_the_learners_line_only():
     ex = get_exercise("stable-softmax")
-    fb = try_variant(ex, Variant({1: "e.sum(axis=-1)"}))
+    fb = try_variant(ex, {1: "e.sum(axis=-1)"})
     assert fb.location.startswith("line 5:")
     assert "checker" not in fb.text() and "exercises/core" not in fb.text()
 
@@ -479,7 +529,7 @@ def test_check_records_and_strict_mode_raises(monkeypatch, capsys):
     monkeypatch.setenv("COURSE_STRICT", "1")
     with pytest.raises(AssertionError, match="Not attempted"):
         check("row-mean", ns)
-    bad = run_cell(get_exercise("row-mean").variant_source(Variant({0: "x.sum()"})),
+    bad = run_cell(get_exercise("row-mean").variant_source({0: "x.sum()"}),
                    get_exercise("row-mean").context)
     with pytest.raises(AssertionError, match="Wrong shape"):
         check("row-mean", bad)
@@ -495,7 +545,7 @@ def test_check_finds_the_learners_code_in_the_notebooks_namespace(tmp_path):
     cells = ["from exercises.ui.notebook import ____, check\nimport numpy as np",
              ex.solution_source,
              "assert check('row-mean').feedback.passed",
-             ex.variant_source(Variant({0: "x.max(axis=-1, keepdims=True)"})),
+             ex.variant_source({0: "x.max(axis=-1, keepdims=True)"}),
              "assert check('row-mean').feedback.kind == 'values'",
              "from lib.exercises import check as old_check\n"          # notebooks of earlier releases
              "assert old_check('row-mean').feedback.kind == 'values'"]
@@ -509,7 +559,7 @@ def test_check_outside_a_notebook_asks_for_the_namespace():
 
 def test_a_miss_advances_the_hint_ladder():
     ex = get_exercise("row-mean")
-    bad = run_cell(ex.variant_source(Variant({0: "x.sum(axis=-1, keepdims=True).reshape(1, -1) + 1"})), ex.context)
+    bad = run_cell(ex.variant_source({0: "x.sum(axis=-1, keepdims=True).reshape(1, -1) + 1"}), ex.context)
     first = check("row-mean", bad).feedback
     second = check("row-mean", bad).feedback
     assert first.ladder[0] == 1 and second.ladder[0] == 2
@@ -517,7 +567,7 @@ def test_a_miss_advances_the_hint_ladder():
 
 
 def test_feedback_html_is_themed_and_has_text_fallback():
-    fb = try_variant(get_exercise("row-mean"), Variant({0: "x.sum(axis=-1)"}))
+    fb = try_variant(get_exercise("row-mean"), {0: "x.sum(axis=-1)"})
     html = feedback_html(fb)
     assert 'class="course-feedback course-fail" data-exercise="row-mean" data-kind="shape"' in html
     assert "var(--jp-ui-font-color1" in html and "var(--jp-error-color1" in html
@@ -570,7 +620,7 @@ def test_value_exercise_kind():
     ex = Exercise(id="test-value", notebook="00_start_here", title="t", name="n_params",
                   template="n_params = ____\n", solution=["2 * 768 * 3072"], kind="value",
                   expected=lambda: 4_718_592, hints=["a", "b"],
-                  mistakes=[Mistake("one matrix", "You counted one matrix.", impl=lambda: 768 * 3072)])
+                  mistakes=[Mistake("one matrix", {0: "768 * 3072"}, "You counted one matrix.")])
     assert evaluate(ex, run_cell("n_params = ____\n", ex.context)).kind == "blank"
     assert evaluate(ex, {"n_params": 2 * 768 * 3072}).passed
     fb = evaluate(ex, {"n_params": 768 * 3072})

@@ -41,7 +41,7 @@ def test_check_remembers_a_passing_function_and_forgets_it_when_a_recheck_fails(
     assert own.passed_function("layer-norm") is None
     check("layer-norm", ns)
     assert own.passed_function("layer-norm") is ns["layer_norm"]
-    broken = learner("layer-norm", get_exercise("layer-norm").wrong[0])
+    broken = learner("layer-norm", get_exercise("layer-norm").mistakes[0].code)
     check("layer-norm", broken)
     assert own.passed_function("layer-norm") is None
     assert "no longer passes" in own.lost_reason("layer-norm")
@@ -217,7 +217,7 @@ def test_a_failed_recheck_makes_a_running_lab_fall_back():
     passed("sinusoidal-table")
     lab.own.checkbox.value = True
     assert lab.own.running_own
-    check("sinusoidal-table", learner("sinusoidal-table", get_exercise("sinusoidal-table").wrong[0]))
+    check("sinusoidal-table", learner("sinusoidal-table", get_exercise("sinusoidal-table").mistakes[0].code))
     assert not lab.own.running_own and lab.own.checkbox.disabled
     assert "no longer passes its check" in _badge(lab) and "course-own-fallback" in _badge(lab)
     passed("sinusoidal-table")

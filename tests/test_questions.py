@@ -163,11 +163,10 @@ def test_a_hint_the_feedback_shows_is_not_listed_again_under_it():
     from exercises.ui.feedback import exercise_controls
     from exercises.ui.notebook import check
     from exercises.core.cell import run_cell
-    from exercises.core.definition import Variant
     from exercises.core.registry import get_exercise
 
     ex = get_exercise("row-mean")
-    wrong = run_cell(ex.variant_source(Variant({0: "x.sum(axis=-1, keepdims=True).reshape(1, -1) + 1"})), ex.context)
+    wrong = run_cell(ex.variant_source({0: "x.sum(axis=-1, keepdims=True).reshape(1, -1) + 1"}), ex.context)
     shown = [check("row-mean", wrong).feedback for _ in range(len(ex.hints) + 2)]
     assert [fb.ladder[0] if fb.ladder else None for fb in shown] == [1, 2, 3, None, None]
     controls = exercise_controls("row-mean", in_feedback=2)

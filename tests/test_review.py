@@ -50,7 +50,7 @@ def test_review_check_runs_fresh_random_cases_and_records():
     ex = get_exercise("layer-norm")
     fb = review.check_exercise("layer-norm", ex.template)
     assert fb.kind == "blank" and progress.load().review("layer-norm") == {}     # a blank is no attempt
-    fb = review.check_exercise("layer-norm", ex.variant_source(ex.wrong[0]))
+    fb = review.check_exercise("layer-norm", ex.variant_source(ex.mistakes[0].code))
     assert not fb.passed and progress.load().review("layer-norm")["tries"] == 1
     seen = set()
     for seed in range(3):

@@ -443,7 +443,7 @@ def _mistaken(ex: Exercise, number: int, case: Case):
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
-                return ex.mistakes[number].impl(*copied(case.args), **copied(case.kwargs))
+                return ex.mistaken(number)(*copied(case.args), **copied(case.kwargs))
         except Exception:  # noqa: BLE001 - a mistake that raises is modelled as raising
             return _RAISED
     return _kept(_MISTAKEN, (id(ex.mistakes[number]), id(case)), case, ex, compute)
@@ -486,14 +486,13 @@ def _evaluate_value(ex: Exercise, got) -> Feedback:
     if problem is None:
         return Feedback(ex.id, "pass", [f"`{ex.name}` is right."], cases=1)
     problem.details = [d.replace("On the example above", f"For `{ex.name}`") for d in problem.details]
-    for mistake in ex.mistakes:
-        if mistake.impl is not None:
-            try:
-                if _close(got, mistake.impl(), ex):
-                    problem.hint = mistake.hint
-                    break
-            except Exception:  # noqa: BLE001
-                continue
+    for number, mistake in enumerate(ex.mistakes):
+        try:
+            if _close(got, ex.mistaken(number), ex):
+                problem.hint = mistake.hint
+                break
+        except Exception:  # noqa: BLE001 - a mistake whose code raises matches no value
+            continue
     return problem
 
 
@@ -659,8 +658,6 @@ def _diagnose(fb: Feedback, run: _Runner, failing: Case) -> None:
     except OutOfTime:
         return
     for number, mistake in enumerate(ex.mistakes):
-        if mistake.impl is None:
-            continue
         if all(_agree(got, _mistaken(ex, number, case), ex, case)
                for got, (_i, case) in zip(seen, probes)):
             fb.hint = mistake.hint

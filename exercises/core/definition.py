@@ -5,6 +5,10 @@ An :class:`Exercise` holds everything about one fill-in-the-blank exercise (its 
 hints, reference, the :class:`Contract` its function is promised, its cases and known
 mistakes); a :class:`Question` one question answered in a widget. :func:`fill_blanks` turns a
 template and its fills into the code of the cell.
+
+Another version of the cell (a known mistake's, or a learner's answer in the tests) is written
+as its *code*: a dict ``{blank number: text}`` (0-based; the blanks it does not name keep their
+solution), or the whole source of the cell as a string.
 """
 
 from __future__ import annotations
@@ -80,36 +84,25 @@ class Contract:
     square: tuple = ()
 
 
+Code = Mapping[int, str] | str     # fills by blank number, or the cell's whole source
+
+
 @dataclass
 class Mistake:
-    """A known wrong answer and the hint that matches it.
+    """A known wrong answer, declared once: the mistaken code and the hint that matches it.
 
-    ``impl`` is a model of the mistaken code: it computes what that code returns (or raises)
-    for the same arguments. The checker runs the learner's function and ``impl`` on every
-    fixed case; only when the two behave alike on all of them (the same numbers, or both
-    raising) is ``hint`` shown, so a hint names a cause the code showed, not a guess from
-    the first error it happened to raise.
+    ``code`` is the cell as the mistaken learner wrote it: the fills that differ from the
+    solution, ``{blank number: text}``, or the whole source when the mistake is not in the
+    blanks. The checker runs that code once as the exercise cell (:meth:`Exercise.mistaken`)
+    and calls what it defines on every fixed case; only when the learner's function behaves
+    alike on all of them (the same numbers, or both raising) is ``hint`` shown, so a hint names
+    a cause the code showed, not a guess from the first error it happened to raise. The tests
+    run the same code as a learner's answer and require the check to reject it with this hint.
     """
 
     name: str
+    code: Code
     hint: str
-    impl: Callable | None = None
-
-
-@dataclass
-class Variant:
-    """A filled-in version of an exercise cell, used by the tests.
-
-    ``fills`` maps blank number (0-based) to source text; blanks not named
-    keep their solution. ``source`` replaces the whole cell instead.
-    ``expect`` holds words the feedback must contain (case-insensitive) and
-    ``kind`` the feedback kind (``"values"``, ``"shape"``, ...).
-    """
-
-    fills: dict[int, str] | Sequence[str] = field(default_factory=dict)
-    expect: Sequence[str] = ()
-    kind: str | None = None
-    source: str | None = None
 
 
 @dataclass
@@ -122,7 +115,8 @@ class Exercise:
     learner's namespace. For ``kind="function"``, ``reference`` is the
     correct function, ``contract`` what it is promised, ``fixed()`` returns
     the fixed cases (the example first) and ``draw(rng)`` fresh random ones.
-    For ``kind="value"``, ``expected()`` returns the correct value.
+    For ``kind="value"``, ``expected()`` returns the correct value. ``mistakes`` are the known
+    wrong answers, each with its hint.
 
     ``retired`` marks an exercise a newer release replaced: its check still works for notebooks
     saved from earlier releases (``get_exercise`` finds it), but it is no longer listed with the
@@ -143,8 +137,6 @@ class Exercise:
     contract: Contract | None = None
     expected: Callable[[], Any] | None = None
     mistakes: Sequence[Mistake] = ()
-    wrong: Sequence[Variant] = ()
-    alternatives: Sequence[Variant] = ()
     rtol: float = 1e-6
     atol: float = 1e-8
     context: str = "import numpy as np\nfrom exercises.core.blank import ____\n"
@@ -160,7 +152,14 @@ class Exercise:
             )
         if self.kind not in ("function", "value"):
             raise ValueError(f"exercise {self.id!r}: unknown kind {self.kind!r}")
+        names = [m.name for m in self.mistakes]
+        if len(set(names)) != len(names):
+            raise ValueError(f"exercise {self.id!r}: two mistakes share a name")
+        for mistake in self.mistakes:
+            if self.variant_source(mistake.code) == self.solution_source:
+                raise ValueError(f"exercise {self.id!r}: mistake {mistake.name!r} is the solution")
         self._fixed: list[Case] | None = None
+        self._mistaken: dict[int, Any] = {}
 
     def fixed_cases(self) -> list[Case]:
         """The fixed cases, built once: their arrays are made read-only, as nothing may change
@@ -184,14 +183,28 @@ class Exercise:
     def solution_source(self) -> str:
         return fill_blanks(self.template, self.solution)
 
-    def variant_source(self, variant: Variant) -> str:
-        if variant.source is not None:
-            return variant.source
+    def variant_source(self, code: Code) -> str:
+        """The cell's source for ``code``: the template filled with those fills (the other blanks
+        with their solution), or ``code`` itself when it is a whole source."""
+        if isinstance(code, str):
+            return code
         fills = list(self.solution)
-        items = variant.fills.items() if isinstance(variant.fills, dict) else enumerate(variant.fills)
-        for i, text in items:
-            fills[i] = text
+        for i, text in code.items():
+            if not 0 <= int(i) < len(fills):
+                raise ValueError(f"exercise {self.id!r} has no blank number {i}")
+            fills[int(i)] = text
         return fill_blanks(self.template, fills)
+
+    def mistaken(self, number: int):
+        """What mistake ``number``'s code defines when it runs as the exercise cell (after the
+        context): the mistaken function, or value. Run once, then kept. Raises what the code
+        raises."""
+        if number not in self._mistaken:
+            from .cell import run_cell   # here, as it is only needed once a check fails
+
+            source = self.variant_source(self.mistakes[number].code)
+            self._mistaken[number] = run_cell(source, self.context, f"{self.id} mistake {number}")[self.name]
+        return self._mistaken[number]
 
 
 @dataclass

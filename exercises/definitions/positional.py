@@ -1,4 +1,4 @@
-"""Exercises and questions of notebook 01, "Positional encoding: where each word stands"."""
+"""Exercises of notebook 01, "Positional encoding: where each word stands" (its questions: :mod:`exercises.definitions.questions.positional`)."""
 
 from __future__ import annotations
 
@@ -8,63 +8,13 @@ from lib.positional import add_positions as _add_positions
 from lib.positional import rope as _rope
 from lib.positional import sinusoidal as _sinusoidal
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, Question, Variant, in_float32
+from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32
+from exercises.definitions.questions import positional as questions
 
 NOTEBOOK = "01_positional_encoding"
 
 
 # ---------------------------------------------------------------- the sinusoidal table
-
-def _table_from_angles(angles, d_model, even=np.sin, odd=np.cos):
-    table = np.zeros((angles.shape[0], d_model))
-    table[:, 0::2] = even(angles)
-    table[:, 1::2] = odd(angles)
-    return table
-
-
-def _grid(length, d_model):
-    return np.arange(length)[:, None], np.arange(0, d_model, 2)[None, :]
-
-
-def _table_swapped(length, d_model):
-    pos, two_k = _grid(length, d_model)
-    return _table_from_angles(pos / 10000 ** (two_k / d_model), d_model, np.cos, np.sin)
-
-
-def _table_multiplied(length, d_model):
-    pos, two_k = _grid(length, d_model)
-    return _table_from_angles(pos * 10000.0 ** (two_k / d_model), d_model)
-
-
-def _table_no_d(base):
-    def table(length, d_model):
-        pos, two_k = _grid(length, d_model)
-        return _table_from_angles(pos / base ** two_k, d_model)
-    return table
-
-
-def _table_precedence(base):
-    def table(length, d_model):
-        pos, two_k = _grid(length, d_model)
-        return _table_from_angles(pos / base ** two_k / d_model, d_model)
-    return table
-
-
-def _table_one_speed(length, d_model):
-    pos, two_k = _grid(length, d_model)
-    return _table_from_angles(pos + 0.0 * two_k, d_model)
-
-
-def _table_halves(length, d_model):
-    pos, two_k = _grid(length, d_model)
-    angles = pos / 10000 ** (two_k / d_model)
-    return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
-
-
-def _table_k_not_2k(length, d_model):
-    pos, two_k = _grid(length, d_model)
-    return _table_from_angles(pos / 10000 ** (two_k / 2 / d_model), d_model)
-
 
 TABLE_CONTRACT = Contract(
     args={"length": "a whole number >= 1 (a Python int or a NumPy integer): the positions",
@@ -132,62 +82,39 @@ SINUSOIDAL_TABLE = Exercise(
         "its cosine. `np.sin` and `np.cos` work on the whole grid at once.",
     ],
     mistakes=[
-        Mistake("swapped",
+        Mistake("swapped", {1: "np.cos(angles)", 2: "np.sin(angles)"},
                 "Sine and cosine are swapped: the even columns (0, 2, ...) hold the sine of the "
-                "angle and the odd columns the cosine, so position 0 starts as [0, 1, 0, 1, ...].",
-                impl=_table_swapped),
-        Mistake("multiplied",
+                "angle and the odd columns the cosine, so position 0 starts as [0, 1, 0, 1, ...]."),
+        Mistake("multiplied", {0: "pos * 10000 ** (two_k / d_model)"},
                 "Your angles grow with the column; they should shrink. Divide the position by "
-                "10000 to the power 2k/d_model, so the right-hand pairs turn slowly.",
-                impl=_table_multiplied),
-        *[Mistake("no d_model",
-                  "The exponent is 2k divided by d_model. Without dividing by d_model the later "
-                  "pairs barely turn at all.",
-                  impl=_table_no_d(base)) for base in (10000, 10000.0)],
-        *[Mistake("precedence",
-                  "`**` is worked out before `/`: without brackets the power uses two_k alone "
-                  "and the result is then divided by d_model. Put brackets around the exponent.",
-                  impl=_table_precedence(base)) for base in (10000, 10000.0)],
-        Mistake("one speed",
+                "10000 to the power 2k/d_model, so the right-hand pairs turn slowly."),
+        Mistake("no d_model", {0: "pos / 10000 ** two_k"},
+                "The exponent is 2k divided by d_model. Without dividing by d_model the later "
+                  "pairs barely turn at all."),
+        Mistake("no d_model, float base", {0: "pos / 10000.0 ** two_k"},
+                "The exponent is 2k divided by d_model. Without dividing by d_model the later "
+                  "pairs barely turn at all."),
+        Mistake("precedence", {0: "pos / 10000 ** two_k / d_model"},
+                "`**` is worked out before `/`: without brackets the power uses two_k alone "
+                  "and the result is then divided by d_model. Put brackets around the exponent."),
+        Mistake("precedence, float base", {0: "pos / 10000.0 ** two_k / d_model"},
+                "`**` is worked out before `/`: without brackets the power uses two_k alone "
+                  "and the result is then divided by d_model. Put brackets around the exponent."),
+        Mistake("one speed", {0: "pos"},
                 "Every pair turns at the same speed, one radian per position. Each pair needs "
-                "its own speed, which depends on two_k.",
-                impl=_table_one_speed),
-        Mistake("halves",
+                "its own speed, which depends on two_k."),
+        Mistake("halves", '''def position_table(length, d_model):
+    pos = np.arange(length)[:, None]
+    two_k = np.arange(0, d_model, 2)[None, :]
+    angles = pos / 10000 ** (two_k / d_model)
+    return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+''',
                 "Your sines fill the left half of the table and the cosines the right half. In "
                 "this table they alternate: the sine of each pair in an even column, its cosine "
-                "in the odd column just after it.",
-                impl=_table_halves),
-        Mistake("k instead of 2k",
+                "in the odd column just after it."),
+        Mistake("k instead of 2k", {0: "pos / 10000 ** (two_k / 2 / d_model)"},
                 "Your pairs turn too fast: the exponent uses k, half of `two_k`. `two_k` already "
-                "holds 0, 2, 4, ...; divide it by d_model as it is.",
-                impl=_table_k_not_2k),
-    ],
-    wrong=[
-        Variant({1: "np.cos(angles)", 2: "np.sin(angles)"}, ["row 0", "swapped"], "values"),
-        Variant({0: "pos * 10000 ** (two_k / d_model)"}, ["row 1", "shrink"], "values"),
-        Variant({0: "pos / 10000 ** two_k"}, ["row 1", "dividing by d_model"], "values"),
-        Variant({0: "pos / 10000 ** two_k / d_model"}, ["brackets"], "values"),
-        Variant({0: "pos"}, ["same speed"], "values"),
-        Variant({0: "pos / 10000 ** (two_k / 2 / d_model)"}, ["row 1", "half of `two_k`"], "values"),
-        Variant({0: "pos / 10000 ** (np.arange(d_model) / d_model)"}, ["ValueError", "broadcast",
-                                                                      "line 7"], "error"),
-        Variant({0: "pos / 10000 ** (two_k / d_model)", 1: "np.round(np.sin(angles), 4)",
-                 2: "np.round(np.cos(angles), 4)"}, ["row 1", "expected"], "values"),
-    ],
-    alternatives=[
-        Variant({0: "pos * 10000.0 ** (-two_k / d_model)"}),
-        Variant({0: "pos * np.exp(-np.log(10000) * two_k / d_model)"}),
-        Variant({0: "np.outer(np.arange(length), 1 / np.power(10000, np.arange(0, d_model, 2) / d_model))",
-                 1: "np.sin(angles[:, :])", 2: "np.sin(angles + np.pi / 2)"}),
-        Variant(source='''def position_table(length, d_model):
-    table = np.zeros((length, d_model))
-    for pos in range(length):
-        for i in range(0, d_model, 2):
-            angle = pos / 10000 ** (i / d_model)
-            table[pos, i] = np.sin(angle)
-            table[pos, i + 1] = np.cos(angle)
-    return table
-'''),
+                "holds 0, 2, 4, ...; divide it by d_model as it is."),
     ],
     skills="build the sinusoidal table for any length and width, without a loop",
 )
@@ -197,26 +124,6 @@ SINUSOIDAL_TABLE = Exercise(
 
 def _rope_reference(x, position, base=10000.0):
     return _rope(x, base, "halves", offset=position)
-
-
-def _turn(x, angle):
-    half = len(x) // 2
-    a, b = x[:half], x[half:]
-    return np.concatenate([a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)])
-
-
-def _thetas(x, base):
-    half = len(x) // 2
-    return base ** (-np.arange(half) / half)
-
-
-def _rope_neighbours(x, position, base=10000.0):
-    angle = position * _thetas(x, base)
-    a, b = x[0::2], x[1::2]
-    out = np.empty(len(x))
-    out[0::2] = a * np.cos(angle) - b * np.sin(angle)
-    out[1::2] = a * np.sin(angle) + b * np.cos(angle)
-    return out
 
 
 ROPE_CONTRACT = Contract(
@@ -295,51 +202,16 @@ ROPE_ROTATION = Exercise(
         "on every pair at once with `np.cos` and `np.sin`.",
     ],
     mistakes=[
-        Mistake("wrong way",
+        Mistake("wrong way", {1: "a * np.cos(angle) + b * np.sin(angle)", 2: "-a * np.sin(angle) + b * np.cos(angle)"},
                 "Your pairs turn the wrong way (clockwise). The new first number subtracts "
-                "b sin t; the new second number adds a sin t.",
-                impl=lambda x, position, base=10000.0: _rope(x, base, "halves", offset=-position)),
-        Mistake("no position",
+                "b sin t; the new second number adds a sin t."),
+        Mistake("no position", {0: "theta"},
                 "Every pair turned as if the vector were at position 1: the angle must grow "
-                "with the position, the position times the pair's speed.",
-                impl=lambda x, position, base=10000.0: _turn(x, _thetas(x, base))),
-        Mistake("divided",
+                "with the position, the position times the pair's speed."),
+        Mistake("divided", {0: "position / theta"},
                 "The angle is the position times theta, not the position divided by it: "
-                "the slow pairs should turn less, not more.",
-                impl=lambda x, position, base=10000.0: _turn(x, position / _thetas(x, base))),
-        Mistake("neighbours",
-                "You turned neighbouring numbers (x[0], x[1]), (x[2], x[3]), ... together. Here "
-                "pair i is (x[i], x[i + d/2]): a number from the first half with its partner "
-                "in the second half.",
-                impl=_rope_neighbours),
-        Mistake("base ignored",
-                "Your result is right for the usual base 10000 but not for another `base`: use "
-                "the argument `base`, not the number 10000.",
-                impl=lambda x, position, base=10000.0: _rope(x, 10000.0, "halves", offset=position)),
-    ],
-    wrong=[
-        Variant({1: "a * np.cos(angle) + b * np.sin(angle)", 2: "-a * np.sin(angle) + b * np.cos(angle)"},
-                ["wrong way"], "values"),
-        Variant({0: "theta"}, ["position 1"], "values"),
-        Variant({0: "position / theta"}, ["divided"], "values"),
-        Variant({1: "a * np.cos(angle)", 2: "b * np.cos(angle)"}, ["position 0", "expected"], "values"),
-        Variant({0: "position * theta[:, None]"}, ["shape"], "shape"),
-        Variant(source='''def rope_one(x, position, base=10000.0):
-    half = len(x) // 2
-    theta = 10000.0 ** (-np.arange(half) / half)
-    angle = position * theta
-    a, b = x[:half], x[half:]
-    return np.concatenate([a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)])
-''', expect=["hidden test", "base 100", "argument `base`"], kind="values"),
-        Variant(source='''def rope_one(x, position, base=10000.0):
-    half = len(x) // 2
-    angle = position * base ** (-np.arange(half) / half)
-    a, b = x[:half].copy(), x[half:].copy()
-    x[:half] = a * np.cos(angle) - b * np.sin(angle)
-    x[half:] = a * np.sin(angle) + b * np.cos(angle)
-    return x
-''', expect=["changed its argument `x`", "caller", "new array"], kind="inplace"),
-        Variant(source='''def rope_one(x, position, base=10000.0):
+                "the slow pairs should turn less, not more."),
+        Mistake("neighbours", '''def rope_one(x, position, base=10000.0):
     half = len(x) // 2
     angle = position * base ** (-np.arange(half) / half)
     a, b = x[0::2], x[1::2]
@@ -347,13 +219,19 @@ ROPE_ROTATION = Exercise(
     out[0::2] = a * np.cos(angle) - b * np.sin(angle)
     out[1::2] = a * np.sin(angle) + b * np.cos(angle)
     return out
-''', expect=["position 1", "neighbouring numbers"], kind="values"),
-    ],
-    alternatives=[
-        Variant({0: "theta * position"}),
-        Variant({1: "np.cos(angle) * a - np.sin(angle) * b", 2: "np.sin(angle) * a + np.cos(angle) * b"}),
-        Variant({1: "((a + 1j * b) * np.exp(1j * angle)).real",
-                 2: "((a + 1j * b) * np.exp(1j * angle)).imag"}),
+''',
+                "You turned neighbouring numbers (x[0], x[1]), (x[2], x[3]), ... together. Here "
+                "pair i is (x[i], x[i + d/2]): a number from the first half with its partner "
+                "in the second half."),
+        Mistake("base ignored", '''def rope_one(x, position, base=10000.0):
+    half = len(x) // 2
+    theta = 10000.0 ** (-np.arange(half) / half)
+    angle = position * theta
+    a, b = x[:half], x[half:]
+    return np.concatenate([a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)])
+''',
+                "Your result is right for the usual base 10000 but not for another `base`: use "
+                "the argument `base`, not the number 10000."),
     ],
     skills="turn every pair of a vector by its rotary angle",
 )
@@ -366,19 +244,6 @@ def _scores_by_distance(query, key, max_distance, start=3):
     depends on the distance only, so the key may stand anywhere)."""
     scores = [_rope(query, offset=start + t) @ _rope(key, offset=start) for t in range(int(max_distance) + 1)]
     return np.array(scores, dtype=float).reshape(-1) / np.sqrt(len(query))
-
-
-def _key_after_query(query, key, max_distance):
-    return _scores_by_distance(key, query, max_distance)
-
-
-def _not_turned(query, key, max_distance):
-    return np.full(int(max_distance) + 1, query @ key / np.sqrt(len(query)))
-
-
-def _neighbour_scores(query, key, max_distance):
-    turned = [_rope(query, pairing="neighbours", offset=t) for t in range(int(max_distance) + 1)]
-    return np.array(turned).reshape(-1, len(query)) @ key / np.sqrt(len(query))
 
 
 ROPE_DISTANCE_CONTRACT = Contract(
@@ -450,59 +315,29 @@ ROPE_DISTANCE = Exercise(
         "the key gives one dot product per row; divide by the square root of the head size.",
     ],
     mistakes=[
-        Mistake("key after the query",
+        Mistake("key after the query", {0: "rope(np.tile(key, (max_distance + 1, 1)))", 1: "turned @ query / np.sqrt(len(key))"},
                 "You turned the key and left the query still: that puts the key t positions "
-                "after the query, the other direction. Turn the query; keep the key at position 0.",
-                impl=_key_after_query),
-        Mistake("nothing turned",
+                "after the query, the other direction. Turn the query; keep the key at position 0."),
+        Mistake("nothing turned", {0: "np.tile(query, (max_distance + 1, 1))"},
                 "Every score equals the one at distance 0: either nothing was turned, or the query "
                 "and the key were turned by the same angle. Turn the query's copies for positions "
-                "0, 1, 2, ... and keep the key at position 0.",
-                impl=_not_turned),
-        Mistake("not scaled",
+                "0, 1, 2, ... and keep the key at position 0."),
+        Mistake("not scaled", {1: "turned @ key"},
                 "These are the raw dot products. The scaled score divides each by the square root "
-                "of the head size, len(query).",
-                impl=lambda q, k, n: _scores_by_distance(q, k, n) * np.sqrt(len(q))),
-        Mistake("divided by d",
+                "of the head size, len(query)."),
+        Mistake("divided by d", {1: "turned @ key / len(key)"},
                 "You divided by the head size itself. The scaled score divides by its square root, "
-                "as attention does.",
-                impl=lambda q, k, n: _scores_by_distance(q, k, n) / np.sqrt(len(q))),
-        Mistake("neighbours",
+                "as attention does."),
+        Mistake("neighbours", {0: "rope(np.tile(query, (max_distance + 1, 1)), pairing='neighbours')"},
                 "Your numbers are paired as neighbours (2i with 2i + 1). The course pairs halves, "
-                "number i with number i + d/2, which is `rope`'s default.",
-                impl=_neighbour_scores),
-        Mistake("one distance short",
+                "number i with number i + d/2, which is `rope`'s default."),
+        Mistake("one distance short", {0: "rope(np.tile(query, (max_distance, 1)))"},
                 "Your result has one score too few. Distances 0, 1, ..., max_distance are "
-                "max_distance + 1 of them, so that many copies of the query are turned.",
-                impl=lambda q, k, n: _scores_by_distance(q, k, int(n) - 1)),
-        Mistake("only the last distance",
+                "max_distance + 1 of them, so that many copies of the query are turned."),
+        Mistake("only the last distance", {0: "rope(query, offset=max_distance)"},
                 "You got a single score, the one at distance max_distance: `rope` turns a single "
                 "vector for one position only. Turn a stack of copies of the query, one row per "
-                "distance; `rope` turns row t for position t.",
-                impl=lambda q, k, n: _rope(q, offset=int(n)) @ k / np.sqrt(len(q))),
-    ],
-    wrong=[
-        Variant({1: "turned @ key"}, ["position 0", "square root"], "values"),
-        Variant({1: "turned @ key / len(key)"}, ["position 0", "head size itself"], "values"),
-        Variant({0: "rope(np.tile(key, (max_distance + 1, 1)))", 1: "turned @ query / np.sqrt(len(key))"},
-                ["position 1", "other direction"], "values"),
-        Variant({0: "np.tile(query, (max_distance + 1, 1))"}, ["position 1", "distance 0"], "values"),
-        Variant({0: "rope(np.tile(query, (max_distance + 1, 1)), pairing='neighbours')"},
-                ["position 1", "halves"], "values"),
-        Variant({0: "rope(np.tile(query, (max_distance, 1)))"}, ["expected shape (7,)", "one score too few"],
-                "shape"),
-        Variant({0: "rope(query, offset=max_distance)"}, ["expected shape (7,)", "single score"], "shape"),
-        Variant(source='''def scores_by_distance(query, key, max_distance):
-    key /= np.sqrt(len(key))
-    turned = rope(np.tile(query, (max_distance + 1, 1)))
-    return turned @ key
-''', expect=["changed its argument `key`", "caller", "new array"], kind="inplace"),
-    ],
-    alternatives=[
-        Variant({0: "np.array([rope(query, offset=t) for t in range(max_distance + 1)])"}),
-        Variant({0: "rope(np.stack([query] * (max_distance + 1)), offset=5)",
-                 1: "turned @ rope(key, offset=5) / len(key) ** 0.5"}),
-        Variant({1: "np.einsum('td,d->t', turned, key) / np.sqrt(key.size)"}),
+                "distance; `rope` turns row t for position t."),
     ],
     skills="use the rotary turn to get a query's score against a key at every distance at once",
 )
@@ -560,10 +395,6 @@ def _embed_draw(rng) -> list[Case]:
     return cases
 
 
-def _rows(words):
-    return words.shape[-2], words.shape[-1]
-
-
 EMBED = Exercise(
     id="scale-then-add",
     notebook=NOTEBOOK,
@@ -587,236 +418,32 @@ EMBED = Exercise(
         "rows 0, 1, ..., length \u2212 1, in order: a slice of the first rows.",
     ],
     mistakes=[
-        Mistake("no scale",
+        Mistake("no scale", {0: "1"},
                 "The words are added as they are. Multiply them by the square root of d_model "
-                "first, so the word is not drowned by its position.",
-                impl=lambda w, t: w + t[:_rows(w)[0]]),
-        Mistake("d_model",
-                "You multiplied by d_model itself; the factor is its square root.",
-                impl=lambda w, t: w * _rows(w)[1] + t[:_rows(w)[0]]),
-        Mistake("scaled positions",
+                "first, so the word is not drowned by its position."),
+        Mistake("d_model", {0: "d_model"},
+                "You multiplied by d_model itself; the factor is its square root."),
+        Mistake("scaled positions", {0: "1", 1: "np.sqrt(d_model) * table[:length]"},
                 "You scaled the positions instead of the words. The factor multiplies the words; "
-                "the position rows are added as they are.",
-                impl=lambda w, t: w + np.sqrt(_rows(w)[1]) * t[:_rows(w)[0]]),
-        Mistake("one row",
+                "the position rows are added as they are."),
+        Mistake("one row", {1: "table[length]"},
                 "`table[length]` is a single row (the position just after the text), added to "
-                "every word. Each word needs its own row: the first `length` rows.",
-                impl=lambda w, t: w * np.sqrt(_rows(w)[1]) + t[_rows(w)[0]]),
-        Mistake("row 0",
+                "every word. Each word needs its own row: the first `length` rows."),
+        Mistake("row 0", {1: "table[0]"},
                 "Every word got the row of position 0. Each word needs the row of its own "
-                "position: the first `length` rows of the table.",
-                impl=lambda w, t: w * np.sqrt(_rows(w)[1]) + t[0]),
-        Mistake("whole table",
+                "position: the first `length` rows of the table."),
+        Mistake("whole table", {1: "table"},
                 "The table has one row per position up to the longest text, more rows than "
-                "this text has words. Take only as many rows as there are words.",
-                impl=lambda w, t: w * np.sqrt(_rows(w)[1]) + t),
-        Mistake("length from the wrong axis",
+                "this text has words. Take only as many rows as there are words."),
+        Mistake("length from the wrong axis", {1: "table[:d_model]"},
                 "Your code works when the text has exactly d_model words, and fails otherwise: "
                 "the number of rows you take from the table comes from the words' last axis, "
                 "which counts the numbers per word (d_model). The text's length is the number "
-                "of rows of `words`, its second-to-last axis.",
-                impl=lambda w, t: w * np.sqrt(_rows(w)[1]) + t[:_rows(w)[1]]),
-    ],
-    wrong=[
-        Variant({0: "1"}, ["row 0", "as they are"], "values"),
-        Variant({0: "d_model"}, ["square root"], "values"),
-        Variant({1: "table"}, ["ValueError", "broadcast", "as many rows as there are words"], "error"),
-        Variant({1: "table[length]"}, ["single row"], "values"),
-        Variant({1: "table[0]"}, ["position 0"], "values"),
-        Variant({1: "table[:d_model]"}, ["ValueError", "exactly d_model words", "second-to-last"], "error"),
-        Variant({1: "table[:words.shape[-1]]"}, ["ValueError", "exactly d_model words"], "error"),
-        Variant(source='def embed(words, table):\n    return np.sqrt(words.shape[-1]) * words\n',
-                expect=["row 0"], kind="values"),
-        Variant(source='def embed(words, table):\n    length, d_model = words.shape[-2:]\n'
-                       '    words *= np.sqrt(d_model)\n    words += table[:length]\n    return words\n',
-                expect=["changed its argument `words`", "caller"], kind="inplace"),
-    ],
-    alternatives=[
-        Variant({0: "d_model ** 0.5"}),
-        Variant({0: "np.sqrt(words.shape[-1])", 1: "table[:words.shape[-2]]"}),
-        Variant({1: "table[0:length, :]"}),
+                "of rows of `words`, its second-to-last axis."),
     ],
     skills="scale the word vectors by sqrt(d_model) and add the first rows of the position table",
     retired=True,   # replaced by rope-distance; kept for notebooks saved from earlier releases
 )
 
-
-# ---------------------------------------------------------------- questions
-
-PREDICT_SHUFFLE = Question(
-    id="pos-predict-shuffle",
-    notebook=NOTEBOOK,
-    kind="predict",
-    prompt="Self-attention, with no position information, runs on \u201ccat dog car\u201d and "
-           "then on \u201ccar dog cat\u201d. Is cat's output vector different the second time?",
-    choices=[
-        "Yes: cat moved from first to last, so its output changes",
-        "No: it is exactly the same, only it appears in another row",
-        "It changes a little, because cat now comes after the others",
-        "It cannot be said without the weights",
-    ],
-    answer=1,
-    explanation="Cat's query is scored against the same three keys, and the weighted average "
-                "runs over the same three values: only their order in the sum differs, and a "
-                "sum does not care about order. So cat's output is the same vector, in another "
-                "row. This holds for any weights, which is why attention needs positions.",
-    reveals=[
-        r"\bsame vector\b",
-        r"\b(does not|doesn't) care about (the |word )?order\b",
-        r"\b(ignores?|cannot see|can't see|is blind to) (the |word )?order\b",
-        r"\btreats? (a text|its input) as a \*?set\b",
-    ],
-)
-
-NUMBER_PE01 = Question(
-    id="pos-number-pe01",
-    notebook=NOTEBOOK,
-    kind="number",
-    prompt="With d_model = 2, position `pos` gets the vector [sin(pos), cos(pos)]. "
-           "What is PE[0][1], the second number of position 0's vector?",
-    answer=1.0,
-    tol=1e-6,
-    explanation="PE[0][1] is cos(0), and the cosine of 0 is 1. Position 0's vector is [0, 1]; "
-                "the cell below prints it.",
-    reveals=[
-        r"\b(cos\s*\(\s*0\s*\)|cosine of 0)\s*(=|is)\s*1\b",
-        r"\bPE\[0\]\[1\]\s*(=|is)\s*1(\.0+)?\b",
-        r"\bPE\[0\]\s*=\s*\[0(\.0+)?,\s*1(\.0+)?\b",
-    ],
-)
-
-SHAPE_TEN_TOKENS = Question(
-    id="pos-shape-ten-tokens",
-    notebook=NOTEBOOK,
-    kind="shape",
-    prompt="A text has 10 tokens and d_model = 8. What shape is its position table?",
-    answer=(10, 8),
-    explanation="One row per position and one column per number of the word vector, so it "
-                "can be added to the (10, 8) word vectors element by element.",
-)
-
-NUMBER_LAST_SPEED = Question(
-    id="pos-number-last-speed",
-    notebook=NOTEBOOK,
-    kind="number",
-    prompt="With d_model = 4 there are two pairs. Pair 0 turns 1 radian per position. "
-           "How many radians per position does the last pair turn? (A fraction like 1/3 is fine.)",
-    answer=0.01,
-    tol=1e-6,
-    explanation="The last pair has 2k = d \u2212 2 = 2, so it turns at 10000^(\u22122/4), one "
-                "over the square root of 10000, which is one hundredth of a radian per position.",
-    reveals=[
-        r"10,?000\s*\^\s*\(?\s*[−-]\s*2\s*/\s*4\b",
-        r"(?<![\d.])1\s*/\s*100(?![\d.,])",
-        r"\bone hundredth\b",
-        r"(?<![\d.])0\.010*(?!\d) radians",
-    ],
-)
-
-NUMBER_SCALE_64 = Question(
-    id="pos-number-scale-64",
-    notebook=NOTEBOOK,
-    kind="number",
-    prompt="A model has d_model = 64. Before the position row is added, each word vector is "
-           "multiplied by sqrt(d_model). By which number?",
-    answer=8.0,
-    tol=1e-6,
-    explanation="The square root of 64 is 8, because 8 \u00d7 8 = 64.",
-    reveals=[
-        r"(√\s*|\bsqrt\s*\(\s*|\bsquare root of )64\s*\)?\s*(=|is)\s*8\b",
-        r"\b8\s*[×x]\s*8\s*=\s*64\b",
-        r"\bsqrt\(d_model\)\s*=\s*8\b",
-    ],
-)
-
-PREDICT_ROPE = Question(
-    id="pos-predict-rope",
-    notebook=NOTEBOOK,
-    kind="predict",
-    prompt="With rotary positions, one query and one key are scored twice: key at 2 and query "
-           "at 5, then key at 12 and query at 15. How do the two scores compare?",
-    choices=[
-        "The second is larger: later positions turn further",
-        "They are equal: both pairs are 3 positions apart",
-        "The second is smaller: far from the start, the scores fade",
-        "Nothing can be said: the angles are different",
-    ],
-    answer=1,
-    explanation="Both vectors turn; what remains in their dot product is only the difference "
-                "of the two turns, which depends on the distance and not on where the pair "
-                "sits. The lab and the cell after it show the two scores.",
-    reveals=[
-        r"\bdepends? only on the distance\b",
-        r"\bonly the distance (matters|counts)\b",
-        r"\bdifference of the two turns\b",
-        r"\bboth pairs are (three|3) positions apart\b",
-    ],
-)
-
-PREDICT_SCALE = Question(
-    id="pos-predict-scale",
-    notebook=NOTEBOOK,
-    kind="predict",
-    prompt="The words are multiplied by a factor before their position rows are added, and then "
-           "the sentence is reordered. With a very large factor, what do attention's outputs do?",
-    choices=[
-        "Each word's output stays close to what it was, wherever the word goes: they follow the words",
-        "The output at each place stays close to what it was, whatever word stands there: they "
-        "follow the positions",
-        "Nothing changes at all, whatever the factor",
-        "They become random: the factor destroys the input",
-    ],
-    answer=0,
-    explanation="A large factor makes the word most of the input, so the position row hardly "
-                "counts and attention sees almost a set of words again: each word's output moves "
-                "little when the word moves, while the output at a fixed place changes with the "
-                "word standing there. A small factor does the opposite. The lab and the cell after "
-                "it show both.",
-    reveals=[
-        r"\b(mostly (the )?words?|makes? the words? most of the input"
-        r"|(the )?words? (is|are|make up) most of the input)\b",
-        r"\bfollows? the words\b",
-    ],
-)
-
-DEFINITIONS = [SINUSOIDAL_TABLE, ROPE_ROTATION, ROPE_DISTANCE, EMBED, PREDICT_SHUFFLE, NUMBER_PE01,
-               SHAPE_TEN_TOKENS, NUMBER_LAST_SPEED, NUMBER_SCALE_64, PREDICT_SCALE, PREDICT_ROPE]
-
-
-# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
-
-SKIP_AHEAD = [
-    Question("pos-out-order", NOTEBOOK, "predict",
-             "Self-attention without any position information reads \u201cdog bites man\u201d and then "
-             "\u201cman bites dog\u201d. What happens to the output for \u201cdog\u201d?",
-             choices=["It is the same vector, now in another row",
-                      "It changes, because \u201cdog\u201d is now the subject",
-                      "It becomes zero",
-                      "It depends on the causal mask only"],
-             answer=0,
-             explanation="Without positions attention treats its input as a set of words.",
-             reveals=[r"\bsame vector\b",
-                      r"\b(does not|doesn't) care about (the |word )?order\b",
-                      r"\b(ignores?|cannot see|can't see|is blind to) (the |word )?order\b",
-                      r"\btreats? (a text|its input) as a \*?set\b"]),
-    Question("pos-out-table-entry", NOTEBOOK, "number",
-             "In the sinusoidal table with d_model = 4 (base 10000), what is PE[1, 1], the row of "
-             "position 1, column 1? Two decimals are enough.",
-             answer=float(_sinusoidal(2, 4)[1, 1]), tol=0.005,
-             explanation="Column 1 is the cosine of the fast pair at position 1."),
-    Question("pos-out-rope-shape", NOTEBOOK, "shape",
-             "Rotary positions are applied to queries of shape (2, 6, 16): a batch of 2, 6 "
-             "tokens, 16 numbers each. What shape comes out?",
-             answer=(2, 6, 16),
-             explanation="RoPE turns pairs of numbers in place: it changes no shape."),
-    Question("pos-out-rope-distance", NOTEBOOK, "predict",
-             "With rotary positions, the score between a query at position m and a key at "
-             "position n depends on the positions only through\u2026",
-             choices=["m \u2212 n, how far apart they are", "m alone", "m + n",
-                      "nothing: RoPE leaves scores unchanged"],
-             answer=0,
-             explanation="Turning both by their own angle leaves the angle between them: m \u2212 n.",
-             reveals=[r"\bdepends? only on the distance\b",
-                      r"\bdifference of the two turns\b",
-                      r"\bm\s*[−-]\s*n\b"]),
-]
+DEFINITIONS = [SINUSOIDAL_TABLE, ROPE_ROTATION, ROPE_DISTANCE, EMBED, *questions.QUESTIONS]
+SKIP_AHEAD = questions.SKIP_AHEAD

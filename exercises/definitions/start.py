@@ -1,4 +1,4 @@
-"""Exercises and questions of notebook 00, "Start here"."""
+"""Exercises of notebook 00, "Start here" (its questions: :mod:`exercises.definitions.questions.start`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import numpy as np
 
 from lib.attention import softmax as _softmax_reference
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, Question, Variant, in_float32
+from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32
+from exercises.definitions.questions import start as questions
 
 NOTEBOOK = "00_start_here"
 
@@ -85,65 +86,21 @@ ROW_MEAN = Exercise(
         "(2, 3) array and for a (4, 2, 3) batch.",
     ],
     mistakes=[
-        Mistake("whole array",
+        Mistake("whole array", {0: "x.sum()"},
                 "You added up every number in the array at once. Tell `sum` which axis "
-                "to add along, so that each row gets its own total.",
-                impl=lambda x: x.sum() / x.shape[-1]),
-        Mistake("wrong axis",
+                "to add along, so that each row gets its own total."),
+        Mistake("wrong axis", {0: "x.sum(axis=0, keepdims=True)"},
                 "You added down the columns (axis 0). A row's numbers lie along the "
-                "last axis.",
-                impl=lambda x: x.sum(axis=0, keepdims=True) / x.shape[-1]),
-        Mistake("missing keepdims",
+                "last axis."),
+        Mistake("missing keepdims", {0: "x.sum(axis=-1)"},
                 "The totals lost their axis, so you got one flat list instead of a column. "
-                "`keepdims=True` keeps the summed axis with length 1.",
-                impl=lambda x: x.sum(axis=-1) / x.shape[-1]),
-        Mistake("axis 1",
+                "`keepdims=True` keeps the summed axis with length 1."),
+        Mistake("axis 1", {0: "x.sum(axis=1, keepdims=True)"},
                 "`axis=1` is the last axis only for a 2-D array; for a batch of shape "
-                "(2, 3, 4) it is the middle one. Use `axis=-1`, which always means the last.",
-                impl=lambda x: x.sum(axis=1, keepdims=True) / x.shape[-1]),
-        Mistake("largest",
+                "(2, 3, 4) it is the middle one. Use `axis=-1`, which always means the last."),
+        Mistake("largest", {0: "x.max(axis=-1, keepdims=True)"},
                 "You took each row's largest number. The average adds up all the numbers of "
-                "the row (and the code then divides by how many there are).",
-                impl=lambda x: x.max(axis=-1, keepdims=True) / x.shape[-1]),
-    ],
-    wrong=[
-        Variant({0: "x.sum()"}, ["shape", "every number"], "shape"),
-        Variant({0: "x.sum(axis=0, keepdims=True)"}, ["expected shape (2, 1)", "columns"], "shape"),
-        Variant({0: "x.sum(axis=-1)"}, ["got shape (2,)", "keepdims"], "shape"),
-        Variant({0: "x.sum(axis=1, keepdims=True)"}, ["hidden test", "axis=-1"], "shape"),
-        Variant({0: "x.max(axis=-1, keepdims=True)"}, ["row 0", "expected", "largest"], "values"),
-        Variant({0: "x.totl(axis=-1, keepdims=True)"}, ["AttributeError", "line 3"], "error"),
-        Variant(source="def row_mean(x):\n    total = x.sum(axis=-1, keepdims=True)\n", expect=["None", "return"], kind="none"),
-        Variant(source="def row_mean(x):\n    return 'the mean'\n", expect=["str", "array"], kind="type"),
-        Variant(source="row_mean = 2.0\n", expect=["should be a function"], kind="type"),
-        # the running total written into x itself: right numbers, but the caller's x is changed
-        Variant({0: "np.cumsum(x, axis=-1, out=x)[..., -1:]"},
-                ["changed its argument `x`", "caller", "new array"], "inplace"),
-        Variant(source="def row_mean(x):\n    x /= x.shape[-1]\n    return x.sum(axis=-1, keepdims=True)\n",
-                expect=["changed its argument `x`", "caller"], kind="inplace"),
-        Variant(source="def row_mean(x):\n    while True:\n        pass\n",
-                expect=["did not finish in", "on the example above", "loop that never ends", "line 2: while True:"],
-                kind="timeout"),
-        Variant(source="def row_mean(x):\n    return row_mean(x)\n",
-                expect=["called itself", "RecursionError"], kind="recursion"),
-        Variant(source="def row_mean(x):\n    return np.ones((10 ** 7, 10 ** 7)).sum(axis=-1)\n",
-                expect=["memory", "shape (10000000, 10000000)"], kind="memory"),
-        Variant(source="_out = {}\n\ndef row_mean(x):\n"
-                       "    out = _out.setdefault(x.shape, np.zeros(x.shape[:-1] + (1,)))\n"
-                       "    out[...] = x.sum(axis=-1, keepdims=True) / x.shape[-1]\n    return out\n",
-                expect=["changed the result", "the example above"], kind="state"),
-        Variant(source="seen = 0\n\ndef row_mean(x):\n    global seen\n"
-                       "    seen = seen + x.sum(axis=-1, keepdims=True)\n    return seen / x.shape[-1]\n",
-                expect=["second time", "different result"], kind="state"),
-    ],
-    alternatives=[
-        Variant({0: "np.sum(x, axis=-1, keepdims=True)"}),
-        Variant({0: "x.sum(-1)[..., None]"}),
-        Variant({0: "x.mean(axis=-1, keepdims=True) * x.shape[-1]"}),
-        Variant({0: "np.add.reduce(x, axis=x.ndim - 1, keepdims=True)"}),
-        Variant({0: "np.cumsum(x, axis=-1)[..., -1:]"}),
-        Variant(source="def row_mean(x):\n    total = 0\n    for i in range(x.shape[-1]):\n"
-                       "        total = total + x[..., i:i + 1]\n    return total / x.shape[-1]\n"),
+                "the row (and the code then divides by how many there are)."),
     ],
     skills="average over the right axis and keep it with keepdims",
 )
@@ -195,33 +152,6 @@ def _softmax_draw(rng) -> list[Case]:
     return cases
 
 
-def _softmax_no_shift(s):
-    e = np.exp(s)
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def _shifted_by(shift):
-    def softmax(s):
-        e = np.exp(s - shift(s))
-        return e / e.sum(axis=-1, keepdims=True)
-    return softmax
-
-
-def _softmax_whole_sum(s):
-    e = np.exp(s - s.max(axis=-1, keepdims=True))
-    return e / e.sum()
-
-
-def _softmax_axis0(s):
-    e = np.exp(s - s.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=0, keepdims=True)
-
-
-def _softmax_clipped(s):
-    e = np.exp(np.clip(s, -500.0, 500.0))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
 _KEEPDIMS_HINT = ("A row's maximum or total has one number per row. Without "
                   "`keepdims=True` it loses its axis and no longer lines up with the rows, "
                   "so NumPy cannot combine it with the scores (or combines it the wrong way).")
@@ -256,140 +186,36 @@ STABLE_SOFTMAX = Exercise(
         "with the rows when you subtract or divide; `row_mean` above did the same.",
     ],
     mistakes=[
-        Mistake("no shift",
+        Mistake("no shift", {0: "0"},
                 "Without subtracting, `np.exp(1000)` overflows to infinity and inf / inf "
-                "is NaN. Subtract each row's largest score first.",
-                impl=_softmax_no_shift),
-        Mistake("smallest score", _SHIFT_HINT + " You subtracted the smallest.",
-                impl=_shifted_by(lambda s: s.min(axis=-1, keepdims=True))),
-        Mistake("mean score", _SHIFT_HINT + " You subtracted the mean.",
-                impl=_shifted_by(lambda s: s.mean(axis=-1, keepdims=True))),
-        Mistake("first score", _SHIFT_HINT + " You subtracted the first score of the row.",
-                impl=_shifted_by(lambda s: s[..., :1])),
-        Mistake("global max",
+                "is NaN. Subtract each row's largest score first."),
+        Mistake("smallest score", {0: "scores.min(axis=-1, keepdims=True)"}, _SHIFT_HINT + " You subtracted the smallest."),
+        Mistake("mean score", {0: "scores.mean(axis=-1, keepdims=True)"}, _SHIFT_HINT + " You subtracted the mean."),
+        Mistake("first score", {0: "scores[..., :1]"}, _SHIFT_HINT + " You subtracted the first score of the row."),
+        Mistake("global max", {0: "scores.max()"},
                 "`scores.max()` is the largest score of the whole array. A row far below "
                 "it becomes exp(-2000) = 0 everywhere, and 0 / 0 is NaN. Subtract each "
-                "row's own largest score.",
-                impl=_shifted_by(lambda s: s.max())),
-        Mistake("column max",
+                "row's own largest score."),
+        Mistake("column max", {0: "scores.max(axis=0, keepdims=True)"},
                 "You subtracted the largest score of each column (axis 0). The number "
-                "subtracted must be the same for every score of a row: the row's own largest.",
-                impl=_shifted_by(lambda s: s.max(axis=0, keepdims=True))),
-        Mistake("clipped",
+                "subtracted must be the same for every score of a row: the row's own largest."),
+        Mistake("clipped", '''def softmax(scores):
+    e = np.exp(np.clip(scores, -500, 500))
+    return e / e.sum(axis=-1, keepdims=True)
+''',
                 "Clipping the scores changes them: every score above the limit becomes the "
                 "same, so their weights come out equal. Subtract each row's largest score "
-                "instead; that keeps every exponent at most 1 and changes no weight.",
-                impl=_softmax_clipped),
-        Mistake("whole sum",
+                "instead; that keeps every exponent at most 1 and changes no weight."),
+        Mistake("whole sum", {1: "e.sum()"},
                 "You divided by the total of the whole array, so a row's weights do not "
-                "add up to 1. Divide each row by its own total.",
-                impl=_softmax_whole_sum),
-        Mistake("wrong axis",
+                "add up to 1. Divide each row by its own total."),
+        Mistake("wrong axis", {1: "e.sum(axis=0, keepdims=True)"},
                 "You added down the columns (axis 0), so each column sums to 1 instead of "
-                "each row. A row's scores lie along the last axis.",
-                impl=_softmax_axis0),
-        Mistake("missing keepdims (total)", _KEEPDIMS_HINT,
-                impl=lambda s: np.exp(s - s.max(axis=-1, keepdims=True))
-                / np.exp(s - s.max(axis=-1, keepdims=True)).sum(axis=-1)),
-        Mistake("missing keepdims (max)", _KEEPDIMS_HINT,
-                impl=lambda s: np.exp(s - s.max(axis=-1))
-                / np.exp(s - s.max(axis=-1)).sum(axis=-1, keepdims=True)),
-    ],
-    wrong=[
-        Variant({0: "0"}, ["NaN", "overflow"], "nan"),
-        Variant({0: "scores.max()"}, ["NaN", "own largest"], "nan"),
-        Variant({0: "scores.min(axis=-1, keepdims=True)"}, ["NaN", "hidden test", "smallest"], "nan"),
-        Variant({0: "scores.mean(axis=-1, keepdims=True)"}, ["NaN", "[0, 1000]", "mean"], "nan"),
-        Variant({0: "scores[..., :1]"}, ["NaN", "first score"], "nan"),
-        Variant({0: "scores.max(axis=0, keepdims=True)"}, ["row 0", "each column"], "values"),
-        Variant(source="def softmax(scores):\n    e = np.exp(np.clip(scores, -500, 500))\n"
-                       "    return e / e.sum(axis=-1, keepdims=True)\n",
-                expect=["hidden test", "clipping"], kind="values"),
-        Variant({1: "e.sum()"}, ["row 0", "whole array"], "values"),
-        Variant({1: "e.sum(axis=0, keepdims=True)"}, ["row 0", "columns"], "values"),
-        Variant({1: "e.sum(axis=-1)"}, ["ValueError", "keepdims", "line 5"], "error"),
-        Variant({0: "scores.max(axis=-1)"}, ["ValueError", "keepdims", "line 3"], "error"),
-        Variant({0: "scores.max(axis=1, keepdims=True)", 1: "e.sum(axis=1, keepdims=True)"},
-                ["hidden test", "batch"], "values"),
-        Variant(source="def softmax(scores):\n    scores -= scores.max(axis=-1, keepdims=True)\n"
-                       "    np.exp(scores, out=scores)\n    scores /= scores.sum(axis=-1, keepdims=True)\n"
-                       "    return scores\n",
-                expect=["changed its argument `scores`", "caller", "new array"], kind="inplace"),
-    ],
-    alternatives=[
-        Variant({0: "np.max(scores, axis=-1, keepdims=True)", 1: "np.sum(e, axis=-1, keepdims=True)"}),
-        Variant({0: "scores.max(-1)[..., None]", 1: "e.sum(-1)[..., np.newaxis]"}),
-        Variant({0: "np.amax(scores, axis=scores.ndim - 1, keepdims=True)",
-                 1: "np.expand_dims(e.sum(axis=-1), -1)"}),
-        Variant({0: "np.sort(scores, axis=-1)[..., -1:]"}),
-        Variant(source="def softmax(scores):\n    scores = scores - scores.max(axis=-1, keepdims=True)\n"
-                       "    e = np.exp(scores)\n    e /= e.sum(axis=-1, keepdims=True)\n    return e\n"),
+                "each row. A row's scores lie along the last axis."),
+        Mistake("missing keepdims (total)", {1: "e.sum(axis=-1)"}, _KEEPDIMS_HINT),
+        Mistake("missing keepdims (max)", {0: "scores.max(axis=-1)"}, _KEEPDIMS_HINT),
     ],
     skills="write a softmax that stays finite for large scores",
 )
 
-
-# ---------------------------------------------------------------- questions
-
-SOFTMAX_SCORES = np.array([2.0, 1.0, 0.1])
-
-
-def _two_decimals(values) -> str:
-    return "[" + ", ".join(f"{v:.2f}" for v in values) + "]"
-
-
-PREDICT_SOFTMAX = Question(
-    id="start-predict-softmax",
-    notebook=NOTEBOOK,
-    kind="predict",
-    prompt=f"Three words have the scores {[float(v) for v in SOFTMAX_SCORES]}. "
-           "What does softmax make of them?",
-    choices=[
-        f"The scores divided by their total, {SOFTMAX_SCORES.sum():g}: "
-        f"{_two_decimals(SOFTMAX_SCORES / SOFTMAX_SCORES.sum())}",
-        "Weights that add up to 1, largest for the first word, none of them zero",
-        "All the weight on the first word: [1, 0, 0]",
-        "Equal weights, a third each",
-    ],
-    answer=1,
-    explanation="Softmax takes exp of each score and divides by the total of those. "
-                "exp is always positive and grows fast, so every word keeps some weight and "
-                "the highest score gets the most: here about "
-                + ", ".join(f"{w:.2f}" for w in _softmax_reference(SOFTMAX_SCORES)[:-1])
-                + f" and {_softmax_reference(SOFTMAX_SCORES)[-1]:.2f}. Dividing "
-                "the raw scores would break for negative scores, and a hard pick is what "
-                "softmax approaches only when the scores are far apart.",
-    reveals=[
-        r"\b(add|adds|adding) up to (1|one)\b",
-        r"\bsum(s|ming)? to (1|one)\b",
-        r"\bnone of them (is )?zero\b",
-        r"\bkeeps? some weight\b",
-    ],
-)
-
-NUMBER_EQUAL = Question(
-    id="start-number-equal-scores",
-    notebook=NOTEBOOK,
-    kind="number",
-    prompt="Five scores are all equal. Which weight does softmax give each of them?",
-    answer=0.2,
-    tol=1e-3,
-    explanation="Equal scores give equal exponentials, so each gets 1/5 = 0.2 whatever the "
-                "common score is. The softmax you write below is checked on rows like that too.",
-    reveals=[
-        r"\bequal scores (give|get) equal\b",
-        r"(?<![\d.])1\s*/\s*5(?![\d.])",
-    ],
-)
-
-SHAPE_ROW_MEAN = Question(
-    id="start-shape-row-mean",
-    notebook=NOTEBOOK,
-    kind="shape",
-    prompt="`x` has shape (4, 2, 3). Which shape does `row_mean(x)` give?",
-    answer=(4, 2, 1),
-    explanation="The last axis is averaged, and keepdims leaves it in place with length 1: "
-                "(4, 2, 3) becomes (4, 2, 1), one average for each of the 4 x 2 rows.",
-)
-
-DEFINITIONS = [ROW_MEAN, STABLE_SOFTMAX, PREDICT_SOFTMAX, NUMBER_EQUAL, SHAPE_ROW_MEAN]
+DEFINITIONS = [ROW_MEAN, STABLE_SOFTMAX, *questions.QUESTIONS]

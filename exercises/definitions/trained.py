@@ -1,13 +1,12 @@
-"""Exercises and questions of notebook 05, "Inside a trained model"."""
+"""Exercises of notebook 05, "Inside a trained model" (its questions: :mod:`exercises.definitions.questions.trained`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from typing import Callable, NamedTuple
-
-from exercises.core.definition import (FLOAT32_ATOL, FLOAT32_RTOL, Case, Contract, Exercise, Mistake, Question,
-                                       Variant, in_float32)
+from exercises.core import parts
+from exercises.core.definition import (FLOAT32_ATOL, FLOAT32_RTOL, Case, Contract, Exercise, Mistake, in_float32)
+from exercises.definitions.questions import trained as questions
 
 NOTEBOOK = "05_trained_model"
 
@@ -102,39 +101,6 @@ def _perplexity_draw(rng) -> list[Case]:
     return cases
 
 
-def _mean_loss(probs, targets):
-    return float(-np.mean(np.log(probs[np.arange(len(targets)), targets])))
-
-
-def _inverted(probs, targets):
-    return 1.0 / _perplexity_reference(probs, targets)
-
-
-def _summed(probs, targets):
-    return float(np.exp(-np.sum(np.log(probs[np.arange(len(targets)), targets]))))
-
-
-def _arithmetic(probs, targets):
-    return float(1.0 / np.mean(probs[np.arange(len(targets)), targets]))
-
-
-def _whole_columns(probs, targets):
-    return float(np.exp(-np.mean(np.log(probs[:, targets]))))
-
-
-def _whole_rows(probs, targets):
-    return float(np.exp(-np.mean(np.log(probs[targets]))))
-
-
-def _swapped(probs, targets):
-    return float(np.exp(-np.mean(np.log(probs[targets, np.arange(len(targets))]))))
-
-
-def _clipped(probs, targets):
-    right = probs[np.arange(len(targets)), targets]
-    return float(np.exp(-np.mean(np.log(np.clip(right, 1e-10, 1.0)))))
-
-
 PERPLEXITY = Exercise(
     id="perplexity",
     notebook=NOTEBOOK,
@@ -161,68 +127,34 @@ PERPLEXITY = Exercise(
         "perplexity k.",
     ],
     mistakes=[
-        Mistake("no exp",
+        Mistake("no exp", {1: "-np.mean(np.log(right))"},
                 "You returned the average loss, -log(p) averaged. Perplexity is e to the power of "
-                "it, which turns it back into a number of words.",
-                impl=_mean_loss),
-        Mistake("sign",
+                "it, which turns it back into a number of words."),
+        Mistake("sign", {1: "np.exp(np.mean(np.log(right)))"},
                 "Your result is 1 / perplexity: the minus sign is missing. log(p) is negative, so "
-                "the loss -log(p) is the positive one.",
-                impl=_inverted),
-        Mistake("sum",
+                "the loss -log(p) is the positive one."),
+        Mistake("sum", {1: "np.exp(-np.sum(np.log(right)))"},
                 "You added up the losses instead of averaging them, so the result grows with the "
-                "length of the text. Take the mean.",
-                impl=_summed),
-        Mistake("arithmetic mean",
+                "length of the text. Take the mean."),
+        Mistake("arithmetic mean", {1: "1 / np.mean(right)"},
                 "You divided 1 by the plain average of the probabilities. Perplexity averages the "
-                "logs (a geometric mean), so one very unlikely right word weighs much more.",
-                impl=_arithmetic),
-        Mistake("whole columns",
+                "logs (a geometric mean), so one very unlikely right word weighs much more."),
+        Mistake("whole columns", {0: "probs[:, targets]"},
                 "`probs[:, targets]` takes whole columns, a probability for every row and every "
-                "target. Pair row i with targets[i] only, using row numbers beside the targets.",
-                impl=_whole_columns),
-        Mistake("whole rows",
+                "target. Pair row i with targets[i] only, using row numbers beside the targets."),
+        Mistake("whole rows", {0: "probs[targets]"},
                 "`probs[targets]` picks whole rows, one per target, as if the targets were row "
-                "numbers. Give two indices: the row numbers, and the targets as column numbers.",
-                impl=_whole_rows),
-        Mistake("swapped indices",
+                "numbers. Give two indices: the row numbers, and the targets as column numbers."),
+        Mistake("swapped indices", {0: "probs[targets, np.arange(len(targets))]"},
                 "Your code works only when there are as many predictions as words, and then gives "
                 "the wrong numbers: the row numbers and the targets are swapped. The first index "
                 "picks the row (the prediction, 0, 1, 2, ...), the second the column (the target "
-                "word of that row).",
-                impl=_swapped),
-        Mistake("clipped",
+                "word of that row)."),
+        Mistake("clipped", {1: "np.exp(-np.mean(np.log(np.clip(right, 1e-10, 1))))"},
                 "You clipped the probabilities (to avoid log 0, perhaps). That changes a tiny "
                 "probability on the right word, and the perplexity with it: a model that gave the "
                 "right word 1e-30 was that surprised. The right word's probability is above 0 "
-                "here, so its log is finite.",
-                impl=_clipped),
-    ],
-    wrong=[
-        Variant({1: "-np.mean(np.log(right))"}, ["expected", "e to the power"], "values"),
-        Variant({1: "np.exp(np.mean(np.log(right)))"}, ["expected", "1 / perplexity"], "values"),
-        Variant({1: "np.exp(-np.sum(np.log(right)))"}, ["expected", "mean"], "values"),
-        Variant({1: "1 / np.mean(right)"}, ["geometric mean"], "values"),
-        Variant({0: "probs[:, targets]"}, ["whole columns"], "nan"),
-        Variant({0: "probs[targets]"}, ["IndexError", "whole rows"], "error"),
-        Variant({0: "probs[targets, np.arange(len(targets))]"}, ["IndexError", "swapped",
-                                                                "as many predictions as words"], "error"),
-        Variant({1: "np.exp(-np.mean(np.log(np.clip(right, 1e-10, 1))))"}, ["hidden test", "clipped",
-                                                                           "1e-30"], "values"),
-        Variant({1: "np.exp(-np.mean(np.log(right + 1e-12)))"}, ["hidden test", "tiny probabilities"],
-                "values"),
-        Variant(source='''def perplexity(probs, targets):
-    right = probs[np.arange(len(targets)), targets]
-    np.log(right, out=right)
-    probs[np.arange(len(targets)), targets] = right
-    return np.exp(-np.mean(right))
-''', expect=["changed its argument `probs`", "caller"], kind="inplace"),
-    ],
-    alternatives=[
-        Variant({0: "probs[range(len(targets)), targets]"}),
-        Variant({0: "np.take_along_axis(probs, np.asarray(targets)[:, None], axis=1)[:, 0]"}),
-        Variant({1: "np.exp(np.mean(-np.log(right)))"}),
-        Variant({1: "np.prod(right) ** (-1 / len(right))"}),
+                "here, so its log is finite."),
     ],
     rtol=1e-6,
     skills="compute perplexity from a model's probabilities and the words that came next",
@@ -286,35 +218,6 @@ def _run_blocks_draw(rng) -> list[Case]:
     return cases
 
 
-def _only_skipped(x, blocks, skip):
-    for number, block in enumerate(blocks):
-        if number in skip:
-            x = block(x)
-    return x
-
-
-def _counted_from_one(x, blocks, skip):
-    for number, block in enumerate(blocks):
-        if number + 1 not in skip:
-            x = block(x)
-    return x
-
-
-def _added_twice(x, blocks, skip):
-    for number, block in enumerate(blocks):
-        if number not in skip:
-            x = x + block(x)
-    return x
-
-
-def _from_the_start(x, blocks, skip):
-    out = x
-    for number, block in enumerate(blocks):
-        if number not in skip:
-            out = block(x)
-    return out
-
-
 RUN_BLOCKS = Exercise(
     id="leave-out-blocks",
     notebook=NOTEBOOK,
@@ -344,40 +247,25 @@ RUN_BLOCKS = Exercise(
         "inside), so running it means replacing x by what the block returns.",
     ],
     mistakes=[
-        Mistake("inverted test",
+        Mistake("inverted test", {0: "number not in skip"},
                 "Your loop runs only the blocks that are in `skip`, the ones to leave out. Run the "
-                "others.",
-                impl=_only_skipped),
-        Mistake("counted from one",
+                "others."),
+        Mistake("counted from one", {0: "number + 1 in skip"},
                 "You counted the blocks from 1. `enumerate` and `skip` both count from 0: block 0 "
-                "is the first.",
-                impl=_counted_from_one),
-        Mistake("added twice",
+                "is the first."),
+        Mistake("added twice", {1: "x + block(x)"},
                 "A block already returns the stream with its own result added (x + attention, then "
-                "+ FFN). Adding x again counts the stream twice.",
-                impl=_added_twice),
-        Mistake("from the start",
+                "+ FFN). Adding x again counts the stream twice."),
+        Mistake("from the start", '''def run_blocks(x, blocks, skip):
+    out = x
+    for number, block in enumerate(blocks):
+        if number in skip:
+            continue
+        out = block(x)
+    return out
+''',
                 "Each block must read the stream as the previous block left it. Your loop reads "
-                "the original x every time, so only the last block counts.",
-                impl=_from_the_start),
-    ],
-    wrong=[
-        Variant({0: "number not in skip"}, ["leave out", "run the others"], "values"),
-        Variant({0: "number + 1 in skip"}, ["counted the blocks from 1"], "values"),
-        Variant({1: "x + block(x)"}, ["twice"], "values"),
-        Variant({1: "block(x) - x"}, ["expected"], "values"),
-        Variant(source='''def run_blocks(x, blocks, skip):
-    for number in sorted(skip, reverse=True):
-        blocks.pop(number)
-    for block in blocks:
-        x = block(x)
-    return x
-''', expect=["changed its argument `blocks`", "caller"], kind="inplace"),
-    ],
-    alternatives=[
-        Variant({0: "number in set(skip)"}),
-        Variant({0: "any(number == s for s in skip)"}),
-        Variant({1: "blocks[number](x)"}),
+                "the original x every time, so only the last block counts."),
     ],
     rtol=1e-9,
     atol=1e-9,
@@ -468,18 +356,6 @@ def _leave_one_out_draw(rng) -> list[Case]:
     return cases
 
 
-def _kept_with(choose, measure=None):
-    def run(x, blocks, score):
-        scores = []
-        for left_out in range(len(blocks)):
-            stream = x
-            for block in choose(list(blocks), left_out):
-                stream = block(stream)
-            scores.append(score(stream) if measure is None else measure(score, x, stream))
-        return np.array(scores, dtype=float)
-    return run
-
-
 LEAVE_ONE_OUT = Exercise(
     id="leave-one-out",
     notebook=NOTEBOOK,
@@ -514,72 +390,30 @@ LEAVE_ONE_OUT = Exercise(
         "that run ended.",
     ],
     mistakes=[
-        Mistake("kept every block",
+        Mistake("kept every block", {0: "blocks[:left_out] + blocks[left_out:]"},
                 "Your list of kept blocks still holds the block that should be left out, so every "
-                "score is the whole model's. The second slice must start one block later.",
-                impl=_kept_with(lambda b, k: b[:k] + b[k:])),
-        Mistake("only the later blocks",
+                "score is the whole model's. The second slice must start one block later."),
+        Mistake("only the later blocks", {0: "blocks[left_out + 1:]"},
                 "Your list drops the blocks before the one left out as well: keep those before it "
-                "and those after it.",
-                impl=_kept_with(lambda b, k: b[k + 1:])),
-        Mistake("stopped at the gap",
+                "and those after it."),
+        Mistake("stopped at the gap", {0: "blocks[:left_out]"},
                 "Your list stops at the block left out and drops everything after it: the blocks "
-                "after it run too, on the stream the earlier ones left.",
-                impl=_kept_with(lambda b, k: b[:k])),
-        Mistake("only the left-out block",
-                "Your list holds only the block that should be left out. Keep the others instead.",
-                impl=_kept_with(lambda b, k: b[k:k + 1])),
-        Mistake("counted from one",
+                "after it run too, on the stream the earlier ones left."),
+        Mistake("only the left-out block", {0: "blocks[left_out:left_out + 1]"},
+                "Your list holds only the block that should be left out. Keep the others instead."),
+        Mistake("counted from one", {0: "blocks[:left_out - 1] + blocks[left_out:]"},
                 "You left out the block before the intended one: `left_out` counts from 0, like "
-                "the positions in a list.",
-                impl=_kept_with(lambda b, k: b[:k - 1] + b[k:])),
-        Mistake("dropped two",
+                "the positions in a list."),
+        Mistake("dropped two", {0: "blocks[:left_out] + blocks[left_out + 2:]"},
                 "Your second slice starts two blocks after the one left out, so the block right "
-                "after it is dropped as well. It starts one block later.",
-                impl=_kept_with(lambda b, k: b[:k] + b[k + 2:])),
-        Mistake("out of order",
+                "after it is dropped as well. It starts one block later."),
+        Mistake("out of order", {0: "blocks[left_out + 1:] + blocks[:left_out]"},
                 "Your kept blocks run in another order: the blocks after the one left out come "
                 "first. Each block must read the stream the blocks before it left, so keep their "
-                "order: those before, then those after.",
-                impl=_kept_with(lambda b, k: b[k + 1:] + b[:k])),
-        Mistake("scored the input",
+                "order: those before, then those after."),
+        Mistake("scored the input", {1: "score(x)"},
                 "You scored x, the stream before any block ran. Score the stream that the kept "
-                "blocks produced.",
-                impl=_kept_with(lambda b, k: b[:k] + b[k + 1:], lambda score, x, stream: score(x))),
-    ],
-    wrong=[
-        Variant({0: "blocks[:left_out] + blocks[left_out:]"}, ["expected", "whole model"], "values"),
-        Variant({0: "blocks[left_out + 1:]"}, ["expected", "before it"], "values"),
-        Variant({0: "blocks[:left_out]"}, ["expected", "after it"], "values"),
-        Variant({0: "blocks[:left_out - 1] + blocks[left_out:]"}, ["expected", "counts from 0"], "values"),
-        Variant({0: "blocks[:left_out] + blocks[left_out + 2:]"}, ["expected", "right after it"], "values"),
-        Variant({0: "blocks[left_out + 1:] + blocks[:left_out]"}, ["expected", "keep their order"], "values"),
-        Variant({1: "score(x)"}, ["expected", "before any block ran"], "values"),
-        Variant(source='''def leave_one_out(x, blocks, score):
-    scores = []
-    for left_out in range(len(blocks)):
-        kept = blocks
-        kept[left_out] = lambda stream: stream      # the block left out passes the stream on
-        stream = x
-        for block in kept:
-            stream = block(stream)
-        scores.append(score(stream))
-    return scores
-''', expect=["changed its argument `blocks`", "caller", "list of blocks", "new list"], kind="inplace"),
-    ],
-    alternatives=[
-        Variant({0: "[b for number, b in enumerate(blocks) if number != left_out]"}),
-        Variant({0: "list(blocks[:left_out]) + list(blocks[left_out + 1:])", 1: "float(score(stream))"}),
-        Variant(source='''def leave_one_out(x, blocks, score):
-    out = []
-    for left_out in range(len(blocks)):
-        stream = x
-        for number, block in enumerate(blocks):
-            if number != left_out:
-                stream = block(stream)
-        out.append(score(stream))
-    return np.array(out)
-'''),
+                "blocks produced."),
     ],
     rtol=1e-9,
     atol=1e-9,
@@ -589,89 +423,20 @@ LEAVE_ONE_OUT = Exercise(
 
 # ---------------------------------------------------------------- the capstone: one trained block, from your parts
 
-# The four parts the capstone's block is built from: (exercise id, notebook, name in the notebook).
-PARTS = (("rms-norm", "03_norms_and_residuals", "rms_norm"),
-         ("rope-rotation", "01_positional_encoding", "rope_one"),
-         ("causal-weights", "04_decoder_block", "causal_weights"),
-         ("swiglu", "02_feed_forward", "swiglu"))
+# The exercises whose functions the capstone's block is built from, in the order its context
+# names them; exercises.core.parts reads the learner's own from their saved notebooks.
+PARTS = ("rms-norm", "rope-rotation", "causal-weights", "swiglu")
 
 
-class Parts(NamedTuple):
-    """The functions the capstone's block uses, and where each came from (one line per part)."""
-    rms_norm: Callable
-    rope_one: Callable
-    causal_weights: Callable
-    swiglu: Callable
-    report: str
-
-
-def course_parts() -> tuple:
-    """The course's own rms_norm, rope_one, causal_weights and swiglu, with the signatures of the
-    exercises that define them (the checks' reference functions)."""
-    from exercises.core.registry import get_exercise
-    return tuple(get_exercise(ex_id).reference for ex_id, _stem, _name in PARTS)
-
-
-def _notebook_path(stem: str, root):
-    direct = root / f"{stem}.ipynb"
-    if direct.is_file():
-        return direct
-    found = sorted(p for p in root.glob(f"*/{stem}.ipynb") if ".ipynb_checkpoints" not in p.parts)
-    return found[0] if found else None
-
-
-def _own_part(ex_id: str, stem: str, name: str, root):
-    """The learner's function for one part, read from their saved notebook and checked again, or
-    (None, why not)."""
-    from exercises.core.cell import run_cell
-    from exercises.core.checker import evaluate
-    from exercises.core.notebooks import exercise_id, read
-    from exercises.core.registry import get_exercise
-
-    path = _notebook_path(stem, root)
-    if path is None:
-        return None, f"{stem}.ipynb is not in your workspace"
-    try:
-        cells = read(path)["cells"]
-    except (OSError, ValueError):
-        return None, f"{path.name} could not be read"
-    sources = ["".join(c.get("source", "")) for c in cells if exercise_id(c) == ex_id]
-    if not sources:
-        return None, f"{path.name} has no {name} exercise cell"
-    ex = get_exercise(ex_id)
-    try:
-        namespace = run_cell(sources[0], ex.context, ex_id)
-        feedback = evaluate(ex, namespace)
-    except Exception as exc:  # noqa: BLE001 - the learner's saved code may raise anything
-        return None, f"your saved cell raised {type(exc).__name__}"
-    if feedback.kind == "blank":
-        return None, f"the {name} cell of {path.name} still has its blanks"
-    if not feedback.passed:
-        return None, f"your saved {name} does not pass its check: {feedback.headline.lower()}"
-    return namespace[name], ""
-
-
-def your_parts(root=None) -> Parts:
-    """The four parts for the capstone: for each, the learner's own function if their saved
-    notebook holds one that passes its check again now, else the course's. ``root``: the folder of
-    the learner's notebooks (default: the workspace)."""
-    from pathlib import Path
-
-    from exercises.core.workspace import workspace_root
-
-    root = workspace_root() if root is None else Path(root)
-    chosen, lines = [], []
-    for (ex_id, stem, name), course in zip(PARTS, course_parts()):
-        own, why = _own_part(ex_id, stem, name, root)
-        chosen.append(own if own is not None else course)
-        lines.append(f"{name:<15} " + (f"yours, from {stem}.ipynb (it passes its check again)" if own is not None
-                                       else f"the course's ({why})"))
-    return Parts(*chosen, report="\n".join(lines))
+def your_parts(root=None):
+    """The capstone's four parts, each the learner's own if their saved notebook holds one that
+    passes its check again, else the course's (:func:`exercises.core.parts.your_parts`)."""
+    return parts.your_parts(PARTS, root)
 
 
 CAPSTONE_CONTEXT = ("import numpy as np\nfrom exercises.core.blank import ____\n"
-                    "from exercises.definitions.trained import course_parts\n"
-                    "rms_norm, rope_one, causal_weights, swiglu = course_parts()\n")
+                    "from exercises.core.parts import course_parts\n"
+                    f"rms_norm, rope_one, causal_weights, swiglu = course_parts({PARTS!r})\n")
 
 
 def _block_reference(x, w):
@@ -752,31 +517,6 @@ def _capstone_draw(rng) -> list[Case]:
     return cases
 
 
-def _capstone_variant(*, scale="head", rotate_keys=True, ffn_gain="ffn", residual=True, ffn_reads="norm",
-                      transpose=False, attention_reads="norm", values="head"):
-    """The capstone's block with one thing done differently (for the known mistakes)."""
-    def run(x, w):
-        rms_norm, rope_one, causal_weights, swiglu = course_parts()
-        n, d = x.shape
-        size = d // w.heads
-        h = rms_norm(x, w.attention_norm) if attention_reads == "norm" else x
-        q, k, v = h @ w.Wq, h @ w.Wk, h @ w.Wv
-        heads = []
-        for j in range(w.heads):
-            cols = slice(j * size, (j + 1) * size)
-            qj = np.array([rope_one(q[t, cols], t) for t in range(n)])
-            kj = np.array([rope_one(k[t, cols], t) for t in range(n)]) if rotate_keys else k[:, cols]
-            divide = {"head": np.sqrt(size), "model": np.sqrt(d), "none": 1.0}[scale]
-            scores = (kj @ qj.T if transpose else qj @ kj.T) / divide
-            heads.append(causal_weights(scores) @ (v[:, cols] if values == "head" else v))
-        x = x + np.concatenate(heads, axis=-1) @ w.Wo
-        gain = w.ffn_norm if ffn_gain == "ffn" else w.attention_norm
-        read = rms_norm(x, gain) if ffn_reads == "norm" else x
-        out = swiglu(read, w.W_gate, w.W1, w.W2)
-        return x + out if residual else out
-    return run
-
-
 CAPSTONE = Exercise(
     id="capstone-block",
     notebook=NOTEBOOK,
@@ -825,198 +565,37 @@ CAPSTONE = Exercise(
         "gated FFN of notebook 02 on the normalised copy, added to x.",
     ],
     mistakes=[
-        Mistake("scores not scaled",
+        Mistake("scores not scaled", {2: "qj @ kj.T"},
                 "Your scores are not divided by the square root of the head size, so the softmax is "
-                "far too sharp. Divide by the square root of the number of numbers per head.",
-                impl=_capstone_variant(scale="none")),
-        Mistake("scaled by the model width",
+                "far too sharp. Divide by the square root of the number of numbers per head."),
+        Mistake("scaled by the model width", {2: "qj @ kj.T / np.sqrt(d)"},
                 "You divided the scores by the square root of d, the model's width. Each head "
-                "compares vectors of `size` numbers: divide by the square root of that.",
-                impl=_capstone_variant(scale="model")),
-        Mistake("keys not turned",
+                "compares vectors of `size` numbers: divide by the square root of that."),
+        Mistake("keys not turned", {1: "k[:, cols]"},
                 "The keys were not turned by their positions. RoPE turns queries and keys alike; a "
-                "score then depends on how far apart the two tokens are.",
-                impl=_capstone_variant(rotate_keys=False)),
-        Mistake("keys against queries",
+                "score then depends on how far apart the two tokens are."),
+        Mistake("keys against queries", {2: "kj @ qj.T / np.sqrt(size)"},
                 "Your score grid has keys as rows and queries as columns, so the causal mask hides "
-                "the wrong triangle. Put query t in row t: queries times the transposed keys.",
-                impl=_capstone_variant(transpose=True)),
-        Mistake("attention's gain for the FFN",
+                "the wrong triangle. Put query t in row t: queries times the transposed keys."),
+        Mistake("attention's gain for the FFN", {4: "x + swiglu(rms_norm(x, w.attention_norm), w.W_gate, w.W1, w.W2)"},
                 "The FFN half read its copy through attention's gain. Each half has its own: "
-                "w.ffn_norm for the FFN.",
-                impl=_capstone_variant(ffn_gain="attention")),
-        Mistake("FFN not added",
-                "The FFN's result replaced the stream. Add it to x, as attention's was.",
-                impl=_capstone_variant(residual=False)),
-        Mistake("FFN reads the raw stream",
-                "The FFN read the raw stream. Like attention, it reads a normalised copy.",
-                impl=_capstone_variant(ffn_reads="raw")),
-        Mistake("attention reads the raw stream",
+                "w.ffn_norm for the FFN."),
+        Mistake("FFN not added", {4: "swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)"},
+                "The FFN's result replaced the stream. Add it to x, as attention's was."),
+        Mistake("FFN reads the raw stream", {4: "x + swiglu(x, w.W_gate, w.W1, w.W2)"},
+                "The FFN read the raw stream. Like attention, it reads a normalised copy."),
+        Mistake("attention reads the raw stream", {0: "x"},
                 "Attention read the raw stream: its queries, keys and values must come from the "
-                "normalised copy.",
-                impl=_capstone_variant(attention_reads="raw")),
-        Mistake("values of every head",
+                "normalised copy."),
+        Mistake("values of every head", {3: "causal_weights(scores) @ v"},
                 "Each head mixed the values of all the heads: with one head that is right, with "
                 "several the heads' outputs come out too wide to join. Head j mixes only its own "
-                "columns of v, the same columns its queries and keys use.",
-                impl=_capstone_variant(values="all")),
-    ],
-    wrong=[
-        Variant({2: "qj @ kj.T"}, ["expected", "square root of the head size"], "values"),
-        Variant({2: "qj @ kj.T / np.sqrt(d)"}, ["expected", "width"], "values"),
-        Variant({1: "k[:, cols]"}, ["expected", "turned"], "values"),
-        Variant({2: "kj @ qj.T / np.sqrt(size)"}, ["expected", "wrong triangle"], "values"),
-        Variant({4: "x + swiglu(rms_norm(x, w.attention_norm), w.W_gate, w.W1, w.W2)"}, ["expected", "own"], "values"),
-        Variant({4: "swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)"}, ["expected", "replaced"], "values"),
-        Variant({0: "x"}, ["expected", "normalised copy"], "values"),
-        Variant({3: "causal_weights(scores) @ v"}, ["ValueError", "own columns of v"], "error"),
-        Variant(source='''def trained_block(x, w):
-    n, d = x.shape
-    size = d // w.heads
-    h = rms_norm(x, w.attention_norm)
-    q, k, v = h @ w.Wq, h @ w.Wk, h @ w.Wv
-    heads = []
-    for j in range(w.heads):
-        cols = slice(j * size, (j + 1) * size)
-        qj = np.array([rope_one(q[t, cols], t) for t in range(n)])
-        kj = np.array([rope_one(k[t, cols], t) for t in range(n)])
-        heads.append(causal_weights(qj @ kj.T / np.sqrt(size)) @ v[:, cols])
-    x += np.concatenate(heads, axis=-1) @ w.Wo
-    return x + swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)
-''', expect=["changed its argument `x`", "caller", "new array"], kind="inplace"),
-    ],
-    alternatives=[
-        Variant({2: "(qj / np.sqrt(size)) @ kj.T", 3: "causal_weights(scores) @ v[:, j * size:(j + 1) * size]"}),
-        Variant({1: "np.stack([rope_one(k[t, cols], t) for t in range(n)])",
-                 4: "x + swiglu(rms_norm(x, w.ffn_norm, eps=1e-5), w.W_gate, w.W1, w.W2)"}),
-        Variant({2: "np.einsum('ti,ui->tu', qj, kj) / size ** 0.5"}),
+                "columns of v, the same columns its queries and keys use."),
     ],
     rtol=1e-3,
     atol=1e-4,
     skills="build one trained block from RMSNorm, multi-head attention with RoPE and SwiGLU",
 )
 
-# ---------------------------------------------------------------- questions
-
-NUMBER_UNIFORM = Question(
-    id="trained-number-uniform",
-    notebook=NOTEBOOK,
-    kind="number",
-    prompt="The model's vocabulary has 55 words. A model that knows nothing gives each of them "
-           "the same probability, 1/55, at every step. What is its perplexity?",
-    answer=55,
-    tol=0.5,
-    explanation="Every right word gets probability 1/55, so every loss is -log(1/55) = log 55, "
-                "and e to the power of log 55 is 55. Perplexity counts how many words the model "
-                "is, on average, as unsure between as if it picked uniformly among them: a "
-                "know-nothing model is unsure between all 55.",
-    reveals=[
-        r"\bas unsure between as if\b",
-        r"\bunsure between all 55\b",
-        r"\blog\s*\(?\s*55\b",
-        r"\b(is|equals|counts) (the number of|how many) words\b",
-    ],
-)
-
-PREDICT_BLOCK = Question(
-    id="trained-predict-block",
-    notebook=NOTEBOOK,
-    kind="predict",
-    prompt="Leave out one block of the four (the stream passes it unchanged) and keep the rest. "
-           "Which block, left out on its own, raises the perplexity on the held-out text the most?",
-    choices=["block 1, the first", "block 2", "block 3", "block 4, the last",
-             "about the same for every block"],
-    answer=0,
-    explanation="Block 1 sees the raw embeddings, and every later block was trained on a stream "
-                "that block 1 had already shaped. Leave it out and every later block reads a "
-                "stream it never saw in training. Later blocks add refinements that the rest of "
-                "the model can partly do without. The cell after the lab prints the numbers.",
-    reveals=[
-        r"\bfirst block matters most\b",
-        r"\bblock 1 sees the raw embeddings\b",
-        r"\bblock whose absence hurts most\b",
-    ],
-)
-
-PREDICT_STREAM = Question(
-    id="trained-predict-stream",
-    notebook=NOTEBOOK,
-    kind="predict",
-    prompt="Each token's stream starts as its row of the embedding table, whose numbers are small. "
-           "Four blocks each add what their attention and FFN computed, and every part reads the "
-           "stream through an RMSNorm. After the last block, the stream is...",
-    choices=["about as small as the embedding: the norms keep it there",
-             "about 1 in size: the norms set it",
-             "many times larger than the embedding: it is mostly what the blocks wrote",
-             "close to 0: the blocks cancel each other"],
-    answer=2,
-    explanation="The norms only rescale the copies the parts read; the stream itself is a running "
-                "sum that nothing rescales until the final norm. The first block already adds "
-                "vectors many times larger than the embedding row it started from, so at the top "
-                "the stream is mostly what the blocks wrote into it. The cell after the lab prints "
-                "each block's addition next to the stream it received.",
-    reveals=[
-        r"\bmostly what the blocks wrote\b",
-        r"\bnothing rescales\b",
-        r"\bstream itself is a running sum\b",
-        r"\bmany times larger than the embedding\b",
-    ],
-)
-
-PREDICT_MISMATCH = Question(
-    id="trained-predict-mismatch",
-    notebook=NOTEBOOK,
-    kind="predict",
-    prompt="You load the trained weights into code that differs from the training code in one "
-           "detail about RoPE. Which mistake is the hardest to notice?",
-    choices=["RoPE pairs neighbours (2i, 2i + 1) instead of halves (i, i + d/2)",
-             "RoPE base 100,000 instead of 10,000",
-             "no RoPE at all"],
-    answer=1,
-    explanation="Changing the base leaves the fastest pair turning as before and only slows the "
-                "others, so part of every score is still right. Nothing raises, most answers stay "
-                "the same, and the model is only a little worse. Pairing the wrong numbers or "
-                "dropping RoPE scrambles or removes what every head learned to read, and any "
-                "evaluation shows it at once.",
-    reveals=[
-        r"\bchanging the base leaves\b",
-        r"\bquiet\b[^.]{0,60}\bthe base\b",
-        r"\bonly slows the others\b",
-    ],
-)
-
-DEFINITIONS = [PERPLEXITY, RUN_BLOCKS, LEAVE_ONE_OUT, CAPSTONE, NUMBER_UNIFORM, PREDICT_STREAM, PREDICT_BLOCK,
-               PREDICT_MISMATCH]
-
-
-# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
-
-SKIP_AHEAD = [
-    Question("trained-out-perplexity", NOTEBOOK, "number",
-             "A model gives the right next token the probabilities 0.5, 0.25 and 0.5 on three "
-             "tokens. What is its perplexity on them? Two decimals are enough.",
-             answer=float(np.exp(-np.mean(np.log([0.5, 0.25, 0.5])))), tol=0.005,
-             explanation="The exponential of the average negative log probability: "
-                         "exp(-(ln 0.5 + ln 0.25 + ln 0.5) / 3), the geometric mean of 2, 4 and 2."),
-    Question("trained-out-uniform", NOTEBOOK, "number",
-             "A model that spreads its probability evenly over a vocabulary of 1,000 tokens: what "
-             "is its perplexity?",
-             answer=1000.0, tol=0.5,
-             explanation="Every token gets 1/1000, so the perplexity is 1000: as unsure as a "
-                         "choice among a thousand."),
-    Question("trained-out-skip", NOTEBOOK, "predict",
-             "In a pre-norm model, what does leaving block k out mean?",
-             choices=["the stream passes block k unchanged and goes on to block k + 1",
-                      "block k's output is set to zero, stream included",
-                      "the model stops after block k - 1",
-                      "block k's weights are replaced by random ones"],
-             answer=0,
-             explanation="Each block only adds to the stream, so leaving one out is skipping its "
-                         "two additions.",
-             reveals=[r"\bstream passes (it|block k|the block|each block) unchanged\b",
-                      r"\bskipping its (two )?additions\b"]),
-    Question("trained-out-float16", NOTEBOOK, "number",
-             "What is the largest finite number float16 can hold?",
-             answer=float(np.finfo(np.float16).max), tol=0.5,
-             explanation="65,504: a stream value beyond it becomes infinity in float16."),
-]
+DEFINITIONS = [PERPLEXITY, RUN_BLOCKS, LEAVE_ONE_OUT, CAPSTONE, *questions.QUESTIONS]
+SKIP_AHEAD = questions.SKIP_AHEAD

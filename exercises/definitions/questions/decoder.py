@@ -1,0 +1,206 @@
+"""Questions of notebook 04, "The decoder block and the stack"."""
+
+from __future__ import annotations
+
+from lib.params import ModelConfig, block_parameters, count_parameters
+
+from exercises.core.definition import Question
+
+NOTEBOOK = "04_decoder_block"
+
+
+def _gpt2_gap_explanation() -> str:
+    from lib.params import REAL_MODELS, simple_version
+
+    gpt2 = REAL_MODELS["GPT-2 Small"].config
+    simple = count_parameters(simple_version(gpt2))
+    rest = count_parameters(gpt2).total - simple.blocks - simple.embedding
+    return (f"{gpt2.vocab:,} × {gpt2.d_model} is about {simple.embedding / 1e6:.1f} M numbers, almost the "
+            f"whole gap. The position table ({gpt2.context:,} × {gpt2.d_model}), the biases and "
+            f"LayerNorm's shifts add the remaining {rest:,}.")
+
+
+PREDICT_SIZE = Question(
+    id="decoder-predict-size",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="Four tokens of four numbers go through one pre-norm block: norm, attention, add; norm, "
+           "FFN, add. Each norm rescales the copy it makes to size 1 (root mean square). The tokens "
+           "enter with a typical size below 1. Their size when they leave the block is...",
+    choices=["the same as when they entered: the norms keep it", "exactly 1: the norms set it",
+             "larger than when they entered", "close to 0"],
+    answer=2,
+    explanation="The norms only rescale the copies that attention and the FFN read. The stream "
+                "itself is never normalised inside the block: each half adds its result to it, "
+                "so it almost always leaves larger than it came in (the cell after the lab counts "
+                "how often over many random draws). The lab below shows every step's size.",
+    reveals=[
+        r"\bstream itself is never normali[sz]ed\b",
+        r"\bnorms? only rescales? the cop(y|ies)\b",
+        r"\badd (almost |nearly )?always makes the stream larger\b",
+        r"\b(output|it) (is )?(nearly|almost) always larger\b",
+    ],
+)
+
+SHAPE_SCORES = Question(
+    id="decoder-shape-scores",
+    notebook=NOTEBOOK,
+    kind="shape",
+    prompt="A batch of B = 2 texts of L = 8 tokens, d_model = 16, split into 2 heads. What is the "
+           "shape of the attention scores, one score per pair of positions in every head?",
+    answer=(2, 2, 8, 8),
+    explanation="Each head compares its 8 queries with its 8 keys: an 8 × 8 grid per head, per "
+                "text, so (B, heads, L, L) = (2, 2, 8, 8). The causal mask is one 8 × 8 grid that "
+                "every head of every text shares.",
+)
+
+PREDICT_COLLAPSE = Question(
+    id="decoder-predict-collapse",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="A sentence of 8 words goes through 48 attention layers with nothing else: no residual "
+           "add, no norms, no FFN. At the top, the 8 words' vectors are...",
+    choices=["as different from each other as at the start", "all nearly the same vector",
+             "exactly zero", "each still equal to its own input"],
+    answer=1,
+    explanation="Every attention layer replaces each word by an average of the words it sees. "
+                "Averages of averages become more and more alike, so after many layers every "
+                "position holds nearly the same vector and the sentence is lost. The residual add "
+                "and the FFN are what stop this in a real block; try it in the lab.",
+    reveals=[
+        r"\baverages? of averages\b",
+        r"\b(all )?(nearly |almost )?the same vector\b",
+        r"\baverages? the (sentence|words) (away|into one)\b",
+        r"\bsentence is lost\b",
+    ],
+)
+
+# No longer asked in the notebook (notebook 03 asks the same thing); kept for saved notebooks.
+PREDICT_ZERO_FFN = Question(
+    id="decoder-predict-zero-ffn",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="In the hand example the token [0, 4] leaves the attention half as [-1, 5]. Suppose "
+           "the FFN returned [0, 0] whatever it read. What would leave the block?",
+    choices=["[-1, 5]", "[0, 0]", "[-1, 1], the normalised copy", "[0, 4], the input"],
+    answer=0,
+    explanation="The FFN's result is added to the stream: [-1, 5] + [0, 0] = [-1, 5]. A part that "
+                "returns zeros leaves the stream untouched, which is why a block whose weights are "
+                "still small barely changes its input.",
+    reveals=[
+        r"\[-1, 5\] \+ \[0, 0\]",
+        r"\breturns zeros leaves the stream untouched\b",
+    ],
+)
+
+PREDICT_FINAL_NORM = Question(
+    id="decoder-predict-final-norm",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="In the hand example the token [0, 4] leaves its block as [-1, 7]. The decoder's final "
+           "norm (LayerNorm, ε aside) comes next. What leaves the decoder?",
+    choices=["[-1, 7]: a norm only rescales the copy a part reads", "[-1, 1]",
+             "[-0.14, 1]: each number divided by the largest", "[0, 0]"],
+    answer=1,
+    explanation="Unlike the norms inside a block, the final norm rescales the stream itself. "
+                "[-1, 7] has mean 3 and standard deviation 4, so it becomes [-1, 1]. Any token of "
+                "two different numbers does: minus its mean it is [-s, s], and divided by its "
+                "standard deviation s it is [-1, 1]. So with two numbers the final norm hides what "
+                "the blocks did; the cell below prints the stream before it.",
+    reveals=[
+        r"\[-1, 7\][^.]{0,80}\[-1, 1\]",
+        r"\bany token of two (different )?numbers\b",
+        r"\bafter the final norm:? -1\.00 \+1\.00\b",
+    ],
+)
+
+NUMBER_NORMS = Question(
+    id="decoder-number-norms",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="How many norms does a model with 3 pre-norm blocks have, counting the final norm?",
+    answer=7,
+    tol=0.0,
+    explanation="Two per block (one before attention, one before the FFN) make 6, and the final "
+                "norm after the last block makes 7.",
+    reveals=[
+        r"\+\s*1\s*final\s*=\s*7\b",
+        r"\bmakes? 7\b",
+    ],
+)
+
+NUMBER_WIDTH = Question(
+    id="decoder-number-width",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="A block has 4·d² attention parameters and 2·d·d_ff in its FFN, with d_ff = 4·d. If d "
+           "doubles (and d_ff with it), by how much is the block's count multiplied? Ignore the norms.",
+    answer=4,
+    tol=0.01,
+    explanation="Every term is a product of two widths: 4·d² + 8·d² = 12·d². Doubling d multiplies "
+                "d² by 4. Doubling the number of blocks only multiplies the blocks' count by 2: "
+                "depth is cheap, width is quadratic.",
+    reveals=[
+        r"\bd² by 4\b",
+        r"\bwidth is quadratic\b",
+        r"\bmultiplies every d\s*[×x]\s*d matrix by 4\b",
+        r"\b12\s*·\s*d²",
+    ],
+)
+
+PREDICT_GPT2 = Question(
+    id="decoder-predict-gpt2-gap",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="Counted the simple way (four d × d attention matrices, two FFN matrices, two norms per "
+           "block), GPT-2 Small's 12 blocks hold only about two thirds of its published 124 M "
+           "parameters. What holds most of the rest?",
+    choices=["the embedding table: one row of 768 numbers for each of its 50,257 tokens",
+             "the biases of attention and the FFN", "the table of learned positions",
+             "nothing: the published figure is rounded up"],
+    answer=0,
+    explanation=_gpt2_gap_explanation(),
+    reveals=[
+        r"\bembedding table closes\b",
+        r"(?<![\d.,])38,?597,?376(?!\d)",
+        r"(?<![\d.])38\.6\s?M\b",
+        r"\b50,?257\s*[×x]\s*768\b",
+    ],
+)
+
+QUESTIONS = [PREDICT_SIZE, SHAPE_SCORES, PREDICT_COLLAPSE, PREDICT_ZERO_FFN, PREDICT_FINAL_NORM,
+             NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2]
+
+
+# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
+
+SKIP_AHEAD = [
+    Question("decoder-out-scores-shape", NOTEBOOK, "shape",
+             "Attention with 4 heads over a batch of 2 texts of 10 tokens: what is the shape of "
+             "the score array (one score per head, query and key)?",
+             answer=(2, 4, 10, 10),
+             explanation="Batch, heads, then a 10 \u00d7 10 grid of query-key pairs."),
+    Question("decoder-out-causal", NOTEBOOK, "predict",
+             "With the causal mask, which tokens may the token at position 3 (counting from 0) "
+             "attend to?",
+             choices=["Positions 0, 1, 2 and 3", "Positions 0, 1 and 2 only",
+                      "Every position", "Position 3 only"],
+             answer=0,
+             explanation="A query sees its own key and every earlier one, never a later one.",
+             reveals=[r"\bj\s*(≤|<=)\s*i\b",
+                      r"\bpositions 0, 1, 2 and 3\b"]),
+    Question("decoder-out-block-count", NOTEBOOK, "number",
+             "One pre-norm block at d_model = 256 with a plain FFN of width 1024, no biases and "
+             "two RMSNorm gains: how many parameters?",
+             answer=float(block_parameters(ModelConfig(d_model=256, layers=1, d_ff=1024, vocab=1)).total),
+             rtol=1e-9,
+             explanation="Four 256 \u00d7 256 attention matrices, two FFN matrices, two gains."),
+    Question("decoder-out-final", NOTEBOOK, "predict",
+             "In a pre-norm decoder, what happens to the stream after the last block, before the "
+             "output layer turns it into scores for the vocabulary?",
+             choices=["One final norm", "Nothing", "Another residual add", "A causal mask"],
+             answer=0,
+             explanation="Pre-norm blocks never normalise the stream itself, so a final norm does.",
+             reveals=[r"\bone (\*\*)?final norm\b",
+                      r"\bfinal norm\b[^.]{0,30}\brescales\b"]),
+]

@@ -1,0 +1,131 @@
+"""Questions of notebook 02, "The feed-forward network: widen, bend, narrow"."""
+
+from __future__ import annotations
+
+from lib.params import equal_count_gated_width, ffn_parameters
+
+from exercises.core.definition import Question
+
+NOTEBOOK = "02_feed_forward"
+
+
+PREDICT_ALONE = Question(
+    id="ffn-predict-alone",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="The FFN computes ReLU(X @ W1 + b1) @ W2 + b2, where X holds three tokens, cat, dog "
+           "and car, one per row. Then you run it on cat alone. Compared with cat's row when all "
+           "three went through together, cat's result is...",
+    choices=["exactly the same", "slightly different", "completely different"],
+    answer=0,
+    explanation="Every step works on one row at a time: `X @ W1` gives each row its own hidden "
+                "units, the bias and ReLU act number by number, and `@ W2` again works row by row. "
+                "Nothing ever mixes rows, so cat's result cannot depend on dog or car. That is "
+                "what position-wise means; mixing the tokens is attention's job.",
+    reveals=[
+        r"\b(each|every) (position|token|row)\b[^.]{0,40}\b(its|their) own\b",
+        r"\bposition-?wise\b",
+        r"\bone (row|token|position) at a time\b",
+        r"\bnothing (ever )?mixes (the )?(rows|tokens)\b",
+        r"\bno token ever sees another\b",
+    ],
+)
+
+SHAPE_HIDDEN = Question(
+    id="ffn-shape-hidden",
+    notebook=NOTEBOOK,
+    kind="shape",
+    prompt="X is (3, 2): three tokens of two numbers. W1 is (2, 4). What shape is the hidden "
+           "layer X @ W1 + b1?",
+    answer=(3, 4),
+    explanation="(3, 2) @ (2, 4) gives (3, 4): one row per token, as before, and now 4 numbers "
+                "in each row, one per hidden unit. The bias b1 (4 numbers) is added to every row.",
+)
+
+NUMBER_ON = Question(
+    id="ffn-number-cat-on",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="cat = [2, 0]. With W1 = [[1, -1, 0, 1], [0, 1, -1, 1]] and b1 = [0, 0, 1, -2], cat's "
+           "four hidden units before ReLU are cat @ W1 + b1. How many are on (above 0) after ReLU?",
+    answer=2,
+    tol=0.0,
+    explanation="cat @ W1 takes 2 times W1's first row: [2, -2, 0, 2]. Adding b1 gives "
+                "[2, -2, 1, 0]. ReLU keeps 2 and 1 and turns -2 into 0; the last unit is exactly "
+                "0, which is not above 0. So two units are on.",
+    reveals=[
+        r"\[\s*2(\.0)?,\s*-2(\.0)?,\s*1(\.0)?,\s*0(\.0)?\s*\]",
+        r"\b(2|two)( of 4)? units (are )?on\b",
+        r"\bunits on:? 2 of 4\b",
+    ],
+)
+
+PREDICT_NO_ACTIVATION = Question(
+    id="ffn-predict-no-activation",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="Take the ReLU out, so the FFN is (x @ W1 + b1) @ W2 + b2, and make it 64 hidden units "
+           "wide instead of 4. Tokens still have 2 numbers. Compared with a single 2 x 2 matrix "
+           "plus a bias, the 64-wide layer can compute...",
+    choices=["nothing more: it is a 2 x 2 matrix plus a bias",
+             "a little more, because it has more parameters",
+             "much more: 64 units can draw 64 bends"],
+    answer=0,
+    explanation="Multiplying by W1 and then by W2 is the same as multiplying once by W1 @ W2, a "
+                "2 x 2 matrix, and the biases add up to one bias. Extra width without an activation "
+                "adds parameters but no new behaviour; the bends come only from the activation.",
+    reveals=[
+        r"\bcollapses? into one\b",
+        r"\bsame as multiplying once\b",
+        r"\bbuys exactly what a \S+ × \S+ matrix buys\b",
+    ],
+)
+
+NUMBER_FAIR = Question(
+    id="ffn-number-fair-share",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="4,096 tokens are each sent to their top 2 of 8 experts. If the router were perfectly "
+           "fair, how many tokens would each expert receive?",
+    answer=1024,
+    tol=0.5,
+    explanation="Each token makes 2 visits, so there are 4,096 × 2 = 8,192 visits to share among "
+                "8 experts: 1,024 each.",
+    reveals=[
+        r"\b4,?096\s*[×x]\s*2\s*/\s*8\b",
+    ],
+)
+
+QUESTIONS = [PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON, PREDICT_NO_ACTIVATION, NUMBER_FAIR]
+
+
+# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
+
+SKIP_AHEAD = [
+    Question("ffn-out-hidden-shape", NOTEBOOK, "shape",
+             "x has shape (3, 5, 64) and the FFN's first matrix W1 has shape (64, 256). What is "
+             "the shape of the hidden layer, before W2?",
+             answer=(3, 5, 256),
+             explanation="Every token's 64 numbers become 256; the batch and token axes stay."),
+    Question("ffn-out-count", NOTEBOOK, "number",
+             "How many parameters has a plain FFN without biases at d_model = 512 and d_ff = 2048?",
+             answer=float(ffn_parameters(512, 2048)), rtol=1e-9,
+             explanation="Two matrices, 512 \u00d7 2048 and 2048 \u00d7 512."),
+    Question("ffn-out-linear", NOTEBOOK, "predict",
+             "Take the activation out of an FFN (x @ W1 + b1, then @ W2 + b2). What is left?",
+             choices=["One linear map: a single matrix and a bias would do the same",
+                      "A network that can still bend, only more gently",
+                      "Nothing: the output is zero",
+                      "The same FFN, just faster"],
+             answer=0,
+             explanation="Two linear maps in a row are one linear map.",
+             reveals=[r"\bcollapses? into one\b",
+                      r"\bsame as multiplying once\b",
+                      r"\b(one|a single) linear map\b",
+                      r"\bsingle matrix and a bias would do the same\b"]),
+    Question("ffn-out-gated-width", NOTEBOOK, "number",
+             "A gated FFN (SwiGLU) has three matrices. At d_model = 768, what hidden width keeps "
+             "the parameter count of a plain FFN with d_ff = 3072?",
+             answer=float(equal_count_gated_width(3072)), rtol=1e-9,
+             explanation="Three matrices instead of two: two thirds of the width."),
+]

@@ -1,0 +1,74 @@
+"""Questions of notebook 00, "Start here"."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lib.attention import softmax
+
+from exercises.core.definition import Question
+
+NOTEBOOK = "00_start_here"
+
+SOFTMAX_SCORES = np.array([2.0, 1.0, 0.1])
+
+
+def _two_decimals(values) -> str:
+    return "[" + ", ".join(f"{v:.2f}" for v in values) + "]"
+
+
+PREDICT_SOFTMAX = Question(
+    id="start-predict-softmax",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt=f"Three words have the scores {[float(v) for v in SOFTMAX_SCORES]}. "
+           "What does softmax make of them?",
+    choices=[
+        f"The scores divided by their total, {SOFTMAX_SCORES.sum():g}: "
+        f"{_two_decimals(SOFTMAX_SCORES / SOFTMAX_SCORES.sum())}",
+        "Weights that add up to 1, largest for the first word, none of them zero",
+        "All the weight on the first word: [1, 0, 0]",
+        "Equal weights, a third each",
+    ],
+    answer=1,
+    explanation="Softmax takes exp of each score and divides by the total of those. "
+                "exp is always positive and grows fast, so every word keeps some weight and "
+                "the highest score gets the most: here about "
+                + ", ".join(f"{w:.2f}" for w in softmax(SOFTMAX_SCORES)[:-1])
+                + f" and {softmax(SOFTMAX_SCORES)[-1]:.2f}. Dividing "
+                "the raw scores would break for negative scores, and a hard pick is what "
+                "softmax approaches only when the scores are far apart.",
+    reveals=[
+        r"\b(add|adds|adding) up to (1|one)\b",
+        r"\bsum(s|ming)? to (1|one)\b",
+        r"\bnone of them (is )?zero\b",
+        r"\bkeeps? some weight\b",
+    ],
+)
+
+NUMBER_EQUAL = Question(
+    id="start-number-equal-scores",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="Five scores are all equal. Which weight does softmax give each of them?",
+    answer=0.2,
+    tol=1e-3,
+    explanation="Equal scores give equal exponentials, so each gets 1/5 = 0.2 whatever the "
+                "common score is. The softmax you write below is checked on rows like that too.",
+    reveals=[
+        r"\bequal scores (give|get) equal\b",
+        r"(?<![\d.])1\s*/\s*5(?![\d.])",
+    ],
+)
+
+SHAPE_ROW_MEAN = Question(
+    id="start-shape-row-mean",
+    notebook=NOTEBOOK,
+    kind="shape",
+    prompt="`x` has shape (4, 2, 3). Which shape does `row_mean(x)` give?",
+    answer=(4, 2, 1),
+    explanation="The last axis is averaged, and keepdims leaves it in place with length 1: "
+                "(4, 2, 3) becomes (4, 2, 1), one average for each of the 4 x 2 rows.",
+)
+
+QUESTIONS = [PREDICT_SOFTMAX, NUMBER_EQUAL, SHAPE_ROW_MEAN]
