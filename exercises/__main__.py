@@ -1,5 +1,5 @@
-"""Command line: ``python -m exercises solve SRC DEST`` (and ``list``, ``validate``,
-``report FOLDER [--csv OUT.csv] [--html [PAGE.html]] [--excel] [--force]``)."""
+"""Command line: ``python -m exercises solve SRC DEST`` (and ``cells PATH...``, ``list``,
+``validate``, ``report FOLDER [--csv OUT.csv] [--html [PAGE.html]] [--excel] [--force]``)."""
 
 from __future__ import annotations
 
@@ -62,6 +62,15 @@ def solve_problem(src: Path, dest: Path, shipped: Path = SHIPPED) -> str | None:
     return None
 
 
+def _notebook_files(paths) -> list[Path]:
+    """The notebooks named, or found under the folders named (checkpoints left out)."""
+    files = []
+    for arg in paths:
+        root = Path(arg)
+        files += sorted(root.rglob("*.ipynb")) if root.is_dir() else [root]
+    return [f for f in files if ".ipynb_checkpoints" not in f.parts]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m exercises")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -70,6 +79,11 @@ def main(argv=None) -> int:
                        "(same relative paths under DEST). Never writes into content/ or over its input.")
     p.add_argument("src", help="a notebook, or a folder of notebooks")
     p.add_argument("dest", help="the solved notebook, or a folder for the solved copies")
+    c = sub.add_parser("cells", help="write every exercise cell of notebooks from its definition's template",
+                       description="Write every exercise cell of the notebooks (a notebook, or every notebook "
+                       "under a folder) from its definition's template: the definition is where the learner's "
+                       "code is written, and the notebook's cell is made from it.")
+    c.add_argument("paths", nargs="+")
     v = sub.add_parser("validate", help="check the exercise/check cell conventions of notebooks")
     v.add_argument("paths", nargs="+")
     sub.add_parser("list", help="list the exercises and questions of the course")
@@ -106,17 +120,24 @@ def main(argv=None) -> int:
         for path, ids in done:
             print(f"{path}: {len(ids)} exercise(s) solved" + (f" ({', '.join(ids)})" if ids else ""))
         return 0
+    if args.command == "cells":
+        for f in _notebook_files(args.paths):
+            try:
+                nb, changed = notebooks.write_exercise_cells(notebooks.read(f))
+            except (OSError, ValueError, KeyError) as exc:
+                print(f"error: {f}: {exc}", file=sys.stderr)
+                return 1
+            if changed:
+                notebooks.write(nb, f)
+            print(f"{f}: " + (f"{len(changed)} exercise cell(s) written ({', '.join(changed)})" if changed
+                              else "every exercise cell is its definition's template"))
+        return 0
     if args.command == "validate":
         bad = 0
-        for arg in args.paths:
-            root = Path(arg)
-            files = sorted(root.rglob("*.ipynb")) if root.is_dir() else [root]
-            for f in files:
-                if ".ipynb_checkpoints" in f.parts:
-                    continue
-                for problem in notebooks.validate_notebook(notebooks.read(f)):
-                    print(f"{f}: {problem}")
-                    bad += 1
+        for f in _notebook_files(args.paths):
+            for problem in notebooks.validate_notebook(notebooks.read(f)):
+                print(f"{f}: {problem}")
+                bad += 1
         return 1 if bad else 0
     for ex in all_exercises():
         print(f"exercise {ex.notebook} {ex.id}: {ex.title}")

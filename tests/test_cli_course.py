@@ -230,6 +230,26 @@ def test_build_refuses_stored_outputs_and_filled_exercises(tmp_path):
     assert not output.exists(), "nothing may be built"
 
 
+def test_check_and_build_refuse_an_exercise_cell_that_differs_from_its_definition(tmp_path):
+    """The learner's code is written once, in the definition: a shipped exercise cell that
+    differs from it (blanks still in) is refused until `python -m exercises cells` writes it."""
+    content = content_copy(tmp_path)
+    path = content / "03_norms_and_residuals.ipynb"
+    notebook = json.loads(path.read_text())
+    index, cell = next((i, c) for i, c in enumerate(notebook["cells"])
+                       if c["metadata"].get("course", {}).get("exercise") == "rms-norm")
+    cell["source"] = "".join(cell["source"]).replace("then apply the learned gain", "then the gain")
+    path.write_text(json.dumps(notebook))
+    assert guard.problems(content) == [("03_norms_and_residuals.ipynb",
+                                        f"cell {index + 1}: exercise 'rms-norm' differs from its template")]
+    with pytest.raises(site_tool.BuildError, match="Not building: 1 problem"):
+        site_tool.build(tmp_path / "site", content=content)
+    written = run("-m", "exercises", "cells", str(content))
+    assert written.returncode == 0 and "1 exercise cell(s) written (rms-norm)" in written.stdout, written.stderr
+    assert guard.problems(content) == []
+    assert path.read_bytes() == (CONTENT / path.name).read_bytes()
+
+
 def test_ship_anyway_builds_and_warns_loudly(tmp_path, capsys):
     content = content_copy(tmp_path)
     notebook = json.loads((content / "00_start_here.ipynb").read_text())

@@ -49,6 +49,24 @@ def test_the_wheel_is_built_by_the_backend_pyproject_names(built):
     assert path.name == f"transformer_course-{meta['version']}-py3-none-any.whl"
 
 
+TEST_ONLY = ("tests/", "conftest.py", "answers", ".toml", "exercises/core/testing.py")
+
+
+def test_nothing_test_only_ships_in_the_wheel(built):
+    """What checks the checker stays with the tests (tests/answers.py, tests/data/answers/): the
+    wheel every learner's browser loads holds no wrong answers or other formulations written as
+    ``wrong=`` or ``alternatives=`` fixtures, no answers data and no test helper module."""
+    path, _extra = built
+    with zipfile.ZipFile(path) as archive:
+        names = [n for n in archive.namelist() if ".dist-info/" not in n]
+        assert not [n for n in names if any(part in n for part in TEST_ONLY)]
+        fixtures = [f"{name}:{node.lineno} {keyword.arg}=" for name in names if name.endswith(".py")
+                    for node in ast.walk(ast.parse(archive.read(name))) if isinstance(node, ast.Call)
+                    for keyword in node.keywords if keyword.arg in ("wrong", "alternatives")]
+    assert fixtures == []
+    assert any(n.startswith("exercises/definitions/") for n in names), "the definitions do ship"
+
+
 def test_the_same_files_give_the_same_bytes_and_a_change_a_new_name(built, tmp_path):
     path, extra = built
     again = wheel.build_wheel(tmp_path / "again", extra_files=extra)
@@ -95,7 +113,7 @@ def imports_of(path):
 def test_the_course_imports_no_tests_and_nothing_edits_sys_path():
     for package in COURSE:
         for path in (ROOT / package).rglob("*.py"):
-            bad = [m for m in imports_of(path) if m.split(".")[0] in ("tests", "conftest")
+            bad = [m for m in imports_of(path) if m.split(".")[0] in ("tests", "conftest", "answers")
                    or m.split(".")[0].startswith("test_")]
             assert bad == [], f"{path.relative_to(ROOT)} imports {bad}"
     edits = ("sys.path." + "insert", "sys.path." + "append")  # not spelled out: this file is checked too

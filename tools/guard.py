@@ -13,7 +13,9 @@ learners must not get; the next build would ship it to every learner, as a new r
 - a kernel other than `python`, the name JupyterLite's kernel has (another one makes JupyterLite
   ask each learner to choose a kernel);
 - what the exercise system's own validation finds (`python -m exercises validate`:
-  exercises.core.notebooks.validate_notebook): an exercise cell that differs from its template,
+  exercises.core.notebooks.validate_notebook): an exercise cell that differs from its template
+  (the learner's code is written once, in its definition in exercises/definitions/, and
+  `python -m exercises cells content` writes the notebooks' exercise cells from it),
   a check cell that does not follow its exercise, a `check("...")`, `hint`, `solution` or `ask`
   that names no exercise or question of the course (learners would get a KeyError);
 
@@ -145,7 +147,8 @@ HOW_TO_FIX = (
     "To fix: ./course check --clear removes outputs, execution counts, widget state and timings "
     "from every notebook of content/ (JupyterLab's Clear Outputs of All Cells leaves widget state "
     "and timings); put blanks back and undo other edits with git checkout -- NOTEBOOK (the "
-    "committed version); delete stray Untitled files. Work on copies with ./course lab, which "
+    "committed version); python -m exercises cells content writes every exercise cell from its "
+    "definition; delete stray Untitled files. Work on copies with ./course lab, which "
     "never touches content/."
 )
 

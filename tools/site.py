@@ -478,8 +478,8 @@ def main(argv=None):
                   file=sys.stderr)
             raise SystemExit(1)
         print(f"content/: {len(guard.notebooks_in(ROOT / 'content'))} notebooks, fit to ship "
-              "(no stored outputs, widget state or timings, every exercise with its blanks and its "
-              "check, the python kernel, no stray files).")
+              "(no stored outputs, widget state or timings, every exercise as its definition writes it, "
+              "with its blanks and its check, the python kernel, no stray files).")
         return
     server = None
     if args.command == "serve":

@@ -1,10 +1,13 @@
-"""Notebook files: solving them (blanks -> solutions) and checking their conventions.
+"""Notebook files: writing their exercise cells from the definitions, solving them (blanks ->
+solutions) and checking their conventions.
 
 Conventions: an exercise is a code cell tagged ``exercise`` with
-``metadata.course.exercise = "<id>"``; the next cell is its check, tagged
-``check``, with ``metadata.jupyter.source_hidden = true``, calling
-``check("<id>")``. Every ``check``, ``hint`` or ``solution`` call in any cell names a registered
-exercise, and every ``ask`` call a registered question.
+``metadata.course.exercise = "<id>"``; its source is the definition's ``template``, which
+:func:`write_exercise_cells` writes there (the definition is the one place the learner's code
+is written); the next cell is its check, tagged ``check``, with
+``metadata.jupyter.source_hidden = true``, calling ``check("<id>")``. Every ``check``, ``hint``
+or ``solution`` call in any cell names a registered exercise, and every ``ask`` call a
+registered question.
 
 Cells are numbered as a reader counts them in JupyterLab: every cell, markdown included, from 1
 at the top (:func:`cell_number`).
@@ -46,6 +49,21 @@ def read(path) -> dict:
 def write(nb: dict, path) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def write_exercise_cells(nb: dict) -> tuple[dict, list[str]]:
+    """The notebook with every exercise cell's source set to its definition's template; and
+    the ids of the cells that changed. Raises KeyError for an exercise that is not registered."""
+    changed = []
+    for cell in nb.get("cells", []):
+        ex_id = exercise_id(cell)
+        if ex_id is None:
+            continue
+        template = get_exercise(ex_id).template.rstrip("\n")      # a cell holds no final newline
+        if _source(cell) != template or not isinstance(cell.get("source"), list):
+            cell["source"] = template.splitlines(True)           # as Jupyter saves a cell: its lines
+            changed.append(ex_id)
+    return nb, changed
 
 
 def solve_notebook(nb: dict) -> tuple[dict, list[str]]:

@@ -1,4 +1,6 @@
-"""Exercises of notebook 04, "The decoder block and the stack" (its questions: :mod:`exercises.definitions.questions.decoder`)."""
+"""Exercises of notebook 04, "The decoder block and the stack".
+
+Its questions are in :mod:`exercises.definitions.questions.decoder`."""
 
 from __future__ import annotations
 

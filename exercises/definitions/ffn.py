@@ -1,4 +1,6 @@
-"""Exercises of notebook 02, "The feed-forward network: widen, bend, narrow" (its questions: :mod:`exercises.definitions.questions.ffn`)."""
+"""Exercises of notebook 02, "The feed-forward network: widen, bend, narrow".
+
+Its questions are in :mod:`exercises.definitions.questions.ffn`."""
 
 from __future__ import annotations
 
@@ -444,13 +446,12 @@ MOE_COUNTS = Exercise(
         Mistake("router for the chosen experts", {0: "d * top_k"},
                 "Your router has a column only for the top_k experts a token is sent to. It scores "
                 "every expert, to find the best ones: one column per expert."),
-        Mistake("no norms", {1: "attention + experts * expert + router", 2: "attention + top_k * expert + router"},
+        Mistake("no norms", {1: "attention + experts * expert + router",
+                             2: "attention + top_k * expert + router"},
                 "The two RMSNorm gains are missing: they hold d numbers each, stored and used by "
                 "every token."),
-        Mistake("in the wrong order", '''def moe_block_counts(d, d_ff, experts, top_k):
-    shared = 4 * d * d + 2 * d + d * experts
-    return shared + top_k * 2 * d * d_ff, shared + experts * 2 * d * d_ff
-''',
+        Mistake("in the wrong order", {1: "attention + top_k * expert + router + norms",
+                                       2: "attention + experts * expert + router + norms"},
                 "Your two numbers are the right ones in the wrong order: the function returns "
                 "(stored, used)."),
     ],

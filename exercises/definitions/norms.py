@@ -1,4 +1,6 @@
-"""Exercises of notebook 03, "Normalisation and residual connections" (its questions: :mod:`exercises.definitions.questions.norms`)."""
+"""Exercises of notebook 03, "Normalisation and residual connections".
+
+Its questions are in :mod:`exercises.definitions.questions.norms`."""
 
 from __future__ import annotations
 
@@ -225,7 +227,8 @@ RMS_NORM = Exercise(
     mistakes=[
         Mistake("no gain", {1: "x / np.sqrt(ms + eps)"},
                 "The rescaling is right but the gain is missing: multiply the result by `gain`."),
-        Mistake("centred", {1: "(x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps) * gain"},
+        Mistake("centred",
+                {1: "(x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps) * gain"},
                 "You subtracted each token's mean: that is LayerNorm. RMSNorm only divides, so a "
                 "token far from 0 keeps its offset."),
         Mistake("variance", {0: "x.var(axis=-1, keepdims=True)"},
@@ -537,7 +540,8 @@ NUDGE_GROWTH = Exercise(
         Mistake("not divided", {2: "np.sqrt(np.mean((a - b) ** 2))"},
                 "You returned the size of the gap at the top. Divide it by the size of the nudge, "
                 "so that the answer says how many times larger the change became."),
-        Mistake("sizes compared", {2: "abs(np.sqrt(np.mean(a ** 2)) - np.sqrt(np.mean(b ** 2))) / np.sqrt(np.mean(nudge ** 2))"},
+        Mistake("sizes compared",
+                {2: "abs(np.sqrt(np.mean(a ** 2)) - np.sqrt(np.mean(b ** 2))) / np.sqrt(np.mean(nudge ** 2))"},
                 "You compared the sizes of the two runs, not the runs themselves: two grids of the "
                 "same size can still differ everywhere. Take the root mean square of their "
                 "difference."),

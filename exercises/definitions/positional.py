@@ -1,4 +1,6 @@
-"""Exercises of notebook 01, "Positional encoding: where each word stands" (its questions: :mod:`exercises.definitions.questions.positional`)."""
+"""Exercises of notebook 01, "Positional encoding: where each word stands".
+
+Its questions are in :mod:`exercises.definitions.questions.positional`."""
 
 from __future__ import annotations
 
@@ -52,6 +54,12 @@ def _table_draw(rng) -> list[Case]:
     return cases
 
 
+# With an integer base, 10000 ** two_k overflows NumPy's integers: other numbers than with 10000.0.
+_NO_D_MODEL = ("The exponent is 2k divided by d_model. Without dividing by d_model the later "
+               "pairs barely turn at all.")
+_PRECEDENCE = ("`**` is worked out before `/`: without brackets the power uses two_k alone "
+               "and the result is then divided by d_model. Put brackets around the exponent.")
+
 SINUSOIDAL_TABLE = Exercise(
     id="sinusoidal-table",
     notebook=NOTEBOOK,
@@ -88,18 +96,10 @@ SINUSOIDAL_TABLE = Exercise(
         Mistake("multiplied", {0: "pos * 10000 ** (two_k / d_model)"},
                 "Your angles grow with the column; they should shrink. Divide the position by "
                 "10000 to the power 2k/d_model, so the right-hand pairs turn slowly."),
-        Mistake("no d_model", {0: "pos / 10000 ** two_k"},
-                "The exponent is 2k divided by d_model. Without dividing by d_model the later "
-                  "pairs barely turn at all."),
-        Mistake("no d_model, float base", {0: "pos / 10000.0 ** two_k"},
-                "The exponent is 2k divided by d_model. Without dividing by d_model the later "
-                  "pairs barely turn at all."),
-        Mistake("precedence", {0: "pos / 10000 ** two_k / d_model"},
-                "`**` is worked out before `/`: without brackets the power uses two_k alone "
-                  "and the result is then divided by d_model. Put brackets around the exponent."),
-        Mistake("precedence, float base", {0: "pos / 10000.0 ** two_k / d_model"},
-                "`**` is worked out before `/`: without brackets the power uses two_k alone "
-                  "and the result is then divided by d_model. Put brackets around the exponent."),
+        Mistake("no d_model", {0: "pos / 10000 ** two_k"}, _NO_D_MODEL),
+        Mistake("no d_model, float base", {0: "pos / 10000.0 ** two_k"}, _NO_D_MODEL),
+        Mistake("precedence", {0: "pos / 10000 ** two_k / d_model"}, _PRECEDENCE),
+        Mistake("precedence, float base", {0: "pos / 10000.0 ** two_k / d_model"}, _PRECEDENCE),
         Mistake("one speed", {0: "pos"},
                 "Every pair turns at the same speed, one radian per position. Each pair needs "
                 "its own speed, which depends on two_k."),
@@ -202,7 +202,8 @@ ROPE_ROTATION = Exercise(
         "on every pair at once with `np.cos` and `np.sin`.",
     ],
     mistakes=[
-        Mistake("wrong way", {1: "a * np.cos(angle) + b * np.sin(angle)", 2: "-a * np.sin(angle) + b * np.cos(angle)"},
+        Mistake("wrong way", {1: "a * np.cos(angle) + b * np.sin(angle)",
+                              2: "-a * np.sin(angle) + b * np.cos(angle)"},
                 "Your pairs turn the wrong way (clockwise). The new first number subtracts "
                 "b sin t; the new second number adds a sin t."),
         Mistake("no position", {0: "theta"},
@@ -223,13 +224,7 @@ ROPE_ROTATION = Exercise(
                 "You turned neighbouring numbers (x[0], x[1]), (x[2], x[3]), ... together. Here "
                 "pair i is (x[i], x[i + d/2]): a number from the first half with its partner "
                 "in the second half."),
-        Mistake("base ignored", '''def rope_one(x, position, base=10000.0):
-    half = len(x) // 2
-    theta = 10000.0 ** (-np.arange(half) / half)
-    angle = position * theta
-    a, b = x[:half], x[half:]
-    return np.concatenate([a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)])
-''',
+        Mistake("base ignored", {0: "position * 10000.0 ** (-np.arange(half) / half)"},
                 "Your result is right for the usual base 10000 but not for another `base`: use "
                 "the argument `base`, not the number 10000."),
     ],
@@ -315,7 +310,8 @@ ROPE_DISTANCE = Exercise(
         "the key gives one dot product per row; divide by the square root of the head size.",
     ],
     mistakes=[
-        Mistake("key after the query", {0: "rope(np.tile(key, (max_distance + 1, 1)))", 1: "turned @ query / np.sqrt(len(key))"},
+        Mistake("key after the query", {0: "rope(np.tile(key, (max_distance + 1, 1)))",
+                                        1: "turned @ query / np.sqrt(len(key))"},
                 "You turned the key and left the query still: that puts the key t positions "
                 "after the query, the other direction. Turn the query; keep the key at position 0."),
         Mistake("nothing turned", {0: "np.tile(query, (max_distance + 1, 1))"},

@@ -1,4 +1,6 @@
-"""Exercises of notebook 00, "Start here" (its questions: :mod:`exercises.definitions.questions.start`)."""
+"""Exercises of notebook 00, "Start here".
+
+Its questions are in :mod:`exercises.definitions.questions.start`."""
 
 from __future__ import annotations
 
@@ -189,9 +191,12 @@ STABLE_SOFTMAX = Exercise(
         Mistake("no shift", {0: "0"},
                 "Without subtracting, `np.exp(1000)` overflows to infinity and inf / inf "
                 "is NaN. Subtract each row's largest score first."),
-        Mistake("smallest score", {0: "scores.min(axis=-1, keepdims=True)"}, _SHIFT_HINT + " You subtracted the smallest."),
-        Mistake("mean score", {0: "scores.mean(axis=-1, keepdims=True)"}, _SHIFT_HINT + " You subtracted the mean."),
-        Mistake("first score", {0: "scores[..., :1]"}, _SHIFT_HINT + " You subtracted the first score of the row."),
+        Mistake("smallest score", {0: "scores.min(axis=-1, keepdims=True)"},
+                _SHIFT_HINT + " You subtracted the smallest."),
+        Mistake("mean score", {0: "scores.mean(axis=-1, keepdims=True)"},
+                _SHIFT_HINT + " You subtracted the mean."),
+        Mistake("first score", {0: "scores[..., :1]"},
+                _SHIFT_HINT + " You subtracted the first score of the row."),
         Mistake("global max", {0: "scores.max()"},
                 "`scores.max()` is the largest score of the whole array. A row far below "
                 "it becomes exp(-2000) = 0 everywhere, and 0 / 0 is NaN. Subtract each "

@@ -1,11 +1,13 @@
-"""Exercises of notebook 05, "Inside a trained model" (its questions: :mod:`exercises.definitions.questions.trained`)."""
+"""Exercises of notebook 05, "Inside a trained model".
+
+Its questions are in :mod:`exercises.definitions.questions.trained`."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from exercises.core import parts
-from exercises.core.definition import (FLOAT32_ATOL, FLOAT32_RTOL, Case, Contract, Exercise, Mistake, in_float32)
+from exercises.core.definition import FLOAT32_ATOL, FLOAT32_RTOL, Case, Contract, Exercise, Mistake, in_float32
 from exercises.definitions.questions import trained as questions
 
 NOTEBOOK = "05_trained_model"
@@ -577,7 +579,8 @@ CAPSTONE = Exercise(
         Mistake("keys against queries", {2: "kj @ qj.T / np.sqrt(size)"},
                 "Your score grid has keys as rows and queries as columns, so the causal mask hides "
                 "the wrong triangle. Put query t in row t: queries times the transposed keys."),
-        Mistake("attention's gain for the FFN", {4: "x + swiglu(rms_norm(x, w.attention_norm), w.W_gate, w.W1, w.W2)"},
+        Mistake("attention's gain for the FFN",
+                {4: "x + swiglu(rms_norm(x, w.attention_norm), w.W_gate, w.W1, w.W2)"},
                 "The FFN half read its copy through attention's gain. Each half has its own: "
                 "w.ffn_norm for the FFN."),
         Mistake("FFN not added", {4: "swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)"},
