@@ -632,6 +632,20 @@ def test_value_exercise_kind():
     assert evaluate(ex, {"n_params": float("nan")}).kind == "nan"
 
 
+def test_a_mistake_is_code_of_the_cell_other_than_the_solution():
+    """A mistake's fills name blanks the template has, differ from the solution, and a mistake's
+    name is its own: a definition that breaks this fails when it is built, not when a learner
+    meets it."""
+    cell = dict(id="test-mistakes", notebook="00_start_here", title="t", name="f", hints=["a", "b"],
+                template="def f(x):\n    return ____ + ____\n", solution=["x", "1"])
+    assert Exercise(**cell, mistakes=[Mistake("one fill", {1: "2"}, "h"), Mistake("whole", "f = 3\n", "h")])
+    for mistakes, error in [([Mistake("no such blank", {2: "x"}, "h")], "no blank number 2"),
+                            ([Mistake("the solution", {0: "x"}, "h")], "is the solution"),
+                            ([Mistake("twice", {1: "2"}, "h"), Mistake("twice", {1: "3"}, "h")], "share a name")]:
+        with pytest.raises(ValueError, match=error):
+            Exercise(**cell, mistakes=mistakes)
+
+
 def test_fill_blanks_leaves_longer_underscores_alone():
     assert count_blanks("a = _____ + ____x + x____ + ____") == 1
     assert fill_blanks("f(____, ____)", ["1", "2"]) == "f(1, 2)"

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from .cell import run_cell
+
 
 @dataclass
 class Case:
@@ -200,8 +202,6 @@ class Exercise:
         context): the mistaken function, or value. Run once, then kept. Raises what the code
         raises."""
         if number not in self._mistaken:
-            from .cell import run_cell   # here, as it is only needed once a check fails
-
             source = self.variant_source(self.mistakes[number].code)
             self._mistaken[number] = run_cell(source, self.context, f"{self.id} mistake {number}")[self.name]
         return self._mistaken[number]
