@@ -245,7 +245,8 @@ def test_check_and_build_refuse_an_exercise_cell_that_differs_from_its_definitio
     with pytest.raises(site_tool.BuildError, match="Not building: 1 problem"):
         site_tool.build(tmp_path / "site", content=content)
     written = run("-m", "exercises", "cells", str(content))
-    assert written.returncode == 0 and "1 exercise cell(s) written (rms-norm)" in written.stdout, written.stderr
+    assert written.returncode == 0, written.stderr
+    assert "1 exercise cell(s) written (rms-norm)" in written.stdout
     assert guard.problems(content) == []
     assert path.read_bytes() == (CONTENT / path.name).read_bytes()
 

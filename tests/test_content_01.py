@@ -205,7 +205,7 @@ def test_what_answers_an_exercise_comes_after_its_check(notebook):
 
 def test_the_scale_exercise_is_retired_and_still_checks_old_notebooks(notebook):
     from exercises.core.registry import exercises_by_notebook, get_exercise
-    from answers import try_template, try_variant
+    from exercise_answers import try_template, try_variant
     old = get_exercise("scale-then-add")
     assert old.retired and old.notebook == STEM
     assert "scale-then-add" not in [ex.id for ex in all_exercises()]

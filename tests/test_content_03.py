@@ -13,7 +13,7 @@ from labs.norms import placement_model, stack_model
 from lib.block import block_steps, random_stack
 from lib.stack import random_rotations, residual_stream
 
-from answers import try_variant
+from exercise_answers import try_variant
 
 NOTEBOOK = "03_norms_and_residuals.ipynb"
 PATH = Path(__file__).resolve().parents[1] / "content" / NOTEBOOK

@@ -13,7 +13,7 @@ from exercises.core.registry import all_exercises, get_exercise, get_question
 from lib.initialisation import RULES, gain_per_matrix, start_of_training
 from lib.params import REAL_MODELS, count_parameters
 
-from answers import try_variant
+from exercise_answers import try_variant
 
 NOTEBOOK = "04_decoder_block.ipynb"
 PATH = Path(__file__).resolve().parents[1] / "content" / NOTEBOOK

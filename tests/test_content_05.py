@@ -13,7 +13,7 @@ import pytest
 from exercises.core.registry import all_exercises, get_exercise, get_question
 from lib import model
 
-from answers import try_variant
+from exercise_answers import try_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = "05_trained_model.ipynb"

@@ -21,7 +21,7 @@ from lib.norm import layer_norm, rms_norm
 from lib.params import ModelConfig, block_parameters, count_parameters
 from lib.positional import rope
 
-from answers import mistake_feedback, try_variant, wrong_answers
+from exercise_answers import mistake_feedback, try_variant, wrong_answers
 
 EVERY = sorted(registry.all_exercises(retired=True), key=lambda e: e.id)
 RETIRED = [e for e in EVERY if e.retired]

@@ -2,7 +2,8 @@
 
 Adding an exercise to a notebook's module is enough for it to be tested here: its solution, its
 template, and each of its known mistakes, run as a learner's answer, which must get its own hint.
-Its other wrong answers and alternative correct answers are in tests/data/answers/ (tests/answers.py).
+Its other wrong answers and alternative correct answers are in tests/data/answers/, read by
+tests/exercise_answers.py.
 """
 
 import inspect
@@ -30,7 +31,7 @@ from exercises.core.registry import all_exercises, get_exercise, titles
 from exercises.ui.feedback import feedback_html
 from exercises.ui.notebook import check
 
-from answers import alternatives, mistake_feedback, try_template, try_variant, wrong_answers
+from exercise_answers import alternatives, mistake_feedback, try_template, try_variant, wrong_answers
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"
@@ -271,8 +272,8 @@ def test_two_runs_of_every_check_give_the_same_verdicts_word_for_word(tmp_path):
         env = {**os.environ, "COURSE_PROGRESS_FILE": str(tmp_path / f"progress{seed}.json"),
                "PYTHONHASHSEED": seed,
                "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-        runs.append(subprocess.Popen([sys.executable, "-c", VERDICTS], cwd=tmp_path, env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        runs.append(subprocess.Popen([sys.executable, "-c", VERDICTS], cwd=tmp_path, env=env, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
     outputs = [run.communicate(answers, timeout=600) for run in runs]
     assert all(run.returncode == 0 for run in runs), [err[-2000:] for _out, err in outputs]
     first, second = (json.loads(out) for out, _err in outputs)
@@ -639,9 +640,10 @@ def test_a_mistake_is_code_of_the_cell_other_than_the_solution():
     cell = dict(id="test-mistakes", notebook="00_start_here", title="t", name="f", hints=["a", "b"],
                 template="def f(x):\n    return ____ + ____\n", solution=["x", "1"])
     assert Exercise(**cell, mistakes=[Mistake("one fill", {1: "2"}, "h"), Mistake("whole", "f = 3\n", "h")])
+    twice = [Mistake("twice", {1: "2"}, "h"), Mistake("twice", {1: "3"}, "h")]
     for mistakes, error in [([Mistake("no such blank", {2: "x"}, "h")], "no blank number 2"),
                             ([Mistake("the solution", {0: "x"}, "h")], "is the solution"),
-                            ([Mistake("twice", {1: "2"}, "h"), Mistake("twice", {1: "3"}, "h")], "share a name")]:
+                            (twice, "share a name")]:
         with pytest.raises(ValueError, match=error):
             Exercise(**cell, mistakes=mistakes)
 

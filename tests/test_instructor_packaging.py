@@ -53,9 +53,10 @@ TEST_ONLY = ("tests/", "conftest.py", "answers", ".toml", "exercises/core/testin
 
 
 def test_nothing_test_only_ships_in_the_wheel(built):
-    """What checks the checker stays with the tests (tests/answers.py, tests/data/answers/): the
-    wheel every learner's browser loads holds no wrong answers or other formulations written as
-    ``wrong=`` or ``alternatives=`` fixtures, no answers data and no test helper module."""
+    """What checks the checker stays with the tests (tests/exercise_answers.py and
+    tests/data/answers/): the wheel every learner's browser loads holds no wrong answers or other
+    formulations written as ``wrong=`` or ``alternatives=`` fixtures, no answers data and no test
+    helper module."""
     path, _extra = built
     with zipfile.ZipFile(path) as archive:
         names = [n for n in archive.namelist() if ".dist-info/" not in n]
@@ -113,7 +114,7 @@ def imports_of(path):
 def test_the_course_imports_no_tests_and_nothing_edits_sys_path():
     for package in COURSE:
         for path in (ROOT / package).rglob("*.py"):
-            bad = [m for m in imports_of(path) if m.split(".")[0] in ("tests", "conftest", "answers")
+            bad = [m for m in imports_of(path) if m.split(".")[0] in ("tests", "conftest", "exercise_answers")
                    or m.split(".")[0].startswith("test_")]
             assert bad == [], f"{path.relative_to(ROOT)} imports {bad}"
     edits = ("sys.path." + "insert", "sys.path." + "append")  # not spelled out: this file is checked too
