@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 COPIED = ("lib", "exercises", "labs", "content", "tests", "tools", "benchmarks", "training", "conftest.py", "pytest.ini",
           ".importlinter", "pyproject.toml")
 NEW = ["content/06_demo_topic.ipynb", "exercises/definitions/demo_topic.py", "labs/demo_topic/__init__.py",
-       "labs/demo_topic/demo_topic.py", "tests/test_labs_demo_topic.py"]
+       "labs/demo_topic/demo_topic.py", "tests/test_labs_demo_topic.py", "tests/data/answers/06_demo_topic.toml"]
 SUITES = ["tests/test_labs_demo_topic.py", "tests/test_inventory.py", "tests/test_notebooks.py",
           "tests/test_exercises.py", "tests/test_check_mutants.py", "tests/test_content_00.py",
           "tests/test_figure_view.py", "tests/test_labs_packages.py", "tests/test_architecture.py",

@@ -1,15 +1,16 @@
 """Start a new notebook: ``./course new NAME [--title TITLE]`` (or ``python -m tools.new``).
 
-For a name such as ``sampling`` (lower case, a Python name) it writes five new files and edits
+For a name such as ``sampling`` (lower case, a Python name) it writes six new files and edits
 none:
 
     content/NN_sampling.ipynb           the notebook: heading and summary, setup cell, one lab,
                                         one exercise with its check, references, "You can now"
-    exercises/definitions/sampling.py   the exercise (solution, hints, cases, known mistakes,
-                                        wrong and other right answers)
+    exercises/definitions/sampling.py   the exercise (its cell, solution, hints, cases, known
+                                        mistakes)
     labs/sampling/__init__.py           the names the notebook imports from the lab package
     labs/sampling/sampling.py           the lab: a pure model and a view redrawn in place
     tests/test_labs_sampling.py         the lab's tests
+    tests/data/answers/NN_sampling.toml the exercise's wrong and other right answers, for its tests
 
 NN is the number after the highest in content/. The notebook names its definitions module in
 its metadata, and the course's inventory (exercises/core/inventory.py) finds everything else in
@@ -114,6 +115,7 @@ def files(words: dict, root: Path) -> dict:
         root / "labs" / name / "__init__.py": fill("lab_package.py.tmpl"),
         root / "labs" / name / f"{name}.py": fill("lab.py.tmpl"),
         root / "tests" / f"test_labs_{name}.py": fill("test_labs.py.tmpl"),
+        root / "tests" / "data" / "answers" / f"{words['stem']}.toml": fill("answers.toml.tmpl"),
     }
 
 
