@@ -23,7 +23,6 @@ import pytest
 from exercises.core import budget
 from exercises.core.cell import run_cell
 from exercises.core.checker import Feedback, evaluate
-from exercises.core.definition import Variant
 from exercises.core.registry import all_exercises, get_exercise
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -41,7 +40,7 @@ def source_of(answer: dict) -> str:
     ex = get_exercise(answer["exercise"])
     if "source" in answer:
         return answer["source"]
-    return ex.variant_source(Variant({int(k): v for k, v in answer["fills"].items()}))
+    return ex.variant_source({int(k): v for k, v in answer["fills"].items()})
 
 
 def check(answer: dict) -> Feedback:
@@ -135,7 +134,7 @@ def test_a_shape_question_and_a_single_number_are_worded_in_the_singular():
     _ok, said = grade(question, "4")
     assert "(4,) has 1 axis;" in said and not disagreements(said)
     ex = get_exercise("block-count")
-    fb = evaluate(ex, run_cell(ex.variant_source(Variant({1: "2 * d * d_ff"})), ex.context, ex.id))
+    fb = evaluate(ex, run_cell(ex.variant_source({1: "2 * d * d_ff"}), ex.context, ex.id))
     assert not disagreements(fb.text()), fb.text()
 
 
@@ -157,7 +156,7 @@ def test_no_generic_hint_about_what_the_code_was_seen_to_do_right():
     assert fb.kind == "values" and fb.right == ("shape",), fb.text()
     assert all(hints.contradicts(h, fb.right) for h in ex.hints), "every hint of row-mean is about the axis"
     assert hints.hint_after_miss(ex, Progress(), fb.kind, fb.right) is None
-    flat = evaluate(ex, run_cell(ex.variant_source(Variant({0: "np.sort(x, axis=0)[:1].T"})), ex.context, ex.id))
+    flat = evaluate(ex, run_cell(ex.variant_source({0: "np.sort(x, axis=0)[:1].T"}), ex.context, ex.id))
     assert not flat.passed and flat.right == ()
     level, _total, said = hints.hint_after_miss(ex, Progress(), "shape", flat.right)
     assert level == 1 and "axis" in said
