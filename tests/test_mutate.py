@@ -176,7 +176,7 @@ def test_a_definitions_module_named_on_the_command_line_is_scored_on_its_referen
     assert target.tests == ["tests/test_exercises.py", "tests/test_exercise_references.py"]
     assert {t.module for t in reference_targets(tmp_path)} == {"exercises.definitions.norms",
                                                                 "exercises.definitions.other"}
-    with pytest.raises(SystemExit, match="no such module"):
+    with pytest.raises(SystemExit, match="There is no module exercises.definitions.missing: choose among"):
         reference_targets(tmp_path, ["exercises.definitions.missing"])
 
 
