@@ -1,5 +1,5 @@
 """The course's exercise system, in three layers (each imports only the layers below it, and
-``lib``; import-linter checks this, see ``.importlinter``):
+``lib`` and ``presentation``; import-linter checks this, see ``.importlinter``):
 
 - ``exercises.core``: exercises and questions as data types, the registry, the checker, the
   learner's progress record and its file, exports and the instructors' report, review,
@@ -7,8 +7,8 @@
 - ``exercises.definitions``: the exercises and questions of each notebook, as data, one module
   per notebook.
 - ``exercises.ui``: what a notebook shows (feedback, hint and solution buttons, question
-  widgets, the progress, review, skip-ahead and release views) and its styles. The only part
-  that imports ipywidgets or IPython.
+  widgets, the progress, review, skip-ahead and release views), built with ``presentation``.
+  The only part that imports ipywidgets or IPython.
 
 A notebook's setup cell reads ``from exercises.ui.notebook import ____, ask, begin, check, hint,
 solution`` then ``begin()``. Importing any module here has no side effect: nothing is

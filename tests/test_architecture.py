@@ -1,6 +1,7 @@
 """The dependency rules of ARCHITECTURE.md hold: import-linter checks the contracts in
-.importlinter (layers lib <- exercises.core <- exercises.definitions <- exercises.ui <- labs;
-lib on numpy alone; no widgets below the exercise UI)."""
+.importlinter (layers lib | presentation <- exercises.core <- exercises.definitions <- exercises.ui
+<- labs; lib on numpy alone; presentation on neither lib, exercises nor labs; no widgets below the
+exercise UI, and none in presentation's plain-text and HTML modules)."""
 
 import ast
 import subprocess
@@ -33,7 +34,7 @@ def test_only_the_registry_imports_a_module_by_name():
     """The one import by name in the course is the registry loading the definitions module each
     notebook names; .importlinter allows it as a plain edge (exercises.core.registry ->
     exercises.definitions) that lint-imports sees. Any other would be an edge no contract checks."""
-    found = {path.relative_to(ROOT).as_posix(): lines for package in ("lib", "exercises", "labs")
+    found = {path.relative_to(ROOT).as_posix(): lines for package in ("lib", "exercises", "labs", "presentation")
              for path in sorted((ROOT / package).rglob("*.py")) if (lines := imports_by_name(path))}
     assert list(found) == ["exercises/core/registry.py"] and len(found["exercises/core/registry.py"]) == 1
     edge = "exercises.core.registry -> exercises.definitions"
@@ -44,7 +45,7 @@ def test_only_the_registry_imports_a_module_by_name():
 
 IMPORT_EVERYTHING = """
 import importlib, pkgutil, sys
-for package in ("lib", "exercises", "labs"):
+for package in ("lib", "exercises", "labs", "presentation"):
     root = importlib.import_module(package)
     for info in pkgutil.walk_packages(root.__path__, package + "."):
         importlib.import_module(info.name)
@@ -53,9 +54,9 @@ print("imported", len(sys.modules))
 
 
 def test_importing_every_course_module_prints_and_writes_nothing(tmp_path):
-    """No import has a side effect: importing all of lib, exercises and labs (the compatibility
-    module lib.exercises included) prints nothing and writes no file, here into an empty home and
-    working folder."""
+    """No import has a side effect: importing all of lib, exercises, labs and presentation (the
+    compatibility module lib.exercises included) prints nothing and writes no file, here into an
+    empty home and working folder."""
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg",
            "MPLCONFIGDIR": str(tmp_path / ".mpl")}
     result = subprocess.run([sys.executable, "-c", IMPORT_EVERYTHING], cwd=tmp_path, env=env,
@@ -95,7 +96,7 @@ def test_the_old_module_paths_are_aliases_of_the_compatibility_module_and_nothin
     from exercises.ui.compat import OLD_PATHS
 
     aliases = {}
-    for package in ("lib", "exercises", "labs"):
+    for package in ("lib", "exercises", "labs", "presentation"):
         for path in (ROOT / package).rglob("*.py"):
             tree = ast.parse(path.read_bytes())
             found = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "exercises.ui.compat"]
@@ -121,3 +122,22 @@ def test_the_old_command_line_says_where_it_went(tmp_path):
     assert "use python -m exercises solve in.ipynb out.ipynb" in result.stderr
     assert "./course solve in.ipynb out.ipynb" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "out.ipynb").exists()
+
+
+PLAIN_PRESENTATION = """
+import sys
+import exercises.core.checker, exercises.core.report, presentation.numbers, presentation.html, presentation.tables
+heavy = sorted(name for name in ("ipywidgets", "IPython", "matplotlib") if name in sys.modules)
+print(heavy)
+"""
+
+
+def test_the_exercise_core_and_plain_presentation_load_no_widgets(tmp_path):
+    """The exercise core writes its numbers with presentation.numbers; that module, the HTML pieces
+    and the tables load no ipywidgets, IPython or matplotlib (the contracts say so statically; this
+    imports them)."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", PLAIN_PRESENTATION], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip() == "[]", result.stdout

@@ -12,7 +12,7 @@ import json
 import shutil
 
 from exercises.core.registry import get_exercise, get_question
-from exercises.core.text import exact
+from presentation.numbers import exact
 from test_browser_live import APP, PANEL, open_notebook
 
 NB = f"{APP}.shell.currentWidget.content"

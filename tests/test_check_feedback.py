@@ -6,7 +6,7 @@ exercise lists (tests/data/wrong_answers.toml, at least 8 per exercise). Each an
 phrases of which its feedback must contain one to name its cause. The share of answers whose
 feedback names the cause is printed, and may not fall below the share reached when the
 diagnosis was written (CAUSE_NAMED_AT_LEAST); every new answer must be rejected; and no feedback
-says "1 numbers" or "2 number" (one plural rule, exercises/core/text.py's `plural`).
+says "1 numbers" or "2 number" (one plural rule, presentation/numbers.py's `plural`).
 
     python -m tests.test_check_feedback        # the share, per exercise and in all
 """

@@ -102,7 +102,7 @@ def test_the_start_page_announces_the_references():
 PROVENANCE = re.compile(r"syllab|curricul|\bseeds?/|\bseed 0\d\d\b|reference texts?\b", re.IGNORECASE)
 LEARNER_FACING = sorted(
     [p for p in CONTENT.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts]
-    + [p for folder in ("lib", "labs", "exercises") for p in (ROOT / folder).rglob("*.py")])
+    + [p for folder in ("lib", "labs", "exercises", "presentation") for p in (ROOT / folder).rglob("*.py")])
 
 
 @pytest.mark.parametrize("path", LEARNER_FACING, ids=lambda p: p.relative_to(ROOT).as_posix())

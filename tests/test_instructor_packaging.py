@@ -1,6 +1,6 @@
 """The course package: described by pyproject.toml, its wheel built with `python -m build`,
 reproducible and named after its content; the lock entries read from the wheels' own metadata;
-and the course (lib, exercises, labs) kept apart from the tools, tests, benchmarks and training."""
+and the course (lib, exercises, labs, presentation) kept apart from the tools, tests, benchmarks and training."""
 
 import ast
 import shutil
@@ -17,7 +17,7 @@ from tools import site as site_tool
 from tools import wheel
 
 ROOT = Path(__file__).resolve().parents[1]
-COURSE = ("lib", "exercises", "labs")
+COURSE = ("lib", "exercises", "labs", "presentation")
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ import warnings
 import numpy as np
 import pytest
 
-from exercises.core.text import amount, size
 from labs.decoder import calculator_lab, flow_lab, six_steps_lab
 from labs.decoder.calculator import BYTES, CalculatorLab, calculator_model
 from labs.decoder.layer_flow import (DEPTH_MAX, PARTS, WORDS, FlowLab, block_shapes, flow_inputs, flow_model,
@@ -21,6 +20,7 @@ from lib.ffn import ffn
 from lib.norm import rms_norm, root_mean_square
 from lib.params import (COURSE_EXAMPLE, REAL_MODELS, TRAINED_MODEL, ModelConfig, count_parameters, mebibytes,
                         presets, trained_preset)
+from presentation.numbers import amount, size
 
 
 @pytest.fixture(autouse=True)

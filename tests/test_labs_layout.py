@@ -13,8 +13,8 @@ from ipywidgets.widgets.widget import _instances
 from ipywidgets.widgets.widget_link import Link
 
 from exercises.core import inventory
-from exercises.ui import access
 from labs.kit import layout
+from presentation import access
 
 
 def every_lab():
@@ -137,4 +137,4 @@ def test_the_page_support_files_ship_in_the_course_wheel():
 
     files = wheel.source_files()
     for name in ("access.css", "access.js"):
-        assert files[f"exercises/ui/{name}"] == (access.HERE / name).read_bytes()
+        assert files[f"presentation/{name}"] == (access.HERE / name).read_bytes()

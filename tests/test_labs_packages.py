@@ -64,7 +64,7 @@ def test_the_expected_names_are_re_exported():
     assert names["decoder"] == {"calculator_lab", "flow_lab", "flow_model", "near_identity_model",
                                 "six_steps_lab", "size_of"}
     assert names["trained"] == {"ablation_lab", "ablation_model", "mismatch_lab", "mismatch_model", "stream_lab"}
-    from exercises.core.text import size
+    from presentation.numbers import size
     from labs.decoder import size_of
     assert size_of is size and size_of(85_000_000) == "85.0 M"
 

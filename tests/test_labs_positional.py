@@ -10,11 +10,11 @@ import math
 import numpy as np
 import pytest
 
-from exercises.core.text import amount
 from labs.positional import rotary, scaling, shuffle
 from labs.positional import table as position_table
 from lib.attention import attention
 from lib.positional import rope, sinusoidal
+from presentation.numbers import amount
 
 IDENTITY = (0, 1, 2)
 MOVED = [p for p in shuffle.PERMUTATIONS if p != IDENTITY]

@@ -6,12 +6,12 @@ import warnings
 import numpy as np
 import pytest
 
-from exercises.core.text import amount
 from labs.trained.ablation import AblationLab, ablation_model
 from labs.trained.held_out import GROUPS, held_out
 from labs.trained.mismatch import BASE_MAX, BASE_MIN, EPS_MAX, EPS_MIN, MismatchLab, mismatch_model
 from labs.trained.stream import TrainedStreamLab, stream_model
 from lib import model
+from presentation.numbers import amount
 
 
 @pytest.fixture(autouse=True)

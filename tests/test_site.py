@@ -40,12 +40,12 @@ def test_site_has_no_source_maps_and_stays_small(online_site):
 def test_lock_registers_the_course_wheel_with_its_imports(online_site):
     site, _ = online_site
     entry = served_lock(site)["packages"]["transformer-course"]
-    assert set(entry["imports"]) == {"lib", "exercises", "labs"}
+    assert set(entry["imports"]) == {"lib", "exercises", "labs", "presentation"}
     assert set(entry["depends"]) == {"numpy", "matplotlib", "ipywidgets"}
     wheel = site / "static/pyodide-lock" / entry["file_name"]
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == entry["sha256"]
     names = set(zipfile.ZipFile(wheel).namelist())
-    library = {p.relative_to(CONTENT.parent).as_posix() for d in ("lib", "exercises", "labs")
+    library = {p.relative_to(CONTENT.parent).as_posix() for d in ("lib", "exercises", "labs", "presentation")
                for p in (CONTENT.parent / d).rglob("*.py") if "__pycache__" not in p.parts}
     library |= {f"lib/trained/{p.name}" for p in (CONTENT.parent / "lib" / "trained").iterdir()}
     assert library and library <= names, f"missing from the wheel: {sorted(library - names)[:5]}"

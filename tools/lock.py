@@ -3,7 +3,7 @@
 Pyodide loads packages by name from a lock file (`pyodide-lock.json`). The site
 serves its own copy, next to the course wheel, with three changes to Pyodide's:
 
-- entries for the course wheel (`import lib`, `import exercises`, `import labs`), ipywidgets
+- entries for the course wheel (`import lib`, `exercises`, `labs`, `presentation`), ipywidgets
   and comm, so a plain import loads them from any folder, with no `%pip` cell. Each entry is
   read from the wheel's own metadata (name, version, top-level imports, Requires-Dist); of its
   requirements, `depends` keeps those the lock knows (ipywidgets' JupyterLab front-end packages

@@ -1,4 +1,5 @@
-"""The course wheel (lib, exercises, labs) the browser kernel loads, built with `python -m build`.
+"""The course wheel (lib, exercises, labs, presentation) the browser kernel loads, built with
+`python -m build`.
 
 pyproject.toml describes the package. The wheel is built from a copy of the packages with the
 release data added (exercises/core/_release/), so the checkout itself never changes, and its
@@ -19,9 +20,9 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("lib", "exercises", "labs")
+PACKAGES = ("lib", "exercises", "labs", "presentation")
 # The files pyproject.toml's package-data ships besides the modules.
-DATA = {"lib/trained": ("*.json", "*.npz"), "exercises/ui": ("access.css", "access.js")}
+DATA = {"lib/trained": ("*.json", "*.npz"), "presentation": ("access.css", "access.js")}
 FIXED_EPOCH = "1767225600"  # 2026-01-01 00:00 UTC: the time stamp of every entry
 
 

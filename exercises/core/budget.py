@@ -64,7 +64,7 @@ def _internal_dirs() -> tuple[str, ...]:
     """Folders whose code is the course's, NumPy's or Python's, never the learner's."""
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
-    dirs = [os.path.join(root, d) + os.sep for d in ("lib", "labs", "exercises")]
+    dirs = [os.path.join(root, d) + os.sep for d in ("lib", "labs", "exercises", "presentation")]
     numpy = sys.modules.get("numpy")
     if getattr(numpy, "__file__", None):
         dirs.append(os.path.dirname(numpy.__file__) + os.sep)

@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import diagnose, text
+from presentation import numbers
+
+from . import diagnose
 from .blank import contains_blank, mentions_blank
 from .cell import run_cell
 from .definition import Case, Exercise
@@ -258,7 +260,7 @@ def _rows(bad: np.ndarray) -> str:
     rows = [int(r) for r in np.flatnonzero(per_row)]
     if bad.ndim == 2:
         names = [str(r) for r in rows[:4]] + (["others"] if len(rows) > 4 else [])
-        return f", in {'row' if len(rows) == 1 else 'rows'} {text.word_list(names)} of {bad.shape[0]}"
+        return f", in {'row' if len(rows) == 1 else 'rows'} {numbers.word_list(names)} of {bad.shape[0]}"
     return f", in {len(rows)} of the {per_row.size} rows"
 
 
@@ -267,16 +269,16 @@ def _difference(got: np.ndarray, exp: np.ndarray, case: Case, ex: Exercise) -> s
     rtol, atol = _tolerance(ex, case)
     if exp.ndim == 0:
         if case.visible:
-            return f"expected {text.exact(exp)}, got {text.exact(got)}"
-        return f"your function gave {text.exact(got)}, which is not the right number"
+            return f"expected {numbers.exact(exp)}, got {numbers.exact(got)}"
+        return f"your function gave {numbers.exact(got)}, which is not the right number"
     with np.errstate(all="ignore"):
         bad = ~np.isclose(got, exp, rtol=rtol, atol=atol, equal_nan=True)
     nbad = int(bad.sum())
     if not case.visible:
         return _count(nbad, bad.size) + _rows(bad)
     first = [tuple(int(i) for i in index) for index in np.argwhere(bad)[:SHOWN]]
-    quoted = "; ".join(f"{_index(i, exp.ndim)}: expected {text.exact(float(exp[i]))}, got "
-                       f"{text.exact(float(np.real(got[i])))}" for i in first)
+    quoted = "; ".join(f"{_index(i, exp.ndim)}: expected {numbers.exact(float(exp[i]))}, got "
+                       f"{numbers.exact(float(np.real(got[i])))}" for i in first)
     if exp.size == 1:
         return quoted
     return f"{quoted} ({_count(nbad, bad.size)}{_rows(bad)})"
@@ -304,7 +306,7 @@ def _compare(got, exp, case: Case, ex: Exercise) -> Feedback | None:
         detail = f"On {where}{'' if case.visible else ','} the result contains {what}"
         if arr.ndim:
             first = tuple(int(i) for i in np.argwhere(bad)[0])
-            detail += (f" at {text.plural(int(bad.sum()), 'position')} of {arr.size}, first at "
+            detail += (f" at {numbers.plural(int(bad.sum()), 'position')} of {arr.size}, first at "
                        f"{_index(first, arr.ndim)}")
         return fb("nan", detail + ". NaN comes from 0/0 or inf - inf; infinity from an "
                   "overflow, such as `np.exp` of a large number.")
@@ -525,8 +527,8 @@ def _evaluate_function(ex: Exercise, func, rng, fixed_only: bool = False) -> Fee
         return _timeout(ex, over, case)
     fixed = sum(1 for c in cases if not c.random)
     return Feedback(ex.id, "pass", [
-        f"{'All ' + text.plural(len(cases), 'test') if len(cases) > 1 else 'The one test'} passed: "
-        f"{text.plural(fixed, 'fixed case')} and {text.plural(len(cases) - fixed, 'random one')} "
+        f"{'All ' + numbers.plural(len(cases), 'test') if len(cases) > 1 else 'The one test'} passed: "
+        f"{numbers.plural(fixed, 'fixed case')} and {numbers.plural(len(cases) - fixed, 'random one')} "
         "drawn for this code."], cases=len(cases))
 
 
@@ -597,7 +599,7 @@ def _changed_input(ex: Exercise, run: _Runner, outcome: _Call, case: Case, where
     if changes:
         named = [f"`{c.argument}`" for c in changes]
         argument = "argument" if len(named) == 1 else "arguments"
-        what = f"changed its {argument} {text.word_list(named)}: {changes[0].what}"
+        what = f"changed its {argument} {numbers.word_list(named)}: {changes[0].what}"
         given = changes[0].described or "the data"
     else:
         what = "wrote into one of its arguments: after the call it may no longer hold what it was given"
@@ -670,7 +672,7 @@ def _diagnose(fb: Feedback, run: _Runner, failing: Case) -> None:
              if got is _RAISED or not _agree(got, _reference(ex, case), ex, case)]
     if wrong and len(wrong) < len(fixed):
         labels = ["the example" if c.visible else c.label for c in wrong]
-        shown = labels[:4] + ([text.plural(len(labels) - 4, "other")] if len(labels) > 4 else [])
+        shown = labels[:4] + ([numbers.plural(len(labels) - 4, "other")] if len(labels) > 4 else [])
         listed = shown[0] if len(shown) == 1 else "; ".join(shown[:-1]) + " and " + shown[-1]
         fb.details.append(f"Of the {len(fixed)} fixed tests it gets {len(fixed) - len(wrong)} right; "
                           f"the ones it gets wrong: {listed}.")

@@ -50,7 +50,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import text
+from presentation.numbers import exact, percent, plural, word_list
+
 from .definition import Case, Exercise
 
 RAISED = object()        # what a call that raised is recorded as
@@ -143,7 +144,7 @@ def _quote(got: np.ndarray, exp: np.ndarray) -> str:
     if not len(bad):
         return ""
     i = tuple(int(k) for k in bad[0])
-    return f" (on the example above: {text.exact(got[i])} where {text.exact(exp[i])} was expected)"
+    return f" (on the example above: {exact(got[i])} where {exact(exp[i])} was expected)"
 
 
 def _example(wrong) -> str:
@@ -184,7 +185,7 @@ def _example_only(ex, probes, numeric, close) -> str | None:
     sizes = sorted({int(n) for a in visible[0].case.args for n in
                     (a.shape if isinstance(a, np.ndarray) else
                      ([a] if isinstance(a, (int, np.integer)) and not isinstance(a, bool) else []))})
-    written = f" (the example's sizes are {text.word_list(sizes)})" if sizes else ""
+    written = f" (the example's sizes are {word_list(sizes)})" if sizes else ""
     return (f"Your function gives the right result on the example above and a wrong one on every "
             f"hidden test ({len(hidden)} of them): it depends on the example itself. Look for a size "
             f"or a number of the example written into your code{written} where it should be read "
@@ -441,7 +442,7 @@ def _default(ex, probes, numeric, close) -> str | None:
                  (lambda v: 10 * v, f"what ten times {name} gives"),
                  (lambda v: v / 10, f"what a tenth of {name} gives")]
         for c in sorted({float(default), 1e-3, 1e-6, 1e-8, 1e-10, 1e-12, 1.0}):
-            tries.append((lambda v, c=c: c, f"what {name} = {text.exact(c)} gives, whatever {name} is "
+            tries.append((lambda v, c=c: c, f"what {name} = {exact(c)} gives, whatever {name} is "
                                             f"passed: use the argument `{name}`"))
         for change, words in tries:
             def predict(p, got, exp, change=change):
@@ -512,7 +513,7 @@ def _size_factor(ex, probes, numeric, close) -> str | None:
             if wrong:
                 values = sorted({int(_sizes(w[0].case, ex)[code]) for w in wrong})
                 return (f"Your numbers are the expected ones scaled by {code} (it is "
-                        f"{text.word_list(str(v) for v in values)} on the tests your code gets wrong)"
+                        f"{word_list(str(v) for v in values)} on the tests your code gets wrong)"
                         f"{_example(wrong)}: {meaning}.")
     return None
 
@@ -562,8 +563,8 @@ def _row_factor(ex, probes, numeric, close) -> str | None:
         g, e = seen[1].astype(float), seen[2].astype(float)
         factors = np.ravel((g * e).sum(-1) / (e * e).sum(-1))[:3]
         sums = np.ravel(g.sum(-1))[:3]
-        numbers = (f" (on the example above its rows sum to {text.word_list(text.exact(float(s)) for s in sums)})"
-                   if ones else f" (on the example above: {text.word_list(text.exact(float(f)) for f in factors)})")
+        numbers = (f" (on the example above its rows sum to {word_list(exact(float(s)) for s in sums)})"
+                   if ones else f" (on the example above: {word_list(exact(float(f)) for f in factors)})")
     if ones:
         return (f"Each row of yours is the expected row times a factor of its own: the expected rows "
                 f"sum to 1, yours do not{numbers}. Divide each row by its own total.")
@@ -648,14 +649,14 @@ def _constant(ex, probes, numeric, close) -> str | None:
     if np.isfinite(scale) and scale not in (0.0, 1.0, -1.0):
         wrong = _fits(numeric, lambda p, got, exp: exp * scale, close)
         if wrong:
-            return (f"Every number of yours is {text.exact(round(scale, 6))} times the expected one"
+            return (f"Every number of yours is {exact(round(scale, 6))} times the expected one"
                     f"{_example(wrong)}: a constant factor is wrong, missing or one too many.")
     offset = float(np.mean(got - exp))
     if np.isfinite(offset) and offset:
         wrong = _fits(numeric, lambda p, got, exp: exp + offset, close)
         if wrong:
             return (f"Every number of yours is the expected one {'plus' if offset > 0 else 'minus'} "
-                    f"{text.exact(abs(round(offset, 6)))}{_example(wrong)}: a constant is added that "
+                    f"{exact(abs(round(offset, 6)))}{_example(wrong)}: a constant is added that "
                     "should not be, or one is missing.")
     return None
 
@@ -721,7 +722,7 @@ def _rounded(ex, probes, numeric, close) -> str | None:
         wrong = _fits(numeric, lambda p, got, exp: np.round(exp.astype(float), digits)
                       if exp.dtype.kind == "f" else None, close)
         if wrong:
-            return (f"Your numbers are the expected ones rounded to {text.plural(digits, 'decimal')}"
+            return (f"Your numbers are the expected ones rounded to {plural(digits, 'decimal')}"
                     f"{_example(wrong)}: keep every digit (round only what you print).")
     return None
 
@@ -740,7 +741,7 @@ def _float32(ex, probes, numeric, close) -> str | None:
     with np.errstate(all="ignore"):
         off = np.abs(got.astype(float) - exp.astype(float)) / np.maximum(np.abs(exp.astype(float)), 1e-30)
     worst = float(np.nanmax(off)) if np.any(np.isfinite(off)) else float("inf")
-    size = text.percent(worst) if worst < 10 else "far more than the numbers themselves"
+    size = percent(worst) if worst < 10 else "far more than the numbers themselves"
     return (f"Your function is right on every float64 test and wrong only in float32, off by up to "
             f"{size} there: float32 keeps about 7 digits, and your formula loses them, for instance "
             "by subtracting two large numbers that are nearly equal (cancellation). Compute it "

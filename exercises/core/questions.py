@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 import re
 
+from presentation.numbers import exact, plural
+
 from .definition import Question
-from .text import exact, plural
 
 _SHAPE_RE = re.compile(r"^[\(\[]?\s*(\d+(?:\s*[,x×\s]\s*\d+)*)?\s*,?\s*[\)\]]?$")
 

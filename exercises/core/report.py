@@ -44,9 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from presentation.numbers import plural
+
 from . import export, spreadsheet, untrusted
 from .progress import FORMAT, RENAMED_SECTIONS, STATUS_LABELS, VERSION, renamed_sections, status_of
-from .text import plural
 
 CSV_COLUMNS = ["learner", "learner_id", "notebook", "kind", "item", "status", "attempts",
                "hints_used", "solution_revealed", "skipped_ahead", "exported_at", "file", "flags"]

@@ -10,9 +10,10 @@ with :func:`passed_earlier`).
 
 from __future__ import annotations
 
+from presentation.numbers import word_list
+
 from .progress import Progress
 from .registry import get_exercise
-from .text import word_list
 
 PASSED = ("passed", "passed-after-solution")
 RUN_ALL = "Run \u25b8 Run All Cells (in the menu) runs every cell again."

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from presentation.numbers import plural
+
 from .checker import Feedback, evaluate_source
 from .progress import Progress
 from .questions import grade as grade_question
 from .registry import all_exercises, all_questions, get_exercise, get_question, titles
-from .text import plural
 
 
 @dataclass

@@ -27,7 +27,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import text
+from presentation import numbers
+
 from .budget import is_learners
 
 
@@ -111,8 +112,8 @@ class Change:
         before, after = self.before, self.after
         if isinstance(before, (list, tuple, dict)) and type(before) is type(after) and len(before) != len(after):
             item = "key" if isinstance(before, dict) else "item"
-            return (f"`{self.path}` held {text.plural(len(before), item)} and now holds "
-                    f"{text.plural(len(after), item)}")
+            return (f"`{self.path}` held {numbers.plural(len(before), item)} and now holds "
+                    f"{numbers.plural(len(after), item)}")
         if isinstance(before, np.ndarray) and isinstance(after, np.ndarray) \
                 and before.shape == after.shape and before.dtype == after.dtype:
             return f"`{self.path}` no longer holds the numbers it was given"

@@ -4,7 +4,8 @@
   ``solution``);
 - ``feedback`` (a check's feedback, hint and solution buttons), ``questions`` (question widgets),
   ``progress_view``, ``review``, ``skip_ahead``, ``release_view``, ``storage_view``: the widgets;
-- ``style`` (every box, code span, table and colour) and ``display`` (showing output).
+- ``display`` (showing output). Boxes, code spans, tables, colours and the page support of every
+  widget come from ``presentation``.
 
 A notebook's setup cell reads::
 

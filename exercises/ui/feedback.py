@@ -10,9 +10,8 @@ from exercises.core.checker import Feedback
 from exercises.core.hints import NOT_YET_REVEAL, hints_seen, next_hint, reveal_solution
 from exercises.core.progress import Progress
 from exercises.core.registry import get_exercise
-
-from .access import course_root
-from .style import box, bullets, code, code_block, headline, inline
+from presentation.access import course_root
+from presentation.html import box, bullets, code, code_block, headline, inline
 
 
 def feedback_html(fb: Feedback) -> str:

@@ -27,13 +27,13 @@ from exercises.core.checker import Feedback, evaluate
 from exercises.core.progress import Progress, notices
 from exercises.core.registry import all_exercises, get_exercise
 from exercises.core.runs import RunLog
+from presentation.html import box, bullets, headline, inline
 
 from .display import Html, in_kernel, shell, show
 from .feedback import exercise_controls, feedback_html, hint_html, locked_solution_html, solution_html
 from .questions import ask
 from .release_view import announce
 from .storage_view import storage_status
-from .style import box, bullets, headline, inline
 
 
 def strict() -> bool:

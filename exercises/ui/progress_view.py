@@ -15,10 +15,10 @@ from exercises.core import export as export_file
 from exercises.core import page_store, progress, skip_ahead
 from exercises.core.progress import STATUS_LABELS, STATUSES, Progress, status_of
 from exercises.core.registry import exercises_by_notebook
-from exercises.core.text import plural
-
-from . import style
-from .access import course_root
+from presentation import html as style
+from presentation import tables
+from presentation.access import course_root
+from presentation.numbers import plural
 
 # status -> (symbol, colour)
 _MARKS = {
@@ -39,9 +39,9 @@ def progress_table_html() -> str:
         if label := skip_ahead.status_label(stem, record):
             head += f' <span class="course-skipped-ahead">\u2714 {html.escape(label)}</span>'
         if not exercises:
-            cells = [style.ruled_cell(head),
-                     style.ruled_cell("<i>exercises arrive with this notebook</i>", colspan=2)]
-            rows.append(style.ruled_row(cells, "course-progress-notebook", data={"notebook": stem}))
+            cells = [tables.ruled_cell(head),
+                     tables.ruled_cell("<i>exercises arrive with this notebook</i>", colspan=2)]
+            rows.append(tables.ruled_row(cells, "course-progress-notebook", data={"notebook": stem}))
             continue
         for i, ex in enumerate(exercises):
             entry = record.exercise(ex.id)
@@ -49,10 +49,10 @@ def progress_table_html() -> str:
             counts[status] += 1
             tries = entry.get("attempts", 0)
             extra = f" ({plural(tries, 'try', 'tries')})" if tries and status != "not-started" else ""
-            rows.append(style.ruled_row([
-                style.ruled_cell(head if i == 0 else ""),
-                style.ruled_cell(f"{html.escape(ex.title)} {style.code(ex.id)}"),
-                style.ruled_cell(f"{style.mark(*_MARKS[status])} {STATUS_LABELS[status]}{extra}",
+            rows.append(tables.ruled_row([
+                tables.ruled_cell(head if i == 0 else ""),
+                tables.ruled_cell(f"{html.escape(ex.title)} {style.code(ex.id)}"),
+                tables.ruled_cell(f"{style.mark(*_MARKS[status])} {STATUS_LABELS[status]}{extra}",
                                  f"course-status course-status-{status}"),
             ], "course-progress-row", data={"notebook": stem, "exercise": ex.id}))
     total = sum(counts.values())
@@ -61,7 +61,7 @@ def progress_table_html() -> str:
                f"opening the solution); {plural(record.questions_answered(), 'question')} answered.")
     return (f'<div class="course-progress" style="{style.TEXT} {style.FONT}">'
             f'<p class="course-progress-summary">{html.escape(summary)}</p>'
-            + style.ruled_table(["Notebook", "Exercise", "Status"], rows, "course-progress-table")
+            + tables.ruled_table(["Notebook", "Exercise", "Status"], rows, "course-progress-table")
             + style.note(_saved_where()) + "</div>")
 
 

@@ -16,10 +16,9 @@ from exercises.core import progress
 from exercises.core.definition import Question
 from exercises.core.questions import grade
 from exercises.core.registry import get_question
-from exercises.core.text import exact
-
-from .access import course_root, on_enter
-from .style import box, inline, text_block
+from presentation.access import course_root, on_enter
+from presentation.html import box, inline, text_block
+from presentation.numbers import exact
 
 
 def _result(status: str, body_html: str, css_class: str) -> str:

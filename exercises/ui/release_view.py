@@ -16,10 +16,10 @@ import ipywidgets as widgets
 from exercises.core import release
 from exercises.core.progress import Progress
 from exercises.core.workspace import workspace_root
+from presentation.access import course_root
+from presentation.html import box, link, text_span
 
 from .display import show
-from .access import course_root
-from .style import box, link, text_span
 
 
 def _keep(path, shipped):

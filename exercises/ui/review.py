@@ -16,11 +16,11 @@ import ipywidgets as widgets
 
 from exercises.core import review as logic
 from exercises.core.registry import get_exercise, get_question, titles
-from exercises.core.text import plural
+from presentation.access import course_root, on_enter
+from presentation.html import box, code, code_textarea_css, inline
+from presentation.numbers import plural
 
-from .access import course_root, on_enter
 from .feedback import feedback_html
-from .style import box, code, code_textarea_css, inline
 
 
 class Review:

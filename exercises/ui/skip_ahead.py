@@ -17,9 +17,8 @@ import ipywidgets as widgets
 
 from exercises.core import skip_ahead as sets
 from exercises.core.registry import skip_ahead_questions, titles
-
-from .access import course_root
-from .style import box, bullets, inline, text_block
+from presentation.access import course_root
+from presentation.html import box, bullets, inline, text_block
 
 
 class SkipAhead:

@@ -14,20 +14,19 @@ import html
 import ipywidgets as widgets
 
 from exercises.core import page_store
-
-from . import style
-from .access import course_root
+from presentation.access import course_root
+from presentation.html import box, headline
 
 
 def storage_html(current: dict) -> str:
     """The view's HTML for a :func:`exercises.core.page_store.state`; "" while it is pending."""
     kind = current.get("state")
     if kind == "kept":
-        return style.box("info", style.headline("info", "Your progress is kept in this browser")
-                         + html.escape(page_store.message(current)), "course-storage course-storage-kept")
+        return box("info", headline("info", "Your progress is kept in this browser")
+                   + html.escape(page_store.message(current)), "course-storage course-storage-kept")
     if kind == "failed":
-        return style.box("fail", style.headline("fail", "Your progress will not be kept")
-                         + html.escape(page_store.message(current)), "course-storage course-storage-failed")
+        return box("fail", headline("fail", "Your progress will not be kept")
+                   + html.escape(page_store.message(current)), "course-storage course-storage-failed")
     return ""
 
 

@@ -8,11 +8,11 @@
   the notebook plots, without a view).
 
 The names the notebook imports are re-exported here, so ``from labs.decoder import flow_lab``
-works in notebooks old and new. ``size_of`` is ``exercises.core.text.size`` (kept for notebooks
+works in notebooks old and new. ``size_of`` is ``presentation.numbers.size`` (kept for notebooks
 saved from earlier releases, which import it from here).
 """
 
-from exercises.core.text import size as size_of
+from presentation.numbers import size as size_of
 
 from .calculator import calculator_lab
 from .layer_flow import flow_lab, flow_model

@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from exercises.core.own import NotUsedHere, Use
-from exercises.core.text import plural, size
-from exercises.ui.style import plain, table
 from lib.params import (COURSE_EXAMPLE, TRAINED_MODEL, ModelConfig, beyond_plain, count_parameters, doubled,
                         gap_steps, mebibytes, presets)
+from presentation.html import plain
+from presentation.numbers import plural, size
+from presentation.tables import table
 
 from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, menu, numbers_widget, slider, verdict_widget

@@ -14,14 +14,15 @@ from functools import lru_cache
 import numpy as np
 
 from exercises.core.own import Use
-from exercises.core.text import amount, plural, word_list
-from exercises.ui.style import plain, table
 from lib.attention import causal_weights
 from lib.block import decoder, random_stack
 from lib.norm import root_mean_square
 from lib.params import ModelConfig, block_parameters
 from lib.positional import sinusoidal
 from lib.weights import random_weights
+from presentation.html import plain
+from presentation.numbers import amount, plural, word_list
+from presentation.tables import table
 
 from ..kit.figure_view import decades, set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, menu, slider, switch, verdict_widget

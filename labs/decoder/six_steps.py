@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.text import fixed, vector
-from exercises.ui.style import plain, table
 from lib.attention import attention
 from lib.block import SIX_STEP_OPTIONS, block_steps, six_step_setup
 from lib.norm import root_mean_square
+from presentation.html import plain
+from presentation.numbers import fixed, vector
+from presentation.tables import table
 
 from ..kit.figure_view import set_changed, set_limits
 from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget

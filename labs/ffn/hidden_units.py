@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from exercises.core.own import Use
-from exercises.core.text import number, vector, word_list
-from exercises.ui.style import plain, table
 from lib.ffn import activation_function, ffn, hidden_units, worked_example
+from presentation.html import plain
+from presentation.numbers import number, vector, word_list
+from presentation.tables import table
 
 from ..kit.figure_view import set_changed
 from ..kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget

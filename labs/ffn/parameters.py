@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.text import count
-from exercises.ui.style import plain, table
 from lib.params import ModelConfig, block_parameters, equal_count_gated_width
+from presentation.html import plain
+from presentation.numbers import count
+from presentation.tables import table
 
 from ..kit.figure_view import decades, set_changed
 from ..kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget

@@ -12,9 +12,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.text import count, number, plural, vector
-from exercises.ui.style import plain, table
 from lib.ffn import collapse, ffn, worked_example
+from presentation.html import plain
+from presentation.numbers import count, number, plural, vector
+from presentation.tables import table
 
 from ..kit.figure_view import set_limits
 from ..kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget

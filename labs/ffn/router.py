@@ -12,10 +12,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.text import count, number, plural, vector
-from exercises.ui.style import plain, table
 from lib.moe import balance_load, route
 from lib.params import ModelConfig, count_parameters, mebibytes
+from presentation.html import plain
+from presentation.numbers import count, number, plural, vector
+from presentation.tables import table
 
 from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget

@@ -4,13 +4,14 @@ switch, a choice, the verdict and the numbers below the plot.
 Every control is a native one a keyboard and a screen reader can use: a slider (named after
 its description, Home and End go to its current ends), a check box for anything switched on
 and off (its tick shows the state), radio buttons for one choice among a few, a menu for
-longer lists. ``lab_root`` marks the lab as a course widget (``exercises.ui.access``): a focus
+longer lists. ``lab_root`` marks the lab as a course widget (``presentation.access``): a focus
 ring that shows, controls that wrap on a narrow screen, the verdict read out when it changes and
 given to the plot as its text alternative.
 
 ipywidgets is imported inside each function, so a lab's model can be imported and tested
 without it. The HTML that goes into the verdict and numbers widgets is made with
-``exercises.ui.style`` (``plain`` for a verdict, ``table`` for numbers).
+``presentation`` (``presentation.html.plain`` for a verdict, ``presentation.tables.table`` for
+numbers).
 """
 
 SLIDER_STYLE = {"description_width": "initial"}     # the whole description shows beside a control
@@ -128,8 +129,8 @@ def log_scale(axis):
 
 def lab_root(name, children):
     """A lab's outer box, with the classes ``course-lab`` and ``course-lab-<name>``, marked as a
-    course widget (``exercises.ui.access``)."""
+    course widget (``presentation.access``)."""
     import ipywidgets as widgets
 
-    from exercises.ui.access import course_root
+    from presentation.access import course_root
     return course_root(widgets.VBox(children), "course-lab", f"course-lab-{name}")

@@ -25,8 +25,8 @@ import numpy as np
 
 from exercises.core import own, restart
 from exercises.core.registry import get_exercise
-from exercises.core.text import plural
-from exercises.ui.style import box, code
+from presentation.html import box, code
+from presentation.numbers import plural
 
 _ONLY = object()
 

@@ -12,9 +12,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.text import amount, plural
-from exercises.ui.style import plain
 from lib.block import norm_placement_experiment
+from presentation.html import plain
+from presentation.numbers import amount, plural
 
 from ..kit.figure_view import decades, set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget

@@ -12,9 +12,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.text import plural
-from exercises.ui.style import plain
 from lib.stack import residual_stream
+from presentation.html import plain
+from presentation.numbers import plural
 
 from ..kit.figure_view import set_changed, set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget

@@ -13,10 +13,10 @@ from functools import lru_cache
 import numpy as np
 
 from exercises.core.own import Use
-from exercises.core.text import amount, plural
-from exercises.ui.style import plain
 from lib.norm import layer_norm, rms_norm
 from lib.stack import MODES, random_rotations, run_stack, start_vector
+from presentation.html import plain
+from presentation.numbers import amount, plural
 
 from ..kit.figure_view import decades, power_of_ten, set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, menu, slider, verdict_widget

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.text import fixed
-from exercises.ui.style import plain, table
+from presentation.html import plain
+from presentation.numbers import fixed
+from presentation.tables import table
 
 from ..kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
 from .stack import LAYER_NORM_USE, course_layer_norm

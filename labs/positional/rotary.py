@@ -13,9 +13,9 @@ from functools import lru_cache
 import numpy as np
 
 from exercises.core.own import Use
-from exercises.ui.style import plain
 from lib.positional import PAIRINGS, rope
 from lib.positional import rope as course_rope
+from presentation.html import plain
 
 from ..kit.figure_view import set_limits
 from ..kit.layout import SLIDER_STYLE, controls, lab_root, menu, slider, verdict_widget

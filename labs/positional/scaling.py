@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 
-from exercises.core.text import number, percent
-from exercises.ui.style import plain
 from lib.attention import attention
+from presentation.html import plain
+from presentation.numbers import number, percent
 
 from ..kit.figure_view import set_limits
 from ..kit.layout import controls, lab_root, verdict_widget

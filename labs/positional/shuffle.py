@@ -14,11 +14,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.text import amount, fixed, word_list
-from exercises.ui.style import plain, table
 from lib.attention import attention
 from lib.positional import add_positions
 from lib.weights import random_weights
+from presentation.html import plain
+from presentation.numbers import amount, fixed, word_list
+from presentation.tables import table
 
 from ..kit.figure_view import set_changed, set_limits
 from ..kit.layout import controls, lab_root, menu, numbers_widget, switch, verdict_widget

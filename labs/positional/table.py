@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from exercises.core.own import Use
-from exercises.core.text import plural
-from exercises.ui.style import TEXT, code, plain
 from lib.positional import sinusoidal
+from presentation.html import TEXT, code, plain
+from presentation.numbers import plural
 
 from ..kit.figure_view import set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget

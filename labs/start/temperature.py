@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.text import percent
-from exercises.ui.style import plain
 from lib.attention import softmax
+from presentation.html import plain
+from presentation.numbers import percent
 
 from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, verdict_widget

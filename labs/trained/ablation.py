@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.text import amount, count
-from exercises.ui.style import plain
 from lib import model
+from presentation.html import plain
+from presentation.numbers import amount, count
 
 from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, switch, verdict_widget

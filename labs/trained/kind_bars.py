@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.text import amount, count
+from presentation.numbers import amount, count
 
 from ..kit.figure_view import decades, set_changed
 from .held_out import GROUPS, counts

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.text import amount
-from exercises.ui.style import plain
+from presentation.html import plain
+from presentation.numbers import amount
 
 from ..kit.layout import SLIDER_STYLE, choice, controls, lab_root, switch, verdict_widget
 from .held_out import held_out, perplexities, pooled_losses, run, texts

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.ui.style import plain
 from lib import model
+from presentation.html import plain
 
 from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, verdict_widget

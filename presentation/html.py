@@ -1,7 +1,8 @@
-"""How the course's output looks in a notebook: boxes, code spans, tables, in the theme's colours.
+"""How the course's output looks in a notebook: boxes, code spans, text and links, in the theme's
+colours (tables are in :mod:`presentation.tables`, built from the same styles).
 
 Every piece of HTML the course shows (feedback, hints, questions, the progress, review,
-skip-ahead and release views, labs' badges and tables) is built from these, so one change here
+skip-ahead and release views, labs' verdicts and badges) is built from these, so one change here
 restyles all of them, and the light and dark themes both work (the colours are JupyterLab's CSS
 variables, with fallbacks). Functions named ``..._html`` or taking ``body_html`` expect HTML that
 is already safe; every other one escapes the text it is given (learner-provided text always goes
@@ -36,7 +37,8 @@ def box_style(status: str) -> str:
     )
 
 
-def _attributes(css_class: str = "", data: dict | None = None) -> str:
+def attributes(css_class: str = "", data: dict | None = None) -> str:
+    """An element's escaped ``class`` and ``data-*`` attributes, each with a leading space."""
     cls = f' class="{html.escape(css_class)}"' if css_class else ""
     return cls + "".join(f' data-{name}="{html.escape(str(value))}"' for name, value in (data or {}).items())
 
@@ -45,7 +47,7 @@ def box(status: str, body_html: str, css_class: str = "", extra_style: str = "",
         data: dict | None = None) -> str:
     """A status box around HTML that is already safe (built with the functions here);
     ``data`` becomes ``data-*`` attributes (for tests and browser checks to find the box)."""
-    return f'<div{_attributes(css_class, data)} style="{box_style(status)}{extra_style}">{body_html}</div>'
+    return f'<div{attributes(css_class, data)} style="{box_style(status)}{extra_style}">{body_html}</div>'
 
 
 def headline(status: str, text: str) -> str:
@@ -116,41 +118,3 @@ def link(href: str, text: str, download: str | None = None, new_tab: bool = Fals
     extra += ' target="_blank"' if new_tab else ""
     return (f'<a{extra} href="{html.escape(href)}" style="color: var(--jp-content-link-color, #0072b2);">'
             f"{html.escape(text)}</a>")
-
-
-def table(rows, header=None, css_class: str = "course-numbers", mono_columns=(1,)) -> str:
-    """A small table in the theme's colours; every cell is escaped text. ``mono_columns`` are
-    shown in the code font (numbers line up)."""
-    cell = "padding: 1px 12px 1px 0; vertical-align: top;"
-    mono = f" {CODE_FONT}"
-    head = ""
-    if header:
-        head = "<tr>" + "".join(f'<th scope="col" style="{cell} text-align: left;">{html.escape(str(h))}</th>'
-                                for h in header) + "</tr>"
-    body = "".join("<tr>" + "".join(f'<td style="{cell}{mono if i in mono_columns else ""}">'
-                                    f"{html.escape(str(c))}</td>" for i, c in enumerate(row)) + "</tr>"
-                   for row in rows)
-    return (f'<table class="{html.escape(css_class)}" style="{TEXT} border-collapse: collapse;'
-            f' font-size: var(--jp-ui-font-size1, 13px);">{head}{body}</table>')
-
-
-RULED_CELL = ("padding: 3px 10px; border-bottom: 1px solid var(--jp-border-color2, #ccc);"
-              f" text-align: left; vertical-align: top; {TEXT}")
-
-
-def ruled_cell(body_html: str, css_class: str = "", colspan: int = 1) -> str:
-    """A cell of a :func:`ruled_table`, around HTML that is already safe."""
-    span = f' colspan="{int(colspan)}"' if colspan > 1 else ""
-    return f'<td style="{RULED_CELL}"{_attributes(css_class)}{span}>{body_html}</td>'
-
-
-def ruled_row(cells_html, css_class: str = "", data: dict | None = None) -> str:
-    """A row of :func:`ruled_cell` cells; ``data`` becomes ``data-*`` attributes."""
-    return f"<tr{_attributes(css_class, data)}>{''.join(cells_html)}</tr>"
-
-
-def ruled_table(header, rows_html, css_class: str) -> str:
-    """A table with a line under every row: escaped header texts, rows from :func:`ruled_row`."""
-    head = "".join(f'<th style="{RULED_CELL}">{html.escape(str(h))}</th>' for h in header)
-    return (f'<table class="{html.escape(css_class)}" style="border-collapse: collapse;">'
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows_html)}</tbody></table>")
