@@ -2,13 +2,19 @@
 check's feedback, a lab's verdict, a report line) formats its numbers with these functions, so
 the same number always looks the same.
 
-    number(2.0) -> "2"          number(-0.004) -> "0"         number(0.1234, 3) -> "0.123"
-    amount(0.0007) -> "0.0007"  amount(9.523) -> "9.52"       amount(7.3e8) -> "7.3e+08"
-    count(7079424) -> "7,079,424"                            size(85_000_000) -> "85.0 M"
-    exact(2.0) -> "2"           exact(1 / 3) -> "0.333333"     exact(4718592) -> "4,718,592"
+    number(2.0) -> "2"              number(-0.004) -> "0"           number(0.1234, 3) -> "0.123"
+    fixed(1.5) -> "1.50"            fixed(-0.001) -> "0.00"         fixed(2048.25, 1, grouped=True) -> "2,048.2"
+    amount(0.0007) -> "0.0007"      amount(9.523) -> "9.52"         amount(7.3e8) -> "7.3e+08"
+    significant(1e-5) -> "1e-05"    significant(27.51, 2) -> "28"   scientific(0.000123) -> "1.2e-04"
+    count(7079424) -> "7,079,424"   size(85_000_000) -> "85.0 M"    size(85_000_000, 0) -> "85 M"
+    exact(2.0) -> "2"               exact(1 / 3) -> "0.333333"      exact(4718592) -> "4,718,592"
     array([[1, 2.5], [1 / 3, 0]]) -> "[[1.    , 2.5   ],\n [0.3333, 0.    ]]"
-    percent(0.003) -> "under 1%"                             word_list(["a", "b", "c"]) -> "a, b and c"
-    plural(1, "block") -> "1 block"                          plural(3, "block") -> "3 blocks"
+    percent(0.003) -> "under 1%"    percentage(0.667) -> "67%"      percentage(0.0312, 1, signed=True) -> "+3.1%"
+    power_of_ten(-6) -> "10\u207b\u2076"    word_list(["a", "b", "c"]) -> "a, b and c"
+    plural(1, "block") -> "1 block"  plural(3, "block") -> "3 blocks"
+    vector([2, -0.144, 1.5]) -> "[2, -0.14, 1.5]"    vector([2, -0.144], signed=True) -> "[+2.00, -0.14]"
+
+and the format in which a slider writes its own readout: readout(2) -> ".2f".
 """
 
 from __future__ import annotations
@@ -34,10 +40,23 @@ def number(value, digits: int = 2) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def fixed(value, digits: int = 2, signed: bool = False) -> str:
+def fixed(value, digits: int = 2, signed: bool = False, grouped: bool = False) -> str:
     """A number with exactly ``digits`` decimals, for columns that line up: 1.50, -0.14, and 0.00
-    (never -0.00, even for a tiny negative number); with ``signed``, +1.50 and +0.00."""
-    return f"{round(float(value), digits) + 0.0:{'+' if signed else ''}.{digits}f}"
+    (never -0.00, even for a tiny negative number); with ``signed``, +1.50 and +0.00; with
+    ``grouped``, thousands separated: 2,048.0."""
+    spec = f"{'+' if signed else ''}{',' if grouped else ''}.{digits}f"
+    return f"{round(float(value), digits) + 0.0:{spec}}"
+
+
+def significant(value, digits: int = 6) -> str:
+    """A number to ``digits`` significant digits, trailing zeros dropped, a power of ten for the
+    very small and the very large: 1e-05, 0.5, 27.5, 1e+06 (``digits=2``: 0.0013, 28, 2.4e+02)."""
+    return f"{value:.{digits}g}"
+
+
+def scientific(value, digits: int = 1) -> str:
+    """A number as a power of ten with ``digits`` decimals: 1.2e-04, 3.0e-13 (``digits=0``: 1e-05)."""
+    return f"{float(value):.{digits}e}"
 
 
 def vector(values, digits: int = 2, signed: bool = False) -> str:
@@ -92,18 +111,28 @@ def array(values) -> str:
         return np.array2string(arr, separator=", ")
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def power_of_ten(exponent: int) -> str:
+    """"10\u207b\u2076" for -6: a power of ten in plain text, its exponent in superscript digits (a
+    plot's tick label needs no mathtext to lay out on every draw)."""
+    return "10" + str(int(exponent)).translate(_SUPERSCRIPT)
+
+
 def count(n) -> str:
     """A whole number with thousands separators: 7,079,424."""
     return f"{int(n):,}"
 
 
-def size(n) -> str:
-    """A parameter count in words: 671.0 B, 85.0 M, and in full below a million (38,597)."""
+def size(n, digits: int = 1) -> str:
+    """A parameter count in words: 671.0 B, 85.0 M (``digits=0``: 85 M), and in full below a
+    million (38,597)."""
     n = float(n)
     if abs(n) >= 1e9:
-        return f"{n / 1e9:,.1f} B"
+        return f"{n / 1e9:,.{digits}f} B"
     if abs(n) >= 1e6:
-        return f"{n / 1e6:,.1f} M"
+        return f"{n / 1e6:,.{digits}f} M"
     return f"{int(round(n)):,}"
 
 
@@ -111,6 +140,18 @@ def percent(share) -> str:
     """A share as a whole percentage, "under 1%" for a small share that is not zero."""
     share = float(share)
     return "under 1%" if 0 < share < 0.005 else f"{share:.0%}"
+
+
+def percentage(share, digits: int = 0, signed: bool = False, floor: bool = False) -> str:
+    """A share as a percentage with exactly ``digits`` decimals, as :func:`fixed` writes numbers:
+    0.667 -> "67%", (0.667, 1) -> "66.7%", (0.0312, 1, signed=True) -> "+3.1%". A small share
+    reads "0%" (:func:`percent` says "under 1%"); with ``floor``, a share above 0 and below the
+    last decimal shown reads as that bound: (0.0004, 1, floor=True) -> "<0.1%"."""
+    share = float(share)
+    step = 10.0 ** -digits / 100
+    if floor and 0 < share < step:
+        return "<" + fixed(step * 100, digits) + "%"
+    return fixed(share * 100, digits, signed) + "%"
 
 
 def word_list(items) -> str:
@@ -124,3 +165,11 @@ def word_list(items) -> str:
 def plural(n, word: str, many: str | None = None) -> str:
     """"1 block", "2 blocks", "0 blocks"; ``many`` for irregular plurals."""
     return f"{count(n) if float(n).is_integer() else number(n)} {word if n == 1 else (many or word + 's')}"
+
+
+def readout(digits: int = 2, grouped: bool = False, power: bool = False) -> str:
+    """The ``readout_format`` of a slider: ipywidgets writes a slider's number in the browser,
+    from a d3-format spec. ``readout(2)`` writes it as ``fixed(value, 2)`` does (".2f"), with
+    ``grouped`` its thousands separated (",.0f": 10,000), with ``power`` as a power of ten
+    (".0e": 1e-5, d3 writing no leading zero in the exponent)."""
+    return f"{',' if grouped else ''}.{digits}{'e' if power else 'f'}"

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from labs.kit.figure_view import (FigureView, decades, encode_png, new_figure, power_of_ten, set_changed,
-                                  whole_ticks)
+from labs.kit.figure_view import FigureView, decades, encode_png, new_figure, set_changed, whole_ticks
+from presentation.numbers import power_of_ten
 
 
 def _same_as_full_draw(view):

@@ -72,6 +72,13 @@ class Use:
 
         return get_exercise(self.exercise).name
 
+    @property
+    def title(self) -> str:
+        """The exercise's title, as its notebook shows it."""
+        from .registry import get_exercise
+
+        return get_exercise(self.exercise).title
+
 
 # ---------------------------------------------------------------- remembering
 

@@ -14,7 +14,7 @@ from exercises.core.own import NotUsedHere, Use
 from lib.params import (COURSE_EXAMPLE, TRAINED_MODEL, ModelConfig, beyond_plain, count_parameters, doubled,
                         gap_steps, mebibytes, presets)
 from presentation.html import plain
-from presentation.numbers import plural, size
+from presentation.numbers import count, fixed, percentage, plural, size
 from presentation.tables import table
 
 from ..kit.figure_view import set_changed
@@ -61,9 +61,9 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
                                  experts=int(experts), top_k=int(top_k) if int(experts) else 0)
     except (ValueError, TypeError) as problem:
         return {"ok": False, "verdict": f"These sizes do not make a model: {problem}.", "preset": None}
-    count = count_parameters(config)
+    parameters = count_parameters(config)
     counter = None if total is _course_model_parameters else total    # the course's: count every part
-    total, active = count.total, count.active
+    total, active = parameters.total, parameters.active
     if counter is not None:
         extras = beyond_plain(config)
         if extras:
@@ -71,8 +71,9 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
                               "does not count")
         total = active = counter(config.d_model, config.layers, config.d_ff, config.vocab)
     nbytes = float(bytes_per_number)
-    parts = {"embedding": count.embedding + count.positions + count.output, "attention": count.attention,
-             "FFN": count.ffn, "norms": count.norms, "router": count.router}
+    parts = {"embedding": parameters.embedding + parameters.positions + parameters.output,
+             "attention": parameters.attention, "FFN": parameters.ffn, "norms": parameters.norms,
+             "router": parameters.router}
     shares = {name: value / total for name, value in parts.items()}
     if counter is None:
         depth2, width2 = (count_parameters(doubled(config, w)).total for w in ("depth", "width"))
@@ -81,13 +82,14 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
                           for c in (doubled(config, w) for w in ("depth", "width")))
     mib = mebibytes(total, nbytes)
     big = max(parts, key=parts.get)
-    memory = f"{mib:,.1f} MiB" if mib < 10_000 else f"{mib / 1024:,.1f} GiB"
-    text = (f"{total:,} parameters ({size(total)}), {memory} at "
-            f"{plural(nbytes, 'byte')} per number; the {big} holds {shares[big]:.1%}.")
+    memory = (f"{fixed(mib, 1, grouped=True)} MiB" if mib < 10_000
+              else f"{fixed(mib / 1024, 1, grouped=True)} GiB")
+    text = (f"{count(total)} parameters ({size(total)}), {memory} at "
+            f"{plural(nbytes, 'byte')} per number; the {big} holds {percentage(shares[big], 1)}.")
     if active != total:
-        text += f" A token uses only {size(active)} of them ({active / total:.1%})."
-    text += (f" Twice the blocks: {size(depth2)} (\u00d7{depth2 / total:.2f}); twice the width: "
-             f"{size(width2)} (\u00d7{width2 / total:.2f}).")
+        text += f" A token uses only {size(active)} of them ({percentage(active / total, 1)})."
+    text += (f" Twice the blocks: {size(depth2)} (\u00d7{fixed(depth2 / total)}); twice the width: "
+             f"{size(width2)} (\u00d7{fixed(width2 / total)}).")
     if note and not preset:
         text += " Note: " + note
     steps = gap_steps(config) if preset else []
@@ -103,14 +105,14 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
         elif published_active:
             text += (f" Published: {size(published)} stored, {size(published_active)} active. The simple "
                      f"count ({size(simple)}) does not come close: the experts hold "
-                     f"{size(count.ffn - count.ffn_active)} that a token never uses, and the full "
+                     f"{size(parameters.ffn - parameters.ffn_active)} that a token never uses, and the full "
                      f"count gives {size(total)} stored, {size(active)} active.")
         else:
             said = "In its weights file" if preset == TRAINED_MODEL else "Published"
             text += (f" {said}: {size(published)}. The simple count gives {size(simple)} "
-                     f"({simple / published - 1:+.1%}); the model's details (below) bring it to "
-                     f"{size(total)} ({total / published - 1:+.1%}).")
-    return {"ok": True, "config": config, "preset": preset, "note": note, "count": count, "total": total,
+                     f"({percentage(simple / published - 1, 1, signed=True)}); the model's details (below) "
+                     f"bring it to {size(total)} ({percentage(total / published - 1, 1, signed=True)}).")
+    return {"ok": True, "config": config, "preset": preset, "note": note, "count": parameters, "total": total,
             "active": active, "parts": parts, "shares": shares, "mib": mib, "memory": memory, "bytes": nbytes,
             "depth2": depth2, "width2": width2, "steps": steps, "gap": gap, "published": published,
             "published_active": published_active, "verdict": text}
@@ -171,13 +173,13 @@ class CalculatorLab:
         self.ax_parts.invert_yaxis()
         self.ax_parts.set_xlabel("share of the parameters", fontsize=9)
         self.ax_parts.set_xlim(0, 1.05)
-        self.ax_parts.set_xticks([0, 0.5, 1.0], ["0", "50%", "100%"])
+        self.ax_parts.set_xticks([0, 0.5, 1.0], [percentage(share) for share in (0, 0.5, 1.0)])
         self.ax_parts.tick_params(labelsize=9)
         self.ax_parts.set_title("where the parameters are", fontsize=9)
         self.double_bars = self.ax_double.bar(range(3), np.ones(3), edgecolor="black", linewidth=0.6,
                                               color=[OKABE_ITO["blue"], OKABE_ITO["green"], OKABE_ITO["vermillion"]])
         self.ax_double.set_xticks(range(3), ["as set", "2\u00d7\nblocks", "2\u00d7\nwidth"])
-        self.ax_double.set_yticks([1, 2, 3, 4], ["\u00d71", "\u00d72", "\u00d73", "\u00d74"])
+        self.ax_double.set_yticks([1, 2, 3, 4], [f"\u00d7{count(k)}" for k in (1, 2, 3, 4)])
         self.ax_double.set_ylim(0, 5.2)               # twice the width is at most 4 times the count
         self.ax_double.set_ylabel("parameters, \u00d7 as set", fontsize=9)
         self.ax_double.set_title("depth vs width", fontsize=9)
@@ -256,18 +258,17 @@ class CalculatorLab:
                 set_changed(bar, height=value / totals[0])
             name = m["preset"] or "custom"
             c = m["count"]
-            parts = [(part, size(m["parts"][part]), f"{m['shares'][part]:.1%}"
-                      if m["shares"][part] >= 0.001 or m["shares"][part] == 0 else "<0.1%")
+            parts = [(part, size(m["parts"][part]), percentage(m["shares"][part], 1, floor=True))
                      for part in self.part_names]
-            parts += [("twice the blocks", size(m["depth2"]), f"\u00d7{m['depth2'] / totals[0]:.2f}"),
-                      ("twice the width", size(m["width2"]), f"\u00d7{m['width2'] / totals[0]:.2f}")]
+            parts += [("twice the blocks", size(m["depth2"]), f"\u00d7{fixed(m['depth2'] / totals[0])}"),
+                      ("twice the width", size(m["width2"]), f"\u00d7{fixed(m['width2'] / totals[0])}")]
             rows = [(name, f"{size(m['total'])} parameters, {m['memory']}"),
-                    ("embedding table", f"{c.embedding:,}"), ("position table", f"{c.positions:,}"),
-                    ("output layer (0 if tied)", f"{c.output:,}"), ("attention, all blocks", f"{c.attention:,}"),
-                    ("FFN, all blocks", f"{c.ffn:,}"), ("router", f"{c.router:,}"),
-                    ("norms (2 per block + final)", f"{c.norms:,}"), ("total", f"{c.total:,}")]
+                    ("embedding table", count(c.embedding)), ("position table", count(c.positions)),
+                    ("output layer (0 if tied)", count(c.output)), ("attention, all blocks", count(c.attention)),
+                    ("FFN, all blocks", count(c.ffn)), ("router", count(c.router)),
+                    ("norms (2 per block + final)", count(c.norms)), ("total", count(c.total))]
             if m["active"] != m["total"]:
-                rows.append(("used per token", f"{m['active']:,}"))
+                rows.append(("used per token", count(m["active"])))
             self.numbers.value = (table(parts, header=("part", "parameters", "share of the total"),
                                         mono_columns=(1, 2)) + table(rows))
             if m["steps"]:

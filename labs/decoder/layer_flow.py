@@ -21,7 +21,7 @@ from lib.params import ModelConfig, block_parameters
 from lib.positional import sinusoidal
 from lib.weights import random_weights
 from presentation.html import plain
-from presentation.numbers import amount, plural, word_list
+from presentation.numbers import amount, count, fixed, percentage, plural, word_list
 from presentation.tables import table
 
 from ..kit.figure_view import decades, set_limits, whole_ticks
@@ -157,7 +157,7 @@ def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int, alone
                 f"(every part on: {masked}).")
     if part == "residual":
         return (f"{without}, each block replaces the stream: after {blocks} the words' "
-                f"similarity is {m['alike'][-1]:.3f} (every part on: {ref['alike'][-1]:.3f}) and "
+                f"similarity is {fixed(m['alike'][-1], 3)} (every part on: {fixed(ref['alike'][-1], 3)}) and "
                 f"changing the first word moves the last word's output by {amount(m['context'])} "
                 f"(every part on: {amount(ref['context'])}).")
     if part == "norms":
@@ -170,10 +170,10 @@ def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int, alone
                 f"{amount(m['sizes'][-1])} after {blocks} (every part on: {amount(ref['sizes'][-1])}).")
     if part == "ffn":
         return (f"{without}, nothing works on a word by itself and the block keeps only "
-                f"{1 - _ffn_share():.0%} of its parameters; the words' similarity after {blocks} is "
-                f"{m['alike'][-1]:.3f} (every part on: {ref['alike'][-1]:.3f}).")
+                f"{percentage(1 - _ffn_share())} of its parameters; the words' similarity after {blocks} is "
+                f"{fixed(m['alike'][-1], 3)} (every part on: {fixed(ref['alike'][-1], 3)}).")
     return (f"{without}, the output keeps the stream's size, {amount(m['output_size'])} "
-            f"after {blocks}; with it every word leaves at size {ref['output_size']:.2f}.")
+            f"after {blocks}; with it every word leaves at size {fixed(ref['output_size'])}.")
 
 
 COURSE_CAUSAL_WEIGHTS = causal_weights
@@ -214,11 +214,11 @@ def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, **
     elif m["vanished_at"] is not None:
         summary = (f"{after}: the stream vanished, its size falling from {amount(m['sizes'][0])} "
                    f"to {amount(m['sizes'][-1])} (below 1e-9 from block {m['vanished_at']}); the words' "
-                   f"similarity went from {m['alike'][0]:.2f} to {m['alike'][-1]:.3f}, and {future}.")
+                   f"similarity went from {fixed(m['alike'][0])} to {fixed(m['alike'][-1], 3)}, and {future}.")
     else:
         summary = (f"{after}{' with every part on' if not removed else ''}: the stream's size went "
                    f"from {amount(m['sizes'][0])} to {amount(m['sizes'][-1])}, the words' similarity "
-                   f"from {m['alike'][0]:.2f} to {m['alike'][-1]:.3f}, and {future}.")
+                   f"from {fixed(m['alike'][0])} to {fixed(m['alike'][-1], 3)}, and {future}.")
     if len(removed) == 1:
         sentences = {removed[0]: _part_sentence(removed[0], m, full, on, depth)}
     else:             # each part's own effect: a run with only that part removed
@@ -296,7 +296,7 @@ class FlowLab:
         self.shape_controls = {}
         for name, value in (("batch", batch), ("length", length), ("d_model", d_model), ("heads", heads)):
             label = {"batch": "B (texts)", "length": "L (tokens)", "d_model": "d_model", "heads": "heads"}[name]
-            control = menu([(f"{v:,}", v) for v in self.SIZES[name]], value, label)
+            control = menu([(count(v), v) for v in self.SIZES[name]], value, label)
             control.add_class(f"course-shape-{name.replace('_', '-')}")
             self.shape_controls[name] = control
         self.shapes = widgets.HTML()
@@ -367,7 +367,7 @@ class FlowLab:
             self.shapes.value = plain(problem)
         else:
             self.shapes.value = table(
-                [(name, "(" + ", ".join(f"{n:,}" for n in shape) + ")", what) for name, shape, what in rows],
+                [(name, "(" + ", ".join(count(n) for n in shape) + ")", what) for name, shape, what in rows],
                 header=("tensor", "shape", "what it is"))
         return rows
 

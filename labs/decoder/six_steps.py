@@ -14,7 +14,7 @@ from lib.attention import attention
 from lib.block import SIX_STEP_OPTIONS, block_steps, six_step_setup
 from lib.norm import root_mean_square
 from presentation.html import plain
-from presentation.numbers import fixed, vector
+from presentation.numbers import count, fixed, percentage, vector
 from presentation.tables import table
 
 from ..kit.figure_view import set_changed, set_limits
@@ -63,7 +63,7 @@ def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
     mix = mix[0]                                                    # one head: (4, 4)
     hidden_on = int(((grids[4] @ weights.W1) > 0).sum())
     hidden_total = grids.shape[1] * weights.d_ff
-    s = [f"{v:.2f}" for v in sizes]
+    s = [fixed(v) for v in sizes]
     name = names[step]
     if step == 0:
         text = (f"The input: 4 tokens of 4 numbers; its typical size (the root mean square of all 16 "
@@ -71,12 +71,12 @@ def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
     elif step == 1:
         rows = root_mean_square(grids[1], axis=-1)
         text = (f"Step 1, norm: each row is divided by its own root mean square, so every row now has "
-                f"size {rows.min():.2f} and the grid went from {s[0]} to {s[1]}; the input itself is "
+                f"size {fixed(rows.min())} and the grid went from {s[0]} to {s[1]}; the input itself is "
                 "kept aside, unchanged, for the add.")
     elif step == 2:
         source = int(np.argmax(mix[0]))
         text = (f"Step 2, attention: every row becomes a weighted mix of the value rows; token 1 takes "
-                f"{mix[0, source]:.0%} of its mix from token {source + 1}. Size {s[1]} \u2192 {s[2]}.")
+                f"{percentage(mix[0, source])} of its mix from token {source + 1}. Size {s[1]} \u2192 {s[2]}.")
     elif step == 3:
         text = (f"Step 3, add: attention's output (size {s[2]}) is added to the input (size {s[0]}), not "
                 f"put in its place, so the stream {_change(s[0], s[3])}.")
@@ -105,7 +105,8 @@ def steps_table(m: dict) -> str:
     header = ["token"] + (["before", "after"] if k else ["input"])
     rows = [[f"token {i + 1}"] + ([row(grids[k - 1], i)] if k else []) + [row(grids[k], i)]
             for i in range(grids.shape[1])]
-    sizes = table([[step, f"{v:.2f}"] for step, v in zip(["in"] + [str(i) for i in range(1, N_STEPS + 1)], m["sizes"])],
+    steps = ["in"] + [count(i) for i in range(1, N_STEPS + 1)]
+    sizes = table([[step, fixed(v)] for step, v in zip(steps, m["sizes"])],
                   header=["step", "size (RMS)"], mono_columns=(1,))
     return table(rows, header=header, mono_columns=(1, 2)) + sizes    # few columns: fits a phone
 
@@ -152,7 +153,7 @@ class SixStepsLab:
         self.bars = self.ax_sizes.bar(range(N_STEPS + 1), np.ones(N_STEPS + 1), color=OKABE_ITO["sky"],
                                       edgecolor="black", linewidth=0.6)
         self.numbers = numbers_widget()          # the grids' numbers and sizes, as tables
-        self.ax_sizes.set_xticks(range(N_STEPS + 1), ["in", "1", "2", "3", "4", "5", "6"])
+        self.ax_sizes.set_xticks(range(N_STEPS + 1), ["in"] + [count(i) for i in range(1, N_STEPS + 1)])
         self.ax_sizes.set_xlabel("step", fontsize=9)
         self.ax_sizes.set_ylabel("size (RMS)", fontsize=9)
         self.ax_sizes.set_title("size of every grid", fontsize=9)

@@ -13,7 +13,7 @@ import numpy as np
 from exercises.core.own import Use
 from lib.ffn import activation_function, ffn, hidden_units, worked_example
 from presentation.html import plain
-from presentation.numbers import number, vector, word_list
+from presentation.numbers import number, readout, scientific, significant, vector, word_list
 from presentation.tables import table
 
 from ..kit.figure_view import set_changed
@@ -95,7 +95,7 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
                     f"(unit {j + 1} gives {number(post[j])}).")
     if alone:
         size = len(batch)
-        same = "exactly the same" if difference == 0 else f"the same to {difference:.1e}"
+        same = "exactly the same" if difference == 0 else f"the same to {scientific(difference)}"
         verdict += (f" Run alone, {label}'s output is {same} as in the batch of {size}: "
                     "the FFN never looks at the other tokens.")
     return {"x": x, "name": name, "label": label, "activation": activation, "pre": pre, "post": post,
@@ -123,9 +123,9 @@ class HiddenUnitsLab:
         start = EXAMPLE.X[TOKENS.index(token)] if token in TOKENS else np.array([0.5, -0.5])
         self._syncing = False
         self.x1 = slider("float", value=float(start[0]), min=X_MIN, max=X_MAX, step=0.1,
-                         description="first number", readout_format=".1f")
+                         description="first number", readout_format=readout(1))
         self.x2 = slider("float", value=float(start[1]), min=X_MIN, max=X_MAX, step=0.1,
-                         description="second number", readout_format=".1f")
+                         description="second number", readout_format=readout(1))
         self.x1.add_class("course-slider-first-number")
         self.x2.add_class("course-slider-second-number")
         options = [(f"{name} {vector(row)}", name) for name, row in zip(TOKENS, EXAMPLE.X)]
@@ -240,7 +240,7 @@ class HiddenUnitsLab:
                 ("output in the batch", vector(m["in_batch"]))]
         if m["alone"]:
             rows.append(("output run alone", vector(m["alone_out"])))
-            rows.append(("largest difference", f"{m['difference']:g}"))
+            rows.append(("largest difference", significant(m["difference"])))
         self.numbers.value = table(rows)
         self.verdict.value = plain(m["verdict"])
         self.model = m

@@ -12,7 +12,7 @@ import numpy as np
 
 from lib.params import ModelConfig, block_parameters, equal_count_gated_width
 from presentation.html import plain
-from presentation.numbers import count
+from presentation.numbers import count, percentage, readout
 from presentation.tables import table
 
 from ..kit.figure_view import decades, set_changed
@@ -41,25 +41,21 @@ def parameters_model(d_model: int = 768, multiple: float = 4.0, gated: bool = Fa
     shares = {"attention": block.attention / total, "ffn": block.ffn / total, "norms": block.norms / total}
     if gated:
         change = block.ffn / plain_ffn - 1
-        same = "exactly the same as" if block.ffn == plain_ffn else f"{change:+.1%} against"
+        same = "exactly the same as" if block.ffn == plain_ffn else f"{percentage(change, 1, signed=True)} against"
         verdict = (f"Gated, three matrices of width {count(width)} (two thirds of {count(d_ff)}, rounded "
                    f"up to a multiple of {round_to}) hold {count(block.ffn)} numbers, {same} the plain "
-                   f"FFN's {count(plain_ffn)}. The FFN is {shares['ffn']:.1%} of the block, attention "
-                   f"{shares['attention']:.1%}, norms {count(block.norms)}.")
+                   f"FFN's {count(plain_ffn)}. The FFN is {percentage(shares['ffn'], 1)} of the block, "
+                   f"attention {percentage(shares['attention'], 1)}, norms {count(block.norms)}.")
     else:
         verdict = (f"At d = {count(d)} with d_ff = {count(d_ff)} the FFN holds {count(block.ffn)} of "
-                   f"the block's {count(total)} parameters ({shares['ffn']:.1%}); attention "
-                   f"{count(block.attention)} ({shares['attention']:.1%}); the norms only "
+                   f"the block's {count(total)} parameters ({percentage(shares['ffn'], 1)}); attention "
+                   f"{count(block.attention)} ({percentage(shares['attention'], 1)}); the norms only "
                    f"{count(block.norms)}. A gated FFN would keep the count with width "
                    f"{count(gated_width)}.")
     return {"d_model": d, "d_ff": d_ff, "gated": bool(gated), "round_to": round_to, "width": width,
             "gated_width": gated_width, "attention": block.attention, "ffn": block.ffn,
             "norms": block.norms, "total": total, "plain_ffn": plain_ffn, "shares": shares,
             "verdict": verdict}
-
-
-def _share(share: float) -> str:
-    return f"{share:.1%}" if share >= 0.001 else "<0.1%"
 
 
 class ParametersLab:
@@ -74,10 +70,10 @@ class ParametersLab:
         self.d_model.add_class("course-slider-d-model")
         self.multiple = slider("float", value=multiple, min=MULTIPLE_MIN, max=MULTIPLE_MAX,
                                step=MULTIPLE_STEP, description="d_ff = ? × d_model",
-                               readout_format=".1f")
+                               readout_format=readout(1))
         self.multiple.add_class("course-slider-multiple")
         self.kind = choice([("plain (2 matrices)", False), ("gated (3 matrices)", True)], gated, "FFN")
-        self.round_to = menu([(str(n), n) for n in ROUNDINGS], round_to,
+        self.round_to = menu([(count(n), n) for n in ROUNDINGS], round_to,
                              "gated width: round up to a multiple of")
         self.log_scale = switch("log scale", log_scale)
         self.numbers = numbers_widget()
@@ -110,19 +106,20 @@ class ParametersLab:
 
     def _scale(self, log: bool) -> None:
         """The bars show shares of the block, on a fixed scale: 0 to 100 %, or log from 0.001 %."""
-        from matplotlib.ticker import FixedFormatter, PercentFormatter
+        from matplotlib.ticker import FixedFormatter
 
         if getattr(self, "_state", None) == log:
             return
         if log:
             decades(self.ax.yaxis, -5, 0)
             self.ax.set_ylim(1e-5, 30.0)
-            self.ax.yaxis.set_major_formatter(FixedFormatter(["0.001%", "0.01%", "0.1%", "1%", "10%", "100%"]))
+            self.ax.yaxis.set_major_formatter(FixedFormatter([percentage(10.0 ** k, max(0, -k - 2))
+                                                              for k in range(-5, 1)]))
         else:
             self.ax.set_yscale("linear")
             self.ax.set_ylim(0, 1.3)
-            self.ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
-            self.ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+            ticks = [0, 0.25, 0.5, 0.75, 1.0]
+            self.ax.set_yticks(ticks, [percentage(share) for share in ticks])
         self._state = log
 
     def _on_change(self, change) -> None:
@@ -144,9 +141,10 @@ class ParametersLab:
         self.numbers.value = table([
             (f"one block at d = {count(d)}, {'gated' if m['gated'] else 'plain'}, d_ff = {count(width)}",
              "parameters", "share"),
-            ("attention 4·d²", count(m["attention"]), _share(shares[0])),
-            (f"FFN {'3' if m['gated'] else '2'}·d·{count(width)}", count(m["ffn"]), _share(shares[1])),
-            ("norms 2·d", count(m["norms"]), _share(shares[2])),
+            ("attention 4·d²", count(m["attention"]), percentage(shares[0], 1, floor=True)),
+            (f"FFN {'3' if m['gated'] else '2'}·d·{count(width)}", count(m["ffn"]),
+             percentage(shares[1], 1, floor=True)),
+            ("norms 2·d", count(m["norms"]), percentage(shares[2], 1, floor=True)),
             ("block", count(m["total"]), "100%"),
             (f"gated width keeping the count (multiple of {m['round_to']})", count(m["gated_width"])),
         ])

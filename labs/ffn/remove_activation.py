@@ -14,7 +14,7 @@ import numpy as np
 
 from lib.ffn import collapse, ffn, worked_example
 from presentation.html import plain
-from presentation.numbers import count, number, plural, vector
+from presentation.numbers import count, number, plural, scientific, vector
 from presentation.tables import table
 
 from ..kit.figure_view import set_limits
@@ -79,7 +79,7 @@ def collapse_model(width: int = 4, activation: str = "relu") -> dict:
     if activation == "none":
         verdict = (f"Without an activation the width-{width} FFN ({count(parameters)} parameters) is "
                    f"exactly one 2 × 2 matrix W1 @ W2 plus a bias ({collapsed_parameters} parameters): "
-                   f"the two differ by at most {difference:.1e}"
+                   f"the two differ by at most {scientific(difference)}"
                    f"{' (below 1e-12)' if matches else ''}. Along the line the output is straight, "
                    "however wide the layer is.")
     else:
@@ -176,7 +176,7 @@ class RemoveActivationLab:
         self.numbers.value = table([
             ("W1 @ W2 (one 2 × 2 matrix)", f"[{vector(W[0])}, {vector(W[1])}]"),
             ("b1 @ W2 + b2", vector(b)),
-            ("largest |FFN − one matrix|", f"{m['difference']:.1e}"),
+            ("largest |FFN − one matrix|", scientific(m["difference"])),
             ("parameters: FFN / one matrix", f"{count(m['parameters'])} / {m['collapsed_parameters']}"),
         ])
         self.verdict.value = plain(m["verdict"])

@@ -15,7 +15,7 @@ import numpy as np
 from lib.moe import balance_load, route
 from lib.params import ModelConfig, count_parameters, mebibytes
 from presentation.html import plain
-from presentation.numbers import count, number, plural, vector
+from presentation.numbers import count, fixed, number, plural, readout, size, vector
 from presentation.tables import table
 
 from ..kit.figure_view import set_changed
@@ -80,12 +80,12 @@ def router_model(strength: float = 0.0, steps: int = 10, token: int = 0) -> dict
     busiest, quietest = int(counts.max()), int(counts.min())
     if strength == 0 or steps == 0:
         verdict = (f"Left to itself, the router sends {count(busiest)} tokens to its busiest expert "
-                   f"({busiest / FAIR_SHARE:.2f} × the fair share of {count(FAIR_SHARE)}) and "
-                   f"{count(quietest)} to its quietest ({quietest / FAIR_SHARE:.2f} ×).")
+                   f"({fixed(busiest / FAIR_SHARE)} × the fair share of {count(FAIR_SHARE)}) and "
+                   f"{count(quietest)} to its quietest ({fixed(quietest / FAIR_SHARE)} ×).")
     else:
-        verdict = (f"After {plural(steps, 'balancing step')} at strength {strength:.2f} "
+        verdict = (f"After {plural(steps, 'balancing step')} at strength {fixed(strength)} "
                    f"the experts get {count(quietest)} to {count(busiest)} tokens "
-                   f"({quietest / FAIR_SHARE:.2f} × to {busiest / FAIR_SHARE:.2f} × the fair share of "
+                   f"({fixed(quietest / FAIR_SHARE)} × to {fixed(busiest / FAIR_SHARE)} × the fair share of "
                    f"{count(FAIR_SHARE)}); left to itself it was {count(int(first.min()))} to "
                    f"{count(int(first.max()))}.")
     who = "The example token" if token == 0 else f"Token {token}"
@@ -109,7 +109,7 @@ class RouterLab:
 
         self.colours = OKABE_ITO
         self.strength = slider("float", value=strength, min=0.0, max=STRENGTH_MAX, step=0.05,
-                               description="balancing strength", readout_format=".2f")
+                               description="balancing strength", readout_format=readout(2))
         self.strength.add_class("course-slider-strength")
         self.steps = slider("int", value=steps, min=0, max=STEPS_MAX, description="balancing steps")
         self.token = slider("int", value=token, min=0, max=TOKEN_MAX,
@@ -136,11 +136,11 @@ class RouterLab:
         self.load_bars = ax_load.bar(experts, np.zeros(N_EXPERTS), width=0.6, color=OKABE_ITO["blue"],
                                      edgecolor="black", linewidth=0.6)
         ax_load.axhline(FAIR_SHARE, color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1.4,
-                        label=f"fair share {N_TOKENS:,} × {TOP_K} / {N_EXPERTS} = {FAIR_SHARE:,}")
+                        label=f"fair share {count(N_TOKENS)} × {TOP_K} / {N_EXPERTS} = {count(FAIR_SHARE)}")
         ax_load.set_xticks(experts, names)
         ax_load.set_ylabel("tokens")
         ax_load.set_xlabel("expert")
-        ax_load.set_title(f"{N_TOKENS:,} random tokens routed (the counts in the table below)", fontsize=10)
+        ax_load.set_title(f"{count(N_TOKENS)} random tokens routed (the counts in the table below)", fontsize=10)
         ax_load.legend(loc="upper right", fontsize=8, frameon=False)
         # The load panel's height holds the busiest expert before any balancing (balancing only
         # evens the load out); the scores' range is one of a few fixed ones.
@@ -169,10 +169,11 @@ class RouterLab:
         mem = memory_figures()
         self.memory.value = table([
             ("12 blocks at d = 768", "parameters / weights in memory"),
-            ("dense (one FFN per block)", f"{mem['dense'] / 1e6:.0f} M / {mem['dense_mib']:.0f} MiB at 2 bytes"),
-            (f"{N_EXPERTS} experts, top {TOP_K}: stored", f"{mem['stored'] / 1e6:.0f} M / "
-             f"{mem['mixture_mib_2']:.0f} MiB at 2 bytes, {mem['mixture_mib_1']:.0f} MiB at 1 byte"),
-            ("used for one token", f"{mem['used'] / 1e6:.0f} M"),
+            ("dense (one FFN per block)",
+             f"{size(mem['dense'], 0)} / {fixed(mem['dense_mib'], 0)} MiB at 2 bytes"),
+            (f"{N_EXPERTS} experts, top {TOP_K}: stored", f"{size(mem['stored'], 0)} / "
+             f"{fixed(mem['mixture_mib_2'], 0)} MiB at 2 bytes, {fixed(mem['mixture_mib_1'], 0)} MiB at 1 byte"),
+            ("used for one token", size(mem["used"], 0)),
         ])
 
     def _on_change(self, change) -> None:
@@ -197,14 +198,15 @@ class RouterLab:
         for e in range(N_EXPERTS):
             set_changed(self.load_bars[e], height=counts[e])
         state = ("left to itself" if m["strength"] == 0 or m["steps"] == 0
-                 else f"after {plural(m['steps'], 'step')} at strength {m['strength']:.2f}")
+                 else f"after {plural(m['steps'], 'step')} at strength {fixed(m['strength'])}")
         self.view.redraw(state=self._state)
         who = "the example token" if m["token"] == 0 else f"token {m['token']}"
         self.numbers.value = table([
             (f"{who}: experts kept (softmax over those two)",
              ", ".join(f"{e + 1} with share {number(share, 3)}" for e, share in kept.items())),
             (f"tokens per expert (1 to 8), {state}", ", ".join(count(n) for n in counts)),
-            ("busiest / quietest vs fair", f"{m['busiest'] / FAIR_SHARE:.2f} × / {m['quietest'] / FAIR_SHARE:.2f} ×"),
+            ("busiest / quietest vs fair",
+             f"{fixed(m['busiest'] / FAIR_SHARE)} × / {fixed(m['quietest'] / FAIR_SHARE)} ×"),
             ("balancing bias", vector(bias)),
         ])
         self.verdict.value = plain(m["verdict"])

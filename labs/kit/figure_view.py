@@ -56,6 +56,8 @@ import zlib
 
 import numpy as np
 
+from presentation.numbers import power_of_ten
+
 # Okabe-Ito palette: distinguishable with the common colour-vision deficiencies.
 OKABE_ITO = {
     "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow": "#F0E442",
@@ -95,14 +97,6 @@ def set_changed(artist, **properties) -> None:
             new[name] = value
     if new:
         artist.set(**new)
-
-
-_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
-
-
-def power_of_ten(exponent: int) -> str:
-    """"10\u207b\u2076" for -6: a tick label in plain text (no mathtext to lay out on every draw)."""
-    return "10" + str(int(exponent)).translate(_SUPERSCRIPT)
 
 
 def decades(axis, low: int, high: int, label_every: int = 1) -> None:

@@ -24,9 +24,8 @@ import ipywidgets as widgets
 import numpy as np
 
 from exercises.core import own, restart
-from exercises.core.registry import get_exercise
 from presentation.html import box, code
-from presentation.numbers import plural
+from presentation.numbers import plural, significant
 
 _ONLY = object()
 
@@ -34,11 +33,11 @@ _ONLY = object()
 def _argument(value) -> str:
     """One argument of a call, short: an array by its shape, a number by its value."""
     if isinstance(value, np.ndarray):
-        return f"array {value.shape}" if value.ndim else f"{value.item():g}"
+        return f"array {value.shape}" if value.ndim else significant(value.item())
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
     if isinstance(value, (int, float, np.integer, np.floating)):
-        return f"{value:g}"
+        return significant(value)
     if isinstance(value, str):
         return repr(value) if len(value) <= 12 else "a string"
     if isinstance(value, (list, tuple)):
@@ -183,7 +182,7 @@ class OwnFunctionSwitch:
                 status, state = "blank", "course"
             else:
                 reason = own.lost_reason(use.exercise)
-                title = get_exercise(use.exercise).title
+                title = use.title
                 if reason:
                     body += f" \u2014 {html.escape(reason)}"
                 elif self._passed_earlier(use.exercise):

@@ -14,7 +14,7 @@ import numpy as np
 
 from lib.block import norm_placement_experiment
 from presentation.html import plain
-from presentation.numbers import amount, plural
+from presentation.numbers import amount, fixed, plural, significant
 
 from ..kit.figure_view import decades, set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget
@@ -53,10 +53,10 @@ def placement_model(depth: int = 48, seed: int = 1) -> dict:
         compared = (f"{'pre' if ratio > 1 else 'post'}-norm's {amount(apart)} times as large as "
                     f"{'post' if ratio > 1 else 'pre'}-norm's")
     out["verdict"] = (f"After {plural(depth, 'block')}: the pre-norm stream has size "
-                      f"{pre['size']:.2f} (\u221a{depth} = {np.sqrt(depth):.2f}), the post-norm stream "
-                      f"{post['size']:.2f}. A tiny change at the bottom arrives {how(pre['factor'])} "
-                      f"\u00d7{pre['factor']:.3g} with pre-norm and {how(post['factor'])} "
-                      f"\u00d7{post['factor']:.3g} with post-norm: {compared}.")
+                      f"{fixed(pre['size'])} (\u221a{depth} = {fixed(np.sqrt(depth))}), the post-norm stream "
+                      f"{fixed(post['size'])}. A tiny change at the bottom arrives {how(pre['factor'])} "
+                      f"\u00d7{significant(pre['factor'], 3)} with pre-norm and {how(post['factor'])} "
+                      f"\u00d7{significant(post['factor'], 3)} with post-norm: {compared}.")
     return out
 
 

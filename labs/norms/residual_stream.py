@@ -14,7 +14,7 @@ import numpy as np
 
 from lib.stack import residual_stream
 from presentation.html import plain
-from presentation.numbers import plural
+from presentation.numbers import fixed, percentage, plural, readout
 
 from ..kit.figure_view import set_changed, set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget
@@ -42,14 +42,14 @@ def stream_model(blocks: int = 12, alignment: float = 0.0, seed: int = 0) -> dic
     final, aligned, law = float(r.sizes[-1]), float(r.aligned[-1]), float(r.right_angles[-1])
     shares = r.shares
     mid = min(4, blocks)
-    verdict = (f"{plural(blocks, 'addition')} of size about {r.additions.mean():.2f} took "
-               f"the stream from {r.sizes[0]:.2f} to {final:.2f}. All in one direction they would give "
-               f"{aligned:.2f}; at right angles to the stream, {law:.2f}. Block 1's addition is "
-               f"{shares[0]:.0%} of the stream it produced")
+    verdict = (f"{plural(blocks, 'addition')} of size about {fixed(r.additions.mean())} took "
+               f"the stream from {fixed(r.sizes[0])} to {fixed(final)}. All in one direction they would give "
+               f"{fixed(aligned)}; at right angles to the stream, {fixed(law)}. Block 1's addition is "
+               f"{percentage(shares[0])} of the stream it produced")
     if blocks >= 4:
-        verdict += f", block {mid}'s {shares[mid - 1]:.0%}"
+        verdict += f", block {mid}'s {percentage(shares[mid - 1])}"
     if blocks > 4:
-        verdict += f", block {blocks}'s {shares[-1]:.0%}"
+        verdict += f", block {blocks}'s {percentage(shares[-1])}"
     verdict += "."
     return {"blocks": blocks, "alignment": alignment, "seed": int(seed), "sizes": r.sizes,
             "additions": r.additions, "aligned": r.aligned, "right_angles": r.right_angles,
@@ -61,14 +61,14 @@ class ResidualStreamLab:
 
     def __init__(self, blocks=12, alignment=0.0, seed=0):
         import ipywidgets as widgets
-        from matplotlib.ticker import PercentFormatter
+        from matplotlib.ticker import FuncFormatter
 
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.seed = int(seed)
         self.blocks = slider("int", value=blocks, min=1, max=STREAM_MAX, step=1, description="blocks")
         self.alignment = slider("float", value=alignment, min=0.0, max=1.0, step=0.05,
-                                 description="additions agree (0 = independent)", readout_format=".2f")
+                                 description="additions agree (0 = independent)", readout_format=readout(2))
         self.button = widgets.Button(description="new random blocks", icon="refresh",
                                      layout=widgets.Layout(width="auto"))
         self.button.add_class("course-button-new-blocks")
@@ -92,7 +92,7 @@ class ResidualStreamLab:
         left.set_ylabel("RMS")
         right.set_ylabel("share")
         right.set_ylim(0, 1.05)
-        right.yaxis.set_major_formatter(PercentFormatter(1.0))
+        right.yaxis.set_major_formatter(FuncFormatter(lambda share, _position: percentage(share)))
         left.legend(loc="upper left", fontsize=8, frameon=False)
         for ax in (left, right):
             ax.grid(True, axis="y", alpha=0.3)

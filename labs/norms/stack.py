@@ -16,9 +16,9 @@ from exercises.core.own import Use
 from lib.norm import layer_norm, rms_norm
 from lib.stack import MODES, random_rotations, run_stack, start_vector
 from presentation.html import plain
-from presentation.numbers import amount, plural
+from presentation.numbers import amount, fixed, percentage, plural, power_of_ten, readout
 
-from ..kit.figure_view import decades, power_of_ten, set_limits, whole_ticks
+from ..kit.figure_view import decades, set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, menu, slider, verdict_widget
 
 D = 8                              # the stack lab's vector has 8 numbers
@@ -55,18 +55,18 @@ def _classify(lengths: np.ndarray, steps: np.ndarray, overflow_at, zero_at, dtyp
         before = float(lengths[zero_at - 1])
         rate = (before / start) ** (1.0 / (zero_at - 1)) if zero_at > 1 and before > 0 else 0.0
         return "vanished", (f"Vanished: at layer {zero_at} every number rounded to exactly 0 "
-                            f"(each layer multiplied the length by about {rate:.2f}).")
+                            f"(each layer multiplied the length by about {fixed(rate)}).")
     if final < 1e-3 * start:
         return "vanished", (f"Vanished: the length fell from {amount(start)} to {amount(final)} over {n} "
-                            f"layers, about \u00d7{factor:.2f} per layer.")
+                            f"layers, about \u00d7{fixed(factor)} per layer.")
     if final > 1e3 * start:
         return "exploded", (f"Exploded: the length grew from {amount(start)} to {amount(final)} over {n} "
-                            f"layers, about \u00d7{factor:.2f} per layer.")
+                            f"layers, about \u00d7{fixed(factor)} per layer.")
     after = lengths[1:]
     if np.all(np.abs(after / SQRT_D - 1) < 0.01):
-        return "steady-sqrt8", (f"Steady at \u221a{D} \u2248 {SQRT_D:.2f}: the norm rescales the vector "
+        return "steady-sqrt8", (f"Steady at \u221a{D} \u2248 {fixed(SQRT_D)}: the norm rescales the vector "
                                 f"after every layer, whatever the gain (length after layer {n}: "
-                                f"{final:.3f}).")
+                                f"{fixed(final, 3)}).")
     if n < 4:
         return "short", (f"Too few layers to see a trend: the length went from {amount(start)} to "
                          f"{amount(final)}. Add layers.")
@@ -77,32 +77,33 @@ def _classify(lengths: np.ndarray, steps: np.ndarray, overflow_at, zero_at, dtyp
         line = start + n * size
         off = final / law - 1
         if abs(off) <= NEAR:
-            compared = (f"near \u221a({start:.2f}\u00b2 + {n} \u00d7 {size:.2f}\u00b2) = {law:.2f} "
-                        f"(within {NEAR:.0%}: {abs(off):.1%} {'above' if off > 0 else 'below'})")
+            compared = (f"near \u221a({fixed(start)}\u00b2 + {n} \u00d7 {fixed(size)}\u00b2) = {fixed(law)} "
+                        f"(within {percentage(NEAR)}: {percentage(abs(off), 1)} "
+                        f"{'above' if off > 0 else 'below'})")
         else:
-            compared = (f"{abs(off):.0%} {'above' if off > 0 else 'below'} "
-                        f"\u221a({start:.2f}\u00b2 + {n} \u00d7 {size:.2f}\u00b2) = {law:.2f}, the length "
-                        "if every change were at right angles to the vector: these changes are not")
+            compared = (f"{percentage(abs(off))} {'above' if off > 0 else 'below'} "
+                        f"\u221a({fixed(start)}\u00b2 + {n} \u00d7 {fixed(size)}\u00b2) = {fixed(law)}, "
+                        "the length if every change were at right angles to the vector: these changes are not")
         below = "far below" if final < 0.5 * line else "below"
         how = "Grows like \u221adepth" if abs(off) <= NEAR else "Grows, though not by the \u221a-law"
         return "sqrt-depth", (f"{how}: every layer adds a change of the same size "
-                              f"({size:.2f}), so after {n} layers the length is {final:.2f}, {compared}; "
-                              f"{below} {start:.2f} + {n} \u00d7 {size:.2f} = {line:.2f}, what changes "
+                              f"({fixed(size)}), so after {n} layers the length is {fixed(final)}, {compared}; "
+                              f"{below} {fixed(start)} + {n} \u00d7 {fixed(size)} = {fixed(line)}, what changes "
                               "all in one direction would give.")
     ratios = lengths[1:] / lengths[:-1]
     if factor > 1.005:
         against = int((ratios < 1).sum())
         how = ("Grows layer after layer" if against == 0 else
                f"Grows overall, though {plural(against, 'layer')} of {n} left it shorter")
-        return "grows", (f"{how}, about \u00d7{factor:.3f} per layer: "
+        return "grows", (f"{how}, about \u00d7{fixed(factor, 3)} per layer: "
                          f"{amount(final / start)} times its start after {n} layers.")
     if factor < 0.995:
         against = int((ratios > 1).sum())
         how = ("Shrinks layer after layer" if against == 0 else
                f"Shrinks overall, though {plural(against, 'layer')} of {n} left it longer")
-        return "shrinks", (f"{how}, about \u00d7{factor:.3f} per layer: "
+        return "shrinks", (f"{how}, about \u00d7{fixed(factor, 3)} per layer: "
                            f"{amount(final / start)} of its start after {n} layers.")
-    return "steady", (f"Steady: the length stays near {final:.2f} (\u00d7{factor:.3f} per layer on "
+    return "steady", (f"Steady: the length stays near {fixed(final)} (\u00d7{fixed(factor, 3)} per layer on "
                       "average); each layer gives back exactly as much as it gets.")
 
 
@@ -192,7 +193,7 @@ class StackLab:
 
         self.seed = int(seed)
         self.gain = slider("float", value=gain, min=GAIN_MIN, max=GAIN_MAX, step=0.05,
-                            description="gain of each layer", readout_format=".2f")
+                            description="gain of each layer", readout_format=readout(2))
         self.gain.add_class("course-slider-gain")
         self.layers = slider("int", value=layers, min=1, max=LAYERS_MAX, step=1,
                               description="layers N")
@@ -206,7 +207,7 @@ class StackLab:
         fig = new_figure(6.4, 3.2)
         ax = fig.add_subplot()
         self.sqrt8 = ax.axhline(SQRT_D, color=OKABE_ITO["black"], linestyle="--", linewidth=1,
-                                label=f"\u221a{D} \u2248 {SQRT_D:.2f}")
+                                label=f"\u221a{D} \u2248 {fixed(SQRT_D)}")
         (self.law,) = ax.plot([], [], color=OKABE_ITO["green"], linestyle=":", linewidth=2,
                               label="\u221a-law, when\nit applies")
         (self.line,) = ax.plot([], [], color=OKABE_ITO["blue"], marker="o", markersize=3,
@@ -297,7 +298,7 @@ class StackLab:
             left = at < 0.55 * x_end(n)
             self.edge_text.set_position((at + (0.8 if left else -0.8), 0.9 if where == "above" else 0.1))
             self.edge_text.set_horizontalalignment("left" if left else "right")
-        self.title.set_text(f"{MODES[m['mode']]}, gain {m['gain']:.2f}, {plural(n, 'layer')}")
+        self.title.set_text(f"{MODES[m['mode']]}, gain {fixed(m['gain'])}, {plural(n, 'layer')}")
         self.view.redraw(state=(self._y, self._x))
         self.verdict.value = plain(m["verdict"])
         self.model = m

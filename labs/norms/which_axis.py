@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from presentation.html import plain
-from presentation.numbers import fixed
+from presentation.numbers import fixed, readout
 from presentation.tables import table
 
 from ..kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
@@ -48,20 +48,21 @@ def axis_model(value: float = 2.0, how: str = "token", norm=course_layer_norm) -
     means, stds = out.mean(axis=-1), out.std(axis=-1)
     name = TOKENS[CHANGED[0]]
     if how == "token":
-        summary = (f"Every token now has mean {abs(means).max():.2f} and std {stds.min():.2f}: "
+        summary = (f"Every token now has mean {fixed(abs(means).max())} and std {fixed(stds.min())}: "
                    "each was rescaled using its own numbers only.")
     else:
-        summary = (f"The tokens' means now run from {means.min():.2f} to {means.max():.2f} and their "
-                   f"stds from {stds.min():.2f} to {stds.max():.2f}: only the columns were rescaled.")
+        summary = (f"The tokens' means now run from {fixed(means.min())} to {fixed(means.max())} and their "
+                   f"stds from {fixed(stds.min())} to {fixed(stds.max())}: only the columns were rescaled.")
     if moved_own < 1e-12:
         change = (f"This is the batch as it starts; change {name}'s first number and watch the "
                   "other rows.")
     elif moved_others < 1e-9:
         change = (f"Changing {name}'s first number changed {name}'s own result (by up to "
-                  f"{moved_own:.2f}) and nothing else: the other tokens' results moved by 0.00.")
+                  f"{fixed(moved_own)}) and nothing else: the other tokens' results moved by "
+                  f"{fixed(moved_others)}.")
     else:
         change = (f"Changing {name}'s first number moved the OTHER tokens' results by up to "
-                  f"{moved_others:.2f}: a token's result now depends on what else is in the batch.")
+                  f"{fixed(moved_others)}: a token's result now depends on what else is in the batch.")
     return {"value": float(x[CHANGED]), "how": how, "x": x, "out": out, "means": means, "stds": stds,
             "moved_others": moved_others, "moved_own": moved_own,
             "verdict": f"{change} {summary}"}
@@ -87,7 +88,7 @@ class AxisLab:
         from ..kit.own_function import OwnFunctionSwitch
 
         self.value = slider("float", value=value, min=-4.0, max=4.0, step=0.5,
-                             description=f"{TOKENS[CHANGED[0]]}'s first number", readout_format=".1f")
+                             description=f"{TOKENS[CHANGED[0]]}'s first number", readout_format=readout(1))
         self.how = choice([(label, key) for key, label in AXIS_MODES.items()], how, "normalise")
         self.verdict = verdict_widget()
 

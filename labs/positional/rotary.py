@@ -16,6 +16,7 @@ from exercises.core.own import Use
 from lib.positional import PAIRINGS, rope
 from lib.positional import rope as course_rope
 from presentation.html import plain
+from presentation.numbers import fixed, scientific
 
 from ..kit.figure_view import set_limits
 from ..kit.layout import SLIDER_STYLE, controls, lab_root, menu, slider, verdict_widget
@@ -106,10 +107,10 @@ def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, r
     lengths = {"query": (float(np.linalg.norm(QUERY)), float(np.linalg.norm(q_turned))),
                "key": (float(np.linalg.norm(KEY)), float(np.linalg.norm(k_turned)))}
     kept = all(math.isclose(a, b, rel_tol=1e-12) for a, b in lengths.values())
-    same = "the same to 12 decimals" if spread < 1e-12 else f"within {spread:.1e}"
-    verdict = (f"Query at {m}, key at {n}, {abs(m - n)} apart: score {score:.3f}. "
-               f"Moved together anywhere from 0 to {POS_MAX}, the score stays {score:.3f} ({same}). "
-               f"The turn keeps the lengths: query {lengths['query'][1]:.2f}, key {lengths['key'][1]:.2f}"
+    same = "the same to 12 decimals" if spread < 1e-12 else f"within {scientific(spread)}"
+    verdict = (f"Query at {m}, key at {n}, {abs(m - n)} apart: score {fixed(score, 3)}. "
+               f"Moved together anywhere from 0 to {POS_MAX}, the score stays {fixed(score, 3)} ({same}). "
+               f"The turn keeps the lengths: query {fixed(lengths['query'][1])}, key {fixed(lengths['key'][1])}"
                f"{'' if kept else ' (changed!)'}.")
     theta = base ** (-pair / (HEAD_SIZE // 2))
     return {"query_pos": m, "key_pos": n, "base": base, "pairing": pairing, "pair": pair,
@@ -137,7 +138,7 @@ class RotaryLab:
         self.k_slider = slider("int", value=key_pos, min=0, max=POS_MAX,
                                description="key position")
         self.k_slider.add_class("course-slider-key")
-        self.base_slider = widgets.SelectionSlider(options=[(f"{b:,.0f}", b) for b in BASES],
+        self.base_slider = widgets.SelectionSlider(options=[(fixed(b, 0, grouped=True), b) for b in BASES],
                                                    value=float(base), description="base",
                                                    style=SLIDER_STYLE, layout=widgets.Layout(width="auto"))
         self.base_slider.add_class("course-slider-base")
@@ -256,7 +257,8 @@ class RotaryLab:
         distance = model["query_pos"] - model["key_pos"]
         self.curve_line.set_data(model["distances"], model["curve"])
         self.marker.set_data([distance], [model["score"]])
-        self.curve_title.set_text(f"score {model['score']:.3f}, base {model['base']:,.0f}")
+        self.curve_title.set_text(f"score {fixed(model['score'], 3)}, "
+                                  f"base {fixed(model['base'], 0, grouped=True)}")
         m, n = model["query_pos"], model["key_pos"]
         self.up.disabled, self.down.disabled = max(m, n) >= POS_MAX, min(m, n) <= 0
         self.up.tooltip = ("move the query and the key one position later" if not self.up.disabled else

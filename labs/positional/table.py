@@ -11,8 +11,8 @@ import numpy as np
 
 from exercises.core.own import Use
 from lib.positional import sinusoidal
-from presentation.html import TEXT, code, plain
-from presentation.numbers import plural
+from presentation.html import code, plain, text_block
+from presentation.numbers import fixed, plural, significant
 
 from ..kit.figure_view import set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget
@@ -50,10 +50,10 @@ def position_table_model(d_model=8, length=16, row=3, base=10000.0, table=None) 
     last = d // 2 - 1
     turns = angles[0] / (2 * np.pi)
     verdict = (f"Position {row} of a {length} \u00d7 {d} table: the fast pair (columns 0, 1) has "
-               f"turned {angles[0]:.2f} radians ({turns:.2f} turns)")
+               f"turned {fixed(angles[0])} radians ({fixed(turns)} turns)")
     if last:
-        verdict += (f", the slowest pair (columns {d - 2}, {d - 1}) only {angles[last]:.4f}: it turns "
-                    f"{speeds[last]:.4g} radians per position, 10000^(\u2212{d - 2}/{d}).")
+        verdict += (f", the slowest pair (columns {d - 2}, {d - 1}) only {fixed(angles[last], 4)}: it turns "
+                    f"{significant(speeds[last], 4)} radians per position, 10000^(\u2212{d - 2}/{d}).")
     else:
         verdict += "; with d_model = 2 that is the only pair, so the row is [sin(pos), cos(pos)]."
     return {"d_model": d, "length": length, "row": row, "table": table, "speeds": speeds,
@@ -63,11 +63,11 @@ def position_table_model(d_model=8, length=16, row=3, base=10000.0, table=None) 
 
 def _row_readout(model) -> str:
     values = model["values"]
-    shown = [f"{v:.2f}" for v in values[:8]]
+    shown = [fixed(v) for v in values[:8]]
     if len(values) > 8:
-        shown = shown[:4] + ["\u2026"] + [f"{v:.2f}" for v in values[-4:]]
+        shown = shown[:4] + ["\u2026"] + [fixed(v) for v in values[-4:]]
     text = f"PE[{model['row']}] = [{', '.join(shown)}]"
-    return f'<div style="{TEXT}">{code(text)}</div>'
+    return text_block(code(text))
 
 
 class PositionTableLab:

@@ -10,7 +10,7 @@ import numpy as np
 
 from lib.attention import softmax
 from presentation.html import plain
-from presentation.numbers import percent
+from presentation.numbers import fixed, percent, percentage, readout
 
 from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, verdict_widget
@@ -31,13 +31,14 @@ def temperature_model(temperature: float, scores=SCORES, words=WORDS) -> dict:
     even = 1.0 / len(weights)
     share = float(weights[top])
     if share >= 0.9:
-        verdict = (f"At temperature {t:.2f}, \u201c{words[top]}\u201d takes {'over 99.9%' if share > 0.999 else f'{share:.1%}'} of the "
+        taken = "over 99.9%" if share > 0.999 else percentage(share, 1)
+        verdict = (f"At temperature {fixed(t)}, \u201c{words[top]}\u201d takes {taken} of the "
                    "weight: nearly a hard choice of one word.")
     elif share <= 1.25 * even:
-        verdict = (f"At temperature {t:.2f} the weights are nearly even: the largest is "
-                   f"{share:.0%}, an even split would give {even:.0%} each.")
+        verdict = (f"At temperature {fixed(t)} the weights are nearly even: the largest is "
+                   f"{percentage(share)}, an even split would give {percentage(even)} each.")
     else:
-        verdict = (f"At temperature {t:.2f}, \u201c{words[top]}\u201d leads with {share:.0%}; "
+        verdict = (f"At temperature {fixed(t)}, \u201c{words[top]}\u201d leads with {percentage(share)}; "
                    f"the smallest weight is {percent(weights.min())}.")
     return {"temperature": t, "weights": weights, "top": top, "top_share": share,
             "even_share": even, "verdict": verdict}
@@ -51,7 +52,7 @@ class TemperatureLab:
 
         self.colours = (OKABE_ITO["blue"], OKABE_ITO["orange"])
         self.slider = slider("float", value=temperature, min=T_MIN, max=T_MAX, step=0.05,
-                             description="temperature", readout_format=".2f")
+                             description="temperature", readout_format=readout(2))
         self.slider.add_class("course-slider-temperature")
         self.verdict = verdict_widget()
 
@@ -65,9 +66,9 @@ class TemperatureLab:
         ax.axhline(model["even_share"], color="black", linestyle="--", linewidth=1,
                    label=f"even split (1/{len(WORDS)})")
         ax.set_ylim(0, 1.08)
-        ax.set_xlabel(f"word (scores {', '.join(f'{s:.1f}' for s in SCORES)}); orange: the largest weight")
+        ax.set_xlabel(f"word (scores {', '.join(fixed(s, 1) for s in SCORES)}); orange: the largest weight")
         ax.set_ylabel("softmax weight")
-        self.title = ax.set_title("Softmax of the scores / 1.00")
+        self.title = ax.set_title(f"Softmax of the scores / {fixed(model['temperature'])}")
         ax.legend(loc="upper right", fontsize=8, frameon=False)
         fig.tight_layout()
         self.ax = ax
@@ -85,9 +86,9 @@ class TemperatureLab:
         model = temperature_model(temperature)
         for i, (bar, w) in enumerate(zip(self.bars, model["weights"])):
             set_changed(bar, height=w, facecolor=self.colours[1] if i == model["top"] else self.colours[0])
-            self.labels[i].set_text(f"{w:.2f}")
+            self.labels[i].set_text(fixed(w))
             self.labels[i].set_y(w + 0.01)
-        self.title.set_text(f"Softmax of the scores / {model['temperature']:.2f}")
+        self.title.set_text(f"Softmax of the scores / {fixed(model['temperature'])}")
         self.view.redraw()
         self.verdict.value = plain(model["verdict"])
         self.model = model

@@ -12,7 +12,7 @@ import numpy as np
 
 from lib import model
 from presentation.html import plain
-from presentation.numbers import amount, count
+from presentation.numbers import amount, count, fixed
 
 from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, switch, verdict_widget
@@ -55,11 +55,11 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
                   f"{worst} ({amount(full[worst])} \u2192 {amount(now[worst])}).")
     guess = vocab[top[0]]
     watched_text = (f"Watched: after \u201c{context(position)}\u201d the right word \u201c{vocab[right]}\u201d "
-                    f"gets {full_probs[position, right]:.2f} from the whole model")
+                    f"gets {fixed(full_probs[position, right])} from the whole model")
     if removed:
-        watched_text += f" and {probs[position, right]:.2f} now"
+        watched_text += f" and {fixed(probs[position, right])} now"
     top_p = float(probs[position, top[0]])
-    watched_text += (f"; the top word is \u201c{guess}\u201d ({top_p:.2f})"
+    watched_text += (f"; the top word is \u201c{guess}\u201d ({fixed(top_p)})"
                      + (", the word that came." if top[0] == right else ", not the word that came."))
     return {"keep": keep, "skip": skip, "positions": bool(positions), "watch": watch,
             "position": position, "kind": target_kinds[position], "full": full, "now": now,

@@ -8,10 +8,12 @@ widget: ``mismatch_lab()``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from presentation.html import plain
-from presentation.numbers import amount
+from presentation.numbers import amount, fixed, percentage, readout, scientific, significant
 
 from ..kit.layout import SLIDER_STYLE, choice, controls, lab_root, switch, verdict_widget
 from .held_out import held_out, perplexities, pooled_losses, run, texts
@@ -29,7 +31,7 @@ def _round_log(value: float, lo: float, hi: float) -> float:
     """Clip to [lo, hi] and keep 6 significant digits (so the cache sees repeated values)."""
     value = float(value) if np.isfinite(value) else lo
     value = float(np.clip(value, lo, hi))
-    return float(f"{value:.6g}")
+    return round(value, 5 - math.floor(math.log10(value)))
 
 
 def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bool = True,
@@ -57,11 +59,11 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
         if pairing != "halves":
             changed.append("RoPE pairing neighbours (trained: halves)")
         if base != AS_TRAINED["base"]:
-            changed.append(f"RoPE base {base:,.0f} (trained: 10,000)")
+            changed.append(f"RoPE base {fixed(base, 0, grouped=True)} (trained: 10,000)")
     if norm != "rms":
         changed.append("LayerNorm (trained: RMSNorm)")
     if eps != AS_TRAINED["eps"]:
-        changed.append(f"\u03b5 = {eps:.0e} (trained: 1e-05)")
+        changed.append(f"\u03b5 = {scientific(eps, 0)} (trained: 1e-05)")
     largest = float(np.nanmax(gap)) if np.isfinite(gap).any() else float("nan")
     if not changed:
         status = "trained"
@@ -72,7 +74,8 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
         what = ", ".join(changed)
         numbers = (f"perplexity {amount(full['all texts'])} \u2192 {amount(now['all texts'])} "
                    f"(\u00d7{amount(ratio)}) over the {len(texts())} held-out texts; on the first, the top "
-                   f"word agrees at {agree:.0%} of positions and the largest logit moved by {largest:.2g}")
+                   f"word agrees at {percentage(agree)} of positions and the largest logit moved by "
+                   f"{significant(largest, 2)}")
         if not np.isfinite(ratio) or ratio >= LOUD:
             status = "loud"
             verdict = f"Loud: {what}. {numbers[0].upper() + numbers[1:]}. Any evaluation would catch this."
@@ -85,7 +88,7 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
             caught = ("a comparison with reference outputs catches it" if largest > REFERENCE_TOLERANCE
                       else "even a comparison with reference outputs would miss it")
             verdict = (f"Quiet: {what}. {numbers[0].upper() + numbers[1:]}. No error, almost the same "
-                       f"answers: {caught} (it allows {REFERENCE_TOLERANCE:g} on a logit).")
+                       f"answers: {caught} (it allows {significant(REFERENCE_TOLERANCE)} on a logit).")
     return {**setting, "full": full, "now": now, "ratio": float(ratio), "agree": agree, "gap": gap,
             "largest": largest, "status": status, "changed": changed, "verdict": verdict}
 
@@ -99,12 +102,12 @@ class MismatchLab:
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.base = widgets.FloatLogSlider(value=base, base=10, min=2, max=6, step=0.25,
-                                           description="RoPE base", readout_format=",.0f",
+                                           description="RoPE base", readout_format=readout(0, grouped=True),
                                            continuous_update=True, style=SLIDER_STYLE,
                                            layout=widgets.Layout(width="auto"))
         self.base.add_class("course-slider-base")
         self.eps = widgets.FloatLogSlider(value=eps, base=10, min=-8, max=0, step=1,
-                                          description="norm \u03b5", readout_format=".0e",
+                                          description="norm \u03b5", readout_format=readout(0, power=True),
                                           continuous_update=True, style=SLIDER_STYLE,
                                           layout=widgets.Layout(width="auto"))
         self.pairing = choice([("halves (i with i + d/2, as trained)", "halves"),

@@ -12,6 +12,7 @@ import numpy as np
 
 from lib import model
 from presentation.html import plain
+from presentation.numbers import fixed
 
 from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, verdict_widget
@@ -38,9 +39,9 @@ def stream_model(position: int = 0) -> dict:
     largest = float(np.abs(t.streams[:, position] if position >= 0 else t.streams).max())
     big = int(np.argmax(np.maximum(attention, ffn)))
     part = "attention" if attention[big] >= ffn[big] else "the FFN"
-    verdict = (f"The stream {who} grows from {stream[0]:.2f} to {stream[-1]:.2f}; the largest "
-               f"addition comes from {part} in block {big + 1} ({max(attention[big], ffn[big]):.2f}). "
-               f"Its largest number is {largest:.1f}, far below float16's limit of 65,504.")
+    verdict = (f"The stream {who} grows from {fixed(stream[0])} to {fixed(stream[-1])}; the largest "
+               f"addition comes from {part} in block {big + 1} ({fixed(max(attention[big], ffn[big]))}). "
+               f"Its largest number is {fixed(largest, 1)}, far below float16's limit of 65,504.")
     return {"position": position, "attention": attention, "ffn": ffn, "stream": stream,
             "largest": largest, "verdict": verdict}
 
