@@ -64,7 +64,7 @@ def test_a_tiny_share_is_written_as_a_bound_only_when_asked():
 
 
 def test_the_pieces_escape_text_and_tables_keep_their_cells_in_order():
-    assert html.plain("<b> & co") == '<div style="color: var(--jp-ui-font-color1, inherit);">&lt;b&gt; &amp; co</div>'
+    assert html.plain("<b> & co") == f'<div style="{html.TEXT}">&lt;b&gt; &amp; co</div>'
     table = tables.table([("x < y", "1,024")], header=("what", "value"))
     assert table.index("what") < table.index("value") < table.index("x &lt; y") < table.index("1,024")
     assert '<th scope="col"' in table and "course-numbers" in table
