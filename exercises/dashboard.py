@@ -21,8 +21,9 @@ import hashlib
 import html
 import statistics
 
+from presentation.numbers import plural
+
 from .core import export, report
-from .core.text import plural
 from .core.report import EXERCISE_LABELS, Export, Report, course_items, learner_rows
 
 STUCK_CHECKS = 4     # an exercise checked this many times or more without passing it
