@@ -3,11 +3,11 @@ a copy of the repository, passes the suites that concern it there, with no list 
 
 The suites run in one pytest process in the copy, on what concerns the new notebook: nbval as
 shipped and solved, the exercise tests and the mutants of its solution, the course-wide notebook
-rules, no answer in sight above its exercise, the lab's own tests, its figure view and package
-layout, the coverage test (tests/test_inventory.py: every notebook, lab, exercise and question
-covered by every suite) and the import contracts. The browser tests and tests/test_labs_layout.py (which builds every lab)
-find the new notebook the same way, through the course's inventory; they are left out here for
-time.
+rules, no answer in sight above its exercise, the lab's own tests, its figure view, package
+layout and number formats, the coverage test (tests/test_inventory.py: every notebook, lab,
+exercise and question covered by every suite) and the import contracts. The browser tests and
+tests/test_labs_layout.py (which builds every lab) find the new notebook the same way, through
+the course's inventory; they are left out here for time.
 """
 
 import os
@@ -17,14 +17,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-COPIED = ("lib", "exercises", "labs", "content", "tests", "tools", "benchmarks", "training", "conftest.py", "pytest.ini",
-          ".importlinter", "pyproject.toml")
+COPIED = ("lib", "exercises", "labs", "presentation", "content", "tests", "tools", "benchmarks", "training",
+          "conftest.py", "pytest.ini", ".importlinter", "pyproject.toml")
 NEW = ["content/06_demo_topic.ipynb", "exercises/definitions/demo_topic.py", "labs/demo_topic/__init__.py",
        "labs/demo_topic/demo_topic.py", "tests/test_labs_demo_topic.py", "tests/data/answers/06_demo_topic.toml"]
 SUITES = ["tests/test_labs_demo_topic.py", "tests/test_inventory.py", "tests/test_notebooks.py",
           "tests/test_exercises.py", "tests/test_check_mutants.py", "tests/test_content_00.py",
-          "tests/test_figure_view.py", "tests/test_labs_packages.py", "tests/test_architecture.py",
-          "tests/test_answers_in_sight.py"]
+          "tests/test_figure_view.py", "tests/test_labs_packages.py", "tests/test_labs_number_formats.py",
+          "tests/test_architecture.py", "tests/test_answers_in_sight.py"]
 CHOSEN = "demo or test_inventory or import_contracts or (test_labs_packages and not verdict)"
 
 
@@ -79,6 +79,8 @@ def test_a_new_notebook_passes_the_suites_that_concern_it_with_no_list_edited(tm
                  "[demo_topic.demo_topic_lab]",
                  "tests/test_labs_packages.py::test_each_package_re_exports_exactly_what_the_notebooks_import"
                  "[demo_topic]",
+                 "tests/test_labs_number_formats.py::test_the_lab_module_writes_no_number_itself"
+                 "[labs/demo_topic/demo_topic.py]",
                  "tests/test_inventory.py::test_every_lab_is_called_by_a_notebook_and_driven_by_the_lab_tests_and_"
                  "benchmarks",
                  "tests/test_architecture.py::test_import_contracts_hold"):
