@@ -35,7 +35,7 @@ import pytest
 from conftest import CONTENT, notebooks
 from exercises.core import inventory, registry
 from exercises.core.definition import Exercise, Question
-from exercises.core.text import array as array_text, exact, number
+from presentation.numbers import array as array_text, exact, number
 
 BARE = re.compile(r"-?[\w.]+")          # a fill that is one name or constant: found everywhere
 
