@@ -9,15 +9,28 @@ docstring. The modules, one idea each:
 - ``lib.moe``: a top-k mixture of experts: router, shares, chosen experts, load balancing.
 - ``lib.attention``: a stable softmax, the causal mask and weights, multi-head self-attention.
 - ``lib.block``: one decoder block, written once (norm, attention, add; norm, FFN, add), with
-  every part switchable, and a stack of blocks.
-- ``lib.params``: parameter counts by part, memory, and a table of real models.
+  every part switchable and every step traceable, and a stack of blocks.
+- ``lib.config``: a model's sizes and design choices (``ModelConfig``).
+- ``lib.params``: parameter counts by part, and memory.
 - ``lib.weights``: seeded random weights for the toy examples.
 - ``lib.initialisation``: how a model's weights start (GPT-2's rule) and what its blocks do at step 0.
 - ``lib.stack``: a vector through a stack of random layers, and the residual stream's growth.
 - ``lib.model``: the course's small trained decoder (weights in ``lib/trained/``), run with
   ``lib.block``.
 
+One name per weight, everywhere (the library, the trained model's weights file, the labs, the
+exercises and the notebooks):
+
+- attention: ``Wq``, ``Wk``, ``Wv`` (d, d) project queries, keys and values, ``Wo`` (d, d) the output;
+- feed-forward network: ``W_up`` (d, d_ff) widens, ``W_down`` (d_ff, d) narrows, ``W_gate``
+  (d, d_ff) gates (SwiGLU), plain and gated alike; their biases ``b_up`` (d_ff,), ``b_down`` (d,);
+- a norm: its ``gain`` (d,) multiplies and its ``bias`` (d,) shifts (LayerNorm only); in a block
+  they are named after the half they serve, ``attention_norm_gain``, ``attention_norm_bias``,
+  ``ffn_norm_gain``, ``ffn_norm_bias``, and the norm before the output has ``final_norm_gain``;
+- the token table ``embedding`` (vocab, d); a mixture of experts' router ``W_router`` (d, E).
+
 ``lib`` imports nothing but NumPy and the standard library, so importing it costs nothing;
-import the module you need, for example ``from lib.norm import rms_norm``. (``lib.exercises`` is
-not part of the library: it only keeps notebooks saved from earlier releases working.)
+import the module you need, for example ``from lib.norm import rms_norm``. Two parts are not the
+library: ``lib.deprecated`` keeps the names of earlier releases (``W1``, ``W2``, ...) answering
+for notebooks saved from them, and ``lib.exercises`` keeps those notebooks' setup cell working.
 """

@@ -1,8 +1,10 @@
 """The position-wise feed-forward network: widen, apply a non-linearity, narrow back.
 
-The same weights act on every token separately. Without the activation the two matrices would
-collapse into one (x W1 W2), so the activation is what the extra width pays for. The gated form,
-SwiGLU, uses three matrices: (SiLU(x W_gate) ⊙ x W_up) W_down.
+The same weights act on every token separately: W_up (d_model, d_ff) widens each token into
+d_ff hidden units, W_down (d_ff, d_model) narrows them back (other texts call them W1 and W2).
+Without the activation the two matrices would collapse into one (x W_up W_down), so the
+activation is what the extra width pays for. The gated form, SwiGLU, adds a third matrix of the
+same shape as W_up: (SiLU(x W_gate) ⊙ x W_up) W_down.
 """
 
 import math
@@ -11,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import as_float_array, check_matrix, check_vector
+from .deprecated.names import earlier_names
 
 _erfc = np.frompyfunc(math.erfc, 1, 1)   # math.erfc on every element: exact to float64
 
@@ -82,35 +85,35 @@ def _check_tokens(x):
     return x
 
 
-def hidden_units(x, W1, b1=None):
-    """The hidden units before the activation: x @ W1 + b1.
+def hidden_units(x, W_up, b_up=None):
+    """The hidden units before the activation: x @ W_up + b_up.
 
-    x: (..., d_model); W1: (d_model, d_ff); b1: (d_ff,) or None. Returns (..., d_ff).
+    x: (..., d_model); W_up: (d_model, d_ff); b_up: (d_ff,) or None. Returns (..., d_ff).
     """
     x = _check_tokens(x)
-    W1 = check_matrix(W1, "W1", rows=x.shape[-1],
-                      rows_reason=f" to match x's last axis ({x.shape[-1]} numbers per token)")
-    hidden = x @ W1
-    if b1 is not None:
-        hidden = hidden + check_vector(b1, "b1", W1.shape[1], f" to match W1's {W1.shape[1]} columns")
+    W_up = check_matrix(W_up, "W_up", rows=x.shape[-1],
+                        rows_reason=f" to match x's last axis ({x.shape[-1]} numbers per token)")
+    hidden = x @ W_up                                                   # (..., d_ff)
+    if b_up is not None:
+        hidden = hidden + check_vector(b_up, "b_up", W_up.shape[1], f" to match W_up's {W_up.shape[1]} columns")
     return hidden
 
 
-def ffn(x, W1, b1, W2, b2, activation="relu"):
-    """The feed-forward network: activation(x @ W1 + b1) @ W2 + b2, every token on its own.
+def ffn(x, W_up, b_up, W_down, b_down, activation="relu"):
+    """The feed-forward network: activation(x @ W_up + b_up) @ W_down + b_down, every token on its own.
 
-    x:  (..., d_model)          W1: (d_model, d_ff)   b1: (d_ff,) or None
-    W2: (d_ff, d_model_out)     b2: (d_model_out,) or None
+    x:      (..., d_model)         W_up: (d_model, d_ff)   b_up: (d_ff,) or None
+    W_down: (d_ff, d_model_out)    b_down: (d_model_out,) or None
     activation: "relu", "gelu", "gelu_tanh", "silu", "none"/None, or a function.
     Returns (..., d_model_out); usually d_model_out = d_model, so it can be added to x.
     """
     act = activation_function(activation)
-    hidden = act(hidden_units(x, W1, b1))
-    W2 = check_matrix(W2, "W2", rows=hidden.shape[-1],
-                      rows_reason=f" to match W1's {hidden.shape[-1]} columns (the hidden width)")
-    out = hidden @ W2
-    if b2 is not None:
-        out = out + check_vector(b2, "b2", W2.shape[1], f" to match W2's {W2.shape[1]} columns")
+    hidden = act(hidden_units(x, W_up, b_up))                           # (..., d_ff)
+    W_down = check_matrix(W_down, "W_down", rows=hidden.shape[-1],
+                          rows_reason=f" to match W_up's {hidden.shape[-1]} columns (the hidden width)")
+    out = hidden @ W_down                                               # (..., d_model_out)
+    if b_down is not None:
+        out = out + check_vector(b_down, "b_down", W_down.shape[1], f" to match W_down's {W_down.shape[1]} columns")
     return out
 
 
@@ -127,45 +130,48 @@ def swiglu(x, W_gate, W_up, W_down):
                         columns_reason=f" like W_gate (the hidden width {W_gate.shape[1]})")
     W_down = check_matrix(W_down, "W_down", rows=W_gate.shape[1],
                           rows_reason=f" to match the hidden width {W_gate.shape[1]} of W_gate and W_up")
-    return (silu(x @ W_gate) * (x @ W_up)) @ W_down
+    return (silu(x @ W_gate) * (x @ W_up)) @ W_down                    # (..., d_ff) -> (..., d_model)
 
 
+@earlier_names
 class WorkedExample(NamedTuple):
     """The course's small feed-forward network and its three tokens (notebook 02).
 
-    tokens: the words; X: (3, 2), one row per word; W1: (2, 4); b1: (4,); W2: (4, 2); b2: (2,).
+    tokens: the words; X: (3, 2), one row per word; W_up: (2, 4); b_up: (4,); W_down: (4, 2);
+    b_down: (2,).
     """
     tokens: tuple
     X: np.ndarray
-    W1: np.ndarray
-    b1: np.ndarray
-    W2: np.ndarray
-    b2: np.ndarray
+    W_up: np.ndarray
+    b_up: np.ndarray
+    W_down: np.ndarray
+    b_down: np.ndarray
 
 
 def worked_example():
     """The worked example, fresh arrays every call: cat [2, 0], dog [1, 1], car [0, 2] through
-    W1 = [[1, -1, 0, 1], [0, 1, -1, 1]], b1 = [0, 0, 1, -2], W2 = [[1, 0], [0, 1], [-1, 1],
-    [0.5, 0.5]], b2 = 0. Cat's hidden units before ReLU are [2, -2, 1, 0]: two of them are on."""
+    W_up = [[1, -1, 0, 1], [0, 1, -1, 1]], b_up = [0, 0, 1, -2], W_down = [[1, 0], [0, 1], [-1, 1],
+    [0.5, 0.5]], b_down = 0. Cat's hidden units before ReLU are [2, -2, 1, 0]: two of them are on."""
     return WorkedExample(
         tokens=("cat", "dog", "car"),
         X=np.array([[2.0, 0.0], [1.0, 1.0], [0.0, 2.0]]),
-        W1=np.array([[1.0, -1.0, 0.0, 1.0], [0.0, 1.0, -1.0, 1.0]]),
-        b1=np.array([0.0, 0.0, 1.0, -2.0]),
-        W2=np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 1.0], [0.5, 0.5]]),
-        b2=np.zeros(2),
+        W_up=np.array([[1.0, -1.0, 0.0, 1.0], [0.0, 1.0, -1.0, 1.0]]),
+        b_up=np.array([0.0, 0.0, 1.0, -2.0]),
+        W_down=np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 1.0], [0.5, 0.5]]),
+        b_down=np.zeros(2),
     )
 
 
-def collapse(W1, b1, W2, b2):
-    """Without an activation an FFN is one affine map: x @ W1 @ W2 + (b1 @ W2 + b2).
+def collapse(W_up, b_up, W_down, b_down):
+    """Without an activation an FFN is one affine map: x @ W_up @ W_down + (b_up @ W_down + b_down).
 
-    Returns (W, b) with W = W1 @ W2 of shape (d_model, d_model_out) and b = b1 @ W2 + b2
-    (None biases count as zero), so that ffn(x, W1, b1, W2, b2, activation=None) == x @ W + b.
+    Returns (W, b) with W = W_up @ W_down of shape (d_model, d_model_out) and b = b_up @ W_down +
+    b_down (None biases count as zero), so that ffn(x, W_up, b_up, W_down, b_down, activation=None)
+    == x @ W + b.
     """
-    W1 = check_matrix(W1, "W1")
-    W2 = check_matrix(W2, "W2", rows=W1.shape[1],
-                      rows_reason=f" to match W1's {W1.shape[1]} columns (the hidden width)")
-    b1 = np.zeros(W1.shape[1]) if b1 is None else check_vector(b1, "b1", W1.shape[1])
-    b2 = np.zeros(W2.shape[1]) if b2 is None else check_vector(b2, "b2", W2.shape[1])
-    return W1 @ W2, b1 @ W2 + b2
+    W_up = check_matrix(W_up, "W_up")
+    W_down = check_matrix(W_down, "W_down", rows=W_up.shape[1],
+                          rows_reason=f" to match W_up's {W_up.shape[1]} columns (the hidden width)")
+    b_up = np.zeros(W_up.shape[1]) if b_up is None else check_vector(b_up, "b_up", W_up.shape[1])
+    b_down = np.zeros(W_down.shape[1]) if b_down is None else check_vector(b_down, "b_down", W_down.shape[1])
+    return W_up @ W_down, b_up @ W_down + b_down

@@ -3,7 +3,7 @@
 A matrix whose numbers are drawn with standard deviation ``std`` multiplies a vector's size by
 about std · √(fan-in), its number of rows: the same ``std`` is a small factor in a narrow model and
 a large one in a wide model. GPT-2 draws every matrix at std = 0.02, and the two matrices whose
-output is added to the stream (attention's output projection Wo and the FFN's second matrix W2)
+output is added to the stream (attention's output projection Wo and the FFN's narrowing W_down)
 at 0.02 / √(2 · layers), so that all the blocks' additions together stay small next to the
 stream. Some models start those two matrices at exactly zero: every block is then the identity.
 
@@ -11,7 +11,7 @@ stream. Some models start those two matrices at exactly zero: every block is the
     runs = start_of_training(layers=12, d_model=768, d_ff=3072, heads=12)
     runs["gpt2"].changes                          # how much each block changed the stream
 
-The three ways of starting, ``RULES``, differ only in the scale of Wo and W2.
+The three ways of starting, ``RULES``, differ only in the scale of Wo and W_down.
 """
 
 import math
@@ -25,8 +25,8 @@ from .norm import root_mean_square
 
 RULES = {
     "all": "every matrix at 0.02",
-    "gpt2": "GPT-2: Wo and W2 at 0.02/sqrt(2 x blocks)",
-    "zero": "Wo and W2 at zero",
+    "gpt2": "GPT-2: Wo and W_down at 0.02/sqrt(2 x blocks)",
+    "zero": "Wo and W_down at zero",
 }
 
 
@@ -37,7 +37,7 @@ def gain_per_matrix(std, fan_in):
 
 
 def output_std(rule, std, layers):
-    """The standard deviation of Wo and W2 under ``rule`` (a key of RULES): ``std`` ("all"),
+    """The standard deviation of Wo and W_down under ``rule`` (a key of RULES): ``std`` ("all"),
     std / √(2 · layers) ("gpt2") or 0 ("zero")."""
     check_choice(rule, "rule", tuple(RULES))
     layers = check_positive_int(layers, "layers")
@@ -45,7 +45,7 @@ def output_std(rule, std, layers):
 
 
 def _drawn(layers, d, f, seed):
-    """Per block, the standard normal numbers of Wq, Wk, Wv, Wo (d, d), W1 (d, f) and W2 (f, d),
+    """Per block, the standard normal numbers of Wq, Wk, Wv, Wo (d, d), W_up (d, f) and W_down (f, d),
     drawn in that order from ``default_rng(seed + i)`` for block i."""
     for i in range(layers):
         generator = np.random.default_rng(seed + i)
@@ -54,17 +54,17 @@ def _drawn(layers, d, f, seed):
 
 
 def _scaled(drawn, std, out, heads):
-    Wq, Wk, Wv, Wo, W1, W2 = drawn
-    return BlockWeights(Wq * std, Wk * std, Wv * std, Wo * out, W1=W1 * std, W2=W2 * out, heads=heads)
+    Wq, Wk, Wv, Wo, W_up, W_down = drawn
+    return BlockWeights(Wq * std, Wk * std, Wv * std, Wo * out, W_up=W_up * std, W_down=W_down * out, heads=heads)
 
 
 def initial_blocks(layers, d_model, d_ff, heads=1, *, rule="gpt2", std=0.02, seed=0):
     """The blocks of a stack at the start of training, one at a time (a generator, so that only
     one block's matrices are in memory).
 
-    Block i draws Wq, Wk, Wv, Wo (d_model, d_model), W1 (d_model, d_ff) and W2 (d_ff, d_model), in
-    that order, as standard normal numbers from ``default_rng(seed + i)``; Wq, Wk, Wv and W1 are
-    scaled by ``std``, Wo and W2 by ``output_std(rule, std, layers)``. Every rule therefore gets
+    Block i draws Wq, Wk, Wv, Wo (d_model, d_model), W_up (d_model, d_ff) and W_down (d_ff, d_model),
+    in that order, as standard normal numbers from ``default_rng(seed + i)``; Wq, Wk, Wv and W_up
+    are scaled by ``std``, Wo and W_down by ``output_std(rule, std, layers)``. Every rule therefore gets
     the same random numbers, scaled differently. Yields BlockWeights (no biases, no norm gains).
     """
     layers = check_positive_int(layers, "layers")

@@ -20,16 +20,18 @@ from __future__ import annotations
 import json
 from functools import lru_cache, partial
 from pathlib import Path
+from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
 
 from ._checks import as_float_array, check_choice, check_non_negative
 from .attention import softmax
-from .block import BlockWeights, block, block_steps
+from .block import BlockWeights, Step, block
+from .config import ModelConfig
+from .deprecated.names import earlier_names
 from .ffn import silu
 from .norm import NORMS, normaliser
-from .params import ModelConfig
 from .positional import PAIRINGS, rope
 
 FOLDER = Path(__file__).resolve().parent / "trained"
@@ -43,40 +45,48 @@ def info() -> dict:
 
 
 def config() -> ModelConfig:
-    """The trained model's sizes as a ``lib.params.ModelConfig`` (for counting its parameters)."""
+    """The trained model's sizes as a ``lib.config.ModelConfig`` (for counting its parameters)."""
     c = info()["config"]
     return ModelConfig(d_model=c["d_model"], layers=c["layers"], d_ff=c["d_ff"], vocab=c["vocab"],
                        heads=c["heads"], context=c["context"], gated=True, tied=c["tied"])
 
 
+@earlier_names
 class Weights(NamedTuple):
     """embedding: (vocab, d), also the output layer (tied); blocks: one ``lib.block.BlockWeights``
-    per layer (gated FFN, RMSNorm gains, ``heads`` heads); final_norm: (d,) the gain of the norm
-    before the output."""
+    per layer (gated FFN, RMSNorm gains, ``heads`` heads); final_norm_gain: (d,) the gain of the
+    norm before the output."""
     embedding: np.ndarray
     blocks: tuple
-    final_norm: np.ndarray
-
-
-# The weights file's names for one block's arrays (as PyTorch's module names them), and the
-# BlockWeights field each one fills.
-FILE_NAMES = {"wq": "Wq", "wk": "Wk", "wv": "Wv", "wo": "Wo", "w_gate": "W_gate", "w_up": "W1",
-              "w_down": "W2", "attention_norm": "attention_norm", "ffn_norm": "ffn_norm"}
+    final_norm_gain: np.ndarray
 
 
 @lru_cache(maxsize=1)
-def weights() -> Weights:
-    """The committed weights, as read-only float32 arrays: the model was trained and is run in
-    float32, so every number the forward pass computes is float32 too."""
+def weight_arrays() -> MappingProxyType:
+    """Every array of the weights file (lib/trained/weights.npz) by its name, read-only float32:
+    "embedding" (vocab, d), "final_norm_gain" (d,) and block i's arrays as "{i}.<field>", each
+    named as its field of ``lib.block.BlockWeights`` ("0.Wq", "0.W_up", "0.attention_norm_gain").
+    The model was trained and is run in float32, so every number the forward pass computes is
+    float32 too."""
     with np.load(FOLDER / "weights.npz") as data:
         arrays = {name: np.asarray(data[name], dtype=np.float32) for name in data.files}
     for array in arrays.values():
         array.setflags(write=False)
-    c = info()["config"]
-    blocks = tuple(BlockWeights(**{field: arrays[f"{i}.{name}"] for name, field in FILE_NAMES.items()},
-                                heads=c["heads"])
-                   for i in range(c["layers"]))
-    return Weights(arrays["embedding"], blocks, arrays["final_norm"])
+    return MappingProxyType(arrays)
+
+
+@lru_cache(maxsize=1)
+def weights() -> Weights:
+    """The committed weights (``weight_arrays``), with each block's arrays as a BlockWeights."""
+    arrays, heads = weight_arrays(), info()["config"]["heads"]
+    blocks = tuple(BlockWeights(**_block_arrays(arrays, i), heads=heads) for i in range(info()["config"]["layers"]))
+    return Weights(arrays["embedding"], blocks, arrays["final_norm_gain"])
+
+
+def _block_arrays(arrays, i):
+    """Block i's arrays by field name: "0.Wq" -> "Wq"."""
+    prefix = f"{i}."
+    return {name.removeprefix(prefix): array for name, array in arrays.items() if name.startswith(prefix)}
 
 
 class HeldOut(NamedTuple):
@@ -157,31 +167,29 @@ def forward(ids, *, skip=(), trace=False, **details):
     Row t of the logits scores the token that comes after token t.
     """
     options = _options(**details)
-    w = weights()
-    ids = np.asarray(ids, dtype=np.int64)
     skip = {int(i) for i in skip}
-    x = w.embedding[ids]
-    streams, attention_adds, ffn_adds, gates = [x], [], [], []
+    x = embed(ids)                                                      # (n, d)
+    streams, steps = [x], []
     with np.errstate(invalid="ignore", divide="ignore"):     # odd settings (a base of 0) give NaN
-        for i, b in enumerate(w.blocks):
-            if i in skip:
-                attention_adds.append(np.zeros_like(x))
-                ffn_adds.append(np.zeros_like(x))
-                gates.append(np.full((len(ids), b.d_ff), np.nan, dtype=x.dtype))
-            elif trace:
-                steps = dict(block_steps(x, b, **options))
-                attention_adds.append(steps["attention"])
-                ffn_adds.append(steps["feed-forward"])
-                gates.append(silu(steps["norm before FFN"] @ b.W_gate))
-                x = steps["add FFN"]
-            else:
-                x = block(x, b, **options)
+        for i, b in enumerate(weights().blocks):
+            kept = {} if trace else None                                # Step -> (n, d) grid
+            if i not in skip:
+                x = block(x, b, trace=kept, **options)
             streams.append(x)
-        logits = output_logits(x, norm=options["norm"], eps=options["eps"])
-    if not trace:
-        return logits
-    return Trace(np.array(streams), np.array(attention_adds), np.array(ffn_adds), np.array(gates),
-                 logits)
+            steps.append(kept)
+        logits = output_logits(x, norm=options["norm"], eps=options["eps"])     # (n, vocab)
+    return _traced(streams, steps, logits) if trace else logits
+
+
+def _traced(streams, steps, logits):
+    """The Trace of a forward pass: the streams, and each block's steps ({} for a skipped block,
+    which adds zeros and whose gates are NaN)."""
+    nothing = np.zeros_like(streams[0])                                 # (n, d)
+    gates = [silu(kept[Step.FFN_NORM] @ b.W_gate) if kept else                  # (n, d_ff)
+             np.full((len(nothing), b.d_ff), np.nan, dtype=nothing.dtype)
+             for kept, b in zip(steps, weights().blocks)]
+    return Trace(np.array(streams), np.array([kept.get(Step.ATTENTION, nothing) for kept in steps]),
+                 np.array([kept.get(Step.FFN, nothing) for kept in steps]), np.array(gates), logits)
 
 
 def blocks(**details):
@@ -199,7 +207,7 @@ def embed(ids):
 def output_logits(x, norm="rms", eps=1e-5):
     """The final norm and the tied output layer: logits (n, vocab) from a stream (n, d)."""
     w = weights()
-    return normaliser(norm, eps)(as_float_array(x, "x"), w.final_norm) @ w.embedding.T
+    return normaliser(norm, eps)(as_float_array(x, "x"), w.final_norm_gain) @ w.embedding.T   # (n, vocab)
 
 
 def log_probabilities(logits):

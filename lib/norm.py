@@ -1,6 +1,6 @@
 """Normalisation over the last axis: each token's numbers are rescaled on their own.
 
-LayerNorm centres and scales each token (mean 0, standard deviation 1, then gamma and beta);
+LayerNorm centres and scales each token (mean 0, standard deviation 1, then a gain and a bias);
 RMSNorm only divides by the root mean square (then a gain). Nothing is shared between tokens,
 so a token's result never depends on the other tokens in the batch.
 """
@@ -20,31 +20,32 @@ def _tokens(x):
 
 
 def _learned_vector(vector, name, x):
-    """Check an optional per-column vector (gamma, beta, gain) against x's last axis."""
+    """Check an optional per-column vector (a gain or a bias) against x's last axis."""
     if vector is None:
         return None
     reason = f" to match x's last axis ({x.shape[-1]} numbers per token)"
     return check_vector(vector, name, x.shape[-1], reason)
 
 
-def layer_norm(x, gamma=None, beta=None, eps=1e-5):
-    """LayerNorm of every token: (x - mean) / sqrt(variance + eps) · gamma + beta.
+def layer_norm(x, gain=None, bias=None, eps=1e-5):
+    """LayerNorm of every token: (x - mean) / sqrt(variance + eps) · gain + bias.
 
-    x:     shape (..., d); mean and variance are taken over the last axis only.
-    gamma: shape (d,) or None (no scaling); beta: shape (d,) or None (no shift).
-    eps:   a small number (>= 0; 0 is allowed) that keeps the division safe.
+    x:    shape (..., d); mean and variance are taken over the last axis only.
+    gain: shape (d,) or None (no scaling); bias: shape (d,) or None (no shift). (Other texts
+          call them γ and β.)
+    eps:  a small number (>= 0; 0 is allowed) that keeps the division safe.
     Returns shape (..., d). Example: [1, 1, 5, 5] becomes [-1, -1, 1, 1] (eps aside).
     """
     x = _tokens(x)
     eps = check_non_negative(eps, "eps")
-    gamma, beta = _learned_vector(gamma, "gamma", x), _learned_vector(beta, "beta", x)
-    mean = x.mean(axis=-1, keepdims=True)
-    variance = x.var(axis=-1, keepdims=True)
-    out = (x - mean) / np.sqrt(variance + eps)
-    if gamma is not None:
-        out = out * gamma
-    if beta is not None:
-        out = out + beta
+    gain, bias = _learned_vector(gain, "gain", x), _learned_vector(bias, "bias", x)
+    mean = x.mean(axis=-1, keepdims=True)                               # (..., 1)
+    variance = x.var(axis=-1, keepdims=True)                            # (..., 1)
+    out = (x - mean) / np.sqrt(variance + eps)                          # (..., d)
+    if gain is not None:
+        out = out * gain
+    if bias is not None:
+        out = out + bias
     return out
 
 
@@ -59,7 +60,7 @@ def rms_norm(x, gain=None, eps=1e-5):
     x = _tokens(x)
     eps = check_non_negative(eps, "eps")
     gain = _learned_vector(gain, "gain", x)
-    out = x / np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + eps)
+    out = x / np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + eps)     # (..., d) / (..., 1)
     return out if gain is None else out * gain
 
 

@@ -1,75 +1,22 @@
-"""Counting parameters: where a model's numbers sit, how much memory they take, and real models.
+"""Counting parameters: where a model's numbers sit and how much memory they take.
 
 A block holds attention (4·d² for four d×d projections), a feed-forward network (2·d·d_ff plain,
 3·d·d_ff gated) and its norms (d each, 2·d for LayerNorm's gain and shift). Around the blocks sit
 the embedding table (vocab·d), an optional learned positions table (context·d), an output layer
 (vocab·d, unless tied to the embedding) and one final norm. A mixture of experts stores E
 feed-forward networks per block plus a d×E router, but each token uses only k of them.
+
+Every count takes a ``ModelConfig`` (``lib.config``, re-exported here). The published models the
+parameter calculator of notebook 04 offers are its data: ``labs.decoder.models``.
 """
 
 import numbers
 from dataclasses import dataclass, fields, replace
-from typing import NamedTuple
 
 from ._checks import check_choice, check_positive_int
+from .config import ModelConfig
 
 MIB = 2 ** 20   # bytes in one MiB
-
-
-@dataclass(frozen=True)
-class ModelConfig:
-    """The sizes and design choices that decide a decoder's parameter count.
-
-    d_model, layers, d_ff, vocab: width, number of blocks, FFN hidden width, vocabulary size.
-    heads / kv_heads: attention heads; kv_heads < heads means grouped-query attention (keys and
-        values shared between heads, so Wk and Wv are narrower). None means kv_heads = heads.
-    context: the longest text; with learned_positions=True a context×d_model table is counted.
-    gated: SwiGLU FFN (three matrices). tied: the output layer reuses the embedding table.
-    biases: bias vectors in attention and FFN. norm: "rms" (a gain) or "layer" (gain and shift).
-    experts, top_k, shared_experts, expert_d_ff: a mixture of experts (experts=0 means dense);
-        expert_d_ff=None means d_ff. dense_layers: how many first blocks keep a dense FFN.
-    attention_per_block: a published count, for attention that is not four projections
-        (DeepSeek-V3's latent attention); None means count the four projections.
-    """
-    d_model: int
-    layers: int
-    d_ff: int
-    vocab: int
-    heads: int = 1
-    kv_heads: int | None = None
-    context: int | None = None
-    learned_positions: bool = False
-    gated: bool = False
-    tied: bool = True
-    biases: bool = False
-    norm: str = "rms"
-    experts: int = 0
-    top_k: int = 0
-    shared_experts: int = 0
-    expert_d_ff: int | None = None
-    dense_layers: int = 0
-    attention_per_block: int | None = None
-
-    def __post_init__(self):
-        for name in ("d_model", "layers", "d_ff", "vocab", "heads"):
-            check_positive_int(getattr(self, name), name)
-        # Every whole size as a Python int: a NumPy int32 (the default integer of the browser's
-        # 32-bit Python) would wrap around in the counts, which pass 2**31 for large models.
-        for name in ("d_model", "layers", "d_ff", "vocab", "heads", "kv_heads", "context", "experts", "top_k",
-                     "shared_experts", "expert_d_ff", "dense_layers", "attention_per_block"):
-            value = getattr(self, name)
-            if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-                object.__setattr__(self, name, int(value))
-        check_choice(self.norm, "norm", ("rms", "layer"))
-        if self.d_model % self.heads:
-            raise ValueError(f"heads should divide d_model = {self.d_model}, got heads={self.heads}")
-        if self.kv_heads is not None and (self.kv_heads < 1 or self.heads % self.kv_heads):
-            raise ValueError(f"kv_heads should divide heads = {self.heads}, got kv_heads={self.kv_heads}")
-        if self.learned_positions and self.context is None:
-            raise ValueError("context should be the longest text (a whole number) when "
-                             "learned_positions=True, got None")
-        if self.experts and not 1 <= self.top_k <= self.experts:
-            raise ValueError(f"top_k should be between 1 and experts = {self.experts}, got {self.top_k}")
 
 
 @dataclass(frozen=True)
@@ -213,112 +160,12 @@ def gated_width(d_model, multiple=32):
     return -(-8 * d_model // (3 * multiple)) * multiple
 
 
-@dataclass(frozen=True)
-class RealModel:
-    """A published model: its configuration, its published size (and active size for a mixture
-    of experts), and where the numbers come from."""
-    config: ModelConfig
-    published: float
-    published_active: float | None = None
-    note: str = ""
-
-
-# Configurations from the models' papers and released configuration files.
-REAL_MODELS = {
-    "GPT-2 Small": RealModel(
-        ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=50257, heads=12, context=1024,
-                    learned_positions=True, biases=True, norm="layer"),
-        published=124e6, note="GPT-2 (2019), Hugging Face gpt2: LayerNorm, GELU, learned positions, tied"),
-    "GPT-2 Medium": RealModel(
-        ModelConfig(d_model=1024, layers=24, d_ff=4096, vocab=50257, heads=16, context=1024,
-                    learned_positions=True, biases=True, norm="layer"),
-        published=355e6, note="Hugging Face gpt2-medium"),
-    "GPT-2 Large": RealModel(
-        ModelConfig(d_model=1280, layers=36, d_ff=5120, vocab=50257, heads=20, context=1024,
-                    learned_positions=True, biases=True, norm="layer"),
-        published=774e6, note="Hugging Face gpt2-large"),
-    "LLaMA-7B": RealModel(
-        ModelConfig(d_model=4096, layers=32, d_ff=11008, vocab=32000, heads=32, context=2048,
-                    gated=True, tied=False),
-        published=6.7e9, note="Touvron et al. 2023: RMSNorm, SwiGLU, RoPE, separate output layer"),
-    "SmolLM2-360M": RealModel(
-        ModelConfig(d_model=960, layers=32, d_ff=2560, vocab=49152, heads=15, kv_heads=5,
-                    context=8192, gated=True),
-        published=360e6, note="HuggingFaceTB/SmolLM2-360M config: grouped-query attention "
-                              "(15 heads, 5 key/value heads), RoPE base 100,000, tied"),
-    "DeepSeek-V3": RealModel(
-        ModelConfig(d_model=7168, layers=61, d_ff=18432, vocab=129280, heads=128, context=131072,
-                    gated=True, tied=False, experts=256, top_k=8, shared_experts=1,
-                    expert_d_ff=2048, dense_layers=3,
-                    # latent attention: 7168·1536 + 1536·128·192 + 7168·576 + 512·128·256
-                    # + 128·128·7168, plus its two small norms (1536 + 512)
-                    attention_per_block=187_107_328),
-        published=671e9, published_active=37e9,
-        note="DeepSeek-V3 technical report (2024): 3 dense blocks then 58 with 256 routed experts "
-             "(top 8) and 1 shared; the multi-token-prediction module is not counted"),
-}
-
-
 def equal_count_gated_width(d_ff, multiple=1):
     """The gated (three-matrix) width that holds as many weights as a plain FFN of width d_ff:
     two thirds of d_ff, rounded up to a multiple (3,072 -> 2,048; 512 -> 352 with multiple 32).
     For d_ff = 4·d this is ``gated_width(d, multiple)``."""
     d_ff, multiple = check_positive_int(d_ff, "d_ff"), check_positive_int(multiple, "multiple")
     return -(-2 * d_ff // (3 * multiple)) * multiple
-
-
-# ---------------------------------------------------------------- the calculator's models
-
-COURSE_EXAMPLE = "the course's example (768 \u00d7 12)"
-TRAINED_MODEL = "the course's trained model"
-
-
-class Preset(NamedTuple):
-    """A model to count: its configuration, the size published for it (None for the course's
-    example), the published active size of a mixture of experts (else None), and a note."""
-    config: ModelConfig
-    published: float | None
-    published_active: float | None
-    note: str
-
-
-def trained_preset():
-    """The course's trained model (``lib.model``, notebook 05) as a ModelConfig, or None while
-    that model has not been built (its files in ``lib/trained/`` absent or unreadable)."""
-    try:
-        from . import model
-        found = model.config()
-    except Exception:                                        # noqa: BLE001 - absent or unreadable: no preset
-        return None
-    return found if isinstance(found, ModelConfig) else None
-
-
-def trained_stored():
-    """How many numbers the trained model's weights hold (``lib.model.weights()``, the numbers of
-    its weights file), or None while that model has not been built. 448,512 for the course's."""
-    try:
-        from . import model
-        weights = model.weights()
-    except Exception:                                        # noqa: BLE001 - absent or unreadable
-        return None
-    blocks = sum(getattr(block, field).size for block in weights.blocks for field in model.FILE_NAMES.values())
-    return int(weights.embedding.size + blocks + weights.final_norm.size)
-
-
-def presets():
-    """The models a parameter calculator offers, name -> Preset: the course's example, the real
-    models of ``REAL_MODELS`` and, once it is built, the course's trained model (whose published
-    size is the count of numbers stored in its weights file)."""
-    table = {COURSE_EXAMPLE: Preset(ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12),
-                                    None, None, "the course's own example: RMSNorm, plain FFN, tied embedding")}
-    for name, real in REAL_MODELS.items():
-        table[name] = Preset(real.config, real.published, real.published_active, real.note)
-    trained = trained_preset()
-    if trained is not None:
-        table[TRAINED_MODEL] = Preset(trained, trained_stored(), None,
-                                      "notebook 05's model; its published size is the count of "
-                                      "numbers stored in its weights file")
-    return table
 
 
 # What a real model has beyond the course's simple count, in the order gap_steps adds it:
@@ -387,3 +234,10 @@ def beyond_plain(config):
               (config.kv_heads not in (None, config.heads), "shared keys and values"),
               (config.attention_per_block is not None, "its own attention")]
     return [what for has, what in extras if has]
+
+
+def __getattr__(name):
+    """Names that moved out of this module (the published models), for notebooks saved from
+    earlier releases: see ``lib.deprecated``."""
+    from .deprecated.moved import from_params
+    return from_params(name)

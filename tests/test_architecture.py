@@ -1,7 +1,8 @@
 """The dependency rules of ARCHITECTURE.md hold: import-linter checks the contracts in
 .importlinter (layers lib | presentation <- exercises.core <- exercises.definitions <- exercises.ui
 <- labs; lib on numpy alone; presentation on neither lib, exercises nor labs; no widgets below the
-exercise UI, and none in presentation's plain-text and HTML modules)."""
+exercise UI, and none in presentation's plain-text and HTML modules), and no module of the course
+imports itself through others (grimp, the import graph import-linter builds)."""
 
 import ast
 import subprocess
@@ -41,6 +42,44 @@ def test_only_the_registry_imports_a_module_by_name():
     assert edge in (ROOT / ".importlinter").read_text()
     source = (ROOT / "exercises" / "core" / "registry.py").read_text()
     assert "import exercises.definitions as definitions_package" in source
+
+
+def import_cycles(graph, packages):
+    """Every file-level import cycle among the modules of ``packages`` in a grimp graph, each as
+    the shortest chain of modules from a module back to itself (one chain per set of modules)."""
+    found = {}
+    for module in sorted(m for m in graph.modules if m.split(".")[0] in packages):
+        for imported in sorted(graph.find_modules_directly_imported_by(module)):
+            if imported.split(".")[0] in packages and graph.chain_exists(importer=imported, imported=module):
+                chain = (module, *graph.find_shortest_chain(importer=imported, imported=module))
+                found.setdefault(frozenset(chain), chain)
+    return list(found.values())
+
+
+COURSE = ("lib", "labs", "exercises", "presentation")
+
+
+def test_no_module_of_the_course_imports_itself_through_others():
+    """A file-level import cycle in lib, labs, exercises or presentation (a imports b, b imports a,
+    directly or through other modules), function-level imports included: each one found is
+    listed as a -> b -> a."""
+    import grimp
+
+    graph = grimp.build_graph(*COURSE, cache_dir=None)
+    cycles = import_cycles(graph, set(COURSE))
+    assert cycles == [], "\n".join(" -> ".join(chain) for chain in cycles)
+
+
+def test_the_cycle_finder_finds_a_cycle_through_three_modules_and_none_in_a_chain():
+    import grimp
+
+    graph = grimp.ImportGraph()
+    for importer, imported in (("lib.a", "lib.b"), ("lib.b", "lib.c"), ("lib.c", "lib.a"), ("lib.c", "lib.d"),
+                               ("labs.x", "lib.a")):
+        graph.add_import(importer=importer, imported=imported)
+    assert import_cycles(graph, {"lib", "labs"}) == [("lib.a", "lib.b", "lib.c", "lib.a")]
+    graph.remove_import(importer="lib.c", imported="lib.a")
+    assert import_cycles(graph, {"lib", "labs"}) == []
 
 
 IMPORT_EVERYTHING = """

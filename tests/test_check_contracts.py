@@ -275,7 +275,8 @@ def trained_block(draw):
     square = [rng.normal(0.0, d ** -0.5, (d, d)) for _ in range(4)]
     up, down = rng.normal(0.0, d ** -0.5, (d, f)), rng.normal(0.0, f ** -0.5, (f, d))    # the FFN's, in order
     w = BlockWeights(*square, up, down, W_gate=rng.normal(0.0, d ** -0.5, (d, f)),
-                     attention_norm=rng.uniform(0.5, 1.5, d), ffn_norm=rng.uniform(0.5, 1.5, d), heads=heads)
+                     attention_norm_gain=rng.uniform(0.5, 1.5, d), ffn_norm_gain=rng.uniform(0.5, 1.5, d),
+                     heads=heads)
     return (rng.normal(0.0, draw(st.sampled_from([0.5, 3.0, 30.0])), (n, d)), w), {}
 
 

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from conftest import CONTENT
+from labs.decoder.models import REAL_MODELS
 from lib.ffn import gelu, silu as lib_silu, worked_example
-from lib.params import REAL_MODELS, ModelConfig, block_parameters, ffn_parameters, gated_width
+from lib.params import ModelConfig, block_parameters, ffn_parameters, gated_width
 
 NAME = "02_feed_forward.ipynb"
 
@@ -16,7 +17,7 @@ PINNED = {
     "hidden-units": ["hidden layer shape: (3, 4)", "cat before ReLU: [2.0, -2.0, 1.0, 0.0]",
                      "cat's units on: 2 of 4"],
     "cat-alone": ["exactly the same: True"],
-    "collapse": ["W1 @ W2 = [[1.5, -0.5], [1.5, 0.5]]", "(below 1e-12: True)"],
+    "collapse": ["W_up @ W_down = [[1.5, -0.5], [1.5, 0.5]]", "(below 1e-12: True)"],
     "block-768": ["768 x 3,072: 2,359,296", "attention: 2,359,296", "FFN: 4,718,592", "norms: 1,536",
                   "one block: 7,079,424", "attention 33.3%, FFN 66.7%"],
     "toy-ffn": ["= 162"],
@@ -170,7 +171,7 @@ def test_the_deeper_boxes_hold_true():
     assert "512 → 2048 → 512, four times wider" in prose and 2048 == 4 * 512   # the 2017 transformer
     assert float(gelu(np.array(-2.0))) < 0 and abs(float(gelu(np.array(-2.0)))) < 0.1  # small, negative
     e = worked_example()
-    assert (e.X[0] @ e.W1 + e.b1)[1] == -2                                 # cat's second unit
+    assert (e.X[0] @ e.W_up + e.b_up)[1] == -2                                 # cat's second unit
     for z in (-3.0, -5.0):
         assert abs(float(lib_silu(z))) < 0.2                               # near 0, large negative z
     for z in (3.0, 5.0):

@@ -10,7 +10,7 @@ import pytest
 
 from exercises.core.registry import all_exercises, get_exercise, get_question
 from labs.norms import placement_model, stack_model
-from lib.block import block_steps, random_stack
+from lib.block import Step, block_trace, random_stack
 from lib.stack import random_rotations, residual_stream
 
 from exercise_answers import try_variant
@@ -131,7 +131,7 @@ def test_ten_means(figures):
 
 
 def test_gains_and_shifts_are_per_feature(cells):
-    """gamma, beta and the RMSNorm gain scale columns (features), not positions (tokens)."""
+    """LayerNorm's gain and bias and the RMSNorm gain scale columns (features), not positions (tokens)."""
     for heading in ("## LayerNorm", "## RMSNorm"):
         cell = " ".join(next(source(c) for c in cells if source(c).startswith(heading)).split())
         assert "position" not in cell and "per feature (per column)" in cell
@@ -191,11 +191,11 @@ def test_matrices_at_one_over_root_rows_keep_each_parts_output_of_the_order_of_i
     assert "keeps a part's output of the same order as its input" in " ".join(markdown(cells).split())
     x = np.random.default_rng(1).normal(size=(8, 16))
     for weights in random_stack(48, seed=1):
-        steps = dict(block_steps(x, weights, placement="pre", norm="rms", causal=True, activation="gelu"))
-        for part, read in (("attention", "norm before attention"), ("feed-forward", "norm before FFN")):
+        steps = block_trace(x, weights, placement="pre", norm="rms", causal=True, activation="gelu")
+        for part, read in ((Step.ATTENTION, Step.ATTENTION_NORM), (Step.FFN, Step.FFN_NORM)):
             ratio = np.sqrt((steps[part] ** 2).mean() / (steps[read] ** 2).mean())
             assert 1 / 3 < ratio < 3, (part, ratio)
-        x = steps["add FFN"]
+        x = steps[Step.FFN_ADD]
 
 
 def test_placement_48(figures):
@@ -237,7 +237,7 @@ def test_other_draws_placement_factors_lie_inside_the_printed_spread(figures, ce
 
 
 def test_post_norm_rescales_the_stream_96_times(figures):
-    per_block = sum(name.startswith("norm") for name, _ in block_steps(
+    per_block = sum(step.is_norm for step in block_trace(
         np.ones((1, 16)), random_stack(1, seed=0)[0], placement="post"))
     assert f"{per_block} times per block, {48 * per_block} times in 48 blocks" in figures["placement-48"]
     explanation = get_question("norms-predict-placement").explanation
@@ -301,7 +301,7 @@ def test_nudge_growth_reproduces_the_labs_factors():
     layers = []
     for w in random_stack(48, seed=1):
         layers.append(lambda h, w=w: attention(h, w.Wq, w.Wk, w.Wv, w.Wo, causal=True))
-        layers.append(lambda h, w=w: ffn(h, w.W1, None, w.W2, None, activation="gelu"))
+        layers.append(lambda h, w=w: ffn(h, w.W_up, None, w.W_down, None, activation="gelu"))
     x, = random_weights([(8, 16)], seed=1, scale=1.0)
     direction, = random_weights([(8, 16)], seed=66, scale=1.0)
     m = placement_model(48, seed=1)

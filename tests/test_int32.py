@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
+from labs.decoder import models
 from lib import attention, model, moe, params, positional
 
 LARGEST = np.iinfo(np.int32).max
@@ -46,7 +47,7 @@ def config_as_int32(config):
     return {f.name: as_int32(getattr(config, f.name)) for f in dataclasses.fields(config)}
 
 
-PRESETS = params.presets()
+PRESETS = models.presets()
 
 
 @pytest.mark.parametrize("name", list(PRESETS))

@@ -14,12 +14,13 @@ from labs.decoder.layer_flow import (DEPTH_MAX, PARTS, WORDS, FlowLab, block_sha
                                      similarity)
 from labs.decoder.near_identity import near_identity_model
 from labs.decoder.six_steps import SixStepsLab, six_steps_model
+from labs.decoder.models import (COURSE_EXAMPLE, REAL_MODELS, TRAINED_MODEL, Preset, presets, trained_preset,
+                                  trained_stored)
 from lib.attention import attention, causal_mask
 from lib.block import block_steps, decoder, random_block_weights, random_stack, six_step_setup, six_steps
 from lib.ffn import ffn
 from lib.norm import rms_norm, root_mean_square
-from lib.params import (COURSE_EXAMPLE, REAL_MODELS, TRAINED_MODEL, ModelConfig, count_parameters, mebibytes,
-                        presets, trained_preset)
+from lib.params import ModelConfig, count_parameters, mebibytes
 from presentation.numbers import amount, size
 
 
@@ -267,18 +268,17 @@ def test_block_shapes_match_a_real_run(batch, length, d_model, heads):
     shapes = {name: shape for name, shape, _ in rows}
     w = random_block_weights(d_model, 4 * d_model, heads, seed=0, scale=0.3)
     x = np.random.default_rng(0).normal(size=(batch, length, d_model))
-    steps = dict(block_steps(x, w))
     for name in ("x", "attention output (@ Wo)", "x + attention", "FFN output", "block output"):
-        assert shapes[name] == steps["input"].shape
+        assert shapes[name] == x.shape
     q = rms_norm(x) @ w.Wq
     split = q.reshape(batch, length, heads, -1).swapaxes(1, 2)
     assert shapes["Q, K, V split into heads"] == split.shape
     _, weights = attention(rms_norm(x), w.Wq, w.Wk, w.Wv, w.Wo, heads=heads, return_weights=True)
     assert shapes[next(n for n in shapes if n.startswith("scores"))] == weights.shape
     assert shapes["attention weights"] == weights.shape and shapes["causal mask"] == causal_mask(length).shape
-    hidden = rms_norm(x) @ w.W1
-    assert shapes["hidden units"] == hidden.shape and shapes["W1"] == w.W1.shape and shapes["W2"] == w.W2.shape
-    assert ffn(rms_norm(x), w.W1, None, w.W2, None).shape == shapes["FFN output"]
+    hidden = rms_norm(x) @ w.W_up
+    assert shapes["hidden units"] == hidden.shape and shapes["W_up"] == w.W_up.shape and shapes["W_down"] == w.W_down.shape
+    assert ffn(rms_norm(x), w.W_up, None, w.W_down, None).shape == shapes["FFN output"]
 
 
 def test_block_shapes_refuse_heads_that_do_not_divide():
@@ -358,6 +358,55 @@ def test_calculator_course_example():
     assert round(m["depth2"] / 1e6) == 194 and round(m["width2"] / 1e6) == 389
     assert "109,529,856" in m["verdict"] and "208.9 MiB" in m["verdict"] and "194.5 M" in m["verdict"]
     assert calculator_model(bytes_per_number=4)["mib"] == pytest.approx(2 * m["mib"])
+
+
+def test_presets_are_the_course_example_the_real_models_and_the_trained_model():
+    table = presets()
+    assert list(table)[0] == COURSE_EXAMPLE and set(REAL_MODELS) <= set(table)
+    assert all(isinstance(preset, Preset) for preset in table.values())
+    example = table[COURSE_EXAMPLE]
+    assert count_parameters(example.config).total == 109_529_856 and example.published is None
+    for name, real in REAL_MODELS.items():
+        assert table[name] == Preset(real.config, real.published, real.published_active, real.note)
+    assert (TRAINED_MODEL in table) == (trained_preset() is not None)
+
+
+def test_the_trained_model_preset_is_counted_exactly_by_its_weights_file():
+    from lib import model
+
+    config = trained_preset()
+    if not (model.FOLDER / "weights.npz").exists():
+        assert config is None and trained_stored() is None
+        return
+    assert config == model.config() and config.gated and config.tied
+    with np.load(model.FOLDER / "weights.npz") as stored:
+        numbers = sum(stored[name].size for name in stored.files)
+    assert trained_stored() == numbers == count_parameters(config).total
+    assert presets()[TRAINED_MODEL].published == numbers
+
+
+def test_the_course_example_preset_is_768_wide_with_twelve_heads():
+    example = presets()[COURSE_EXAMPLE]
+    assert example.config == ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12) and example.config.heads == 12
+    assert example.published is None and example.published_active is None
+    assert example.note == "the course's own example: RMSNorm, plain FFN, tied embedding"
+
+
+def test_the_trained_model_preset_names_what_its_size_is(monkeypatch):
+    trained = presets()[TRAINED_MODEL]
+    assert trained.published == trained_stored() and trained.published_active is None
+    assert "weights file" in trained.note
+    import labs.decoder.models
+
+    monkeypatch.setattr(labs.decoder.models, "trained_preset", lambda: None)
+    assert TRAINED_MODEL not in presets()
+
+
+def test_a_trained_model_whose_configuration_is_not_a_model_config_gives_no_preset(monkeypatch):
+    from lib import model
+
+    monkeypatch.setattr(model, "config", lambda: {"d_model": 4})
+    assert trained_preset() is None
 
 
 def test_calculator_presets_and_their_gaps():
@@ -469,10 +518,6 @@ def _is_whole(value):
 def test_every_count_of_every_preset_is_a_64_bit_or_python_whole_number():
     """The browser's Python is 32-bit WebAssembly, where NumPy's default integer is int32: a
     count made with it would wrap around past 2**31. Every count here is a Python int."""
-    from lib.params import presets
-
-    from labs.decoder.calculator import calculator_model
-
     biggest = 0
     for name in presets():
         m = calculator_model(preset=name)

@@ -51,7 +51,7 @@ def test_hidden_units_model_on_the_worked_example():
     for row, name in zip(e.X, e.tokens):
         m = hidden_units_model(*row, activation="gelu", alone=True)
         assert m["name"] == name
-        assert np.allclose(m["out"], ffn(e.X, e.W1, e.b1, e.W2, e.b2, activation="gelu")[e.tokens.index(name)])
+        assert np.allclose(m["out"], ffn(e.X, e.W_up, e.b_up, e.W_down, e.b_down, activation="gelu")[e.tokens.index(name)])
     own = hidden_units_model(-3, 3, "silu", True)
     assert own["name"] is None and own["batch_size"] == 4 and own["difference"] < 1e-12
     assert "1 of 4 units is on" in own["verdict"] and "SiLU lets a little" in own["verdict"]
@@ -92,8 +92,8 @@ def test_collapse_model_matches_to_1e_12_without_the_activation():
         assert len(m["bends"]) == 0 and m["collapsed_parameters"] == 6
         assert m["parameters"] == 2 * 2 * width + width + 2
         assert "below 1e-12" in m["verdict"] and "one 2 × 2 matrix" in m["verdict"]
-        W1, b1, W2, b2 = ffn_weights(width)
-        assert np.allclose(m["W"], W1 @ W2)
+        W_up, b_up, W_down, b_down = ffn_weights(width)
+        assert np.allclose(m["W"], W_up @ W_down)
     four = collapse_model(4, "none")
     assert four["W"].tolist() == [[1.5, -0.5], [1.5, 0.5]]          # the worked example's product
     relu = collapse_model(4, "relu")

@@ -13,10 +13,10 @@ from lib.ffn import (ACTIVATIONS, activation_function, collapse, ffn, gelu, gelu
 
 rng = np.random.default_rng(11)
 X = np.array([[2.0, 0.0], [1.0, 1.0], [0.0, 2.0]])              # cat, dog, car
-W1 = np.array([[1.0, -1.0, 0.0, 1.0], [0.0, 1.0, -1.0, 1.0]])
-b1 = np.array([0.0, 0.0, 1.0, -2.0])
-W2 = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 1.0], [0.5, 0.5]])
-b2 = np.zeros(2)
+W_up = np.array([[1.0, -1.0, 0.0, 1.0], [0.0, 1.0, -1.0, 1.0]])
+b_up = np.array([0.0, 0.0, 1.0, -2.0])
+W_down = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 1.0], [0.5, 0.5]])
+b_down = np.zeros(2)
 
 
 @pytest.mark.parametrize("ours, theirs", [
@@ -66,19 +66,19 @@ def test_silu_figures():
 
 
 def test_worked_ffn_of_notebook_02():
-    hidden = hidden_units(X, W1, b1)
+    hidden = hidden_units(X, W_up, b_up)
     assert hidden.shape == (3, 4)
     assert np.allclose(hidden[0], [2, -2, 1, 0])                 # cat before ReLU
     assert (relu(hidden[0]) > 0).sum() == 2                     # two units on
-    out = ffn(X, W1, b1, W2, b2, activation="relu")
-    assert np.allclose(out[0], relu(hidden[0]) @ W2)
-    assert np.allclose(ffn(X[:1], W1, b1, W2, b2), out[:1])     # cat alone: exactly its row
-    assert np.allclose(ffn(X, W1, None, W2, None), relu(X @ W1) @ W2)
+    out = ffn(X, W_up, b_up, W_down, b_down, activation="relu")
+    assert np.allclose(out[0], relu(hidden[0]) @ W_down)
+    assert np.allclose(ffn(X[:1], W_up, b_up, W_down, b_down), out[:1])     # cat alone: exactly its row
+    assert np.allclose(ffn(X, W_up, None, W_down, None), relu(X @ W_up) @ W_down)
 
 
 def test_without_activation_the_two_matrices_collapse_to_one():
-    assert np.allclose(ffn(X, W1, None, W2, None, activation=None), X @ (W1 @ W2))
-    assert np.allclose(ffn(X, W1, None, W2, None, activation="none"), X @ (W1 @ W2))
+    assert np.allclose(ffn(X, W_up, None, W_down, None, activation=None), X @ (W_up @ W_down))
+    assert np.allclose(ffn(X, W_up, None, W_down, None, activation="none"), X @ (W_up @ W_down))
 
 
 def test_ffn_matches_torch_linear_layers_for_each_activation():
@@ -100,22 +100,22 @@ def test_swiglu_matches_its_formula_in_torch():
 
 
 @pytest.mark.parametrize("call, expected", [
-    (lambda: ffn(X, W1.T, b1, W2, b2), r"W1 should have 2 rows to match x's last axis.*got shape \(4, 2\)"),
-    (lambda: ffn(X, W1, b1[:3], W2, b2), r"b1 should have shape \(4,\).*got shape \(3,\)"),
-    (lambda: ffn(X, W1, b1, W2[:3], b2), r"W2 should have 4 rows to match W1's 4 columns.*got shape \(3, 2\)"),
-    (lambda: ffn(X, W1, b1, W2, np.zeros(3)), r"b2 should have shape \(2,\)"),
-    (lambda: ffn(X, W1, b1, W2, b2, activation="tanh"), "activation should be one of 'relu', 'gelu'.*got 'tanh'"),
-    (lambda: swiglu(X, W1, W1[:, :3], W2), r"W_up should have 4 columns like W_gate"),
-    (lambda: swiglu(X, W1, W1, W2.T), r"W_down should have 4 rows"),
-    (lambda: ffn(X, W1[0], b1, W2, b2), r"W1 should be a matrix \(2 axes\), got shape \(4,\)"),
-    (lambda: ffn(3.0, W1, b1, W2, b2), r"x should have shape \(..., d_model\), got a single number"),
-    (lambda: swiglu(3.0, W1, W1, W2), r"x should have shape \(..., d_model\), got a single number"),
-    (lambda: swiglu(X, W1.T, W1, W2), r"W_gate should have 2 rows to match x's last axis \(2 numbers per token\)"),
-    (lambda: swiglu(X, W1, W1.T, W2), r"W_up should have 2 rows to match x's last axis"),
-    (lambda: hidden_units(X, W1, np.ones(5)), r"b1 should have shape \(4,\) to match W1's 4 columns"),
-    (lambda: ffn(X, W1, b1, W2, np.ones(3)), r"b2 should have shape \(2,\) to match W2's 2 columns"),
-    (lambda: swiglu(X, W1, W1, W2.T), r"W_down should have 4 rows to match the hidden width 4 of W_gate and W_up"),
-    (lambda: collapse(W1[0], b1, W2, b2), r"W1 should be a matrix \(2 axes\), got shape \(4,\)"),
+    (lambda: ffn(X, W_up.T, b_up, W_down, b_down), r"W_up should have 2 rows to match x's last axis.*got shape \(4, 2\)"),
+    (lambda: ffn(X, W_up, b_up[:3], W_down, b_down), r"b_up should have shape \(4,\).*got shape \(3,\)"),
+    (lambda: ffn(X, W_up, b_up, W_down[:3], b_down), r"W_down should have 4 rows to match W_up's 4 columns.*got shape \(3, 2\)"),
+    (lambda: ffn(X, W_up, b_up, W_down, np.zeros(3)), r"b_down should have shape \(2,\)"),
+    (lambda: ffn(X, W_up, b_up, W_down, b_down, activation="tanh"), "activation should be one of 'relu', 'gelu'.*got 'tanh'"),
+    (lambda: swiglu(X, W_up, W_up[:, :3], W_down), r"W_up should have 4 columns like W_gate"),
+    (lambda: swiglu(X, W_up, W_up, W_down.T), r"W_down should have 4 rows"),
+    (lambda: ffn(X, W_up[0], b_up, W_down, b_down), r"W_up should be a matrix \(2 axes\), got shape \(4,\)"),
+    (lambda: ffn(3.0, W_up, b_up, W_down, b_down), r"x should have shape \(..., d_model\), got a single number"),
+    (lambda: swiglu(3.0, W_up, W_up, W_down), r"x should have shape \(..., d_model\), got a single number"),
+    (lambda: swiglu(X, W_up.T, W_up, W_down), r"W_gate should have 2 rows to match x's last axis \(2 numbers per token\)"),
+    (lambda: swiglu(X, W_up, W_up.T, W_down), r"W_up should have 2 rows to match x's last axis"),
+    (lambda: hidden_units(X, W_up, np.ones(5)), r"b_up should have shape \(4,\) to match W_up's 4 columns"),
+    (lambda: ffn(X, W_up, b_up, W_down, np.ones(3)), r"b_down should have shape \(2,\) to match W_down's 2 columns"),
+    (lambda: swiglu(X, W_up, W_up, W_down.T), r"W_down should have 4 rows to match the hidden width 4 of W_gate and W_up"),
+    (lambda: collapse(W_up[0], b_up, W_down, b_down), r"W_up should be a matrix \(2 axes\), got shape \(4,\)"),
     (lambda: gelu_tanh("x"), "x should be an array of numbers"),
     (lambda: sigmoid("x"), "x should be an array of numbers"),
     (lambda: silu("x"), "x should be an array of numbers"),
@@ -149,8 +149,8 @@ def test_a_single_token_of_shape_d_gives_shape_d_out():
 def test_worked_example_numbers():
     e = worked_example()
     assert e.tokens == ("cat", "dog", "car")
-    assert [a.tolist() for a in (e.X, e.W1, e.b1, e.W2, e.b2)] == [a.tolist() for a in (X, W1, b1, W2, b2)]
-    hidden = hidden_units(e.X, e.W1, e.b1)
+    assert [a.tolist() for a in (e.X, e.W_up, e.b_up, e.W_down, e.b_down)] == [a.tolist() for a in (X, W_up, b_up, W_down, b_down)]
+    hidden = hidden_units(e.X, e.W_up, e.b_up)
     assert hidden[0].tolist() == [2, -2, 1, 0] and int((hidden[0] > 0).sum()) == 2
     e.X[0, 0] = 99                                                 # fresh arrays every call
     assert worked_example().X[0, 0] == 2
@@ -158,7 +158,7 @@ def test_worked_example_numbers():
 
 def test_collapse_matches_the_ffn_without_activation():
     e = worked_example()
-    W, b = collapse(e.W1, e.b1, e.W2, e.b2)
+    W, b = collapse(e.W_up, e.b_up, e.W_down, e.b_down)
     assert W.tolist() == [[1.5, -0.5], [1.5, 0.5]] and b.tolist() == [-2.0, 0.0]
     r = np.random.default_rng(4)
     W1_, b1_, W2_, b2_ = r.normal(size=(5, 20)), r.normal(size=20), r.normal(size=(20, 3)), r.normal(size=3)
@@ -167,11 +167,11 @@ def test_collapse_matches_the_ffn_without_activation():
         W, b = collapse(W1_, first, W2_, second)
         assert W.shape == (5, 3) and b.shape == (3,)
         assert np.max(np.abs(ffn(x, W1_, first, W2_, second, activation=None) - (x @ W + b))) < 1e-12
-    with pytest.raises(ValueError, match="W2 should have 20 rows to match W1's 20 columns"):
+    with pytest.raises(ValueError, match="W_down should have 20 rows to match W_up's 20 columns"):
         collapse(W1_, b1_, np.ones((3, 3)), None)
-    with pytest.raises(ValueError, match=r"b1 should have shape \(20,\)"):
+    with pytest.raises(ValueError, match=r"b_up should have shape \(20,\)"):
         collapse(W1_, np.ones(5), W2_, None)
-    with pytest.raises(ValueError, match=r"b2 should have shape \(3,\)"):
+    with pytest.raises(ValueError, match=r"b_down should have shape \(3,\)"):
         collapse(W1_, None, W2_, np.ones(5))
 
 
@@ -179,5 +179,5 @@ def test_smooth_activations_take_lists():
     values = [-2.0, -0.5, 0.0, 1.5]
     for function in (gelu_tanh, sigmoid, silu):
         assert np.array_equal(function(values), function(np.array(values))), function.__name__
-    W, b = collapse(W1.tolist(), b1, W2, b2)
-    assert np.array_equal(W, W1 @ W2)
+    W, b = collapse(W_up.tolist(), b_up, W_down, b_down)
+    assert np.array_equal(W, W_up @ W_down)

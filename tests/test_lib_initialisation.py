@@ -29,11 +29,11 @@ def test_output_std_of_each_rule():
 def test_rules_draw_the_same_numbers_and_scale_only_wo_and_w2():
     blocks = {rule: list(initial_blocks(2, 8, 32, 2, rule=rule, seed=5)) for rule in RULES}
     for a, b in zip(blocks["all"], blocks["gpt2"]):
-        for name in ("Wq", "Wk", "Wv", "W1"):
+        for name in ("Wq", "Wk", "Wv", "W_up"):
             assert np.array_equal(getattr(a, name), getattr(b, name))
-        assert np.allclose(b.Wo, a.Wo / math.sqrt(4)) and np.allclose(b.W2, a.W2 / math.sqrt(4))
-    assert all(not z.Wo.any() and not z.W2.any() for z in blocks["zero"])
-    assert np.std(blocks["all"][0].W1) == pytest.approx(0.02, rel=0.1)
+        assert np.allclose(b.Wo, a.Wo / math.sqrt(4)) and np.allclose(b.W_down, a.W_down / math.sqrt(4))
+    assert all(not z.Wo.any() and not z.W_down.any() for z in blocks["zero"])
+    assert np.std(blocks["all"][0].W_up) == pytest.approx(0.02, rel=0.1)
 
 
 def test_start_of_training_orders_the_rules_and_zero_is_the_identity():
@@ -47,7 +47,7 @@ def test_start_of_training_orders_the_rules_and_zero_is_the_identity():
 
 
 def _drawn_by_hand(layers, d, f, seed):
-    """Per block, Wq, Wk, Wv, Wo, W1, W2 as the docstring says they are drawn."""
+    """Per block, Wq, Wk, Wv, Wo, W_up, W_down as the docstring says they are drawn."""
     blocks = []
     for i in range(layers):
         rng = np.random.default_rng(seed + i)
@@ -65,9 +65,9 @@ def test_initial_blocks_follow_the_documented_draw_order_exactly(rule):
     for w, (q, k, v, o, w1, w2) in zip(got, _drawn_by_hand(layers, d, f, 7)):
         assert w.heads == 2
         for name, expected in [("Wq", q * std), ("Wk", k * std), ("Wv", v * std), ("Wo", o * out),
-                               ("W1", w1 * std), ("W2", w2 * out)]:
+                               ("W_up", w1 * std), ("W_down", w2 * out)]:
             assert np.array_equal(getattr(w, name), expected), name
-        assert w.W_gate is None and w.b1 is None and w.attention_norm is None
+        assert w.W_gate is None and w.b_up is None and w.attention_norm_gain is None
 
 
 def test_initial_blocks_defaults_are_one_head_gpt2_scaling_and_seed_zero():
@@ -76,7 +76,7 @@ def test_initial_blocks_defaults_are_one_head_gpt2_scaling_and_seed_zero():
     assert w.heads == 1
     assert np.array_equal(w.Wq, q * 0.02)
     out = 0.02 / math.sqrt(2)
-    assert np.array_equal(w.Wo, o * out) and np.array_equal(w.W2, w2 * out)
+    assert np.array_equal(w.Wo, o * out) and np.array_equal(w.W_down, w2 * out)
 
 
 @pytest.mark.parametrize("layers", [0, 2.0, "2"])
@@ -123,7 +123,7 @@ def test_start_of_training_defaults_are_gpt2_small_one_stream_of_sixteen_tokens(
             yield [np.ones((d, d))] * 4 + [np.ones((d, f)), np.ones((f, d))]
 
     def identity(x, w, **options):
-        seen.append((x.copy(), w.heads, w.Wq[0, 0], w.W1.shape, w.Wo[0, 0], options))
+        seen.append((x.copy(), w.heads, w.Wq[0, 0], w.W_up.shape, w.Wo[0, 0], options))
         return x
 
     monkeypatch.setattr(initialisation, "_drawn", ones)

@@ -226,19 +226,24 @@ def test_config_is_a_model_config():
 def test_files_are_read_once_and_their_arrays_cannot_be_changed():
     assert model.info() is model.info() and model.weights() is model.weights() and model.heldout() is model.heldout()
     w, h = model.weights(), model.heldout()
-    for array in (w.embedding, w.final_norm, w.blocks[0].Wq, w.blocks[3].W_gate, h.ids, h.logits, h.bigram):
+    for array in (w.embedding, w.final_norm_gain, w.blocks[0].Wq, w.blocks[3].W_gate, h.ids, h.logits, h.bigram):
         with pytest.raises(ValueError, match="read-only"):
             array[0] = 0
     assert w.embedding.dtype == np.float32 and h.ids.dtype == np.int64 and h.bigram.dtype == np.int64
 
 
-def test_weights_fill_every_block_field_from_the_file():
+def test_weights_fill_every_block_field_from_the_file_under_its_own_name():
+    """The file's key of block i's array is "<i>.<field>", the BlockWeights field it fills."""
     with np.load(model.FOLDER / "weights.npz") as data:
+        files = set(data.files)
         for i, block in enumerate(model.weights().blocks):
-            for name, field in model.FILE_NAMES.items():
-                assert np.array_equal(getattr(block, field), data[f"{i}.{name}"]), (i, name)
+            fields = {"Wq", "Wk", "Wv", "Wo", "W_gate", "W_up", "W_down", "attention_norm_gain", "ffn_norm_gain"}
+            assert {name for name in files if name.startswith(f"{i}.")} == {f"{i}.{field}" for field in fields}
+            for field in fields:
+                assert np.array_equal(getattr(block, field), data[f"{i}.{field}"]), (i, field)
             assert block.heads == 4 and block.gated
-        assert np.array_equal(model.weights().final_norm, data["final_norm"])
+        assert files == {"embedding", "final_norm_gain"} | {f"{i}.{f}" for i in range(4) for f in fields}
+        assert np.array_equal(model.weights().final_norm_gain, data["final_norm_gain"])
 
 
 def test_decode_and_vocab():
@@ -293,7 +298,7 @@ def test_skip_leaves_the_stream_and_traces_it(ids):
     gate = model.weights().blocks[0].W_gate
     from lib.ffn import silu
     from lib.norm import rms_norm
-    read = rms_norm(t.streams[0] + t.attention_adds[0], model.weights().blocks[0].ffn_norm)
+    read = rms_norm(t.streams[0] + t.attention_adds[0], model.weights().blocks[0].ffn_norm_gain)
     assert np.allclose(t.gates[0], silu(read @ gate))
 
 

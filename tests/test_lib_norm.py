@@ -14,8 +14,8 @@ rng = np.random.default_rng(7)
 @pytest.mark.parametrize("shape", [(6,), (5, 8), (2, 5, 8)])
 @pytest.mark.parametrize("eps", [1e-5, 0.0, 0.1])
 def test_layer_norm_matches_torch(shape, eps):
-    x, gamma, beta = rng.normal(1, 3, shape), rng.normal(size=shape[-1]), rng.normal(size=shape[-1])
-    for g, b in [(None, None), (gamma, beta), (gamma, None)]:
+    x, gain, bias = rng.normal(1, 3, shape), rng.normal(size=shape[-1]), rng.normal(size=shape[-1])
+    for g, b in [(None, None), (gain, bias), (gain, None)]:
         expected = F.layer_norm(torch.tensor(x), (shape[-1],), None if g is None else torch.tensor(g),
                                 None if b is None else torch.tensor(b), eps).numpy()
         assert np.allclose(layer_norm(x, g, b, eps), expected, atol=1e-6, rtol=0)
@@ -50,8 +50,8 @@ def test_each_token_is_normalised_on_its_own():
 
 
 @pytest.mark.parametrize("call, expected", [
-    (lambda: layer_norm(np.ones((3, 4)), gamma=np.ones(3)), r"gamma should have shape \(4,\).*got shape \(3,\)"),
-    (lambda: layer_norm(np.ones((3, 4)), beta=np.ones((3, 4))), r"beta should have shape \(4,\)"),
+    (lambda: layer_norm(np.ones((3, 4)), gain=np.ones(3)), r"gain should have shape \(4,\).*got shape \(3,\)"),
+    (lambda: layer_norm(np.ones((3, 4)), bias=np.ones((3, 4))), r"bias should have shape \(4,\)"),
     (lambda: rms_norm(np.ones((3, 4)), gain=np.ones(1)), r"gain should have shape \(4,\).*got shape \(1,\)"),
     (lambda: rms_norm(np.ones(4), eps=-1e-5), "eps should be a number of at least 0"),
     (lambda: layer_norm(np.ones(4), eps=-1e-5), "eps should be a number of at least 0"),

@@ -1,14 +1,15 @@
-"""lib.params: the curriculum's counts, memory figures and the real-model table."""
+"""lib.params: the curriculum's counts and memory figures, checked on the course's examples and on
+the published models the calculator offers (``labs.decoder.models``)."""
 
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from lib.params import (COURSE_EXAMPLE, DETAILS, REAL_MODELS, TRAINED_MODEL, ModelConfig, Preset, RealModel,
-                        beyond_plain, block_parameters, count_parameters, doubled, equal_count_gated_width,
-                        ffn_parameters, gap_steps, gated_width, mebibytes, presets, simple_version, trained_preset,
-                        trained_stored)
+from labs.decoder.models import REAL_MODELS, RealModel
+from lib.params import (DETAILS, ModelConfig, beyond_plain, block_parameters, count_parameters, doubled,
+                        equal_count_gated_width, ffn_parameters, gap_steps, gated_width, mebibytes,
+                        simple_version)
 
 SMALL = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12)
 MIXTURE = replace(SMALL, experts=8, top_k=2)
@@ -93,33 +94,6 @@ def test_layer_norm_biases_tied_and_positions_each_change_the_count():
 def test_bad_configurations_are_rejected(changes, expected):
     with pytest.raises(ValueError, match=expected):
         replace(SMALL, **changes)
-
-
-# ---------------------------------------------------------------- the calculator's models
-
-def test_presets_are_the_course_example_the_real_models_and_the_trained_model():
-    table = presets()
-    assert list(table)[0] == COURSE_EXAMPLE and set(REAL_MODELS) <= set(table)
-    assert all(isinstance(preset, Preset) for preset in table.values())
-    example = table[COURSE_EXAMPLE]
-    assert count_parameters(example.config).total == 109_529_856 and example.published is None
-    for name, real in REAL_MODELS.items():
-        assert table[name] == Preset(real.config, real.published, real.published_active, real.note)
-    assert (TRAINED_MODEL in table) == (trained_preset() is not None)
-
-
-def test_the_trained_model_preset_is_counted_exactly_by_its_weights_file():
-    from lib import model
-
-    config = trained_preset()
-    if not (model.FOLDER / "weights.npz").exists():
-        assert config is None and trained_stored() is None
-        return
-    assert config == model.config() and config.gated and config.tied
-    with np.load(model.FOLDER / "weights.npz") as stored:
-        numbers = sum(stored[name].size for name in stored.files)
-    assert trained_stored() == numbers == count_parameters(config).total
-    assert presets()[TRAINED_MODEL].published == numbers
 
 
 def test_gap_steps_of_gpt2_add_up_to_its_full_count():
@@ -357,7 +331,7 @@ def test_counts_are_whole_numbers_with_grouped_query_attention():
 def test_experts_of_a_gated_ffn_with_biases_count_the_gate_bias():
     config = ModelConfig(d_model=8, layers=3, d_ff=32, vocab=10, gated=True, biases=True, experts=4, top_k=2,
                          expert_d_ff=6, dense_layers=1)
-    one_expert = 3 * 8 * 6 + 2 * 6 + 8                      # W_gate, W1, W2 and the biases of each
+    one_expert = 3 * 8 * 6 + 2 * 6 + 8                      # W_gate, W_up, W_down and the biases of each
     dense = 3 * 8 * 32 + 2 * 32 + 8
     assert block_parameters(config).ffn == 4 * one_expert
     assert count_parameters(config).ffn == dense + 2 * 4 * one_expert
@@ -369,27 +343,3 @@ def test_real_models_carry_their_published_heads_and_context():
                  "SmolLM2-360M": (15, 5, 8192), "DeepSeek-V3": (128, None, 131072)}
     assert {name: (m.config.heads, m.config.kv_heads, m.config.context) for name, m in REAL_MODELS.items()} \
         == published
-
-
-def test_the_course_example_preset_is_768_wide_with_twelve_heads():
-    example = presets()[COURSE_EXAMPLE]
-    assert example.config == SMALL and example.config.heads == 12
-    assert example.published is None and example.published_active is None
-    assert example.note == "the course's own example: RMSNorm, plain FFN, tied embedding"
-
-
-def test_the_trained_model_preset_names_what_its_size_is(monkeypatch):
-    trained = presets()[TRAINED_MODEL]
-    assert trained.published == trained_stored() and trained.published_active is None
-    assert "weights file" in trained.note
-    import lib.params
-
-    monkeypatch.setattr(lib.params, "trained_preset", lambda: None)
-    assert TRAINED_MODEL not in presets()
-
-
-def test_a_trained_model_whose_configuration_is_not_a_model_config_gives_no_preset(monkeypatch):
-    from lib import model
-
-    monkeypatch.setattr(model, "config", lambda: {"d_model": 4})
-    assert trained_preset() is None

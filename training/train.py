@@ -51,29 +51,35 @@ def rope(x, base):
     return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
 
 
+# The modules are named as lib.block.BlockWeights names their weights (Wq, ..., W_up, W_down), and
+# each norm's weight is its gain: the weights file's key for a block's array is "<i>.<field>".
+MATRICES = ("Wq", "Wk", "Wv", "Wo", "W_gate", "W_up", "W_down")
+NORMS = ("attention_norm", "ffn_norm")
+
+
 class Block(nn.Module):
     def __init__(self, c):
         super().__init__()
         d, f = c["d_model"], c["d_ff"]
         self.heads, self.base = c["heads"], c["rope_base"]
         self.attention_norm = nn.RMSNorm(d, eps=c["eps"])
-        self.wq, self.wk, self.wv, self.wo = (nn.Linear(d, d, bias=False) for _ in range(4))
+        self.Wq, self.Wk, self.Wv, self.Wo = (nn.Linear(d, d, bias=False) for _ in range(4))
         self.ffn_norm = nn.RMSNorm(d, eps=c["eps"])
-        self.w_gate, self.w_up = nn.Linear(d, f, bias=False), nn.Linear(d, f, bias=False)
-        self.w_down = nn.Linear(f, d, bias=False)
+        self.W_gate, self.W_up = nn.Linear(d, f, bias=False), nn.Linear(d, f, bias=False)
+        self.W_down = nn.Linear(f, d, bias=False)
 
     def attention(self, x):
         b, t, d = x.shape
         q, k, v = (w(x).view(b, t, self.heads, d // self.heads).transpose(1, 2)
-                   for w in (self.wq, self.wk, self.wv))
+                   for w in (self.Wq, self.Wk, self.Wv))
         q, k = rope(q, self.base), rope(k, self.base)
         out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        return self.wo(out.transpose(1, 2).reshape(b, t, d))
+        return self.Wo(out.transpose(1, 2).reshape(b, t, d))
 
     def forward(self, x):
         x = x + self.attention(self.attention_norm(x))
         h = self.ffn_norm(x)
-        return x + self.w_down(F.silu(self.w_gate(h)) * self.w_up(h))
+        return x + self.W_down(F.silu(self.W_gate(h)) * self.W_up(h))
 
 
 class Decoder(nn.Module):
@@ -93,19 +99,30 @@ class Decoder(nn.Module):
 def initialise(model, std, layers):
     for name, p in model.named_parameters():
         if p.ndim == 2:
-            scale = std / math.sqrt(2 * layers) if name.endswith(("wo.weight", "w_down.weight")) else std
+            scale = std / math.sqrt(2 * layers) if name.endswith(("Wo.weight", "W_down.weight")) else std
             nn.init.normal_(p, 0.0, scale)
 
 
+def state_names(model):
+    """The weights file's key of every parameter, with its PyTorch name: "embedding" for
+    "embedding.weight", "final_norm_gain" for "final_norm.weight", "0.W_up" for
+    "blocks.0.W_up.weight", "0.attention_norm_gain" for "blocks.0.attention_norm.weight"."""
+    names = {"embedding": "embedding.weight", "final_norm_gain": "final_norm.weight"}
+    for i in range(len(model.blocks)):
+        names.update({f"{i}.{n}_gain": f"blocks.{i}.{n}.weight" for n in NORMS})
+        names.update({f"{i}.{m}": f"blocks.{i}.{m}.weight" for m in MATRICES})
+    return names
+
+
 def numpy_weights(model):
-    """The weights as float32 arrays in the course's orientation: x @ W (PyTorch stores W.T)."""
-    out = {"embedding": model.embedding.weight, "final_norm": model.final_norm.weight}
-    for i, blk in enumerate(model.blocks):
-        out[f"{i}.attention_norm"] = blk.attention_norm.weight
-        out[f"{i}.ffn_norm"] = blk.ffn_norm.weight
-        for name in ("wq", "wk", "wv", "wo", "w_gate", "w_up", "w_down"):
-            out[f"{i}.{name}"] = getattr(blk, name).weight.T
-    return {k: v.detach().numpy().astype(np.float32) for k, v in out.items()}
+    """The weights as float32 arrays by the weights file's keys (``state_names``), in the
+    course's orientation: x @ W (PyTorch stores W.T)."""
+    state = model.state_dict()
+    out = {}
+    for key, name in state_names(model).items():
+        value = state[name].detach()
+        out[key] = (value.T if key.split(".")[-1] in MATRICES else value).numpy().astype(np.float32)
+    return out
 
 
 def model_from_numpy_weights(config, arrays, dtype=torch.float64):
@@ -113,11 +130,9 @@ def model_from_numpy_weights(config, arrays, dtype=torch.float64):
     lib/trained/weights.npz), in the given PyTorch number type, ready to evaluate."""
     model = Decoder(config)
     state = {}
-    for key, value in arrays.items():
-        name = key.split(".")[-1]
-        prefix = "" if "." not in key else f"blocks.{key.split('.')[0]}."
-        matrix = name in ("wq", "wk", "wv", "wo", "w_gate", "w_up", "w_down")
-        state[f"{prefix}{name}.weight"] = np.ascontiguousarray(value.T if matrix else value)
+    for key, name in state_names(model).items():
+        value = np.asarray(arrays[key])
+        state[name] = np.ascontiguousarray(value.T if key.split(".")[-1] in MATRICES else value)
     model.load_state_dict({k: torch.tensor(v, dtype=dtype) for k, v in state.items()})
     return model.to(dtype).eval()
 

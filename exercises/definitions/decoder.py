@@ -142,9 +142,9 @@ def hand_attention(h):
 
 
 def worked_ffn(h):
-    """Notebook 02's worked FFN (W1, b1, ReLU, W2, b2) on every token of h (..., 2)."""
+    """Notebook 02's worked FFN (W_up, b_up, ReLU, W_down, b_down) on every token of h (..., 2)."""
     e = _worked_example()
-    return _ffn(h, e.W1, e.b1, e.W2, e.b2, activation="relu")
+    return _ffn(h, e.W_up, e.b_up, e.W_down, e.b_down, activation="relu")
 
 
 def _random_attention(seed: int, d: int, heads: int = 1):
@@ -154,8 +154,8 @@ def _random_attention(seed: int, d: int, heads: int = 1):
 
 def _random_ffn(seed: int, d: int):
     g = np.random.default_rng(seed)
-    W1, W2 = g.normal(0.0, d ** -0.5, (d, 4 * d)), g.normal(0.0, (4 * d) ** -0.5, (4 * d, d))
-    return lambda h: _ffn(h, W1, None, W2, None, activation="gelu")
+    W_up, W_down = g.normal(0.0, d ** -0.5, (d, 4 * d)), g.normal(0.0, (4 * d) ** -0.5, (4 * d, d))
+    return lambda h: _ffn(h, W_up, None, W_down, None, activation="gelu")
 
 
 def _rms(h):
@@ -502,7 +502,7 @@ MODEL_PARAMETERS = Exercise(
         Mistake("three attention matrices", {1: "3 * d * d + 2 * d * d_ff + 2 * d"},
                 "Attention has four d x d matrices: queries, keys, values and the output Wo."),
         Mistake("one FFN matrix", {1: "4 * d * d + d * d_ff + 2 * d"},
-                "The FFN has two matrices, W1 (d x d_ff) and W2 (d_ff x d)."),
+                "The FFN has two matrices, W_up (d x d_ff) and W_down (d_ff x d)."),
     ],
     atol=0.5,
     rtol=0.0,

@@ -18,7 +18,7 @@ NOTEBOOK = "02_feed_forward"
 
 def _example_args():
     e = worked_example()
-    return (e.X, e.W1, e.b1, e.W2, e.b2)
+    return (e.X, e.W_up, e.b_up, e.W_down, e.b_down)
 
 
 def _random_ffn_args(rng, lead=None, d=None, d_ff=None):
@@ -31,19 +31,19 @@ def _random_ffn_args(rng, lead=None, d=None, d_ff=None):
 
 # ---------------------------------------------------------------- the FFN sublayer with its residual
 
-def _sublayer_reference(x, W1, b1, W2, b2):
-    return x + _ffn(x, W1, b1, W2, b2, activation="relu")
+def _sublayer_reference(x, W_up, b_up, W_down, b_down):
+    return x + _ffn(x, W_up, b_up, W_down, b_down, activation="relu")
 
 
 SUBLAYER_CONTRACT = Contract(
     args={"x": "tokens, shape (..., d_model)",
-          "W1": "the widening matrix, shape (d_model, d_ff)", "b1": "its bias, shape (d_ff,)",
-          "W2": "the narrowing matrix, shape (d_ff, d_model)", "b2": "its bias, shape (d_model,)"},
+          "W_up": "the widening matrix, shape (d_model, d_ff)", "b_up": "its bias, shape (d_ff,)",
+          "W_down": "the narrowing matrix, shape (d_ff, d_model)", "b_down": "its bias, shape (d_model,)"},
     returns="x plus the FFN's output, shape (..., d_model)",
     ndims=(2, 3),
     dtypes=("float64", "float32"),
     edges={"one token": "a single token",
-           "b2": "an output bias that is not zero",
+           "b_down": "an output bias that is not zero",
            "all off": "every hidden unit switched off (negative before ReLU)",
            "one unit": "a hidden layer of a single unit",
            "d_ff = d_model": "a hidden layer as wide as the tokens",
@@ -56,10 +56,10 @@ def _sublayer_fixed() -> list[Case]:
     e = worked_example()
     return [
         Case(_example_args(), "the example", visible=True),
-        Case((e.X[:1].copy(), e.W1, e.b1, e.W2, e.b2), "cat alone, one token", covers=("one token",)),
-        Case(_random_ffn_args(fixed, (4,), 3, 12), "an output bias b2 that is not zero", covers=("b2",)),
+        Case((e.X[:1].copy(), e.W_up, e.b_up, e.W_down, e.b_down), "cat alone, one token", covers=("one token",)),
+        Case(_random_ffn_args(fixed, (4,), 3, 12), "an output bias b_down that is not zero", covers=("b_down",)),
         Case(_random_ffn_args(fixed, (2, 3), 4, 16), "a batch of 2 texts of 3 tokens", covers=("batch",)),
-        Case((-np.abs(fixed.normal(0.0, 1.0, (3, 2))) - 0.5, np.abs(e.W1), -np.ones(4), e.W2,
+        Case((-np.abs(fixed.normal(0.0, 1.0, (3, 2))) - 0.5, np.abs(e.W_up), -np.ones(4), e.W_down,
               np.array([0.25, -0.75])), "every hidden unit off", covers=("all off",)),
         Case((np.array([[0.5, 1.5, -0.25]]), np.array([[1.0], [0.5], [2.0]]), np.array([0.25]),
               np.array([[0.5, -1.0, 2.0]]), np.array([0.1, 0.2, -0.3])),
@@ -83,12 +83,12 @@ SUBLAYER = Exercise(
     notebook=NOTEBOOK,
     title="The FFN sublayer with its residual",
     name="ffn_sublayer",
-    template='''def ffn_sublayer(x, W1, b1, W2, b2):
+    template='''def ffn_sublayer(x, W_up, b_up, W_down, b_down):
     """A ReLU feed-forward network on every token of x, added back to x (the residual)."""
     hidden = ____     # widen and switch: shape (..., d_ff)
     return ____       # narrow back, then add the input
 ''',
-    solution=["np.maximum(0, x @ W1 + b1)", "x + hidden @ W2 + b2"],
+    solution=["np.maximum(0, x @ W_up + b_up)", "x + hidden @ W_down + b_down"],
     reference=_sublayer_reference,
     contract=SUBLAYER_CONTRACT,
     fixed=_sublayer_fixed,
@@ -100,30 +100,30 @@ SUBLAYER = Exercise(
         "The second line narrows the hidden layer back to d_model numbers per token with the "
         "second matrix and its bias. The FFN's result is a change; the sublayer returns the "
         "input plus that change.",
-        "The bias b1 belongs inside the activation (it moves the point where a unit switches on); "
-        "b2 is added after the second matrix.",
+        "The bias b_up belongs inside the activation (it moves the point where a unit switches on); "
+        "b_down is added after the second matrix.",
     ],
     mistakes=[
-        Mistake("no residual", {1: "hidden @ W2 + b2"},
+        Mistake("no residual", {1: "hidden @ W_down + b_down"},
                 "You returned the FFN's output alone. A sublayer adds its result to the stream: "
                 "return `x` plus the narrowed hidden layer (the residual)."),
-        Mistake("no activation", {0: "x @ W1 + b1"},
+        Mistake("no activation", {0: "x @ W_up + b_up"},
                 "Your hidden layer keeps its negative numbers. Without the ReLU the two matrices "
                 "collapse into one; set every negative hidden number to 0."),
-        Mistake("bias after ReLU", {0: "np.maximum(0, x @ W1) + b1"},
-                "b1 was added after the ReLU. The bias belongs inside: it decides where each unit "
+        Mistake("bias after ReLU", {0: "np.maximum(0, x @ W_up) + b_up"},
+                "b_up was added after the ReLU. The bias belongs inside: it decides where each unit "
                 "switches on."),
-        Mistake("no hidden bias", {0: "np.maximum(0, x @ W1)"},
-                "The hidden bias b1 is missing: add it to `x @ W1` before the ReLU."),
-        Mistake("no output bias", {1: "x + hidden @ W2"},
-                "The output bias b2 is missing: the example's b2 is zero, so it looked right there."),
-        Mistake("ReLU at the end", {1: "x + np.maximum(0, hidden @ W2 + b2)"},
+        Mistake("no hidden bias", {0: "np.maximum(0, x @ W_up)"},
+                "The hidden bias b_up is missing: add it to `x @ W_up` before the ReLU."),
+        Mistake("no output bias", {1: "x + hidden @ W_down"},
+                "The output bias b_down is missing: the example's b_down is zero, so it looked right there."),
+        Mistake("ReLU at the end", {1: "x + np.maximum(0, hidden @ W_down + b_down)"},
                 "The ReLU belongs to the hidden layer, between the two matrices, not to the output."),
-        Mistake("Python max", {0: "max(0, x @ W1 + b1)"},
+        Mistake("Python max", {0: "max(0, x @ W_up + b_up)"},
                 "Your code works only when the hidden layer holds a single number: Python's `max` "
                 "compares whole arrays and cannot decide between them. Use NumPy's "
                 "element-by-element maximum of 0 and the hidden numbers."),
-        Mistake("not narrowed", {1: "x + hidden + b2"},
+        Mistake("not narrowed", {1: "x + hidden + b_down"},
                 "Your code works only when d_ff equals d_model: the hidden layer has d_ff numbers "
                 "per token and x has d_model, so it must be narrowed back by the second matrix "
                 "before it is added to x."),

@@ -453,9 +453,9 @@ def _block_reference(x, w):
 def _small_block(rng, d, heads, d_ff):
     from lib.block import BlockWeights
     square = [rng.normal(0.0, d ** -0.5, (d, d)) for _ in range(4)]
-    return BlockWeights(*square, W1=rng.normal(0.0, d ** -0.5, (d, d_ff)), W2=rng.normal(0.0, d_ff ** -0.5, (d_ff, d)),
-                        W_gate=rng.normal(0.0, d ** -0.5, (d, d_ff)), attention_norm=rng.uniform(0.5, 1.5, d),
-                        ffn_norm=rng.uniform(0.5, 1.5, d), heads=heads)
+    return BlockWeights(*square, W_up=rng.normal(0.0, d ** -0.5, (d, d_ff)), W_down=rng.normal(0.0, d_ff ** -0.5, (d_ff, d)),
+                        W_gate=rng.normal(0.0, d ** -0.5, (d, d_ff)), attention_norm_gain=rng.uniform(0.5, 1.5, d),
+                        ffn_norm_gain=rng.uniform(0.5, 1.5, d), heads=heads)
 
 
 def _in_float64(w):
@@ -475,8 +475,8 @@ def example_block():
 
 CAPSTONE_CONTRACT = Contract(
     args={"x": "a text, shape (n, d): n >= 1 tokens of d numbers, d = heads * size with size even",
-          "w": "one block's weights (lib.block.BlockWeights, float64): the gains attention_norm and "
-               "ffn_norm (d,), Wq, Wk, Wv, Wo (d, d), W_gate and W1 (d, d_ff), W2 (d_ff, d), heads"},
+          "w": "one block's weights (lib.block.BlockWeights, float64): the gains attention_norm_gain and "
+               "ffn_norm_gain (d,), Wq, Wk, Wv, Wo (d, d), W_gate and W_up (d, d_ff), W_down (d_ff, d), heads"},
     returns="the stream after the block, shape (n, d)",
     ndims=(2,),
     dtypes=("float64",),
@@ -526,9 +526,9 @@ CAPSTONE = Exercise(
     name="trained_block",
     template='''def trained_block(x, w):
     """One block of the trained model on a text x (n tokens of d numbers), built from the parts
-    rms_norm, rope_one, causal_weights and swiglu. w holds the block's weights: the gains
-    w.attention_norm and w.ffn_norm (d,), w.Wq, w.Wk, w.Wv, w.Wo (d, d), w.W_gate and w.W1
-    (d, d_ff; W1 is the up projection), w.W2 (d_ff, d) and the number of heads, w.heads."""
+    rms_norm, rope_one, causal_weights and swiglu. w holds the block's weights: the norms' gains
+    w.attention_norm_gain and w.ffn_norm_gain (d,), w.Wq, w.Wk, w.Wv, w.Wo (d, d), w.W_gate and
+    w.W_up (d, d_ff), w.W_down (d_ff, d) and the number of heads, w.heads."""
     n, d = x.shape
     size = d // w.heads                                   # numbers per head
     # the attention half
@@ -545,11 +545,11 @@ CAPSTONE = Exercise(
     # the FFN half
     return ____
 ''',
-    solution=["rms_norm(x, w.attention_norm)",
+    solution=["rms_norm(x, w.attention_norm_gain)",
               "np.array([rope_one(k[t, cols], t) for t in range(n)])",
               "qj @ kj.T / np.sqrt(size)",
               "causal_weights(scores) @ v[:, cols]",
-              "x + swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)"],
+              "x + swiglu(rms_norm(x, w.ffn_norm_gain), w.W_gate, w.W_up, w.W_down)"],
     reference=_block_reference,
     contract=CAPSTONE_CONTRACT,
     fixed=_capstone_fixed,
@@ -557,7 +557,7 @@ CAPSTONE = Exercise(
     context=CAPSTONE_CONTEXT,
     hints=[
         "Pre-norm: each half reads a normalised copy of the stream, with its own gain "
-        "(attention_norm for the attention half, ffn_norm for the FFN half), and adds its result "
+        "(attention_norm_gain for the attention half, ffn_norm_gain for the FFN half), and adds its result "
         "to the plain stream.",
         "Keys are turned exactly like queries: token t by position t. A score compares a query "
         "with a key (a dot product of two rows), and attention divides it by the square root of "
@@ -580,12 +580,12 @@ CAPSTONE = Exercise(
                 "Your score grid has keys as rows and queries as columns, so the causal mask hides "
                 "the wrong triangle. Put query t in row t: queries times the transposed keys."),
         Mistake("attention's gain for the FFN",
-                {4: "x + swiglu(rms_norm(x, w.attention_norm), w.W_gate, w.W1, w.W2)"},
+                {4: "x + swiglu(rms_norm(x, w.attention_norm_gain), w.W_gate, w.W_up, w.W_down)"},
                 "The FFN half read its copy through attention's gain. Each half has its own: "
-                "w.ffn_norm for the FFN."),
-        Mistake("FFN not added", {4: "swiglu(rms_norm(x, w.ffn_norm), w.W_gate, w.W1, w.W2)"},
+                "w.ffn_norm_gain for the FFN."),
+        Mistake("FFN not added", {4: "swiglu(rms_norm(x, w.ffn_norm_gain), w.W_gate, w.W_up, w.W_down)"},
                 "The FFN's result replaced the stream. Add it to x, as attention's was."),
-        Mistake("FFN reads the raw stream", {4: "x + swiglu(x, w.W_gate, w.W1, w.W2)"},
+        Mistake("FFN reads the raw stream", {4: "x + swiglu(x, w.W_gate, w.W_up, w.W_down)"},
                 "The FFN read the raw stream. Like attention, it reads a normalised copy."),
         Mistake("attention reads the raw stream", {0: "x"},
                 "Attention read the raw stream: its queries, keys and values must come from the "

@@ -4,6 +4,7 @@
 - ``layer_flow``: a sentence through a stack of random blocks with any part removed, and the
   shape of every tensor in a block;
 - ``calculator``: a model's parameters by part, its memory, and real models' published sizes;
+  ``models`` holds the models it offers (the course's example, published models, the trained one);
 - ``near_identity``: blocks whose weights start small pass their input almost unchanged (a model
   the notebook plots, without a view).
 

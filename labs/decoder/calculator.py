@@ -3,7 +3,8 @@ the effect of doubling the depth or the width, and real models' published sizes 
 count, step by step from the course's simple count.
 
 Model: ``calculator_model`` (``lib.params``, or the learner's ``model_parameters`` for plain
-models). View: ``CalculatorLab``. Root widget: ``calculator_lab()``.
+models), over the models of ``models`` (the calculator's data). View: ``CalculatorLab``. Root
+widget: ``calculator_lab()``.
 """
 
 from __future__ import annotations
@@ -11,14 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from exercises.core.own import NotUsedHere, Use
-from lib.params import (COURSE_EXAMPLE, TRAINED_MODEL, ModelConfig, beyond_plain, count_parameters, doubled,
-                        gap_steps, mebibytes, presets)
+from lib.params import ModelConfig, beyond_plain, count_parameters, doubled, gap_steps, mebibytes
 from presentation.html import plain
 from presentation.numbers import count, fixed, percentage, plural, size
 from presentation.tables import table
 
 from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, menu, numbers_widget, slider, verdict_widget
+from .models import COURSE_EXAMPLE, TRAINED_MODEL, presets
 
 BYTES = {4: "4 (float32)", 2: "2 (bfloat16)", 1: "1 (int8)", 0.5: "0.5 (4-bit)"}
 

@@ -260,9 +260,9 @@ def block_shapes(batch: int = 2, length: int = 8, d_model: int = 16, heads: int 
         ("attention output (@ Wo)", (B, L, d), ""),
         ("x + attention", (B, L, d), "the stream after the first add"),
         ("norm(stream)", (B, L, d), "the copy the FFN reads"),
-        ("W1", (d, f), "widens"),
+        ("W_up", (d, f), "widens"),
         ("hidden units", (B, L, f), "after the activation"),
-        ("W2", (f, d), "narrows"),
+        ("W_down", (f, d), "narrows"),
         ("FFN output", (B, L, d), ""),
         ("block output", (B, L, d), "same shape as x"),
     ]

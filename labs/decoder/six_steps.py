@@ -2,7 +2,7 @@
 a time (norm, attention, add, norm, feed-forward, add), with the typical size (root mean square)
 of every grid.
 
-Model: ``six_steps_model`` (``lib.block.block_steps``). View: ``SixStepsLab``. Root widget:
+Model: ``six_steps_model`` (``lib.block.block_trace``). View: ``SixStepsLab``. Root widget:
 ``six_steps_lab()``.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from lib.attention import attention
-from lib.block import SIX_STEP_OPTIONS, block_steps, six_step_setup
+from lib.block import SIX_STEP_OPTIONS, Step, block_trace, six_step_setup
 from lib.norm import root_mean_square
 from presentation.html import plain
 from presentation.numbers import count, fixed, percentage, vector
@@ -21,13 +21,13 @@ from ..kit.figure_view import set_changed, set_limits
 from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
 
 STEP_EXPLAINED = {
-    "input": "the tokens as they enter the block",
-    "norm before attention": "a normalised copy for attention to read",
-    "attention": "attention's output: each row a mix of the value rows",
-    "add attention": "the stream: input + attention",
-    "norm before FFN": "a normalised copy for the FFN to read",
-    "feed-forward": "the FFN's output, each row on its own",
-    "add FFN": "the block's output: stream + FFN",
+    Step.INPUT: "the tokens as they enter the block",
+    Step.ATTENTION_NORM: "a normalised copy for attention to read",
+    Step.ATTENTION: "attention's output: each row a mix of the value rows",
+    Step.ATTENTION_ADD: "the stream: input + attention",
+    Step.FFN_NORM: "a normalised copy for the FFN to read",
+    Step.FFN: "the FFN's output, each row on its own",
+    Step.FFN_ADD: "the block's output: stream + FFN",
 }
 N_STEPS = 6
 
@@ -54,17 +54,18 @@ def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
     """
     step = int(np.clip(int(step), 0, N_STEPS))
     X, weights = _setup(seed)
-    steps = block_steps(X, weights, **SIX_STEP_OPTIONS)
-    names = [name for name, _ in steps]
-    grids = np.array([grid for _, grid in steps])
+    trace = block_trace(X, weights, **SIX_STEP_OPTIONS)
+    keys = list(trace)                                              # the seven Steps, in order
+    names = [key.label for key in keys]
+    grids = np.array(list(trace.values()))                          # (7, 4, 4)
     sizes = np.array([root_mean_square(grid) for grid in grids])
-    _, mix = attention(grids[1], weights.Wq, weights.Wk, weights.Wv, weights.Wo,
+    _, mix = attention(trace[Step.ATTENTION_NORM], weights.Wq, weights.Wk, weights.Wv, weights.Wo,
                        causal=SIX_STEP_OPTIONS["causal"], return_weights=True)
     mix = mix[0]                                                    # one head: (4, 4)
-    hidden_on = int(((grids[4] @ weights.W1) > 0).sum())
+    hidden_on = int(((trace[Step.FFN_NORM] @ weights.W_up) > 0).sum())
     hidden_total = grids.shape[1] * weights.d_ff
     s = [fixed(v) for v in sizes]
-    name = names[step]
+    key, name = keys[step], names[step]
     if step == 0:
         text = (f"The input: 4 tokens of 4 numbers; its typical size (the root mean square of all 16 "
                 f"numbers) is {s[0]}.")
@@ -91,8 +92,8 @@ def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
         text = (f"Step 6, add: the FFN's output (size {s[5]}) is added to the stream, which "
                 f"{_change(s[3], s[6])}. The block's output has size {s[6]} (the input had {s[0]}); "
                 f"row 1 is {vector(grids[6][0], signed=True)}.")
-    return {"step": step, "seed": seed, "names": names, "grids": grids, "sizes": sizes,
-            "attention_weights": mix, "hidden_on": hidden_on, "name": name, "verdict": text}
+    return {"step": step, "seed": seed, "keys": keys, "names": names, "grids": grids, "sizes": sizes,
+            "attention_weights": mix, "hidden_on": hidden_on, "key": key, "name": name, "verdict": text}
 
 
 def steps_table(m: dict) -> str:
@@ -205,7 +206,7 @@ class SixStepsLab:
         self.numbers.value = steps_table(m)
         set_limits(self.ax_sizes, y=(0, top * 1.25))    # changes only with new weights
         who = "the example's weights" if self.seed is None else f"random weights, draw {self.draws}"
-        self.suptitle.set_text(f"Step {k} of {N_STEPS}: {STEP_EXPLAINED[m['name']]} ({who})")
+        self.suptitle.set_text(f"Step {k} of {N_STEPS}: {STEP_EXPLAINED[m['key']]} ({who})")
         self.back.disabled, self.forward.disabled = k == 0, k == N_STEPS
         self.view.redraw(state=self.seed)
         self.verdict.value = plain(m["verdict"])

@@ -33,13 +33,13 @@ def _token_name(x) -> str | None:
     return None
 
 
-def _course_relu_ffn(x, W1, b1, W2, b2):
-    return ffn(x, W1, b1, W2, b2, activation="relu")
+def _course_relu_ffn(x, W_up, b_up, W_down, b_down):
+    return ffn(x, W_up, b_up, W_down, b_down, activation="relu")
 
 
 def _sublayer_without_residual(ffn_sublayer):
     """The learner's ``ffn_sublayer`` (a ReLU FFN plus its input) minus the input: the FFN alone."""
-    return lambda x, W1, b1, W2, b2: ffn_sublayer(x, W1, b1, W2, b2) - x
+    return lambda x, W_up, b_up, W_down, b_down: ffn_sublayer(x, W_up, b_up, W_down, b_down) - x
 
 
 # The exercise whose function the hidden-units lab can run with ReLU (see labs/kit/own_function.py).
@@ -53,7 +53,7 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
     Returns the hidden units before (``pre``) and after (``post``) the activation, which are on
     (pre > 0), the output, and the same token's output inside the batch (cat, dog, car, plus the
     token if it is not one of them) compared with its output when run alone.
-    ``relu_ffn(x, W1, b1, W2, b2)``, if given, computes the ReLU FFN's outputs (the learner's
+    ``relu_ffn(x, W_up, b_up, W_down, b_down)``, if given, computes the ReLU FFN's outputs (the learner's
     ``ffn_sublayer`` without its residual); it is used only when ``activation`` is "relu".
     """
     e = EXAMPLE
@@ -62,7 +62,7 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
         x = np.nan_to_num(x, nan=0.0, posinf=X_MAX, neginf=X_MIN)
     name = _token_name(x)
     act = activation_function(activation)
-    pre = hidden_units(x, e.W1, e.b1)
+    pre = hidden_units(x, e.W_up, e.b_up)
     post = act(pre)
     on = pre > 0
     if name is None:
@@ -70,12 +70,12 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
     else:
         batch, row = e.X, TOKENS.index(name)
     if relu_ffn is not None and activation == "relu":
-        in_batch = relu_ffn(batch, e.W1, e.b1, e.W2, e.b2)[row]
-        by_itself = out = relu_ffn(x[None, :], e.W1, e.b1, e.W2, e.b2)[0]
+        in_batch = relu_ffn(batch, e.W_up, e.b_up, e.W_down, e.b_down)[row]
+        by_itself = out = relu_ffn(x[None, :], e.W_up, e.b_up, e.W_down, e.b_down)[0]
     else:
-        in_batch = ffn(batch, e.W1, e.b1, e.W2, e.b2, activation=activation)[row]
-        by_itself = ffn(x[None, :], e.W1, e.b1, e.W2, e.b2, activation=activation)[0]
-        out = post @ e.W2 + e.b2
+        in_batch = ffn(batch, e.W_up, e.b_up, e.W_down, e.b_down, activation=activation)[row]
+        by_itself = ffn(x[None, :], e.W_up, e.b_up, e.W_down, e.b_down, activation=activation)[0]
+        out = post @ e.W_down + e.b_down
     difference = float(np.max(np.abs(in_batch - by_itself)))
     label = name if name else "your token"
     act_name = ACTIVATION_NAMES.get(activation, str(activation))
@@ -147,7 +147,7 @@ class HiddenUnitsLab:
                             edgecolor="black", linewidth=0.6, label="after (orange: unit on)")
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_xticks(units, [f"unit {u + 1}" for u in units])
-        ax.set_xlabel("hidden unit (x @ W1 + b1, then the activation)")
+        ax.set_xlabel("hidden unit (x @ W_up + b_up, then the activation)")
         ax.set_ylabel("value")
         ax.set_title("four hidden units (their numbers in the table below)", fontsize=10)
         ax.legend(loc="upper center", fontsize=8, frameon=False, ncol=2)
@@ -159,7 +159,7 @@ class HiddenUnitsLab:
         ax_out.axhline(0, color="black", linewidth=0.8)
         ax_out.set_xticks([0, 1], ["out 1", "out 2"])
         ax_out.set_xlim(-0.6, 1.6)
-        ax_out.set_xlabel("output (@ W2 + b2)")
+        ax_out.set_xlabel("output (@ W_down + b_down)")
         ax_out.set_title("output", fontsize=10)
         self.out_legend = ax_out.legend(loc="upper center", fontsize=8, frameon=False)
         self.ax, self.ax_out = ax, ax_out

@@ -1,5 +1,5 @@
 """The remove-the-activation lab (notebook 02): without its activation a feed-forward network of
-any width is exactly one matrix W1 @ W2 plus a bias; with ReLU it bends wherever a hidden unit
+any width is exactly one matrix W_up @ W_down plus a bias; with ReLU it bends wherever a hidden unit
 switches on or off.
 
 Model: ``collapse_model`` (``lib.ffn.ffn`` and ``lib.ffn.collapse``). View:
@@ -32,17 +32,17 @@ def _wide_weights():
     e = worked_example()
     rng = np.random.default_rng(2)
     extra = WIDTH_MAX - 4
-    W1 = np.hstack([e.W1, rng.normal(0.0, 1.0, (2, extra))])
-    b1 = np.concatenate([e.b1, rng.normal(0.0, 1.5, extra)])
-    W2 = np.vstack([e.W2, rng.normal(0.0, 0.4, (extra, 2))])
-    return W1, b1, W2, e.b2.copy()
+    W_up = np.hstack([e.W_up, rng.normal(0.0, 1.0, (2, extra))])
+    b_up = np.concatenate([e.b_up, rng.normal(0.0, 1.5, extra)])
+    W_down = np.vstack([e.W_down, rng.normal(0.0, 0.4, (extra, 2))])
+    return W_up, b_up, W_down, e.b_down.copy()
 
 
 def ffn_weights(width: int):
-    """W1, b1, W2, b2 of the lab's FFN of the given hidden width (4 = the worked example)."""
+    """W_up, b_up, W_down, b_down of the lab's FFN of the given hidden width (4 = the worked example)."""
     width = int(np.clip(int(width), 1, WIDTH_MAX))
-    W1, b1, W2, b2 = _wide_weights()
-    return W1[:, :width].copy(), b1[:width].copy(), W2[:width].copy(), b2.copy()
+    W_up, b_up, W_down, b_down = _wide_weights()
+    return W_up[:, :width].copy(), b_up[:width].copy(), W_down[:width].copy(), b_down.copy()
 
 
 def _path_inputs(t):
@@ -51,7 +51,7 @@ def _path_inputs(t):
 
 
 def collapse_model(width: int = 4, activation: str = "relu") -> dict:
-    """The FFN of the given width with or without its activation, against one matrix W1 @ W2.
+    """The FFN of the given width with or without its activation, against one matrix W_up @ W_down.
 
     Returns the outputs along the line through cat, dog and car (``path``), the collapsed
     matrix and bias, the largest difference between the FFN and ``x @ W + b`` on the three tokens
@@ -59,16 +59,16 @@ def collapse_model(width: int = 4, activation: str = "relu") -> dict:
     """
     width = int(np.clip(int(width), 1, WIDTH_MAX))
     activation = "none" if activation in (None, "none") else activation
-    W1, b1, W2, b2 = ffn_weights(width)
-    W, b = collapse(W1, b1, W2, b2)
+    W_up, b_up, W_down, b_down = ffn_weights(width)
+    W, b = collapse(W_up, b_up, W_down, b_down)
     inputs = _path_inputs(PATH)
-    along = ffn(inputs, W1, b1, W2, b2, activation=activation)
+    along = ffn(inputs, W_up, b_up, W_down, b_down, activation=activation)
     straight = inputs @ W + b
-    tokens_out = ffn(EXAMPLE.X, W1, b1, W2, b2, activation=activation)
+    tokens_out = ffn(EXAMPLE.X, W_up, b_up, W_down, b_down, activation=activation)
     tokens_one = EXAMPLE.X @ W + b
     difference = float(max(np.max(np.abs(tokens_out - tokens_one)), np.max(np.abs(along - straight))))
-    # Hidden unit j along the line: (2 - t) W1[0, j] + t W1[1, j] + b1[j] = a_j + s_j t.
-    a, s = 2.0 * W1[0] + b1, W1[1] - W1[0]
+    # Hidden unit j along the line: (2 - t) W_up[0, j] + t W_up[1, j] + b_up[j] = a_j + s_j t.
+    a, s = 2.0 * W_up[0] + b_up, W_up[1] - W_up[0]
     with np.errstate(divide="ignore", invalid="ignore"):
         crossing = np.where(np.abs(s) > 1e-12, -a / s, np.nan)
     inside = np.isfinite(crossing) & (crossing > PATH[0]) & (crossing < PATH[-1])
@@ -78,7 +78,7 @@ def collapse_model(width: int = 4, activation: str = "relu") -> dict:
     matches = difference < 1e-12
     if activation == "none":
         verdict = (f"Without an activation the width-{width} FFN ({count(parameters)} parameters) is "
-                   f"exactly one 2 × 2 matrix W1 @ W2 plus a bias ({collapsed_parameters} parameters): "
+                   f"exactly one 2 × 2 matrix W_up @ W_down plus a bias ({collapsed_parameters} parameters): "
                    f"the two differ by at most {scientific(difference)}"
                    f"{' (below 1e-12)' if matches else ''}. Along the line the output is straight, "
                    "however wide the layer is.")
@@ -87,7 +87,7 @@ def collapse_model(width: int = 4, activation: str = "relu") -> dict:
         n = len(bends)
         verdict = (f"With {act} the width-{width} FFN ({count(parameters)} parameters) bends at "
                    f"{plural(n, 'point')} along the line, so it is not one matrix: it differs "
-                   f"from x @ (W1 @ W2) + b by up to {number(difference)}.")
+                   f"from x @ (W_up @ W_down) + b by up to {number(difference)}.")
     return {"width": width, "activation": activation, "t": PATH, "along": along, "straight": straight,
             "tokens_out": tokens_out, "tokens_one": tokens_one, "W": W, "b": b,
             "difference": difference, "matches": matches, "bends": bends, "parameters": parameters,
@@ -132,7 +132,7 @@ class RemoveActivationLab:
             (line,) = ax.plot(PATH, np.zeros_like(PATH), color=colour, linestyle="--", linewidth=1.2)
             self.curves.append(curve)
             self.lines.append(line)
-        ax.plot([], [], color="black", linestyle="--", linewidth=1.2, label="dashed: x @ (W1 @ W2) + b")
+        ax.plot([], [], color="black", linestyle="--", linewidth=1.2, label="dashed: x @ (W_up @ W_down) + b")
         self.bend_marks = ax.vlines([], 0, 1, colors=OKABE_ITO["vermillion"], linewidth=1.6,
                                     label="a unit switches")
         for t, name in enumerate(TOKENS):
@@ -174,8 +174,8 @@ class RemoveActivationLab:
         self.view.redraw(state=(low, high))
         W, b = m["W"], m["b"]
         self.numbers.value = table([
-            ("W1 @ W2 (one 2 × 2 matrix)", f"[{vector(W[0])}, {vector(W[1])}]"),
-            ("b1 @ W2 + b2", vector(b)),
+            ("W_up @ W_down (one 2 × 2 matrix)", f"[{vector(W[0])}, {vector(W[1])}]"),
+            ("b_up @ W_down + b_down", vector(b)),
             ("largest |FFN − one matrix|", scientific(m["difference"])),
             ("parameters: FFN / one matrix", f"{count(m['parameters'])} / {m['collapsed_parameters']}"),
         ])

@@ -13,13 +13,13 @@ PREDICT_ALONE = Question(
     id="ffn-predict-alone",
     notebook=NOTEBOOK,
     kind="predict",
-    prompt="The FFN computes ReLU(X @ W1 + b1) @ W2 + b2, where X holds three tokens, cat, dog "
+    prompt="The FFN computes ReLU(X @ W_up + b_up) @ W_down + b_down, where X holds three tokens, cat, dog "
            "and car, one per row. Then you run it on cat alone. Compared with cat's row when all "
            "three went through together, cat's result is...",
     choices=["exactly the same", "slightly different", "completely different"],
     answer=0,
-    explanation="Every step works on one row at a time: `X @ W1` gives each row its own hidden "
-                "units, the bias and ReLU act number by number, and `@ W2` again works row by row. "
+    explanation="Every step works on one row at a time: `X @ W_up` gives each row its own hidden "
+                "units, the bias and ReLU act number by number, and `@ W_down` again works row by row. "
                 "Nothing ever mixes rows, so cat's result cannot depend on dog or car. That is "
                 "what position-wise means; mixing the tokens is attention's job.",
     reveals=[
@@ -35,22 +35,22 @@ SHAPE_HIDDEN = Question(
     id="ffn-shape-hidden",
     notebook=NOTEBOOK,
     kind="shape",
-    prompt="X is (3, 2): three tokens of two numbers. W1 is (2, 4). What shape is the hidden "
-           "layer X @ W1 + b1?",
+    prompt="X is (3, 2): three tokens of two numbers. W_up is (2, 4). What shape is the hidden "
+           "layer X @ W_up + b_up?",
     answer=(3, 4),
     explanation="(3, 2) @ (2, 4) gives (3, 4): one row per token, as before, and now 4 numbers "
-                "in each row, one per hidden unit. The bias b1 (4 numbers) is added to every row.",
+                "in each row, one per hidden unit. The bias b_up (4 numbers) is added to every row.",
 )
 
 NUMBER_ON = Question(
     id="ffn-number-cat-on",
     notebook=NOTEBOOK,
     kind="number",
-    prompt="cat = [2, 0]. With W1 = [[1, -1, 0, 1], [0, 1, -1, 1]] and b1 = [0, 0, 1, -2], cat's "
-           "four hidden units before ReLU are cat @ W1 + b1. How many are on (above 0) after ReLU?",
+    prompt="cat = [2, 0]. With W_up = [[1, -1, 0, 1], [0, 1, -1, 1]] and b_up = [0, 0, 1, -2], cat's "
+           "four hidden units before ReLU are cat @ W_up + b_up. How many are on (above 0) after ReLU?",
     answer=2,
     tol=0.0,
-    explanation="cat @ W1 takes 2 times W1's first row: [2, -2, 0, 2]. Adding b1 gives "
+    explanation="cat @ W_up takes 2 times W_up's first row: [2, -2, 0, 2]. Adding b_up gives "
                 "[2, -2, 1, 0]. ReLU keeps 2 and 1 and turns -2 into 0; the last unit is exactly "
                 "0, which is not above 0. So two units are on.",
     reveals=[
@@ -64,14 +64,14 @@ PREDICT_NO_ACTIVATION = Question(
     id="ffn-predict-no-activation",
     notebook=NOTEBOOK,
     kind="predict",
-    prompt="Take the ReLU out, so the FFN is (x @ W1 + b1) @ W2 + b2, and make it 64 hidden units "
+    prompt="Take the ReLU out, so the FFN is (x @ W_up + b_up) @ W_down + b_down, and make it 64 hidden units "
            "wide instead of 4. Tokens still have 2 numbers. Compared with a single 2 x 2 matrix "
            "plus a bias, the 64-wide layer can compute...",
     choices=["nothing more: it is a 2 x 2 matrix plus a bias",
              "a little more, because it has more parameters",
              "much more: 64 units can draw 64 bends"],
     answer=0,
-    explanation="Multiplying by W1 and then by W2 is the same as multiplying once by W1 @ W2, a "
+    explanation="Multiplying by W_up and then by W_down is the same as multiplying once by W_up @ W_down, a "
                 "2 x 2 matrix, and the biases add up to one bias. Extra width without an activation "
                 "adds parameters but no new behaviour; the bends come only from the activation.",
     reveals=[
@@ -103,8 +103,8 @@ QUESTIONS = [PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON, PREDICT_NO_ACTIVATION, NUMB
 
 SKIP_AHEAD = [
     Question("ffn-out-hidden-shape", NOTEBOOK, "shape",
-             "x has shape (3, 5, 64) and the FFN's first matrix W1 has shape (64, 256). What is "
-             "the shape of the hidden layer, before W2?",
+             "x has shape (3, 5, 64) and the FFN's first matrix W_up has shape (64, 256). What is "
+             "the shape of the hidden layer, before W_down?",
              answer=(3, 5, 256),
              explanation="Every token's 64 numbers become 256; the batch and token axes stay."),
     Question("ffn-out-count", NOTEBOOK, "number",
@@ -112,7 +112,7 @@ SKIP_AHEAD = [
              answer=float(ffn_parameters(512, 2048)), rtol=1e-9,
              explanation="Two matrices, 512 \u00d7 2048 and 2048 \u00d7 512."),
     Question("ffn-out-linear", NOTEBOOK, "predict",
-             "Take the activation out of an FFN (x @ W1 + b1, then @ W2 + b2). What is left?",
+             "Take the activation out of an FFN (x @ W_up + b_up, then @ W_down + b_down). What is left?",
              choices=["One linear map: a single matrix and a bias would do the same",
                       "A network that can still bend, only more gently",
                       "Nothing: the output is zero",

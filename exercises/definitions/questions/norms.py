@@ -35,7 +35,7 @@ NUMBER_FIVE = Question(
     id="norms-number-five",
     notebook=NOTEBOOK,
     kind="number",
-    prompt="LayerNorm the token [1, 1, 5, 5] (gamma 1, beta 0, ignore eps). Its mean is 3 and its "
+    prompt="LayerNorm the token [1, 1, 5, 5] (gain 1, bias 0, ignore eps). Its mean is 3 and its "
            "standard deviation is 2. What does each 5 become?",
     answer=1.0,
     tol=0.01,
@@ -69,7 +69,7 @@ NUMBER_LENGTH = Question(
     id="norms-number-length",
     notebook=NOTEBOOK,
     kind="number",
-    prompt="After LayerNorm (gamma 1, beta 0), a token of 8 numbers has mean 0 and standard "
+    prompt="After LayerNorm (gain 1, bias 0), a token of 8 numbers has mean 0 and standard "
            "deviation 1. What is its length, the square root of the sum of its squares? "
            "Two decimals are enough.",
     answer=float(np.sqrt(8.0)),
