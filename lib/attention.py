@@ -56,7 +56,7 @@ def causal_weights(scores):
     sums to 1. Example: scores [[1, 5], [0, 0]] give [[1, 0], [0.5, 0.5]].
     """
     masked = as_float_array(scores, "scores").copy()          # the caller's scores stay as they are
-    np.copyto(masked, -np.inf, where=~causal_mask(masked.shape[-1]))
+    np.copyto(masked, -np.inf, where=~causal_mask(masked.shape[-1]))   # (length, length) over (..., length, length)
     return _softmax_in_place(masked, axis=-1)
 
 
@@ -109,14 +109,14 @@ def attention(x, Wq, Wk, Wv, Wo, heads=1, causal=True, positions=None, return_we
     if x.ndim not in (2, 3):
         raise ValueError(f"x should have shape (length, d) or (batch, length, d), got shape {x.shape}")
     Wq, Wk, Wv, Wo, heads = _check_projections(x.shape[-1], Wq, Wk, Wv, Wo, heads)
-    queries, keys, values = (_split_heads(x @ W, heads) for W in (Wq, Wk, Wv))
+    queries, keys, values = (_split_heads(x @ W, heads) for W in (Wq, Wk, Wv))   # (..., heads, length, size)
     if positions is not None:
         queries, keys = positions(queries), positions(keys)
-    scores = (queries / math.sqrt(queries.shape[-1])) @ np.swapaxes(keys, -1, -2)
+    scores = (queries / math.sqrt(queries.shape[-1])) @ np.swapaxes(keys, -1, -2)   # (..., heads, length, length)
     weigh = causal_weights if causal else softmax
     weights = as_float_array(weigh(scores), "the attention weights")    # (..., heads, length, length)
     if weights.shape != scores.shape:
         raise ValueError(f"{getattr(weigh, '__name__', 'causal_weights')} should return one weight per score, "
                          f"shape {scores.shape}, got shape {weights.shape}")
-    out = _join_heads(weights @ values) @ Wo
+    out = _join_heads(weights @ values) @ Wo                            # (..., length, d_out)
     return (out, weights) if return_weights else out

@@ -13,7 +13,7 @@ from labs.decoder.calculator import BYTES, CalculatorLab, calculator_model
 from labs.decoder.layer_flow import (DEPTH_MAX, PARTS, WORDS, FlowLab, block_shapes, flow_inputs, flow_model,
                                      similarity)
 from labs.decoder.near_identity import near_identity_model
-from labs.decoder.six_steps import SixStepsLab, six_steps_model
+from labs.decoder.six_steps import N_STEPS, SixStepsLab, six_steps_model
 from labs.decoder.models import (COURSE_EXAMPLE, REAL_MODELS, TRAINED_MODEL, Preset, presets, trained_preset,
                                   trained_stored)
 from lib.attention import attention, causal_mask
@@ -550,3 +550,36 @@ def test_sizes_given_as_32_bit_integers_count_exactly_as_python_integers():
     m = parameters_model(np.int32(4096), 8.0)
     assert all(_is_whole(m[k]) for k in ("attention", "ffn", "norms", "total"))
     assert m["total"] == 4 * 4096 ** 2 + 2 * 4096 * 8 * 4096 + 2 * 4096
+
+
+# ---------------------------------------------------------------- the steps' labels
+
+def test_renaming_every_steps_label_breaks_no_code_path(monkeypatch):
+    """A step's display text is written once, in lib.block.LABELS, and no code reads it back: with
+    every label changed, the trained model's traced forward pass, the trained stream lab and the
+    six-step lab (model and view) compute what they did before, and show the new labels."""
+    import lib.block
+    from labs.trained import held_out
+    from labs.trained.stream import stream_model
+    from lib import model
+
+    ids = model.heldout().ids[:24]
+    traced, streams = model.forward(ids, trace=True), stream_model(3)
+    six = [six_steps_model(step) for step in range(N_STEPS + 1)]
+    renamed = {step: f"renamed step {i}" for i, step in enumerate(lib.block.Step)}
+    monkeypatch.setattr(lib.block, "LABELS", renamed)
+    held_out._trace.cache_clear()                            # the stream lab traces the model again
+    try:
+        assert all(np.array_equal(a, b) for a, b in zip(model.forward(ids, trace=True), traced))
+        again = stream_model(3)
+        assert all(np.array_equal(again[key], streams[key]) for key in ("attention", "ffn", "stream"))
+        for step, before in enumerate(six):
+            after = six_steps_model(step)
+            assert after["names"] == [renamed[key] for key in after["keys"]] != before["names"]
+            assert after["verdict"] == before["verdict"] and np.array_equal(after["grids"], before["grids"])
+        lab = SixStepsLab(step=5)
+        assert lab.titles[1].get_text() == f"after step 5:\n{renamed[lib.block.Step.FFN]}"
+        X, w = six_step_setup()
+        assert [label for label, _ in block_steps(X, w)][-1] == renamed[lib.block.Step.FFN_ADD]
+    finally:
+        held_out._trace.cache_clear()
