@@ -130,7 +130,7 @@ def swiglu(x, W_gate, W_up, W_down):
                         columns_reason=f" like W_gate (the hidden width {W_gate.shape[1]})")
     W_down = check_matrix(W_down, "W_down", rows=W_gate.shape[1],
                           rows_reason=f" to match the hidden width {W_gate.shape[1]} of W_gate and W_up")
-    return (silu(x @ W_gate) * (x @ W_up)) @ W_down                    # (..., d_ff) -> (..., d_model)
+    return (silu(x @ W_gate) * (x @ W_up)) @ W_down          # gate and hidden units (..., d_ff) -> (..., d_model)
 
 
 @earlier_names

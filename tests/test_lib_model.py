@@ -225,6 +225,7 @@ def test_config_is_a_model_config():
 
 def test_files_are_read_once_and_their_arrays_cannot_be_changed():
     assert model.info() is model.info() and model.weights() is model.weights() and model.heldout() is model.heldout()
+    assert model.weight_arrays() is model.weight_arrays()
     w, h = model.weights(), model.heldout()
     for array in (w.embedding, w.final_norm_gain, w.blocks[0].Wq, w.blocks[3].W_gate, h.ids, h.logits, h.bigram):
         with pytest.raises(ValueError, match="read-only"):

@@ -83,19 +83,6 @@ def test_layer_norm_biases_tied_and_positions_each_change_the_count():
     assert count_parameters(replace(SMALL, heads=12, kv_heads=4)).attention < count_parameters(SMALL).attention
 
 
-@pytest.mark.parametrize("changes, expected", [
-    (dict(heads=5), "heads should divide d_model = 768"),
-    (dict(kv_heads=5), "kv_heads should divide heads = 12"),
-    (dict(norm="batch"), "norm should be one of 'rms', 'layer'"),
-    (dict(learned_positions=True), "context should be the longest text"),
-    (dict(experts=8, top_k=9), "top_k should be between 1 and experts = 8"),
-    (dict(layers=0), "layers should be a whole number of at least 1"),
-])
-def test_bad_configurations_are_rejected(changes, expected):
-    with pytest.raises(ValueError, match=expected):
-        replace(SMALL, **changes)
-
-
 def test_gap_steps_of_gpt2_add_up_to_its_full_count():
     config = REAL_MODELS["GPT-2 Small"].config
     steps = gap_steps(config)
@@ -152,19 +139,6 @@ def test_multi_query_and_grouped_query_attention_narrow_only_keys_and_values():
         assert count_parameters(config).attention == 12 * (2 * d * d + 2 * d * kv_width)
     with_biases = replace(SMALL, kv_heads=1, biases=True)
     assert block_parameters(with_biases).attention == 2 * d * d + 2 * d * 64 + 2 * d + 2 * 64
-
-
-@pytest.mark.parametrize("changes, expected", [
-    (dict(kv_heads=0), "kv_heads should divide heads = 12, got kv_heads=0"),
-    (dict(experts=8, top_k=0), "top_k should be between 1 and experts = 8, got 0"),
-    (dict(d_model=0), "d_model should be a whole number of at least 1"),
-    (dict(d_ff=0), "d_ff should be a whole number of at least 1"),
-    (dict(vocab=0), "vocab should be a whole number of at least 1"),
-    (dict(heads=0), "heads should be a whole number of at least 1"),
-])
-def test_more_bad_configurations_are_rejected(changes, expected):
-    with pytest.raises(ValueError, match=expected):
-        replace(SMALL, **changes)
 
 
 def test_every_expert_may_be_chosen():
@@ -313,11 +287,7 @@ def test_configurations_and_counts_cannot_be_changed_in_place():
     assert len({SMALL, replace(SMALL), MIXTURE}) == 2                    # frozen, so they can be dict keys
 
 
-def test_model_config_defaults_one_head_and_no_experts():
-    odd = ModelConfig(d_model=3, layers=1, d_ff=4, vocab=5)             # one head divides any width
-    assert odd.heads == 1 and odd.kv_heads is None and odd.top_k == 0 and odd.experts == 0
-    with pytest.raises(ValueError, match="top_k should be between 1 and experts = 4, got 0"):
-        ModelConfig(d_model=4, layers=1, d_ff=4, vocab=5, experts=4)      # a mixture must say its top_k
+def test_one_expert_is_still_a_mixture_beyond_the_plain_model():
     one = ModelConfig(d_model=4, layers=1, d_ff=4, vocab=5, experts=1, top_k=1)
     assert beyond_plain(one) == ["experts"]
 

@@ -80,8 +80,8 @@ def trained_preset():
 
 
 def trained_stored():
-    """How many numbers the trained model's weights hold (``lib.model.weights()``, the numbers of
-    its weights file), or None while that model has not been built. 448,512 for the course's."""
+    """How many numbers the trained model's weights file holds (``lib.model.weight_arrays()``), or
+    None while that model has not been built. 448,512 for the course's."""
     try:
         arrays = model.weight_arrays()
     except Exception:                                        # noqa: BLE001 - absent or unreadable
