@@ -302,10 +302,13 @@ def test_on_a_plain_http_classroom_address_a_saved_notebook_survives_a_reload(on
         page.wait_for_selector("#course-kernel-notice[data-result=problem]", timeout=90_000)
         page.click("#course-kernel-notice button")          # the CDN is refused here: hide its notice
         first = page.locator(".jp-NotebookPanel .jp-Cell").first
+        page.wait_for_selector("#course-kernel-notice", state="hidden")
         first.click()
         page.keyboard.press("Enter")                         # edit the first (markdown) cell
+        page.wait_for_selector(".jp-Notebook.jp-mod-editMode .jp-Cell.jp-mod-active .cm-content:focus")
         page.keyboard.press("Control+End")
         page.keyboard.insert_text("\n\n" + note)
+        page.wait_for_selector(".jp-mod-dirty")               # the edit reached the notebook
         page.keyboard.press("Escape")
         page.keyboard.press("Control+s")
         page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
