@@ -246,8 +246,22 @@ def axe_outside_course(request):
     return request.config.stash.setdefault(AXE_OUTSIDE, [])
 
 
+def pytest_sessionfinish(session):
+    """In a pytest-xdist worker: hand what the audit found to the controller, which prints it."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["axe_outside_course"] = list(session.config.stash.get(AXE_OUTSIDE, []))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist's controller: a worker has finished; keep what its audit found."""
+    found = getattr(node, "workeroutput", {}).get("axe_outside_course", [])
+    node.config.stash.setdefault(AXE_OUTSIDE, []).extend(found)
+
+
 def pytest_terminal_summary(terminalreporter, config):
-    found = config.stash.get(AXE_OUTSIDE, [])
+    found = list(dict.fromkeys(config.stash.get(AXE_OUTSIDE, [])))     # once, however many workers saw it
     if found:
         terminalreporter.section("axe-core on JupyterLab's own interface (outside the course's audit)")
         for line in found:
