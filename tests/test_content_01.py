@@ -447,3 +447,21 @@ def test_the_remedies_are_named_for_what_they_are_and_in_the_references(notebook
                                                    if _source(c).startswith("## References"))))
     assert "Positional Interpolation" in references and "YaRN" in references
     assert "behind this notebook" not in references
+
+
+def test_the_capstone_runs_the_learners_rope_one_read_from_the_table(tmp_path, monkeypatch):
+    """Notebook 05's capstone reads rope_one from the learner's saved notebook 01 and runs it in
+    the exercise's context, which must hold the sinusoidal table the new template reads."""
+    from exercises.core.notebooks import read, solve_notebook, write
+    from exercises.core.parts import course_parts
+    from exercises.definitions.trained import PARTS, your_parts
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+    solved, _ids = solve_notebook(read(CONTENT / NAME))
+    write(solved, tmp_path / NAME)
+    parts = your_parts(tmp_path)
+    assert re.search(r"rope_one\s+yours, from 01_positional_encoding.ipynb", parts.report), parts.report
+    course = course_parts(PARTS)[1]
+    assert parts.rope_one is not course
+    x = np.random.default_rng(5).normal(size=24)
+    for position in (0, 3, 40):
+        np.testing.assert_allclose(parts.rope_one(x, position), course(x, position), atol=1e-12)
