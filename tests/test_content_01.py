@@ -68,7 +68,8 @@ def test_questions_come_before_the_figures_they_ask_about(notebook):
     position = {c.get("metadata", {}).get("course", {}).get("figure"): i for i, c in enumerate(cells)}
     for question, figure in [("pos-number-pe01", "pe-d2"), ("pos-shape-ten-tokens", "pe-shape"),
                              ("pos-number-last-speed", "last-speed"), ("pos-number-scale-64", "scale-64"),
-                             ("pos-predict-scale", "scaling"), ("pos-predict-rope", "rope-scores")]:
+                             ("pos-predict-scale", "scaling"), ("pos-predict-shift", "shift-angles"),
+                             ("pos-predict-rope", "rope-scores")]:
         asked = sources.index(f'ask("{question}")')
         assert asked < position[figure], question
 
@@ -86,7 +87,8 @@ def test_figure_cells_are_marked(notebook):
               if c["cell_type"] == "code" and "figure" in c["metadata"].get("course", {})}
     assert marked == {"shuffle", "causal", "causal-order", "counting", "pe-d2", "pe-shape", "last-speed",
                       "row-lengths", "pe-slice", "embedding-rows", "scaled-word", "scale-64", "scaling",
-                      "rope-head-size", "rope-scores", "rope-grid", "rope-pairings", "rope-length"}
+                      "shift-angles", "shift-matrix", "rope-head-size", "rope-scores", "rope-grid",
+                      "rope-pairings", "rope-length"}
 
 
 # ---------------------------------------------------------------- the pinned figures
@@ -105,7 +107,7 @@ def test_causal_mask_figure(figures):
 
 def test_d2_vector_and_pe01(figures):
     text = figures["pe-d2"]
-    assert "equal to [sin(pos), cos(pos)]: True" in text
+    assert "column 0 is sin(pos) and column 1 is cos(pos): True" in text
     assert "PE[0][1] = 1.0" in text
 
 
@@ -147,18 +149,53 @@ def test_rope_scores(figures):
 
 # ---------------------------------------------------------------- what the causal mask can tell
 
-def _moved(text, sentence, layers):
-    line = next(line for line in text.splitlines() if line.startswith(layers) and sentence in line)
-    return json.loads(line.split("moved by ")[1])
+def _moved(text, start):
+    """The changes printed on the line of the causal-order figure that starts with ``start``."""
+    line = next(line for line in text.splitlines() if line.startswith(start))
+    return [float(x) for x in line.split("moved by ")[1].split(", ")]
 
 
-def test_one_masked_layer_tells_a_reversal_but_not_the_order_of_earlier_words(figures):
+def _layers_line(layers, masked, sentence):
+    return f"{layers:<10} {'masked' if masked else 'no mask':<7} -> {sentence}:"
+
+
+def test_without_the_mask_no_words_output_moves_while_its_rows_do(figures):
+    """"Without the mask no word's output moves, after one layer or two"; "row by row, the unmasked
+    layer's rows 0 and 2 moved ... only because they now hold other words"."""
     text = figures["causal-order"]
-    swap_before_car = _moved(text, "-> dog cat car", "one layer")
-    reversal = _moved(text, "-> car dog cat", "one layer")
-    assert swap_before_car[2] == 0 and min(swap_before_car[:2]) > 0.5     # car's row: as it was
-    assert min(reversal) > 0.1                                             # every row moved
-    assert _moved(text, "-> dog cat car", "two layers")[2] > 1e-3          # a second layer moves it
+    for layers in ("one layer", "two layers"):
+        for sentence in ("dog cat car", "car dog cat"):
+            assert _moved(text, _layers_line(layers, False, sentence)) == [0, 0, 0]
+    rows = _moved(text, "row by row instead, one layer, no mask -> car dog cat")
+    assert rows[1] == 0 and min(rows[0], rows[2]) > 0.5
+
+
+def test_one_masked_layer_tells_a_reversal_but_not_the_order_of_the_words_before_car(figures):
+    text = figures["causal-order"]
+    assert min(_moved(text, _layers_line("one layer", True, "car dog cat"))) > 0.05   # every word moved
+    cat, dog, car = _moved(text, _layers_line("one layer", True, "dog cat car"))
+    assert car == 0 and cat > 0.01 and 0 < dog < 1e-3                              # "dog's barely"
+    weight = float(re.search(r"dog's weight on cat (\S+)", text).group(1))
+    assert weight < 1e-3                                                            # "almost no weight"
+    assert _moved(text, _layers_line("two layers", True, "dog cat car"))[2] > 0.01  # a second layer moves car
+
+
+def test_the_words_outputs_are_compared_as_the_shuffle_lab_compares_them():
+    """The cell measures word by word "as the lab's bars do": its one-layer numbers are the shuffle
+    lab's bars with the causal mask, and without it."""
+    from lib.attention import attention
+    from lib.weights import random_weights
+    from labs.positional import shuffle
+    words, *weights = random_weights([(3, 4)] + [(4, 4)] * 8, seed=104,
+                                     scale=[0.5] + [2.0, 2.0, 0.6, 0.6] * 2, decimals=2)
+    assert np.array_equal(words, shuffle.X) and np.array_equal(weights[0], shuffle.WQ)   # the lab's
+    for order in shuffle.PERMUTATIONS:
+        for causal in (False, True):
+            before = words + attention(words, *weights[:4], causal=causal)
+            after = words[list(order)] + attention(words[list(order)], *weights[:4], causal=causal)
+            per_word = np.linalg.norm(after[np.argsort(order)] - before, axis=-1)
+            np.testing.assert_allclose(per_word, shuffle.shuffle_model(order, causal=causal)["change"],
+                                       atol=1e-12)
 
 
 def test_the_last_row_after_one_layer_differs_only_by_rounding():
@@ -166,8 +203,6 @@ def test_the_last_row_after_one_layer_differs_only_by_rounding():
     from lib.weights import random_weights
     words, *weights = random_weights([(3, 4)] + [(4, 4)] * 8, seed=104,
                                      scale=[0.5] + [2.0, 2.0, 0.6, 0.6] * 2, decimals=2)
-    from labs.positional import shuffle
-    assert np.array_equal(words, shuffle.X) and np.array_equal(weights[0], shuffle.WQ)   # the lab's
     one = lambda x: attention(x, *weights[:4], causal=True)                               # noqa: E731
     assert np.linalg.norm(one(words[[1, 0, 2]])[2] - one(words)[2]) < 1e-12
 
@@ -300,3 +335,133 @@ def test_the_two_pairings_are_one_model_reordered(figures):
 def test_the_slowest_pair_has_not_gone_round_within_training_lengths(figures):
     angles = [float(x) for x in re.findall(r"turns (\S+) radians", figures["rope-length"])]
     assert len(angles) == 2 and angles[0] < angles[1] < 2 * np.pi
+
+
+def test_the_remedies_for_longer_texts_change_the_speeds_as_the_text_says(figures):
+    """Position interpolation slows every pair by s, so over s times the trained length the slowest
+    pair turns as far as over the trained length; NTK-aware scaling keeps the fastest pair and
+    slows the slowest by exactly s."""
+    text = figures["rope-length"]
+    rows = {}
+    for line in text.splitlines():
+        found = re.match(r"(as trained|position interpolation|NTK-aware)\D*.*fastest pair (\S+), slowest (\S+) "
+                         r"radians per position; over 8,192 positions the slowest turns (\S+)$", line)
+        if found:
+            rows[found.group(1)] = [float(found.group(i).rstrip(",")) for i in (2, 3, 4)]
+    trained, interpolated, ntk = rows["as trained"], rows["position interpolation"], rows["NTK-aware"]
+    over_2048 = float(re.search(r"over 2,048 positions the slowest pair turns (\S+)", text).group(1))
+    assert interpolated[0] == pytest.approx(trained[0] / 4) and interpolated[2] == pytest.approx(over_2048)
+    assert ntk[0] == trained[0] and ntk[1] == pytest.approx(trained[1] / 4, rel=1e-3)
+    from lib.positional import rope_angles
+    for d in (8, 32, 128):                                      # exactly s, at every head size
+        for s in (2, 4, 16):
+            speeds = rope_angles([1], d, 10000 * s ** (d / (d - 2)))[0]
+            assert speeds[0] == 1 and speeds[-1] == pytest.approx(rope_angles([1], d)[0][-1] / s)
+
+
+# ---------------------------------------------------------------- a step along the table is a turn
+
+def test_a_step_of_k_rows_turns_every_pair_by_k_times_its_speed_wherever_it_starts(figures):
+    lines = figures["shift-angles"].strip().splitlines()
+    expected = lines[0].split(":", 1)[1].strip()
+    assert lines[0].startswith("3 times each pair's speed") and expected == "[3.    0.3   0.03  0.003]"
+    assert len(lines) == 4 and all(line.split("turned", 1)[1].strip() == expected for line in lines[1:])
+    for d_model in (2, 8, 64):                                    # the claim, beyond the printed rows
+        table = sinusoidal(3000, d_model)
+        speeds = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+        for k in (1, 7, 250):
+            for p in (0, 1, 999, 2700):
+                here, there = table[p].reshape(-1, 2), table[p + k].reshape(-1, 2)
+                turned = np.arctan2(there[:, 0] * here[:, 1] - there[:, 1] * here[:, 0],
+                                    (here * there).sum(axis=1))
+                wrapped = np.angle(np.exp(1j * k * speeds))          # k times the speed, in (-pi, pi]
+                np.testing.assert_allclose(turned, wrapped, atol=1e-9)
+
+
+def test_one_matrix_built_from_k_alone_moves_every_row_k_positions_on(figures):
+    text = figures["shift-matrix"]
+    assert "for all 1,097 rows" in text
+    assert float(re.search(r"largest difference (\S+)$", text.strip()).group(1)) < 1e-12
+    matrix = np.array([[float(x) for x in line.strip(" []").split()] for line in text.splitlines()[1:5]])
+    assert np.count_nonzero(matrix[:2, 2:]) == np.count_nonzero(matrix[2:, :2]) == 0   # one turn per pair
+    for block in (matrix[:2, :2], matrix[2:, 2:]):                                      # each one a turn
+        np.testing.assert_allclose(block @ block.T, np.eye(2), atol=2e-3)
+
+
+def test_rotary_turns_read_their_sines_and_cosines_from_the_table_of_their_own_width():
+    """The rope-rotation exercise's premise: row p of sinusoidal(p + 1, d, base) holds the sines
+    (even columns) and cosines (odd columns) of RoPE's angles at position p, for a head of size d."""
+    from lib.positional import rope_angles
+    for d in (2, 6, 32):
+        for base in (100.0, 10000.0, 500000.0):
+            for p in (0, 1, 17, 1000):
+                row = sinusoidal(p + 1, d, base)[p]
+                angles = rope_angles([p], d, base)[0]
+                np.testing.assert_allclose(row[0::2], np.sin(angles), atol=1e-12)
+                np.testing.assert_allclose(row[1::2], np.cos(angles), atol=1e-12)
+
+
+def test_the_exercises_need_what_the_prose_above_them_does_not_write_out(notebook):
+    """The table exercise leaves the grid's axes and the sines' and cosines' layout to the learner,
+    the rotary one which table and which of its columns; the prose gives the formulas, not these."""
+    from exercises.core.registry import get_exercise
+    sources = [_source(c) for c in notebook["cells"]]
+    above_table = "\n".join(sources[:sources.index('check("sinusoidal-table")') - 1])
+    above_rope = "\n".join(sources[:sources.index('check("rope-rotation")') - 1])
+    for shown in ("[:, None]", "stack(", "np.outer", "np.dstack"):
+        assert shown not in above_table, shown
+    for shown in ("len(x), base)", "position + 1", "[0::2]", "[1::2]"):
+        assert shown not in above_rope.replace(get_exercise("rope-rotation").template, ""), shown
+
+
+# ---------------------------------------------------------------- the deeper box and the references
+
+def _prose(notebook):
+    return re.sub(r"\s+", " ", "\n".join(_source(c) for c in notebook["cells"] if c["cell_type"] == "markdown"))
+
+
+def test_the_scaled_input_is_named_as_the_original_transformers_recipe(notebook):
+    prose = _prose(notebook)
+    assert "The original transformer computes its input as `word * sqrt(d_model) + PE[pos]`" in prose
+    assert "Many models compute" not in prose
+
+
+def test_a_wrong_pairing_is_called_loud_as_notebook_05_measures_it(notebook):
+    """01 says the wrong pairing raises no error and that in a trained model the perplexity
+    multiplies; notebook 05's mismatch lab, run with that pairing, agrees (a loud mismatch)."""
+    from labs.trained.mismatch import LOUD, mismatch_model
+    prose = _prose(notebook)
+    assert "without saying so" not in prose
+    assert "notebook 05 runs its model with the wrong pairing, and its perplexity multiplies" in prose
+    wrong = mismatch_model(pairing="neighbours")
+    assert wrong["status"] == "loud" and wrong["ratio"] >= max(LOUD, 2.0), wrong["verdict"]
+
+
+def test_the_remedies_are_named_for_what_they_are_and_in_the_references(notebook):
+    prose = _prose(notebook)
+    assert "measure it for several ways of encoding positions" in prose
+    for method in ("*position interpolation* divides every position by *s*",
+                   "*NTK-aware scaling* raises the base", "*YaRN* leaves as they are the fast pairs"):
+        assert method in prose, method
+    references = re.sub(r"\s+", " ", _source(next(c for c in notebook["cells"]
+                                                   if _source(c).startswith("## References"))))
+    assert "Positional Interpolation" in references and "YaRN" in references
+    assert "behind this notebook" not in references
+
+
+def test_the_capstone_runs_the_learners_rope_one_read_from_the_table(tmp_path, monkeypatch):
+    """Notebook 05's capstone reads rope_one from the learner's saved notebook 01 and runs it in
+    the exercise's context, which must hold the sinusoidal table the new template reads."""
+    from exercises.core.notebooks import read, solve_notebook, write
+    from exercises.core.parts import course_parts
+    from exercises.definitions.trained import PARTS, your_parts
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+    solved, _ids = solve_notebook(read(CONTENT / NAME))
+    write(solved, tmp_path / NAME)
+    parts = your_parts(tmp_path)
+    assert re.search(r"rope_one\s+yours, from 01_positional_encoding.ipynb", parts.report), parts.report
+    course = course_parts(PARTS)[1]
+    assert parts.rope_one is not course
+    x = np.random.default_rng(5).normal(size=24)
+    for position in (0, 3, 40):
+        np.testing.assert_allclose(parts.rope_one(x, position), course(x, position), atol=1e-12)

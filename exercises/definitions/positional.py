@@ -54,11 +54,10 @@ def _table_draw(rng) -> list[Case]:
     return cases
 
 
-# With an integer base, 10000 ** two_k overflows NumPy's integers: other numbers than with 10000.0.
-_NO_D_MODEL = ("The exponent is 2k divided by d_model. Without dividing by d_model the later "
-               "pairs barely turn at all.")
-_PRECEDENCE = ("`**` is worked out before `/`: without brackets the power uses two_k alone "
-               "and the result is then divided by d_model. Put brackets around the exponent.")
+_HALVES = ("Each of your rows holds all its sines, then all its cosines. In this table they alternate: "
+           "the sine and the cosine of one pair sit side by side (columns 2k and 2k + 1). `reshape` "
+           "reads the last axis fastest, so the axis that holds a pair's sine and cosine must be "
+           "the last one.")
 
 SINUSOIDAL_TABLE = Exercise(
     id="sinusoidal-table",
@@ -66,57 +65,59 @@ SINUSOIDAL_TABLE = Exercise(
     title="The sinusoidal table, without a loop",
     name="position_table",
     template='''def position_table(length, d_model):
-    """The sinusoidal position table: one row per position, shape (length, d_model)."""
-    pos = np.arange(length)[:, None]             # the positions as a column, shape (length, 1)
-    two_k = np.arange(0, d_model, 2)[None, :]    # 0, 2, 4, ... as a row, shape (1, d_model/2)
-    angles = ____                                # shape (length, d_model/2)
-    table = np.zeros((length, d_model))
-    table[:, 0::2] = ____                        # the even columns 0, 2, 4, ...
-    table[:, 1::2] = ____                        # the odd columns 1, 3, 5, ...
-    return table
+    """The sinusoidal position table: one row per position, shape (length, d_model).
+    Columns 2k and 2k + 1 hold the sine and the cosine of the position times pair k's speed."""
+    speeds = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)   # one per pair, shape (d_model/2,)
+    angles = ____       # every position times every speed, shape (length, d_model/2)
+    pairs = ____        # the sine and the cosine of every angle, laid out for the reshape below
+    return pairs.reshape(length, d_model)
 ''',
-    solution=["pos / 10000 ** (two_k / d_model)", "np.sin(angles)", "np.cos(angles)"],
+    solution=["np.arange(length)[:, None] * speeds", "np.stack([np.sin(angles), np.cos(angles)], axis=-1)"],
     reference=_sinusoidal,
     contract=TABLE_CONTRACT,
     fixed=_table_fixed,
     draw=_table_draw,
     hints=[
-        "The angle of position pos in pair k is pos divided by 10000 to the power 2k/d_model. "
-        "`pos` is a column and `two_k` a row, so one expression with both of them gives the "
-        "whole grid of angles: NumPy broadcasts (length, 1) against (1, d_model/2).",
-        "Put brackets around the exponent: `**` binds tighter than `/`, so the power must be "
-        "computed from the whole fraction two_k over d_model.",
-        "Each pair shares one angle: the even column of the pair holds its sine, the odd column "
-        "its cosine. `np.sin` and `np.cos` work on the whole grid at once.",
+        "Row p, column k of the angles is position p times speeds[k]: every position with every "
+        "speed. A product of a column with a row gives such a grid at once, because NumPy stretches "
+        "each along the axis where it has length 1.",
+        "`reshape` reads an array's numbers in order, the last axis fastest. For a row to read sine, "
+        "cosine, sine, cosine, ..., the sine and the cosine of one angle must sit next to each "
+        "other on the last axis: `pairs` has shape (length, d_model/2, 2).",
+        "`np.arange(length)[:, None]` is the positions as a column. `np.stack([u, v], axis=...)` "
+        "puts two arrays of the same shape side by side along a new axis; axis=-1 makes it the "
+        "last one.",
     ],
     mistakes=[
-        Mistake("swapped", {1: "np.cos(angles)", 2: "np.sin(angles)"},
+        Mistake("halves", {1: "np.stack([np.sin(angles), np.cos(angles)], axis=1)"}, _HALVES),
+        Mistake("swapped", {1: "np.stack([np.cos(angles), np.sin(angles)], axis=-1)"},
                 "Sine and cosine are swapped: the even columns (0, 2, ...) hold the sine of the "
                 "angle and the odd columns the cosine, so position 0 starts as [0, 1, 0, 1, ...]."),
-        Mistake("multiplied", {0: "pos * 10000 ** (two_k / d_model)"},
-                "Your angles grow with the column; they should shrink. Divide the position by "
-                "10000 to the power 2k/d_model, so the right-hand pairs turn slowly."),
-        Mistake("no d_model", {0: "pos / 10000 ** two_k"}, _NO_D_MODEL),
-        Mistake("no d_model, float base", {0: "pos / 10000.0 ** two_k"}, _NO_D_MODEL),
-        Mistake("precedence", {0: "pos / 10000 ** two_k / d_model"}, _PRECEDENCE),
-        Mistake("precedence, float base", {0: "pos / 10000.0 ** two_k / d_model"}, _PRECEDENCE),
-        Mistake("one speed", {0: "pos"},
-                "Every pair turns at the same speed, one radian per position. Each pair needs "
-                "its own speed, which depends on two_k."),
-        Mistake("halves", '''def position_table(length, d_model):
-    pos = np.arange(length)[:, None]
-    two_k = np.arange(0, d_model, 2)[None, :]
-    angles = pos / 10000 ** (two_k / d_model)
-    return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
-''',
-                "Your sines fill the left half of the table and the cosines the right half. In "
-                "this table they alternate: the sine of each pair in an even column, its cosine "
-                "in the odd column just after it."),
-        Mistake("k instead of 2k", {0: "pos / 10000 ** (two_k / 2 / d_model)"},
-                "Your pairs turn too fast: the exponent uses k, half of `two_k`. `two_k` already "
-                "holds 0, 2, 4, ...; divide it by d_model as it is."),
+        Mistake("sine twice", {1: "np.stack([np.sin(angles), np.sin(angles)], axis=-1)"},
+                "Your odd columns repeat the sines of the even columns. Each pair holds the sine of "
+                "its angle and then its cosine."),
+        Mistake("stacked in front", {1: "np.stack([np.sin(angles), np.cos(angles)])"},
+                "Your new axis comes first, so `reshape` reads every sine of every position before "
+                "any cosine, and the rows get the wrong numbers. `reshape` reads the last axis "
+                "fastest: stack along the last axis, so that each angle's sine and cosine sit "
+                "side by side."),
+        Mistake("pairs down the rows", {0: "speeds[:, None] * np.arange(length)"},
+                "Your angles have one row per pair and one column per position, the other way "
+                "round: the reshape then deals them out to the wrong places. Positions go down the "
+                "rows (a column of positions) and pairs across (a row of speeds)."),
+        Mistake("no column", {0: "np.arange(length) * speeds"},
+                "Your angles are not a grid of every position with every speed: `*` pairs numbers "
+                "along matching axes, and fails when their lengths differ. Make the positions a "
+                "column, shape (length, 1), against the row of speeds."),
+        Mistake("divided", {0: "np.arange(length)[:, None] / speeds"},
+                "Your angles grow from pair to pair; they should shrink. The angle is the position "
+                "times the pair's speed, and the speeds get smaller to the right."),
+        Mistake("counted from 1", {0: "np.arange(1, length + 1)[:, None] * speeds"},
+                "Your first row is position 1's. The table starts at position 0, whose row is "
+                "[0, 1, 0, 1, ...]: the positions are 0, 1, ..., length \u2212 1."),
     ],
-    skills="build the sinusoidal table for any length and width, without a loop",
+    skills="build the sinusoidal table for any length and width, without a loop, laying its sines "
+           "and cosines out in pairs",
 )
 
 
@@ -171,64 +172,69 @@ def _rope_draw(rng) -> list[Case]:
     return cases
 
 
+_WIDTH = ("Your table has the wrong width. A table of width d_model has d_model/2 pairs, and its "
+          "pair k turns at base^(\u22122k/d_model); RoPE's pair i turns at base^(\u2212i/(d/2)). "
+          "Compare the two exponents: they are the same speeds only when d_model is d, len(x).")
+
 ROPE_ROTATION = Exercise(
     id="rope-rotation",
     notebook=NOTEBOOK,
-    title="Rotary positions for one vector",
+    title="Rotary positions for one vector, from the table",
     name="rope_one",
     template='''def rope_one(x, position, base=10000.0):
     """Rotary positions for one vector x of even length d at `position`.
-    Pair i is (x[i], x[i + d/2]); it turns by position * theta[i] radians."""
+    Pair i is (x[i], x[i + d/2]); it turns by position * base ** (-i / (d/2)) radians.
+    Its cosine and sine are read from a row of the sinusoidal table, not computed here."""
     half = len(x) // 2
-    theta = base ** (-np.arange(half) / half)    # each pair's speed, radians per position
-    angle = ____                                 # how far each pair turns at this position
-    a, b = x[:half], x[half:]                    # first and second number of every pair
-    turned_a = ____
-    turned_b = ____
-    return np.concatenate([turned_a, turned_b])
+    row = ____                    # a row of sinusoidal(length, d_model, base): which table, which row?
+    sin, cos = ____, ____         # the sine and the cosine of each pair's angle, `half` of each
+    a, b = x[:half], x[half:]     # first and second number of every pair
+    return np.concatenate([a * cos - b * sin, a * sin + b * cos])
 ''',
-    solution=["position * theta", "a * np.cos(angle) - b * np.sin(angle)",
-              "a * np.sin(angle) + b * np.cos(angle)"],
+    solution=["sinusoidal(position + 1, len(x), base)[position]", "row[0::2]", "row[1::2]"],
     reference=_rope_reference,
     contract=ROPE_CONTRACT,
     fixed=_rope_fixed,
     draw=_rope_draw,
+    context="import numpy as np\nfrom exercises.core.blank import ____\nfrom lib.positional import sinusoidal\n",
     hints=[
-        "Each pair turns by its own angle: the position times that pair's speed. "
-        "`theta` holds one speed per pair, so one product gives every pair's angle.",
-        "Turning a point (a, b) by an angle t around the origin gives a new first number "
-        "a cos t \u2212 b sin t and a new second number a sin t + b cos t.",
-        "`a`, `b` and `angle` all have `half` numbers, one per pair, so the formula works "
-        "on every pair at once with `np.cos` and `np.sin`.",
+        "Row p of a sinusoidal table holds the sine and the cosine of p times each of its pairs' "
+        "speeds, and a table of width d_model has d_model/2 pairs turning at base^(\u22122k/d_model). "
+        "RoPE's pair i turns at base^(\u2212i/(d/2)). For which width are those the same speeds?",
+        "The exponents match when d_model is d = len(x): then the table has one pair for each pair "
+        "of x. The row of position p is row p, so the table needs p + 1 rows at least, and the same "
+        "`base` as the turn.",
+        "In the table the even columns (0, 2, 4, ...) hold the sines and the odd columns the "
+        "cosines: every other number of the row, starting at 0 or at 1.",
     ],
     mistakes=[
-        Mistake("wrong way", {1: "a * np.cos(angle) + b * np.sin(angle)",
-                              2: "-a * np.sin(angle) + b * np.cos(angle)"},
-                "Your pairs turn the wrong way (clockwise). The new first number subtracts "
-                "b sin t; the new second number adds a sin t."),
-        Mistake("no position", {0: "theta"},
-                "Every pair turned as if the vector were at position 1: the angle must grow "
-                "with the position, the position times the pair's speed."),
-        Mistake("divided", {0: "position / theta"},
-                "The angle is the position times theta, not the position divided by it: "
-                "the slow pairs should turn less, not more."),
-        Mistake("neighbours", '''def rope_one(x, position, base=10000.0):
-    half = len(x) // 2
-    angle = position * base ** (-np.arange(half) / half)
-    a, b = x[0::2], x[1::2]
-    out = np.empty(len(x))
-    out[0::2] = a * np.cos(angle) - b * np.sin(angle)
-    out[1::2] = a * np.sin(angle) + b * np.cos(angle)
-    return out
-''',
-                "You turned neighbouring numbers (x[0], x[1]), (x[2], x[3]), ... together. Here "
-                "pair i is (x[i], x[i + d/2]): a number from the first half with its partner "
-                "in the second half."),
-        Mistake("base ignored", {0: "position * 10000.0 ** (-np.arange(half) / half)"},
-                "Your result is right for the usual base 10000 but not for another `base`: use "
-                "the argument `base`, not the number 10000."),
+        Mistake("half as wide", {0: "sinusoidal(position + 1, half, base)[position]"}, _WIDTH),
+        Mistake("twice as wide", {0: "sinusoidal(position + 1, 2 * len(x), base)[position]"}, _WIDTH),
+        Mistake("base ignored", {0: "sinusoidal(position + 1, len(x))[position]"},
+                "Your result is right for the usual base 10000 but not for another `base`: pass "
+                "the argument `base` on to the table."),
+        Mistake("one position late", {0: "sinusoidal(position + 2, len(x), base)[position + 1]"},
+                "Your vector turned as if it stood one position later. Row p of the table holds "
+                "the angles of position p, counting from row 0."),
+        Mistake("row 0", {0: "sinusoidal(position + 1, len(x), base)[0]"},
+                "Nothing turned: row 0 is position 0, whose angles are all 0. Take the row of "
+                "`position`."),
+        Mistake("swapped", {1: "row[1::2]", 2: "row[0::2]"},
+                "Sine and cosine are swapped: in the table the even columns hold the sines and "
+                "the odd columns the cosines."),
+        Mistake("sine twice", {2: "row[0::2]"},
+                "Your cosines are the sines again: the even columns hold the sines, the odd "
+                "columns (1, 3, 5, ...) the cosines."),
+        Mistake("wrong way", {1: "-row[0::2]"},
+                "Your pairs turn the wrong way (clockwise): the sines went in with their sign "
+                "flipped. The last line already has the signs of a turn by the angle; take the "
+                "sines as the table holds them."),
+        Mistake("halves of the row", {1: "row[:half]", 2: "row[half:]"},
+                "The table does not keep its sines in its first half: it alternates, the sine of "
+                "pair k in column 2k and its cosine in column 2k + 1. Take every other number."),
     ],
-    skills="turn every pair of a vector by its rotary angle",
+    skills="turn every pair of a vector by its rotary angle, with the sines and cosines of the "
+           "sinusoidal table",
 )
 
 

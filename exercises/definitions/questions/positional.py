@@ -95,6 +95,33 @@ NUMBER_SCALE_64 = Question(
     ],
 )
 
+PREDICT_SHIFT = Question(
+    id="pos-predict-shift",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="In the sinusoidal table, pair i of row p is the point (sin p\u03c9\u1d62, cos p\u03c9\u1d62). What "
+           "takes it to the same pair of row p + k?",
+    choices=[
+        "A turn by k\u00b7\u03c9\u1d62, the same whatever p is: one fixed matrix moves every row k "
+        "positions on",
+        "A turn whose angle grows with p: rows far into the text need larger turns",
+        "Adding k\u00b7\u03c9\u1d62 to both of its numbers",
+        "No fixed rule: every row p needs a map of its own",
+    ],
+    answer=0,
+    explanation="sin((p + k)\u03c9) = sin p\u03c9 cos k\u03c9 + cos p\u03c9 sin k\u03c9 and cos((p + k)\u03c9) = "
+                "cos p\u03c9 cos k\u03c9 \u2212 sin p\u03c9 sin k\u03c9: the new pair is made from the old one "
+                "with the numbers cos k\u03c9 and sin k\u03c9, which hold k but not p. So every pair turns "
+                "by k\u00b7\u03c9\u1d62 whatever p is, and one fixed matrix, built from k alone, moves every "
+                "row k positions on. The cells below measure the turns and try the matrix.",
+    reveals=[
+        r"\bwhatever \*?p\*? is\b",
+        r"\bnever on \*?p\b",
+        r"\bbuilt from \*?k\*? alone\b",
+        r"\bhold k but not p\b",
+    ],
+)
+
 PREDICT_ROPE = Question(
     id="pos-predict-rope",
     notebook=NOTEBOOK,
@@ -146,7 +173,7 @@ PREDICT_SCALE = Question(
 )
 
 QUESTIONS = [PREDICT_SHUFFLE, NUMBER_PE01, SHAPE_TEN_TOKENS, NUMBER_LAST_SPEED, NUMBER_SCALE_64,
-             PREDICT_SCALE, PREDICT_ROPE]
+             PREDICT_SCALE, PREDICT_SHIFT, PREDICT_ROPE]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
