@@ -33,30 +33,46 @@ def _softmax_in_place(x, axis):
     return x
 
 
-def causal_mask(length):
-    """The causal mask, shape (length, length), True where position i may look at position j,
-    which is when j <= i (itself and the past). The upper triangle, the future, is False.
-    Read-only: one mask per length is made and kept."""
-    return _kept_mask(check_positive_int(length, "length"))
+def causal_mask(length, keys=None):
+    """The causal mask, shape (length, keys), True where query i may look at key j.
+
+    The queries are the last ``length`` positions of a text of ``keys`` tokens (keys None: the
+    same ``length`` tokens, a square), so query i sits at position i + keys - length and may look
+    at itself and the past: j <= i + keys - length. The rest, the future, is False. A square of 3:
+    [[T, F, F], [T, T, F], [T, T, T]]; 2 new queries after 2 cached tokens (keys=4):
+    [[T, T, T, F], [T, T, T, T]]. Read-only: one mask per pair of sizes is made and kept.
+    """
+    length = check_positive_int(length, "length")
+    keys = length if keys is None else check_positive_int(keys, "keys")
+    if keys < length:
+        raise ValueError(f"keys should be at least length = {length} (the queries are the last "
+                         f"positions of the text the keys cover), got keys={keys}")
+    return _kept_mask(length, keys)
 
 
 @lru_cache(maxsize=16)
-def _kept_mask(length):
-    """The mask of ``causal_mask``, made once per length and read-only, since callers share it."""
-    mask = np.tril(np.ones((length, length), dtype=bool))
+def _kept_mask(length, keys):
+    """The mask of ``causal_mask``, made once per pair of sizes and read-only, since callers share it."""
+    mask = np.tril(np.ones((length, keys), dtype=bool), keys - length)
     mask.setflags(write=False)
     return mask
 
 
 def causal_weights(scores):
     """Attention weights from scores with the future masked: each row i is a softmax over the
-    keys j <= i only, so the future gets weight exactly 0.
+    keys it may see only (``causal_mask``), so the future gets weight exactly 0.
 
-    scores: (..., length, length), row = query, column = key. Returns the same shape; every row
-    sums to 1. Example: scores [[1, 5], [0, 0]] give [[1, 0], [0.5, 0.5]].
+    scores: (..., queries, keys), row = query, column = key, queries <= keys: the queries are the
+    last positions of the text (all of it when the grid is square; the new tokens when the keys
+    of earlier ones are kept in a cache). Returns the same shape; every row sums to 1. Example:
+    scores [[1, 5], [0, 0]] give [[1, 0], [0.5, 0.5]]; one new query after a cache, [[1, 5]],
+    gives its softmax over both keys.
     """
     masked = as_float_array(scores, "scores").copy()          # the caller's scores stay as they are
-    np.copyto(masked, -np.inf, where=~causal_mask(masked.shape[-1]))   # (length, length) over (..., length, length)
+    if masked.ndim < 2:
+        raise ValueError(f"scores should have shape (..., queries, keys), got shape {masked.shape}")
+    allowed = causal_mask(*masked.shape[-2:])                 # (queries, keys) over (..., queries, keys)
+    np.copyto(masked, -np.inf, where=~allowed)
     return _softmax_in_place(masked, axis=-1)
 
 

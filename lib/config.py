@@ -21,6 +21,9 @@ class ModelConfig:
         expert_d_ff=None means d_ff. dense_layers: how many first blocks keep a dense FFN.
     attention_per_block: a published count, for attention that is not four projections
         (DeepSeek-V3's latent attention); None means count the four projections.
+    cache_per_block: how many numbers one token leaves in each block's KV cache, for attention
+        that does not cache plain keys and values (DeepSeek-V3's latent attention caches 576);
+        None means a key and a value of kv_heads · d_model / heads numbers each.
     """
     d_model: int
     layers: int
@@ -40,6 +43,7 @@ class ModelConfig:
     expert_d_ff: int | None = None
     dense_layers: int = 0
     attention_per_block: int | None = None
+    cache_per_block: int | None = None
 
     def __post_init__(self):
         for name in ("d_model", "layers", "d_ff", "vocab", "heads"):
@@ -47,7 +51,8 @@ class ModelConfig:
         # Every whole size as a Python int: a NumPy int32 (the default integer of the browser's
         # 32-bit Python) would wrap around in the counts, which pass 2**31 for large models.
         for name in ("d_model", "layers", "d_ff", "vocab", "heads", "kv_heads", "context", "experts", "top_k",
-                     "shared_experts", "expert_d_ff", "dense_layers", "attention_per_block"):
+                     "shared_experts", "expert_d_ff", "dense_layers", "attention_per_block",
+                     "cache_per_block"):
             value = getattr(self, name)
             if isinstance(value, numbers.Integral) and not isinstance(value, bool):
                 object.__setattr__(self, name, int(value))

@@ -6,6 +6,10 @@ the embedding table (vocab·d), an optional learned positions table (context·d)
 (vocab·d, unless tied to the embedding) and one final norm. A mixture of experts stores E
 feed-forward networks per block plus a d×E router, but each token uses only k of them.
 
+Memory beyond the weights: generating text keeps every token's keys and values in each block
+(the KV cache, ``kv_cache_per_token``), and training with AdamW keeps a gradient and two running
+averages per weight (``training_memory``).
+
 Every count takes a ``ModelConfig`` (``lib.config``, re-exported here). The published models the
 parameter calculator of notebook 04 offers are its data: ``labs.decoder.models``.
 """
@@ -153,6 +157,49 @@ def mebibytes(parameters, bytes_per_parameter=2):
     return _whole(parameters) * _whole(bytes_per_parameter) / MIB
 
 
+def kv_cache_per_token(config):
+    """How many numbers one token leaves in the KV cache of the whole model while it generates:
+    in every block its key and its value, kv_heads · d_model / heads numbers each (every head's
+    when kv_heads is None), or the configuration's ``cache_per_block``. Times the bytes of a
+    number and the tokens of the text, that is the cache's memory.
+
+    GPT-2 Small: 12 blocks × 2 × 768 = 18,432; LLaMA-7B: 32 × 2 × 4,096 = 262,144;
+    SmolLM2-360M (5 sets of keys and values for 15 heads of 64): 32 × 2 × 320 = 20,480.
+    """
+    c = config
+    if c.cache_per_block is not None:
+        return c.layers * c.cache_per_block
+    kv_width = c.d_model // c.heads * (c.kv_heads or c.heads)
+    return c.layers * 2 * kv_width
+
+
+@dataclass(frozen=True)
+class TrainingMemory:
+    """Bytes to train a model with AdamW, by part (activations aside, as they depend on the
+    batch): the weights, one gradient per weight, a float32 master copy of the weights when they
+    are kept in fewer bytes (mixed precision), and AdamW's two running averages per weight."""
+    weights: float
+    gradients: float
+    master_copy: float
+    moments: float
+
+    @property
+    def total(self):
+        return self.weights + self.gradients + self.master_copy + self.moments
+
+
+def training_memory(parameters, bytes_per_number=4):
+    """What training with AdamW holds besides the activations, in bytes (a TrainingMemory): the
+    weights and their gradients at ``bytes_per_number`` each; below 4 bytes, a float32 copy of
+    the weights that the updates are added to; and AdamW's two running averages (of the gradient
+    and of its square), 4 bytes each. 16 bytes per parameter in float32 (4 + 4 + 0 + 8) and in
+    bfloat16 with a float32 copy (2 + 2 + 4 + 8): 1,752,477,696 for 109,529,856 parameters.
+    """
+    parameters, nbytes = _whole(parameters), _whole(bytes_per_number)
+    return TrainingMemory(weights=parameters * nbytes, gradients=parameters * nbytes,
+                          master_copy=parameters * 4 if nbytes < 4 else 0, moments=parameters * 8)
+
+
 def gated_width(d_model, multiple=32):
     """The SwiGLU hidden width that keeps a plain 4·d FFN's count: 8/3·d rounded up to a
     multiple (768 -> 2048, 960 -> 2560, 128 -> 352 with multiple 32)."""
@@ -212,7 +259,8 @@ def gap_steps(config):
 
 def doubled(config, what):
     """The same model with twice the blocks (what="depth") or twice the width (what="width":
-    d_model, d_ff and any expert width doubled, a published attention count four times larger).
+    d_model, d_ff, any expert width and any published cache width doubled, a published attention
+    count four times larger).
     d = 768, 12 blocks (109,529,856): twice the blocks 194,482,944, twice the width 388,929,024."""
     check_choice(what, "what", ("depth", "width"))
     if what == "depth":
@@ -220,7 +268,8 @@ def doubled(config, what):
     return replace(config, d_model=2 * config.d_model, d_ff=2 * config.d_ff,
                    expert_d_ff=None if config.expert_d_ff is None else 2 * config.expert_d_ff,
                    attention_per_block=None if config.attention_per_block is None
-                   else 4 * config.attention_per_block)
+                   else 4 * config.attention_per_block,
+                   cache_per_block=None if config.cache_per_block is None else 2 * config.cache_per_block)
 
 
 def beyond_plain(config):

@@ -7,6 +7,7 @@ the same number always looks the same.
     amount(0.0007) -> "0.0007"      amount(9.523) -> "9.52"         amount(7.3e8) -> "7.3e+08"
     significant(1e-5) -> "1e-05"    significant(27.51, 2) -> "28"   scientific(0.000123) -> "1.2e-04"
     count(7079424) -> "7,079,424"   size(85_000_000) -> "85.0 M"    size(85_000_000, 0) -> "85 M"
+    byte_size(36_864) -> "36.0 KiB" byte_size(219_029_504) -> "208.9 MiB"   byte_size(512) -> "512 bytes"
     exact(2.0) -> "2"               exact(1 / 3) -> "0.333333"      exact(4718592) -> "4,718,592"
     array([[1, 2.5], [1 / 3, 0]]) -> "[[1.    , 2.5   ],\n [0.3333, 0.    ]]"
     percent(0.003) -> "under 1%"    percentage(0.667) -> "67%"      percentage(0.0312, 1, signed=True) -> "+3.1%"
@@ -134,6 +135,19 @@ def size(n, digits: int = 1) -> str:
     if abs(n) >= 1e6:
         return f"{n / 1e6:,.{digits}f} M"
     return f"{int(round(n)):,}"
+
+
+def byte_size(n, digits: int = 1) -> str:
+    """Bytes in binary units, the largest that keeps the number at 1 or more: 512 bytes,
+    36.0 KiB, 208.9 MiB, 12.6 GiB, 1.2 TiB (1 KiB = 1,024 bytes, 1 MiB = 1,024 KiB, ...)."""
+    n = float(n)
+    word = _finite_or_word(n)
+    if word:
+        return word
+    for power, unit in ((4, "TiB"), (3, "GiB"), (2, "MiB"), (1, "KiB")):
+        if abs(n) >= 1024 ** power:
+            return f"{n / 1024 ** power:,.{digits}f} {unit}"
+    return f"{int(round(n)):,} bytes"
 
 
 def percent(share) -> str:

@@ -62,7 +62,7 @@ def test_each_package_re_exports_exactly_what_the_notebooks_import(name):
 def test_the_expected_names_are_re_exported():
     names = imported_names()
     assert names["decoder"] == {"calculator_lab", "flow_lab", "flow_model", "near_identity_model",
-                                "six_steps_lab", "size_of"}
+                                "rand_demonstration", "six_steps_lab", "size_of"}
     assert names["trained"] == {"ablation_lab", "ablation_model", "mismatch_lab", "mismatch_model", "stream_lab"}
     from presentation.numbers import size
     from labs.decoder import size_of

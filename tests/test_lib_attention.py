@@ -53,6 +53,22 @@ def test_causal_mask():
     assert (mask.sum(axis=1) == np.arange(1, 5)).all()          # token i sees i + 1 tokens
 
 
+def test_a_rectangular_mask_lets_the_last_queries_read_every_earlier_key():
+    """New queries after a cache: query i sits at position i + keys - length of the text."""
+    assert causal_mask(2, 4).tolist() == [[True, True, True, False], [True, True, True, True]]
+    assert causal_mask(1, 5).all()                                # one new token reads the whole text
+    assert causal_mask(3, 3) is causal_mask(3)                    # keys=length is the square
+    with pytest.raises(ValueError, match="keys should be at least length = 3"):
+        causal_mask(3, 2)
+
+
+def test_the_last_rows_of_a_square_are_the_weights_of_new_queries_after_a_cache():
+    scores = rng.normal(size=(2, 6, 6))
+    full = causal_weights(scores)
+    for new in (1, 2, 6):
+        assert np.allclose(causal_weights(scores[..., -new:, :]), full[..., -new:, :])
+
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_one_head_with_identity_projections_matches_scaled_dot_product_attention(causal):
     x = rng.normal(size=(2, 6, 8))
@@ -205,6 +221,8 @@ def test_lists_of_tokens_and_weights_are_numbers_too():
      "heads should divide Wv's width 3 into equal slices, got heads=2"),
     (lambda: attention(np.ones((3, 4)), np.ones((4, 6)), np.ones((4, 4)), W, W), r"Wk should have 6 columns like Wq"),
     (lambda: causal_mask(0), "length should be a whole number of at least 1"),
+    (lambda: causal_weights([1.0, 2.0]), r"scores should have shape \(\.\.\., queries, keys\)"),
+    (lambda: causal_weights(np.ones((3, 2))), "keys should be at least length = 3"),
     (lambda: softmax("abc"), "x should be an array of numbers"),
 ])
 def test_more_bad_input_is_rejected(call, expected):

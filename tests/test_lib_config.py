@@ -51,9 +51,10 @@ def test_sizes_given_as_numpy_integers_are_kept_as_python_integers():
     config = ModelConfig(d_model=np.int32(96), layers=np.int64(4), d_ff=np.int32(256), vocab=np.int16(55),
                          heads=np.int32(4), kv_heads=np.int32(2), context=np.int32(256), experts=np.int32(4),
                          top_k=np.int32(2), shared_experts=np.int32(1), expert_d_ff=np.int32(64),
-                         dense_layers=np.int32(1), attention_per_block=np.int32(100))
+                         dense_layers=np.int32(1), attention_per_block=np.int32(100),
+                         cache_per_block=np.int32(576))
     names = ("d_model", "layers", "d_ff", "vocab", "heads", "kv_heads", "context", "experts", "top_k",
-             "shared_experts", "expert_d_ff", "dense_layers", "attention_per_block")
+             "shared_experts", "expert_d_ff", "dense_layers", "attention_per_block", "cache_per_block")
     assert all(type(getattr(config, name)) is int for name in names)
 
 

@@ -8,8 +8,8 @@ import pytest
 
 from labs.decoder.models import REAL_MODELS, RealModel
 from lib.params import (DETAILS, ModelConfig, beyond_plain, block_parameters, count_parameters, doubled,
-                        equal_count_gated_width, ffn_parameters, gap_steps, gated_width, mebibytes,
-                        simple_version)
+                        equal_count_gated_width, ffn_parameters, gap_steps, gated_width, kv_cache_per_token,
+                        mebibytes, simple_version, training_memory)
 
 SMALL = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12)
 MIXTURE = replace(SMALL, experts=8, top_k=2)
@@ -313,3 +313,25 @@ def test_real_models_carry_their_published_heads_and_context():
                  "SmolLM2-360M": (15, 5, 8192), "DeepSeek-V3": (128, None, 131072)}
     assert {name: (m.config.heads, m.config.kv_heads, m.config.context) for name, m in REAL_MODELS.items()} \
         == published
+
+
+def test_the_kv_cache_holds_a_key_and_a_value_per_block_of_the_key_value_heads_only():
+    gpt2, llama, smol, deepseek = (REAL_MODELS[n].config for n in
+                                   ("GPT-2 Small", "LLaMA-7B", "SmolLM2-360M", "DeepSeek-V3"))
+    assert kv_cache_per_token(gpt2) == 12 * 2 * 768 == 18_432
+    assert kv_cache_per_token(llama) == 32 * 2 * 4096 == 262_144
+    assert kv_cache_per_token(smol) == 32 * 2 * 5 * 64 == 20_480                  # 5 sets of 64 numbers
+    assert kv_cache_per_token(replace(smol, kv_heads=None)) == 3 * kv_cache_per_token(smol)
+    assert kv_cache_per_token(deepseek) == 61 * (512 + 64)                        # the latent and the rotary key
+    assert kv_cache_per_token(replace(SMALL, kv_heads=1)) == 12 * 2 * 64          # one set for every head
+    assert kv_cache_per_token(doubled(deepseek, "width")) == 2 * kv_cache_per_token(deepseek)
+    assert kv_cache_per_token(doubled(smol, "depth")) == 2 * kv_cache_per_token(smol)
+
+
+def test_training_with_adamw_holds_16_bytes_per_parameter_in_float32_and_in_mixed_precision():
+    single, mixed = training_memory(109_529_856), training_memory(109_529_856, 2)
+    assert (single.weights, single.gradients, single.master_copy, single.moments) == (
+        438_119_424, 438_119_424, 0, 876_238_848)
+    assert (mixed.weights, mixed.gradients, mixed.master_copy) == (219_059_712, 219_059_712, 438_119_424)
+    assert single.total == mixed.total == 16 * 109_529_856 == 1_752_477_696
+    assert training_memory(np.int32(1000), np.int32(4)).total == 16_000 and type(single.total) is int

@@ -3,10 +3,12 @@
 - ``six_steps``: 4 tokens of 4 numbers through one pre-norm block, one step at a time;
 - ``layer_flow``: a sentence through a stack of random blocks with any part removed, and the
   shape of every tensor in a block;
-- ``calculator``: a model's parameters by part, its memory, and real models' published sizes;
-  ``models`` holds the models it offers (the course's example, published models, the trained one);
-- ``near_identity``: blocks whose weights start small pass their input almost unchanged (a model
-  the notebook plots, without a view).
+- ``calculator``: a model's parameters by part, its memory (the weights, the KV cache, training
+  with AdamW), and real models' published sizes; ``models`` holds the models it offers (the
+  course's example, published models, the trained one);
+- ``near_identity``: blocks whose weights start small pass their input almost unchanged, at the
+  flow lab's width and in another small setup whose weights come from C's ``rand()`` (models
+  whose numbers the notebook prints, without a view).
 
 The names the notebook imports are re-exported here, so ``from labs.decoder import flow_lab``
 works in notebooks old and new. ``size_of`` is ``presentation.numbers.size`` (kept for notebooks
@@ -17,7 +19,8 @@ from presentation.numbers import size as size_of
 
 from .calculator import calculator_lab
 from .layer_flow import flow_lab, flow_model
-from .near_identity import near_identity_model
+from .near_identity import near_identity_model, rand_demonstration
 from .six_steps import six_steps_lab
 
-__all__ = ["calculator_lab", "flow_lab", "flow_model", "near_identity_model", "six_steps_lab", "size_of"]
+__all__ = ["calculator_lab", "flow_lab", "flow_model", "near_identity_model", "rand_demonstration",
+           "six_steps_lab", "size_of"]

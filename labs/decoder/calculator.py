@@ -1,9 +1,10 @@
 """The parameter-calculator lab (notebook 04): count a model's parameters by part, its memory,
 the effect of doubling the depth or the width, and real models' published sizes against the
-count, step by step from the course's simple count.
+count, step by step from the course's simple count; and the memory beyond the weights: the KV
+cache of generation (per token and for a whole context) and training with AdamW.
 
-Model: ``calculator_model`` (``lib.params``, or the learner's ``model_parameters`` for plain
-models), over the models of ``models`` (the calculator's data). View: ``CalculatorLab``. Root
+Model: ``calculator_model`` (``lib.params``, or the learner's ``model_parameters`` for models with
+a plain FFN), over the models of ``models`` (the calculator's data). View: ``CalculatorLab``. Root
 widget: ``calculator_lab()``.
 """
 
@@ -12,9 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from exercises.core.own import NotUsedHere, Use
-from lib.params import ModelConfig, beyond_plain, count_parameters, doubled, gap_steps, mebibytes
+from dataclasses import replace
+
+from lib.params import (ModelConfig, beyond_plain, count_parameters, doubled, gap_steps, kv_cache_per_token,
+                        mebibytes, training_memory)
 from presentation.html import plain
-from presentation.numbers import count, fixed, percentage, plural, size
+from presentation.numbers import byte_size, count, fixed, percentage, plural, size
 from presentation.tables import table
 
 from ..kit.figure_view import set_changed
@@ -24,25 +28,40 @@ from .models import COURSE_EXAMPLE, TRAINED_MODEL, presets
 BYTES = {4: "4 (float32)", 2: "2 (bfloat16)", 1: "1 (int8)", 0.5: "0.5 (4-bit)"}
 
 
-def _course_model_parameters(d, layers, d_ff, vocab):
-    return count_parameters(ModelConfig(d_model=d, layers=layers, d_ff=d_ff, vocab=vocab)).total
+def _course_model_parameters(d, layers, d_ff, vocab, heads, kv_heads):
+    return count_parameters(ModelConfig(d_model=d, layers=layers, d_ff=d_ff, vocab=vocab, heads=heads,
+                                        kv_heads=kv_heads)).total
 
 
 # The exercise whose function the calculator can count with (see labs/kit/own_function.py).
-PARAMETERS_USE = Use("model-parameters", _course_model_parameters, "lib.params.count_parameters")
+PARAMETERS_USE = Use("grouped-parameters", _course_model_parameters, "lib.params.count_parameters")
+
+
+def memory_beyond_weights(config: ModelConfig, parameters: int, context: int, nbytes: float) -> dict:
+    """The KV cache (numbers and bytes for one token and for ``context`` tokens, at ``nbytes`` per
+    number) and training with AdamW in float32 and in bfloat16 with a float32 copy
+    (``lib.params.training_memory``, by part)."""
+    per_token = kv_cache_per_token(config)
+    return {"cache_numbers": per_token, "cache_token": per_token * nbytes, "context": int(context),
+            "cache_context": per_token * nbytes * int(context),
+            "training": {"float32": training_memory(parameters, 4), "bfloat16": training_memory(parameters, 2)}}
 
 
 def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff: int = 3072,
                      vocab: int = 32000, gated: bool = False, tied: bool = True, biases: bool = False,
                      experts: int = 0, top_k: int = 0, bytes_per_number: float = 2,
-                     preset: str | None = None, total=None) -> dict:
+                     preset: str | None = None, total=None, kv_heads: int | None = None,
+                     context: int = 2048) -> dict:
     """Count a model's parameters by part (``lib.params``), its memory in MiB, and the counts with
     the depth or the width doubled. With ``preset`` (a key of ``presets()``) the preset's full
     configuration is used and compared with its published size, step by step. Invalid sizes give
-    a verdict that says why, never an exception.
+    a verdict that says why, never an exception. ``kv_heads`` sets of keys and values (None: one
+    per head) decide the KV cache, given for one token and for ``context`` tokens (a preset's
+    own context when it has one), next to training's memory (``memory_beyond_weights``).
 
-    ``total(d, layers, d_ff, vocab)``, if given (the learner's ``model_parameters``), counts the
-    total and the doubled models; it counts plain models only, so any other configuration raises
+    ``total(d, layers, d_ff, vocab, heads, kv_heads)``, if given (the learner's
+    ``model_parameters``), counts the total and the doubled models; it counts models with a plain
+    FFN (grouped-query attention allowed) only, so any other configuration raises
     ``NotUsedHere`` (the view then counts with the course's function)."""
     known = presets()
     published = published_active = None
@@ -52,25 +71,33 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
             config, published, published_active, note = known[preset]
         else:
             preset = None
+            if int(context) < 1:
+                raise ValueError(f"context should be a whole number of at least 1 token, got {int(context)}")
             heads = int(heads)
+            kv_heads = None if kv_heads is None else int(kv_heads)
             if heads >= 1 and int(d_model) >= 1 and int(d_model) % heads:
                 note = (f"{heads} heads do not split d_model = {int(d_model)} into equal slices; a real model "
                         "needs that, but the count does not depend on the number of heads.")
-                heads = 1
+                heads, kv_heads = 1, None
+            elif kv_heads is not None and heads >= 1 and (kv_heads < 1 or heads % kv_heads):
+                note = (f"{plural(kv_heads, 'set')} of keys and values do not split {heads} heads into "
+                        "equal groups; the count and the cache take one set per head.")
+                kv_heads = None
             config = ModelConfig(d_model=int(d_model), layers=int(layers), d_ff=int(d_ff), vocab=int(vocab),
-                                 heads=heads, gated=bool(gated), tied=bool(tied), biases=bool(biases),
-                                 experts=int(experts), top_k=int(top_k) if int(experts) else 0)
+                                 heads=heads, kv_heads=kv_heads, context=int(context), gated=bool(gated),
+                                 tied=bool(tied), biases=bool(biases), experts=int(experts),
+                                 top_k=int(top_k) if int(experts) else 0)
     except (ValueError, TypeError) as problem:
         return {"ok": False, "verdict": f"These sizes do not make a model: {problem}.", "preset": None}
     parameters = count_parameters(config)
     counter = None if total is _course_model_parameters else total    # the course's: count every part
     total, active = parameters.total, parameters.active
     if counter is not None:
-        extras = beyond_plain(config)
+        extras = beyond_plain(replace(config, kv_heads=None))          # shared keys and values it counts
         if extras:
             raise NotUsedHere(f"this model has {' and '.join(extras)}, which your model_parameters "
                               "does not count")
-        total = active = counter(config.d_model, config.layers, config.d_ff, config.vocab)
+        total = active = _count_with(counter, config)
     nbytes = float(bytes_per_number)
     parts = {"embedding": parameters.embedding + parameters.positions + parameters.output,
              "attention": parameters.attention, "FFN": parameters.ffn, "norms": parameters.norms,
@@ -79,8 +106,7 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
     if counter is None:
         depth2, width2 = (count_parameters(doubled(config, w)).total for w in ("depth", "width"))
     else:
-        depth2, width2 = (counter(c.d_model, c.layers, c.d_ff, c.vocab)
-                          for c in (doubled(config, w) for w in ("depth", "width")))
+        depth2, width2 = (_count_with(counter, doubled(config, w)) for w in ("depth", "width"))
     mib = mebibytes(total, nbytes)
     big = max(parts, key=parts.get)
     memory = (f"{fixed(mib, 1, grouped=True)} MiB" if mib < 10_000
@@ -113,10 +139,32 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
             text += (f" {said}: {size(published)}. The simple count gives {size(simple)} "
                      f"({percentage(simple / published - 1, 1, signed=True)}); the model's details (below) "
                      f"bring it to {size(total)} ({percentage(total / published - 1, 1, signed=True)}).")
+    beyond = memory_beyond_weights(config, total, config.context or context, nbytes)
     return {"ok": True, "config": config, "preset": preset, "note": note, "count": parameters, "total": total,
             "active": active, "parts": parts, "shares": shares, "mib": mib, "memory": memory, "bytes": nbytes,
             "depth2": depth2, "width2": width2, "steps": steps, "gap": gap, "published": published,
-            "published_active": published_active, "verdict": text}
+            "published_active": published_active, **beyond, "verdict": text}
+
+
+def _count_with(counter, config: ModelConfig):
+    """The learner's count of ``config``: (d, layers, d_ff, vocab, heads, kv_heads)."""
+    return counter(config.d_model, config.layers, config.d_ff, config.vocab, config.heads,
+                   config.kv_heads or config.heads)
+
+
+def memory_rows(m: dict) -> tuple[list, list]:
+    """The memory tables' rows: the weights and the KV cache for one token and for the context;
+    then training with AdamW by part, in float32 and in bfloat16 with a float32 copy."""
+    cache = [(f"weights, {plural(m['bytes'], 'byte')} per number", byte_size(m["total"] * m["bytes"])),
+             (f"KV cache, one token ({count(m['cache_numbers'])} numbers)", byte_size(m["cache_token"])),
+             (f"KV cache, {plural(m['context'], 'token')}", byte_size(m["cache_context"]))]
+    single, mixed = m["training"]["float32"], m["training"]["bfloat16"]
+    training = [(label, *(byte_size(getattr(t, part)) if getattr(t, part) else "none" for t in (single, mixed)))
+                for label, part in (("weights", "weights"), ("gradients", "gradients"),
+                                    ("float32 copy of the weights", "master_copy"),
+                                    ("AdamW's two running averages", "moments"))]
+    training.append(("total, activations aside", byte_size(single.total), byte_size(mixed.total)))
+    return cache, training
 
 
 class CalculatorLab:
@@ -141,6 +189,10 @@ class CalculatorLab:
         self.layers.add_class("course-slider-layers")
         self.heads = widgets.BoundedIntText(value=12, min=1, max=256, description="heads", style=style,
                                             layout=small)
+        self.kv_heads = widgets.BoundedIntText(value=12, min=1, max=256, description="key/value heads",
+                                               style=style, layout=widgets.Layout(width="14em"))
+        self.context = widgets.BoundedIntText(value=2048, min=1, max=1_048_576, description="context (tokens)",
+                                              style=style, layout=widgets.Layout(width="16em"))
         self.d_ff = widgets.BoundedIntText(value=3072, min=1, max=65536, description="d_ff", style=style,
                                            layout=small)
         self.vocab = widgets.BoundedIntText(value=32000, min=1, max=1_000_000, description="vocabulary",
@@ -158,10 +210,12 @@ class CalculatorLab:
         self.bytes = menu([(label, b) for b, label in BYTES.items()], bytes_per_number, "bytes per number")
         self.numbers = numbers_widget()
         self.gap = numbers_widget()
+        self.beyond = numbers_widget()
         self.verdict = verdict_widget()
-        self.sizes = {"d_model": self.d_model, "layers": self.layers, "heads": self.heads, "d_ff": self.d_ff,
-                      "vocab": self.vocab, "gated": self.gated, "tied": self.tied, "biases": self.biases,
-                      "experts": self.experts, "top_k": self.top_k}
+        self.sizes = {"d_model": self.d_model, "layers": self.layers, "heads": self.heads,
+                      "kv_heads": self.kv_heads, "d_ff": self.d_ff, "vocab": self.vocab, "gated": self.gated,
+                      "tied": self.tied, "biases": self.biases, "experts": self.experts, "top_k": self.top_k,
+                      "context": self.context}
 
         fig = new_figure(6.4, 3.3)
         grid = fig.add_gridspec(1, 2, width_ratios=[1.35, 1], wspace=0.45)
@@ -193,10 +247,10 @@ class CalculatorLab:
         from ..kit.own_function import OwnFunctionSwitch
         self.own = OwnFunctionSwitch([PARAMETERS_USE], self.update)
         self.root = lab_root("parameter-calculator", [
-            controls(self.d_model, self.layers), controls(self.preset, self.bytes),
-            controls(self.heads, self.d_ff, self.vocab),
+            controls(self.d_model, self.layers), controls(self.preset, self.bytes, self.context),
+            controls(self.heads, self.kv_heads, self.d_ff, self.vocab),
             controls(self.gated, self.tied, self.biases, self.experts, self.top_k),
-            self.own.widget, self.view.widget, self.verdict, self.numbers, self.gap])
+            self.own.widget, self.view.widget, self.verdict, self.numbers, self.beyond, self.gap])
         self._setting = False
         for control in self.sizes.values():
             control.observe(self._on_size, names="value")
@@ -211,8 +265,10 @@ class CalculatorLab:
         self._setting = True
         try:
             values = {"d_model": config.d_model, "layers": config.layers, "heads": config.heads,
-                      "d_ff": config.d_ff, "vocab": config.vocab, "gated": config.gated, "tied": config.tied,
-                      "biases": config.biases, "experts": config.experts, "top_k": config.top_k}
+                      "kv_heads": config.kv_heads or config.heads, "d_ff": config.d_ff, "vocab": config.vocab,
+                      "gated": config.gated, "tied": config.tied, "biases": config.biases,
+                      "experts": config.experts, "top_k": config.top_k,
+                      "context": config.context or self.context.value}
             for key, value in values.items():
                 control = self.sizes[key]
                 if hasattr(control, "max") and value > control.max:
@@ -249,6 +305,7 @@ class CalculatorLab:
             for bar in self.double_bars:
                 set_changed(bar, height=0)
             self.numbers.value = plain("No model with these sizes.")
+            self.beyond.value = ""
             self.gap.value = ""
         else:
             for i, name in enumerate(self.part_names):
@@ -272,6 +329,10 @@ class CalculatorLab:
                 rows.append(("used per token", count(m["active"])))
             self.numbers.value = (table(parts, header=("part", "parameters", "share of the total"),
                                         mono_columns=(1, 2)) + table(rows))
+            cache, training = memory_rows(m)
+            self.beyond.value = (table(cache, header=("memory", "bytes"))
+                                 + table(training, header=("training with AdamW", "float32",
+                                                           "bfloat16 + float32 copy"), mono_columns=(1, 2)))
             if m["steps"]:
                 lines = [(what, f"+{size(added)}" if added >= 0 else f"\u2212{size(-added)}", size(total))
                          for what, added, total in m["steps"]]

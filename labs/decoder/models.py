@@ -49,10 +49,14 @@ REAL_MODELS = {
                     expert_d_ff=2048, dense_layers=3,
                     # latent attention: 7168·1536 + 1536·128·192 + 7168·576 + 512·128·256
                     # + 128·128·7168, plus its two small norms (1536 + 512)
-                    attention_per_block=187_107_328),
+                    attention_per_block=187_107_328,
+                    # the KV cache holds, per block, the latent of keys and values (512) and the
+                    # key's shared rotary part (64)
+                    cache_per_block=576),
         published=671e9, published_active=37e9,
         note="DeepSeek-V3 technical report (2024): 3 dense blocks then 58 with 256 routed experts "
-             "(top 8) and 1 shared; the multi-token-prediction module is not counted"),
+             "(top 8) and 1 shared; latent attention caches 576 numbers per block; the "
+             "multi-token-prediction module is not counted"),
 }
 
 

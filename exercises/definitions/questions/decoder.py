@@ -52,10 +52,15 @@ PREDICT_COLLAPSE = Question(
     choices=["as different from each other as at the start", "all nearly the same vector",
              "exactly zero", "each still equal to its own input"],
     answer=1,
+    # The last two sentences are pinned by tests/test_content_04.py, which runs the flow lab's
+    # model (labs.decoder.flow_model) with the residual add but no norms, with the FFN too, and
+    # with the residual add and the norms.
     explanation="Every attention layer replaces each word by an average of the words it sees. "
                 "Averages of averages become more and more alike, so after many layers every "
                 "position holds nearly the same vector and the sentence is lost. The residual add "
-                "and the FFN are what stop this in a real block; try it in the lab.",
+                "alone does not stop this: without the norms, even with the FFN, the stream grows "
+                "block after block and the words end as alike as with attention alone. The residual "
+                "add together with the norms keeps them apart; try each in the lab.",
     reveals=[
         r"\baverages? of averages\b",
         r"\b(all )?(nearly |almost )?the same vector\b",
@@ -160,8 +165,44 @@ PREDICT_GPT2 = Question(
     ],
 )
 
+
+NUMBER_KV_CACHE = Question(
+    id="decoder-number-kv-cache",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="LLaMA-7B has 32 blocks of width d = 4,096, and each of its 32 heads has its own keys and "
+           "values. While it generates, every block keeps each token's key and value, in bfloat16 "
+           "(2 bytes a number). How many bytes does one token add to this cache?",
+    answer=2 * 32 * 4096 * 2,
+    rtol=1e-9,
+    # Pinned by tests/test_content_04.py against lib.params.kv_cache_per_token and LLaMA-7B's
+    # configuration in labs.decoder.models.
+    explanation="A key of 4,096 numbers and a value of 4,096 numbers in each of 32 blocks, at 2 bytes "
+                "each: 2 × 32 × 4,096 × 2 = 524,288 bytes, half a MiB for every token of the text. The "
+                "cell below multiplies it out for a whole context and for the other models.",
+    reveals=[r"\b2\s*[×x]\s*32\s*[×x]\s*4,?096\b", r"\b512(\.0)?\s?KiB\b", r"\bhalf a MiB\b"],
+)
+
+PREDICT_TRAINING = Question(
+    id="decoder-predict-training-memory",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="Training with the AdamW optimiser keeps, for every weight, its gradient and two running "
+           "averages (of the gradient and of its square). With every number in float32, training "
+           "holds, besides the activations, how much memory compared with the weights alone?",
+    choices=["the same: the gradients and averages are written over the weights",
+             "twice as much", "four times as much", "ten times as much"],
+    answer=2,
+    explanation="Four numbers per weight instead of one: the weight, its gradient and AdamW's two "
+                "averages, 4 + 4 + 8 = 16 bytes per parameter. Keeping weights and gradients in "
+                "bfloat16 does not help much: the updates are then added to a float32 copy of the "
+                "weights, and the total stays at 16 bytes per parameter (2 + 2 + 4 + 8).",
+    reveals=[r"\b16 bytes (per|a|for each) (parameter|weight)\b", r"\b4 \+ 4 \+ 8\b",
+             r"\bfour numbers per weight\b"],
+)
+
 QUESTIONS = [PREDICT_SIZE, SHAPE_SCORES, PREDICT_COLLAPSE, PREDICT_ZERO_FFN, PREDICT_FINAL_NORM,
-             NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2]
+             NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2, NUMBER_KV_CACHE, PREDICT_TRAINING]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
