@@ -191,11 +191,22 @@ def nudge_growth(draw):
 
 
 @st.composite
-def causal_weights(draw):
-    ndim, n = draw(st.sampled_from([2, 3, 4])), draw(sizes(1, 6))
+def cached_causal_weights(draw):
+    ndim, keys = draw(st.sampled_from([2, 3, 4])), draw(sizes(1, 7))
+    queries = draw(sizes(1, keys))
     lead = tuple(draw(sizes(1, 3)) for _ in range(ndim - 2))
-    return (draw(numbers(lead + (n, n), draw(dtypes("float64", "float32")),
+    return (draw(numbers(lead + (queries, keys), draw(dtypes("float64", "float32")),
                          scale=draw(st.sampled_from([1e-3, 1.0, 1e3])))),), {}
+
+
+@st.composite
+def grouped_parameters(draw):
+    kv_heads = draw(sizes(1, 8))
+    heads = kv_heads * draw(sizes(1, 8))
+    d = heads * draw(sizes(1, 64))
+    sizes_drawn = (d, draw(sizes(1, 96)), draw(sizes(1, 16384)), draw(sizes(1, 100_000)), heads, kv_heads)
+    kind = draw(st.sampled_from([int, np.int64]))          # counts pass 2**31: no int32 sizes promised
+    return tuple(kind(n) for n in sizes_drawn), {}
 
 
 def _reads(ahead):
@@ -220,11 +231,6 @@ def future_leak(draw):
     seed = draw(st.integers(0, 2 ** 32 - 1))
     run = draw(st.sampled_from([_reads(0), _reads(1), _reads(3), _linear(seed, d)]))
     return (run, np.random.default_rng(seed).normal(size=(length, d))), {}
-
-
-@st.composite
-def model_parameters(draw):
-    return tuple(draw(sizes(1, high).flatmap(whole)) for high in (4096, 96, 16384, 100_000)), {}
 
 
 @st.composite
@@ -284,8 +290,9 @@ STRATEGIES = {"row-mean": row_mean, "stable-softmax": softmax, "sinusoidal-table
               "rope-rotation": rope_one, "rope-distance": scores_by_distance, "ffn-sublayer": ffn_sublayer,
               "swiglu": swiglu, "top2-weights": top2_weights, "moe-counts": moe_block_counts,
               "block-count": block_count, "layer-norm": layer_norm, "rms-norm": rms_norm,
-              "nudge-growth": nudge_growth, "causal-weights": causal_weights, "future-leak": future_leak,
-              "model-parameters": model_parameters, "perplexity": perplexity, "leave-one-out": leave_one_out,
+              "nudge-growth": nudge_growth, "cached-causal-weights": cached_causal_weights,
+              "future-leak": future_leak, "grouped-parameters": grouped_parameters, "perplexity": perplexity,
+              "leave-one-out": leave_one_out,
               "capstone-block": trained_block}
 
 

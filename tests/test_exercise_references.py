@@ -78,6 +78,17 @@ def test_causal_reference_is_lib_causal_weights_for_a_batch_of_any_length():
         np.testing.assert_allclose(decoder._causal_reference(scores), causal_weights(scores))
 
 
+def test_the_cached_reference_is_lib_causal_weights_and_the_last_rows_of_the_square():
+    rng = np.random.default_rng(0)
+    for shape in [(1, 1), (1, 6), (2, 5), (5, 5), (3, 2, 4), (2, 3, 4, 7)]:
+        scores = rng.normal(size=shape)
+        cached = decoder._cached_causal_reference(scores)
+        np.testing.assert_allclose(cached, causal_weights(scores))
+        queries, keys = shape[-2:]
+        square = np.concatenate([rng.normal(size=shape[:-2] + (keys - queries, keys)), scores], axis=-2)
+        np.testing.assert_allclose(cached, decoder._causal_reference(square)[..., -queries:, :])
+
+
 def _linear(w):
     return lambda h: h @ w
 

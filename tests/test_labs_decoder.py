@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from labs.decoder import calculator_lab, flow_lab, six_steps_lab
-from labs.decoder.calculator import BYTES, CalculatorLab, calculator_model
+from labs.decoder.calculator import BYTES, CalculatorLab, calculator_model, memory_rows
 from labs.decoder.layer_flow import (DEPTH_MAX, PARTS, WORDS, FlowLab, block_shapes, flow_inputs, flow_model,
                                      similarity)
-from labs.decoder.near_identity import near_identity_model
+from labs.decoder.near_identity import c_rand, near_identity_model, rand_demonstration, relative_changes
 from labs.decoder.six_steps import N_STEPS, SixStepsLab, six_steps_model
 from labs.decoder.models import (COURSE_EXAMPLE, REAL_MODELS, TRAINED_MODEL, Preset, presets, trained_preset,
                                   trained_stored)
@@ -20,7 +20,7 @@ from lib.attention import attention, causal_mask
 from lib.block import block_steps, decoder, random_block_weights, random_stack, six_step_setup, six_steps
 from lib.ffn import ffn
 from lib.norm import rms_norm, root_mean_square
-from lib.params import ModelConfig, count_parameters, mebibytes
+from lib.params import ModelConfig, count_parameters, kv_cache_per_token, mebibytes, training_memory
 from presentation.numbers import amount, size
 
 
@@ -346,6 +346,26 @@ def test_near_identity():
     assert abs(small["lengths"][-1] / small["lengths"][0] - 1) < 0.01
     large = near_identity_model(4, 0.2, seed=2)
     assert large["lengths"][-1] > 3 * large["lengths"][0]
+    assert np.all((0.01 < small["relative"]) & (small["relative"] < 0.03)) and large["relative"][0] > 3
+
+
+def test_relative_changes_are_each_blocks_change_over_the_stream_it_read():
+    streams = [np.ones((2, 2)), 1.1 * np.ones((2, 2)), np.array([[1.1, 1.1], [1.1, -1.1]])]
+    assert np.allclose(relative_changes(streams), [0.1, 1.0])
+
+
+def test_c_rand_is_the_linear_congruential_generator_of_a_common_c_library():
+    numbers = c_rand(42)
+    assert [next(numbers) for _ in range(3)] == [175, 400, 17869]      # srand(42); rand(); rand(); rand()
+    first = c_rand(1)
+    assert next(first) == 41                                            # srand(1); rand(): the classic 41
+
+
+def test_the_rand_setup_moves_its_tokens_by_a_few_percent_per_block():
+    m = rand_demonstration()
+    assert [f"{v:.4f}" for v in m["lengths"]] == ["1.3809", "1.3990", "1.4163", "1.4205", "1.4256"]
+    assert np.all((0.01 < m["relative"]) & (m["relative"] < 0.09))
+    assert m["sigma"] == pytest.approx(0.1 / np.sqrt(3)) and len(rand_demonstration(2)["lengths"]) == 3
 
 
 # ---------------------------------------------------------------- parameter calculator
@@ -482,6 +502,48 @@ def test_calculator_view_over_every_control():
     lab.top_k.value = 2
     assert lab.model["ok"] and lab.model["active"] < lab.model["total"]
     assert lab.view.figure is fig and lab.view.renders > renders + 30
+
+
+def test_calculator_memory_beyond_the_weights():
+    llama = calculator_model(preset="LLaMA-7B")
+    assert llama["cache_numbers"] == 262_144 and llama["cache_token"] == 524_288     # 2 bytes a number
+    assert llama["context"] == 2048 and llama["cache_context"] == 2 ** 30            # 1 GiB
+    assert llama["training"]["float32"].total == llama["training"]["bfloat16"].total == 16 * llama["total"]
+    smol = calculator_model(preset="SmolLM2-360M", bytes_per_number=1)
+    assert smol["cache_numbers"] == 20_480 and smol["cache_context"] == 20_480 * 8192
+    deep = calculator_model(preset="DeepSeek-V3")
+    assert deep["cache_numbers"] == 61 * 576 and deep["context"] == 131_072
+    custom = calculator_model(kv_heads=4, context=100, bytes_per_number=4)
+    assert custom["cache_numbers"] == 12 * 2 * 4 * 64 and custom["cache_context"] == 12 * 2 * 256 * 100 * 4
+    assert custom["total"] == count_parameters(ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000,
+                                                           heads=12, kv_heads=4)).total
+    odd = calculator_model(kv_heads=5)                       # 5 sets cannot serve 12 heads equally
+    assert odd["ok"] and "do not split 12 heads" in odd["verdict"] and odd["cache_numbers"] == 12 * 2 * 768
+    empty = calculator_model(context=0)
+    assert not empty["ok"] and empty["verdict"] == ("These sizes do not make a model: context should be a whole "
+                                                    "number of at least 1 token, got 0.")
+    assert "0 sets of keys and values do not split 12 heads" in calculator_model(kv_heads=0)["verdict"]
+    cache, training = memory_rows(llama)
+    assert cache == [("weights, 2 bytes per number", "12.6 GiB"), ("KV cache, one token (262,144 numbers)", "512.0 KiB"),
+                     ("KV cache, 2,048 tokens", "1.0 GiB")]
+    assert training[2] == ("float32 copy of the weights", "none", "25.1 GiB")
+    assert training[-1] == ("total, activations aside", "100.4 GiB", "100.4 GiB")
+
+
+def test_calculator_view_shows_the_cache_of_the_heads_and_context_set():
+    lab = CalculatorLab()
+    header, *rows = table_rows(lab.beyond.value)
+    assert header == ["memory", "bytes"] and rows[1] == ["KV cache, one token (18,432 numbers)", "36.0 KiB"]
+    lab.preset.value = "SmolLM2-360M"
+    assert (lab.kv_heads.value, lab.context.value) == (5, 8192)
+    assert table_rows(lab.beyond.value)[3] == ["KV cache, 8,192 tokens", "320.0 MiB"]
+    lab.context.value = 1024                                  # a control moves: the preset no longer applies
+    assert lab.preset.value == lab.CUSTOM and table_rows(lab.beyond.value)[3] == ["KV cache, 1,024 tokens", "40.0 MiB"]
+    lab.kv_heads.value = 15
+    assert lab.model["cache_numbers"] == 3 * 20_480
+    assert ["training with AdamW", "float32", "bfloat16 + float32 copy"] in table_rows(lab.beyond.value)
+    lab.experts.value, lab.top_k.value = 4, 9
+    assert not lab.model["ok"] and lab.beyond.value == ""
 
 
 def test_calculator_first_slider_changes_the_picture():

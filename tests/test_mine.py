@@ -174,10 +174,12 @@ def test_stack_lab_uses_the_norm_of_its_mode(mode, ex_id):
     assert not lab.own.running_own and "has not passed its check" in _badge(lab)
 
 
-def test_calculator_lab_counts_plain_models_only():
-    from labs.decoder.calculator import CalculatorLab
+def test_calculator_lab_counts_models_with_a_plain_ffn_and_shared_keys_and_values():
+    from labs.decoder.calculator import CalculatorLab, calculator_model
 
-    lab = _same(CalculatorLab, "model-parameters", lambda m: [m["total"], m["depth2"], m["width2"], m["mib"]])
+    lab = _same(CalculatorLab, "grouped-parameters", lambda m: [m["total"], m["depth2"], m["width2"], m["mib"]])
+    lab.kv_heads.value = 4                                  # grouped-query attention: still theirs
+    assert lab.own.running_own and lab.model["total"] == calculator_model(kv_heads=4)["total"] == 100_092_672
     lab.gated.value = True
     assert not lab.own.running_own and "course-own-not-here" in _badge(lab)
     assert "gated FFN" in _badge(lab) and lab.model["ok"]
@@ -227,7 +229,7 @@ def test_a_failed_recheck_makes_a_running_lab_fall_back():
 def test_flow_lab_runs_the_learners_causal_weights():
     from labs.decoder.layer_flow import FlowLab
 
-    lab = _same(FlowLab, "causal-weights", lambda m: [m["sizes"], m["alike"], m["leaks"], m["output"]])
+    lab = _same(FlowLab, "cached-causal-weights", lambda m: [m["sizes"], m["alike"], m["leaks"], m["output"]])
     lab.toggles["causal"].value = False                  # no mask computed: nothing of theirs runs
     assert not lab.own.running_own and "this setting uses no" in _badge(lab)
     lab.toggles["causal"].value = True
@@ -240,7 +242,7 @@ def test_flow_lab_falls_back_from_a_causal_mask_that_reads_the_future():
     lab = FlowLab()
     reference = lab.model["output"].copy()
     ns = run_cell("def causal_weights(scores):\n    return scores[..., :1]\n", "import numpy as np\n")
-    own.remember("causal-weights", ns["causal_weights"])
+    own.remember("cached-causal-weights", ns["causal_weights"])
     lab.own.checkbox.value = True
     badge = _badge(lab)
     assert not lab.own.running_own and "course-own-fallback" in badge and "Traceback" not in badge

@@ -179,7 +179,7 @@ def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int, alone
 COURSE_CAUSAL_WEIGHTS = causal_weights
 
 # The flow lab can run the learner's causal_weights (notebook 04's exercise) instead.
-CAUSAL_USE = Use("causal-weights", causal_weights, "lib.attention.causal_weights")
+CAUSAL_USE = Use("cached-causal-weights", causal_weights, "lib.attention.causal_weights")
 
 
 def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, **parts) -> dict:
@@ -375,7 +375,7 @@ class FlowLab:
         parts = {name: toggle.value for name, toggle in self.toggles.items()}
         masked = parts["causal"] and parts["attention"]     # only then is a causal mask computed
         m = self.own.run(lambda weights: flow_model(self.depth.value, self.seed, causal_weights=weights, **parts),
-                          "causal-weights" if masked else None)
+                          "cached-causal-weights" if masked else None)
         n = m["depth"]
         k = np.arange(n + 1)
         series = (m["sizes"], m["alike"], m["leaks"])
