@@ -26,8 +26,9 @@ PREDICT_SIZE = Question(
     reveals=[
         r"\bstream itself is never normali[sz]ed\b",
         r"\bnorms? only rescales? the cop(y|ies)\b",
-        r"\badd (almost |nearly )?always makes the stream larger\b",
-        r"\b(output|it) (is )?(nearly|almost) always larger\b",
+        r"\badds? (almost |nearly )?(always )?makes? the stream larger\b",
+        r"\b(almost|nearly) always leaves? larger\b",
+        r"\blarger than its input in (nearly|almost) every draw\b",
     ],
 )
 
