@@ -341,6 +341,19 @@ def test_your_parts_takes_the_learners_passing_functions_and_falls_back_otherwis
     assert np.allclose(parts.rms_norm(x, np.ones(4)), course[0](x, np.ones(4)))
 
 
+def test_your_parts_takes_causal_weights_from_a_notebook_04_saved_before_the_cached_exercise(tmp_path):
+    """A notebook 04 saved by an earlier release holds the retired causal-weights exercise; its
+    function (square grids, as the capstone uses) is the learner's, checked by its own check."""
+    from exercises.definitions.trained import PARTS, your_parts
+    saved = ROOT / "tests" / "saved_notebooks" / "release-6fd94497c0" / "04_decoder_block.ipynb"
+    (tmp_path / saved.name).write_bytes(saved.read_bytes())
+    parts = your_parts(tmp_path)
+    report = dict(line.split(None, 1) for line in parts.report.splitlines())
+    assert report["causal_weights"].startswith("yours, from 04_decoder_block"), report["causal_weights"]
+    scores = np.random.default_rng(1).normal(size=(2, 5, 5))
+    assert np.allclose(parts.causal_weights(scores), get_exercise("cached-causal-weights").reference(scores))
+
+
 def test_the_capstone_runs_the_whole_model_to_pytorchs_logits():
     """The capstone's solution, four times, then the final norm and the output layer, gives the
     recorded logits on every held-out text."""

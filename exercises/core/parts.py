@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 from .cell import run_cell
 from .checker import evaluate
 from .notebooks import exercise_id, read
-from .registry import get_exercise
+from .registry import all_exercises, get_exercise
 from .workspace import workspace_root
 
 
@@ -47,6 +47,13 @@ def your_parts(ids: Sequence[str], root=None) -> Parts:
     return Parts(**chosen, report="\n".join(lines))
 
 
+def _saved_as(ex):
+    """The exercise and, for notebooks saved before it replaced them, the retired exercises of
+    its notebook that define the same function (each checked by its own check)."""
+    return [ex] + [e for e in all_exercises(retired=True)
+                   if e.retired and e.notebook == ex.notebook and e.name == ex.name and e.id != ex.id]
+
+
 def _notebook_path(stem: str, root: Path) -> Path | None:
     direct = root / f"{stem}.ipynb"
     if direct.is_file():
@@ -66,11 +73,13 @@ def _own_part(ex_id: str, root: Path):
         cells = read(path)["cells"]
     except (OSError, ValueError):
         return None, f"{path.name} could not be read"
-    sources = ["".join(c.get("source", "")) for c in cells if exercise_id(c) == ex_id]
-    if not sources:
+    by_id = {exercise_id(c): "".join(c.get("source", "")) for c in reversed(cells) if exercise_id(c)}
+    found = [e for e in _saved_as(ex) if e.id in by_id]
+    if not found:
         return None, f"{path.name} has no {ex.name} exercise cell"
+    ex, sources = found[0], [by_id[found[0].id]]
     try:
-        namespace = run_cell(sources[0], ex.context, ex_id)
+        namespace = run_cell(sources[0], ex.context, ex.id)
         feedback = evaluate(ex, namespace)
     except Exception as exc:  # noqa: BLE001 - the learner's saved code may raise anything
         return None, f"your saved cell raised {type(exc).__name__}"
