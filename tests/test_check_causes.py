@@ -98,7 +98,8 @@ def test_the_hint_ladder_climbs_by_itself_exactly_when_notebook_00_says_it_does(
     assert ("When your code runs but gives wrong numbers and the check cannot name the cause, it "
             "shows the next hint by itself; after an error, the feedback points at the line, and "
             "the next hint waits for your click.") in said
-    assert "A check that recognises your mistake (a wrong axis, a forgotten `keepdims`, a misspelt name) names it." in said
+    assert ("A check that recognises your mistake (a wrong axis, a forgotten `keepdims`, a misspelt "
+            "name) names it.") in said
     unexplained = _checked("row-mean", {0: "x.sum(axis=-1, keepdims=True).reshape(1, -1) + 1"})
     assert unexplained.kind in ("values", "shape") and not unexplained.hint and unexplained.ladder[0] == 1
     error = _checked("row-mean", {0: "x.sum(axis=-1, keepdims=True) @ 3"})
@@ -118,3 +119,21 @@ def test_how_to_stop_a_runaway_cell_is_said_with_the_runaway_feedback_and_in_00(
     said = _start_text()
     for words in ("prompt stays at `[*]`", "Kernel → Restart Kernel", "Kernel → Interrupt Kernel"):
         assert words in said and words.replace("`", "") in STOP_A_RUNAWAY
+
+
+@pytest.mark.parametrize("ex_id", ["rope-rotation", "top2-weights", "moe-counts", "leave-one-out"])
+def test_feedback_calls_an_arrays_numbers_entries_and_agrees_in_number(ex_id):
+    """The k-th number of a result is its entry k ("position k" is kept for a token's place):
+    the feedback on every known mistake of the exercises whose results are rows of numbers
+    says "entry", and its numbers agree with their nouns (presentation.numbers.plural)."""
+    import wording
+
+    ex = get_exercise(ex_id)
+    entries = 0
+    for mistake in ex.mistakes:
+        fb = evaluate_source(ex, ex.variant_source(mistake.code))
+        said = " ".join(fb.details)
+        assert not wording.positions_named(said), said
+        assert not wording.disagreements(fb.text()), fb.text()
+        entries += bool(re.search(r"\bentry \d+\b", said))
+    assert entries, f"{ex_id}: no feedback quoted an entry"
