@@ -89,14 +89,14 @@ def settings(name: str, found: list):
     """(label, [(widget, value), ...]) for the settings to visit: each control over its values
     alone (back to its first value after), then random settings of all of them. The trained
     model's labs run the model over every held-out text per setting (seconds each on a loaded
-    machine): there each control goes to the two ends of its values, one after the other and
-    left there, with no random settings."""
+    machine): there each control goes to the last of its values (the far end of a slider), one
+    after the other and left there, with no random settings."""
     from benchmarks.labs import sweep
     first = next((i for i, (kind, _w) in enumerate(found) if kind in ("slider", "selection-slider")), None)
     trained = name.startswith("trained.")
     values = [sweep(kind, widget, index == first, quick=QUICK) for index, (kind, widget) in enumerate(found)]
     if trained:
-        values = [list(dict.fromkeys(options[:1] + options[-1:])) for options in values]
+        values = [options[-1:] for options in values]
     else:
         values = [options + [widget.value] for (_k, widget), options in zip(found, values)]
     for (kind, widget), options in zip(found, values):
