@@ -22,7 +22,8 @@ def check_ndim(array, name, allowed):
     """Require ``array.ndim`` to be one of ``allowed``, e.g. (2, 3)."""
     if array.ndim not in allowed:
         wanted = " or ".join(str(n) for n in allowed)
-        raise ValueError(f"{name} should have {wanted} axes, got shape {array.shape}")
+        axes = "axis" if tuple(allowed) == (1,) else "axes"          # "1 axis", "2 or 3 axes"
+        raise ValueError(f"{name} should have {wanted} {axes}, got shape {array.shape}")
 
 
 def check_matrix(matrix, name, rows=None, columns=None, rows_reason="", columns_reason=""):

@@ -356,8 +356,8 @@ def test_feedback_fits_scalars_rows_and_grids():
     wrong = np.arange(96.0)
     wrong[[5, 40, 41, 90]] += 1.0
     detail = evaluate(long_row, {"v": wrong}).details[0]
-    assert detail.startswith("For `v`: position 5: expected 5, got 6; position 40: expected 40, got 41;")
-    assert "(4 of the 96 numbers differ)" in detail and "position 90" not in detail and len(detail) < 200
+    assert detail.startswith("For `v`: entry 5: expected 5, got 6; entry 40: expected 40, got 41;")
+    assert "(4 of the 96 numbers differ)" in detail and "entry 90" not in detail and len(detail) < 200
     number = Exercise(id="test-number", notebook="00_start_here", title="t", name="n",
                       template="n = ____\n", solution=["0"], kind="value", expected=lambda: 5.0,
                       hints=["a", "b"])

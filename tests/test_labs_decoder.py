@@ -10,7 +10,7 @@ import pytest
 
 from labs.decoder import calculator_lab, flow_lab, six_steps_lab
 from labs.decoder.calculator import BYTES, CalculatorLab, calculator_model, memory_rows
-from labs.decoder.layer_flow import (DEPTH_MAX, PARTS, WORDS, FlowLab, block_shapes, flow_inputs, flow_model,
+from labs.decoder.layer_flow import (DEPTH_MAX, PARTS, WITHOUT, WORDS, FlowLab, block_shapes, flow_inputs, flow_model,
                                      similarity)
 from labs.decoder.near_identity import c_rand, near_identity_model, rand_demonstration, relative_changes
 from labs.decoder.six_steps import N_STEPS, SixStepsLab, six_steps_model
@@ -21,7 +21,7 @@ from lib.block import block_steps, decoder, random_block_weights, random_stack, 
 from lib.ffn import ffn
 from lib.norm import rms_norm, root_mean_square
 from lib.params import ModelConfig, count_parameters, kv_cache_per_token, mebibytes, training_memory
-from presentation.numbers import amount, size
+from presentation.numbers import amount, percentage, size
 
 
 @pytest.fixture(autouse=True)
@@ -184,12 +184,12 @@ def test_flow_model_over_every_toggle_combination(depth):
             assert m["leak"] > 1e-6 and "word 1 reads the future" in m["sentences"]["causal"], parts
         else:
             assert "vanished" in m["summary"]
-            assert ("vanished" in m["sentences"]["causal"]) == (len(removed) == 1)   # else: causal alone
+            assert "vanished" in m["sentences"]["causal"]                    # the run plotted
         if not parts["attention"]:
             assert m["context"] == 0.0 and "moves the last word's output by 0 " in m["sentences"]["attention"]
         if not parts["positions"] and (not parts["causal"] or not parts["attention"]):
             assert m["copies"] == 0.0
-        if not parts["positions"] and len(removed) == 1:
+        if not parts["positions"]:
             assert ("identical" in m["sentences"]["positions"]) == (m["copies"] <= 1e-12)
         if len(removed) > 1:
             together = " and ".join([", ".join(PARTS[n] for n in removed[:-1]), PARTS[removed[-1]]])
@@ -219,21 +219,44 @@ def test_flow_what_each_part_prevents_at_depth_48():
     assert f"{full['sizes'][-1]:.2f}" in no_final["sentences"]["final_norm"]
 
 
-def test_flow_part_sentences_come_from_a_run_without_that_part_alone():
+def test_flow_part_sentences_describe_the_runs_plotted():
+    """With several parts removed, each part's sentence gives the numbers of the run on the plot
+    (all of them removed together) against the dashed run with every part on, never of a run
+    with that part alone removed, which is not drawn."""
     for depth in (12, DEPTH_MAX):
         m = flow_model(depth, positions=False, causal=False, norms=False)
+        full = m["full"]
         assert m["summary"].startswith(f"With the position vectors, causal mask and norms removed together, "
                                        f"after {depth} blocks:")
         for name in m["removed"]:
-            alone = flow_model(depth, **{name: False})
-            assert alone["summary"].startswith(f"After {depth} blocks:")
-            said = m["sentences"][name]
-            assert said.startswith("Without ") and " alone" in said.split(",")[0]
-            assert said.replace(" alone", "", 1) == alone["sentences"][name]
-    # without the positions alone the causal mask still tells the copies of "the" apart, while
-    # with the mask removed too they come out identical: each sentence describes its own run
+            assert m["sentences"][name].startswith(f"Without {WITHOUT[name]},")
+        assert f"its size reaches {amount(m['sizes'][-1])} after {depth} blocks (every part on: " \
+               f"{amount(full['sizes'][-1])})" in m["sentences"]["norms"]
+        assert f"moves word 1's output by {amount(m['leak'])}" in m["sentences"]["causal"]
+    # without the positions and the mask the two copies of "the" come out identical in the run
+    # plotted (the mask alone still tells them apart, in a run that is not plotted here)
     both = flow_model(12, positions=False, causal=False)
-    assert both["copies"] == 0.0 and "still differ by" in both["sentences"]["positions"]
+    assert both["copies"] == 0.0 and "come out identical" in both["sentences"]["positions"]
+    assert flow_model(12, positions=False)["copies"] > 0
+    # residual add, norms and FFN removed: the plotted stream shrinks to 0.051, and the norms'
+    # sentence gives that size, not the 8.5e+09 of the norms removed alone
+    shrunk = flow_model(48, residual=False, norms=False, ffn=False)
+    assert shrunk["sizes"][-1] < 0.1 < 1e9 < flow_model(48, norms=False)["sizes"][-1]
+    assert f"its size reaches {amount(shrunk['sizes'][-1])} after 48 blocks" in shrunk["sentences"]["norms"]
+    assert "e+09" not in shrunk["verdict"]
+
+
+def test_flow_ffn_sentence_names_what_still_works_on_each_word_alone():
+    """The norms and attention's value and output maps work on each word by itself too: the FFN
+    is the block's one wide, learned non-linear map of a word alone, and holds the parameters
+    the sentence says the block keeps without it."""
+    from lib.params import ModelConfig, block_parameters
+    m = flow_model(12, ffn=False)
+    said = m["sentences"]["ffn"]
+    assert "nothing works on a word by itself" not in said
+    assert "norms only rescale a word" in said and "value and output maps are linear" in said
+    one = block_parameters(ModelConfig(d_model=16, layers=1, d_ff=64, vocab=1))
+    assert f"keeps only {percentage(1 - one.ffn / one.total)} of its parameters" in said
 
 
 def test_flow_norms_sentence_says_the_stream_grew_until_it_overflowed():

@@ -79,7 +79,7 @@ def test_causal_mask_alone_gives_a_weak_order():
     m = shuffle.shuffle_model((0, 2, 1), add_positions=False, causal=True)
     assert m["change"][0] < 1e-12 and m["change"][1] > 0.01
     assert "cat stays at row 0 and its output is identical" in m["verdict"]
-    assert "i + 1 words" in m["verdict"] and "not in which order" in m["verdict"]
+    assert "the words in rows 0 to i" in m["verdict"] and "not in which order" in m["verdict"]
     # Swapping the two words before car leaves car's output as it was: the same set of earlier words.
     m = shuffle.shuffle_model((1, 0, 2), add_positions=False, causal=True)
     assert m["change"][2] < 1e-12 and np.all(m["change"][:2] > 0)

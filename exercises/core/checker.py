@@ -55,6 +55,7 @@ HEADLINES = {
     "inplace": "Your function changed its input",
     "state": "Your function's results depend on earlier calls",
     "timeout": "Your function did not finish",
+    "condition": "Right numbers, but not as the exercise asks",
     "recursion": "Your function kept calling itself",
     "memory": "Your function asked for too much memory",
 }
@@ -72,9 +73,17 @@ DICT_HINT = ("Build a new dictionary instead of changing the one you were given:
 STATE_HINT = ("Build the result anew inside the function on every call: an array or list defined "
               "outside the function (or as a default argument) and filled in by it is shared by "
               "all calls, and random numbers differ from call to call.")
+# How to stop a cell that runs without end outside a check: the check stops the learner's
+# code itself, but a call typed in a cell of its own runs until the kernel is stopped. The
+# browser's kernel cannot be interrupted (no signals, budget.py), so it is restarted.
+STOP_A_RUNAWAY = ("If you call the function yourself in a cell and that cell never finishes "
+                  "(its prompt stays at [*]), restart the kernel: Kernel \u2192 Restart Kernel (or the "
+                  "\u27f3 button of the notebook's toolbar); your cells stay as they are, run them "
+                  "again from the top. In a JupyterLab on your own computer, Kernel \u2192 Interrupt "
+                  "Kernel (the \u25a0 button) stops the cell and keeps your variables.")
 TIMEOUT_HINT = ("A `while` loop stops only when its condition becomes false: check that something "
                 "inside the loop moves towards that. Your notebook is still usable: fix the cell, "
-                "run it, then run the check again.")
+                "run it, then run the check again. " + STOP_A_RUNAWAY)
 RECURSION_HINT = ("A function that calls itself needs a case that returns without calling again, "
                   "and every call must come closer to that case.")
 MEMORY_HINT = ("The inputs of the check are small, so an array this large comes from a size taken "
@@ -233,8 +242,8 @@ def _close(a, b, ex: Exercise, case: Case | None = None) -> bool:
 
 
 def _index(index: tuple, ndim: int) -> str:
-    if ndim == 1:
-        return f"position {index[0]}"
+    if ndim == 1:                   # an array's k-th number: its entry (a "position" is a token's)
+        return f"entry {index[0]}"
     if ndim == 2:
         return f"row {index[0]}, column {index[1]}"
     return "entry [" + ", ".join(str(i) for i in index) + "]"
@@ -306,7 +315,7 @@ def _compare(got, exp, case: Case, ex: Exercise) -> Feedback | None:
         detail = f"On {where}{'' if case.visible else ','} the result contains {what}"
         if arr.ndim:
             first = tuple(int(i) for i in np.argwhere(bad)[0])
-            detail += (f" at {numbers.plural(int(bad.sum()), 'position')} of {arr.size}, first at "
+            detail += (f" in {numbers.plural(int(bad.sum()), 'entry', 'entries')} of {arr.size}, first at "
                        f"{_index(first, arr.ndim)}")
         return fb("nan", detail + ". NaN comes from 0/0 or inf - inf; infinity from an "
                   "overflow, such as `np.exp` of a large number.")
@@ -526,10 +535,25 @@ def _evaluate_function(ex: Exercise, func, rng, fixed_only: bool = False) -> Fee
             return _blank_feedback(ex)
         return _timeout(ex, over, case)
     fixed = sum(1 for c in cases if not c.random)
+    if ex.without_loops:
+        loops = diagnose.loops_in(func)
+        if loops:
+            return _loop_used(ex, loops, len(cases))
     return Feedback(ex.id, "pass", [
         f"{'All ' + numbers.plural(len(cases), 'test') if len(cases) > 1 else 'The one test'} passed: "
         f"{numbers.plural(fixed, 'fixed case')} and {numbers.plural(len(cases) - fixed, 'random one')} "
         "drawn for this code."], cases=len(cases))
+
+
+def _loop_used(ex: Exercise, loops: list[tuple[int, str]], tests: int) -> Feedback:
+    """Right numbers from code with a Python loop, where the exercise asks for none: not a pass
+    (the skill the exercise names, the whole grid at once, is not shown), and said plainly."""
+    lineno, line = loops[0]
+    return Feedback(ex.id, "condition", [
+        f"Your function gives the right numbers on all {numbers.plural(tests, 'test')}, but the "
+        f"exercise asks for it without a loop, and your code loops in Python "
+        f"({numbers.plural(len(loops), 'loop')}). The right numbers are a good start: now let "
+        "NumPy do the looping."], hint=ex.without_loops, location=f"line {lineno}: {line}")
 
 
 def _judge(run: _Runner, index: int, case: Case) -> Feedback | None:
@@ -578,7 +602,11 @@ def _error(ex: Exercise, exc: BaseException, where: str) -> Feedback:
         return Feedback(ex.id, "memory", [
             f"{_on(where)} your function asked for {requested_size(exc)}: more memory than "
             "there is, for inputs of a few numbers."], hint=MEMORY_HINT, location=location)
-    return Feedback(ex.id, "error", [f"On {where}: {type(exc).__name__}: {exc}"], location=location)
+    line = location.split(": ", 1)[1] if location and ": " in location else ""
+    hint = diagnose.reduction_for_pairwise(line) if line else None
+    return Feedback(ex.id, "error", [f"On {where}: {type(exc).__name__}: {exc}"], location=location,
+                    hint=hint or diagnose.misspelt_name(exc))
+
 
 
 def _timeout(ex: Exercise, over: OutOfTime, case: Case) -> Feedback:

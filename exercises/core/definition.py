@@ -123,6 +123,11 @@ class Exercise:
     ``retired`` marks an exercise a newer release replaced: its check still works for notebooks
     saved from earlier releases (``get_exercise`` finds it), but it is no longer listed with the
     course's exercises (progress, review, the command line).
+
+    ``without_loops``, for an exercise whose statement asks for no Python loop ("the sinusoidal
+    table, without a loop"), is the hint on how to do without one: code that gives the right
+    numbers with a ``for`` or ``while`` loop or a comprehension is then not passed; its feedback
+    says the numbers are right and the condition is not met (``checker``, kind "condition").
     """
 
     id: str
@@ -144,6 +149,7 @@ class Exercise:
     context: str = "import numpy as np\nfrom exercises.core.blank import ____\n"
     skills: str = ""
     retired: bool = False
+    without_loops: str = ""      # the exercise asks for no Python loop: how to do without one
 
     def __post_init__(self) -> None:
         n = count_blanks(self.template)

@@ -24,7 +24,7 @@ differs from the reference's somewhere:
     a size factor               the expected numbers times or over a size of the input (a sum where
                                 the mean was wanted and back, n - 1 for n, a square root)
     a factor per row            each row times a number of its own (a division by each row's total missing)
-    rearranged                  the expected grid transposed, shifted by one position or one row, reversed
+    rearranged                  the expected grid transposed, shifted by one entry or one row, reversed
     a function of the result    1 / expected, its square, its root, its log, a power (a log in another base)
     a default                   the reference with a default argument (eps) set otherwise: 0, squared,
                                 doubled, ten times, a fixed number whatever is passed
@@ -600,12 +600,12 @@ def _rearranged(ex, probes, numeric, close) -> str | None:
 
     candidates = [(transposed, "the expected grid transposed: rows and columns swapped (a `.T`, or two "
                                "indices the other way round)")]
-    for axis, unit in ((-1, "position"), (-2, "row")):
+    for axis, unit, units in ((-1, "entry", "entries"), (-2, "row", "rows")):
         candidates += [(shifted(axis, 1), f"the expected ones moved one {unit} on: an index, a count or a "
                                           f"slice one {unit} too early"),
                        (shifted(axis, -1), f"the expected ones moved one {unit} back: an index, a count or a "
                                            f"slice one {unit} too late (counted from 1?)"),
-                       (reversed_(axis), f"the expected ones in reverse order along the {unit}s")]
+                       (reversed_(axis), f"the expected ones in reverse order along the {units}")]
     for predict, words in candidates:
         wrong = _fits(numeric, predict, close)
         if wrong:
@@ -702,7 +702,7 @@ def _terms(ex, probes, numeric, close) -> str | None:
                     break
         if found:
             said = " and ".join(_term_words(c, m, names) for c, m in found)
-            which = "" if gaps.shape[1] == 1 else f"Your number at position {out}: "
+            which = "" if gaps.shape[1] == 1 else f"Your number at entry {out}: "
             where = "" if wrong.all() else f" on the {int(wrong.sum())} tests it gets wrong"
             seen = next(((g, e) for p, g, e in cases if p.case.visible), None)
             quoted = _quote(*seen) if seen is not None else ""
@@ -773,3 +773,110 @@ def settled(probes: list[Probe]) -> tuple[str, ...]:
     if numeric and len(numeric) == len(probes) and all(g.shape == e.shape for _p, g, e in numeric):
         return ("shape",)
     return ()
+
+
+# ---------------------------------------------------------------- causes the code itself shows
+
+def loops_in(func) -> list[tuple[int, str]]:
+    """The Python loops of the cell that defined ``func`` (``for``, ``while``, comprehensions):
+    (line number, the line) each, in order; [] when there is none or the source cannot be read."""
+    import ast
+    import linecache
+
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return []
+    lines = linecache.getlines(code.co_filename)
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return []
+    kinds = (ast.For, ast.AsyncFor, ast.While, ast.comprehension)
+    found = sorted({node.lineno if not isinstance(node, ast.comprehension) else node.target.lineno
+                    for node in ast.walk(tree) if isinstance(node, kinds)})
+    return [(n, lines[n - 1].strip()) for n in found if 0 < n <= len(lines)]
+
+
+# NumPy's reductions whose second positional argument is an axis, and what the learner who
+# passes two arrays to one of them meant.
+PAIRWISE = {"max": "maximum", "amax": "maximum", "min": "minimum", "amin": "minimum"}
+
+
+def reduction_for_pairwise(line: str) -> str | None:
+    """The hint for ``np.max(a, b)`` (or min) with two arrays, on the line ``line``: NumPy reads
+    ``b`` as an axis; the element-by-element larger of two arrays is ``np.maximum``."""
+    import ast
+
+    try:
+        tree = ast.parse(line.strip().removeprefix("return ").strip() or "0")
+    except SyntaxError:
+        try:
+            tree = ast.parse(line.split("=", 1)[-1].strip())
+        except SyntaxError:
+            return None
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in PAIRWISE and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in ("np", "numpy") and len(node.args) >= 2
+                and not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, int)
+                         and not isinstance(node.args[0], ast.Constant))):
+            name, pairwise = node.func.attr, PAIRWISE[node.func.attr]
+            return (f"`np.{name}` takes one array and gives its {'largest' if 'max' in name else 'smallest'} "
+                    f"number (its second argument is an axis). The {'larger' if 'max' in name else 'smaller'} "
+                    f"of two arrays, number by number, is `np.{pairwise}`.")
+    return None
+
+
+MOVE_COST, CASE_COST = 2, 1       # Python's own costs for its "Did you mean" (a case flip is cheaper)
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance with Python's costs: an insertion, a deletion or another letter
+    costs MOVE_COST, the same letter in the other case CASE_COST."""
+    row = [j * MOVE_COST for j in range(len(b) + 1)]
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i * MOVE_COST
+        for j, y in enumerate(b, 1):
+            change = 0 if x == y else CASE_COST if x.lower() == y.lower() else MOVE_COST
+            previous, row[j] = row[j], min(row[j] + MOVE_COST, row[j - 1] + MOVE_COST, previous + change)
+    return row[-1]
+
+
+def close_name(missing: str, names) -> str | None:
+    """The name of ``names`` closest to ``missing``, if close enough, as Python 3.10 and later
+    choose it for "Did you mean" (the same costs and the same limit, which grows with the two
+    names' lengths); the same answer on every Python the course runs on."""
+    best, best_distance = None, None
+    for name in sorted(set(names)):
+        if name == missing or name.startswith("__"):
+            continue
+        limit = (len(missing) + len(name) + 3) * MOVE_COST // 6
+        distance = _edit_distance(missing, name)
+        if distance <= limit and (best_distance is None or distance < best_distance):
+            best, best_distance = name, distance
+    return best
+
+
+def misspelt_name(exc: BaseException) -> str | None:
+    """For a ``NameError``: the name that is not defined and the close name of those the code
+    could use where it was raised (the function's variables, its namespace, the builtins)."""
+    import builtins
+
+    if not isinstance(exc, NameError) or isinstance(exc, UnboundLocalError):
+        return None
+    missing = getattr(exc, "name", None)
+    if not missing:
+        return None
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    names = set(dir(builtins))
+    if tb is not None:
+        frame = tb.tb_frame
+        names |= set(frame.f_locals) | set(frame.f_globals) | set(frame.f_code.co_varnames)
+    close = close_name(missing, names)
+    if close:
+        return (f"`{missing}` is not defined: did you mean `{close}`? A misspelt name is read as "
+                "another name, one that was never given a value.")
+    return (f"`{missing}` is not defined where your function looks for it: spell it as where it "
+            "was given its value, or run the cell that defines it first.")

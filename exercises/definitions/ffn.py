@@ -123,6 +123,10 @@ SUBLAYER = Exercise(
                 "Your code works only when the hidden layer holds a single number: Python's `max` "
                 "compares whole arrays and cannot decide between them. Use NumPy's "
                 "element-by-element maximum of 0 and the hidden numbers."),
+        Mistake("np.max for the ReLU", {0: "np.max(x @ W_up + b_up, 0)"},
+                "`np.max(h, 0)` reads the 0 as an axis: it gives the largest number of each "
+                "column of h, not the larger of each number and 0. NumPy's element-by-element "
+                "larger of two things is `np.maximum`, a different function from `np.max`."),
         Mistake("not narrowed", {1: "x + hidden + b_down"},
                 "Your code works only when d_ff equals d_model: the hidden layer has d_ff numbers "
                 "per token and x has d_model, so it must be narrowed back by the second matrix "

@@ -117,6 +117,11 @@ LAYER_NORM = Exercise(
         Mistake("eps outside the root", {0: "(np.sqrt(var) + eps)"},
                 "You added `eps` after the square root. The convention (PyTorch's too) adds it "
                 "to the variance, inside the root; the two differ when the variance is tiny."),
+        Mistake("eps added after the division", {0: "np.sqrt(var) + eps"},
+                "`/` is worked out before `+`: your line divides by the square root of the "
+                "variance and then adds eps to every result, so a token whose numbers are all "
+                "equal still gives 0 / 0 = NaN. Put brackets around the whole divisor, with eps "
+                "added to the variance inside the root."),
         Mistake("no square root", {0: "(var + eps)"},
                 "You divided by the variance itself. Its square root, the standard deviation, "
                 "is what brings the numbers to a spread of 1."),

@@ -118,6 +118,9 @@ SINUSOIDAL_TABLE = Exercise(
     ],
     skills="build the sinusoidal table for any length and width, without a loop, laying its sines "
            "and cosines out in pairs",
+    without_loops=("Build every angle in one expression: the positions as a column against the row of "
+                   "speeds give the whole (length, d_model/2) grid at once, and `np.sin` and `np.cos` "
+                   "of that grid, side by side on a new last axis, give every pair's two numbers."),
 )
 
 

@@ -219,6 +219,14 @@ STABLE_SOFTMAX = Exercise(
                 "each row. A row's scores lie along the last axis."),
         Mistake("missing keepdims (total)", {1: "e.sum(axis=-1)"}, _KEEPDIMS_HINT),
         Mistake("missing keepdims (max)", {0: "scores.max(axis=-1)"}, _KEEPDIMS_HINT),
+        Mistake("missing keepdims (both)", {0: "scores.max(axis=-1)", 1: "e.sum(axis=-1)"},
+                "Both per-row numbers lost their axis: without `keepdims=True` the largest score "
+                "and the total have shape (rows,) instead of (rows, 1), so NumPy cannot line them "
+                "up with the rows of the scores (or lines them up with the columns)."),
+        Mistake("wrong axis (both)", {0: "scores.max(axis=0, keepdims=True)", 1: "e.sum(axis=0, keepdims=True)"},
+                "Both reductions run down the columns (axis 0), so each column's weights sum to 1 "
+                "instead of each row's. A row's scores lie along the last axis, `axis=-1`, which "
+                "stays right for a batch too."),
     ],
     skills="write a softmax that stays finite for large scores",
 )

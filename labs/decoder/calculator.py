@@ -66,6 +66,7 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
     known = presets()
     published = published_active = None
     note = ""
+    asked_heads = heads
     try:
         if preset in known:
             config, published, published_active, note = known[preset]
@@ -124,7 +125,8 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
     if published:
         simple = steps[0][2] + steps[1][1]
         gap = {"blocks": steps[0][1], "embedding": steps[1][1], "simple": simple, "computed": total,
-               "published": published, "off": total / published - 1}
+               "published": published, "off": total / published - 1,
+               "simple_off": simple / published - 1, "unused": parameters.ffn - parameters.ffn_active}
         if abs(simple / published - 1) < 0.02:
             text += (f" Published: {size(published)}. The blocks alone ({size(steps[0][1])}) fall "
                      f"short; the embedding table ({size(steps[1][1])}) brings the count to "
@@ -142,8 +144,10 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
     beyond = memory_beyond_weights(config, total, config.context or context, nbytes)
     return {"ok": True, "config": config, "preset": preset, "note": note, "count": parameters, "total": total,
             "active": active, "parts": parts, "shares": shares, "mib": mib, "memory": memory, "bytes": nbytes,
-            "depth2": depth2, "width2": width2, "steps": steps, "gap": gap, "published": published,
-            "published_active": published_active, **beyond, "verdict": text}
+            "gib": mib / 1024, "depth2": depth2, "width2": width2,
+            "depth2_ratio": depth2 / total, "width2_ratio": width2 / total,
+            "steps": steps, "gap": gap, "published": published, "published_active": published_active,
+            "asked_heads": asked_heads, **beyond, "verdict": text}
 
 
 def _count_with(counter, config: ModelConfig):

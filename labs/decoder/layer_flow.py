@@ -125,11 +125,11 @@ WITHOUT = {"positions": "position vectors", "attention": "attention", "causal": 
            "final_norm": "the final norm"}
 
 
-def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int, alone: bool = False) -> str:
-    """What goes wrong without ``part``: m is a run without it (and, when ``alone``, with every
-    other part on), ref the run with every part on."""
+def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int) -> str:
+    """What goes wrong without ``part``: m is the run plotted (without it, and without any other
+    part removed with it), ref the run with every part on (plotted as the dashed line)."""
     blocks = plural(depth, 'block')
-    without = f"Without {WITHOUT[part]}{' alone' if alone else ''}"
+    without = f"Without {WITHOUT[part]}"
     if part == "positions":
         if m["copies"] <= EXACT:
             return (f"{without}, the two copies of \u201cthe\u201d (words 1 and 5) come out "
@@ -169,14 +169,14 @@ def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int, alone
         return (f"{without}, every block reads the raw stream: its size reaches "
                 f"{amount(m['sizes'][-1])} after {blocks} (every part on: {amount(ref['sizes'][-1])}).")
     if part == "ffn":
-        return (f"{without}, nothing works on a word by itself and the block keeps only "
-                f"{percentage(1 - _ffn_share())} of its parameters; the words' similarity after {blocks} is "
-                f"{fixed(m['alike'][-1], 3)} (every part on: {fixed(ref['alike'][-1], 3)}).")
+        return (f"{without}, the block loses its one wide, learned non-linear map of each word by "
+                f"itself (the norms only rescale a word, and attention's value and output maps are "
+                f"linear) and keeps only {percentage(1 - _ffn_share())} of its parameters; the words' "
+                f"similarity after {blocks} is {fixed(m['alike'][-1], 3)} (every part on: "
+                f"{fixed(ref['alike'][-1], 3)}).")
     return (f"{without}, the output keeps the stream's size, {amount(m['output_size'])} "
             f"after {blocks}; with it every word leaves at size {fixed(ref['output_size'])}.")
 
-
-COURSE_CAUSAL_WEIGHTS = causal_weights
 
 # The flow lab can run the learner's causal_weights (notebook 04's exercise) instead.
 CAUSAL_USE = Use("cached-causal-weights", causal_weights, "lib.attention.causal_weights")
@@ -219,17 +219,12 @@ def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, **
         summary = (f"{after}{' with every part on' if not removed else ''}: the stream's size went "
                    f"from {amount(m['sizes'][0])} to {amount(m['sizes'][-1])}, the words' similarity "
                    f"from {fixed(m['alike'][0])} to {fixed(m['alike'][-1], 3)}, and {future}.")
-    if len(removed) == 1:
-        sentences = {removed[0]: _part_sentence(removed[0], m, full, on, depth)}
-    else:             # each part's own effect: a run with only that part removed
-        sentences = {}
-        for name in removed:
-            alone = {n: n != name for n in PARTS}
-            run = _flow(tuple(alone.values()), depth, int(seed), causal_weights or COURSE_CAUSAL_WEIGHTS)
-            sentences[name] = _part_sentence(name, run, full, alone, depth, alone=True)
+    # Every sentence is about the two runs plotted: this setting's and the one with every part on.
+    sentences = {name: _part_sentence(name, m, full, on, depth) for name in removed}
     verdict = " ".join([summary] + list(sentences.values()))
     return {**m, "depth": depth, "seed": int(seed), "parts": on, "removed": removed, "full": full,
-            "summary": summary, "sentences": sentences, "verdict": verdict}
+            "copies_words": tuple(c + 1 for c in COPIES),
+            "ffn_share": _ffn_share(), "summary": summary, "sentences": sentences, "verdict": verdict}
 
 
 def block_shapes(batch: int = 2, length: int = 8, d_model: int = 16, heads: int = 2, d_ff: int | None = None):

@@ -14,7 +14,7 @@ from lib.attention import attention
 from lib.block import SIX_STEP_OPTIONS, Step, block_trace, six_step_setup
 from lib.norm import root_mean_square
 from presentation.html import plain
-from presentation.numbers import count, fixed, percentage, vector
+from presentation.numbers import count, fixed, percentage, plural, vector
 from presentation.tables import table
 
 from ..kit.figure_view import set_changed, set_limits
@@ -66,18 +66,19 @@ def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
     hidden_total = grids.shape[1] * weights.d_ff
     s = [fixed(v) for v in sizes]
     key, name = keys[step], names[step]
+    tokens, width = grids.shape[1], grids.shape[2]
+    row_size = float(root_mean_square(grids[1], axis=-1).min())
+    source = int(np.argmax(mix[0])) + 1                             # numbered from 1, as the text says
     if step == 0:
-        text = (f"The input: 4 tokens of 4 numbers; its typical size (the root mean square of all 16 "
-                f"numbers) is {s[0]}.")
+        text = (f"The input: {plural(tokens, 'token')} of {plural(width, 'number')}; its typical size (the "
+                f"root mean square of all {plural(tokens * width, 'number')}) is {s[0]}.")
     elif step == 1:
-        rows = root_mean_square(grids[1], axis=-1)
         text = (f"Step 1, norm: each row is divided by its own root mean square, so every row now has "
-                f"size {fixed(rows.min())} and the grid went from {s[0]} to {s[1]}; the input itself is "
+                f"size {fixed(row_size)} and the grid went from {s[0]} to {s[1]}; the input itself is "
                 "kept aside, unchanged, for the add.")
     elif step == 2:
-        source = int(np.argmax(mix[0]))
         text = (f"Step 2, attention: every row becomes a weighted mix of the value rows; token 1 takes "
-                f"{percentage(mix[0, source])} of its mix from token {source + 1}. Size {s[1]} \u2192 {s[2]}.")
+                f"{percentage(mix[0, source - 1])} of its mix from token {source}. Size {s[1]} \u2192 {s[2]}.")
     elif step == 3:
         text = (f"Step 3, add: attention's output (size {s[2]}) is added to the input (size {s[0]}), not "
                 f"put in its place, so the stream {_change(s[0], s[3])}.")
@@ -87,13 +88,15 @@ def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
     elif step == 5:
         text = (f"Step 5, FFN: each row on its own is widened to {weights.d_ff} hidden units "
                 f"({hidden_on} of the {hidden_total} are positive before GELU), bent and narrowed "
-                f"back to 4 numbers. Size {s[5]}.")
+                f"back to {plural(width, 'number')}. Size {s[5]}.")
     else:
         text = (f"Step 6, add: the FFN's output (size {s[5]}) is added to the stream, which "
                 f"{_change(s[3], s[6])}. The block's output has size {s[6]} (the input had {s[0]}); "
                 f"row 1 is {vector(grids[6][0], signed=True)}.")
     return {"step": step, "seed": seed, "keys": keys, "names": names, "grids": grids, "sizes": sizes,
-            "attention_weights": mix, "hidden_on": hidden_on, "key": key, "name": name, "verdict": text}
+            "attention_weights": mix, "hidden_on": hidden_on, "hidden_total": hidden_total, "d_ff": weights.d_ff,
+            "tokens": tokens, "width": width, "numbers": tokens * width, "row_size": row_size,
+            "source_token": source, "key": key, "name": name, "verdict": text}
 
 
 def steps_table(m: dict) -> str:

@@ -13,7 +13,7 @@ import numpy as np
 from exercises.core.own import Use
 from lib.ffn import activation_function, ffn, hidden_units, worked_example
 from presentation.html import plain
-from presentation.numbers import number, readout, scientific, significant, vector, word_list
+from presentation.numbers import number, plural, readout, scientific, significant, vector, word_list
 from presentation.tables import table
 
 from ..kit.figure_view import set_changed
@@ -24,11 +24,15 @@ ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "silu": "SiLU", "none": "no 
 EXAMPLE = worked_example()
 TOKENS = EXAMPLE.tokens
 X_MIN, X_MAX = -3.0, 3.0
+# A unit is on when its value before the activation is above ON_ABOVE. A slider hands the kernel
+# its number with rounding in the last digits (2.000000000000001 for 2): a unit the notebook
+# computes as exactly 0 from the exact numbers stays off, as it does there.
+ON_ABOVE = 1e-9
 
 
 def _token_name(x) -> str | None:
     for name, row in zip(TOKENS, EXAMPLE.X):
-        if np.allclose(row, x, atol=1e-9):
+        if np.allclose(row, x, rtol=0.0, atol=ON_ABOVE):
             return name
     return None
 
@@ -51,8 +55,10 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
     """One token [x1, x2] through the worked example's FFN.
 
     Returns the hidden units before (``pre``) and after (``post``) the activation, which are on
-    (pre > 0), the output, and the same token's output inside the batch (cat, dog, car, plus the
-    token if it is not one of them) compared with its output when run alone.
+    (``on``: pre above ``ON_ABOVE``; ``units_on`` their numbers, from 1), the output, and the same
+    token's output inside the batch (cat, dog, car, plus the token if it is not one of them)
+    compared with its output when run alone. A token's own numbers, a rounding away (as a slider
+    hands them), are taken as written, as the notebook computes them.
     ``relu_ffn(x, W_up, b_up, W_down, b_down)``, if given, computes the ReLU FFN's outputs (the learner's
     ``ffn_sublayer`` without its residual); it is used only when ``activation`` is "relu".
     """
@@ -61,10 +67,12 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
     if not np.all(np.isfinite(x)):
         x = np.nan_to_num(x, nan=0.0, posinf=X_MAX, neginf=X_MIN)
     name = _token_name(x)
+    if name is not None:            # a token's own numbers, as the notebook writes them
+        x = e.X[TOKENS.index(name)].astype(float)
     act = activation_function(activation)
     pre = hidden_units(x, e.W_up, e.b_up)
     post = act(pre)
-    on = pre > 0
+    on = pre > ON_ABOVE
     if name is None:
         batch, row = np.vstack([e.X, x]), len(TOKENS)
     else:
@@ -79,27 +87,30 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
     difference = float(np.max(np.abs(in_batch - by_itself)))
     label = name if name else "your token"
     act_name = ACTIVATION_NAMES.get(activation, str(activation))
-    units_on = [f"{i + 1}" for i in np.flatnonzero(on)]
+    units_on = [int(i) + 1 for i in np.flatnonzero(on)]
     if units_on:
         which = f"unit{'s' if len(units_on) > 1 else ''} {word_list(units_on)}"
         verb = "are" if on.sum() > 1 else "is"
-        on_text = f"{int(on.sum())} of {on.size} units {verb} on ({which})"
+        on_text = f"{int(on.sum())} of {plural(on.size, 'unit')} {verb} on ({which})"
     else:
-        on_text = f"none of the {on.size} units is on"
+        on_text = f"none of the {plural(on.size, 'unit')} is on"
     verdict = (f"{label} {vector(x)}: before {act_name} the hidden units are {vector(pre)}, after it "
                f"{vector(post)}; {on_text}; the output is {vector(out)}.")
     leak = (~on) & (np.abs(post) > 0.005)
+    leaking = None                  # the off unit that lets the most through (numbered from 1)
     if activation != "relu" and leak.any():
-        j = int(np.flatnonzero(leak)[np.argmax(np.abs(post[leak]))])
+        leaking = int(np.flatnonzero(leak)[np.argmax(np.abs(post[leak]))]) + 1
         verdict += (f" Unlike ReLU, {act_name} lets a little of an off unit through "
-                    f"(unit {j + 1} gives {number(post[j])}).")
+                    f"(unit {leaking} gives {number(post[leaking - 1])}).")
     if alone:
         size = len(batch)
-        same = "exactly the same" if difference == 0 else f"the same to {scientific(difference)}"
+        same = ("exactly the same" if difference == 0
+                else f"the same to {scientific(difference)} (rounding in the last digits)")
         verdict += (f" Run alone, {label}'s output is {same} as in the batch of {size}: "
                     "the FFN never looks at the other tokens.")
     return {"x": x, "name": name, "label": label, "activation": activation, "pre": pre, "post": post,
-            "on": on, "out": out, "in_batch": in_batch, "alone_out": by_itself, "alone": bool(alone),
+            "on": on, "units_on": units_on, "on_count": len(units_on), "units": int(on.size), "out": out,
+            "in_batch": in_batch, "alone_out": by_itself, "alone": bool(alone), "leaking": leaking,
             "difference": difference, "batch_size": len(batch), "verdict": verdict}
 
 

@@ -55,6 +55,7 @@ def parameters_model(d_model: int = 768, multiple: float = 4.0, gated: bool = Fa
     return {"d_model": d, "d_ff": d_ff, "gated": bool(gated), "round_to": round_to, "width": width,
             "gated_width": gated_width, "attention": block.attention, "ffn": block.ffn,
             "norms": block.norms, "total": total, "plain_ffn": plain_ffn, "shares": shares,
+            "gated_change": block.ffn / plain_ffn - 1,
             "verdict": verdict}
 
 

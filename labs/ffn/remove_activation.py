@@ -45,6 +45,10 @@ def ffn_weights(width: int):
     return W_up[:, :width].copy(), b_up[:width].copy(), W_down[:width].copy(), b_down.copy()
 
 
+D_MODEL = 2                 # the worked example's tokens have 2 numbers
+ONE_MATRIX_BELOW = 1e-12    # a largest difference below this: rounding, the FFN is one matrix
+
+
 def _path_inputs(t):
     t = np.asarray(t, dtype=float)
     return np.stack([2.0 - t, t], axis=-1)
@@ -75,12 +79,13 @@ def collapse_model(width: int = 4, activation: str = "relu") -> dict:
     bends = np.unique(np.round(crossing[inside], 9)) if activation != "none" else np.array([])
     parameters = 2 * 2 * width + width + 2
     collapsed_parameters = W.size + b.size
-    matches = difference < 1e-12
+    matches = difference < ONE_MATRIX_BELOW
     if activation == "none":
         verdict = (f"Without an activation the width-{width} FFN ({count(parameters)} parameters) is "
-                   f"exactly one 2 × 2 matrix W_up @ W_down plus a bias ({collapsed_parameters} parameters): "
-                   f"the two differ by at most {scientific(difference)}"
-                   f"{' (below 1e-12)' if matches else ''}. Along the line the output is straight, "
+                   f"exactly one {D_MODEL} × {D_MODEL} matrix W_up @ W_down plus a bias "
+                   f"({plural(collapsed_parameters, 'parameter')}): the two differ by at most "
+                   f"{scientific(difference)}{' (below ' + scientific(ONE_MATRIX_BELOW, 0) + ')' if matches else ''}. "
+                   "Along the line the output is straight, "
                    "however wide the layer is.")
     else:
         act = ACTIVATION_NAMES.get(activation, str(activation))
@@ -91,7 +96,8 @@ def collapse_model(width: int = 4, activation: str = "relu") -> dict:
     return {"width": width, "activation": activation, "t": PATH, "along": along, "straight": straight,
             "tokens_out": tokens_out, "tokens_one": tokens_one, "W": W, "b": b,
             "difference": difference, "matches": matches, "bends": bends, "parameters": parameters,
-            "collapsed_parameters": collapsed_parameters, "verdict": verdict}
+            "collapsed_parameters": collapsed_parameters, "bend_count": len(bends), "d_model": D_MODEL,
+            "one_matrix_below": ONE_MATRIX_BELOW, "verdict": verdict}
 
 
 SCALES = (5.0, 10.0, 20.0, 40.0, 80.0)

@@ -98,6 +98,9 @@ def router_model(strength: float = 0.0, steps: int = 10, token: int = 0) -> dict
     return {"strength": strength, "steps": steps, "token": token, "counts": counts, "first_counts": first,
             "bias": balancing.bias, "fair": FAIR_SHARE, "scores": scores, "chosen": chosen,
             "shares": shares, "moved": moved, "busiest": busiest, "quietest": quietest,
+            "busiest_share": busiest / FAIR_SHARE, "quietest_share": quietest / FAIR_SHARE,
+            "expert_numbers": [int(e) + 1 for e in chosen],               # numbered from 1, as the text says
+            "unbiased_numbers": [int(e) + 1 for e in unbiased.experts],
             "memory": memory_figures(), "verdict": verdict}
 
 

@@ -47,13 +47,14 @@ def placement_model(depth: int = 48, seed: int = 1) -> dict:
         return "amplified" if f > 1 else "shrunk"
     ratio = pre["factor"] / post["factor"]
     apart = max(ratio, 1 / ratio)
+    out.update(ratio=ratio, apart=apart, sqrt_depth=float(np.sqrt(depth)))
     if apart < 1.05:
         compared = "about the same with both"
     else:
         compared = (f"{'pre' if ratio > 1 else 'post'}-norm's {amount(apart)} times as large as "
                     f"{'post' if ratio > 1 else 'pre'}-norm's")
     out["verdict"] = (f"After {plural(depth, 'block')}: the pre-norm stream has size "
-                      f"{fixed(pre['size'])} (\u221a{depth} = {fixed(np.sqrt(depth))}), the post-norm stream "
+                      f"{fixed(pre['size'])} (\u221a{depth} = {fixed(out['sqrt_depth'])}), the post-norm stream "
                       f"{fixed(post['size'])}. A tiny change at the bottom arrives {how(pre['factor'])} "
                       f"\u00d7{significant(pre['factor'], 3)} with pre-norm and {how(post['factor'])} "
                       f"\u00d7{significant(post['factor'], 3)} with post-norm: {compared}.")

@@ -40,28 +40,40 @@ def _layers(seed: int):
     return rotations, x
 
 
-def _classify(lengths: np.ndarray, steps: np.ndarray, overflow_at, zero_at, dtype: str) -> tuple[str, str]:
-    """(status, verdict sentence) from the lengths per layer."""
+def _classify(lengths: np.ndarray, steps: np.ndarray, overflow_at, zero_at, dtype: str) -> tuple[str, str, dict]:
+    """(status, verdict sentence, the figures the sentence states) from the lengths per layer."""
+    figures: dict = {}
+    status, verdict = _sentence(lengths, steps, overflow_at, zero_at, dtype, figures)
+    return status, verdict, figures
+
+
+def _sentence(lengths, steps, overflow_at, zero_at, dtype: str, figures: dict) -> tuple[str, str]:
+    """(status, verdict sentence); ``figures`` receives every number the sentence states."""
     n = len(lengths) - 1
     start = float(lengths[0])
+    figures.update(layers=n, start=start, near=NEAR, d=D, sqrt_d=SQRT_D,
+                   largest=float(np.finfo(DTYPES[dtype][0]).max))
     if overflow_at is not None:
+        figures["before_overflow"] = float(lengths[overflow_at - 1])
         largest = "65,504" if dtype == "float16" else "about 1.8e308"
         return "overflow", (f"Overflowed at layer {overflow_at}: a number grew past the largest "
                             f"{DTYPES[dtype][0].__name__} ({largest}) and became infinity. One layer "
                             f"earlier the vector's length was {amount(lengths[overflow_at - 1])}.")
     final = float(lengths[-1])
     factor = (final / start) ** (1.0 / n) if final > 0 else 0.0
+    figures.update(final=final, factor=factor, growth=final / start)
     if zero_at is not None:
         before = float(lengths[zero_at - 1])
         rate = (before / start) ** (1.0 / (zero_at - 1)) if zero_at > 1 and before > 0 else 0.0
+        figures["rate"] = rate
         return "vanished", (f"Vanished: at layer {zero_at} every number rounded to exactly 0 "
                             f"(each layer multiplied the length by about {fixed(rate)}).")
     if final < 1e-3 * start:
-        return "vanished", (f"Vanished: the length fell from {amount(start)} to {amount(final)} over {n} "
-                            f"layers, about \u00d7{fixed(factor)} per layer.")
+        return "vanished", (f"Vanished: the length fell from {amount(start)} to {amount(final)} over "
+                            f"{plural(n, 'layer')}, about \u00d7{fixed(factor)} per layer.")
     if final > 1e3 * start:
-        return "exploded", (f"Exploded: the length grew from {amount(start)} to {amount(final)} over {n} "
-                            f"layers, about \u00d7{fixed(factor)} per layer.")
+        return "exploded", (f"Exploded: the length grew from {amount(start)} to {amount(final)} over "
+                            f"{plural(n, 'layer')}, about \u00d7{fixed(factor)} per layer.")
     after = lengths[1:]
     if np.all(np.abs(after / SQRT_D - 1) < 0.01):
         return "steady-sqrt8", (f"Steady at \u221a{D} \u2248 {fixed(SQRT_D)}: the norm rescales the vector "
@@ -76,6 +88,7 @@ def _classify(lengths: np.ndarray, steps: np.ndarray, overflow_at, zero_at, dtyp
         law = float(np.sqrt(start ** 2 + n * size ** 2))
         line = start + n * size
         off = final / law - 1
+        figures.update(size=size, law=law, line=line, off=abs(off))
         if abs(off) <= NEAR:
             compared = (f"near \u221a({fixed(start)}\u00b2 + {n} \u00d7 {fixed(size)}\u00b2) = {fixed(law)} "
                         f"(within {percentage(NEAR)}: {percentage(abs(off), 1)} "
@@ -87,22 +100,24 @@ def _classify(lengths: np.ndarray, steps: np.ndarray, overflow_at, zero_at, dtyp
         below = "far below" if final < 0.5 * line else "below"
         how = "Grows like \u221adepth" if abs(off) <= NEAR else "Grows, though not by the \u221a-law"
         return "sqrt-depth", (f"{how}: every layer adds a change of the same size "
-                              f"({fixed(size)}), so after {n} layers the length is {fixed(final)}, {compared}; "
+                              f"({fixed(size)}), so after {plural(n, 'layer')} the length is {fixed(final)}, {compared}; "
                               f"{below} {fixed(start)} + {n} \u00d7 {fixed(size)} = {fixed(line)}, what changes "
                               "all in one direction would give.")
     ratios = lengths[1:] / lengths[:-1]
     if factor > 1.005:
         against = int((ratios < 1).sum())
+        figures["against"] = against
         how = ("Grows layer after layer" if against == 0 else
                f"Grows overall, though {plural(against, 'layer')} of {n} left it shorter")
         return "grows", (f"{how}, about \u00d7{fixed(factor, 3)} per layer: "
-                         f"{amount(final / start)} times its start after {n} layers.")
+                         f"{amount(final / start)} times its start after {plural(n, 'layer')}.")
     if factor < 0.995:
         against = int((ratios > 1).sum())
+        figures["against"] = against
         how = ("Shrinks layer after layer" if against == 0 else
                f"Shrinks overall, though {plural(against, 'layer')} of {n} left it longer")
         return "shrinks", (f"{how}, about \u00d7{fixed(factor, 3)} per layer: "
-                           f"{amount(final / start)} of its start after {n} layers.")
+                           f"{amount(final / start)} of its start after {plural(n, 'layer')}.")
     return "steady", (f"Steady: the length stays near {fixed(final)} (\u00d7{fixed(factor, 3)} per layer on "
                       "average); each layer gives back exactly as much as it gets.")
 
@@ -150,11 +165,11 @@ def stack_model(mode: str = "plain", gain: float = 0.5, layers: int = 30, dtype:
     layers = int(np.clip(int(layers), 1, LAYERS_MAX))
     rotations, x = _layers(int(seed))
     run = run_stack(x, rotations[:layers], gain, mode, dtype=DTYPES[dtype][0], norm=norm)
-    status, verdict = _classify(run.lengths, run.steps, run.overflow_at, run.zero_at, dtype)
+    status, verdict, figures = _classify(run.lengths, run.steps, run.overflow_at, run.zero_at, dtype)
     return {"mode": mode, "gain": float(gain), "layers": layers, "dtype": dtype, "seed": int(seed),
             "lengths": run.lengths, "steps": run.steps, "overflow_at": run.overflow_at,
             "zero_at": run.zero_at, "final": float(run.lengths[-1]), "start": float(run.lengths[0]),
-            "status": status, "verdict": verdict}
+            "status": status, "figures": figures, "verdict": verdict}
 
 
 # The plot's fixed scales: the modes without a norm explode or vanish over many powers of ten;

@@ -16,7 +16,7 @@ from exercises.core.own import Use
 from lib.positional import PAIRINGS, rope
 from lib.positional import rope as course_rope
 from presentation.html import plain
-from presentation.numbers import fixed, scientific
+from presentation.numbers import fixed, plural, scientific
 
 from ..kit.figure_view import set_limits
 from ..kit.layout import SLIDER_STYLE, controls, lab_root, menu, slider, verdict_widget
@@ -58,6 +58,22 @@ SCORE_LIMIT = 2.2                          # |score| of the course's query and k
 def pair_indices(pair: int, d: int = HEAD_SIZE, pairing: str = "halves") -> tuple[int, int]:
     """The two numbers that turn together as pair ``pair``."""
     return (pair, pair + d // 2) if pairing == "halves" else (2 * pair, 2 * pair + 1)
+
+
+def signed(n: int) -> str:
+    """A whole number with a true minus sign: "3", "0", "−3"."""
+    return f"\u2212{-n}" if n < 0 else f"{n}"
+
+
+def distance_words(distance: int) -> str:
+    """The distance m − n in words, with its sign: the score depends on it, not on its size
+    alone ("the key 3 positions before the query (m − n = 3)", "... after ... (m − n = −3)")."""
+    if distance == 0:
+        where = "the key at the query's position"
+    else:
+        where = (f"the key {plural(abs(distance), 'position')} "
+                 f"{'before' if distance > 0 else 'after'} the query")
+    return f"{where} (m \u2212 n = {signed(distance)})"
 
 
 def rope_score(query_pos, key_pos, base=10000.0, pairing="halves", query=QUERY, key=KEY,
@@ -108,12 +124,12 @@ def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, r
                "key": (float(np.linalg.norm(KEY)), float(np.linalg.norm(k_turned)))}
     kept = all(math.isclose(a, b, rel_tol=1e-12) for a, b in lengths.values())
     same = "the same to 12 decimals" if spread < 1e-12 else f"within {scientific(spread)}"
-    verdict = (f"Query at {m}, key at {n}, {abs(m - n)} apart: score {fixed(score, 3)}. "
+    verdict = (f"Query at m = {m}, key at n = {n}, {distance_words(m - n)}: score {fixed(score, 3)}. "
                f"Moved together anywhere from 0 to {POS_MAX}, the score stays {fixed(score, 3)} ({same}). "
                f"The turn keeps the lengths: query {fixed(lengths['query'][1])}, key {fixed(lengths['key'][1])}"
                f"{'' if kept else ' (changed!)'}.")
     theta = base ** (-pair / (HEAD_SIZE // 2))
-    return {"query_pos": m, "key_pos": n, "base": base, "pairing": pairing, "pair": pair,
+    return {"query_pos": m, "key_pos": n, "distance": m - n, "base": base, "pairing": pairing, "pair": pair,
             "indices": (i, j), "theta": theta,
             "q_before": (QUERY[i], QUERY[j]), "q_after": (q_turned[i], q_turned[j]),
             "k_before": (KEY[i], KEY[j]), "k_after": (k_turned[i], k_turned[j]),

@@ -37,6 +37,14 @@ X, WQ, WK, WV, WO = random_weights([(len(WORDS), D_MODEL)] + [(D_MODEL, D_MODEL)
 PERMUTATIONS = tuple(itertools.permutations(range(len(WORDS))))
 
 
+def shuffled(order, rng) -> tuple:
+    """Another order at random: never the sentence as written (nothing would move) and never
+    ``order`` itself (the press would change nothing on screen)."""
+    unchanged = tuple(range(len(WORDS)))
+    others = [p for p in PERMUTATIONS if p not in (tuple(order), unchanged)]
+    return others[int(rng.integers(len(others)))]
+
+
 def sentence(order) -> str:
     return " ".join(WORDS[i] for i in order)
 
@@ -99,7 +107,7 @@ def shuffle_model(order=(2, 1, 0), add_positions=False, causal=False, scale=Fals
         if not add_positions and not causal:
             why = "Without positions attention sees a set of words, not a sequence."
         elif not add_positions:
-            why = ("With the causal mask alone, row i averages the first i + 1 words: it sees which "
+            why = ("With the causal mask alone, row i averages the words in rows 0 to i: it sees which "
                    "words came before it, but not in which order.")
         else:
             why = "With positions added, a word at a new place is a new input."
@@ -139,6 +147,21 @@ def outputs_table(model: dict) -> str:
                      " ".join(fixed(v) for v in model["out_after"][after]),
                      "0" if change < TOL else amount(change)])
     return table(rows, header=header, mono_columns=range(1, 4))     # few columns: fits a phone
+
+
+def _widest_row_label(fig) -> str:
+    """The widest of the rows' texts ("car (2)", ...) as drawn in 9 points."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    labels = [f"{w} ({r})" for w in WORDS for r in range(len(WORDS))]
+    probe = fig.text(0, 0, "", fontsize=9)
+    widths = []
+    for label in labels:
+        probe.set_text(label)
+        widths.append(probe.get_window_extent(renderer).width)
+    probe.remove()
+    return labels[int(np.argmax(widths))]
 
 
 class ShuffleLab:
@@ -185,13 +208,16 @@ class ShuffleLab:
         self.ax_change.set_ylabel("|after \u2212 before|")
         self.ax_change.tick_params(labelsize=9)
         self.suptitle = fig.suptitle("", fontsize=10)
-        # The rows' words change with the order: texts beside the rows (tick labels would cost
-        # a full draw of the figure on every change).
+        # The rows' words change with the order: texts where the tick labels go (tick labels
+        # would cost a full draw of the figure on every change). The tick labels stay, unseen,
+        # holding the widest text's room, so the layout keeps the axis label clear of the texts.
+        widest = _widest_row_label(fig)
         self.row_labels = []
         for ax in (self.ax_before, self.ax_after):
-            ax.set_yticklabels([""] * len(WORDS))
-            self.row_labels.append([ax.text(-0.75, r, f"{w} (0)", ha="right", va="center", fontsize=9)
-                                    for r, w in enumerate(WORDS)])
+            ax.set_yticks(range(len(WORDS)), [widest] * len(WORDS), color="none")
+            where = ax.get_yticklabels()[0].get_transform()
+            self.row_labels.append([ax.text(0, r, f"{w} ({r})", ha="right", va="center", fontsize=9,
+                                            transform=where) for r, w in enumerate(WORDS)])
         self.ax_change.set_ylim(0, change_top() * 1.25)
         fig.tight_layout()
         self.view = FigureView(fig, description="Attention outputs before and after the shuffle",
@@ -211,8 +237,7 @@ class ShuffleLab:
         self.update()
 
     def _on_shuffle(self, _button=None) -> None:
-        others = [p for p in PERMUTATIONS if p != self.order.value]
-        self.order.value = others[int(self.rng.integers(len(others)))]  # triggers update
+        self.order.value = shuffled(self.order.value, self.rng)          # triggers update
 
     def update(self) -> dict:
         order, positions, causal = self.order.value, self.positions.value, self.causal.value

@@ -14,7 +14,7 @@ from lib.positional import sinusoidal
 from presentation.html import code, plain, text_block
 from presentation.numbers import fixed, plural, significant
 
-from ..kit.figure_view import set_limits, whole_ticks
+from ..kit.figure_view import whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 
@@ -28,6 +28,15 @@ def course_table(length, d_model):
 TABLE_USE = Use("sinusoidal-table", course_table, "lib.positional.sinusoidal")
 
 D_MAX, LENGTH_MAX = 64, 64
+# The heatmap's frame, columns and rows: the smallest of FRAMES that holds the table, so the table
+# fills at least half of each side (a quarter for length 1) and a slider that stays inside a frame
+# redraws only the table.
+FRAMES = (4, 8, 16, 32, 64)
+
+
+def frame(size: int) -> int:
+    """The smallest of FRAMES that holds ``size`` columns or rows."""
+    return next((f for f in FRAMES if size <= f), FRAMES[-1])
 
 
 def _even(d) -> int:
@@ -53,10 +62,12 @@ def position_table_model(d_model=8, length=16, row=3, base=10000.0, table=None) 
                f"turned {fixed(angles[0])} radians ({fixed(turns)} turns)")
     if last:
         verdict += (f", the slowest pair (columns {d - 2}, {d - 1}) only {fixed(angles[last], 4)}: it turns "
-                    f"{significant(speeds[last], 4)} radians per position, 10000^(\u2212{d - 2}/{d}).")
+                    f"{significant(speeds[last], 4)} radians per position, {fixed(base, 0)}^(\u2212{d - 2}/{d}).")
     else:
         verdict += "; with d_model = 2 that is the only pair, so the row is [sin(pos), cos(pos)]."
-    return {"d_model": d, "length": length, "row": row, "table": table, "speeds": speeds,
+    return {"d_model": d, "length": length, "row": row, "table": table, "speeds": speeds, "base": base,
+            "turns": turns, "fast_columns": (0, 1), "slow_columns": (d - 2, d - 1),
+            "exponent": (-(d - 2), d),                          # the slowest speed, base^(-(d - 2)/d)
             "angles": angles, "values": table[row], "fast": (table[row, 0], table[row, 1]),
             "slow": (table[row, d - 2], table[row, d - 1]), "verdict": verdict}
 
@@ -101,15 +112,12 @@ class PositionTableLab:
         self.highlight = Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor=OKABE_ITO["black"],
                                    linewidth=2)
         ax.add_patch(self.highlight)
-        # One fixed 64 x 64 grid for every size: the table fills its top-left corner.
-        set_limits(ax, x=(-0.5, D_MAX - 0.5), y=(LENGTH_MAX - 0.5, -0.5))
-        whole_ticks(ax.xaxis, 0, D_MAX - 1)
-        whole_ticks(ax.yaxis, 0, LENGTH_MAX - 1)
+        self.ax = ax
+        self._frame(_even(d_model), length)
         ax.set_xlabel("column: fast pairs left, slow right")
         ax.set_ylabel("position")
         ax.tick_params(labelsize=9)
         self.title = ax.set_title("PE: 16 positions \u00d7 8 numbers", fontsize=10)
-        self.ax = ax
 
         clock.add_patch(Circle((0, 0), 1, fill=False, edgecolor="0.6", linewidth=1))
         for k in range(12):
@@ -143,6 +151,17 @@ class PositionTableLab:
         self.row_slider.observe(self._on_change, names="value")
         self.update()
 
+    def _frame(self, d: int, length: int) -> None:
+        """Fit the heatmap's frame to the table (a full draw only when the frame changes)."""
+        columns, rows = frame(d), frame(length)
+        if getattr(self, "_framed", None) == (columns, rows):
+            return
+        self.ax.set_xlim(-0.5, columns - 0.5)            # fixed: the table never rescales them
+        self.ax.set_ylim(rows - 0.5, -0.5)
+        whole_ticks(self.ax.xaxis, 0, columns - 1)
+        whole_ticks(self.ax.yaxis, 0, rows - 1)
+        self._framed = (columns, rows)
+
     def _on_length(self, change) -> None:
         self._updating = True
         self.row_slider.max = max(0, int(change["new"]) - 1)     # clamps the row's value too
@@ -157,6 +176,7 @@ class PositionTableLab:
         d, length, row = self.d_slider.value, self.length_slider.value, self.row_slider.value
         model = self.own.run(lambda table: position_table_model(d, length, row, table=table))
         d, length, row = model["d_model"], model["length"], model["row"]
+        self._frame(d, length)
         self.image.set_data(model["table"])
         self.image.set_extent((-0.5, d - 0.5, length - 0.5, -0.5))
         self.highlight.set_bounds(-0.5, row - 0.5, d, 1)

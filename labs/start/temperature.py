@@ -41,7 +41,30 @@ def temperature_model(temperature: float, scores=SCORES, words=WORDS) -> dict:
         verdict = (f"At temperature {fixed(t)}, \u201c{words[top]}\u201d leads with {percentage(share)}; "
                    f"the smallest weight is {percent(weights.min())}.")
     return {"temperature": t, "weights": weights, "top": top, "top_share": share,
-            "even_share": even, "verdict": verdict}
+            "even_share": even, "words": len(weights), "verdict": verdict}
+
+
+GAP = 0.01          # between a bar (or the even-split line) and the label above it, in weight
+
+
+def label_y(weight: float, even: float, height: float) -> float:
+    """Where a bar's label starts: just above the bar, or just above the even-split line when
+    the label would otherwise sit across it (a bar a little below the line)."""
+    y = weight + GAP
+    return even + GAP if y < even + GAP and y + height > even - GAP else y
+
+
+def _text_height(ax, text) -> float:
+    """The height of ``text`` (with a number in it) in ``ax``'s data units."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(ax.figure).get_renderer()
+    kept = text.get_text()
+    text.set_text("0.20")
+    box = text.get_window_extent(renderer)
+    text.set_text(kept)
+    low, high = ax.transData.inverted().transform([(0, box.y0), (0, box.y1)])[:, 1]
+    return float(high - low)
 
 
 class TemperatureLab:
@@ -72,6 +95,7 @@ class TemperatureLab:
         ax.legend(loc="upper right", fontsize=8, frameon=False)
         fig.tight_layout()
         self.ax = ax
+        self.label_height = _text_height(ax, self.labels[0])
         self.view = FigureView(fig, description="Bar chart of softmax weights for five words",
                                changing=[self.bars, self.labels, self.title])
 
@@ -87,7 +111,7 @@ class TemperatureLab:
         for i, (bar, w) in enumerate(zip(self.bars, model["weights"])):
             set_changed(bar, height=w, facecolor=self.colours[1] if i == model["top"] else self.colours[0])
             self.labels[i].set_text(fixed(w))
-            self.labels[i].set_y(w + 0.01)
+            self.labels[i].set_y(label_y(w, model["even_share"], self.label_height))
         self.title.set_text(f"Softmax of the scores / {fixed(model['temperature'])}")
         self.view.redraw()
         self.verdict.value = plain(model["verdict"])

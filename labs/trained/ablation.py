@@ -61,7 +61,9 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
     top_p = float(probs[position, top[0]])
     watched_text += (f"; the top word is \u201c{guess}\u201d ({fixed(top_p)})"
                      + (", the word that came." if top[0] == right else ", not the word that came."))
-    return {"keep": keep, "skip": skip, "positions": bool(positions), "watch": watch,
+    return {"keep": keep, "skip": skip, "removed_blocks": [i + 1 for i in skip], "texts": len(pool),
+            "tokens": sum(len(t.ids) for t in pool), "ratio": whole_now / whole_full,
+            "positions": bool(positions), "watch": watch,
             "position": position, "kind": target_kinds[position], "full": full, "now": now,
             "right": right, "right_full": float(full_probs[position, right]),
             "right_now": float(probs[position, right]), "top": top,
@@ -127,7 +129,7 @@ class AblationLab:
         right.set_ylabel("probability")
         self.right_title = right.set_title("", fontsize=9)
         right.grid(True, axis="y", alpha=0.3)
-        fig.subplots_adjust(left=0.1, right=0.98, top=0.88, bottom=0.27)
+        fig.subplots_adjust(left=0.1, right=0.98, top=0.84, bottom=0.27)
         self.right = right
         self.axis_label = right.text(0.5, _below_every_word(right, self.words[0]), "top words now", ha="center",
                                      va="top", fontsize=9, transform=right.transAxes)

@@ -12,6 +12,7 @@ from ..kit.figure_view import decades, set_changed
 from .held_out import GROUPS, counts
 
 SHORT = {"sums and differences": "sums+diff"}     # a tick label that fits under its bars
+LEGEND_ROOM = 16          # points between the chart and its title, for the legend's row
 TOP_POWER = 4              # the chart runs up to a perplexity of 10,000; beyond, a bar is marked
 
 
@@ -35,10 +36,13 @@ class KindBars:
                              transform=ax.get_xaxis_transform()) for i in x]
         ax.set_xticks(x, labels, rotation=40, ha="right", fontsize=9)
         ax.set_ylabel("perplexity (log)")
-        ax.set_title("perplexity by kind of prediction", fontsize=10)
+        # The legend sits in a row between the title and the chart: inside it, it would lie
+        # across the marks of bars above the chart and across tall bars.
+        ax.set_title("perplexity by kind of prediction", fontsize=10, pad=LEGEND_ROOM)
         ax.axhline(1.0, color=OKABE_ITO["black"], linewidth=0.8)
         ax.grid(True, axis="y", alpha=0.3)
-        ax.legend(loc="upper left", fontsize=8, frameon=True, framealpha=0.85)
+        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=8, frameon=False,
+                  borderaxespad=0.1, borderpad=0.1, handlelength=1.5, columnspacing=1.0)
         self.ax = ax
 
     def changing(self) -> list:

@@ -59,11 +59,12 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
         if pairing != "halves":
             changed.append("RoPE pairing neighbours (trained: halves)")
         if base != AS_TRAINED["base"]:
-            changed.append(f"RoPE base {fixed(base, 0, grouped=True)} (trained: 10,000)")
+            changed.append(f"RoPE base {fixed(base, 0, grouped=True)} "
+                           f"(trained: {fixed(AS_TRAINED['base'], 0, grouped=True)})")
     if norm != "rms":
         changed.append("LayerNorm (trained: RMSNorm)")
     if eps != AS_TRAINED["eps"]:
-        changed.append(f"\u03b5 = {scientific(eps, 0)} (trained: 1e-05)")
+        changed.append(f"\u03b5 = {scientific(eps, 0)} (trained: {scientific(AS_TRAINED['eps'], 0)})")
     largest = float(np.nanmax(gap)) if np.isfinite(gap).any() else float("nan")
     if not changed:
         status = "trained"
@@ -90,7 +91,8 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
             verdict = (f"Quiet: {what}. {numbers[0].upper() + numbers[1:]}. No error, almost the same "
                        f"answers: {caught} (it allows {significant(REFERENCE_TOLERANCE)} on a logit).")
     return {**setting, "full": full, "now": now, "ratio": float(ratio), "agree": agree, "gap": gap,
-            "largest": largest, "status": status, "changed": changed, "verdict": verdict}
+            "largest": largest, "status": status, "changed": changed, "trained": AS_TRAINED,
+            "texts": len(texts()), "reference_tolerance": REFERENCE_TOLERANCE, "verdict": verdict}
 
 
 class MismatchLab:
@@ -132,7 +134,7 @@ class MismatchLab:
         right.set_ylabel("largest logit change")
         right.set_title("how far the logits moved", fontsize=10)
         right.grid(True, alpha=0.3)
-        fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.27)
+        fig.subplots_adjust(left=0.1, right=0.98, top=0.84, bottom=0.27)
         self.right = right
         self.view = FigureView(fig, description="Bars: perplexity per kind of prediction; line: logit change per position",
                                changing=[self.kinds.changing(), self.gap_line])

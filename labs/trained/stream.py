@@ -12,11 +12,14 @@ import numpy as np
 
 from lib import model
 from presentation.html import plain
-from presentation.numbers import fixed
+from presentation.numbers import count, fixed
 
 from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 from .held_out import held_out, trace
+
+
+FLOAT16_LIMIT = float(np.finfo(np.float16).max)      # 65,504
 
 
 def stream_model(position: int = 0) -> dict:
@@ -41,9 +44,11 @@ def stream_model(position: int = 0) -> dict:
     part = "attention" if attention[big] >= ffn[big] else "the FFN"
     verdict = (f"The stream {who} grows from {fixed(stream[0])} to {fixed(stream[-1])}; the largest "
                f"addition comes from {part} in block {big + 1} ({fixed(max(attention[big], ffn[big]))}). "
-               f"Its largest number is {fixed(largest, 1)}, far below float16's limit of 65,504.")
+               f"Its largest number is {fixed(largest, 1)}, far below float16's limit of "
+               f"{count(FLOAT16_LIMIT)}.")
     return {"position": position, "attention": attention, "ffn": ffn, "stream": stream,
-            "largest": largest, "verdict": verdict}
+            "largest": largest, "tokens": len(ids), "block": big + 1, "float16_limit": FLOAT16_LIMIT,
+            "verdict": verdict}
 
 
 def largest_size() -> float:
