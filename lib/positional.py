@@ -17,8 +17,8 @@ PAIRINGS = ("halves", "neighbours")
 def sinusoidal(length, d_model, base=10000.0):
     """The sinusoidal position table, shape (length, d_model).
 
-    Column pair k turns at speed base^(-2k/d_model) per position:
-    PE[p, 2k] = sin(p / base^(2k/d_model)) and PE[p, 2k+1] = cos(p / base^(2k/d_model)).
+    Column pair i turns at speed base^(-2i/d_model) per position:
+    PE[p, 2i] = sin(p / base^(2i/d_model)) and PE[p, 2i+1] = cos(p / base^(2i/d_model)).
     So the left columns change fast and the right columns slowly. d_model must be even.
     """
     length = check_positive_int(length, "length")

@@ -10,7 +10,9 @@ question above shows once it is answered (its answer and explanation). The answe
   in ``exercises/definitions/``: the words that state the right choice's claim);
 - for a number or shape question, the number or shape in its printed forms (4,718,592, 4718592,
   4.7 M; (4, 2, 1), 4 × 2 × 1) when it is distinctive enough to search for (a whole number of
-  four digits or more, or three significant digits), and its ``reveals``;
+  four digits or more, or three significant digits), and its ``reveals``; for a shape question
+  also the shape its prompt starts from, when it has three axes or more (text above that works
+  the question's own case settles it);
 - for an exercise, its solution fills (spaces ignored; a bare name or constant left aside) and
   the expected output of its visible example, in the forms the course prints numbers and arrays.
 
@@ -288,12 +290,24 @@ def output_clues(value, what: str) -> list[Clue]:
     return clues
 
 
+def prompt_shapes(q: Question) -> list[tuple]:
+    """The shapes a shape question's prompt starts from, written as tuples, that are distinctive
+    enough to search for (three axes or more; (3, 2) is found everywhere), other than its answer.
+    Text above the question that names such a shape is working the question's own case ("the
+    same code also works for a batch of shape (4, 2, 3)") and so settles it."""
+    found = [tuple(int(n) for n in re.findall(r"\d+", t))
+             for t in re.findall(r"\(\s*\d+(?:\s*,\s*\d+){2,}\s*\)", q.prompt)]
+    return [shape for shape in dict.fromkeys(found) if shape != tuple(q.answer)]
+
+
 def question_clues(q: Question) -> list[Clue]:
     clues = [_pattern_clue("its reveals pattern", p) for p in q.reveals]
     if q.kind == "number":
         clues += [_number_clue("its answer", f) for f in number_forms(q.answer)]
     elif q.kind == "shape":
         clues += shape_clues(q.answer)
+        clues += [Clue(f"the shape {shape} its prompt asks about", clue.found)
+                  for shape in prompt_shapes(q) for clue in shape_clues(shape)[:1]]
     return clues
 
 
@@ -428,3 +442,14 @@ def test_the_check_names_the_cell_and_the_text_that_give_an_answer_away():
     report = in_sight(exercise, shown_here)
     assert [line.split(":")[0].strip() for line in report] == ["cell 1 (markdown)", "cell 2 (lab or widget)"]
     assert "x.sum(axis = -1, keepdims=True)" in report[0] and "[[2.], [6.]]" in report[1]
+
+
+def test_a_shape_question_is_given_away_by_text_that_works_its_own_case():
+    """Naming the prompt's own input shape above a shape question is found; a two-axis shape in a
+    prompt is too common to search for, and the answer's own shape is searched for as the answer."""
+    q = registry.get_question("start-shape-row-mean")
+    assert prompt_shapes(q) == [(4, 2, 3)]
+    text = squeeze("The row's numbers lie along the last axis, so the same\ncode also works for a batch of shape (4, 2, 3).")
+    assert any(clue.found(text) for clue in question_clues(q))
+    assert not any(clue.found("a batch of shape (4, 2, 5)") for clue in question_clues(q))
+    assert prompt_shapes(registry.get_question("ffn-shape-hidden")) == []

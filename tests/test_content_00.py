@@ -92,6 +92,30 @@ def test_the_softmax_prediction_quotes_computed_numbers():
     assert f"{weights[0]:.2f}, {weights[1]:.2f} and {weights[2]:.2f}" in question.explanation
 
 
+def test_the_right_softmax_choice_is_told_apart_by_what_softmax_does_with_the_gaps():
+    """The right choice states the ratio a gap of 1 makes (e, 2.72), which the scores divided by
+    their total (the first wrong choice) do not have: there the ratio is the scores' own, 2."""
+    from lib.attention import softmax
+    question = get_question("start-predict-softmax")
+    scores = np.array([2.0, 1.0, 0.1])
+    right = question.choices[question.answer]
+    weights, divided = softmax(scores), scores / scores.sum()
+    assert scores[0] - scores[1] == 1.0 and "1 point above the second" in right
+    assert "gaps between the scores" in right and f"{weights[0] / weights[1]:.2f} (e) times" in right
+    assert f"{np.e:.2f}" == f"{weights[0] / weights[1]:.2f}"
+    assert f"{divided[0] / divided[1]:.2f}" != f"{weights[0] / weights[1]:.2f}"
+    assert "none of them zero" not in right
+
+
+def test_the_row_mean_paragraph_does_not_work_the_shape_question_s_case():
+    cells = _cells(CONTENT / NAME)
+    sources = [_source(c) for c in cells]
+    asked = sources.index('ask("start-shape-row-mean")')
+    above = " ".join(" ".join(sources[:asked]).split())
+    assert "(4, 2, 3)" not in above and "also works for a batch" not in above
+    assert "the check also gives your function arrays with more axes in front of that one" in above
+
+
 def test_the_start_page_announces_the_references():
     prose = "\n".join(_source(c) for c in _cells(CONTENT / NAME) if c["cell_type"] == "markdown")
     assert "**References**" in prose

@@ -68,6 +68,7 @@ def test_questions_come_before_the_figures_they_ask_about(notebook):
     position = {c.get("metadata", {}).get("course", {}).get("figure"): i for i, c in enumerate(cells)}
     for question, figure in [("pos-number-pe01", "pe-d2"), ("pos-shape-ten-tokens", "pe-shape"),
                              ("pos-number-last-speed", "last-speed"), ("pos-number-scale-64", "scale-64"),
+                             ("pos-number-scale-64", "embedding-rows"),
                              ("pos-predict-scale", "scaling"), ("pos-predict-shift", "shift-angles"),
                              ("pos-predict-rope", "rope-scores")]:
         asked = sources.index(f'ask("{question}")')
@@ -224,6 +225,11 @@ def test_the_motivation_comes_before_the_formula_and_predictions_before_their_an
     assert shape_asked < next(i for i, s in enumerate(sources) if s.startswith("One row per position"))
     scale_asked = sources.index('ask("pos-predict-scale")')
     assert scale_asked < next(i for i, s in enumerate(sources) if "scaling_lab()" in s)
+    # the position-table lab prints the last pair's speed once d_model is 4: asked before it
+    speed_asked = sources.index('ask("pos-number-last-speed")')
+    assert speed_asked < next(i for i, s in enumerate(sources) if "position_table_lab()" in s)
+    lead_in = re.sub(r"\s+", " ", "\n".join(sources[_index(sources, "## Lab: the scale factor"):scale_asked]))
+    assert "how much of the input is the word" not in lead_in and "dial" not in lead_in
 
 
 def test_what_answers_an_exercise_comes_after_its_check(notebook):
@@ -297,6 +303,31 @@ def test_the_factor_keeps_one_more_sign_but_not_all(figures, notebook):
     assert "every sign is the word's own" not in prose
 
 
+def test_the_stuck_box_asks_for_the_decisions_instead_of_giving_the_fills(notebook):
+    sources = [_source(c) for c in notebook["cells"]]
+    box = sources[_index(sources, "<details><summary>If you are stuck")]
+    for fill in ("[:, None]", "np.arange(length)[", "axis=-1", "new last axis", "np.stack(["):
+        assert fill not in box, fill
+    assert "which\nof `np.arange(length)` and `speeds` needs a new axis" in box
+    assert "try each place for the new axis" in box
+
+
+def test_the_word_share_is_the_words_squared_length_over_both_parts_added(notebook):
+    """The prose and the lab say |w|² / (|w|² + |p|²), which is what the lab computes, and which
+    differs from a share of |w + p|² (the input's own squared length)."""
+    from labs.positional import scaling
+    prose = _prose(notebook)
+    assert "|w|² / (|w|² + |p|²)" in prose and "shares of its squared length" not in prose
+    for factor in (0.5, 2.0, 8.0):
+        words = scaling.X * factor
+        positions = scaling.course_table(len(scaling.WORDS), scaling.D_MODEL)[:len(scaling.WORDS)]
+        share = (words ** 2).sum() / ((words ** 2).sum() + (positions ** 2).sum())
+        assert scaling.scaling_model(factor)["word_share"] == pytest.approx(share, rel=1e-12)
+        if factor == 2.0:                                  # 55% of |w|² + |p|², 56% of |w + p|²
+            assert abs((words ** 2).sum() / ((words + positions) ** 2).sum() - share) > 0.005
+    assert "input's squared length" not in scaling.scaling_model(2.0)["verdict"]
+
+
 def test_scaling_figure_pins_what_the_outputs_follow(figures):
     rows = [re.findall(r"(\d+)%", line) for line in figures["scaling"].strip().splitlines()]
     factors = [float(re.search(r"factor\s+(\S+):", line).group(1)) for line in figures["scaling"].strip().splitlines()]
@@ -306,6 +337,14 @@ def test_scaling_figure_pins_what_the_outputs_follow(figures):
     assert by_word[1:] == sorted(by_word[1:], reverse=True)               # from x1 on
     assert by_word[0] > by_place[0] and by_word[-1] < by_place[-1]         # positions, then words
     assert 40 < share[2] < 60                                              # about even at x2
+    assert by_word[2] > 50 and by_place[2] > 50           # moved by more than half, either way matched
+
+
+def test_what_the_factor_does_is_said_without_an_intent(notebook):
+    prose = _prose(notebook)
+    assert "meant to" not in prose
+    assert ("a reordering moves the outputs by more than half an output's length whether they are "
+            "matched by word or by place") in prose
 
 
 # ---------------------------------------------------------------- rotary positions, deeper
@@ -465,3 +504,43 @@ def test_the_capstone_runs_the_learners_rope_one_read_from_the_table(tmp_path, m
     x = np.random.default_rng(5).normal(size=24)
     for position in (0, 3, 40):
         np.testing.assert_allclose(parts.rope_one(x, position), course(x, position), atol=1e-12)
+
+
+def test_the_notation_the_ways_and_the_turns_are_said_exactly(notebook):
+    """i is the pair index and k the shift; the notebook shows two of the ways to encode
+    positions; the first word's output goes through the output matrix; a turn keeps the length
+    but not the direction; the speeds decide the table's width, not its row."""
+    from exercises.core.registry import get_exercise, get_question
+    sources = [_source(c) for c in notebook["cells"]]
+    prose = _prose(notebook)
+    texts = sources + [get_exercise("sinusoidal-table").template, get_question("pos-number-last-speed").explanation]
+    texts += get_exercise("rope-rotation").hints + [m.hint for m in get_exercise("rope-rotation").mistakes]
+    for text in texts:
+        assert not re.search(r"\b2k\b|\bpair k\b|\(k = 0\)|column `k`", text), text
+    assert "columns 2i and 2i + 1" in prose and "Row *p* + *k* holds the same pair *k* positions further on" in prose
+    assert "shows two of the ways models encode positions" in prose and "the two ways" not in prose
+    assert "its own value, passed through the output matrix" in prose
+    assert "never changes a vector's length" not in prose
+    assert "A turn keeps a vector's length" in prose and "its direction turns with the position" in prose
+    assert "decide its width; what a row of the table stands for decides the row" in prose
+
+
+def test_the_distance_check_names_the_cell_of_its_query_and_key(notebook):
+    cells = notebook["cells"]
+    sources = [_source(c) for c in cells]
+    assert "query and key drawn from seed 2026 in the code cell under the rotary lab" in _prose(notebook)
+    lab = next(i for i, s in enumerate(sources) if "rotary_lab()" in s)
+    under = next(i for i in range(lab + 1, len(cells)) if cells[i]["cell_type"] == "code")
+    assert "default_rng(2026)" in sources[under]
+    assert re.search(r"^query = ", sources[under], re.M) and re.search(r"^key = ", sources[under], re.M)
+
+
+def test_a_wrong_pairing_turns_other_numbers_together(notebook):
+    """Halves pair number 0 with number 16 in a head of 32, neighbours with number 1."""
+    from lib.positional import rope
+    assert "number 0 turns with number 1 instead of number 16" in _prose(notebook)
+    e = np.zeros((2, 32))
+    e[:, 0] = 1.0                                                   # number 0 alone, at positions 0, 1
+    for pairing, partner in (("halves", 16), ("neighbours", 1)):
+        turned = rope(e, pairing=pairing)[1]
+        assert set(np.flatnonzero(np.abs(turned) > 1e-12)) == {0, partner}, pairing

@@ -193,6 +193,16 @@ def test_temperature_model_is_sensible_at_every_setting():
     assert "leads with 56%" in temperature_model(1.0)["verdict"]
 
 
+def test_each_temperature_verdict_shows_somewhere_on_the_slider():
+    from labs.start.temperature import T_MAX, T_MIN, temperature_model
+
+    steps = np.arange(T_MIN, T_MAX + 1e-9, 0.05)                  # the slider's values
+    verdicts = [temperature_model(t)["verdict"] for t in steps]
+    for kind in ("hard choice", "leads with", "nearly even"):
+        assert any(kind in v for v in verdicts), kind
+    assert "nearly even" in temperature_model(T_MAX)["verdict"]
+
+
 def test_temperature_lab_redraws_in_place():
     from labs.start.temperature import TemperatureLab
 

@@ -55,7 +55,7 @@ def _table_draw(rng) -> list[Case]:
 
 
 _HALVES = ("Each of your rows holds all its sines, then all its cosines. In this table they alternate: "
-           "the sine and the cosine of one pair sit side by side (columns 2k and 2k + 1). `reshape` "
+           "the sine and the cosine of one pair sit side by side (columns 2i and 2i + 1). `reshape` "
            "reads the last axis fastest, so the axis that holds a pair's sine and cosine must be "
            "the last one.")
 
@@ -66,7 +66,7 @@ SINUSOIDAL_TABLE = Exercise(
     name="position_table",
     template='''def position_table(length, d_model):
     """The sinusoidal position table: one row per position, shape (length, d_model).
-    Columns 2k and 2k + 1 hold the sine and the cosine of the position times pair k's speed."""
+    Columns 2i and 2i + 1 hold the sine and the cosine of the position times pair i's speed."""
     speeds = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)   # one per pair, shape (d_model/2,)
     angles = ____       # every position times every speed, shape (length, d_model/2)
     pairs = ____        # the sine and the cosine of every angle, laid out for the reshape below
@@ -176,7 +176,7 @@ def _rope_draw(rng) -> list[Case]:
 
 
 _WIDTH = ("Your table has the wrong width. A table of width d_model has d_model/2 pairs, and its "
-          "pair k turns at base^(\u22122k/d_model); RoPE's pair i turns at base^(\u2212i/(d/2)). "
+          "pair i turns at base^(\u22122i/d_model); RoPE's pair i turns at base^(\u2212i/(d/2)). "
           "Compare the two exponents: they are the same speeds only when d_model is d, len(x).")
 
 ROPE_ROTATION = Exercise(
@@ -202,7 +202,7 @@ ROPE_ROTATION = Exercise(
     context="import numpy as np\nfrom exercises.core.blank import ____\nfrom lib.positional import sinusoidal\n",
     hints=[
         "Row p of a sinusoidal table holds the sine and the cosine of p times each of its pairs' "
-        "speeds, and a table of width d_model has d_model/2 pairs turning at base^(\u22122k/d_model). "
+        "speeds, and a table of width d_model has d_model/2 pairs turning at base^(\u22122i/d_model). "
         "RoPE's pair i turns at base^(\u2212i/(d/2)). For which width are those the same speeds?",
         "The exponents match when d_model is d = len(x): then the table has one pair for each pair "
         "of x. The row of position p is row p, so the table needs p + 1 rows at least, and the same "
@@ -234,7 +234,7 @@ ROPE_ROTATION = Exercise(
                 "sines as the table holds them."),
         Mistake("halves of the row", {1: "row[:half]", 2: "row[half:]"},
                 "The table does not keep its sines in its first half: it alternates, the sine of "
-                "pair k in column 2k and its cosine in column 2k + 1. Take every other number."),
+                "pair i in column 2i and its cosine in column 2i + 1. Take every other number."),
     ],
     skills="turn every pair of a vector by its rotary angle, with the sines and cosines of the "
            "sinusoidal table",

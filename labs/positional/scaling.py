@@ -35,7 +35,8 @@ def _outputs(words, factor, positions):
 def _measure(factor, positions) -> tuple[float, float, float]:
     """(word share, moved matched by word, moved matched by place) at one factor.
 
-    The word share is the words' part of the input's squared length. The other two are averages
+    The word share is |w|² / (|w|² + |p|²), w the scaled words and p the position rows (not a
+    share of |w + p|²). The other two are averages
     over the five reorderings of the sentence: how far each word's output moves (compared with
     that word's output before) and how far each row's output moves (compared with the same row
     before), as shares of the mean length of an output."""
@@ -73,7 +74,7 @@ def scaling_model(factor=USUAL, table=course_table) -> dict:
     factor: the number the words are multiplied by (kept within FACTORS' range; not a positive
             number means sqrt(d_model)). ``table(length, d_model)`` makes the position table (the
             course's sinusoidal one, or the learner's).
-    Returns the factor, the word and position shares of the input's squared length, the mean
+    Returns the factor, the word and position shares of |w|² + |p|² (see _measure), the mean
     change of the outputs after a reordering matched by word and matched by place (shares of an
     output's length), what the outputs follow, the same three numbers for every factor of FACTORS
     (the curves), and the verdict.
@@ -97,8 +98,9 @@ def scaling_model(factor=USUAL, table=course_table) -> dict:
         other = "positions" if follows == "words" else "words"
         keeps = ("a word's output stays closer to itself wherever the word goes" if follows == "words"
                  else "the output at each place stays closer to itself whatever word stands there")
-        verdict = (f"Scale factor {factor_label(factor)}: the words make up {percent(share)} of the "
-                   f"input's squared length and the positions {percent(1 - share)}. Reorder the "
+        verdict = (f"Scale factor {factor_label(factor)}: of the words' and the positions' squared "
+                   f"lengths added, the words hold {percent(share)} and the positions "
+                   f"{percent(1 - share)}. Reorder the "
                    f"sentence and each word's output moves by {percent(by_word)} of an output's "
                    f"length on average, while the output at each place moves by {percent(by_place)}. "
                    f"The outputs follow the {follows} more than the {other}: {keeps}.")
@@ -138,7 +140,7 @@ class ScalingLab:
         (self.share_marker,) = share_ax.plot([], [], "o", ms=10, mfc="none", mec="black", mew=1.5,
                                             linestyle="none")
         share_ax.set_ylim(0, 100)
-        share_ax.set_ylabel("share of the input's squared length (%)")
+        share_ax.set_ylabel("share of |w|\u00b2 + |p|\u00b2 (%)")
         share_ax.set_title("what the input is made of", fontsize=10)
         (self.word_line,) = moved_ax.plot(_X, 100 * curve["by_word_curve"], "-o", color=word_colour,
                                           ms=4, label="matched by word")

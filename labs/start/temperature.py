@@ -18,6 +18,7 @@ from ..kit.layout import controls, lab_root, slider, verdict_widget
 WORDS = ("cat", "sat", "on", "the", "mat")
 SCORES = np.array([2.0, 1.0, 0.5, 0.1, -1.0])
 T_MIN, T_MAX = 0.1, 5.0
+NEARLY_EVEN = 1.4   # the top weight at most 1.4 times an even split: from T = 4.1 on the slider
 
 
 def temperature_model(temperature: float, scores=SCORES, words=WORDS) -> dict:
@@ -34,7 +35,7 @@ def temperature_model(temperature: float, scores=SCORES, words=WORDS) -> dict:
         taken = "over 99.9%" if share > 0.999 else percentage(share, 1)
         verdict = (f"At temperature {fixed(t)}, \u201c{words[top]}\u201d takes {taken} of the "
                    "weight: nearly a hard choice of one word.")
-    elif share <= 1.25 * even:
+    elif share <= NEARLY_EVEN * even:
         verdict = (f"At temperature {fixed(t)} the weights are nearly even: the largest is "
                    f"{percentage(share)}, an even split would give {percentage(even)} each.")
     else:

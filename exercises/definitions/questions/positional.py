@@ -69,7 +69,7 @@ NUMBER_LAST_SPEED = Question(
            "How many radians per position does the last pair turn? (A fraction like 1/3 is fine.)",
     answer=0.01,
     tol=1e-6,
-    explanation="The last pair has 2k = d \u2212 2 = 2, so it turns at 10000^(\u22122/4), one "
+    explanation="The last pair has 2i = d \u2212 2 = 2, so it turns at 10000^(\u22122/4), one "
                 "over the square root of 10000, which is one hundredth of a radian per position.",
     reveals=[
         r"10,?000\s*\^\s*\(?\s*[−-]\s*2\s*/\s*4\b",

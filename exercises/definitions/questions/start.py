@@ -26,23 +26,32 @@ PREDICT_SOFTMAX = Question(
     choices=[
         f"The scores divided by their total, {SOFTMAX_SCORES.sum():g}: "
         f"{_two_decimals(SOFTMAX_SCORES / SOFTMAX_SCORES.sum())}",
-        "Weights that add up to 1, largest for the first word, none of them zero",
+        "Weights that add up to 1 and depend only on the gaps between the scores: the first "
+        "word, 1 point above the second, gets "
+        f"{np.exp(SOFTMAX_SCORES[0] - SOFTMAX_SCORES[1]):.2f} (e) times its weight",
         "All the weight on the first word: [1, 0, 0]",
         "Equal weights, a third each",
     ],
     answer=1,
     explanation="Softmax takes exp of each score and divides by the total of those. "
-                "exp is always positive and grows fast, so every word keeps some weight and "
+                "exp turns a gap of one point into a factor of e: two weights' ratio is "
+                "exp(score \u2212 other score), whatever the scores are, so adding the same "
+                "number to every score changes nothing. Every word keeps some weight and "
                 "the highest score gets the most: here about "
                 + ", ".join(f"{w:.2f}" for w in softmax(SOFTMAX_SCORES)[:-1])
-                + f" and {softmax(SOFTMAX_SCORES)[-1]:.2f}. Dividing "
-                "the raw scores would break for negative scores, and a hard pick is what "
+                + f" and {softmax(SOFTMAX_SCORES)[-1]:.2f}, the first "
+                + f"{softmax(SOFTMAX_SCORES)[0] / softmax(SOFTMAX_SCORES)[1]:.2f} times the second. "
+                "Dividing the raw scores by their total keeps their ratios instead (the first "
+                + f"{SOFTMAX_SCORES[0] / SOFTMAX_SCORES[1]:g} times the second), which would "
+                "break for negative scores, and a hard pick is what "
                 "softmax approaches only when the scores are far apart.",
     reveals=[
         r"\b(add|adds|adding) up to (1|one)\b",
         r"\bsum(s|ming)? to (1|one)\b",
         r"\bnone of them (is )?zero\b",
         r"\bkeeps? some weight\b",
+        r"\bgaps? between (the )?scores\b",
+        r"\bratio is exp\b",
     ],
 )
 
