@@ -48,7 +48,6 @@ PREDICT_SOFTMAX = Question(
     reveals=[
         r"\b(add|adds|adding) up to (1|one)\b",
         r"\bsum(s|ming)? to (1|one)\b",
-        r"\bnone of them (is )?zero\b",
         r"\bkeeps? some weight\b",
         r"\bgaps? between (the )?scores\b",
         r"\bratio is exp\b",
