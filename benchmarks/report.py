@@ -93,7 +93,8 @@ def noblas_tables(n: dict, every_cell: bool = True) -> list[str]:
                    "update, median, OpenBLAS", "no BLAS", "ratio", "browser estimate", f"≤ {t['update_ms']:g} ms",
                    "matrix work, MFLOP"], rows) + [""]
     out += ["#### Notebooks: every code cell, solved, run top to bottom in a fresh kernel, s", "",
-            "A cell is named by the number JupyterLab shows beside it after *Run All* in a fresh kernel.", ""]
+            "A cell is named by its place in the notebook, every cell counted from 1, and in brackets by "
+            "the number JupyterLab shows beside it after *Run All* in a fresh kernel.", ""]
     rows = []
     for notebook in n["cells"]:
         cells = notebook["cells"]
@@ -101,7 +102,7 @@ def noblas_tables(n: dict, every_cell: bool = True) -> list[str]:
         misses = [c for c in cells if c.get("meets_target") is False]
         rows.append([notebook["notebook"], len(cells), f"{notebook['openblas_total_s']:.2f}",
                      f"{notebook['noblas_total_s']:.2f}",
-                     f"[{slowest['cell']}] {_sec(slowest.get('noblas_ms'))}" if slowest else "–",
+                     f"{_cell(slowest)}: {_sec(slowest.get('noblas_ms'))}" if slowest else "–",
                      len(misses) if factor else "–"])
     out += _table(["notebook", "code cells", "all cells, OpenBLAS", "no BLAS", "slowest cell without BLAS",
                    f"cells over {t['cell_s']:g} s (estimate)"], rows) + [""]
@@ -111,7 +112,7 @@ def noblas_tables(n: dict, every_cell: bool = True) -> list[str]:
                    f"≤ {t['cell_s']:g} s", "matrix work, MFLOP"]
 
     def cell_row(c):
-        return [f"[{c['cell']}]", f"`{c['first_line'].replace('|', '/')}`", _sec(c.get("openblas_ms")),
+        return [_cell(c), f"`{c['first_line'].replace('|', '/')}`", _sec(c.get("openblas_ms")),
                 _sec(c.get("noblas_ms")), _x(stat_ratio({"median_ms": c.get("noblas_ms")}, {"median_ms": c.get("openblas_ms")})),
                 _sec(c.get("estimate_ms")), _verdict(c.get("meets_target")), _mflop(c.get("flops"))]
 
@@ -142,6 +143,11 @@ def noblas_tables(n: dict, every_cell: bool = True) -> list[str]:
                         "(`benchmarks/budget.json`).")
         out += [""]
     return out
+
+
+def _cell(c: dict) -> str:
+    """A cell as the tables name it: its place among all cells, and [its number after Run All]."""
+    return f"{c['position']} ([{c['cell']}])" if c.get("position") else f"[{c['cell']}]"
 
 
 def stat_ratio(slow: dict, fast: dict):
