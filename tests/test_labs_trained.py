@@ -69,6 +69,28 @@ def test_the_perplexities_pool_all_eight_texts_and_sums_go_with_differences():
             "positions") in quiet["verdict"]
 
 
+def test_the_whole_model_runs_once_per_text_for_every_setting_that_leaves_blocks_out(monkeypatch):
+    """The whole model's logits come from the kept traced run (the same numbers as a plain forward
+    pass), and leaving blocks out starts from its streams: no text runs the whole model twice."""
+    from labs.trained import held_out as shared
+
+    for cached in (shared._trace, shared.run, shared.pooled_losses):
+        cached.cache_clear()
+    calls = []
+    forward = model.forward
+    monkeypatch.setattr(model, "forward", lambda ids, **options: calls.append(options) or forward(ids, **options))
+    whole = shared.pooled_losses()
+    for skip in ((0,), (2,), (1, 3)):
+        shared.pooled_losses(skip)
+    assert calls == [{"trace": True}] * len(shared.texts())
+    monkeypatch.undo()
+    for text in range(len(shared.texts())):
+        assert np.array_equal(shared._logits(text, (), True, *shared.TRAINED),
+                              model.forward(shared.texts()[text].ids))
+    assert np.array_equal(whole, np.concatenate([model.token_losses(model.forward(t.ids), t.ids)
+                                                 for t in shared.texts()]))
+
+
 # ---------------------------------------------------------------- ablation model
 
 def test_ablation_model_whole_model_against_lib(ids):

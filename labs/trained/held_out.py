@@ -62,6 +62,10 @@ def trace():
 def _logits(text: int, skip, positions, pairing, base, norm, eps):
     """The logits (n, vocab) of held-out text number ``text`` for one setting."""
     ids = texts()[text].ids
+    if not skip and positions and (pairing, base, norm, eps) == TRAINED:
+        # The whole model as trained: the traced run computes these very logits, and keeping it
+        # lets every later setting that leaves blocks out start from its streams.
+        return _trace(text).logits
     if skip and positions and (pairing, base, norm, eps) == TRAINED:
         # The blocks before the first one left out compute what they always do: start from the
         # whole model's stream there and run only the rest.
