@@ -12,7 +12,7 @@ from pathlib import Path
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ("labs", "wasm", "browser", "notebooks", "site", "imports", "model")
+SECTIONS = ("labs", "wasm", "noblas", "browser", "notebooks", "site", "imports", "model")
 RESULTS = Path(__file__).resolve().parent / "results"
 DOCS = ROOT / "docs" / "performance.md"
 
@@ -32,6 +32,9 @@ def parse(argv=None):
     p.add_argument("--skip", help="comma-separated sections to leave out")
     p.add_argument("--labs", help="comma-separated labs (e.g. temperature,norms.stack_lab); default all")
     p.add_argument("--notebooks", help="comma-separated notebook stems; default all")
+    p.add_argument("--noblas-wheel", type=Path, metavar="WHEEL",
+                   help="a NumPy wheel of the pinned version built with BLAS off, used instead of building one "
+                        "(benchmarks/noblas.py)")
     p.add_argument("--output", type=Path, default=RESULTS, help="folder for the JSON (default benchmarks/results)")
     p.add_argument("--docs", type=Path, default=DOCS, help="the Markdown page to regenerate")
     p.add_argument("--no-docs", action="store_true", help="do not write the Markdown page")
@@ -58,13 +61,15 @@ def saved_results(path: Path) -> dict:
 
 def run(argv=None) -> dict:
     args = parse(argv)
-    from . import browser, labs, report, system, wasm
+    from . import browser, browser_estimate, labs, report, system, wasm
 
     chosen = _names(args.only) or list(SECTIONS)
     chosen = [s for s in chosen if s not in _names(args.skip)]
     unknown = set(chosen) - set(SECTIONS)
     if unknown:
         raise SystemExit(f"unknown sections {sorted(unknown)}; choose from {', '.join(SECTIONS)}")
+    if "noblas" in chosen and "wasm" not in chosen:         # its browser estimate needs the factors
+        chosen = [c for c in SECTIONS if c in chosen or c == "wasm"]
     if args.from_json:
         results = saved_results(args.from_json)
         try:
@@ -99,6 +104,12 @@ def run(argv=None) -> dict:
             s["wasm"] = wasm.run(repeats=5 if quick else 15, log=log)
         except Exception as error:  # noqa: BLE001 - a missing Node is reported, not fatal
             s["wasm"] = {"skipped": f"{type(error).__name__}: {error}"}
+    if "noblas" in chosen:
+        log("the browser's NumPy (every lab and every cell under OpenBLAS and without BLAS)...")
+        w = s.get("wasm", {})
+        s["noblas"] = browser_estimate.run(w.get("estimate_factor"), quick=quick,
+                                           labs=_names(args.labs), notebooks=_names(args.notebooks),
+                                           wheel=args.noblas_wheel, log=log)
     if "browser" in chosen:
         log("browser (Chromium against a local JupyterLab)...")
         try:
@@ -128,6 +139,11 @@ def run(argv=None) -> dict:
     print("\n".join(report.tables(results)))
     print(f"JSON: {args.output / 'latest.json'}")
     if not args.no_docs:
+        section = s.get("noblas", {})
+        if not quick and "budgets" in section and not (args.labs or args.notebooks):
+            budget = browser_estimate.budget_file(section, results["started"])
+            browser_estimate.BUDGET.write_text(json.dumps(budget, indent=1) + "\n")
+            print(f"Budgets: {browser_estimate.BUDGET}")
         if set(chosen) == set(SECTIONS):
             args.docs.parent.mkdir(parents=True, exist_ok=True)
             args.docs.write_text(report.markdown(results))

@@ -394,6 +394,60 @@ def run(names=None, quick: bool = False, log=print) -> tuple[list, list]:
     return results, png_settings(pictures, repeats=2 if quick else 5)
 
 
+# ---------------------------------------------------------------- first visits and updates alone
+
+def visit_sweep(function, each, quick: bool = False, views_mode: str = "shipped") -> list:
+    """Build a lab and set every value of its sweep twice, the shipped way alone: first each value
+    for the first time in this process (a *first visit*: every cache the lab keeps still cold), then,
+    after the control is put back, each value again (an *update*, caches warm). For every change,
+    ``each(visit, control, value, change)`` is called, visit being "first_visit" or "update" and
+    ``change()`` the function that sets the value (True when the control took it); what ``each``
+    returns is collected, in order, as (visit, control, value, returned). ``views_mode`` "hold"
+    skips the drawing (redraws are only counted)."""
+    found_views = []
+    with patched_views(views_mode, found_views):
+        root = function()
+        found = controls(root)
+        first_slider = next((i for i, (k, _w) in enumerate(found) if k in ("slider", "selection-slider")), None)
+        out = []
+        for index, (kind, widget) in enumerate(found):
+            values = sweep(kind, widget, index == first_slider, quick)
+            original = widget.value
+            label = _label(widget)
+            for visit in ("first_visit", "update"):
+                for value in values:
+                    out.append((visit, label, value, each(visit, label, value,
+                                                          lambda w=widget, v=value: _set(w, v) is not None)))
+                with contextlib.suppress(Exception):
+                    widget.value = original
+    close(root, found_views)
+    return out
+
+
+def visits(names=None, quick: bool = False, log=print) -> list:
+    """[{"lab", "first_visit", "update", "first_visit_slowest_ms", "update_slowest_ms"}]: each chosen
+    lab's first visits and updates, timed the shipped way alone (:func:`visit_sweep`)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    rows = []
+    for name, function in select(names).items():
+        def timed(visit, _control, _value, change):
+            start = time.perf_counter()
+            took = change()
+            return time.perf_counter() - start if took else None
+
+        gc.collect()
+        done = visit_sweep(function, timed, quick)
+        row = {"lab": name}
+        for visit in ("first_visit", "update"):
+            seconds = [t for v, _c, _x, t in done if v == visit and t is not None]
+            row[visit] = summary(seconds)
+            row[visit + "_slowest_ms"] = round(1000 * max(seconds), 2) if seconds else None
+        log(f"  lab {name}: first visit {row['first_visit']['median_ms']} ms, update {row['update']['median_ms']} ms")
+        rows.append(row)
+    return rows
+
+
 # ---------------------------------------------------------------- profiles
 
 PARTS = (  # (label, how a profiled function is recognised), the first match wins per function
@@ -439,4 +493,4 @@ def profile(name: str, quick: bool = True, top: int = 8) -> dict:
             "own_time_top": [{"function": label, "percent": round(100.0 * tt / total, 1)} for tt, label in own]}
 
 
-__all__ = ["all_labs", "bench_lab", "controls", "png_settings", "run", "sweep", "profile"]
+__all__ = ["all_labs", "bench_lab", "controls", "png_settings", "run", "sweep", "profile", "visit_sweep", "visits"]

@@ -43,20 +43,132 @@ def _model_target(m: dict) -> str:
             f"{where}): {_ok(m['meets_target'])}.")
 
 
+def _sec(ms) -> str:
+    return "–" if ms is None else f"{ms / 1000:.2f}"
+
+
+def _mflop(flops) -> str:
+    if flops is None:
+        return "–"
+    return "0" if flops == 0 else ("< 1" if flops < 1e6 else f"{flops / 1e6:,.0f}")
+
+
+def _verdict(flag) -> str:
+    return "–" if flag is None else ("met" if flag else "**missed**")
+
+
+def noblas_tables(n: dict, every_cell: bool = True) -> list[str]:
+    """The browser's NumPy: labs, cells (those that miss, a summary per notebook, and every cell
+    when ``every_cell``), the throughput and the budgets."""
+    out = ["### The browser's NumPy: every lab and every cell without BLAS, and the browser estimate", ""]
+    if "skipped" in n:
+        return out + [f"Skipped: {n['skipped']}", ""]
+    t = n["targets"]
+    nb = n["numpy"]["noblas"]
+    factor = n.get("factor")
+    out += [f"NumPy {nb['version']} built from source with BLAS {nb['blas']} (as Pyodide builds it) against "
+            f"PyPI's NumPy {n['numpy']['openblas']['version']} with OpenBLAS, one BLAS thread, same run, in turns. "
+            "*Browser estimate*: the no-BLAS median × the larger of the two WebAssembly factors (their table)"
+            + (f" ({factor})." if factor else " (not measured in this run: no estimate).")
+            + f" Targets on the estimate: a lab's first visit ≤ {t['first_visit_ms']:g} ms, an update ≤ "
+            f"{t['update_ms']:g} ms (one frame), a notebook cell ≤ {t['cell_s']:g} s. *Matrix work*: the "
+            "floating-point operations of the matrix products counted in the largest change of that kind "
+            "(`benchmarks/flops.py`), in millions." + (" A quick run: one run of each notebook, fewer values."
+                                                     if n.get("quick") else ""), ""]
+    rows = []
+    for r in n["labs"]:
+        o, b = r["openblas"], r["noblas"]
+        first = [{"median_ms": x.get("first_visit_slowest_ms")} for x in (o, b)]
+        rows.append([r["lab"], _ms(b["first_visit"]), _ms(first[0]), _ms(first[1]), _x(stat_ratio(first[1], first[0])),
+                     _ms({"median_ms": r.get("first_visit_estimate_ms")}), _verdict(r.get("first_visit_meets_target")),
+                     _mflop(r.get("first_visit_flops_max")),
+                     _ms(o["update"]), _ms(b["update"]), _x(stat_ratio(b["update"], o["update"])),
+                     _ms({"median_ms": r.get("update_estimate_ms")}), _verdict(r.get("update_meets_target")),
+                     _mflop(r.get("update_flops_max"))])
+    out += ["#### Labs, ms", "",
+            "A lab's *first visits* are judged on the slowest (a learner meets each setting's first visit "
+            "once), its *updates* on their median (as the labs table above judges them).", ""]
+    out += _table(["lab", "first visit, median without BLAS", "slowest, OpenBLAS", "slowest, no BLAS", "ratio",
+                   "browser estimate", f"≤ {t['first_visit_ms']:g} ms", "matrix work, MFLOP",
+                   "update, median, OpenBLAS", "no BLAS", "ratio", "browser estimate", f"≤ {t['update_ms']:g} ms",
+                   "matrix work, MFLOP"], rows) + [""]
+    out += ["#### Notebooks: every code cell, solved, run top to bottom in a fresh kernel, s", "",
+            "A cell is named by its place in the notebook, every cell counted from 1, and in brackets by "
+            "the number JupyterLab shows beside it after *Run All* in a fresh kernel.", ""]
+    rows = []
+    for notebook in n["cells"]:
+        cells = notebook["cells"]
+        slowest = max(cells, key=lambda c: c.get("noblas_ms") or 0, default=None)
+        misses = [c for c in cells if c.get("meets_target") is False]
+        rows.append([notebook["notebook"], len(cells), f"{notebook['openblas_total_s']:.2f}",
+                     f"{notebook['noblas_total_s']:.2f}",
+                     f"{_cell(slowest)}: {_sec(slowest.get('noblas_ms'))}" if slowest else "–",
+                     len(misses) if factor else "–"])
+    out += _table(["notebook", "code cells", "all cells, OpenBLAS", "no BLAS", "slowest cell without BLAS",
+                   f"cells over {t['cell_s']:g} s (estimate)"], rows) + [""]
+    missed = [(notebook["notebook"], c) for notebook in n["cells"] for c in notebook["cells"]
+              if c.get("meets_target") is False]
+    cell_header = ["cell", "begins with", "OpenBLAS", "no BLAS", "ratio", "browser estimate",
+                   f"≤ {t['cell_s']:g} s", "matrix work, MFLOP"]
+
+    def cell_row(c):
+        return [_cell(c), f"`{c['first_line'].replace('|', '/')}`", _sec(c.get("openblas_ms")),
+                _sec(c.get("noblas_ms")), _x(stat_ratio({"median_ms": c.get("noblas_ms")}, {"median_ms": c.get("openblas_ms")})),
+                _sec(c.get("estimate_ms")), _verdict(c.get("meets_target")), _mflop(c.get("flops"))]
+
+    if missed:
+        out += ["#### The cells that miss the target", ""]
+        out += _table(["notebook"] + cell_header, [[nb] + cell_row(c) for nb, c in missed]) + [""]
+    elif factor:
+        out += [f"Every cell's browser estimate is within {t['cell_s']:g} s.", ""]
+    if every_cell:
+        for notebook in n["cells"]:
+            out += [f"<details><summary>{notebook['notebook']}: every cell</summary>", ""]
+            out += _table(cell_header, [cell_row(c) for c in notebook["cells"]]) + ["", "</details>", ""]
+    tp = n.get("throughput") or {}
+    if tp.get("flops_per_s"):
+        kinds = ", ".join(f"{k} {v / 1e9:.2f}" for k, v in sorted(tp["by_type"].items()))
+        out += [f"**No-BLAS throughput**: {tp['flops_per_s'] / 1e9:.2f} GFLOP/s, the {tp['flops'] / 1e9:,.1f} GFLOP "
+                f"of every matrix product of every lab change and every cell over their {tp['seconds']:.1f} s, "
+                f"each product timed on its own ({kinds} GFLOP/s by number type)."]
+        if n.get("budgets"):
+            b = n["budgets"]
+
+            def each(kind):
+                return " or ".join(f"{v / 1e6:,.0f} MFLOP in {k}" for k, v in b[kind].items())
+            out[-1] += (f" **Budgets** (the most matrix work that fits in a target under the browser estimate: "
+                        f"the target ÷ the factor {n['factor']} × the throughput of its number type): a cell "
+                        f"{each('cell')}, a first visit {each('first_visit')}, an update {each('update')}; "
+                        "`tests/test_matrix_budget.py` holds every cell and lab change to them "
+                        "(`benchmarks/budget.json`).")
+        out += [""]
+    return out
+
+
+def _cell(c: dict) -> str:
+    """A cell as the tables name it: its place among all cells, and [its number after Run All]."""
+    return f"{c['position']} ([{c['cell']}])" if c.get("position") else f"[{c['cell']}]"
+
+
+def stat_ratio(slow: dict, fast: dict):
+    if not slow or not fast or not slow.get("median_ms") or not fast.get("median_ms"):
+        return None
+    return slow["median_ms"] / fast["median_ms"]
+
+
 def tables(results: dict) -> list[str]:
     out = []
     s = results["sections"]
     if "labs" in s:
         L = s["labs"]
-        factor = (s.get("wasm") or {}).get("factor")
         out += ["### Labs (CPython, headless): control change to updated output, ms", ""]
         out += [f"Targets: median ≤ {L.get('target_ms', 16.7)} ms (one frame at 60 Hz) and p95 ≤ "
                 f"{L.get('target_p95_ms', 33.3)} ms; at least {L.get('target_vs_naive', 8)}× faster than the naive "
                 f"`interact` rebuild and {L.get('target_vs_full', 4)}× faster than a full draw on every change. "
                 "*Full draws* counts the updates that drew the whole figure (the others restored the cached "
                 "background and drew only the changing artists), in the measured pass and, in brackets, "
-                "on the first visit of each value. *In the browser (estimate)* is the median × the "
-                "WebAssembly factor below" + (f" ({factor})." if factor else " (not measured in this run)."), ""]
+                "on the first visit of each value. What these labs would take in the browser, with its NumPy, "
+                "is estimated in the table of the browser's NumPy below.", ""]
         rows = []
         for r in L["labs"]:
             fd = r.get("full_draws", {})
@@ -67,11 +179,9 @@ def tables(results: dict) -> list[str]:
                          f"{upd.get('full', '–')} of {upd.get('of', '–')} ({fv.get('full', '–')} of {fv.get('of', '–')})",
                          _ms(r["first_visit"]), _ms(r.get("full")), _ms(r["naive"]),
                          _x(r["speedup_vs_naive"]), _x(r.get("speedup_vs_full")), _ms(r.get("encode")),
-                         _ms({"median_ms": r["update"]["median_ms"] * factor}) if factor and r["update"]["median_ms"] else "–",
                          "met" if not missed else "**missed** (" + ", ".join(missed) + ")"])
         out += _table(["lab", "changes", "median", "p95", "full draws", "first visit median", "full-draw way median",
-                       "naive median", "vs naive", "vs full draw", "PNG encoding median",
-                       "in the browser (estimate)", "target"], rows)
+                       "naive median", "vs naive", "vs full draw", "PNG encoding median", "target"], rows)
         out += [""]
         if L.get("load_average_after"):
             out += [f"Load average when the labs section ended: {L['load_average_after']}.", ""]
@@ -82,16 +192,29 @@ def tables(results: dict) -> list[str]:
                            for p in L["png_settings"]]) + [""]
     if "wasm" in s:
         w = s["wasm"]
-        out += ["### WebAssembly factor: the same pure-Python workload, ms", ""]
+        out += ["### WebAssembly factors: the same workloads in Pyodide under Node and in CPython, ms", ""]
         if "skipped" in w:
             out += [f"Skipped: {w['skipped']}", ""]
         else:
-            out += _table(["runtime", "median", "runs"],
-                          [[f"CPython {w['cpython_version']} (this machine)", _ms({"median_ms": w["cpython_ms"]}), w["repeats"]],
+            fastest = lambda key: _ms({"median_ms": w.get(key)})          # noqa: E731
+            out += _table(["runtime", "median", "fastest", "runs"],
+                          [[f"CPython {w['cpython_version']} (this machine)", _ms({"median_ms": w["cpython_ms"]}),
+                            fastest("cpython_fastest_ms"), w["repeats"]],
                            [f"Pyodide {w['pyodide_version']} (npm pyodide@{w['pyodide_package']}, Node {w['node_version']})",
-                            _ms({"median_ms": w["pyodide_ms"]}), w["repeats"]]])
-            out += ["", f"Factor: **{w['factor']}** (Pyodide / CPython). The labs' drawing and NumPy are "
-                    "compiled code in both, so the estimate above is on the slow side.", ""]
+                            _ms({"median_ms": w["pyodide_ms"]}), fastest("pyodide_fastest_ms"), w["repeats"]]])
+            out += ["", f"Pure-Python factor: **{w['factor']}** (Pyodide / CPython, fastest run over fastest run: "
+                    "medians move with the machine's load)."]
+            if "compiled_parts" in w:
+                out += ["", "Compiled code called from Python, no NumPy, ms:", ""]
+                out += _table(["part", "CPython, median", "fastest", "Pyodide, median", "fastest", "factor"],
+                              [[name, _ms({"median_ms": p["cpython_ms"]}), _ms({"median_ms": p.get("cpython_fastest_ms")}),
+                                _ms({"median_ms": p["pyodide_ms"]}), _ms({"median_ms": p.get("pyodide_fastest_ms")}),
+                                p["factor"]] for name, p in w["compiled_parts"].items()])
+                out += ["", f"Compiled-code factor: **{w['compiled_factor']}** (the geometric mean of the parts' "
+                        f"factors). The browser estimates use the larger factor, **{w['estimate_factor']}**."]
+            out += [""]
+    if "noblas" in s:
+        out += noblas_tables(s["noblas"])
     if "browser" in s:
         b = s["browser"]
         out += ["### In Chromium (local JupyterLab, CPython kernel), ms", ""]
@@ -139,6 +262,13 @@ def tables(results: dict) -> list[str]:
             rows.append([f"course adds: {label}, kB", f"{size / 1e3:.0f}", ""])
         rows.append(["**course adds in all, MB**", f"**{site['course_adds_bytes'] / 1e6:.2f}**",
                      _ok(site["meets_target"]) + " (≤ 5 MB)"])
+        pre = site.get("preloaded")
+        if pre:
+            for label, size in pre["parts"].items():
+                rows.append([f"loaded before notebook 00's first cell runs: {label}, kB", f"{size / 1e3:.0f}", ""])
+            rows.append(["**the course's own bytes before notebook 00's first cell runs, kB**",
+                         f"**{pre['bytes'] / 1e3:.0f}**",
+                         _ok(site.get("preload_meets_target")) + f" (≤ {site.get('preload_target_bytes', 600_000) / 1e3:.0f} kB)"])
         out += _table(["what", "value", "note"], rows) + [""]
     if "imports" in s:
         imp = s["imports"]
@@ -206,8 +336,11 @@ def markdown(results: dict) -> str:
              f"Run: {results['started']} UTC, {'quick' if results['quick'] else 'full'} run, "
              f"{results['seconds']:.0f} s in all."]
     for section, (started, load) in results.get("rerun", {}).items():
-        lines[-1] += (f" The {section} section was run again on its own at {started} UTC (load average "
-                      f"{load}) after the last change to the code it measures; its tables come from that run.")
+        several = " and " in section              # "wasm and noblas": sections run again together
+        lines[-1] += (f" The {section} section{'s were' if several else ' was'} run again on {'their' if several else 'its'} "
+                      f"own at {started} UTC (load average {load}) after the last change to the code "
+                      f"{'they measure' if several else 'it measures'}; {'their' if several else 'its'} tables come "
+                      "from that run.")
     lines += ["", "## Machine", ""]
     lines += machine_lines(results["machine"]) + ["", "## Results", ""]
     lines += tables(results)

@@ -17,6 +17,8 @@ docstring. The modules, one idea each:
 - ``lib.stack``: a vector through a stack of random layers, and the residual stream's growth.
 - ``lib.model``: the course's small trained decoder (weights in ``lib/trained/``), run with
   ``lib.block``.
+- ``lib.files``: where the trained model's arrays are read from (``lib/trained/``, or in the
+  browser the course site, fetched the first time they are needed).
 
 One name per weight, everywhere (the library, the trained model's weights file, the labs, the
 exercises and the notebooks):

@@ -350,12 +350,11 @@ def norm_placement_experiment(depth=48, d_model=16, d_ff=64, length=8, *, seed=1
     blocks = random_stack(depth, d_model, d_ff, seed=seed)
     x, = random_weights([(length, d_model)], seed=seed, scale=1.0)
     direction, = random_weights([(length, d_model)], seed=seed + depth + 1, scale=1.0)
+    both = np.stack([x, x + nudge * direction])             # (2, length, d): the two runs as one batch
     traces = {}
     for placement in ("pre", "post"):
-        plain = decoder(x, blocks, placement=placement, final_norm=False, **options).streams
-        nudged = decoder(x + nudge * direction, blocks, placement=placement, final_norm=False,
-                         **options).streams
-        sizes = np.array([root_mean_square(stream) for stream in plain])
-        gaps = np.array([root_mean_square(a - b) for a, b in zip(plain, nudged)])
+        streams = decoder(both, blocks, placement=placement, final_norm=False, **options).streams
+        sizes = np.array([root_mean_square(plain) for plain, _nudged in streams])
+        gaps = np.array([root_mean_square(plain - nudged) for plain, nudged in streams])
         traces[placement] = PlacementTrace(sizes, gaps, float(gaps[-1] / gaps[0]))
     return traces

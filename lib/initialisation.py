@@ -46,11 +46,15 @@ def output_std(rule, std, layers):
 
 def _drawn(layers, d, f, seed):
     """Per block, the standard normal numbers of Wq, Wk, Wv, Wo (d, d), W_up (d, f) and W_down (f, d),
-    drawn in that order from ``default_rng(seed + i)`` for block i."""
+    drawn in that order from ``default_rng(seed + i)`` for block i, each kept with its columns
+    contiguous (Fortran order; the same numbers). Without BLAS, as in the browser, NumPy computes
+    ``x @ W`` as one dot product per row of x and column of W, and a column of a row-ordered
+    W_up (768, 3072) steps 24 kB at a time: GPT-2 Small's wide products run about five times
+    faster with the columns contiguous, with the same result."""
     for i in range(layers):
         generator = np.random.default_rng(seed + i)
-        square = [generator.standard_normal((d, d)) for _ in range(4)]
-        yield square + [generator.standard_normal((d, f)), generator.standard_normal((f, d))]
+        shapes = [(d, d)] * 4 + [(d, f), (f, d)]
+        yield [np.asfortranarray(generator.standard_normal(shape)) for shape in shapes]
 
 
 def _scaled(drawn, std, out, heads):

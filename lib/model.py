@@ -3,7 +3,9 @@
 A LLaMA-style model (RMSNorm before each part and before the output, RoPE, SwiGLU, tied
 embeddings) trained with PyTorch by ``training/train.py`` on a toy language the project generates.
 Its weights ship in ``lib/trained/`` beside PyTorch's logits on a held-out text, so the forward
-pass here can be checked against an independent implementation. Nothing here imports PyTorch.
+pass here can be checked against an independent implementation (in the browser, those arrays
+are fetched from the course site the first time they are needed: ``lib.files``). Nothing here
+imports PyTorch.
 
     from lib import model
     ids = model.heldout().ids                       # 256 tokens the model never trained on
@@ -19,12 +21,12 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache, partial
-from pathlib import Path
 from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
 
+from . import files
 from ._checks import as_float_array, check_choice, check_non_negative
 from .attention import softmax
 from .block import BlockWeights, Step, block
@@ -34,7 +36,7 @@ from .ffn import silu
 from .norm import NORMS, normaliser
 from .positional import PAIRINGS, rope
 
-FOLDER = Path(__file__).resolve().parent / "trained"
+FOLDER = files.FOLDER
 
 
 @lru_cache(maxsize=1)
@@ -68,7 +70,7 @@ def weight_arrays() -> MappingProxyType:
     named as its field of ``lib.block.BlockWeights`` ("0.Wq", "0.W_up", "0.attention_norm_gain").
     The model was trained and is run in float32, so every number the forward pass computes is
     float32 too."""
-    with np.load(FOLDER / "weights.npz") as data:
+    with files.load("weights.npz") as data:
         arrays = {name: np.asarray(data[name], dtype=np.float32) for name in data.files}
     for array in arrays.values():
         array.setflags(write=False)
@@ -102,7 +104,7 @@ class HeldOut(NamedTuple):
 @lru_cache(maxsize=1)
 def heldout() -> HeldOut:
     """The held-out text and what PyTorch computed on it (lib/trained/reference.npz)."""
-    with np.load(FOLDER / "reference.npz") as data:
+    with files.load("reference.npz") as data:
         out = HeldOut(data["ids"].astype(np.int64), data["kinds"].astype(np.int64),
                       np.asarray(data["logits"]), data["bigram"].astype(np.int64))
     for array in out:
@@ -269,7 +271,7 @@ def heldout_texts() -> tuple:
     of lib/trained/heldout_texts.npz, drawn from the same language with other seeds and run through
     the committed weights by ``training/heldout_texts.py``. Their ``kinds`` index ``info()["kinds"]``."""
     first = heldout()
-    with np.load(FOLDER / "heldout_texts.npz") as data:
+    with files.load("heldout_texts.npz") as data:
         ids, kinds, logits = (np.asarray(data[name]) for name in ("ids", "kinds", "logits"))
     texts = [first]
     for i in range(len(ids)):

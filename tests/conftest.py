@@ -10,6 +10,8 @@ import functools
 import http.server
 import json
 import os
+import subprocess
+import sys
 import threading
 import urllib.request
 from pathlib import Path
@@ -44,6 +46,60 @@ def artifacts():
 def progress_file(tmp_path_factory):
     """Tests never write progress into content/: kernels get a temporary file."""
     return tmp_path_factory.mktemp("progress") / "course-progress.json"
+
+
+# ---------------------------------------------------------------- notebooks run solved
+
+def run_nbval(path, folder, progress, strict, extra_env=None):
+    """nbval (lax, this Python's kernel) on the notebook at ``path``, in ``folder``; the finished process."""
+    env = {**os.environ, "COURSE_PROGRESS_FILE": str(progress), "MPLBACKEND": "Agg", **(extra_env or {})}
+    env.pop("COURSE_STRICT", None)
+    if strict:
+        env["COURSE_STRICT"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-q", "-p", "no:cacheprovider",
+         "--rootdir", str(folder), str(path)],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=600,
+    )
+
+
+class SolvedRun(NamedTuple):
+    """One notebook solved and run under nbval: ``notebook`` (the shipped one), ``solved`` (its
+    solved copy), ``result`` (nbval's finished process), ``cells`` (each code cell's matrix work,
+    ``benchmarks.flops.read_cells``)."""
+    notebook: Path
+    solved: Path
+    result: subprocess.CompletedProcess
+    cells: list
+
+
+@pytest.fixture(scope="session")
+def solved_run(tmp_path_factory):
+    """solved_run(notebook) -> SolvedRun: the notebook solved by ``python -m exercises solve`` and
+    run under nbval with COURSE_STRICT=1 (every check must pass), once per session, its kernel
+    counting the matrix work of each cell as it runs (``benchmarks/flops.py``, installed by an
+    IPython start-up file: the cells and the course's modules run as they are, each ``@`` through
+    a function computing the same product)."""
+    from benchmarks import flops
+
+    runs = {}
+
+    def run(notebook):
+        if notebook not in runs:
+            folder = tmp_path_factory.mktemp(f"solved-{notebook.stem}")
+            solved = folder / notebook.name
+            subprocess.run([sys.executable, "-m", "exercises", "solve", str(notebook), str(solved)],
+                           cwd=ROOT, check=True, capture_output=True, text=True)
+            log = folder / "matrix-work.jsonl"
+            flops.startup_file(folder / "ipython", log)
+            path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+            result = run_nbval(solved, folder, folder / "progress.json", strict=True,
+                               extra_env={"IPYTHONDIR": str(folder / "ipython"), "PYTHONPATH": path})
+            cells = flops.read_cells(log, json.loads(solved.read_text(encoding="utf-8"))) if log.exists() else []
+            runs[notebook] = SolvedRun(notebook, solved, result, cells)
+        return runs[notebook]
+
+    return run
 
 
 # ---------------------------------------------------------------- built sites

@@ -72,8 +72,8 @@ def test_the_report_shows_full_draws_the_browser_estimate_and_the_drag():
                         "drag": {"settle": {**stat, "median_ms": 90.0}, "images": 4, "meets_target": True}}}}}}
     text = "\n".join(report.tables(results))
     assert "| norms.stack_lab | 5 | 10.0 | 12.0 | 1 of 5 (3 of 5) |" in text
-    assert "| 30.0 | met |" in text                          # 10 ms x the factor 3, as the estimate
-    assert "Factor: **3.0**" in text and "| stack | 03.ipynb | 5 | 10.0 | 12.0 | 2.5 | met | 90.0 |" in text
+    assert "| 1.5 | met |" in text                           # the PNG encoding, then the verdict
+    assert "Pure-Python factor: **3.0**" in text and "| stack | 03.ipynb | 5 | 10.0 | 12.0 | 2.5 | met | 90.0 |" in text
     assert "| *floor* (nothing drawn) | – | 5 | 7.5 | 12.0 |" in text
 
 
@@ -85,6 +85,116 @@ def test_every_lab_of_the_lab_modules_is_found_with_its_controls():
     root = found["norms.stack_lab"]()
     kinds = [kind for kind, _widget in labs.controls(root)]
     assert kinds[0] == "slider" and "options" in kinds
+
+
+def test_the_compiled_workload_runs_in_cpython_and_gives_each_parts_times():
+    from benchmarks import wasm
+
+    scope = {}
+    exec(wasm.compiled(2), scope)                  # the same source Pyodide runs
+    assert set(scope["parts"]) == {"zlib", "json", "re", "hashlib"}
+    assert all(len(times) == 2 and all(t > 0 for t in times) for times in scope["parts"].values())
+    assert "import hashlib" not in wasm.COMPILED   # OpenSSL's SHA-256 has no portable counterpart
+
+
+def test_without_a_compiler_the_browsers_numpy_is_skipped_in_one_sentence(tmp_path, monkeypatch):
+    from benchmarks import browser_estimate, noblas
+
+    monkeypatch.setattr(noblas, "FOLDER", tmp_path)              # nothing built before
+    monkeypatch.setattr(noblas, "compiler", lambda: None)
+    found = browser_estimate.run(factor=2.0, quick=True, log=lambda _text: None)
+    assert found == {"skipped": "No C compiler (cc, gcc or clang) was found to build NumPy without BLAS (e.g. "
+                                "apt-get install build-essential), so the browser's NumPy is not measured."}
+    assert "Skipped: No C compiler" in "\n".join(__import__("benchmarks.report").report.noblas_tables(found))
+
+
+def test_a_wheel_that_has_blas_is_refused(tmp_path, monkeypatch):
+    from benchmarks import noblas
+
+    monkeypatch.setattr(noblas, "FOLDER", tmp_path)
+    monkeypatch.setattr(noblas, "make_venv", lambda wheel, folder, log: folder / "python")
+    monkeypatch.setattr(noblas, "describe", lambda python: {"version": "2.4.6", "blas": "scipy-openblas"})
+    wheel = tmp_path / "numpy-2.4.6-cp311-cp311-linux_x86_64.whl"
+    wheel.write_bytes(b"")
+    try:
+        noblas.ensure(wheel, log=lambda _text: None)
+    except noblas.Unavailable as why:
+        assert str(why).startswith(f"The NumPy in {wheel} is 2.4.6 with BLAS 'scipy-openblas'; the browser's is")
+    else:
+        raise AssertionError("a NumPy with BLAS was taken for the browser's")
+
+
+def test_cells_are_numbered_as_jupyterlab_shows_them_after_run_all():
+    from benchmarks.cells import code_cells
+
+    notebook = {"cells": [{"cell_type": "markdown", "source": "# Title"},
+                          {"cell_type": "code", "id": "a", "source": ["import numpy as np\n"]},
+                          {"cell_type": "markdown", "source": "text"},
+                          {"cell_type": "code", "id": "b", "source": "\n\nx = 1\ny = 2"}]}
+    assert code_cells(notebook) == [{"cell": 1, "position": 2, "id": "a", "first_line": "import numpy as np"},
+                                    {"cell": 2, "position": 4, "id": "b", "first_line": "x = 1"}]
+
+
+def _noblas_section(factor):
+    from benchmarks import browser_estimate
+
+    stat = lambda ms: {"median_ms": ms, "p95_ms": ms * 1.2, "n": 4}               # noqa: E731
+    section = {
+        "numpy": {"openblas": {"version": "2.4.6", "blas": "scipy-openblas"}, "noblas": {"version": "2.4.6", "blas": "none"}},
+        "factor": factor, "quick": False, "targets": {"cell_s": 2.0, "first_visit_ms": 100.0, "update_ms": 16.7},
+        "labs": [{"lab": "trained.mismatch_lab",
+                  "openblas": {"first_visit": stat(50.0), "update": stat(5.0), "first_visit_slowest_ms": 60.0},
+                  "noblas": {"first_visit": stat(500.0), "update": stat(6.0), "first_visit_slowest_ms": 600.0},
+                  "first_visit_flops_max": 2_638_872_576, "update_flops_max": 0}],
+        "cells": [{"notebook": "05_trained_model.ipynb", "openblas_total_s": 0.5, "noblas_total_s": 3.1,
+                   "cells": [{"cell": 1, "id": "a", "first_line": "import numpy as np", "openblas": [0.1, 0.2, 0.3],
+                              "noblas": [0.1, 0.1, 0.1], "flops": 0},
+                             {"cell": 2, "id": "b", "first_line": "table = mismatch | all", "openblas": [0.3],
+                              "noblas": [3.0], "flops": 18_874_761_216}]}],
+        "throughput": {"flops_per_s": 2_000_000_000, "flops": 10 ** 11, "seconds": 50.0,
+                       "by_type": {"float32": 2_000_000_000}}}
+    section["missed"] = browser_estimate.judge(section, factor)
+    if factor:
+        section["budgets"] = browser_estimate.budgets({"float32": 2_000_000_000, "float64": 500_000_000}, factor)
+    return section
+
+
+def test_the_browser_estimate_is_the_no_blas_median_times_the_factor_against_each_target():
+    section = _noblas_section(2.0)
+    lab, = section["labs"]
+    assert (lab["first_visit_estimate_ms"], lab["first_visit_meets_target"]) == (1200.0, False)   # the slowest
+    assert (lab["update_estimate_ms"], lab["update_meets_target"]) == (12.0, True)
+    first, table = section["cells"][0]["cells"]
+    assert (first["openblas_ms"], first["noblas_ms"], first["estimate_ms"], first["meets_target"]) == (200.0, 100.0, 200.0, True)
+    assert (table["estimate_ms"], table["meets_target"]) == (6000.0, False)
+    assert section["missed"] == [{"lab": "trained.mismatch_lab", "what": "first_visit", "estimate_ms": 1200.0},
+                                 {"notebook": "05_trained_model.ipynb", "cell": 2, "estimate_ms": 6000.0}]
+    # 2 s, 100 ms and 16.7 ms of the browser estimate: / 2.0 (the factor) x 2 GFLOP/s (float32), 0.5 (float64)
+    assert section["budgets"] == {"cell": {"float32": 2_000_000_000, "float64": 500_000_000},
+                                  "first_visit": {"float32": 100_000_000, "float64": 25_000_000},
+                                  "update": {"float32": 16_700_000, "float64": 4_175_000}}
+    assert _noblas_section(None)["cells"][0]["cells"][1]["meets_target"] is None        # no factor, no verdict
+
+
+def test_the_report_shows_every_lab_and_the_cells_that_miss_beside_openblas():
+    from benchmarks import report
+
+    text = "\n".join(report.noblas_tables(_noblas_section(2.0)))
+    assert ("| trained.mismatch_lab | 500 | 60.0 | 600 | 10.0× | 1200 | **missed** | 2,639 | 5.0 | 6.0 | 1.2× | 12.0 | "
+            "met | 0 |" in text)
+    assert "| 05_trained_model.ipynb | [2] | `table = mismatch / all` | 0.30 | 3.00 | 10.0× | 6.00 | **missed** | 18,875 |" in text
+    assert "#### The cells that miss the target" in text and "<details><summary>05_trained_model.ipynb" in text
+    assert ("a cell 2,000 MFLOP in float32 or 500 MFLOP in float64, a first visit 100 MFLOP in float32 or 25 MFLOP "
+            "in float64, an update 17 MFLOP in float32 or 4 MFLOP in float64" in text)
+
+
+def test_a_share_of_the_budget_adds_each_number_types_part():
+    from benchmarks.browser_estimate import share
+
+    budget = {"float32": 2_000, "float64": 500}
+    assert share({"float32": [1_000, 0.1], "float64": [250, 0.2]}, budget) == 1.0
+    assert share({"int64": 100}, budget) == 0.2                   # no budget of its own: the smallest
+    assert share({}, budget) == 0
 
 
 def test_the_browser_floor_swaps_two_ready_pictures_and_draws_nothing(tmp_path):

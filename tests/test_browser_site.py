@@ -110,6 +110,34 @@ def test_self_hosted_kernel_boots_with_no_outside_request(self_hosted_site, serv
     assert record["outside"] == [], record["outside"]
 
 
+FETCH_ARRAYS = (
+    # What lib.files does in the browser, without numpy (the npm core has none): the index the
+    # site build wrote into the wheel, the fetcher the wheel declares, each served file checked.
+    "import hashlib, json, importlib.metadata, importlib.resources\n"
+    "import lib  # the course wheel, loaded as a plain import loads it\n"
+    "index = json.loads(importlib.resources.files('lib').joinpath('trained/served.json').read_text())\n"
+    "(fetch,) = [e.load() for e in importlib.metadata.entry_points(group='transformer_course.fetch')]\n"
+    "for name, entry in sorted(index.items()):\n"
+    "    data = fetch(entry['file'])\n"
+    "    print(name, 'fetched', len(data) == entry['bytes'], hashlib.sha256(data).hexdigest() == entry['sha256'])"
+)
+
+
+def test_self_hosted_kernel_fetches_the_trained_models_arrays_from_the_site(self_hosted_site, serve_site, page):
+    """Notebook 05's arrays are not in the wheel the kernel preloads: the kernel fetches them from
+    the site (here self-hosted, under a sub-path, with every outside request refused)."""
+    site, _ = self_hosted_site
+    base = serve_site(site, "/classroom/")
+    record = watch(page)
+    text = run_in_repl(page, base, [FETCH_ARRAYS, "try:\n    fetch('weights-000000000000.npz')\n"
+                                                  "except OSError as error:\n    print('refused:', error)"])
+    for name in ("heldout_texts.npz", "reference.npz", "weights.npz"):
+        assert f"{name} fetched True True" in text, text
+    assert re.search(r"refused: the site answered 404 .*/classroom/static/pyodide-lock/weights-000000000000\.npz",
+                     text), text
+    assert record["outside"] == [], record["outside"]
+
+
 def test_online_site_boots_from_a_stand_in_cdn(online_site, self_hosted_site, serve_site, browser, artifacts):
     """The default build, with the CDN answered from local copies of what it serves.
 

@@ -38,13 +38,14 @@ def test_the_wheel_is_built_by_the_backend_pyproject_names(built):
     assert project["build-system"]["build-backend"] == "setuptools.build_meta"
     assert "Generator: setuptools" in generator
     assert stamps == {(2026, 1, 1, 0, 0, 0)}
-    expected = set(wheel.source_files()) | set(extra)
+    expected = set(wheel.wheel_files(extra_files=extra))
+    assert expected == set(wheel.source_files()) | {wheel.SERVED_INDEX} | set(extra)
     assert {n for n in names if ".dist-info/" not in n} == expected
     meta = wheel.metadata(path)
     assert meta["name"] == project["project"]["name"] == "transformer-course"
     assert meta["requires"] == project["project"]["dependencies"]
     assert set(meta["imports"]) == set(COURSE)
-    files = {**wheel.source_files(), **extra}
+    files = wheel.wheel_files(extra_files=extra)
     assert meta["version"] == f"{project['project']['version']}+g{wheel.content_hash(files)}"
     assert path.name == f"transformer_course-{meta['version']}-py3-none-any.whl"
 
@@ -66,6 +67,33 @@ def test_nothing_test_only_ships_in_the_wheel(built):
                     for keyword in node.keywords if keyword.arg in ("wrong", "alternatives")]
     assert fixtures == []
     assert any(n.startswith("exercises/definitions/") for n in names), "the definitions do ship"
+
+
+def test_the_trained_models_arrays_are_served_beside_the_wheel_not_inside_it(built):
+    """Every notebook preloads the wheel; the 2 MB of arrays only notebook 05 needs are files of
+    their own, named by their hash, which the wheel's served.json describes and its entry point
+    tells lib how to fetch."""
+    import hashlib
+    import json
+
+    from lib import files
+
+    path, _ = built
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        index = json.loads(archive.read(wheel.SERVED_INDEX))
+        entry_points = archive.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
+    assert not [n for n in names if n.endswith(".npz")]
+    served = wheel.served_files()
+    assert sorted(index) == sorted(p.name for p in served.values()) == ["heldout_texts.npz", "reference.npz",
+                                                                        "weights.npz"]
+    for name, source in served.items():
+        entry = index[source.name]
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()
+        assert entry["file"] == name == f"{source.stem}-{digest[:12]}.npz"
+        assert (entry["sha256"], entry["bytes"]) == (digest, source.stat().st_size)
+        assert {k: tuple(v) for k, v in entry["arrays"].items()} == files.shapes_in(source)
+    assert f"[{files.GROUP}]\nsite = exercises.core.site_files:fetch" in entry_points
 
 
 def test_the_same_files_give_the_same_bytes_and_a_change_a_new_name(built, tmp_path):

@@ -69,6 +69,27 @@ def test_the_perplexities_pool_all_eight_texts_and_sums_go_with_differences():
             "positions") in quiet["verdict"]
 
 
+def test_each_block_runs_once_per_text_for_the_whole_model_and_every_setting_that_leaves_blocks_out(monkeypatch):
+    """The whole model's streams are kept per text, and a setting that leaves blocks out starts
+    from the stream before the first one it leaves out: no block runs twice on the same input.
+    The losses are those of plain forward passes."""
+    from labs.trained import held_out as shared
+
+    for cached in (shared._whole_streams, shared.run, shared.pooled_losses):
+        cached.cache_clear()
+    calls = []
+    block = model.block
+    monkeypatch.setattr(model, "block", lambda x, weights, **options: calls.append(1) or block(x, weights, **options))
+    losses = {skip: shared.pooled_losses(skip) for skip in ((), (0,), (2,), (1, 3))}
+    monkeypatch.undo()
+    # the whole model 4 blocks per text; without block 1, blocks 2-4; without block 3, block 4;
+    # without blocks 2 and 4, block 3
+    assert len(calls) == len(shared.texts()) * (4 + 3 + 1 + 1)
+    for skip, found in losses.items():
+        assert np.array_equal(found, np.concatenate([model.token_losses(model.forward(t.ids, skip=skip), t.ids)
+                                                     for t in shared.texts()])), skip
+
+
 # ---------------------------------------------------------------- ablation model
 
 def test_ablation_model_whole_model_against_lib(ids):

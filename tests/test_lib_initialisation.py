@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from lib.initialisation import RULES, gain_per_matrix, initial_blocks, output_std, start_of_training
+from lib.initialisation import RULES, _drawn, gain_per_matrix, initial_blocks, output_std, start_of_training
 from lib.norm import root_mean_square
 
 
@@ -148,3 +148,16 @@ def test_start_of_training_refuses_no_layers():
 def test_initial_blocks_check_the_number_of_layers_first():
     with pytest.raises(ValueError, match="layers should be a whole number"):
         list(initial_blocks(0, 0, 6))
+
+
+def test_the_drawn_matrices_keep_their_columns_contiguous_and_the_generators_numbers():
+    """Without BLAS (the browser's NumPy) x @ W reads W column by column: each column contiguous is
+    what makes GPT-2 Small's blocks of notebook 04 fast there (benchmarks/NOTES.md); the numbers
+    are default_rng(seed + i)'s, in the documented order."""
+    for i, drawn in enumerate(_drawn(2, 6, 10, seed=3)):
+        generator = np.random.default_rng(3 + i)
+        for matrix, shape in zip(drawn, [(6, 6)] * 4 + [(6, 10), (10, 6)]):
+            assert matrix.flags.f_contiguous and matrix.shape == shape
+            assert np.array_equal(matrix, generator.standard_normal(shape))
+    block = next(initial_blocks(1, 6, 10, seed=3))
+    assert all(getattr(block, name).flags.f_contiguous for name in ("Wq", "Wk", "Wv", "Wo", "W_up", "W_down"))

@@ -1,17 +1,14 @@
 """Every notebook in content/: valid, shipped clean, and run top to bottom in real kernels.
 
 nbval runs each notebook twice: as shipped (blanks unfilled: no cell may error) and
-solved by `python -m exercises solve` with COURSE_STRICT=1 (every check must pass).
+solved by `python -m exercises solve` with COURSE_STRICT=1 (every check must pass; the solved
+run is shared with tests/test_matrix_budget.py, conftest's ``solved_run``).
 """
-
-import os
-import subprocess
-import sys
 
 import nbformat
 import pytest
 
-from conftest import CONTENT, ROOT, notebooks
+from conftest import CONTENT, notebooks, run_nbval
 from exercises.core.notebooks import cell_number
 
 NOTEBOOKS = notebooks()
@@ -33,16 +30,7 @@ def test_notebook_is_valid_and_shipped_clean(notebook):
             assert cell.execution_count is None, f"{cell_number(index)} has an execution count"
 
 
-def run_nbval(path, tmp_path, progress, strict):
-    env = {**os.environ, "COURSE_PROGRESS_FILE": str(progress), "MPLBACKEND": "Agg"}
-    env.pop("COURSE_STRICT", None)
-    if strict:
-        env["COURSE_STRICT"] = "1"
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-q", "-p", "no:cacheprovider",
-         "--rootdir", str(tmp_path), str(path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
-    )
+def assert_passed(result):
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert " passed" in result.stdout and " failed" not in result.stdout
 
@@ -51,15 +39,13 @@ def run_nbval(path, tmp_path, progress, strict):
 def test_notebook_runs_as_shipped(notebook, tmp_path):
     copy = tmp_path / notebook.name
     copy.write_bytes(notebook.read_bytes())
-    run_nbval(copy, tmp_path, tmp_path / "progress.json", strict=False)
+    assert_passed(run_nbval(copy, tmp_path, tmp_path / "progress.json", strict=False))
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)
-def test_notebook_runs_solved_with_every_check_passing(notebook, tmp_path):
-    solved = tmp_path / notebook.name
-    subprocess.run([sys.executable, "-m", "exercises", "solve", str(notebook), str(solved)],
-                   cwd=ROOT, check=True, capture_output=True, text=True)
-    shipped, solved_nb = (nbformat.read(p, as_version=4) for p in (notebook, solved))
+def test_notebook_runs_solved_with_every_check_passing(notebook, solved_run):
+    run = solved_run(notebook)
+    shipped, solved_nb = (nbformat.read(p, as_version=4) for p in (notebook, run.solved))
     exercises = [i for i, c in enumerate(shipped.cells) if "exercise" in c.metadata.get("tags", [])]
     for index in exercises:
         assert "____" in shipped.cells[index].source, f"exercise {cell_number(index)} ships with no blank"
@@ -67,4 +53,4 @@ def test_notebook_runs_solved_with_every_check_passing(notebook, tmp_path):
     others = [i for i in range(len(shipped.cells)) if i not in exercises]
     assert all(shipped.cells[i].source == solved_nb.cells[i].source for i in others), \
         "solving changed a cell that is not an exercise"
-    run_nbval(solved, tmp_path, tmp_path / "progress.json", strict=True)
+    assert_passed(run.result)

@@ -47,13 +47,55 @@ def test_lock_registers_the_course_wheel_with_its_imports(online_site):
     names = set(zipfile.ZipFile(wheel).namelist())
     library = {p.relative_to(CONTENT.parent).as_posix() for d in ("lib", "exercises", "labs", "presentation")
                for p in (CONTENT.parent / d).rglob("*.py") if "__pycache__" not in p.parts}
-    library |= {f"lib/trained/{p.name}" for p in (CONTENT.parent / "lib" / "trained").iterdir()}
+    library |= {f"lib/trained/{p.name}" for p in (CONTENT.parent / "lib" / "trained").glob("*.json")}
+    library |= {"lib/trained/served.json"}
     assert library and library <= names, f"missing from the wheel: {sorted(library - names)[:5]}"
     release = {n for n in names if n.startswith("exercises/core/_release/")}
     assert "exercises/core/_release/manifest.json" in release
     shipped = zipfile.ZipFile(wheel).read("exercises/core/_release/inventory.json").decode()
     assert shipped == inventory.to_json(inventory.scan(CONTENT))       # what the registry reads there
     assert {f"exercises/core/_release/notebooks/{p.relative_to(CONTENT).as_posix()}" for p in notebooks()} <= release
+
+
+def served_arrays_problems(site):
+    """What is wrong with the trained model's arrays the site serves beside the course wheel."""
+    lock = served_lock(site)
+    lock_dir = site / "static/pyodide-lock"
+    wheel = lock_dir / lock["packages"]["transformer-course"]["file_name"]
+    with zipfile.ZipFile(wheel) as archive:
+        index = json.loads(archive.read("lib/trained/served.json"))
+        inside = [n for n in archive.namelist() if n.endswith(".npz")]
+    problems = [f"{n} is inside the wheel" for n in inside]
+    for name in ("weights.npz", "heldout_texts.npz", "reference.npz"):
+        entry = index.get(name)
+        if entry is None:
+            problems.append(f"{name} is not in served.json")
+            continue
+        served = lock_dir / entry["file"]
+        source = CONTENT.parent / "lib" / "trained" / name
+        if not served.is_file():
+            problems.append(f"{entry['file']} is not in the site")
+        elif served.read_bytes() != source.read_bytes() or hashlib.sha256(served.read_bytes()).hexdigest() != entry["sha256"]:
+            problems.append(f"{entry['file']} is not {source}")
+    return problems
+
+
+def test_the_site_serves_the_trained_models_arrays_beside_the_wheel(online_site):
+    site, _ = online_site
+    assert served_arrays_problems(site) == []
+
+
+def test_notebook_00_preloads_at_most_600_kB_of_the_courses_own_bytes(online_site):
+    """Before notebook 00's first cell runs, the page has the notebook and the kernel has loaded
+    the packages it preloads; of those bytes, the course's own (the notebook and the course
+    wheel) stay within 600 kB: the trained model's arrays are not among them."""
+    from benchmarks.system import preloaded_course_bytes
+
+    site, _ = online_site
+    found = preloaded_course_bytes(site)
+    wheel = served_lock(site)["packages"]["transformer-course"]["file_name"]
+    assert set(found["parts"]) == {f"course wheel ({wheel})", "notebook 00_start_here.ipynb"}
+    assert found["bytes"] == sum(found["parts"].values()) <= 600_000, found
 
 
 def test_the_committed_settings_reach_the_site_and_the_build_adds_only_what_it_computes(online_site):
@@ -115,6 +157,7 @@ def test_self_hosted_site_needs_nothing_from_outside(self_hosted_site):
         wheel = (lock_dir / entry["file_name"]).resolve()
         assert wheel.is_file(), f"{name}: {entry['file_name']} is not in the site"
         assert hashlib.sha256(wheel.read_bytes()).hexdigest() == entry["sha256"], name
+    assert served_arrays_problems(site) == []       # the trained model's arrays, beside the wheel
     # The npm core has no numpy: the build says so and does not preload what it lacks.
     assert "numpy" not in report["preload"] and "transformer-course" not in report["preload"]
     assert "ipywidgets" in report["preload"]

@@ -9,7 +9,8 @@ in jupyter-lite.json, the course's title, and overrides.json, JupyterLab's setti
 autosave interval, as jupyterlite/demo keeps them), then adds what makes `import lib` and
 `import labs` work in every notebook: the course wheel, ipywidgets and comm, registered in the
 Pyodide lock file the site serves, and preloaded with numpy and matplotlib when the kernel
-starts; and the course's landing page at the site root. Only what each build computes is written
+starts; the trained model's arrays, served beside the wheel and fetched only when notebook 05
+first needs them (tools/wheel.py, lib/files.py); and the course's landing page at the site root. Only what each build computes is written
 into the site's settings: the address of its lock file (named by a hash of it), the packages to
 preload and, for a self-hosted site, where Pyodide is. It refuses notebooks that must not ship (stored
 outputs, exercises filled in: tools/guard.py), which `check` looks for alone.
@@ -43,7 +44,7 @@ from tools import guard, landing, release, site_swap
 from tools import lock as locks
 from tools import pyodide_dist
 from tools.addresses import reachable_addresses
-from tools.wheel import build_wheel
+from tools.wheel import build_wheel, served_files
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache"
@@ -252,6 +253,8 @@ def _build_into(output: Path, content: Path, pyodide, dist_dir):
         run_lite_build(output, staged)
         lock_dir = output / LOCK_DIR
         added = [build_wheel(lock_dir, extra_files=release.wheel_files(manifest, staged))]
+        for name, path in served_files().items():        # the trained model's arrays, beside the wheel
+            shutil.copy2(path, lock_dir / name)
         for wheel in fetch_added_wheels():
             added.append(Path(shutil.copy2(wheel, lock_dir / wheel.name)))
         missing = []

@@ -6,10 +6,17 @@ release data added (exercises/core/_release/), so the checkout itself never chan
 version gets a local label with a hash of everything it holds (0.1.0+g1a2b3c4d5e): a changed
 library gets a new file name, so no browser serves a stale copy. The same files always give the
 same bytes: fixed permissions and a fixed time stamp (SOURCE_DATE_EPOCH) for every entry.
+
+Every notebook loads the wheel before its first cell runs, so what only notebook 05 needs stays
+out of it: the trained model's arrays (``SERVED``: lib/trained/*.npz, 2 MB) are files the site
+serves beside the wheel, each named with a hash of its bytes (:func:`served_files`), and the
+wheel holds ``lib/trained/served.json``, which names them, with their sizes, SHA-256 and array
+shapes (:func:`served_index`); lib fetches them the first time it needs them (``lib/files.py``).
 """
 
 import email.parser
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -22,7 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("lib", "exercises", "labs", "presentation")
 # The files pyproject.toml's package-data ships besides the modules.
-DATA = {"lib/trained": ("*.json", "*.npz"), "presentation": ("access.css", "access.js")}
+DATA = {"lib/trained": ("*.json",), "presentation": ("access.css", "access.js")}
+SERVED = {"lib/trained": ("*.npz",)}       # served by the site beside the wheel, not inside it
+SERVED_INDEX = "lib/trained/served.json"
 FIXED_EPOCH = "1767225600"  # 2026-01-01 00:00 UTC: the time stamp of every entry
 
 
@@ -38,6 +47,37 @@ def source_files(root=ROOT):
             for path in sorted((root / folder).glob(pattern)):
                 files[path.relative_to(root).as_posix()] = path.read_bytes()
     return dict(sorted(files.items()))
+
+
+def served_files(root=ROOT):
+    """{name the site serves it under: its path} of every file of ``SERVED``, the name holding a
+    hash of its bytes ("weights-1a2b3c4d5e6f.npz"), so a changed file gets a new name."""
+    found = {}
+    for folder, patterns in SERVED.items():
+        for pattern in patterns:
+            for path in sorted((root / folder).glob(pattern)):
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+                found[f"{path.stem}-{digest}{path.suffix}"] = path
+    return found
+
+
+def served_index(served):
+    """The bytes of ``lib/trained/served.json``: for each served file's own name, the name it is
+    served under, its size, SHA-256 and the shapes of the arrays it holds (lib/files.py reads it)."""
+    from lib.files import shapes_in
+
+    index = {}
+    for name, path in served.items():
+        data = path.read_bytes()
+        index[path.name] = {"file": name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                            "arrays": {k: list(v) for k, v in shapes_in(path).items()}}
+    return (json.dumps(index, indent=1, sort_keys=True) + "\n").encode("utf-8")
+
+
+def wheel_files(root=ROOT, extra_files=None):
+    """{path in the wheel: bytes} of everything the wheel holds: the course's modules and data,
+    the index of the files served beside it, and ``extra_files`` (made at build time)."""
+    return {**source_files(root), SERVED_INDEX: served_index(served_files(root)), **(extra_files or {})}
 
 
 def content_hash(files):
@@ -73,7 +113,7 @@ def build_wheel(out_dir, root=ROOT, extra_files=None):
 
     extra_files: {path in the wheel: bytes} made at build time (the release data).
     """
-    files = {**source_files(root), **(extra_files or {})}
+    files = wheel_files(root, extra_files)
     version = f"{base_version(root)}+g{content_hash(files)}"
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

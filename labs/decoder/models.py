@@ -3,10 +3,11 @@ published models (their configurations and published sizes) and, once it is buil
 trained model. The counting itself is ``lib.params``.
 """
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from lib import model
+from lib import files, model
 from lib.config import ModelConfig
 
 
@@ -84,13 +85,15 @@ def trained_preset():
 
 
 def trained_stored():
-    """How many numbers the trained model's weights file holds (``lib.model.weight_arrays()``), or
-    None while that model has not been built. 448,512 for the course's."""
+    """How many numbers the trained model's weights file holds, counted from its arrays' shapes
+    (``lib.files.shapes``: nothing is loaded, and in the browser nothing fetched, so notebook 04's
+    calculator does not fetch notebook 05's weights), or None while that model has not been built.
+    448,512 for the course's."""
     try:
-        arrays = model.weight_arrays()
+        found = files.shapes("weights.npz")
     except Exception:                                        # noqa: BLE001 - absent or unreadable
         return None
-    return int(sum(array.size for array in arrays.values()))
+    return int(sum(math.prod(shape) for shape in found.values()))
 
 
 def presets():

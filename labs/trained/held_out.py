@@ -59,15 +59,28 @@ def trace():
     return _trace(0)
 
 
+@lru_cache(maxsize=8)
+def _whole_streams(text: int) -> tuple:
+    """The whole model as trained on held-out text number ``text``: the stream before the first
+    block and after each block, read-only (the same numbers as ``lib.model.forward``)."""
+    streams = [model.embed(texts()[text].ids)]                          # each (n, d)
+    for run_block in model.blocks():
+        streams.append(run_block(streams[-1]))
+    for stream in streams:
+        stream.setflags(write=False)
+    return tuple(streams)
+
+
 def _logits(text: int, skip, positions, pairing, base, norm, eps):
     """The logits (n, vocab) of held-out text number ``text`` for one setting."""
     ids = texts()[text].ids
-    if skip and positions and (pairing, base, norm, eps) == TRAINED:
+    if positions and (pairing, base, norm, eps) == TRAINED:
         # The blocks before the first one left out compute what they always do: start from the
-        # whole model's stream there and run only the rest.
-        x = _trace(text).streams[min(skip)]
+        # whole model's stream there (kept, computed once per text) and run only the rest.
+        start = min(skip, default=len(model.blocks()))
+        x = _whole_streams(text)[start]
         for number, run_block in enumerate(model.blocks()):
-            if number >= min(skip) and number not in skip:
+            if number >= start and number not in skip:
                 x = run_block(x)
         return model.output_logits(x)
     return model.forward(ids, skip=skip, positions=positions, pairing=pairing, base=base, norm=norm, eps=eps)

@@ -1,0 +1,107 @@
+"""Where the trained model's arrays come from (lib/files.py): lib/trained/ in a checkout; in the
+browser, the files the course site serves beside the course wheel, fetched through the fetcher
+the course package declares, the first time they are needed, and checked."""
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from labs.decoder.models import trained_stored
+from lib import files, model
+from tools.wheel import served_files, served_index
+
+LOADERS = (model.weight_arrays, model.weights, model.heldout, model.heldout_texts, files.served)
+
+
+@pytest.fixture
+def as_in_the_browser(tmp_path, monkeypatch):
+    """lib/trained/ as the course wheel holds it (model.json and served.json, no arrays) and a
+    fetcher that answers from the checkout's files, counting what it is asked for."""
+    served = served_files()
+    (tmp_path / "model.json").write_bytes((files.FOLDER / "model.json").read_bytes())
+    (tmp_path / "served.json").write_bytes(served_index(served))
+    asked = []
+
+    def fetch(name):
+        asked.append(name)
+        return served[name].read_bytes()
+
+    monkeypatch.setattr(files, "FOLDER", tmp_path)
+    monkeypatch.setattr(files, "fetcher", lambda: fetch)
+    for loader in LOADERS:
+        loader.cache_clear()
+    yield asked
+    for loader in LOADERS:
+        loader.cache_clear()
+
+
+def test_in_a_checkout_the_arrays_are_read_from_lib_trained():
+    assert (files.FOLDER / "weights.npz").is_file() and files.served() == {}
+    with files.load("weights.npz") as arrays, np.load(files.FOLDER / "weights.npz") as direct:
+        assert np.array_equal(arrays["embedding"], direct["embedding"])
+
+
+def test_the_model_gets_the_same_arrays_fetched_from_the_site_once_each(as_in_the_browser):
+    source = next(p for p in served_files().values() if p.name == "weights.npz")      # the checkout's
+    with np.load(source) as stored:
+        embedding = stored["embedding"]
+    w = model.weights()
+    assert np.array_equal(w.embedding, embedding) and w.embedding.dtype == np.float32
+    assert len(model.heldout_texts()) == 8 and model.heldout_texts()[0] is model.heldout()
+    logits = model.forward(model.heldout().ids)
+    assert np.abs(logits - model.heldout().logits).max() < 1e-4          # the check of test_lib_model
+    model.weights(), model.heldout(), model.heldout_texts()
+    assert sorted(as_in_the_browser) == sorted(served_files())           # each file fetched once
+
+
+def test_counting_the_weights_needs_no_fetch(as_in_the_browser):
+    assert trained_stored() == 448_512
+    assert files.shapes("weights.npz")["embedding"] == (55, 96)
+    assert as_in_the_browser == []
+
+
+def test_a_failed_fetch_says_what_could_not_be_fetched_and_what_to_do(as_in_the_browser, monkeypatch):
+    def offline(name):
+        raise OSError("the request failed (NetworkError); is the site reachable?")
+
+    monkeypatch.setattr(files, "fetcher", lambda: offline)
+    with pytest.raises(files.FileUnavailable) as caught:
+        model.weights()
+    message = str(caught.value)
+    assert message.startswith("Could not fetch the trained model's weights (weights-")
+    assert "1.7 MB) from the course site: the request failed (NetworkError)" in message
+    assert "Check the connection and run the cell again" in message
+
+
+def test_bytes_that_are_not_the_built_ones_are_refused(as_in_the_browser, monkeypatch):
+    monkeypatch.setattr(files, "fetcher", lambda: lambda name: b"<html>404 page of a proxy</html>")
+    with pytest.raises(files.FileUnavailable, match="is not the one this course was built with"):
+        model.heldout()
+
+
+def test_without_a_fetcher_the_message_says_to_open_the_course_site(as_in_the_browser, monkeypatch):
+    monkeypatch.setattr(files, "fetcher", lambda: None)
+    with pytest.raises(files.FileUnavailable, match="no fetcher is installed.*open the notebook from the course site"):
+        model.heldout_texts()
+
+
+def test_a_file_neither_here_nor_served_is_named(as_in_the_browser):
+    (files.FOLDER / "served.json").write_text("{}")
+    files.served.cache_clear()
+    with pytest.raises(files.FileUnavailable, match=r"the trained model's weights \(weights.npz\) are not in this "
+                                                    "installation"):
+        model.weights()
+    assert trained_stored() is None                                # no model: no preset count
+
+
+def test_the_sites_fetcher_outside_the_browser_says_so():
+    from exercises.core import site_files
+
+    with pytest.raises(OSError, match="only the course site's kernel"):
+        site_files.fetch("weights-0123456789ab.npz")
+
+
+def test_served_names_hold_a_hash_of_the_bytes():
+    for name, path in served_files().items():
+        assert name == f"{path.stem}-{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}.npz"
