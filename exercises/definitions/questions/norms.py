@@ -191,8 +191,8 @@ PREDICT_GRADIENT = Question(
     explanation="Backwards, the gradient crosses the same blocks as the nudge did forwards, and fares "
                 "the same way. Post-norm's rescalings squeeze it on its way down, so in most stacks "
                 "the first block gets a smaller gradient than the last; pre-norm's untouched path of "
-                "additions carries it down and the blocks add to it, so the first block gets the "
-                "largest. The cell below computes both.",
+                "additions carries it down and the blocks add to it, so the first block gets more "
+                "than the last. The cell below computes both.",
     reveals=[
         r"\bsmaller with post-norm, larger with pre-norm\b",
         r"\bfirst blocks? (learns?|learning) slowly\b",
