@@ -181,8 +181,8 @@ PREDICT_GRADIENT = Question(
     notebook=NOTEBOOK,
     kind="predict",
     prompt="The lab's two stacks of 48 blocks get a loss at the top. The gradient of the loss with "
-           "respect to a block's weights is how far plain gradient descent moves them at each step. "
-           "Compared with the last block's gradient, the first block's is...",
+           "respect to a block's weights, times the learning rate, is how far plain gradient descent "
+           "moves them at each step. Compared with the last block's gradient, the first block's is...",
     choices=["about the same, with either placement: every block learns as fast",
              "smaller with post-norm, larger with pre-norm",
              "larger with post-norm, smaller with pre-norm",
