@@ -155,3 +155,40 @@ def test_the_placement_gradients_run_the_placement_experiment_s_stack():
     sizes = norm_placement_experiment(6, seed=4)["pre"].sizes
     streams = decoder(x, blocks, placement="pre", final_norm=False).streams
     assert np.allclose(sizes, [np.sqrt(np.mean(s ** 2)) for s in streams])
+
+
+def test_the_default_eps_any_lead_axes_and_lists_are_pytorch_s_too():
+    """RMSNorm backwards with the default eps (1e-5, which matters for a token of tiny numbers),
+    on a batch of texts (three axes), and on nested lists; GELU's slope keeps float32."""
+    rng = np.random.default_rng(3)
+    for x in (rng.normal(size=(5, 8)) * 3e-3, rng.normal(size=(2, 5, 8))):
+        d_out = rng.normal(size=x.shape)
+        x_t = t(x, grad=True)
+        torch_rms(x_t).backward(t(d_out))
+        assert close(rms_norm_backward(x, d_out), x_t.grad), x.shape
+        assert close(rms_norm_backward(x.tolist(), d_out.tolist()), x_t.grad)
+    u = np.linspace(-3, 3, 7)
+    assert np.array_equal(gelu_derivative(u.tolist()), gelu_derivative(u))
+    assert gelu_derivative(u.astype(np.float32)).dtype == np.float32
+
+
+def test_another_eps_and_lists_give_pytorch_s_gradients():
+    blocks = random_stack(2, 8, 12, seed=6)
+    x, target = random_weights([(4, 8), (4, 8)], seed=8, scale=1.0)
+    for placement in ("pre", "post"):
+        g = stack_gradients(x, blocks, target, placement, eps=0.5)
+        loss, x_t, weights = torch_stack(x, blocks, target, placement, eps=0.5)
+        assert g.loss == pytest.approx(loss, rel=1e-12)
+        assert close(g.streams[0], x_t.grad) and all(close(g.weights[i][n], w.grad) for i in range(2)
+                                                     for n, w in zip(NAMES, weights[i]))
+        listed = stack_gradients(x.tolist(), blocks, target.tolist(), placement, eps=0.5)
+        assert listed.loss == g.loss and np.array_equal(listed.streams[0], g.streams[0])
+        d_x, _ = block_backward(x.tolist(), blocks[0], g.streams[1].tolist(), placement, eps=0.5)
+        assert close(d_x, torch.tensor(block_backward(x, blocks[0], g.streams[1], placement, eps=0.5)[0]))
+
+
+def test_the_placement_gradients_default_to_the_lab_s_48_blocks():
+    default, explicit = placement_gradients(), placement_gradients(48, 16, 64, 8, seed=1)
+    assert default["pre"].blocks.shape == (48,)
+    for placement in ("pre", "post"):
+        assert np.array_equal(default[placement].blocks, explicit[placement].blocks)
