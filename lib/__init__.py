@@ -15,6 +15,8 @@ docstring. The modules, one idea each:
 - ``lib.weights``: seeded random weights for the toy examples.
 - ``lib.initialisation``: how a model's weights start (GPT-2's rule) and what its blocks do at step 0.
 - ``lib.stack``: a vector through a stack of random layers, and the residual stream's growth.
+- ``lib.backward``: the backward pass of the random stacks of ``lib.block``: the gradient of a
+  loss with respect to every block's weights, pre-norm and post-norm.
 - ``lib.model``: the course's small trained decoder (weights in ``lib/trained/``), run with
   ``lib.block``.
 - ``lib.files``: where the trained model's arrays are read from (``lib/trained/``, or in the

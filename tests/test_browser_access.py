@@ -366,7 +366,7 @@ def use_my_function(opened):
     from exercises.core.registry import get_exercise
 
     page = opened.page
-    run_exercise(opened, "layer-norm", get_exercise("layer-norm").solution_source)
+    run_exercise(opened, "layer-norm-fix", get_exercise("layer-norm-fix").solution_source)
     lab = opened.lab("axis")
     lab.scroll_into_view_if_needed()
     switch = lab.locator(".course-own-switch input[type=checkbox]")

@@ -69,8 +69,8 @@ def progress_entry(progress_file, exercise):
 def test_after_a_syntax_error_the_check_does_not_judge_the_older_function(jupyter_server, page, artifacts):
     base, root = jupyter_server
     open_notebook(page, base, copy_of(root, NORMS, "stale-after-syntax-error.ipynb"))
-    ex = get_exercise("rms-norm")
-    cell = cell_index(page, exercise="rms-norm")
+    ex = get_exercise("rms-norm-16bit")
+    cell = cell_index(page, exercise="rms-norm-16bit")
     run_cell(page, cell_index(page, source="import numpy as np"))
     paste(page, cell, ex.solution_source)
     run_cell(page, cell)
@@ -102,8 +102,8 @@ def test_after_a_syntax_error_the_check_does_not_judge_the_older_function(jupyte
 def test_an_edit_saved_but_not_run_gets_no_verdict(jupyter_server, page, artifacts):
     base, root = jupyter_server
     open_notebook(page, base, copy_of(root, NORMS, "edited-not-run.ipynb"))
-    ex = get_exercise("layer-norm")
-    cell = cell_index(page, exercise="layer-norm")
+    ex = get_exercise("layer-norm-fix")
+    cell = cell_index(page, exercise="layer-norm-fix")
     run_cell(page, cell_index(page, source="import numpy as np"))
     paste(page, cell, ex.variant_source({0: "x.mean()"}))
     run_cell(page, cell)
@@ -148,8 +148,8 @@ def test_after_a_restart_and_a_reload_the_setup_cell_and_the_badge_explain(jupyt
     base, root = jupyter_server
     path = copy_of(root, NORMS, "restarted.ipynb")
     open_notebook(page, base, path)
-    ex = get_exercise("layer-norm")
-    setup, cell = cell_index(page, source="import numpy as np"), cell_index(page, exercise="layer-norm")
+    ex = get_exercise("layer-norm-fix")
+    setup, cell = cell_index(page, source="import numpy as np"), cell_index(page, exercise="layer-norm-fix")
     lab = cell_index(page, source="from labs.norms import axis_lab")
     run_cell(page, setup)
     paste(page, cell, ex.solution_source)

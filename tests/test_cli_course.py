@@ -237,16 +237,16 @@ def test_check_and_build_refuse_an_exercise_cell_that_differs_from_its_definitio
     path = content / "03_norms_and_residuals.ipynb"
     notebook = json.loads(path.read_text())
     index, cell = next((i, c) for i, c in enumerate(notebook["cells"])
-                       if c["metadata"].get("course", {}).get("exercise") == "rms-norm")
+                       if c["metadata"].get("course", {}).get("exercise") == "rms-norm-16bit")
     cell["source"] = "".join(cell["source"]).replace("then apply the learned gain", "then the gain")
     path.write_text(json.dumps(notebook))
     assert guard.problems(content) == [("03_norms_and_residuals.ipynb",
-                                        f"cell {index + 1}: exercise 'rms-norm' differs from its template")]
+                                        f"cell {index + 1}: exercise 'rms-norm-16bit' differs from its template")]
     with pytest.raises(site_tool.BuildError, match="Not building: 1 problem"):
         site_tool.build(tmp_path / "site", content=content)
     written = run("-m", "exercises", "cells", str(content))
     assert written.returncode == 0, written.stderr
-    assert "1 exercise cell(s) written (rms-norm)" in written.stdout
+    assert "1 exercise cell(s) written (rms-norm-16bit)" in written.stdout
     assert guard.problems(content) == []
     assert path.read_bytes() == (CONTENT / path.name).read_bytes()
 

@@ -37,23 +37,23 @@ def passed(ex_id):
 # ---------------------------------------------------------------- remembering through check
 
 def test_check_remembers_a_passing_function_and_forgets_it_when_a_recheck_fails():
-    ns = learner("layer-norm")
-    assert own.passed_function("layer-norm") is None
-    check("layer-norm", ns)
-    assert own.passed_function("layer-norm") is ns["layer_norm"]
-    broken = learner("layer-norm", get_exercise("layer-norm").mistakes[0].code)
-    check("layer-norm", broken)
-    assert own.passed_function("layer-norm") is None
-    assert "no longer passes" in own.lost_reason("layer-norm")
-    check("layer-norm", ns)                                   # fixed again
-    assert own.passed_function("layer-norm") is ns["layer_norm"] and not own.lost_reason("layer-norm")
+    ns = learner("layer-norm-fix")
+    assert own.passed_function("layer-norm-fix") is None
+    check("layer-norm-fix", ns)
+    assert own.passed_function("layer-norm-fix") is ns["layer_norm"]
+    broken = learner("layer-norm-fix", get_exercise("layer-norm-fix").mistakes[0].code)
+    check("layer-norm-fix", broken)
+    assert own.passed_function("layer-norm-fix") is None
+    assert "no longer passes" in own.lost_reason("layer-norm-fix")
+    check("layer-norm-fix", ns)                                   # fixed again
+    assert own.passed_function("layer-norm-fix") is ns["layer_norm"] and not own.lost_reason("layer-norm-fix")
 
 
 def test_a_blank_check_or_a_value_exercise_changes_nothing():
-    passed("layer-norm")
-    check("layer-norm", learner_template := run_cell(get_exercise("layer-norm").template,
-                                                     get_exercise("layer-norm").context))
-    assert learner_template and own.passed_function("layer-norm") is not None   # blank: not an attempt
+    passed("layer-norm-fix")
+    check("layer-norm-fix", learner_template := run_cell(get_exercise("layer-norm-fix").template,
+                                                     get_exercise("layer-norm-fix").context))
+    assert learner_template and own.passed_function("layer-norm-fix") is not None   # blank: not an attempt
 
 
 def test_guard_reports_raising_wrong_shape_and_nan_in_one_line():
@@ -154,13 +154,13 @@ def test_hidden_units_lab_relu_only():
 def test_axis_lab():
     from labs.norms.which_axis import AxisLab
 
-    lab = _same(AxisLab, "layer-norm", lambda m: [m["out"], m["means"], m["stds"]])
+    lab = _same(AxisLab, "layer-norm-fix", lambda m: [m["out"], m["means"], m["stds"]])
     lab.how.value = "column"
     lab.value.value = lab.value.max
     assert lab.own.running_own
 
 
-@pytest.mark.parametrize("mode,ex_id", [("pre-layer", "layer-norm"), ("post-rms", "rms-norm")])
+@pytest.mark.parametrize("mode,ex_id", [("pre-layer", "layer-norm-fix"), ("post-rms", "rms-norm-16bit")])
 def test_stack_lab_uses_the_norm_of_its_mode(mode, ex_id):
     from labs.norms.stack import StackLab
 
@@ -169,7 +169,7 @@ def test_stack_lab_uses_the_norm_of_its_mode(mode, ex_id):
     lab = _same(StackLab, ex_id, lambda m: [m["lengths"][np.isfinite(m["lengths"])]], choose)
     lab.mode.value = "plain"
     assert "this setting uses no" in _badge(lab)
-    other = "pre-rms" if ex_id == "layer-norm" else "pre-layer"
+    other = "pre-rms" if ex_id == "layer-norm-fix" else "pre-layer"
     lab.mode.value = other                                      # the other norm has not passed
     assert not lab.own.running_own and "has not passed its check" in _badge(lab)
 
@@ -201,7 +201,7 @@ def test_a_broken_function_makes_the_lab_fall_back_with_a_message(kind):
     lab = AxisLab()
     reference = lab.model["out"].copy()
     ns = run_cell(BROKEN[kind], "import numpy as np\n")
-    own.remember("layer-norm", ns["layer_norm"])      # as if it had passed, then was edited
+    own.remember("layer-norm-fix", ns["layer_norm"])      # as if it had passed, then was edited
     lab.own.checkbox.value = True
     assert not lab.own.running_own
     badge = _badge(lab)
@@ -255,13 +255,13 @@ def test_the_badge_counts_the_calls_of_the_learners_function_and_shows_the_last_
     from labs.norms.which_axis import AxisLab
 
     seen = []
-    ns = learner("layer-norm")
+    ns = learner("layer-norm-fix")
     solution = ns["layer_norm"]
 
     def layer_norm(x, eps=1e-5):                        # the learner's, with a tally of its own
         seen.append((np.shape(x), eps))
         return solution(x, eps)
-    assert check("layer-norm", {**ns, "layer_norm": layer_norm}).feedback.passed
+    assert check("layer-norm-fix", {**ns, "layer_norm": layer_norm}).feedback.passed
     lab = AxisLab()
     before = len(seen)
     lab.own.checkbox.value = True

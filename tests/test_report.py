@@ -114,7 +114,7 @@ def test_import_accepts_own_export_and_old_files_but_not_edited_ones():
 
 def test_good_files_give_one_row_per_learner_and_exercise(folder):
     (folder / "ada.json").write_text(learner_export("Ada", passed=["row-mean"], hints={"row-mean": 2},
-                                                    attempted=["layer-norm"]))
+                                                    attempted=["layer-norm-fix"]))
     (folder / "bob.json").write_text(learner_export("Bob", revealed=["stable-softmax"],
                                                     passed=["stable-softmax", "row-mean"]))
     rep = report.build(folder)
@@ -125,7 +125,7 @@ def test_good_files_give_one_row_per_learner_and_exercise(folder):
     assert len(rows) == 2 * N_ROWS
     by = {(r["learner"], r["item"]): r for r in rows if r["kind"] == "exercise"}
     assert by["Ada", "row-mean"]["status"] == "passed" and by["Ada", "row-mean"]["hints_used"] == "2"
-    assert by["Ada", "layer-norm"]["status"] == "attempted" and by["Ada", "layer-norm"]["attempts"] == "1"
+    assert by["Ada", "layer-norm-fix"]["status"] == "attempted" and by["Ada", "layer-norm-fix"]["attempts"] == "1"
     assert by["Ada", "swiglu"]["status"] == "not started" and by["Ada", "swiglu"]["attempts"] == "0"
     assert by["Bob", "stable-softmax"]["status"] == "passed after the solution"
     assert by["Bob", "stable-softmax"]["solution_revealed"] == "yes"
@@ -301,7 +301,7 @@ def run(*args, cwd):
 
 def test_cli_end_to_end(folder, tmp_path):
     (folder / "ada.json").write_text(learner_export("Ada", passed=["row-mean"]))
-    (folder / "bob.json").write_text(learner_export("Bob", attempted=["layer-norm"]))
+    (folder / "bob.json").write_text(learner_export("Bob", attempted=["layer-norm-fix"]))
     (folder / "broken.json").write_text("{")
     out = tmp_path / "out" / "class.csv"
     out.parent.mkdir()
@@ -463,7 +463,7 @@ def test_old_exports_without_an_id_are_keyed_by_name_and_never_replace_a_learner
 
 
 def test_the_gradebook_has_one_row_per_learner_and_the_long_tables_statuses(folder):
-    (folder / "ada.json").write_text(learner_export("Ada", passed=["row-mean"], attempted=["layer-norm"]))
+    (folder / "ada.json").write_text(learner_export("Ada", passed=["row-mean"], attempted=["layer-norm-fix"]))
     (folder / "bob.json").write_text(learner_export("Bob", revealed=["stable-softmax"]))
     rep = report.build(folder)
     header = report.gradebook_columns()
@@ -474,7 +474,7 @@ def test_the_gradebook_has_one_row_per_learner_and_the_long_tables_statuses(fold
         mine = [r for r in long if r["learner_id"] == row["learner_id"]]
         assert [row[c] for c in header[len(report.GRADEBOOK_FIRST):]] == [r["status"] for r in mine]
     by = {r["learner"]: r for r in book}
-    assert by["Ada"]["exercise row-mean"] == "passed" and by["Ada"]["exercise layer-norm"] == "attempted"
+    assert by["Ada"]["exercise row-mean"] == "passed" and by["Ada"]["exercise layer-norm-fix"] == "attempted"
     assert by["Ada"]["exercises_passed"] == "1" and by["Ada"]["exercises"] == str(N_EXERCISES)
     assert by["Bob"]["exercise stable-softmax"] == "attempted"
 

@@ -22,8 +22,8 @@ def _progress_file(tmp_path, monkeypatch):
 def _history():
     progress.record_check("row-mean", False, "values")           # missed once, then passed
     progress.record_check("row-mean", True, "pass")
-    progress.record_check("layer-norm", False, "nan")            # never passed, solution opened
-    progress.record_reveal("layer-norm")
+    progress.record_check("layer-norm-fix", False, "nan")            # never passed, solution opened
+    progress.record_reveal("layer-norm-fix")
     progress.record_check("stable-softmax", True, "pass")         # clean pass: not due
     progress.record_answer("start-predict-softmax", 0, False, lock=True)
     progress.record_answer("start-number-equal-scores", "0.2", True)   # right: not due
@@ -37,33 +37,33 @@ def test_review_lists_what_was_missed_in_course_order():
     _history()
     items = review.items()
     assert [it.id for it in items] == ["row-mean", "start-predict-softmax", "start-shape-row-mean",
-                                       "layer-norm"]
+                                       "layer-norm-fix"]
     reasons = {it.id: it.reason for it in items}
     assert reasons["row-mean"] == "1 check failed before it passed"
-    assert reasons["layer-norm"] == "you opened the solution"
+    assert reasons["layer-norm-fix"] == "you opened the solution"
     assert "locked-in" in reasons["start-predict-softmax"]
     assert not any(it.cleared for it in items)
 
 
 def test_review_check_runs_fresh_random_cases_and_records():
     _history()
-    ex = get_exercise("layer-norm")
-    fb = review.check_exercise("layer-norm", ex.template)
-    assert fb.kind == "blank" and progress.load().review("layer-norm") == {}     # a blank is no attempt
-    fb = review.check_exercise("layer-norm", ex.variant_source(ex.mistakes[0].code))
-    assert not fb.passed and progress.load().review("layer-norm")["tries"] == 1
+    ex = get_exercise("layer-norm-fix")
+    fb = review.check_exercise("layer-norm-fix", ex.template)
+    assert fb.kind == "blank" and progress.load().review("layer-norm-fix") == {}     # a blank is no attempt
+    fb = review.check_exercise("layer-norm-fix", ex.variant_source(ex.mistakes[0].code))
+    assert not fb.passed and progress.load().review("layer-norm-fix")["tries"] == 1
     seen = set()
     for seed in range(3):
-        fb = review.check_exercise("layer-norm", ex.solution_source, rng=np.random.default_rng(seed))
+        fb = review.check_exercise("layer-norm-fix", ex.solution_source, rng=np.random.default_rng(seed))
         assert fb.passed
         seen.add(fb.cases)
-    entry = progress.load().review("layer-norm")
+    entry = progress.load().review("layer-norm-fix")
     assert entry["passed"] and entry["tries"] == 4 and entry["kind"] == "exercise"
-    record = progress.exercise_entry("layer-norm")
+    record = progress.exercise_entry("layer-norm-fix")
     assert record["passed"] and record["passed_after_solution"]          # honest: the solution was seen
     cleared = {it.id: it.cleared for it in review.items()}
-    assert cleared["layer-norm"] and not cleared["row-mean"]
-    assert "layer-norm" not in [it.id for it in review.items(include_cleared=False)]
+    assert cleared["layer-norm-fix"] and not cleared["row-mean"]
+    assert "layer-norm-fix" not in [it.id for it in review.items(include_cleared=False)]
 
 
 def test_review_reports_syntax_and_runtime_errors_without_raising():

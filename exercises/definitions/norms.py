@@ -14,8 +14,10 @@ from exercises.definitions.questions import norms as questions
 NOTEBOOK = "03_norms_and_residuals"
 
 
-def _random_shape(rng, min_last: int = 2) -> tuple[int, ...]:
-    lead = tuple(int(n) for n in rng.integers(1, 5, size=int(rng.integers(1, 3))))
+def _random_shape(rng, min_last: int = 2, one_token: bool = False) -> tuple[int, ...]:
+    """A random shape (..., d) with one or two leading axes (none at all, now and then, when
+    ``one_token``: a single token of shape (d,))."""
+    lead = tuple(int(n) for n in rng.integers(1, 5, size=int(rng.integers(0 if one_token else 1, 3))))
     return lead + (int(rng.integers(min_last, 9)),)
 
 
@@ -33,6 +35,8 @@ def _around(mean, spread, d):
     """A token of d numbers with the given mean whose variance is exactly spread ** 2."""
     return mean + spread * np.where(np.arange(d) % 2, -1.0, 1.0)[None, :]
 
+
+# The earlier exercise: the blank was the denominator.
 
 LAYER_NORM_CONTRACT = Contract(
     args={"x": "tokens, shape (..., d), d >= 1 numbers per token",
@@ -145,10 +149,144 @@ LAYER_NORM = Exercise(
     rtol=1e-4,
     atol=1e-6,
     skills="write LayerNorm over the last axis, with eps inside the square root",
+    retired=True,      # replaced by layer-norm-fix; kept so that saved notebooks still check it
 )
 
 
-# ---------------------------------------------------------------- rms_norm
+
+# ---------------------------------------------------------------- layer_norm: fix a draft that is right for one token only
+
+LAYER_NORM_FIX_CONTRACT = Contract(
+    args={"x": "one token (d,), a text (tokens, d) or a batch of texts (texts, tokens, d); "
+               "d >= 1 numbers per token",
+          "eps": "a number >= 0 added to the variance, 1e-5 unless given"},
+    returns="the normalised tokens, x's shape",
+    ndims=(1, 2, 3),
+    dtypes=("float64", "float32"),
+    defaults={"eps": 1e-5},
+    edges={"one token": "a single token, shape (d,), on which the draft is right",
+           "square": "as many tokens as numbers per token (statistics that lost their axis still "
+                     "line up, wrongly)",
+           "batch": "a batch of texts, three axes",
+           "variance 0": "tokens whose numbers are all equal",
+           "variance near eps": "a token whose variance is about eps (and one ten times larger)",
+           "variance below eps": "a token whose variance is far below eps",
+           "one number": "tokens of a single number",
+           "offset": "a token far from 0 (mean 1000)",
+           "float32 offset": "float32 tokens far from 0 (mean 1000), whose spread float32 keeps to "
+                             "about 3 digits: compared to 1 part in 1000"},
+)
+
+
+def _layer_norm_fix_fixed() -> list[Case]:
+    return [
+        Case((np.array([[1.0, 1.0, 5.0, 5.0], [2.0, 4.0, 6.0, 8.0]]),), "the example", visible=True),
+        Case((np.array([2.5, -1.0, 0.5, 7.0, 3.0]),), "one token of 5 numbers, shape (5,)",
+             covers=("one token",)),
+        Case((np.sin(np.arange(80.0)).reshape(2, 5, 8) * 3.0 + 1.0,), "a batch of 2 texts of 5 tokens",
+             covers=("batch",)),
+        Case((np.sin(np.arange(16.0)).reshape(4, 4) * 2.0 + np.arange(4.0)[:, None],),
+             "4 tokens of 4 numbers", covers=("square",)),
+        Case((np.full((2, 4), 3.0),), "constant rows (their variance is 0)", covers=("variance 0",)),
+        Case((np.array([[1.0, 1.001, 0.999, 1.0005, 0.9995]]),),
+             "a token whose numbers are nearly equal (variance far below eps)",
+             covers=("variance below eps",)),
+        Case((np.concatenate([_around(0.5, np.sqrt(1e-5), 6), _around(-0.25, np.sqrt(1e-4), 6)]),),
+             "tokens whose variance is eps, and ten times eps", covers=("variance near eps",)),
+        Case((np.array([[4.0], [-2.5], [0.5]]),), "tokens of a single number", covers=("one number",)),
+        Case((np.array([[1000.5, 1001.5, 999.0, 1002.0, 1000.0]]),), "a token far from 0",
+             covers=("offset",)),
+        Case((np.array([[0.3, -0.2, 0.05, 0.1]]),), "a larger eps", kwargs={"eps": 0.1}),
+        Case((_around(2.0, np.sqrt(1e-3), 4),), "eps = 0.001 and a variance of 0.001",
+             kwargs={"eps": 1e-3}),
+        in_float32(Case((np.cos(np.arange(18.0)).reshape(3, 6) * 2.0 - 0.5,), "float32 tokens")),
+        Case((np.array([[1000.5, 1001.5, 999.0, 1002.0, 1000.0, 998.5],
+                        [1000.2, 999.9, 1000.1, 999.8, 1000.3, 999.6]], dtype=np.float32),),
+             "float32 tokens far from 0 (mean 1000)", covers=("float32 offset", "float32"), rtol=1e-3, atol=1e-3),
+    ]
+
+
+def _layer_norm_fix_draw(rng) -> list[Case]:
+    cases = []
+    for _ in range(3):
+        shape = _random_shape(rng, one_token=True)
+        cases.append(Case((rng.normal(rng.uniform(-3, 3), rng.uniform(0.5, 4), shape),),
+                          f"random numbers, shape {shape}"))
+    return cases
+
+
+_LOST_AXIS = ("keep the averaged axis, with length 1 (`keepdims=True`), so that the statistics line "
+              "up with the tokens' rows")
+
+LAYER_NORM_FIX = Exercise(
+    id="layer-norm-fix",
+    notebook=NOTEBOOK,
+    title="Fix a LayerNorm that is right for one token only",
+    name="layer_norm",
+    template='''def layer_norm(x, eps=1e-5):
+    """Each token (the last axis of x) rescaled to mean 0 and standard deviation 1. x is one
+    token (d,), a text (tokens, d) or a batch of texts (texts, tokens, d)."""
+    mean = ____
+    var = ____
+    return (x - mean) / np.sqrt(var + eps)
+''',
+    solution=["x.mean(axis=-1, keepdims=True)", "x.var(axis=-1, keepdims=True)"],
+    reference=_layer_norm_reference,
+    contract=LAYER_NORM_FIX_CONTRACT,
+    fixed=_layer_norm_fix_fixed,
+    draw=_layer_norm_fix_draw,
+    hints=[
+        "On the example's two tokens the draft gives each token four equal numbers. Ask which "
+        "numbers `x.mean(axis=0)` averaged there: one token's own numbers, or one column across "
+        "the tokens?",
+        "A token's numbers are always the last axis of x, whatever comes before it: axis 0 for "
+        "one token, axis 1 for a text, axis 2 for a batch. NumPy counts axes from the end too.",
+        "The mean has one number per token. For `x - mean` to subtract each token's own mean from "
+        "that token's row, " + _LOST_AXIS + ".",
+    ],
+    mistakes=[
+        Mistake("the draft", {0: "x.mean(axis=0)", 1: "x.var(axis=0)"},
+                "These are the draft's statistics: axis 0 holds a token's own numbers only when x is "
+                "a single token. In a text it runs down the tokens, so each column was normalised "
+                "across the tokens, the which-axis lab's wrong mode."),
+        Mistake("axis 1", {0: "x.mean(axis=1, keepdims=True)", 1: "x.var(axis=1, keepdims=True)"},
+                "Axis 1 holds a token's numbers only in a text (tokens, d): in a batch (texts, tokens, "
+                "d) it runs across the tokens, and a single token has no axis 1. Count from the end: "
+                "the last axis is the token's numbers whatever comes before it."),
+        Mistake("axis 2", {0: "x.mean(axis=2, keepdims=True)", 1: "x.var(axis=2, keepdims=True)"},
+                "Axis 2 is the last axis only in a batch of three axes: a text (tokens, d) or a "
+                "single token has no axis 2. Count from the end: the last axis is the token's "
+                "numbers whatever comes before it."),
+        Mistake("axis -2", {0: "x.mean(axis=-2, keepdims=True)", 1: "x.var(axis=-2, keepdims=True)"},
+                "Axis -2 is the one before the last: in a text it runs down the tokens, so each column "
+                "was normalised across the tokens (the draft's mistake again), and a single token has "
+                "no axis -2. The token's numbers are the last axis."),
+        Mistake("whole array", {0: "x.mean()", 1: "x.var()"},
+                "You took the mean and variance of the whole array: right for a single token, but in "
+                "a text every token must be rescaled by its own numbers, over the last axis."),
+        Mistake("lost axis", {0: "x.mean(axis=-1)", 1: "x.var(axis=-1)"},
+                "Your statistics have one number per token but lost the averaged axis, so `x - mean` "
+                "lines them up with the columns instead of the rows: an error, or wrong numbers when "
+                "there are as many tokens as numbers per token. " + _LOST_AXIS[0].upper()
+                + _LOST_AXIS[1:] + "."),
+        Mistake("variance lost its axis", {1: "x.var(axis=-1)"},
+                "Your mean keeps its axis but your variance lost it, so the division lines the "
+                "variances up with the columns: an error, or wrong numbers when there are as many "
+                "tokens as numbers per token. Keep the axis for the variance too (`keepdims=True`)."),
+        Mistake("sample variance", {1: "x.var(axis=-1, keepdims=True, ddof=1)"},
+                "You used the sample variance (divided by d \u2212 1). LayerNorm divides the squared "
+                "distances by d, as `x.var()` does by default."),
+        Mistake("standard deviation", {1: "x.std(axis=-1, keepdims=True)"},
+                "`var` should be the variance: the last line adds eps to it and takes the square "
+                "root itself. You gave it the standard deviation, so it took a second root."),
+    ],
+    rtol=1e-4,
+    atol=1e-6,
+    skills="find why a LayerNorm is right for one token only, and normalise each token over the last axis",
+)
+
+
+# ---------------------------------------------------------------- rms_norm (the earlier exercise)
 
 def _rms_norm_reference(x, gain, eps=1e-5):
     return _rms_norm(x, gain, eps=eps)
@@ -264,6 +402,156 @@ RMS_NORM = Exercise(
     rtol=1e-4,
     atol=1e-6,
     skills="write RMSNorm: divide by the root mean square, then apply the gain",
+    retired=True,      # replaced by rms-norm-16bit; kept so that saved notebooks still check it
+)
+
+
+# ---------------------------------------------------------------- rms_norm for a stream stored in 16 bits
+
+FLOAT16_RTOL = FLOAT16_ATOL = 1e-3      # float16 keeps about 3 decimal digits: a result handed back in
+                                        # float16 is right to 1 part in 2,048, compared to 1 in 1,000
+
+
+def _in_float16(case: Case, label: str, covers=()) -> Case:
+    """The case with its arrays in float16, compared to float16's precision."""
+    args = tuple(a.astype(np.float16) if isinstance(a, np.ndarray) else a for a in case.args)
+    return Case(args, label, case.visible, dict(case.kwargs), tuple(covers), FLOAT16_RTOL, FLOAT16_ATOL)
+
+
+def _rms_16_reference(x, gain, eps=1e-5):
+    """RMSNorm computed in float64 and, for float16 tokens, handed back in float16 (as a model that
+    stores its stream in 16 bits keeps it); float32 and float64 tokens as lib's RMSNorm gives them."""
+    if np.asarray(x).dtype == np.float16:
+        return _rms_norm(np.asarray(x, dtype=np.float64), np.asarray(gain, dtype=np.float64), eps=eps).astype(np.float16)
+    return _rms_norm(x, gain, eps=eps)
+
+
+EXAMPLE_16 = np.array([[300.0, -200.0, 100.0, 50.0], [-1.1, 0.1, -0.2, -0.5]])
+EXAMPLE_16_GAIN = np.array([1.0, 1.0, 2.0, 0.5])
+
+RMS_16_CONTRACT = Contract(
+    args={"x": "tokens, shape (..., d), d >= 1 numbers per token, of any size a float16 holds "
+               "(up to 65,504), stored in float64, float32 or float16",
+          "gain": "the learned gain, shape (d,), any numbers (negative ones too)",
+          "eps": "a number >= 0 added to the mean square, 1e-5 unless given"},
+    returns="the normalised tokens times the gain, shape (..., d); from float16 tokens, right to "
+            "float16's precision (1 part in 1,000)",
+    ndims=(2, 3),
+    dtypes=("float64", "float32", "float16"),
+    defaults={"eps": 1e-5},
+    edges={"large squares": "float16 numbers whose squares pass 65,504, float16's largest number",
+           "small squares": "small float16 numbers whose squares fall below float16's smallest "
+                            "ordinary number (6.1e-5), with eps = 1e-6",
+           "largest": "float16 numbers near 65,504",
+           "zeros": "a token of zeros",
+           "mean square near eps": "a token whose mean square is about eps (and one ten times larger)",
+           "offset": "a token far from 0 (RMSNorm keeps its offset)",
+           "square": "as many tokens as numbers per token",
+           "batch": "a batch of texts"},
+)
+
+
+def _rms_16_fixed() -> list[Case]:
+    return [
+        _in_float16(Case((EXAMPLE_16.copy(), EXAMPLE_16_GAIN.copy()), visible=True), "the example",
+                    covers=("large squares",)),
+        Case((np.full((2, 3), -2.0), np.array([0.5, 1.0, 3.0])), "constant rows"),
+        Case((np.zeros((1, 4)), np.ones(4)), "a token of zeros (eps keeps it finite)", covers=("zeros",)),
+        Case((np.array([[4.0, 5.0, 6.0, 5.0]]), np.array([1.5, -1.0, 0.2, 2.0])),
+             "a token far from 0 (RMSNorm does not subtract the mean)", covers=("offset",)),
+        Case((np.concatenate([_around(0.0, np.sqrt(1e-5), 4), _around(0.0, np.sqrt(1e-4), 4),
+                              np.array([[1e-3, 3e-3, -2e-3, 4e-3]])]), np.array([1.0, -0.5, 2.0, 1.5])),
+             "tokens whose mean square is eps, ten times eps and a little above",
+             covers=("mean square near eps",)),
+        Case((np.cos(np.arange(60.0)).reshape(2, 5, 6) * 2.0, np.linspace(0.5, 2.0, 6)),
+             "a batch of 2 texts of 5 tokens", covers=("batch",)),
+        Case((np.sin(np.arange(16.0)).reshape(4, 4) + 0.5, np.array([0.5, 1.5, -1.0, 2.0])),
+             "4 tokens of 4 numbers", covers=("square",)),
+        Case((np.array([[1e-3, -2e-3, 5e-4]]), np.array([1.0, 2.0, 1.0])), "a larger eps",
+             kwargs={"eps": 1e-2}),
+        in_float32(Case((np.sin(np.arange(15.0)).reshape(3, 5) * 3.0, np.linspace(-1.0, 2.0, 5)),
+                        "float32 tokens and gain")),
+        _in_float16(Case((np.sin(np.arange(30.0)).reshape(2, 3, 5) * 900.0, np.linspace(2.0, -1.0, 5))),
+                    "a batch of float16 tokens whose numbers reach 900", covers=("large squares", "batch")),
+        _in_float16(Case((np.array([[2e-3, -1e-3, 3e-3, 5e-4], [1e-2, -4e-3, 6e-3, -8e-3]]), np.ones(4)),
+                         kwargs={"eps": 1e-6}),
+                    "small float16 numbers, eps = 1e-6", covers=("small squares",)),
+        _in_float16(Case((np.array([[6.0e4, -3.2e4, 1.5e4, -5.0e4]]), np.array([1.0, 0.5, 2.0, 1.0]))),
+                    "float16 numbers near 65,504", covers=("largest",)),
+    ]
+
+
+def _rms_16_draw(rng) -> list[Case]:
+    """A random float64 case, then two in float16 whose numbers reach the hundreds and the thousands."""
+    cases = []
+    for size in (1, 400, 3000):
+        shape = _random_shape(rng)
+        x = np.clip(rng.normal(0.0, size * rng.uniform(0.5, 1.5), shape), -6e4, 6e4)
+        case = Case((x, rng.normal(1.0, 0.5, shape[-1])), f"random numbers, shape {shape}")
+        cases.append(case if size == 1 else _in_float16(
+            case, f"random float16 numbers of size about {size}, shape {shape}"))
+    return cases
+
+
+RMS_NORM_16 = Exercise(
+    id="rms-norm-16bit",
+    notebook=NOTEBOOK,
+    title="RMSNorm for tokens stored in 16 bits",
+    name="rms_norm",
+    template='''def rms_norm(x, gain, eps=1e-5):
+    """Each token (the last axis) divided by its root mean square, then times the gain:
+    x / sqrt(mean(x²) + eps) · gain. x may be stored in 16 bits (float16, whose largest number
+    is 65,504): no step may overflow or round the small numbers away, whatever x's number type."""
+    ms = ____       # the mean of the squares: one number per token, kept as a column
+    return ____     # rescale each token, then apply the learned gain (one number per column)
+''',
+    solution=["(x.astype(np.float64) ** 2).mean(axis=-1, keepdims=True)", "x / np.sqrt(ms + eps) * gain"],
+    reference=_rms_16_reference,
+    contract=RMS_16_CONTRACT,
+    fixed=_rms_16_fixed,
+    draw=_rms_16_draw,
+    hints=[
+        "Run the formula as it stands on the example's first token: 300 squared is 90,000, past "
+        "float16's largest number, so the square becomes infinity and every number of the token is "
+        "then divided by infinity. The numbers themselves fit in float16; only their squares do not.",
+        "Square a copy of x held in a wider number type: `astype` makes one. float32 already holds "
+        "numbers up to about 3.4e38 and keeps small squares to 7 digits; float64 keeps every digit "
+        "the course's own functions keep. Converting the squares afterwards is too late: they are "
+        "already infinite.",
+        "The mean of the squares then comes out in the wider type too, and so does x divided by its "
+        "root: the gain multiplies that, one number per column, as before.",
+    ],
+    mistakes=[
+        Mistake("squares in 16 bits", {0: "(x ** 2).mean(axis=-1, keepdims=True)"},
+                "Your squares were computed in x's own number type. For float16 tokens a number "
+                "above 255.9 has a square past 65,504, float16's largest number: it becomes infinity "
+                "and the token comes out as zeros; and small numbers' squares lose their digits. "
+                "Square a copy of x in a wider type (float32 or float64)."),
+        Mistake("widened too late", {0: "(x ** 2).astype(np.float32).mean(axis=-1, keepdims=True)"},
+                "You widened the squares, but only after squaring: a float16 number above 255.9 has "
+                "already become infinity by then, and the token comes out as zeros. Widen x itself, "
+                "then square the copy."),
+        Mistake("no gain", {1: "x / np.sqrt(ms + eps)"},
+                "The rescaling is right but the gain is missing: multiply the result by `gain`."),
+        Mistake("variance", {0: "x.astype(np.float32).var(axis=-1, keepdims=True)"},
+                "You used the variance, which subtracts the mean before squaring. RMSNorm "
+                "averages the squares of the numbers themselves."),
+        Mistake("no sqrt", {1: "x / (ms + eps) * gain"},
+                "You divided by the mean of the squares itself; its square root is the typical "
+                "size of a number."),
+        Mistake("sum of squares", {0: "(x.astype(np.float32) ** 2).sum(axis=-1, keepdims=True)"},
+                "You added up the squares; RMSNorm averages them (their sum divided by d)."),
+        Mistake("eps outside the root", {1: "x / (np.sqrt(ms) + eps) * gain"},
+                "You added `eps` after the square root. It belongs inside, added to the mean of "
+                "the squares; the two differ for a token whose mean square is near eps."),
+        Mistake("fixed eps", {1: "x / np.sqrt(ms + 1e-5) * gain"},
+                "You wrote the number 1e-5 instead of using the argument `eps`, so a caller who "
+                "asks for another eps does not get it."),
+        Mistake("missing keepdims", {0: "(x.astype(np.float32) ** 2).mean(axis=-1)"}, _RMS_KEEPDIMS),
+    ],
+    rtol=1e-4,
+    atol=1e-6,
+    skills="write RMSNorm that stays right for tokens stored in 16 bits: square in a wider number type",
 )
 
 
@@ -562,5 +850,5 @@ NUDGE_GROWTH = Exercise(
     skills="wrap a layer pre-norm or post-norm and measure how far a small change travels",
 )
 
-DEFINITIONS = [LAYER_NORM, RMS_NORM, PRE_NORM, NUDGE_GROWTH, *questions.QUESTIONS]
+DEFINITIONS = [LAYER_NORM, LAYER_NORM_FIX, RMS_NORM, RMS_NORM_16, PRE_NORM, NUDGE_GROWTH, *questions.QUESTIONS]
 SKIP_AHEAD = questions.SKIP_AHEAD

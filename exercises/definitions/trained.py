@@ -427,7 +427,7 @@ LEAVE_ONE_OUT = Exercise(
 
 # The exercises whose functions the capstone's block is built from, in the order its context
 # names them; exercises.core.parts reads the learner's own from their saved notebooks.
-PARTS = ("rms-norm", "rope-rotation", "cached-causal-weights", "swiglu")
+PARTS = ("rms-norm-16bit", "rope-rotation", "cached-causal-weights", "swiglu")
 
 
 def your_parts(root=None):

@@ -4,7 +4,7 @@ A lab that uses a function the learner writes in an exercise builds one
 :class:`OwnFunctionSwitch` with the :class:`exercises.core.own.Use` of each such function, puts
 ``switch.widget`` under its controls and, in its ``update``, asks the switch to run the model::
 
-    model = self.own.run(lambda norm: axis_model(value, how, norm=norm), "layer-norm")
+    model = self.own.run(lambda norm: axis_model(value, how, norm=norm), "layer-norm-fix")
 
 The switch is greyed out until the exercise's check passes in this kernel; it turns on by
 itself the moment it does (the lab redraws), and off again if a later check of the same

@@ -77,7 +77,7 @@ def _sentence(lengths, steps, overflow_at, zero_at, dtype: str, figures: dict) -
     after = lengths[1:]
     if np.all(np.abs(after / SQRT_D - 1) < 0.01):
         return "steady-sqrt8", (f"Steady at \u221a{D} \u2248 {fixed(SQRT_D)}: the norm rescales the vector "
-                                f"after every layer, whatever the gain (length after layer {n}: "
+                                f"after every layer, whatever the scale (length after layer {n}: "
                                 f"{fixed(final, 3)}).")
     if n < 4:
         return "short", (f"Too few layers to see a trend: the length went from {amount(start)} to "
@@ -139,8 +139,8 @@ def _rms_without_gain(rms_norm_fn):
 
 # The exercises whose functions this lab (and, for LayerNorm, the which-axis lab) can run instead of
 # the course's (see labs/kit/own_function.py).
-LAYER_NORM_USE = Use("layer-norm", course_layer_norm, "lib.norm.layer_norm")
-RMS_NORM_USE = Use("rms-norm", course_rms_norm, "lib.norm.rms_norm", adapt=_rms_without_gain)
+LAYER_NORM_USE = Use("layer-norm-fix", course_layer_norm, "lib.norm.layer_norm")
+RMS_NORM_USE = Use("rms-norm-16bit", course_rms_norm, "lib.norm.rms_norm", adapt=_rms_without_gain)
 
 
 def norm_use(mode: str):
@@ -156,8 +156,10 @@ def stack_model(mode: str = "plain", gain: float = 0.5, layers: int = 30, dtype:
                 seed: int = 0, norm=None) -> dict:
     """The vector's length after each of ``layers`` random layers, and the verdict.
 
-    mode: a key of ``lib.stack.MODES``; gain: each layer's multiplier; dtype: "float64" or
-    "float16" (how the vector is stored between layers). Never raises for an overflow.
+    mode: a key of ``lib.stack.MODES``; gain: each layer's scale, the number its random matrix is
+    multiplied by (the lab and the notebook say "scale": there "gain" names a norm's weights);
+    dtype: "float64" or "float16" (how the vector is stored between layers). Never raises for an
+    overflow.
     norm: ``norm(x, eps=...)`` for the norm modes (default: the course's LayerNorm or RMSNorm).
     """
     mode = mode if mode in MODES else "plain"
@@ -198,7 +200,7 @@ def off_chart(lengths, low: float, high: float):
 
 
 class StackLab:
-    """The view: gain and layers sliders, a mode and a number-type menu, a new-layers button."""
+    """The view: scale and layers sliders, a mode and a number-type menu, a new-layers button."""
 
     def __init__(self, mode="plain", gain=0.5, layers=30, dtype="float64", seed=0):
         import ipywidgets as widgets
@@ -208,8 +210,8 @@ class StackLab:
 
         self.seed = int(seed)
         self.gain = slider("float", value=gain, min=GAIN_MIN, max=GAIN_MAX, step=0.05,
-                            description="gain of each layer", readout_format=readout(2))
-        self.gain.add_class("course-slider-gain")
+                            description="scale of each layer", readout_format=readout(2))
+        self.gain.add_class("course-slider-scale")
         self.layers = slider("int", value=layers, min=1, max=LAYERS_MAX, step=1,
                               description="layers N")
         self.mode = menu([(label, key) for key, label in MODES.items()], mode, "each layer does")
@@ -237,7 +239,7 @@ class StackLab:
                                  transform=ax.get_xaxis_transform(), va="center")
         ax.set_xlabel("layer (0 = the input)")
         ax.set_ylabel("length of the vector (log)")
-        self.title = ax.set_title("x \u2190 f(x), gain 0.50, 30 layers", fontsize=10)
+        self.title = ax.set_title("x \u2190 f(x), scale 0.50, 30 layers", fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(handles=[self.line, self.sqrt8, self.law], loc="upper left", bbox_to_anchor=(1.01, 1.0),
                   fontsize=8, frameon=False)
@@ -313,7 +315,7 @@ class StackLab:
             left = at < 0.55 * x_end(n)
             self.edge_text.set_position((at + (0.8 if left else -0.8), 0.9 if where == "above" else 0.1))
             self.edge_text.set_horizontalalignment("left" if left else "right")
-        self.title.set_text(f"{MODES[m['mode']]}, gain {fixed(m['gain'])}, {plural(n, 'layer')}")
+        self.title.set_text(f"{MODES[m['mode']]}, scale {fixed(m['gain'])}, {plural(n, 'layer')}")
         self.view.redraw(state=(self._y, self._x))
         self.verdict.value = plain(m["verdict"])
         self.model = m

@@ -120,8 +120,8 @@ PREDICT_PLACEMENT = Question(
                 f"itself is rescaled twice per block, {2 * 48} times in all, and each rescaling "
                 "can squeeze the change: in most random stacks it arrives smaller than it left, and "
                 "in almost every one smaller than with pre-norm (the cell after the lab counts "
-                "how often). A gradient travels the same path backwards, which is why deep "
-                "post-norm stacks are hard to train.",
+                "how often). What the gradient, which crosses the same blocks the other way, does "
+                "is computed after the exercise below.",
     reveals=[
         r"\b(larger|amplified|grows?)\b[^.]{0,20}\bwith pre-norm\b",
         r"\b(smaller|shrunk|squeezed?)\b[^.]{0,20}\bwith post-norm\b",
@@ -176,8 +176,53 @@ PREDICT_STREAM_WHY = Question(
     ],
 )
 
+PREDICT_GRADIENT = Question(
+    id="norms-predict-gradient",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="The lab's two stacks of 48 blocks get a loss at the top. The gradient of the loss with "
+           "respect to a block's weights, times the learning rate, is how far plain gradient descent "
+           "moves them at each step. Compared with the last block's gradient, the first block's is...",
+    choices=["about the same, with either placement: every block learns as fast",
+             "smaller with post-norm, larger with pre-norm",
+             "larger with post-norm, smaller with pre-norm",
+             "far smaller with either placement: the gradient fades on its way down whatever the norm"],
+    answer=1,
+    explanation="Backwards, the gradient crosses the same blocks as the nudge did forwards, and fares "
+                "the same way. Post-norm's rescalings squeeze it on its way down, so in most stacks "
+                "the first block gets a smaller gradient than the last; pre-norm's untouched path of "
+                "additions carries it down and the blocks add to it, so the first block gets more "
+                "than the last. The cell below computes both.",
+    reveals=[
+        r"\bsmaller with post-norm, larger with pre-norm\b",
+        r"\bfirst blocks? (learns?|learning) slowly\b",
+        r"\bfirst block gets a smaller gradient\b",
+        r"\bblock 1's gradient is larger than block 48's\b",
+    ],
+)
+
+NUMBER_LATE_SHARE = Question(
+    id="norms-number-late-share",
+    notebook=NOTEBOOK,
+    kind="number",
+    prompt="A stream of size 0.9 passes 48 pre-norm blocks, and each block adds a vector of size 1.0 "
+           "at right angles to the stream. Block 48's addition is what share of the stream it "
+           "produces? Give a percentage, such as 50%.",
+    answer=float(1 / np.sqrt(0.9 ** 2 + 48)),
+    tol=0.02,
+    explanation=f"At right angles the squares add up: after 48 additions the stream has size "
+                f"\u221a(0.9\u00b2 + 48) \u2248 {np.sqrt(0.9 ** 2 + 48):.2f}, and block 48's addition of 1.0 "
+                f"is 1 / {np.sqrt(0.9 ** 2 + 48):.2f} \u2248 {1 / np.sqrt(0.9 ** 2 + 48):.0%} of it. Block 1's "
+                f"addition was 1.0 of a stream of \u221a(0.9\u00b2 + 1) \u2248 {np.sqrt(0.9 ** 2 + 1):.2f}, "
+                f"about {1 / np.sqrt(0.9 ** 2 + 1):.0%}: each later block changes the stream less.",
+    reveals=[
+        r"√\s*\(\s*0\.9\s*²\s*\+\s*48\s*\)",
+        r"\b1\s*/\s*√\s*\(?\s*(0\.81|0\.9\s*²)\s*\+\s*48",
+    ],
+)
+
 QUESTIONS = [PREDICT_STACK, NUMBER_FIVE, NUMBER_MEANS, NUMBER_LENGTH, PREDICT_ZERO_F, PREDICT_PLACEMENT,
-             PREDICT_STREAM, PREDICT_STREAM_WHY]
+             PREDICT_GRADIENT, PREDICT_STREAM, PREDICT_STREAM_WHY, NUMBER_LATE_SHARE]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
