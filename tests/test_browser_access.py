@@ -224,7 +224,8 @@ def tab_from_the_cell(opened):
         if not active or active["key"] != first:
             problems.append(f"{name}, from its prompt: Tab went to {page.evaluate(WHAT_HAS_FOCUS)}")
         # 2. in the cell above, Esc, the down arrow, then Tab
-        page.evaluate(f"{APP}.shell.currentWidget.content.activeCellIndex = {index - 1}")
+        page.evaluate(f"{APP}.shell.currentWidget.content.node.focus(); "
+                      f"{APP}.shell.currentWidget.content.activeCellIndex = {index - 1}")
         page.evaluate(f"{APP}.commands.execute('notebook:enter-edit-mode')")
         page.wait_for_function(f"{APP}.shell.currentWidget.content.mode === 'edit'")
         page.keyboard.press("Escape")
