@@ -7,7 +7,8 @@
 // - verdicts, results, hints and messages are polite live regions, read when they change;
 // - a lab's image gets the lab's verdict as its text alternative, updated with the plot;
 // - radio buttons form one named group, so Tab reaches the group and the arrows choose;
-// - a text box with no description is named by its question's prompt, a number box by its slider.
+// - a text box with no description is named by its question's prompt, a number box by its slider
+//   or by the name before it.
 // - Tab from a cell that holds a course widget, in command mode, goes to its first control.
 // It installs itself once per page; running it again only refreshes.
 (function () {
@@ -94,7 +95,9 @@
       if (!field || descriptionOf(widget) || field.hasAttribute("aria-label")) continue;
       const pair = widget.closest(".course-slider-with-box");
       const slider = pair && pair.querySelector(".widget-slider");
-      const label = slider ? descriptionOf(slider) : promptOf(widget);
+      const entry = widget.closest(".course-number-entry");
+      const name = entry && entry.querySelector(":scope > .course-entry-name");
+      const label = slider ? descriptionOf(slider) : name && text(name) ? name : promptOf(widget);
       if (label) set(field, "aria-labelledby", idOf(label));
     }
   }
