@@ -7,7 +7,9 @@
 // - verdicts, results, hints and messages are polite live regions, read when they change;
 // - a lab's image gets the lab's verdict as its text alternative, updated with the plot;
 // - radio buttons form one named group, so Tab reaches the group and the arrows choose;
-// - a text box with no description is named by its question's prompt, a number box by its slider.
+// - a text box with no description is named by its question's prompt, a number box by its slider
+//   or by the name before it.
+// - Tab from a cell that holds a course widget, in command mode, goes to its first control.
 // It installs itself once per page; running it again only refreshes.
 (function () {
   "use strict";
@@ -20,7 +22,7 @@
   const LIVE = [
     ".course-verdict", ".course-question-result", ".course-hints", ".course-solution-area",
     ".course-review-result", ".course-skip-ahead-result", ".course-skip-ahead-mark",
-    ".course-progress-messages", ".course-release-result", ".course-storage-status",
+    ".course-progress-messages", ".course-release-result", ".course-storage-status", ".course-box-message",
   ].join(", ");
   const PROMPT = ".course-question-prompt, .course-review-about, .course-skip-ahead-question > .widget-html";
 
@@ -93,7 +95,9 @@
       if (!field || descriptionOf(widget) || field.hasAttribute("aria-label")) continue;
       const pair = widget.closest(".course-slider-with-box");
       const slider = pair && pair.querySelector(".widget-slider");
-      const label = slider ? descriptionOf(slider) : promptOf(widget);
+      const entry = widget.closest(".course-number-entry");
+      const name = entry && entry.querySelector(":scope > .course-entry-name");
+      const label = slider ? descriptionOf(slider) : name && text(name) ? name : promptOf(widget);
       if (label) set(field, "aria-labelledby", idOf(label));
     }
   }
@@ -156,6 +160,36 @@
     event.preventDefault();
     event.stopPropagation();
     slider.noUiSlider.set(event.key === "Home" ? range.min : range.max);
+  }, true);
+
+  // Tab from a cell that holds a course widget, in command mode (after Esc, after clicking the
+  // cell's prompt, after moving there with the arrows): focus goes to the widget's first
+  // control, not to JupyterLab's cell toolbar that comes first in the page. Inside a cell's
+  // editor Tab stays JupyterLab's (it indents or completes).
+  const CONTROL = 'input, select, textarea, button, [tabindex]:not([tabindex="-1"])';
+  function firstControl(cell) {
+    for (const el of cell.querySelectorAll(`${ROOT} :is(${CONTROL})`)) {
+      if (el.disabled || el.tabIndex < 0 || el.offsetParent === null || el.closest(".course-access")) continue;
+      return el;
+    }
+    return null;
+  }
+  function fromCell(event) {
+    const active = document.activeElement;
+    if (!(active instanceof Element) || active.closest(ROOT)) return null;
+    if (active.closest(".jp-Editor, .cm-editor") || active.matches("input, select, textarea")) return null;
+    const notebook = active.closest(".jp-Notebook");
+    if (!notebook || !notebook.classList.contains("jp-mod-commandMode")) return null;
+    const cell = active.closest(".jp-Cell") || notebook.querySelector(".jp-Cell.jp-mod-active");
+    return cell ? firstControl(cell) : null;
+  }
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Tab" || event.shiftKey || event.ctrlKey || event.altKey || event.metaKey) return;
+    const control = fromCell(event);
+    if (!control) return;
+    event.preventDefault();
+    event.stopPropagation();
+    control.focus();
   }, true);
 
   window.courseAccess = { refresh };

@@ -15,12 +15,14 @@ the same number always looks the same.
     plural(1, "block") -> "1 block"  plural(3, "block") -> "3 blocks"
     vector([2, -0.144, 1.5]) -> "[2, -0.14, 1.5]"    vector([2, -0.144], signed=True) -> "[+2.00, -0.14]"
 
-and the format in which a slider writes its own readout: readout(2) -> ".2f".
+and the format in which a slider writes its own readout, and a value written in it:
+readout(2) -> ".2f"    as_readout(100000.0, ",.0f") -> "100,000"    as_readout(1e-05, ".0e") -> "1e-5"
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 
 def _finite_or_word(value: float) -> str | None:
@@ -187,3 +189,26 @@ def readout(digits: int = 2, grouped: bool = False, power: bool = False) -> str:
     ``grouped`` its thousands separated (",.0f": 10,000), with ``power`` as a power of ten
     (".0e": 1e-5, d3 writing no leading zero in the exponent)."""
     return f"{',' if grouped else ''}.{digits}{'e' if power else 'f'}"
+
+
+_READOUT = re.compile(r"(,)?(?:\.(\d+))?([defg])?")
+
+
+def as_readout(value, spec: str) -> str:
+    """``value`` written as a slider's ``readout_format`` writes it (the d3-format specs the
+    course uses: "d", ".2f", ",.0f", ".0e", ".3g"), as the slider's number box shows it: no
+    negative zero, and an exponent without a leading zero (1e-5, as d3 writes it)."""
+    match = _READOUT.fullmatch(spec or "")
+    grouped, digits, kind = match.groups() if match else (None, None, "g")
+    value = float(value)
+    word = _finite_or_word(value)
+    if word:
+        return word
+    if kind == "d":
+        return f"{int(round(value)):{',' if grouped else ''}d}"
+    if kind == "f" or (kind is None and digits is not None):
+        return fixed(value, int(digits or 0), grouped=bool(grouped))
+    text = f"{value:{',' if grouped else ''}.{digits or 6}{kind or 'g'}}"
+    text = re.sub(r"e([+-])0*(\d)", r"e\1\2", text)
+    return "0" if float(text.replace(",", "")) == 0 else text
+

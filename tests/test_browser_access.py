@@ -16,7 +16,8 @@ and record does not reach the other browser tests); then, in this order:
   light and the dark theme (what it finds in JupyterLab's own interface, with the first notebook
   open in the light theme, is printed at the end of the run);
 - narrow: at 390 px wide and at 640 px (a 1280 px window at 200 % zoom) nothing sticks out
-  of the notebook and the plots scale down; screenshots of every lab at 390 px and in the
+  of the notebook, no output scrolls sideways by a single pixel, printed output wraps between
+  words, and the plots scale down; screenshots of every lab at 390 px and in the
   dark theme go to test-artifacts/;
 - motion: nothing in the course animates.
 """
@@ -91,13 +92,20 @@ class Opened:
         self.page.evaluate(f"{APP}.commands.execute('apputils:change-theme', {{theme: '{name}'}})")
         self.page.wait_for_function("dark => document.body.dataset.jpThemeLight === (dark ? 'false' : 'true')",
                                     arg=name.endswith("Dark"))
-        self.page.wait_for_timeout(300)
+        self.painted()
+
+    def painted(self):
+        """Wait until the browser has laid out and painted what just changed (two frames)."""
+        self.page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
     def viewport(self, size):
         self.page.set_viewport_size(size)
         if size["width"] < 800:                     # a learner on a phone closes the side panels
             self.page.evaluate(f"{APP}.shell.collapseLeft(); {APP}.shell.collapseRight();")
-        self.page.wait_for_timeout(500)
+        # JupyterLab lays its panels out again on the resize: wait until the notebook fits.
+        self.page.wait_for_function(f"() => document.querySelector('{PANEL}').getBoundingClientRect().right "
+                                    "<= window.innerWidth + 1")
+        self.painted()
 
 
 def _shut_kernels(base):
@@ -192,6 +200,52 @@ def press_and_back(opened, locator, key, back):
     opened.settle()        # the kernel's answer may set other controls (a lab's menu follows its sliders)
 
 
+CELL_OF = f"""(lab) => {APP}.shell.currentWidget.content.widgets.findIndex(c => c.node.contains(lab))"""
+
+
+def tab_from_the_cell(opened):
+    """The README's path into a lab: from the lab's cell in command mode, reached by clicking its
+    prompt or by Esc and the arrow keys, the first Tab lands on the lab's first control (never on
+    JupyterLab's cell toolbar)."""
+    page = opened.page
+    problems = []
+    for name in lab_names(opened):
+        lab = opened.lab(name)
+        lab.scroll_into_view_if_needed()
+        first = lab.evaluate(FOCUSABLE)[0]
+        index = lab.evaluate(CELL_OF)
+        cell = page.locator(f"{PANEL} .jp-Notebook .jp-Cell").nth(index)
+        # 1. a click on the cell's prompt, then Tab
+        cell.locator(".jp-InputPrompt").click()
+        page.wait_for_function(f"{APP}.shell.currentWidget.content.activeCellIndex === {index} && "
+                               f"{APP}.shell.currentWidget.content.mode === 'command'")
+        page.keyboard.press("Tab")
+        active = lab.evaluate(ACTIVE)
+        if not active or active["key"] != first:
+            problems.append(f"{name}, from its prompt: Tab went to {page.evaluate(WHAT_HAS_FOCUS)}")
+        # 2. in the cell above, Esc, the down arrow, then Tab
+        page.evaluate(f"{APP}.shell.currentWidget.content.node.focus(); "
+                      f"{APP}.shell.currentWidget.content.activeCellIndex = {index - 1}")
+        page.evaluate(f"{APP}.commands.execute('notebook:enter-edit-mode')")
+        page.wait_for_function(f"{APP}.shell.currentWidget.content.mode === 'edit'")
+        page.keyboard.press("Escape")
+        page.keyboard.press("ArrowDown")
+        page.wait_for_function(f"{APP}.shell.currentWidget.content.activeCellIndex === {index} && "
+                               f"{APP}.shell.currentWidget.content.mode === 'command'")
+        page.keyboard.press("Tab")
+        active = lab.evaluate(ACTIVE)
+        if not active or active["key"] != first:
+            problems.append(f"{name}, from command mode: Tab went to {page.evaluate(WHAT_HAS_FOCUS)}")
+        elif not active["ring"]:
+            problems.append(f"{name}: no focus ring on the first control reached with Tab")
+    assert problems == []
+
+
+WHAT_HAS_FOCUS = """() => { const el = document.activeElement;
+    return el ? (el.tagName + ' ' + (el.getAttribute('title') || el.getAttribute('aria-label') || el.className || '')).slice(0, 80)
+              : 'nothing'; }"""
+
+
 def check_every_lab_by_keyboard(opened):
     page, cells = opened.page, opened.cells()
     problems = []
@@ -241,11 +295,12 @@ def check_the_verdict_speaks(opened, lab):
     verdict = lab.locator(".course-verdict")
     live = verdict.locator(".widget-html-content")
     assert live.get_attribute("aria-live") == "polite"
-    opened.page.wait_for_function(
-        "([img, verdict]) => img.alt === verdict.innerText.replace(/\\s+/g, ' ').trim()",
-        arg=[lab.locator("img.course-figure-image").element_handle(), verdict.element_handle()])
-    name = lab.get_by_role("img").first.evaluate("el => el.alt")
-    assert name and name == text_of(verdict)
+    # Read both in one step, once they agree: the kernel may still be sending the next update.
+    agreed = opened.page.wait_for_function(
+        "([img, verdict]) => { const said = verdict.innerText.replace(/\\s+/g, ' ').trim();"
+        " return said && img.alt === said && img.getAttribute('role') !== 'presentation' ? said : null; }",
+        arg=[lab.locator("img.course-figure-image").element_handle(), verdict.element_handle()]).json_value()
+    assert agreed and lab.get_by_role("img").count() >= 1
 
 
 def drive_lab(opened):
@@ -292,7 +347,8 @@ def drive_lab(opened):
         page.keyboard.press("End")
         wait_for_new_verdict(page, verdict, before)
         assert handle.get_attribute("aria-valuenow") == "1.0"
-        assert lab.locator(".widget-slider", has_text="additions agree").locator(".widget-readout").inner_text() == "1.00"
+        pair = lab.locator(".course-slider-with-box", has_text="additions agree")
+        page.wait_for_function("el => el.value === '1.00'", arg=pair.locator(".course-number-box input").element_handle())
     elif name == "layer-flow":
         causal = lab.locator(".course-toggle-causal input[type=checkbox]")
         focus(page, causal)
@@ -387,13 +443,61 @@ def use_my_function(opened):
     assert again and int(again.group(2)) == int(first.group(2)) + int(again.group(1))
 
 
+# What each notebook's test types into a number box: (lab, slider class, typed, the box after
+# Enter, in the verdict after Enter, or the reason shown for a refusal).
+TYPED = {
+    "01_positional_encoding.ipynb": ("scaling", "course-slider-scale", "4", "\u00d74", "Scale factor \u00d74:", None),
+    "04_decoder_block.ipynb": ("parameter-calculator", "course-slider-d-model", "100", "768", None,
+                               "d_model moves in steps of 32: 100 lies between 96 and 128."),
+    "05_trained_model.ipynb": ("mismatch", "course-slider-base", "100,000", "100,000", "RoPE base 100,000", None),
+}
+
+
+def type_into_a_number_box(opened):
+    """A value typed in the format the box shows and confirmed with Enter sets the slider, the
+    box and the verdict alike, or is refused with its reason shown; Enter adds no line and does
+    not reach JupyterLab."""
+    page = opened.page
+    name, slider_class, typed, shown, said, refused = TYPED[opened.name]
+    lab = opened.lab(name)
+    pair = lab.locator(".course-slider-with-box", has=page.locator(f".{slider_class}"))
+    field = pair.locator(".course-number-box input")
+    handle = pair.locator(".noUi-handle")
+    verdict = lab.locator(".course-verdict")
+    pair.scroll_into_view_if_needed()
+    opened.settle()
+    before, position = text_of(verdict), handle.get_attribute("aria-valuenow")
+    mode, cells = page.evaluate(f"{APP}.shell.currentWidget.content.mode"), opened.cells()
+    focus(page, field)
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.type(typed)
+    page.keyboard.press("Enter")
+    message = pair.locator(".course-box-message")
+    if refused:
+        page.wait_for_function("([el, why]) => el.innerText.includes(why)", arg=[message.element_handle(), refused])
+        page.wait_for_function("([el, shown]) => el.value === shown", arg=[field.element_handle(), shown])
+        assert message.is_visible() and handle.get_attribute("aria-valuenow") == position
+        opened.settle()
+        assert text_of(verdict) == before
+    else:
+        page.wait_for_function("([el, said]) => el.innerText.includes(said)", arg=[verdict.element_handle(), said])
+        page.wait_for_function("([el, shown]) => el.value === shown", arg=[field.element_handle(), shown])
+        assert handle.get_attribute("aria-valuenow") != position and text_of(message) == ""
+        check_the_verdict_speaks(opened, lab)
+    assert field.evaluate("el => el.tagName") == "INPUT" and "\n" not in field.input_value()
+    assert page.evaluate(f"{APP}.shell.currentWidget.content.mode") == mode and opened.cells() == cells
+
+
 def test_keyboard_reaches_and_works_every_control(opened):
+    tab_from_the_cell(opened)
     check_every_lab_by_keyboard(opened)
     drive_lab(opened)
     if opened.page.locator(f"{PANEL} .course-question-predict").count():
         answer_a_question(opened)
     if opened.name == "00_start_here.ipynb":
         answer_a_number_question(opened)
+    if opened.name in TYPED:
+        type_into_a_number_box(opened)
     if opened.name == "03_norms_and_residuals.ipynb":
         use_my_function(opened)
     opened.settle()
@@ -570,6 +674,19 @@ WIDER_THAN_THE_NOTEBOOK = f"""() => {{
 }}"""
 
 
+OVERFLOWING_OUTPUTS = f"""() => [...document.querySelectorAll('{PANEL} .jp-OutputArea-output')]
+    .filter(out => out.offsetParent !== null && out.scrollWidth > out.clientWidth)
+    .map(out => {{
+        const lab = out.querySelector('.course-lab');
+        const what = lab ? [...lab.classList].find(c => c.startsWith('course-lab-'))
+                         : out.innerText.trim().slice(0, 40);
+        return what + ': ' + out.scrollWidth + ' px in ' + out.clientWidth;
+    }})"""
+
+BROKEN_MID_WORD = f"""() => [...document.querySelectorAll('{PANEL} .jp-OutputArea-output pre')]
+    .filter(pre => getComputedStyle(pre).wordBreak === 'break-all').length"""
+
+
 def lab_names(opened):
     return [re.search(r"course-lab-([\w-]+)", lab.get_attribute("class")).group(1) for lab in opened.labs().all()]
 
@@ -584,6 +701,10 @@ def test_narrow_screen_and_zoom_need_no_horizontal_scrolling(opened, artifacts):
             wider = page.evaluate(WIDER_THAN_THE_NOTEBOOK)
             assert not wider["page"], f"the page scrolls sideways at {label}"
             problems += [f"{label}: {what} is wider than the notebook" for what in wider["wide"]]
+            # Not one pixel of any output scrolls sideways; printed text wraps between words.
+            problems += [f"{label}: the output of {what}" for what in page.evaluate(OVERFLOWING_OUTPUTS)]
+            if page.evaluate(BROKEN_MID_WORD):
+                problems.append(f"{label}: printed output wraps mid-word")
             for name in lab_names(opened):
                 lab = opened.lab(name)
                 lab.scroll_into_view_if_needed()

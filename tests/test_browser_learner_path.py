@@ -3,7 +3,9 @@
 A check judges only the code the learner ran: after a SyntaxError it gives no verdict on the
 older function still in the kernel; after an edit that was saved but not run it says so; a check
 that finds no function is not counted as an attempt. After a restart and a reload the setup cell
-says what the progress holds and the kernel does not, and the lab's badge says it too. Enter in
+says what the progress holds and the kernel does not, and the lab's badge says it too; a lab
+left on screen by a restart says its cell must run again, and a check run alone in the new
+kernel shows the exercise passed before. Enter in
 an answer box checks the answer. Each test works on its own copy of a notebook (its own kernel);
 screenshots are saved in test-artifacts/.
 """
@@ -162,6 +164,15 @@ def test_after_a_restart_and_a_reload_the_setup_cell_and_the_badge_explain(jupyt
     page.wait_for_function(f"() => !{APP}.shell.currentWidget.context.model.dirty")
 
     page.evaluate(f"{APP}.shell.currentWidget.sessionContext.restartKernel()")
+    # The lab still on screen says, in words, that it needs its cell run again (not an icon).
+    stale = page.locator(f"{PANEL} .jp-Cell").nth(lab).locator(".course-lab.jupyter-widgets-disconnected")
+    stale.wait_for()
+    said = stale.evaluate("""el => ({root: getComputedStyle(el, '::before').content,
+        inside: [...el.querySelectorAll('.jupyter-widgets-disconnected')]
+                .map(c => getComputedStyle(c, '::before').content).filter(c => c !== 'none')})""")
+    assert "The kernel restarted" in said["root"] and "Run its cell again" in said["root"], said
+    assert said["inside"] == [], "a broken-link icon is left inside the lab"
+    stale.screenshot(path=str(artifacts / "live-learner-restarted-lab.png"))
     open_notebook(page, base, path)                                          # a reload
     page.wait_for_function(f"i => {NB}.widgets[i].node.innerText.includes('model not found')", arg=lab,
                            timeout=30_000)                   # the saved lab, without its kernel
@@ -174,6 +185,11 @@ def test_after_a_restart_and_a_reload_the_setup_cell_and_the_badge_explain(jupyt
     run_cell(page, lab)
     assert ("your layer_norm passed its check before this kernel started: run its exercise cell "
             "and its check again to run it here") in badge.inner_text()
+    # The check run alone in the new kernel: passed before, not "Not attempted yet".
+    run_cell(page, cell + 1)
+    status, text = feedback(page, cell + 1)
+    assert "course-pass" in status and "Passed before this kernel started" in text, text
+    assert "Not attempted" not in text and "run the exercise cell above" in text
 
 
 def answer_with_enter(page, question, answer):

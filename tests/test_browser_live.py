@@ -111,7 +111,8 @@ def test_checks_pass_and_fail_readably_in_light_and_dark(jupyter_server, page, a
         page.evaluate(f"{APP}.commands.execute('apputils:change-theme', {{theme: '{theme}'}})")
         page.wait_for_function(
             "dark => document.body.dataset.jpThemeLight === (dark ? 'false' : 'true')", arg=theme.endswith("Dark"))
-        page.wait_for_timeout(300)
+        # the theme's colours laid out and painted (two frames), not a fixed wait
+        page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
         for feedback in (passed, failed):
             colour, background = feedback.evaluate(
                 "el => [getComputedStyle(el).color, getComputedStyle(el.closest('.jp-OutputArea-output') || el).backgroundColor]")

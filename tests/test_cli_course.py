@@ -44,7 +44,8 @@ def one_sentence_failure(done):
 def test_course_help_exits_0_and_an_unknown_command_exits_2():
     done = subprocess.run([str(ROOT / "course"), "--help"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0
-    for command in ("serve", "test", "build", "check", "solve", "lab", "report", "new", "bench", "mutate"):
+    for command in ("serve", "test", "build", "check", "solve", "lab", "report", "new", "bench", "mutate",
+                    "test-under-load"):
         assert f"./course {command}" in done.stdout
     done = subprocess.run([str(ROOT / "course"), "nonsense"], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and "Unknown command: nonsense" in done.stderr
@@ -587,3 +588,20 @@ def test_a_served_site_is_never_half_replaced(tmp_path):
         server.server_close()
     assert seen and all(text.startswith("release ") for text in seen), sorted(set(seen))[:5]
     assert (output / "index.html").read_text() == "release 29"
+
+
+def test_under_load_runs_the_tests_n_times_with_the_cpu_busy_and_fails_if_one_run_fails(tmp_path, capsys,
+                                                                                          monkeypatch):
+    from tools import under_load
+
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")      # a bare pytest starts in a second
+
+    flaky = tmp_path / "test_once.py"          # passes the first time only: the second run fails
+    flaky.write_text("from pathlib import Path\n\n\ndef test_once():\n"
+                     f"    mark = Path({str(tmp_path / 'ran')!r})\n"
+                     "    assert not mark.exists()\n    mark.touch()\n", encoding="utf-8")
+    # -c os.devnull: the test file alone, without the course's configuration and conftest
+    assert under_load.main(["2", "--load", "1", "--", "-c", os.devnull, "--rootdir", str(tmp_path), str(flaky)]) == 1
+    printed = capsys.readouterr().out
+    assert "run 1 of 2: passed" in printed and "run 2 of 2: FAILED" in printed
+    assert "1 of 2 runs passed with 1 busy process;" in printed

@@ -10,10 +10,9 @@ import importlib
 import ipywidgets as widgets
 import pytest
 from ipywidgets.widgets.widget import _instances
-from ipywidgets.widgets.widget_link import Link
 
 from exercises.core import inventory
-from labs.kit import layout
+from labs.kit import layout, number_box
 from presentation import access
 
 
@@ -74,38 +73,95 @@ def test_every_control_has_a_name_to_read_out(built):
             assert control.description.strip(), f"{name}: a {type(control).__name__} without a name"
 
 
-def test_every_slider_gets_a_track_for_its_range_and_a_number_box_past_100_values(built):
+def test_every_slider_gets_a_track_for_its_range_and_a_number_box(built):
     for name, root in built.items():
         boxes = {}
         for pair in walk(root):
-            if "course-slider-with-box" in getattr(pair, "_dom_classes", ()):
-                slider, box = pair.children
+            if number_box.PAIR_CLASS in getattr(pair, "_dom_classes", ()):
+                slider, box, message = pair.children
                 boxes[slider.model_id] = box
+                assert number_box.BOX_CLASS in box._dom_classes and number_box.MESSAGE_CLASS in message._dom_classes
+                assert isinstance(box, widgets.Text) and not slider.readout, (name, slider.description)
         for control in walk(root):
             if isinstance(control, (widgets.SelectionSlider, widgets.FloatLogSlider)):
                 # a fixed width would share it between the description and the track
                 assert control.layout.width == "auto", (name, control.description)
-            if not isinstance(control, (widgets.IntSlider, widgets.FloatSlider)):
+            if not isinstance(control, (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider,
+                                        widgets.SelectionSlider)):
                 continue
-            count = layout.positions(control)
-            assert control.layout.width == "auto", name
-            assert ("course-track-long" in control._dom_classes) == (count > layout.LONG_TRACK), name
-            assert (control.model_id in boxes) == (count > layout.NUMBER_BOX), (name, control.description)
+            assert control.model_id in boxes, (name, control.description)
+            assert boxes[control.model_id].value == number_box.grid_of(control).write(control.value), name
+            if isinstance(control, (widgets.IntSlider, widgets.FloatSlider)):
+                assert control.layout.width == "auto", name
+                assert ("course-track-long" in control._dom_classes) == \
+                    (layout.positions(control) > layout.LONG_TRACK), name
 
 
-def test_a_number_box_is_linked_to_its_slider_in_the_browser():
-    slider = layout.slider("int", value=-1, min=-1, max=255, description="token")
-    row = layout.controls(slider)
-    pair = row.children[0]
-    assert "course-slider-with-box" in pair._dom_classes
+def type_into(pair, text):
+    """Type ``text`` into a slider's number box as the browser sends it (on Enter or on leaving)."""
     box = pair.children[1]
-    assert isinstance(box, widgets.BoundedIntText) and (box.min, box.max, box.value) == (-1, 255, -1)
-    links = [w for w in list(_instances.values()) if isinstance(w, Link)
-             and w.source[0] is slider and w.target[0] is box]
-    assert {link.source[1] for link in links} == {"min", "max", "step", "value"}
-    assert layout.positions(slider) == 257
-    few = layout.slider("float", value=0.5, min=0.0, max=1.0, step=0.05, description="share")
-    assert layout.controls(few).children == (few,) and layout.positions(few) == 21
+    box.value = text
+    return box.value, pair.children[2].value
+
+
+def test_a_number_box_takes_a_value_in_the_format_it_shows():
+    base = layout.log_slider(value=10_000, base=10, min=2, max=6, step=0.25, description="RoPE base",
+                             readout_format=",.0f")
+    pair = layout.controls(base).children[0]
+    assert pair.children[1].value == "10,000"
+    assert type_into(pair, "100,000") == ("100,000", "") and base.value == 100_000
+    assert type_into(pair, "1e3") == ("1,000", "") and base.value == 1000
+    shown, why = type_into(pair, "100,001")
+    assert base.value == 1000 and shown == "1,000" and "100,000" in why and "177,828" in why
+    shown, why = type_into(pair, "10")
+    assert base.value == 1000 and "goes from 100 to 1,000,000" in why and "below" in why
+    assert type_into(pair, "hundred")[1] and base.value == 1000
+    base.value = 316.22776601683796            # the slider moved: the message goes, the box follows
+    assert pair.children[1].value == "316" and pair.children[2].value == ""
+
+
+def test_a_number_box_refuses_a_value_off_the_grid_with_the_reason():
+    d_model = layout.slider("int", value=768, min=64, max=4096, step=64, description="d_model")
+    pair = layout.controls(d_model).children[0]
+    shown, why = type_into(pair, "100")
+    assert d_model.value == 768 and shown == "768"
+    assert "d_model moves in steps of 64: 100 lies between 64 and 128." in why
+    assert type_into(pair, "1,024") == ("1024", "") and d_model.value == 1024
+    shown, why = type_into(pair, "12.5")
+    assert d_model.value == 1024 and "whole numbers" in why
+
+
+def test_a_pick_one_slider_takes_a_label_or_a_value_typed():
+    factor = layout.pick_slider([("\u00d70.5", 0.5), ("\u00d71", 1.0), ("\u00d72", 2.0)], 1.0, "scale factor")
+    pair = layout.controls(factor).children[0]
+    assert pair.children[1].value == "\u00d71"
+    assert type_into(pair, "2") == ("\u00d72", "") and factor.value == 2.0
+    assert type_into(pair, "x0.5") == ("\u00d70.5", "") and factor.value == 0.5
+    shown, why = type_into(pair, "3")
+    assert factor.value == 0.5 and shown == "\u00d70.5" and "\u00d72" in why and "not one of them" in why
+
+
+def test_slider_values_reach_the_lab_on_the_grid():
+    """The browser adds steps in floating point; the kernel hands the lab the grid's value."""
+    share = layout.slider("float", value=0.0, min=-3.0, max=3.0, step=0.1, description="input")
+    share.value = 2.000000000000001
+    assert share.value == 2.0 and repr(share.value) == "2.0"
+    share.value = 0.30000000000000004
+    assert repr(share.value) == "0.3"
+    base = layout.log_slider(value=100, base=10, min=2, max=6, step=0.25, description="base")
+    base.value = 10 ** 2.2500000001
+    assert base.value == 10 ** 2.25
+    assert number_box.snap(2.000000000000001, -3, 0.1, 3) == 2.0 and number_box.snap(7, 0, 2, 5) == 4
+
+
+def test_a_typed_whole_number_entry_shows_its_thousands():
+    vocab = layout.number_entry(32000, 1, 1_000_000, "vocabulary")
+    name, box, message = vocab.children
+    assert name.value == "vocabulary" and box.value == "32,000"
+    box.value = "50,257"
+    assert vocab.value == 50257 and box.value == "50,257" and message.value == ""
+    box.value = "2,000,000"
+    assert vocab.value == 50257 and box.value == "50,257" and "1,000,000" in message.value
 
 
 def test_switch_choice_and_menu_are_native_controls():

@@ -282,3 +282,20 @@ def test_a_labs_badge_says_a_function_passed_before_this_kernel_started():
     assert "passed its check before this kernel started: run its exercise cell and its check again" \
         in restarted.badge.value
     assert restarted.checkbox.disabled
+
+
+def test_a_check_run_alone_in_a_new_kernel_says_the_exercise_passed_before():
+    from exercises.ui.notebook import check
+
+    record = Progress()
+    record.record_check("rms-norm", True, "pass")
+    record.save()
+    before = Progress.load().exercise("rms-norm")
+    fb = check("rms-norm", {}).feedback                     # the function is not in this kernel
+    assert fb.status == "pass" and not fb.passed and fb.headline == "Passed before this kernel started"
+    assert "run the exercise cell above" in fb.text() and "[passed]" in fb.text()
+    after = Progress.load().exercise("rms-norm")
+    assert after["passed"] and after.get("attempts") == before.get("attempts")
+    assert after.get("misses", 0) == before.get("misses", 0)
+    fresh = check("layer-norm", {}).feedback                # never passed: not attempted, as before
+    assert fresh.status == "blank" and fresh.headline == "Not attempted yet"

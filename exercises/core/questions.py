@@ -6,6 +6,7 @@ import math
 import re
 
 from presentation.numbers import exact, plural
+from presentation.reading import read_number as parse_number   # numbers typed in an answer box
 
 from .definition import Question
 
@@ -26,28 +27,6 @@ def parse_shape(text: str) -> tuple[int, ...]:
                          "for example 3, 4.")
     body = m.group(1) or ""
     return tuple(int(n) for n in re.split(r"[,x×\s]+", body) if n)
-
-
-def parse_number(text: str) -> float:
-    """Read a number typed as "0.25", "1e-5", "1,024", "2 359 296", "25%" (-> 0.25) or "1/4"."""
-    t = str(text).strip().replace("\u2212", "-")
-    if not t:
-        raise ValueError("Type a number.")
-    percent = t.endswith("%")
-    t = t.rstrip("%").strip()
-    if re.fullmatch(r"[+-]?\d{1,3}([, _]\d{3})+(\.\d*)?", t):
-        t = re.sub(r"[, _]", "", t)
-    try:
-        if re.fullmatch(r"[+-]?[\d.]+\s*/\s*[\d.]+", t):
-            a, b = t.split("/")
-            value = float(a) / float(b)
-        else:
-            value = float(t)
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"{text!r} is not a number I can read.") from None
-    if not math.isfinite(value):
-        raise ValueError("Type a finite number.")
-    return value / 100 if percent else value
 
 
 def grade(question: Question, answer) -> tuple[bool, str]:

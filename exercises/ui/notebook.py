@@ -182,6 +182,11 @@ def check(exercise_id: str, namespace: dict | None = None) -> "Checked":
         if judged and fb.attempted:             # a verdict: say which run it is on
             fb.details.append(judged)
     record = Progress.load()
+    if fb.kind == "missing" and restart.passed_earlier(ex.id, record):
+        fb = Feedback(ex.id, "missing", [
+            f"Your progress keeps this pass, but this kernel does not hold `{ex.name}` yet (it "
+            "started after you ran it): run the exercise cell above (Shift+Enter), then this "
+            "check, to use it here."], earlier=True)
     record.record_check(ex.id, fb.passed, fb.kind)
     if fb.status == "fail" and not fb.hint:
         fb.ladder = hints.hint_after_miss(ex, record, fb.kind, fb.right)

@@ -22,7 +22,7 @@ from presentation.numbers import byte_size, count, fixed, percentage, plural, si
 from presentation.tables import table
 
 from ..kit.figure_view import set_changed
-from ..kit.layout import controls, lab_root, menu, numbers_widget, slider, verdict_widget
+from ..kit.layout import controls, lab_root, menu, number_entry, numbers_widget, slider, verdict_widget
 from .models import COURSE_EXAMPLE, TRAINED_MODEL, presets
 
 BYTES = {4: "4 (float32)", 2: "2 (bfloat16)", 1: "1 (int8)", 0.5: "0.5 (4-bit)"}
@@ -182,8 +182,6 @@ class CalculatorLab:
 
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
-        style = {"description_width": "initial"}
-        small = widgets.Layout(width="12em")
         self.presets = presets()
         self.preset = menu([self.CUSTOM] + list(self.presets), preset, "model")
         self.preset.add_class("course-preset")
@@ -191,26 +189,19 @@ class CalculatorLab:
         self.d_model.add_class("course-slider-d-model")
         self.layers = slider("int", value=12, min=1, max=128, step=1, description="layers (blocks)")
         self.layers.add_class("course-slider-layers")
-        self.heads = widgets.BoundedIntText(value=12, min=1, max=256, description="heads", style=style,
-                                            layout=small)
-        self.kv_heads = widgets.BoundedIntText(value=12, min=1, max=256, description="key/value heads",
-                                               style=style, layout=widgets.Layout(width="14em"))
-        self.context = widgets.BoundedIntText(value=2048, min=1, max=1_048_576, description="context (tokens)",
-                                              style=style, layout=widgets.Layout(width="16em"))
-        self.d_ff = widgets.BoundedIntText(value=3072, min=1, max=65536, description="d_ff", style=style,
-                                           layout=small)
-        self.vocab = widgets.BoundedIntText(value=32000, min=1, max=1_000_000, description="vocabulary",
-                                            style=style, layout=widgets.Layout(width="15em"))
+        self.heads = number_entry(12, 1, 256, "heads")
+        self.kv_heads = number_entry(12, 1, 256, "key/value heads")
+        self.context = number_entry(2048, 1, 1_048_576, "context (tokens)")
+        self.d_ff = number_entry(3072, 1, 65536, "d_ff")
+        self.vocab = number_entry(32000, 1, 1_000_000, "vocabulary")
         self.gated = widgets.Checkbox(value=False, description="gated FFN", indent=False,
                                       layout=widgets.Layout(width="auto"))
         self.tied = widgets.Checkbox(value=True, description="tied embedding", indent=False,
                                      layout=widgets.Layout(width="auto"))
         self.biases = widgets.Checkbox(value=False, description="biases", indent=False,
                                        layout=widgets.Layout(width="auto"))
-        self.experts = widgets.BoundedIntText(value=0, min=0, max=512, description="experts (0 = dense)",
-                                              style=style, layout=widgets.Layout(width="14em"))
-        self.top_k = widgets.BoundedIntText(value=0, min=0, max=512, description="top-k", style=style,
-                                            layout=small)
+        self.experts = number_entry(0, 0, 512, "experts (0 = dense)")
+        self.top_k = number_entry(0, 0, 512, "top-k")
         self.bytes = menu([(label, b) for b, label in BYTES.items()], bytes_per_number, "bytes per number")
         self.numbers = numbers_widget()
         self.gap = numbers_widget()

@@ -1,12 +1,14 @@
 """The pieces every lab is built from: its root box, a wrapping row of controls, a slider, a
-switch, a choice, the verdict and the numbers below the plot.
+switch, a choice, a number, the verdict and the numbers below the plot.
 
 Every control is a native one a keyboard and a screen reader can use: a slider (named after
 its description, Home and End go to its current ends), a check box for anything switched on
 and off (its tick shows the state), radio buttons for one choice among a few, a menu for
-longer lists. ``lab_root`` marks the lab as a course widget (``presentation.access``): a focus
-ring that shows, controls that wrap on a narrow screen, the verdict read out when it changes and
-given to the plot as its text alternative.
+longer lists. In a row of ``controls`` every slider has a number box beside it that shows its
+value and takes a typed one, in the same format (``labs/kit/number_box.py``), and every slider
+made here hands the lab only values on its grid. ``lab_root`` marks the lab as a course widget
+(``presentation.access``): a focus ring that shows, controls that wrap on a narrow screen, the
+verdict read out when it changes and given to the plot as its text alternative.
 
 ipywidgets is imported inside each function, so a lab's model can be imported and tested
 without it. The HTML that goes into the verdict and numbers widgets is made with
@@ -14,11 +16,13 @@ without it. The HTML that goes into the verdict and numbers widgets is made with
 numbers).
 """
 
+from .number_box import number_entry, slider_classes, with_box
+
 SLIDER_STYLE = {"description_width": "initial"}     # the whole description shows beside a control
 
 # A slider's track is at least 11em wide whatever its description; one with more positions than
-# LONG_TRACK gets an 18em track, and one with more than NUMBER_BOX a number box beside it too.
-LONG_TRACK, NUMBER_BOX = 40, 100
+# LONG_TRACK gets an 18em track.
+LONG_TRACK = 40
 
 
 def verdict_widget():
@@ -46,42 +50,50 @@ def positions(control) -> int:
     return int(round((control.max - control.min) / step)) + 1
 
 
-def number_box(control):
-    """A number box that moves with ``control`` (a slider) and moves it: its value, ends and step
-    are linked in the browser, so typing a value works like dragging to it."""
-    import ipywidgets as widgets
-    kind = widgets.BoundedIntText if isinstance(control, widgets.IntSlider) else widgets.BoundedFloatText
-    box = kind(value=control.value, min=control.min, max=control.max, step=control.step,
-               tooltip=f"{control.description}: type a value", layout=widgets.Layout(width="6.5em"))
-    box.add_class("course-number-box")
-    for name in ("min", "max", "step", "value"):
-        widgets.jslink((control, name), (box, name))
-    return box
-
-
 def controls(*children):
-    """Controls side by side, wrapping onto more lines on a narrow screen. A slider with more
-    than ``NUMBER_BOX`` positions gets a number box beside it."""
+    """Controls side by side, wrapping onto more lines on a narrow screen. Every slider gets its
+    number box beside it (``number_box.with_box``): the box shows the slider's value, in the
+    slider's format, and takes a typed one."""
     import ipywidgets as widgets
-    items = []
-    for child in children:
-        if isinstance(child, (widgets.IntSlider, widgets.FloatSlider)) and positions(child) > NUMBER_BOX:
-            pair = widgets.HBox([child, number_box(child)],
-                                layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
-            pair.add_class("course-slider-with-box")
-            items.append(pair)
-        else:
-            items.append(child)
+    items = [with_box(child) if isinstance(child, _sliders()) else child for child in children]
     return widgets.HBox(items, layout=widgets.Layout(flex_flow="row wrap", align_items="center"))
+
+
+def _sliders():
+    """The ipywidgets slider classes a row of ``controls`` gives a number box."""
+    import ipywidgets as widgets
+    return (widgets.IntSlider, widgets.FloatSlider, widgets.FloatLogSlider, widgets.SelectionSlider)
 
 
 def slider(kind: str, **options):
     """A slider that updates while it moves: kind "float" or "int"; ``options`` are the
-    slider's own (value, min, max, step, description, readout_format). Its track has a fixed
-    minimum width, longer for a long range (class ``course-track-long``)."""
+    slider's own (value, min, max, step, description, readout_format). Its values are snapped
+    to its grid in the kernel (0.1 steps give 2.0, never 2.000000000000001). Its track has a
+    fixed minimum width, longer for a long range (class ``course-track-long``)."""
     import ipywidgets as widgets
-    cls = widgets.FloatSlider if kind == "float" else widgets.IntSlider
-    control = cls(continuous_update=True, style=SLIDER_STYLE, layout=widgets.Layout(width="auto"), **options)
+    cls = slider_classes()[widgets.FloatSlider if kind == "float" else widgets.IntSlider]
+    return _track(cls(continuous_update=True, style=SLIDER_STYLE, layout=widgets.Layout(width="auto"), **options))
+
+
+def log_slider(**options):
+    """A slider on a log scale (ipywidgets' ``FloatLogSlider``: ``min``, ``max`` and ``step`` are
+    exponents of ``base``), its values snapped to that grid in the kernel (10 ** 2.25, not what
+    the browser's arithmetic made of it)."""
+    import ipywidgets as widgets
+    cls = slider_classes()[widgets.FloatLogSlider]
+    return _track(cls(continuous_update=True, style=SLIDER_STYLE, layout=widgets.Layout(width="auto"), **options))
+
+
+def pick_slider(options, value, description: str):
+    """A slider that picks one of a few ordered values (ipywidgets' ``SelectionSlider``):
+    ``options`` as (label, value) pairs; its number box takes a label or a value typed."""
+    import ipywidgets as widgets
+    return _track(widgets.SelectionSlider(options=options, value=value, description=description,
+                                          continuous_update=True, style=SLIDER_STYLE,
+                                          layout=widgets.Layout(width="auto")))
+
+
+def _track(control):
     control.add_class("course-slider")
     if positions(control) > LONG_TRACK:
         control.add_class("course-track-long")

@@ -19,7 +19,7 @@ from presentation.html import plain
 from presentation.numbers import fixed, plural, scientific
 
 from ..kit.figure_view import set_limits
-from ..kit.layout import SLIDER_STYLE, controls, lab_root, menu, slider, verdict_widget
+from ..kit.layout import controls, lab_root, menu, pick_slider, slider, verdict_widget
 
 
 def _rope_one_as_rope(rope_one):
@@ -154,9 +154,7 @@ class RotaryLab:
         self.k_slider = slider("int", value=key_pos, min=0, max=POS_MAX,
                                description="key position")
         self.k_slider.add_class("course-slider-key")
-        self.base_slider = widgets.SelectionSlider(options=[(fixed(b, 0, grouped=True), b) for b in BASES],
-                                                   value=float(base), description="base",
-                                                   style=SLIDER_STYLE, layout=widgets.Layout(width="auto"))
+        self.base_slider = pick_slider([(fixed(b, 0, grouped=True), b) for b in BASES], float(base), "base")
         self.base_slider.add_class("course-slider-base")
         self.pair_slider = slider("int", value=pair, min=0, max=HEAD_SIZE // 2 - 1,
                                   description="pair shown")

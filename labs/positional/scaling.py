@@ -18,7 +18,7 @@ from presentation.html import plain
 from presentation.numbers import number, percent
 
 from ..kit.figure_view import set_limits
-from ..kit.layout import controls, lab_root, verdict_widget
+from ..kit.layout import controls, lab_root, pick_slider, verdict_widget
 from .shuffle import D_MODEL, PERMUTATIONS, WK, WO, WORDS, WQ, WV, X
 from .table import TABLE_USE, course_table
 
@@ -115,17 +115,11 @@ class ScalingLab:
     matched by word and by place, against the factor, with the current factor marked."""
 
     def __init__(self, factor=USUAL):
-        import ipywidgets as widgets
-
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
-        from ..kit.layout import SLIDER_STYLE
         from ..kit.own_function import OwnFunctionSwitch
 
         start = min(FACTORS, key=lambda f: abs(f - float(factor)))
-        self.factor = widgets.SelectionSlider(options=[(factor_label(f), f) for f in FACTORS],
-                                              value=start, description="scale factor",
-                                              continuous_update=True, style=SLIDER_STYLE,
-                                              layout=widgets.Layout(width="auto"))
+        self.factor = pick_slider([(factor_label(f), f) for f in FACTORS], start, "scale factor")
         self.factor.add_class("course-slider-scale")
         self.verdict = verdict_widget()
 

@@ -15,7 +15,7 @@ import numpy as np
 from presentation.html import plain
 from presentation.numbers import amount, fixed, percentage, readout, scientific, significant
 
-from ..kit.layout import SLIDER_STYLE, choice, controls, lab_root, switch, verdict_widget
+from ..kit.layout import choice, controls, lab_root, log_slider, switch, verdict_widget
 from .held_out import held_out, perplexities, pooled_losses, run, texts
 from .kind_bars import KindBars
 
@@ -103,15 +103,11 @@ class MismatchLab:
 
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
-        self.base = widgets.FloatLogSlider(value=base, base=10, min=2, max=6, step=0.25,
-                                           description="RoPE base", readout_format=readout(0, grouped=True),
-                                           continuous_update=True, style=SLIDER_STYLE,
-                                           layout=widgets.Layout(width="auto"))
+        self.base = log_slider(value=base, base=10, min=2, max=6, step=0.25, description="RoPE base",
+                               readout_format=readout(0, grouped=True))
         self.base.add_class("course-slider-base")
-        self.eps = widgets.FloatLogSlider(value=eps, base=10, min=-8, max=0, step=1,
-                                          description="norm \u03b5", readout_format=readout(0, power=True),
-                                          continuous_update=True, style=SLIDER_STYLE,
-                                          layout=widgets.Layout(width="auto"))
+        self.eps = log_slider(value=eps, base=10, min=-8, max=0, step=1, description="norm \u03b5",
+                              readout_format=readout(0, power=True))
         self.pairing = choice([("halves (i with i + d/2, as trained)", "halves"),
                                ("neighbours (2i with 2i + 1)", "neighbours")], pairing, "RoPE pairs")
         self.norm = choice([("RMSNorm", "rms"), ("LayerNorm", "layer")], norm, "norm")
