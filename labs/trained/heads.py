@@ -355,7 +355,7 @@ class HeadsLab:
                                   markeredgecolor=OKABE_ITO["vermillion"], markeredgewidth=1.8,
                                   label="the letter to write")
         self.key = left.legend(loc="upper right", fontsize=8, frameon=True, framealpha=0.9, handlelength=1)
-        self.map_title = left.set_title("", fontsize=10)
+        self.map_title = left.set_title("", fontsize=9)
         x = np.arange(len(KINDS))
         self.whole_bars = right.bar(x - 0.2, np.ones(len(KINDS)), width=0.4, color=OKABE_ITO["sky"],
                                     label="every head")
@@ -403,13 +403,17 @@ class HeadsLab:
         rows = len(m["words"])
         # the grid is cut to the sentence: one scale (and one cached background) per length
         set_limits(self.left, x=(-0.5, rows + 0.5), y=(rows - 0.5, -0.5))
+        # the words past a short sentence's end are hidden: they would stand beyond the map, over the bars
         for i, label in enumerate(self.row_words):
             label.set_text(m["words"][i] if i < rows else "")
+            label.set_visible(i < rows)
         for i, label in enumerate(self.column_words):
             label.set_text("before" if i == 0 else m["words"][i - 1] if i <= rows else "")
             label.set_y(rows - 0.3)
+            label.set_visible(i <= rows)
         self.rings.set_data([c for _r, c in m["marks"]], [r for r, _c in m["marks"]])
-        self.map_title.set_text(f"block {m['block']}, head {m['head']}: a {m['kind']} sentence of text {m['text']}")
+        # short enough to stay above its own axes (a title reaching the bars would cost full draws)
+        self.map_title.set_text(f"block {m['block']}, head {m['head']}; text {m['text']}, {m['kind']}")
         top = 10.0 ** TOP_POWER
         for i, kind in enumerate(KINDS):
             set_changed(self.whole_bars[i], height=min(m["whole"][kind], top) if np.isfinite(m["whole"][kind]) else 0)
