@@ -175,7 +175,7 @@ EXAMPLE_IDS = np.array([3, 1, 0, 2])
 
 def _logits_reference(logits, ids):
     from lib import model
-    return model.perplexity(logits, ids)
+    return np.float64(model.perplexity(logits, ids))
 
 
 def _far_below():
@@ -194,6 +194,15 @@ def _large():
     return 1000.0 + rng.normal(0.0, 3.0, (5, 3)), np.array([0, 2, 2, 1, 0])
 
 
+def _levels():
+    """Scores of a text of 4 tokens over 5 words whose rows lie at different levels: one around
+    1,000, one around -1,000. Only a shift by each row's own top keeps every row's exponentials
+    in range: one shift for the whole table leaves the low row's all 0."""
+    rng = np.random.default_rng(63)
+    logits = rng.normal(0.0, 2.0, (4, 5)) + np.array([[1000.0], [-1000.0], [0.0], [0.0]])
+    return logits, np.array([2, 4, 0, 1])
+
+
 def _trained_logits(n=41):
     """The trained model's logits (float32, as it runs) on the first n tokens of the held-out text."""
     from lib import model
@@ -210,6 +219,7 @@ PERPLEXITY_LOGITS_CONTRACT = Contract(
     dtypes=("float64", "float32"),
     edges={"far below": "a right word scored 800 below its row's top: its probability rounds to 0 in float64",
            "large": "scores around 1,000, whose exponentials overflow",
+           "levels": "rows at different levels, one around 1,000 and one around -1,000",
            "two tokens": "a text of two tokens, a single prediction",
            "square": "as many predictions as words (n - 1 = V), where row and column numbers fit both ways",
            "uniform": "equal scores everywhere: perplexity V",
@@ -227,6 +237,7 @@ def _perplexity_logits_fixed() -> list[Case]:
              covers=("trained", "float32"), **float32_tolerance),
         Case(_far_below(), "a right word scored 800 below the top of its row", covers=("far below",)),
         Case(_large(), "scores around 1,000", covers=("large",)),
+        Case(_levels(), "rows around 1,000 and around -1,000", covers=("levels",)),
         Case((np.array([[0.2, 1.0, -0.5], [0.0, 0.0, 0.0]]), np.array([1, 2])), "a text of two tokens",
              covers=("two tokens",)),
         Case((rng.normal(0.0, 2.0, (5, 4)), np.array([2, 0, 3, 3, 1])), "a text of 5 tokens over 4 words",
@@ -235,7 +246,7 @@ def _perplexity_logits_fixed() -> list[Case]:
              covers=("uniform",)),
         Case((rng.normal(0.0, 1.5, (7, 9)), np.array([8, 0, 4, 4, 1, 7, 3], dtype=np.int32)),
              "tokens as 32-bit integers", covers=("int32",)),
-        in_float32(Case((rng.normal(0.0, 3.0, (6, 8)), np.array([1, 7, 0, 5, 5, 2])), "random scores")),
+        in_float32(Case((rng.normal(0.0, 3.0, (6, 8)), np.array([1, 7, 0, 5, 5, 2])), "a text of 6 tokens over 8 words")),
     ]
 
 
