@@ -367,6 +367,8 @@ def test_the_copying_head_is_what_the_prose_says(figures, cells):
         p = predictions(i)
         reverse = p.kinds == "reverse"
         assert np.array_equal(t.ids[p.sources[reverse] + 1], t.ids[p.rows[reverse]])
+        letter = (p.kinds == "copy") & (t.ids[p.rows] != model.vocab().index("|"))   # 'in a copy it lands on
+        assert np.array_equal(t.ids[p.sources[letter] - 1], t.ids[p.rows[letter]])  # the token just after that copy'
         assert np.array_equal(t.ids[p.sources], t.ids[p.rows + 1])           # the letter to write is the answer
         copy_head = perplexities(i, left_out_losses(i, 1, 1))["copy"]
         after_head = perplexities(i, left_out_losses(i, 1, 3))["copy"]
@@ -377,6 +379,7 @@ def test_the_copying_head_is_what_the_prose_says(figures, cells):
     question = get_question("trained-predict-copy-head")
     assert question.choices[question.answer].startswith("a single head of block 2, with more than half")
     assert "Block 2's head 2 is the copying head." in prose(cells)
+    assert "In a copy it lands on the token just after that copy, the letter" in prose(cells)
 
 
 def test_mismatches(figures):
