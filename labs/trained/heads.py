@@ -354,7 +354,9 @@ class HeadsLab:
         (self.rings,) = left.plot([], [], linestyle="none", marker="s", markersize=8, markerfacecolor="none",
                                   markeredgecolor=OKABE_ITO["vermillion"], markeredgewidth=1.8,
                                   label="the letter to write")
-        self.key = left.legend(loc="upper right", fontsize=8, frameon=True, framealpha=0.9, handlelength=1)
+        # the key stands below the bars, outside the map: drawn once, never over the changing map
+        self.key = fig.legend(handles=[self.rings], loc="lower right", bbox_to_anchor=(0.98, 0.0), fontsize=8,
+                              frameon=False, handlelength=1)
         self.map_title = left.set_title("", fontsize=9)
         x = np.arange(len(KINDS))
         self.whole_bars = right.bar(x - 0.2, np.ones(len(KINDS)), width=0.4, color=OKABE_ITO["sky"],
@@ -375,7 +377,7 @@ class HeadsLab:
         self.left, self.right = left, right
         self.view = FigureView(fig, description="Heat map: one head's attention weights on a copy or reverse "
                                                 "sentence; bars: the text's copy and reverse perplexity",
-                               changing=[self.image, self.row_words, self.column_words, self.rings, self.key, self.map_title,
+                               changing=[self.image, self.row_words, self.column_words, self.rings, self.map_title,
                                          self.whole_bars, self.without_bars, self.over, self.bars_title])
         self.root = lab_root("heads", [controls(self.text, self.sentence),
                                        controls(self.block, self.head, self.leave_out),
@@ -404,24 +406,23 @@ class HeadsLab:
         # the grid is cut to the sentence: one scale (and one cached background) per length
         set_limits(self.left, x=(-0.5, rows + 0.5), y=(rows - 0.5, -0.5))
         # the words past a short sentence's end are hidden: they would stand beyond the map, over the bars
+        # (set_changed: a label that keeps its word, place and visibility is not drawn again)
         for i, label in enumerate(self.row_words):
-            label.set_text(m["words"][i] if i < rows else "")
-            label.set_visible(i < rows)
+            set_changed(label, text=m["words"][i] if i < rows else "", visible=i < rows)
         for i, label in enumerate(self.column_words):
-            label.set_text("before" if i == 0 else m["words"][i - 1] if i <= rows else "")
-            label.set_y(rows - 0.3)
-            label.set_visible(i <= rows)
-        self.rings.set_data([c for _r, c in m["marks"]], [r for r, _c in m["marks"]])
+            set_changed(label, text="before" if i == 0 else m["words"][i - 1] if i <= rows else "",
+                        position=(i, rows - 0.3), visible=i <= rows)
+        set_changed(self.rings, data=([c for _r, c in m["marks"]], [r for r, _c in m["marks"]]))
         # short enough to stay above its own axes (a title reaching the bars would cost full draws)
-        self.map_title.set_text(f"block {m['block']}, head {m['head']}; text {m['text']}, {m['kind']}")
+        set_changed(self.map_title, text=f"block {m['block']}, head {m['head']}; text {m['text']}, {m['kind']}")
         top = 10.0 ** TOP_POWER
         for i, kind in enumerate(KINDS):
             set_changed(self.whole_bars[i], height=min(m["whole"][kind], top) if np.isfinite(m["whole"][kind]) else 0)
             shown = m["without"][kind] if m["without"] is not None else np.nan
             set_changed(self.without_bars[i], height=min(shown, top) if np.isfinite(shown) else 0)
-            self.over[i].set_text(f"\u2191{amount(shown)}" if np.isfinite(shown) and shown > top else "")
-        self.bars_title.set_text(f"text {m['text']}: {m['counts']['copy']} copy and\n"
-                                f"{m['counts']['reverse']} reverse predictions")
+            set_changed(self.over[i], text=f"\u2191{amount(shown)}" if np.isfinite(shown) and shown > top else "")
+        set_changed(self.bars_title, text=f"text {m['text']}: {m['counts']['copy']} copy and\n"
+                                          f"{m['counts']['reverse']} reverse predictions")
         self.view.redraw(state=rows)
         self.verdict.value = plain(m["verdict"])
         self.numbers.value = table(m["table"], header=[f"block {m['block']}", *TABLE_HEADER[1:]],
