@@ -301,7 +301,7 @@ def heads_model(text: int = 1, sentence: int = 1, block: int = 1, head: int = 1,
                   f"from {amount(whole['reverse'])} to {amount(without['reverse'])}.")
     return {"text": text, "sentence": sentence, "block": block, "head": head, "leave_out": bool(leave_out),
             "kind": s.kind, "words": words, "grid": _map_grid(run.maps[sentence - 1][b, h], s), "marks": marks,
-            "looks": numbers, "counts": n, "pooled_counts": dict(summary.counts), "whole": whole,
+            "looks": numbers, "counts": n, "pooled_counts": dict(summary.counts), "texts": len(texts()), "whole": whole,
             "without": without, "table": rows, "verdict": f"{looks} {effect}"}
 
 
