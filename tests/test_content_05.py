@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = "05_trained_model.ipynb"
 PATH = ROOT / "content" / NOTEBOOK
 FIGURES = {"held-out-texts", "training-record", "logits-match", "perplexity", "residual-stream", "rms-by-hand",
-           "largest-value", "gates-shut", "ablations", "mismatches", "rope-base-pairs", "parameters", "loss-curve"}
+           "largest-value", "float16", "gates-shut", "ablations", "heads", "mismatches", "rope-base-pairs", "parameters",
+           "loss-curve"}
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +102,32 @@ def test_training_record(figures):
     text = figures["training-record"]
     assert "4 blocks, d_model 96, 4 heads of 24, SwiGLU width 256, vocabulary 55, context 256" in text
     assert "448,512 parameters, trained with PyTorch 2.13.0+cpu on 2 CPU threads in 648 s (seed 2026)" in text
-    assert "loss at step 50: 3.098;  at step 1800: 1.084 (held-out 1.094)" in text
+    assert ("step 50: training loss 3.098 (the mean of the 50 steps before), held-out loss 2.182 (the model at "
+            "step 50)") in text
+    assert ("step 1800: training loss 1.084 (the mean of the 50 steps before), held-out loss 1.094 (the model at "
+            "step 1800)") in text
+
+
+def test_what_each_loss_is(figures, cells):
+    """'A training loss is the average over the steps since the line before, each step's loss measured
+    on its own batch ... before that step's update. A held-out loss is measured once, at its step, on
+    the first held-out text, by the model as it stands then': the script's own loop, and the last
+    held-out loss is the finished model's loss on the first held-out text."""
+    from training import train
+    import inspect
+    loop = inspect.getsource(train)
+    assert 'running.append(loss.item())' in loop and '"train_loss": round(float(np.mean(running)), 4)' in loop
+    assert loop.index("running.append(loss.item())") < loop.index("curve.append(") < loop.rindex("running = []")
+    assert loop.index("loss.backward()") < loop.index("optimiser.step()") < loop.index("held = F.cross_entropy")
+    record = model.info()
+    curve, every = record["loss_curve"], record["settings"]["log_every"]
+    assert [point["step"] for point in curve[:-1]] == list(range(every, record["settings"]["steps"], every))
+    finished = float(np.mean(model.token_losses(model.forward(model.heldout().ids), model.heldout().ids)))
+    assert curve[-1]["heldout_loss"] == pytest.approx(finished, abs=1e-3)
+    first, last = curve[0], curve[-1]
+    assert first["heldout_loss"] < first["train_loss"]                 # 'sits above the held-out loss'
+    assert abs(last["heldout_loss"] - last["train_loss"]) < 0.02       # 'by the end of training the two agree'
+    assert "the training loss lags behind the model" in prose(cells)
 
 
 def test_logits_match(figures, cells):
@@ -197,6 +223,26 @@ def test_largest_value(figures):
     assert "float16's largest number: 65,504" in text and "room to spare: x576" in text
 
 
+def test_float16_squares_scores_and_ranges(figures, cells):
+    """The stream fits float16, its squares' sums do not; attention's scores stay far below the
+    limit; bfloat16's range is float32's, with 7 bits of precision against float16's 10."""
+    text = figures["float16"]
+    limit = float(np.finfo(np.float16).max)
+    square = numbers(line_with(text, "largest square"))[-1]
+    total = numbers(line_with(text, "largest sum"))[-1]
+    infinite, tokens = numbers(line_with(text, "the same sums"))[-2:]
+    score = numbers(line_with(text, "largest score"))[-1]
+    assert 0.15 < square / limit < 0.25                                # 'about a fifth of the limit'
+    assert total > limit and 0 < infinite < tokens                     # 'passes it ... become infinite'
+    assert score < limit / 100                                         # 'far below the limit'
+    assert "float16:  largest 65,504; smallest with full precision 6.1e-05, smallest of all 6e-08; 10 bits" in text
+    assert "bfloat16: largest 3.4e+38; smallest with full precision 1.2e-38; 7 bits of precision" in text
+    bf16 = np.array([0x7F7F0000, 0x00800000], dtype=np.uint32).view(np.float32)
+    as_float32 = bf16.view(np.uint32) & 0xFFFF                         # bfloat16 is float32 cut to 16 bits
+    assert not as_float32.any() and bf16[1] == np.finfo(np.float32).tiny
+    assert "the third line" in prose(cells) and "a number in the thousands squares to millions" in prose(cells)
+
+
 def test_gates_shut(figures):
     text = figures["gates-shut"]
     assert "block 1:  26.4 of 256 units shut per token on average (from 9 to 44)" in text
@@ -241,6 +287,101 @@ def test_ablation_prose_is_what_the_numbers_show(figures):
     assert order[0] >= 300 and order[1] < 1.2 < 100 < order[2]
 
 
+def test_the_block_question_explains_with_what_the_table_shows(figures):
+    """trained-predict-block's explanation: 'The later blocks are not mere refinements: each carries
+    kinds of prediction of its own, and without it those fall apart (without block 2, copying and
+    reversing; without block 4, the verbs). But each of those kinds is a small share of all the
+    predictions, so the overall perplexity rises less.'"""
+    counts, _header, rows = _ablation_rows(figures["ablations"])
+    whole = rows["whole model"]
+    kinds = ["free", "verbs", "count", "copy", "reverse", "sums+diff"]
+    ratio = {name: dict(zip(kinds, np.array(rows[name][:6]) / np.array(whole[:6]))) for name in rows}
+    assert ratio["without block 2"]["copy"] > 50 and ratio["without block 2"]["reverse"] > 50
+    assert ratio["without block 4"]["verbs"] > 5
+    for block in (2, 3, 4):
+        assert rows[f"without block {block}"][6] < rows["without block 1"][6] / 100
+    assert counts[3] + counts[4] < 0.15 * counts[6] and counts[1] < 0.05 * counts[6]   # 'a small share'
+    explanation = get_question("trained-predict-block").explanation
+    assert "not mere refinements" in explanation and "without block 2, copying and reversing" in explanation
+    assert "refinements that the rest" not in explanation
+
+
+def test_the_labs_bars_are_described_as_what_they_show(cells):
+    """The ablation and mismatch labs' bars pool every held-out text (their tick labels count
+    the predictions); the watched prediction and the logit changes are the first text's."""
+    from labs.trained.ablation import ablation_model
+    from labs.trained.held_out import counts
+    from labs.trained.mismatch import mismatch_model
+    assert counts()["all texts"] == sum(len(t.ids) - 1 for t in model.heldout_texts()) == 2040
+    assert ablation_model(watch=0)["context"] in model.decode(model.heldout().ids)
+    assert len(mismatch_model(base=20_000.0)["gap"]) == len(model.heldout().ids)
+    text = prose(cells)
+    assert "by kind of prediction over all the held-out texts" in text
+    assert "one prediction of the first held-out text, the one printed at the top" in text
+    assert "The lab's bars pool all the held-out texts." in text
+    assert "the largest change of any logit at each position of the first held-out text" in text
+    assert "by kind of prediction on the first held-out text" not in text
+
+
+def _heads_rows(text):
+    rows = {}
+    for line in text.splitlines():
+        if line.startswith("block "):
+            name, values = line[:16], numbers(line[16:])
+            b, h = (int(n) for n in re.findall(r"\d+", name))
+            rows[(b, h)] = dict(zip(("copy", "reverse", "after", "previous"), values))
+    return rows
+
+
+def test_heads(figures):
+    text = figures["heads"]
+    assert text.startswith("averaged over the 8 texts' 109 copy and 100 reverse predictions and 213 letters")
+    rows = _heads_rows(text)
+    assert len(rows) == 16
+    assert rows[(2, 2)] == {"copy": 0.61, "reverse": 0.02, "after": 0.38, "previous": 0.03}
+    assert "without block 2's head 2: copy 1.01 -> 41, reverse 1.00 -> 123" in text
+    assert "without block 1's head 4: copy 1.01 -> 117, reverse 1.00 -> 34" in text
+
+
+def test_the_copying_head_is_what_the_prose_says(figures, cells):
+    """'At the copy predictions it puts more than half of its weight on the letter to write, more
+    than twice as much as any other head ... without it the copy and the reverse predictions'
+    perplexity rises more than tenfold ... At the reverse predictions it looks ... at the token just
+    after it, which holds the same word as the row itself.' Block 1's head 4: 'about half of its
+    weight on the previous token ... leaving it out breaks copying and reversing too'. Block 2's
+    head 4: 'looks at the previous token even more ... leave it out ... the copy predictions change
+    far less'."""
+    from labs.trained.heads import head_summary, left_out_losses, perplexities, pooled_perplexities, predictions
+    rows = _heads_rows(figures["heads"])
+    copy = {key: row["copy"] for key, row in rows.items()}
+    best = max(copy, key=copy.get)
+    assert best == (2, 2) and copy[best] > 0.5
+    assert all(copy[key] < copy[best] / 2 for key in copy if key != best)
+    assert rows[(2, 2)]["after"] > 10 * rows[(2, 2)]["reverse"]
+    assert 0.4 < rows[(1, 4)]["previous"] < 0.6 < rows[(2, 4)]["previous"]
+    text = figures["heads"]
+    for head in ("block 2's head 2", "block 1's head 4"):
+        values = numbers(line_with(text, f"without {head}").split(":")[1])
+        assert values[1] > 10 * values[0] and values[3] > 10 * values[2]     # 'more than tenfold'
+    for i, t in enumerate(model.heldout_texts()):                            # 'the same word as the row itself'
+        p = predictions(i)
+        reverse = p.kinds == "reverse"
+        assert np.array_equal(t.ids[p.sources[reverse] + 1], t.ids[p.rows[reverse]])
+        letter = (p.kinds == "copy") & (t.ids[p.rows] != model.vocab().index("|"))   # 'in a copy it lands on
+        assert np.array_equal(t.ids[p.sources[letter] - 1], t.ids[p.rows[letter]])  # the token just after that copy'
+        assert np.array_equal(t.ids[p.sources], t.ids[p.rows + 1])           # the letter to write is the answer
+        copy_head = perplexities(i, left_out_losses(i, 1, 1))["copy"]
+        after_head = perplexities(i, left_out_losses(i, 1, 3))["copy"]
+        assert after_head < copy_head / 3                                    # 'change far less', text by text
+    assert pooled_perplexities(2, 4)["copy"] < 1.5
+    summary = head_summary()
+    assert summary.counts == {"copy": 109, "reverse": 100, "previous": 213}
+    question = get_question("trained-predict-copy-head")
+    assert question.choices[question.answer].startswith("a single head of block 2, with more than half")
+    assert "Block 2's head 2 is the copying head." in prose(cells)
+    assert "In a copy it lands on the token just after that copy, the letter" in prose(cells)
+
+
 def test_mismatches(figures):
     rows = {line[:23].strip(): line[23:].split() for line in figures["mismatches"].splitlines()[1:]}
     assert rows["RoPE pairs neighbours"][-1] == "loud" and rows["no RoPE"][-1] == "loud"
@@ -261,11 +402,19 @@ def test_mismatches(figures):
     assert offset[-2] < 0.2                                         # 'a mean close to 0 compared with its spread'
 
 
-def test_rope_base_pairs(figures):
+def test_rope_base_pairs(figures, cells):
+    """'leaves the first pair turning one radian per position and slows every other pair, the
+    slowest the most ... the last pairs' angles stay near 0 ... only the pairs in between end up
+    at really different angles, whole radians apart'."""
     lines = figures["rope-base-pairs"].splitlines()
-    small, large = (np.array(numbers(line.split("(radians):")[1])) for line in lines)
+    slower = np.array(numbers(lines[0].split(":")[1]))
+    assert slower[0] == 1 and np.all(np.diff(slower) > 0)              # the slowest pairs slow the most
+    assert np.allclose(slower, 10 ** (np.arange(12) / 12), atol=0.005)  # '10^(i/12) times slower'
+    assert "pair i turns 10^(i/12) times slower" in prose(cells)
+    small, large = (np.array(numbers(line.split("(radians):")[1])) for line in lines[1:])
     assert small[0] == large[0] == 255                              # the first pair turns the same
     assert small[-1] < 0.1 and large[-1] < 0.1                      # the last pairs stay near 0
+    assert max(small[-2:].max(), large[-2:].max()) < 0.15
     assert np.all(np.abs(small[1:7] - large[1:7]) > 1)              # the pairs in between change
 
 
@@ -294,6 +443,9 @@ def test_question_answers_match_the_model():
     ratios = [mismatch_model(**m)["ratio"] for m in mistakes]
     assert get_question("trained-predict-mismatch").answer == int(np.argmin(ratios))
     assert get_question("trained-number-uniform").answer == len(model.vocab())
+    from labs.trained.heads import head_summary
+    looks = head_summary().copy
+    assert get_question("trained-predict-copy-head").answer == 1 and np.unravel_index(looks.argmax(), looks.shape) == (1, 1)
 
 
 # ---------------------------------------------------------------- exercises and the capstone
@@ -302,6 +454,30 @@ def test_leave_out_blocks_is_retired_but_still_checks_for_saved_notebooks():
     old = get_exercise("leave-out-blocks")
     assert old.retired and old.id not in {ex.id for ex in all_exercises()}
     assert try_variant(old).passed
+
+
+def test_perplexity_from_probabilities_is_retired_but_still_checks_for_saved_notebooks():
+    old = get_exercise("perplexity")
+    assert old.retired and old.id not in {ex.id for ex in all_exercises()}
+    assert try_variant(old).passed
+
+
+def test_the_perplexity_exercise_is_model_perplexity_and_needs_the_log_without_a_probability(cells):
+    """The solution gives model.perplexity on every held-out text; 'a probability can be so small
+    that it rounds to 0, and the log of 0 is minus infinity': the log taken of the softmax gives an
+    infinite perplexity where the solution's stays finite."""
+    from exercises.core.cell import run_cell
+    ex = get_exercise("perplexity-logits")
+    solved = run_cell(ex.solution_source, ex.context)["perplexity"]
+    for text in model.heldout_texts():
+        logits = model.forward(text.ids)
+        assert solved(logits, text.ids) == pytest.approx(model.perplexity(logits, text.ids), rel=1e-5)
+    through_probabilities = run_cell(ex.variant_source(
+        {2: "np.log(np.exp(shifted) / np.exp(shifted).sum(axis=-1, keepdims=True))"}), ex.context)["perplexity"]
+    far = next(case for case in ex.fixed_cases() if "far below" in case.covers)
+    with np.errstate(divide="ignore"):
+        assert np.isinf(through_probabilities(*far.args)) and np.isfinite(solved(*far.args))
+    assert "a probability can be so small that it rounds to 0, and the log of 0 is minus infinity" in prose(cells)
 
 
 def test_leave_one_out_gives_the_ablation_tables_numbers():
@@ -371,8 +547,8 @@ def test_examples_quoted_by_the_feedback_are_in_sight_above_their_checks(cells):
     index = {c["metadata"].get("course", {}).get("exercise"): i for i, c in enumerate(cells)
              if "exercise" in c["metadata"].get("tags", [])}
     before = {ex: "\n".join(source(c) for c in cells[:i]) for ex, i in index.items()}
-    assert "example_probs = np.array([[0.5, 0.25, 0.25, 0.0]," in before["perplexity"]
-    assert "example_targets = np.array([0, 1, 3])" in before["perplexity"]
+    assert "example_logits = np.array([[0.5, 2.5, 0.0, 1.0, -1.0]," in before["perplexity-logits"]
+    assert "example_ids = np.array([3, 1, 0, 2])" in before["perplexity-logits"]
     assert "example_x = model.embed(ids[:12])" in before["leave-one-out"]
     assert "def example_score(stream):" in before["leave-one-out"]
     assert "example_x, example_w = example_block()" in before["capstone-block"]
@@ -387,25 +563,26 @@ def test_structure(cells):
     assert nb["metadata"]["kernelspec"] == {"name": "python", "display_name": "Python (Pyodide)",
                                             "language": "python"}
     code = [source(c) for c in cells if c["cell_type"] == "code"]
-    for lab in ("ablation_lab()", "mismatch_lab()", "stream_lab()"):
+    for lab in ("ablation_lab()", "heads_lab()", "mismatch_lab()", "stream_lab()"):
         assert any(lab in s for s in code), lab
     for question in ("trained-number-uniform", "trained-predict-stream", "trained-predict-block",
-                     "trained-predict-mismatch"):
+                     "trained-predict-copy-head", "trained-predict-mismatch"):
         assert f'ask("{question}")' in code
     exercises = [c["metadata"]["course"]["exercise"] for c in cells if "exercise" in c["metadata"].get("tags", [])]
-    assert exercises == ["perplexity", "leave-one-out", "capstone-block"]
+    assert exercises == ["perplexity-logits", "leave-one-out", "capstone-block"]
     first_code = next(c for c in cells if c["cell_type"] == "code")
     assert first_code["metadata"]["tags"] == ["setup"]
     assert "torch" not in "".join(code)
     # the learner predicts before each lab that answers the question
     for question, lab in (("trained-predict-stream", "stream_lab()"), ("trained-predict-block", "ablation_lab()"),
-                          ("trained-predict-mismatch", "mismatch_lab()")):
+                          ("trained-predict-copy-head", "heads_lab()"), ("trained-predict-mismatch", "mismatch_lab()")):
         assert code.index(f'ask("{question}")') < next(i for i, s in enumerate(code) if lab in s)
     figures = {c["metadata"].get("course", {}).get("figure") for c in cells if c["cell_type"] == "code"}
     assert FIGURES <= figures
     text = prose(cells)
     for typed in ("2.98", "6.87", "4,687", "4687", "127.7", "825", "48.4", "3.16", "448,512", "113.8",
-                  "576", "1.5e-05", "648", "3.00", "17.5", "0.74", "3409", "85.42", "1.056", "-0.28"):
+                  "576", "1.5e-05", "648", "3.00", "17.5", "0.74", "3409", "85.42", "1.056", "-0.28",
+                  "12,947", "128,303", "2.182", "3.098", "0.61", "0.49", "0.71", "0.38", "8.25", "168"):
         assert typed not in text, f"figure {typed} typed in prose"
     for claim in ("The base is the one to fear", "every block adds more than the stream held",
                   "Retraining with the same versions gives the same weights"):

@@ -63,7 +63,8 @@ def test_the_expected_names_are_re_exported():
     names = imported_names()
     assert names["decoder"] == {"calculator_lab", "flow_lab", "flow_model", "near_identity_model",
                                 "rand_demonstration", "six_steps_lab", "size_of"}
-    assert names["trained"] == {"ablation_lab", "ablation_model", "mismatch_lab", "mismatch_model", "stream_lab"}
+    assert names["trained"] == {"ablation_lab", "ablation_model", "head_summary", "heads_lab", "mismatch_lab",
+                                "mismatch_model", "pooled_perplexities", "stream_lab"}
     from presentation.numbers import size
     from labs.decoder import size_of
     assert size_of is size and size_of(85_000_000) == "85.0 M"

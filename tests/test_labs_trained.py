@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from labs.trained.ablation import AblationLab, ablation_model
+from labs.trained.heads import heads_model
 from labs.trained.held_out import GROUPS, held_out
 from labs.trained.mismatch import BASE_MAX, BASE_MIN, EPS_MAX, EPS_MIN, MismatchLab, mismatch_model
 from labs.trained.stream import TrainedStreamLab, stream_model
@@ -361,3 +362,151 @@ def test_the_top_words_axis_label_sits_below_every_word_and_inside_the_figure():
     lowest_word = min(text.get_window_extent(renderer).y0 for text in lab.words)
     assert label.y1 < lowest_word
     assert label.y0 >= 0 and lab.axis_label.get_text() == "top words now"
+
+
+# ---------------------------------------------------------------- heads lab
+
+def _left_out_by_hand(text, block, head):
+    """The copy and reverse losses with one head left out, the long way: every block from the
+    embedding, over the whole text, with lib.block's own causal_weights switch."""
+    from labs.trained.heads import predictions, without_head
+    ids = model.heldout_texts()[text].ids
+    x = model.embed(ids)
+    for number, run_block in enumerate(model.blocks()):
+        x = run_block(x, causal_weights=without_head(head)) if number == block else run_block(x)
+    return model.token_losses(model.output_logits(x), ids)[predictions(text).rows]
+
+
+def test_the_heads_lab_runs_the_model_and_keeps_lib_attentions_weights():
+    from functools import partial
+
+    from labs.trained.heads import predictions, sentences, text_attention
+    from lib.attention import attention
+    from lib.norm import rms_norm
+    from lib.positional import rope
+    for i in (0, 5):
+        text = model.heldout_texts()[i]
+        run, p = text_attention(i), predictions(i)
+        trace = model.forward(text.ids, trace=True)
+        assert np.array_equal(run.streams, trace.streams)
+        assert np.array_equal(run.losses, model.token_losses(trace.logits, text.ids)[p.rows])
+        s = sentences(i)[1]
+        for b, w in enumerate(model.weights().blocks):
+            _out, weights = attention(rms_norm(trace.streams[b], w.attention_norm_gain), w.Wq, w.Wk, w.Wv, w.Wo,
+                                      heads=w.heads, causal=True, return_weights=True,
+                                      positions=partial(rope, base=10000.0, pairing="halves"))
+            np.testing.assert_allclose(run.source[b], weights[:, p.rows, p.sources], atol=1e-6)
+            np.testing.assert_allclose(run.after[b], weights[:, p.rows, p.sources + 1], atol=1e-6)
+            np.testing.assert_allclose(run.maps[1][b][..., 1:], weights[:, s.start:s.stop, s.start:s.stop], atol=1e-6)
+            np.testing.assert_allclose(run.maps[1][b][..., 0], weights[:, s.start:s.stop, :s.start].sum(-1), atol=1e-5)
+        for kept in run.maps:
+            np.testing.assert_allclose(kept.sum(axis=-1), 1.0, atol=1e-5)      # each row's weights: all it reads
+
+
+def test_the_heads_lab_finds_every_copy_and_reverse_prediction_and_its_letter():
+    from labs.trained.heads import predictions, sentences
+    names = model.info()["kinds"]
+    total = {"copy": 0, "reverse": 0}
+    for i, text in enumerate(model.heldout_texts()):
+        p = predictions(i)
+        labelled = [names[k] for k in text.kinds[1:]]
+        for kind in total:
+            assert (p.kinds == kind).sum() == labelled.count(kind)
+            total[kind] += int((p.kinds == kind).sum())
+        assert np.array_equal(text.ids[p.sources], text.ids[p.rows + 1])       # the letter it must write
+        assert all(s.start < src < s.bar for src in p.sources for s in sentences(i) if s.start <= src < s.stop)
+        for s in sentences(i):
+            assert model.vocab()[text.ids[s.start]] == s.kind and model.vocab()[text.ids[s.bar]] == "|"
+    assert total == {"copy": 109, "reverse": 100}
+
+
+@pytest.mark.parametrize("text,block,head", [(0, 0, 3), (3, 1, 1), (6, 3, 2)])
+def test_a_head_left_out_is_the_whole_model_run_without_it(text, block, head):
+    """The lab's shortcuts (start at the head's block from the kept stream, cut the text after its
+    last prediction, the last FFN on the predicting rows only) change nothing."""
+    from labs.trained.heads import left_out_losses
+    np.testing.assert_allclose(left_out_losses(text, block, head), _left_out_by_hand(text, block, head),
+                               rtol=2e-4, atol=2e-4)
+
+
+def test_a_head_left_out_has_every_weight_zero_and_the_others_as_trained():
+    from labs.trained.heads import without_head
+    from lib.attention import causal_weights
+    scores = np.random.default_rng(3).normal(size=(4, 5, 5))
+    kept = scores.copy()
+    weights = without_head(2)(scores)
+    assert np.array_equal(scores, kept)
+    assert not weights[2].any()
+    np.testing.assert_array_equal(np.delete(weights, 2, axis=0), np.delete(causal_weights(scores), 2, axis=0))
+
+
+def test_heads_model_numbers_and_verdict():
+    from labs.trained.heads import head_summary, left_out_losses, perplexities, text_attention
+    m = heads_model(text=2, sentence=1, block=2, head=2)
+    summary = head_summary()
+    assert m["looks"]["copy"] == pytest.approx(summary.copy[1, 1])
+    assert m["whole"] == perplexities(1, text_attention(1).losses) and m["without"] is None
+    assert f"{m['looks']['copy']:.2f} of its weight on the letter to write at the 109 copy" in m["verdict"]
+    assert "with every head" in m["verdict"]
+    out = heads_model(text=2, sentence=1, block=2, head=2, leave_out=True)
+    assert out["without"] == perplexities(1, left_out_losses(1, 1, 1))
+    assert (f"text 2's {out['counts']['copy']} copy predictions go from perplexity {amount(out['whole']['copy'])} to "
+            f"{amount(out['without']['copy'])}") in out["verdict"]
+    assert out["without"]["copy"] > 10 * out["whole"]["copy"]
+    rows = len(m["words"])
+    grid = m["grid"]
+    assert np.isnan(grid[rows:]).all() and np.isnan(grid[:, rows + 1:]).all()
+    assert np.isnan(grid[0, 2]) and not np.isnan(grid[1, 2])                      # the future is empty
+    assert all(0 <= r < rows and 1 <= c <= rows for r, c in m["marks"])
+    assert [row[0] for row in m["table"]] == ["head 1", "head 2 (shown)", "head 3", "head 4"]
+
+
+def test_heads_model_takes_any_setting():
+    from labs.trained.heads import sentences
+    for text, sentence, block, head in ((0, 0, 0, 0), (99, 99, 99, 99), (-3, -3, -3, -3), (8, 1, 4, 4)):
+        m = heads_model(text, sentence, block, head, leave_out=True)
+        assert 1 <= m["text"] <= 8 and 1 <= m["sentence"] <= len(sentences(m["text"] - 1))
+        assert 1 <= m["block"] <= 4 and 1 <= m["head"] <= 4 and m["verdict"]
+
+
+def test_heads_view_every_control():
+    from labs.trained.heads import HeadsLab, sentence_options
+    lab = HeadsLab()
+    figure = lab.view.figure
+    assert {"course-lab", "course-lab-heads"} <= set(lab.root._dom_classes)
+    assert "with every head" in lab.verdict.value and "course-lab-numbers" in lab.numbers._dom_classes
+    for control, values in ((lab.block, (4, 1)), (lab.head, (3, 1)), (lab.leave_out, (True, False)),
+                            (lab.sentence, (len(lab.sentence.options), 1)), (lab.text, (8, 3))):
+        for value in values:
+            renders = lab.view.renders
+            control.value = value
+            _redrawn(lab, figure, renders)
+            assert lab.model[control is lab.leave_out and "leave_out" or
+                             {lab.block: "block", lab.head: "head", lab.sentence: "sentence", lab.text: "text"}.get(
+                                 control, "leave_out")] == value
+    assert lab.sentence.options == tuple(sentence_options(3)) and lab.sentence.value == 1
+    lab.block.value, lab.head.value, lab.leave_out.value = 2, 2, True
+    assert "Without this head" in lab.verdict.value
+    assert lab.without_bars[0].get_height() == pytest.approx(min(lab.model["without"]["copy"], 1e4))
+    shown = np.ma.filled(lab.image.get_array(), np.nan)
+    np.testing.assert_array_equal(np.isnan(shown), np.isnan(lab.model["grid"]))
+    assert [t.get_text() for t in lab.row_words[:len(lab.model["words"])]] == lab.model["words"]
+    assert len(lab.rings.get_xdata()) == len(lab.model["marks"])
+    assert "block 2" in lab.numbers.value and "head 2 (shown)" in lab.numbers.value
+
+
+def test_moving_the_head_or_the_sentence_is_a_blit_once_each_length_was_drawn():
+    from labs.trained.heads import HeadsLab
+    lab = HeadsLab()
+    for value in (2, 3, 4, 1):
+        lab.head.value = value
+        assert lab.view.last == "blit", lab.view.why
+    drawn = {len(lab.model["words"])}                        # each sentence length has its own scale
+    for number in range(1, len(lab.sentence.options) + 1):
+        lab.sentence.value = number
+        rows = len(lab.model["words"])
+        assert lab.view.last == ("blit" if rows in drawn else "full"), lab.view.why
+        drawn.add(rows)
+    for number in range(1, len(lab.sentence.options) + 1):
+        lab.sentence.value = number
+        assert lab.view.last in ("blit", "none"), lab.view.why

@@ -160,6 +160,171 @@ PERPLEXITY = Exercise(
     ],
     rtol=1e-6,
     skills="compute perplexity from a model's probabilities and the words that came next",
+    retired=True,      # replaced by perplexity-logits; kept so that saved notebooks still check it
+)
+
+
+# ---------------------------------------------------------------- perplexity from the model's scores
+
+EXAMPLE_LOGITS = np.array([[0.5, 2.5, 0.0, 1.0, -1.0],
+                           [2.0, 0.5, 0.0, 0.5, -0.5],
+                           [0.0, 1.0, 1.5, 0.5, 0.0],
+                           [0.5, -0.5, 1.0, 0.0, 0.5]])
+EXAMPLE_IDS = np.array([3, 1, 0, 2])
+
+
+def _logits_reference(logits, ids):
+    from lib import model
+    return np.float64(model.perplexity(logits, ids))
+
+
+def _far_below():
+    """Scores of a text of 4 tokens over 6 words where one right word scores 800 below its row's
+    top: its probability, e^-800, rounds to 0 in float64."""
+    logits = np.array([[0.0, 2.0, 1.0, -1.0, 0.5, 0.0],
+                       [0.0, 1.0, -800.0, 2.0, 0.0, 1.0],
+                       [1.0, 0.0, 0.0, 3.0, -2.0, 0.5],
+                       [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]])
+    return logits, np.array([4, 0, 2, 5])
+
+
+def _large():
+    """Scores around 1,000 (e^1000 overflows float64), a text of 5 tokens over 3 words."""
+    rng = np.random.default_rng(61)
+    return 1000.0 + rng.normal(0.0, 3.0, (5, 3)), np.array([0, 2, 2, 1, 0])
+
+
+def _levels():
+    """Scores of a text of 4 tokens over 5 words whose rows lie at different levels: one around
+    1,000, one around -1,000. Only a shift by each row's own top keeps every row's exponentials
+    in range: one shift for the whole table leaves the low row's all 0."""
+    rng = np.random.default_rng(63)
+    logits = rng.normal(0.0, 2.0, (4, 5)) + np.array([[1000.0], [-1000.0], [0.0], [0.0]])
+    return logits, np.array([2, 4, 0, 1])
+
+
+def _trained_logits(n=41):
+    """The trained model's logits (float32, as it runs) on the first n tokens of the held-out text."""
+    from lib import model
+    ids = model.heldout().ids[:n].copy()
+    return model.forward(ids), ids
+
+
+PERPLEXITY_LOGITS_CONTRACT = Contract(
+    args={"logits": "scores, shape (n, V): the model's scores at each of the n >= 2 positions of a text, "
+                    "over V >= 2 words; row t scores the word after token t",
+          "ids": "whole numbers, shape (n,): the text's tokens, 0 <= ids[t] < V"},
+    returns="the perplexity on the text's n - 1 predictions, one number >= 1",
+    ndims=(2,),
+    dtypes=("float64", "float32"),
+    edges={"far below": "a right word scored 800 below its row's top: its probability rounds to 0 in float64",
+           "large": "scores around 1,000, whose exponentials overflow",
+           "levels": "rows at different levels, one around 1,000 and one around -1,000",
+           "two tokens": "a text of two tokens, a single prediction",
+           "square": "as many predictions as words (n - 1 = V), where row and column numbers fit both ways",
+           "uniform": "equal scores everywhere: perplexity V",
+           "int32": "tokens as 32-bit integers (the browser's default)",
+           "trained": "the trained model's own logits, in float32"},
+)
+
+
+def _perplexity_logits_fixed() -> list[Case]:
+    rng = np.random.default_rng(62)
+    float32_tolerance = {"rtol": FLOAT32_RTOL, "atol": FLOAT32_ATOL}
+    return [
+        Case((EXAMPLE_LOGITS.copy(), EXAMPLE_IDS.copy()), "the example", visible=True),
+        Case(_trained_logits(), "the trained model on the first 41 tokens of the held-out text",
+             covers=("trained", "float32"), **float32_tolerance),
+        Case(_far_below(), "a right word scored 800 below the top of its row", covers=("far below",)),
+        Case(_large(), "scores around 1,000", covers=("large",)),
+        Case(_levels(), "rows around 1,000 and around -1,000", covers=("levels",)),
+        Case((np.array([[0.2, 1.0, -0.5], [0.0, 0.0, 0.0]]), np.array([1, 2])), "a text of two tokens",
+             covers=("two tokens",)),
+        Case((rng.normal(0.0, 2.0, (5, 4)), np.array([2, 0, 3, 3, 1])), "a text of 5 tokens over 4 words",
+             covers=("square",)),
+        Case((np.zeros((6, 7)), np.array([0, 6, 2, 2, 5, 1])), "equal scores for every word",
+             covers=("uniform",)),
+        Case((rng.normal(0.0, 1.5, (7, 9)), np.array([8, 0, 4, 4, 1, 7, 3], dtype=np.int32)),
+             "tokens as 32-bit integers", covers=("int32",)),
+        in_float32(Case((rng.normal(0.0, 3.0, (6, 8)), np.array([1, 7, 0, 5, 5, 2])), "a text of 6 tokens over 8 words")),
+    ]
+
+
+def _perplexity_logits_draw(rng) -> list[Case]:
+    cases = []
+    for _ in range(3):
+        n, v = int(rng.integers(2, 30)), int(rng.integers(2, 60))
+        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 6.0), (n, v)), rng.integers(0, v, size=n)),
+                          f"random scores, a text of {n} tokens over {v} words"))
+    return cases
+
+
+PERPLEXITY_LOGITS = Exercise(
+    id="perplexity-logits",
+    notebook=NOTEBOOK,
+    title="Perplexity from the model's scores",
+    name="perplexity",
+    template='''def perplexity(logits, ids):
+    """The model's perplexity on a text. ids holds the text's n tokens; logits (n, V) the model's
+    scores at each of its n positions: row t scores every word as the one after token t."""
+    scores = ____          # the rows whose next word is in the text
+    targets = ____         # for each of those rows, the word that came next
+    shifted = scores - scores.max(axis=-1, keepdims=True)        # each row's top score is now 0
+    log_p = ____           # the log of each row's softmax, with no probability that can round to 0
+    rows = np.arange(len(scores))
+    return np.exp(-log_p[rows, targets].mean())
+''',
+    solution=["logits[:-1]", "ids[1:]", "shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))"],
+    reference=_logits_reference,
+    contract=PERPLEXITY_LOGITS_CONTRACT,
+    fixed=_perplexity_logits_fixed,
+    draw=_perplexity_logits_draw,
+    hints=[
+        "Row t scores the word after token t. The last row scores a word the text does not have, "
+        "and the first token is a word no row predicts: of n rows and n tokens, n - 1 pairs are "
+        "left, each row with the token one place after it.",
+        "A slice that ends at -1 drops the last item; a slice that starts at 1 drops the first.",
+        "log(e^s / sum of e^s) = s - log(sum of e^s): no division, and no probability to take "
+        "the log of. Write it with the shifted scores: their largest e^s is e^0 = 1, so the sum "
+        "is at least 1 and nothing overflows. Sum along each row, keeping the axis so that it "
+        "lines up with the row's scores.",
+    ],
+    mistakes=[
+        Mistake("own token", {0: "logits", 1: "ids"},
+                "You scored each row against the token at its own position. Row t scores the word "
+                "that comes after token t: pair it with the next token, and leave out the last row "
+                "(the text has no word after it) and the first token (no row predicts it)."),
+        Mistake("the token before", {0: "logits[1:]", 1: "ids[:-1]"},
+                "You paired each row with the token before it. Row t scores the word after token t: "
+                "the rows are the first to the one before last, their targets the second token to "
+                "the last."),
+        Mistake("lengths differ", {0: "logits"},
+                "Your scores and your targets are not as many: a text of n tokens has n rows of "
+                "scores but only n - 1 predictions. The last row scores a word the text does not "
+                "have, and the first token has no row before it: leave out both."),
+        Mistake("log of the softmax", {2: "np.log(np.exp(shifted) / np.exp(shifted).sum(axis=-1, keepdims=True))"},
+                "You took the log of the probabilities. Where a right word scores 800 below the top "
+                "of its row (a hidden test), its probability e^-800 rounds to 0, its log is -inf and "
+                "the perplexity infinite: the model was very surprised, but not infinitely. Write the "
+                "log of the softmax without computing the probability: s - log(sum of e^s)."),
+        Mistake("unshifted", {2: "scores - np.log(np.exp(scores).sum(axis=-1, keepdims=True))"},
+                "You took the exponentials of the raw scores: for scores around 1,000 (a hidden "
+                "test) e^1000 overflows to infinity. Use the shifted scores, whose largest is 0: "
+                "the row's top cancels out of s - log(sum of e^s)."),
+        Mistake("not normalised", {2: "shifted"},
+                "The shifted scores are log probabilities only up to a number per row: their "
+                "exponentials do not add up to 1. Subtract the log of that sum, row by row."),
+        Mistake("sum without keepdims", {2: "shifted - np.log(np.exp(shifted).sum(axis=-1))"},
+                "Your sum over each row lost its axis: one number per row, shape (n - 1,), which "
+                "lines up with the columns of the scores instead of their rows. Keep the axis "
+                "(keepdims=True)."),
+        Mistake("down the columns", {2: "shifted - np.log(np.exp(shifted).sum(axis=0, keepdims=True))"},
+                "You added the exponentials down the columns (axis 0), over the predictions. The "
+                "softmax of a row adds up that row, over the words: the last axis."),
+    ],
+    rtol=1e-6,
+    skills="compute a model's perplexity on a text from its scores, pairing each row with the next "
+           "token and taking the log of the softmax without computing a probability",
 )
 
 
@@ -600,5 +765,5 @@ CAPSTONE = Exercise(
     skills="build one trained block from RMSNorm, multi-head attention with RoPE and SwiGLU",
 )
 
-DEFINITIONS = [PERPLEXITY, RUN_BLOCKS, LEAVE_ONE_OUT, CAPSTONE, *questions.QUESTIONS]
+DEFINITIONS = [PERPLEXITY, PERPLEXITY_LOGITS, RUN_BLOCKS, LEAVE_ONE_OUT, CAPSTONE, *questions.QUESTIONS]
 SKIP_AHEAD = questions.SKIP_AHEAD

@@ -1,6 +1,7 @@
 """The labs of notebook 05, inside the course's small trained model (``lib.model``), one per module:
 
 - ``ablation``: leave out any of the four blocks or the positions and watch the perplexity;
+- ``heads``: where each head looks while the model copies or reverses letters, and one head left out;
 - ``mismatch``: run the same weights with a detail changed and see which mistakes are quiet;
 - ``stream``: one token's residual stream, block by block.
 
@@ -10,7 +11,9 @@ so ``from labs.trained import ablation_lab`` works in notebooks old and new.
 """
 
 from .ablation import ablation_lab, ablation_model
+from .heads import head_summary, heads_lab, pooled_perplexities
 from .mismatch import mismatch_lab, mismatch_model
 from .stream import stream_lab
 
-__all__ = ["ablation_lab", "ablation_model", "mismatch_lab", "mismatch_model", "stream_lab"]
+__all__ = ["ablation_lab", "ablation_model", "head_summary", "heads_lab", "mismatch_lab", "mismatch_model",
+           "pooled_perplexities", "stream_lab"]

@@ -34,14 +34,18 @@ PREDICT_BLOCK = Question(
     notebook=NOTEBOOK,
     kind="predict",
     prompt="Leave out one block of the four (the stream passes it unchanged) and keep the rest. "
-           "Which block, left out on its own, raises the perplexity on the held-out text the most?",
+           "Which block, left out on its own, raises the perplexity on the held-out texts the most?",
     choices=["block 1, the first", "block 2", "block 3", "block 4, the last",
              "about the same for every block"],
     answer=0,
     explanation="Block 1 sees the raw embeddings, and every later block was trained on a stream "
                 "that block 1 had already shaped. Leave it out and every later block reads a "
-                "stream it never saw in training. Later blocks add refinements that the rest of "
-                "the model can partly do without. The cell after the lab prints the numbers.",
+                "stream it never saw in training, so every kind of prediction suffers. The later "
+                "blocks are not mere refinements: each carries kinds of prediction of its own, and "
+                "without it those fall apart (without block 2, copying and reversing; without "
+                "block 4, the verbs). But each of those kinds is a small share of all the "
+                "predictions, so the overall perplexity rises less. The cell after the lab prints "
+                "the numbers.",
     reveals=[
         r"\bfirst block matters most\b",
         r"\bblock 1 sees the raw embeddings\b",
@@ -74,6 +78,35 @@ PREDICT_STREAM = Question(
     ],
 )
 
+PREDICT_COPY_HEAD = Question(
+    id="trained-predict-copy-head",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="In `copy b d a | b d a .` the row of the bar must write `b`, the row of that `b` must "
+           "write `d`, and so on: the letter to write always stands in the first half. Which head "
+           "do you expect to look back at it?",
+    choices=["a head of block 1: only block 1 reads the letters as they were written",
+             "a single head of block 2, with more than half of its weight on that letter",
+             "the four heads of block 2 together, each with a small share",
+             "a head of block 4, the last before the output"],
+    answer=1,
+    explanation="Block 2's head 2: at the copy predictions it puts more than half of its weight on "
+                "the letter to write, more than twice as much as any other head (the cell after "
+                "the lab prints every head). Block 1 could not aim so well: how far back the letter "
+                "stands depends on how many letters the list has, and in block 1 a token knows only "
+                "its own word and its position. A row that holds a letter can find it by what it "
+                "holds instead, as the letter that came right after the earlier copy of its own; "
+                "but a letter of the first half carries the letter before it only once a head of "
+                "block 1 has looked one token back and written it into the stream. Block 2's heads "
+                "are the first that can read that.",
+    reveals=[
+        r"\bblock 2'?s head 2\b",
+        r"\bhead 2 of block 2\b",
+        r"\bsingle head of block 2\b",
+        r"\bmore than half of its weight on (that|the) letter\b",
+    ],
+)
+
 PREDICT_MISMATCH = Question(
     id="trained-predict-mismatch",
     notebook=NOTEBOOK,
@@ -96,7 +129,7 @@ PREDICT_MISMATCH = Question(
     ],
 )
 
-QUESTIONS = [NUMBER_UNIFORM, PREDICT_STREAM, PREDICT_BLOCK, PREDICT_MISMATCH]
+QUESTIONS = [NUMBER_UNIFORM, PREDICT_STREAM, PREDICT_BLOCK, PREDICT_COPY_HEAD, PREDICT_MISMATCH]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
