@@ -78,7 +78,6 @@ PREDICT_NO_ACTIVATION = Question(
                 "works out.",
     reveals=[
         r"\bcollapses? into one\b",
-        r"\bsame as multiplying once\b",
         r"\bbuys exactly what a \S+ × \S+ matrix buys\b",
     ],
 )
@@ -146,7 +145,6 @@ SKIP_AHEAD = [
              answer=0,
              explanation="Two linear maps in a row are one linear map.",
              reveals=[r"\bcollapses? into one\b",
-                      r"\bsame as multiplying once\b",
                       r"\b(one|a single) linear map\b",
                       r"\bsingle matrix and a bias would do the same\b"]),
     Question("ffn-out-gated-width", NOTEBOOK, "number",
