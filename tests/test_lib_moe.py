@@ -111,6 +111,15 @@ def test_sigmoid_shares_are_finite_and_exact_for_huge_scores():
     assert np.all(np.isfinite(full.shares)) and np.allclose(full.shares, softmax(np.array([1000.0, 999.0, -5.0]))[:2])
 
 
+def test_a_full_softmax_shares_each_tokens_huge_scores_on_their_own():
+    """Each token's softmax is shifted by its own largest score: tokens 1,000 apart in scale both
+    get their shares, neither 0 / 0."""
+    scores = np.array([[1000.0, 999.0, -5.0], [-1000.0, -1001.0, -1005.0]])
+    routing = route(scores, 2, "softmax_topk")
+    assert np.all(np.isfinite(routing.shares))
+    assert np.allclose(routing.shares, [softmax(scores[0])[:2], softmax(scores[1])[:2]])
+
+
 def test_route_with_bias_shares_by_each_rule_from_the_unbiased_scores():
     scores = np.random.default_rng(2).normal(size=(20, 8))
     bias = np.linspace(1.0, -1.0, 8)
