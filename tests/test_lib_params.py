@@ -225,6 +225,7 @@ def test_ffn_width_is_the_narrowest_multiple_that_holds_the_budget():
         assert width % multiple == 0 and ffn_parameters(d, width, gated) >= budget
         assert ffn_parameters(d, width - multiple, gated) < budget               # one multiple less falls short
     assert ffn_width(np.int32(96), np.int64(2), True, np.int32(8)) == 256
+    assert ffn_width(2, 1, gated=True) == 3                                       # by default any width
     for d in (64, 100, 768, 4096):
         assert gated_width(d, 256) == ffn_width(d, 2, True, 256)
     for bad, message in ((dict(d_model=0), "d_model"), (dict(d_model=8, times=0), "times"),
