@@ -200,11 +200,25 @@ def training_memory(parameters, bytes_per_number=4):
                           master_copy=parameters * 4 if nbytes < 4 else 0, moments=parameters * 8)
 
 
+def ffn_width(d_model, times=2, gated=False, multiple=1):
+    """The narrowest FFN hidden width, a multiple of ``multiple``, at which the FFN holds at least
+    ``times`` times as many parameters as attention's four d×d matrices.
+
+    Each hidden unit adds d numbers to each of the FFN's matrices (2 plain, 3 gated), so the width
+    is times·4·d² / (matrices·d), rounded up to the multiple: 2·times·d plain, 4/3·times·d gated.
+    d = 768, times 2, plain -> 3,072; d = 960, times 2, gated, multiple 256 -> 2,560 (exactly 8/3·d);
+    d = 4,096 -> 11,008 (8/3·d is 10,922.67).
+    """
+    d, times = check_positive_int(d_model, "d_model"), check_positive_int(times, "times")
+    multiple = check_positive_int(multiple, "multiple")
+    per_unit = (3 if gated else 2) * d
+    return -(-times * 4 * d * d // (per_unit * multiple)) * multiple
+
+
 def gated_width(d_model, multiple=32):
     """The SwiGLU hidden width that keeps a plain 4·d FFN's count: 8/3·d rounded up to a
     multiple (768 -> 2048, 960 -> 2560, 128 -> 352 with multiple 32)."""
-    d_model, multiple = check_positive_int(d_model, "d_model"), check_positive_int(multiple, "multiple")
-    return -(-8 * d_model // (3 * multiple)) * multiple
+    return ffn_width(d_model, times=2, gated=True, multiple=multiple)
 
 
 def equal_count_gated_width(d_ff, multiple=1):

@@ -102,12 +102,10 @@ def scores_by_distance(draw):
 
 
 @st.composite
-def ffn_sublayer(draw):
-    lead = tuple(draw(sizes(1, 4)) for _ in range(draw(st.sampled_from([1, 2]))))
-    d, f, dtype = draw(sizes(1, 6)), draw(sizes(1, 8)), draw(dtypes("float64", "float32"))
-    x = draw(numbers(lead + (d,), dtype, scale=1.0))
-    return (x, draw(numbers((d, f), dtype, scale=1.0)), draw(numbers((f,), dtype, scale=1.0)),
-            draw(numbers((f, d), dtype, scale=1.0)), draw(numbers((d,), dtype, scale=1.0))), {}
+def one_matrix(draw):
+    d, f, out, dtype = draw(sizes(1, 6)), draw(sizes(1, 8)), draw(sizes(1, 6)), draw(dtypes("float64", "float32"))
+    return (draw(numbers((d, f), dtype)), draw(numbers((f,), dtype)), draw(numbers((f, out), dtype)),
+            draw(numbers((out,), dtype))), {}
 
 
 @st.composite
@@ -136,8 +134,9 @@ def moe_block_counts(draw):
 
 
 @st.composite
-def block_count(draw):
-    return (draw(sizes(1, 8192).flatmap(whole)), draw(sizes(1, 32768).flatmap(whole)), draw(st.booleans())), {}
+def ffn_width(draw):
+    return (draw(sizes(1, 8192).flatmap(whole)), draw(sizes(1, 4).flatmap(whole)), draw(st.booleans()),
+            draw(sizes(1, 1024).flatmap(whole))), {}
 
 
 @st.composite
@@ -289,9 +288,9 @@ def trained_block(draw):
 
 
 STRATEGIES = {"row-mean": row_mean, "stable-softmax": softmax, "sinusoidal-table": position_table,
-              "rope-rotation": rope_one, "rope-distance": scores_by_distance, "ffn-sublayer": ffn_sublayer,
+              "rope-rotation": rope_one, "rope-distance": scores_by_distance, "one-matrix": one_matrix,
               "swiglu": swiglu, "top2-weights": top2_weights, "moe-counts": moe_block_counts,
-              "block-count": block_count, "layer-norm-fix": layer_norm, "rms-norm-16bit": rms_norm,
+              "ffn-width": ffn_width, "layer-norm-fix": layer_norm, "rms-norm-16bit": rms_norm,
               "nudge-growth": nudge_growth, "cached-causal-weights": cached_causal_weights,
               "future-leak": future_leak, "grouped-parameters": grouped_parameters, "perplexity": perplexity,
               "leave-one-out": leave_one_out,

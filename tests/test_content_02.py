@@ -1,4 +1,5 @@
-"""Notebook 02: the syllabus figures, computed by its cells, pinned; the lab and exercise cells in place."""
+"""Notebook 02: the syllabus figures, computed by its cells, pinned; the lab and exercise cells in
+place; each sentence that gives a reason checked by running the configuration it names."""
 
 import json
 import re
@@ -8,8 +9,10 @@ import pytest
 
 from conftest import CONTENT
 from labs.decoder.models import REAL_MODELS
-from lib.ffn import gelu, silu as lib_silu, worked_example
-from lib.params import ModelConfig, block_parameters, ffn_parameters, gated_width
+from labs.ffn.router import router_scores
+from lib.ffn import collapse, ffn, gelu, silu as lib_silu, worked_example
+from lib.moe import RULES, mixture_of_experts, route
+from lib.params import ModelConfig, block_parameters, ffn_parameters, ffn_width, gated_width
 
 NAME = "02_feed_forward.ipynb"
 
@@ -17,7 +20,18 @@ PINNED = {
     "hidden-units": ["hidden layer shape: (3, 4)", "cat before ReLU: [2.0, -2.0, 1.0, 0.0]",
                      "cat's units on: 2 of 4"],
     "cat-alone": ["exactly the same: True"],
-    "collapse": ["W_up @ W_down = [[1.5, -0.5], [1.5, 0.5]]", "(below 1e-12: True)"],
+    "collapse": ["W_up @ W_down = [[1.5, -0.5], [1.5, 0.5]]", "b_up @ W_down + b_down = [-2.0, 0.0]",
+                 "largest difference on the three tokens: 0.0\n",
+                 "two FFNs in a row against x @ (W @ W) + (b @ W + b): 0.0\n"],
+    "ffn-widths": ["d = 960, FFN 1 x attention: plain width 1,920, gated width 1,280",
+                   "d = 960, FFN 2 x attention: plain width 3,840, gated width 2,560",
+                   "SmolLM2-360M, d = 960: released gated width 2,560"],
+    "routing-rules": ["A: top 2, then a softmax over the 2              expert 1: 0.875, expert 3: 0.125  (sum 1.000)",
+                      "B: softmax over all 8, keep the top 2            expert 1: 0.725, expert 3: 0.103  (sum 0.828)",
+                      "C: sigmoid, keep the top 2, divide by their sum  expert 1: 0.597, expert 3: 0.403  (sum 1.000)",
+                      "one expert kept, rule A: its weight runs from 1.000 to 1.000 over 4,096 tokens"],
+    "shared-expert": ["weights of experts 1 to 8, then the shared one: [0.597, 0.0, 0.403, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]",
+                      "a token runs 8 routed + 1 shared = 9"],
     "block-768": ["768 x 3,072: 2,359,296", "attention: 2,359,296", "FFN: 4,718,592", "norms: 1,536",
                   "one block: 7,079,424", "attention 33.3%, FFN 66.7%"],
     "toy-ffn": ["= 162"],
@@ -71,9 +85,9 @@ def test_labs_exercises_and_questions_are_in_the_notebook():
         assert lab in source
     exercises = [c["metadata"]["course"]["exercise"] for c in _cells()
                  if c["metadata"].get("course", {}).get("exercise")]
-    assert exercises == ["ffn-sublayer", "block-count", "swiglu", "top2-weights", "moe-counts"]
+    assert exercises == ["one-matrix", "ffn-width", "swiglu", "top2-weights", "moe-counts"]
     for question in ("ffn-predict-alone", "ffn-shape-hidden", "ffn-number-cat-on",
-                     "ffn-predict-no-activation", "ffn-number-fair-share"):
+                     "ffn-predict-no-activation", "ffn-predict-routing-rules", "ffn-number-fair-share"):
         assert f'ask("{question}")' in source
     first_code = next(c for c in _cells() if c["cell_type"] == "code")
     assert "setup" in first_code["metadata"].get("tags", [])
@@ -87,7 +101,8 @@ def test_prose_does_not_type_the_figures():
     for number in ("7,079,424", "2,359,296", "4,718,592", "33.3", "66.7", "162", "0.875", "0.125",
                    "506", "166", "965", "483", "209", "40,115,712", "11,804,160", "1,024", "-0.14",
                    "2.86", "352", "1,536", "9,437,184", "7,077,888", "1.50", "4.62", "1.52", "2.00",
-                   "6,144", "0.13", "10,922", "13,824", "22,016", "3,072 operations"):
+                   "6,144", "0.13", "10,922", "13,824", "22,016", "3,072 operations", "1,920", "1,280", "3,840", "2,560",
+                   "0.725", "0.103", "0.828", "0.597", "0.403", "0.181", "0.990"):
         assert number not in prose, f"{number} is typed in the prose; print it from a cell"
 
 
@@ -177,3 +192,173 @@ def test_the_deeper_boxes_hold_true():
     for z in (3.0, 5.0):
         assert abs(float(lib_silu(z)) - z) < 0.2                           # near z, large positive z
     assert "large negative z" in prose and "large positive z" in prose
+
+
+# ---------------------------------------------------------------- the FFN without its activation
+
+def _cell_index(predicate):
+    return next(i for i, c in enumerate(_cells()) if predicate(c))
+
+
+def _exercise_cell(ex_id):
+    return _cell_index(lambda c: c["metadata"].get("course", {}).get("exercise") == ex_id)
+
+
+def _source_cell(text):
+    return _cell_index(lambda c: text in "".join(c["source"]))
+
+
+def test_the_one_matrix_exercise_comes_after_its_prediction_and_before_the_lab_and_the_collapse():
+    asked, exercise = _source_cell('ask("ffn-predict-no-activation")'), _exercise_cell("one-matrix")
+    lab, collapse_cell = _source_cell("remove_activation_lab()"), _cell_index(
+        lambda c: c["metadata"].get("course", {}).get("figure") == "collapse")
+    assert asked < exercise < lab < collapse_cell
+
+
+def test_the_prose_says_what_the_collapse_cell_printed(figures):
+    """The cell printed exactly 0 for the worked example: the prose says 0, not "only rounding"."""
+    text = figures["collapse"]
+    assert float(re.search(r"three tokens: (\S+)", text).group(1)) == 0.0
+    e = worked_example()
+    W, b = collapse(e.W_up, e.b_up, e.W_down, e.b_down)
+    assert np.array_equal(ffn(e.X, e.W_up, e.b_up, e.W_down, e.b_down, activation=None), e.X @ W + b)
+    prose = _prose()
+    assert "The largest difference is 0:" in prose and "only rounding" not in prose
+
+
+def test_a_stack_of_ffns_without_activation_is_still_one_matrix():
+    """"a stack of such layers would still be one matrix": three random activation-free FFNs of
+    width 16 in a row against the one matrix and bias folded from them."""
+    rng = np.random.default_rng(7)
+    layers = [(rng.normal(size=(4, 16)), rng.normal(size=16), rng.normal(size=(16, 4)), rng.normal(size=4))
+              for _ in range(3)]
+    x = rng.normal(size=(10, 4))
+    out, W, b = x, np.eye(4), np.zeros(4)
+    for layer in layers:
+        out = ffn(out, *layer, activation=None)
+        W_layer, b_layer = collapse(*layer)
+        W, b = W @ W_layer, b @ W_layer + b_layer
+    assert np.allclose(out, x @ W + b, rtol=1e-9, atol=1e-9)
+    with_relu = x
+    for layer in layers:
+        with_relu = ffn(with_relu, *layer)
+    assert not np.allclose(with_relu, x @ W + b, atol=1e-3)        # the activation is what bends it
+
+
+# ---------------------------------------------------------------- the FFN's width from a budget
+
+def test_the_width_exercise_comes_before_the_lab_that_would_give_its_widths():
+    assert _exercise_cell("ffn-width") < _source_cell("parameters_lab()")
+    assert _exercise_cell("ffn-width") < _source_cell("w = 2/3 · d_ff")
+    assert _exercise_cell("swiglu") > _source_cell("parameters_lab()")
+
+
+def test_the_widths_that_meet_each_budget_are_what_the_prose_says(figures):
+    for d in (64, 768, 960, 4096):
+        attention = 4 * d * d
+        assert ffn_parameters(d, 2 * d) == attention == ffn_parameters(d, ffn_width(d, 1))    # 2·d: as large
+        assert ffn_parameters(d, 4 * d) == 2 * attention                                       # 4·d: twice
+        for times in (1, 2):
+            assert ffn_width(d, times, gated=True) == -(-2 * ffn_width(d, times) // 3)        # two thirds
+    smol = REAL_MODELS["SmolLM2-360M"].config
+    assert ffn_width(smol.d_model, 2, True, 256) == smol.d_ff == 8 * smol.d_model // 3    # nothing to round
+    assert 8 * smol.d_model % 3 == 0 and smol.d_ff % 256 == 0
+    prose = _prose()
+    for words in ("A plain FFN of width 2·d holds as much as attention, and the usual 4·d twice as much",
+                  "two thirds of the plain width", "with nothing to\nround"):
+        assert words in prose, words
+
+
+# ---------------------------------------------------------------- routing rules and shared experts
+
+def test_the_router_is_introduced_as_one_rule_among_several():
+    prose = _prose()
+    intro = "".join(_cells()[_source_cell("## Mixture of experts")]["source"])
+    assert "decided by a rule of its own" in intro and "other rules follow the exercise" in intro
+    assert "a softmax over just those two scores decides" not in prose
+    assert _exercise_cell("top2-weights") < _source_cell('ask("ffn-predict-routing-rules")') \
+        < _cell_index(lambda c: c["metadata"].get("course", {}).get("figure") == "routing-rules")
+
+
+def test_every_rule_keeps_the_same_experts_on_the_router_labs_tokens():
+    """"All three rules keep experts 1 and 3 ... chosen by the scores alone": on the example and
+    on all 4,096 tokens of the router lab, for one, two and three experts kept."""
+    tokens = router_scores()
+    for k in (1, 2, 3):
+        chosen = [route(tokens, k, rule).experts for rule in RULES]
+        assert all(np.array_equal(chosen[0], other) for other in chosen[1:])
+    assert all(list(route(tokens[0], 2, rule).experts) == [0, 2] for rule in RULES)
+
+
+def _rule_line(text, letter):
+    line = next(line for line in text.splitlines() if line.startswith(letter + ":"))
+    first, second, total = (float(v) for v in re.findall(r"(?:: |sum )(\d\.\d{3})", line))
+    return first, second, total
+
+
+def test_the_weights_differ_as_the_prose_says(figures):
+    text = figures["routing-rules"]
+    a, b, c = (_rule_line(text, letter) for letter in "ABC")
+    assert a[2] == 1.0 and c[2] == 1.0 and b[2] < 1                 # B's two weights: less than 1
+    assert 2.5 < c[1] / a[1] < 3.5                                   # "about three times as much"
+    assert c[0] < a[0] and b[0] < a[0]                               # the best expert counts less
+    low, high = (float(v) for v in re.search(r"rule B: its weight runs from (\S+) to (\S+)", text).groups())
+    assert high - low > 0.5                                          # "differs from token to token"
+    prose = _prose()
+    for words in ("add up to less than 1", "about three times as much as under A",
+                  "A gives it weight 1 for every token, whatever its scores"):
+        assert words in prose, words
+
+
+def test_with_one_expert_kept_the_router_reaches_the_output_only_under_a_full_softmax():
+    """"the router's scores would not reach the output at all" under A with one expert kept, "and
+    training could not learn the router from it": nudge the router's weights by a little that
+    keeps every choice; under A the output does not move, under B it does."""
+    rng = np.random.default_rng(3)
+    d, n_experts = 16, 8
+    experts = [lambda t, W=rng.normal(size=(d, d)): t @ W for _ in range(n_experts)]
+    x, W_router = rng.normal(size=(64, d)), rng.normal(size=(d, n_experts))
+    nudged = W_router + rng.normal(0.0, 1e-4, W_router.shape)
+    for rule, moves in (("topk_softmax", False), ("softmax_topk", True)):
+        before = mixture_of_experts(x, W_router, experts, top_k=1, rule=rule)
+        after = mixture_of_experts(x, nudged, experts, top_k=1, rule=rule)
+        assert np.array_equal(before.experts, after.experts)                  # the same choices
+        assert (np.abs(after.output - before.output).max() > 1e-8) == moves, rule
+
+
+def test_the_shared_expert_adds_weight_one_on_top_of_the_routed_weights(figures):
+    weights = [float(v) for v in re.search(r"shared one: \[([^\]]+)\]", figures["shared-expert"]).group(1).split(",")]
+    assert len(weights) == 9 and weights[8] == 1.0 and abs(sum(weights[:8]) - 1) < 1e-3
+    v3 = REAL_MODELS["DeepSeek-V3"].config
+    assert (v3.shared_experts, v3.top_k, v3.experts) == (1, 8, 256)
+    shared = block_parameters(v3).ffn_active / ffn_parameters(v3.d_model, v3.expert_d_ff, gated=True)
+    assert shared == v3.top_k + v3.shared_experts                     # the shared FFN runs for every token
+    assert "the shared expert's 1 comes on top" in _prose()
+
+
+# ---------------------------------------------------------------- the deeper boxes and the intro
+
+def test_capacity_is_described_as_a_training_device_and_deepseek_drops_no_tokens():
+    prose = _prose()
+    box = prose[prose.index("Deeper: how real systems balance the load"):]
+    assert "Training systems also give each expert a fixed\n**capacity**" in box
+    assert "only the residual connection carries it past the layer" in box
+    assert "drops no tokens, in training or in inference" in box
+    assert "Serving systems" not in prose
+    cost = "".join(_cells()[_cell_index(lambda c: c["metadata"].get("course", {}).get("figure") == "moe-counts") + 1]["source"])
+    assert "capacity" not in cost                                    # one meaning for the word
+
+
+def _without_code_and_math(text):
+    return re.sub(r"`[^`]*`|\$\$.*?\$\$|\$[^$]*\$", "", text, flags=re.DOTALL)
+
+
+def test_no_parenthesis_is_opened_inside_another_in_the_prose():
+    for cell in _cells():
+        if cell["cell_type"] != "markdown":
+            continue
+        depth = 0
+        for ch in _without_code_and_math("".join(cell["source"])):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            assert depth <= 1, "".join(cell["source"])[:200]
+    assert "(the hidden-units lab (with ReLU))" not in _prose()

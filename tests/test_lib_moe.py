@@ -1,11 +1,12 @@
-"""lib.moe: top-k routing (its edges: huge scores, ties, the default k), the mixture's output, the
-biased router and load balancing, and the checks."""
+"""lib.moe: top-k routing (its edges: huge scores, ties, the default k), the routing rules side by
+side, the mixture's output with and without shared experts, the biased router and load
+balancing, and the checks."""
 
 import numpy as np
 import pytest
 
 from lib.ffn import ffn
-from lib.moe import Balancing, balance_load, mixture_of_experts, route, route_with_bias, tokens_per_expert
+from lib.moe import RULES, Balancing, balance_load, mixture_of_experts, route, route_with_bias, tokens_per_expert
 
 SCORES = [2.45, -3.07, 0.50, -0.68, -0.54, -0.26, -2.42, -0.28]
 
@@ -55,6 +56,84 @@ def test_ties_go_to_the_lower_numbered_expert():
         assert list(chosen) == sorted(range(40), key=lambda e: (-row[e], e))[:3]
 
 
+# ---------------------------------------------------------------- the routing rules
+
+def sigmoid(z):
+    return 1 / (1 + np.exp(-z))
+
+
+def test_every_rule_keeps_the_same_experts_as_the_scores_rank_them():
+    """Softmax and sigmoid both grow with the score, so no rule changes which experts are kept."""
+    scores = np.random.default_rng(8).normal(0.0, 3.0, size=(500, 8))
+    for k in (1, 2, 3, 8):
+        experts = [route(scores, k, rule).experts for rule in RULES]
+        assert all(np.array_equal(experts[0], other) for other in experts[1:])
+
+
+def test_the_worked_token_under_each_rule():
+    s = np.array(SCORES)
+    everything = np.exp(s) / np.exp(s).sum()
+    expected = {"topk_softmax": softmax(s[[0, 2]]), "softmax_topk": everything[[0, 2]],
+                "sigmoid_topk": sigmoid(s[[0, 2]]) / sigmoid(s[[0, 2]]).sum()}
+    for rule, shares in expected.items():
+        routing = route(SCORES, 2, rule)
+        assert list(routing.experts) == [0, 2] and np.allclose(routing.shares, shares)
+    assert np.round(route(SCORES, 2, "softmax_topk").shares, 3).tolist() == [0.725, 0.103]
+    assert np.round(route(SCORES, 2, "sigmoid_topk").shares, 3).tolist() == [0.597, 0.403]
+    assert route(SCORES, 2).shares.tolist() == route(SCORES, 2, "topk_softmax").shares.tolist()   # the default
+
+
+def test_the_kept_part_of_a_full_softmax_sums_below_one_and_renormalised_is_the_topk_softmax():
+    scores = np.random.default_rng(4).normal(0.0, 2.0, size=(200, 8))
+    for k in (1, 2, 7):
+        kept = route(scores, k, "softmax_topk").shares
+        assert np.all(kept.sum(axis=1) < 1)
+        assert np.allclose(kept / kept.sum(axis=1, keepdims=True), route(scores, k).shares)
+    assert np.allclose(route(scores, 8, "softmax_topk").shares.sum(axis=1), 1.0)   # every expert kept
+
+
+def test_with_one_expert_kept_only_the_full_softmax_leaves_the_score_in_the_weight():
+    """Top 1 then a softmax (or a normalised sigmoid) weighs every token's expert 1, whatever its
+    scores; a softmax over all experts keeps the chosen expert's probability."""
+    scores = np.random.default_rng(6).normal(0.0, 2.0, size=(300, 8))
+    assert np.all(route(scores, 1).shares == 1.0) and np.all(route(scores, 1, "sigmoid_topk").shares == 1.0)
+    probability = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
+    kept = route(scores, 1, "softmax_topk").shares[:, 0]
+    assert np.allclose(kept, probability.max(axis=1)) and np.ptp(kept) > 0.5
+
+
+def test_sigmoid_shares_are_finite_and_exact_for_huge_scores():
+    routing = route(np.array([[800.0, 700.0, -900.0], [-800.0, -801.0, -900.0]]), 2, "sigmoid_topk")
+    assert np.all(np.isfinite(routing.shares))
+    assert np.allclose(routing.shares[0], [0.5, 0.5])
+    assert np.allclose(routing.shares[1], [1 / (1 + np.exp(-1.0)), 1 / (1 + np.e)])   # e^-800 : e^-801
+    full = route(np.array([1000.0, 999.0, -5.0]), 2, "softmax_topk")
+    assert np.all(np.isfinite(full.shares)) and np.allclose(full.shares, softmax(np.array([1000.0, 999.0, -5.0]))[:2])
+
+
+def test_a_full_softmax_shares_each_tokens_huge_scores_on_their_own():
+    """Each token's softmax is shifted by its own largest score: tokens 1,000 apart in scale both
+    get their shares, neither 0 / 0."""
+    scores = np.array([[1000.0, 999.0, -5.0], [-1000.0, -1001.0, -1005.0]])
+    routing = route(scores, 2, "softmax_topk")
+    assert np.all(np.isfinite(routing.shares))
+    assert np.allclose(routing.shares, [softmax(scores[0])[:2], softmax(scores[1])[:2]])
+
+
+def test_route_with_bias_shares_by_each_rule_from_the_unbiased_scores():
+    scores = np.random.default_rng(2).normal(size=(20, 8))
+    bias = np.linspace(1.0, -1.0, 8)
+    for rule in RULES:
+        biased = route_with_bias(scores, bias, 3, rule)
+        assert np.array_equal(biased.experts, route(scores + bias, 3).experts)
+        kept = np.take_along_axis(scores, biased.experts, 1)
+        want = {"topk_softmax": softmax(kept), "sigmoid_topk": sigmoid(kept) / sigmoid(kept).sum(axis=1, keepdims=True),
+                "softmax_topk": np.take_along_axis(softmax(scores), biased.experts, 1)}[rule]
+        assert np.allclose(biased.shares, want)
+    assert np.array_equal(route_with_bias(scores, np.zeros(8), 2, "sigmoid_topk").shares,
+                          route(scores, 2, "sigmoid_topk").shares)
+
+
 # ---------------------------------------------------------------- the mixture
 
 def random_experts(rng, d, n_experts, d_out=None):
@@ -80,6 +159,31 @@ def test_mixture_is_the_weighted_sum_of_the_chosen_experts():
     dense = sum(softmax(result.scores)[..., e:e + 1] * experts[e](x.reshape(-1, d)).reshape(x.shape)
                 for e in range(n_experts))
     assert np.allclose(full.output, dense)
+
+
+def test_a_shared_expert_runs_on_every_token_with_weight_one():
+    rng = np.random.default_rng(11)
+    d, n_experts = 5, 6
+    experts, (common,) = random_experts(rng, d, n_experts), random_experts(rng, d, 1)
+    x, router = rng.normal(size=(3, 4, d)), rng.normal(size=(d, n_experts))
+    for rule in RULES:
+        routed = mixture_of_experts(x, router, experts, 2, rule)
+        both = mixture_of_experts(x, router, experts, 2, rule, shared=[common])
+        assert np.allclose(both.output, routed.output + common(x.reshape(-1, d)).reshape(x.shape))
+        assert np.array_equal(both.experts, routed.experts) and np.array_equal(both.shares, routed.shares)
+    twice = mixture_of_experts(x, router, experts, shared=[common, common])
+    assert np.allclose(twice.output, mixture_of_experts(x, router, experts).output
+                       + 2 * common(x.reshape(-1, d)).reshape(x.shape))
+
+
+def test_stand_in_experts_show_each_experts_weight_in_the_output():
+    """Experts that answer with 1 in a slot of their own make the output list every weight:
+    the notebook's side-by-side of the rules reads them off this way."""
+    one_hot = [lambda t, i=i: np.tile(np.eye(9)[i], (len(t), 1)) for i in range(9)]
+    out = mixture_of_experts(np.array([SCORES]), np.eye(8), one_hot[:8], 2, "sigmoid_topk", shared=one_hot[8:])
+    weights = out.output[0]
+    assert weights[8] == 1.0 and np.allclose(weights[[0, 2]], route(SCORES, 2, "sigmoid_topk").shares)
+    assert np.count_nonzero(weights) == 3
 
 
 def test_an_expert_with_one_token_runs_on_it():
@@ -123,6 +227,10 @@ def test_tokens_per_expert_counts_every_choice():
 @pytest.mark.parametrize("call, expected", [
     (lambda: route(SCORES, top_k=9), "top_k should be at most the number of experts"),
     (lambda: route(SCORES, top_k=0), "top_k should be a whole number of at least 1"),
+    (lambda: route(SCORES, 2, "softmax"), "rule should be one of 'topk_softmax', 'softmax_topk', 'sigmoid_topk'"),
+    (lambda: route_with_bias(SCORES, np.zeros(8), 2, "top"), "rule should be one of"),
+    (lambda: mixture_of_experts(np.ones((3, 4)), np.ones((4, 2)), [abs, abs], shared=[lambda t: t[:1]]),
+     r"shared expert 0 should return one row per token it gets, shape \(3, d_out\)"),
     (lambda: route(np.ones((2, 3, 4))), r"scores should have shape \(tokens, experts\)"),
     (lambda: mixture_of_experts(np.ones((3, 4)), np.ones((5, 2)), [abs, abs]), "W_router should have 4 rows"),
     (lambda: mixture_of_experts(np.ones((3, 4)), np.ones((4, 3)), [abs, abs]), "experts should hold 3 functions"),

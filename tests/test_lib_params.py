@@ -8,8 +8,8 @@ import pytest
 
 from labs.decoder.models import REAL_MODELS, RealModel
 from lib.params import (DETAILS, ModelConfig, beyond_plain, block_parameters, count_parameters, doubled,
-                        equal_count_gated_width, ffn_parameters, gap_steps, gated_width, kv_cache_per_token,
-                        mebibytes, simple_version, training_memory)
+                        equal_count_gated_width, ffn_parameters, ffn_width, gap_steps, gated_width,
+                        kv_cache_per_token, mebibytes, simple_version, training_memory)
 
 SMALL = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12)
 MIXTURE = replace(SMALL, experts=8, top_k=2)
@@ -211,6 +211,27 @@ def test_memory_and_widths():
         gated_width(768, 0)
     with pytest.raises(ValueError, match="d_model should be a whole number of at least 1"):
         gated_width(0)
+
+
+def test_ffn_width_is_the_narrowest_multiple_that_holds_the_budget():
+    assert ffn_width(768) == 3072 and ffn_width(768, 1) == 1536                 # 4·d and 2·d plain
+    assert ffn_width(768, 1, gated=True) == 1024 and ffn_width(960, 2, True, 256) == 2560
+    assert ffn_width(4096, 2, True, 256) == 11008 == REAL_MODELS["LLaMA-7B"].config.d_ff
+    assert ffn_width(960, 2, True, 256) == REAL_MODELS["SmolLM2-360M"].config.d_ff
+    for d, times, gated, multiple in [(100, 1, True, 1), (128, 2, True, 32), (64, 3, False, 64), (7, 5, True, 4),
+                                      (4096, 2, True, 256), (1, 1, True, 1)]:
+        width = ffn_width(d, times, gated, multiple)
+        budget = times * 4 * d * d
+        assert width % multiple == 0 and ffn_parameters(d, width, gated) >= budget
+        assert ffn_parameters(d, width - multiple, gated) < budget               # one multiple less falls short
+    assert ffn_width(np.int32(96), np.int64(2), True, np.int32(8)) == 256
+    assert ffn_width(2, 1, gated=True) == 3                                       # by default any width
+    for d in (64, 100, 768, 4096):
+        assert gated_width(d, 256) == ffn_width(d, 2, True, 256)
+    for bad, message in ((dict(d_model=0), "d_model"), (dict(d_model=8, times=0), "times"),
+                         (dict(d_model=8, multiple=0), "multiple")):
+        with pytest.raises(ValueError, match=f"{message} should be a whole number of at least 1"):
+            ffn_width(**bad)
 
 
 def test_equal_count_gated_width():

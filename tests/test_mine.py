@@ -140,15 +140,28 @@ def test_rotary_lab_both_pairings(pairing):
     _same(RotaryLab, "rope-rotation", lambda m: [m["curve"], m["together"], m["score"], m["q_after"]], choose)
 
 
-def test_hidden_units_lab_relu_only():
-    from labs.ffn.hidden_units import HiddenUnitsLab
+def test_remove_activation_lab_draws_its_one_matrix_lines_with_the_learners_one_matrix():
+    from labs.ffn.remove_activation import RemoveActivationLab
 
-    lab = _same(HiddenUnitsLab, "ffn-sublayer", lambda m: [m["out"], m["in_batch"], m["alone_out"]])
-    lab.alone.value = True
-    assert lab.own.running_own and lab.model["difference"] < 1e-12
-    other = next(v for _label, v in lab.activation.options if v != "relu")
-    lab.activation.value = other
-    assert not lab.own.running_own and "this setting uses no" in _badge(lab)
+    lab = _same(RemoveActivationLab, "one-matrix", lambda m: [m["straight"], m["W"], m["b"], m["difference"]])
+    for activation in ("none", "relu"):                  # both settings draw the one-matrix lines
+        lab.activation.value = activation
+        lab.width.value = lab.width.max
+        assert lab.own.running_own and "called" in _badge(lab)
+    lab.activation.value = "none"
+    assert lab.model["matches"], "with the learner's one_matrix the lines lie on the curves"
+
+
+def test_remove_activation_lab_falls_back_from_a_one_matrix_with_its_bias_left_out():
+    from labs.ffn.remove_activation import RemoveActivationLab
+
+    lab = RemoveActivationLab(activation="none")
+    reference = lab.model["straight"].copy()
+    ns = run_cell("def one_matrix(W_up, b_up, W_down, b_down):\n    return W_up @ W_down\n", "import numpy as np\n")
+    own.remember("one-matrix", ns["one_matrix"])         # as if it had passed, then was edited
+    lab.own.checkbox.value = True
+    assert not lab.own.running_own and "course-own-fallback" in _badge(lab) and "shape" in _badge(lab)
+    np.testing.assert_allclose(lab.model["straight"], reference)
 
 
 def test_axis_lab():

@@ -2,15 +2,14 @@
 example, each hidden unit before and after the activation, and the same token run alone
 (position-wise: the output does not depend on the other tokens).
 
-Model: ``hidden_units_model`` (``lib.ffn``, or with ReLU the learner's ``ffn_sublayer``). View:
-``HiddenUnitsLab``. Root widget: ``hidden_units_lab()``.
+Model: ``hidden_units_model`` (``lib.ffn``). View: ``HiddenUnitsLab``. Root widget:
+``hidden_units_lab()``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.own import Use
 from lib.ffn import activation_function, ffn, hidden_units, worked_example
 from presentation.html import plain
 from presentation.numbers import number, plural, readout, scientific, significant, vector, word_list
@@ -37,21 +36,8 @@ def _token_name(x) -> str | None:
     return None
 
 
-def _course_relu_ffn(x, W_up, b_up, W_down, b_down):
-    return ffn(x, W_up, b_up, W_down, b_down, activation="relu")
-
-
-def _sublayer_without_residual(ffn_sublayer):
-    """The learner's ``ffn_sublayer`` (a ReLU FFN plus its input) minus the input: the FFN alone."""
-    return lambda x, W_up, b_up, W_down, b_down: ffn_sublayer(x, W_up, b_up, W_down, b_down) - x
-
-
-# The exercise whose function the hidden-units lab can run with ReLU (see labs/kit/own_function.py).
-FFN_USE = Use("ffn-sublayer", _course_relu_ffn, "lib.ffn.ffn", adapt=_sublayer_without_residual)
-
-
 def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu",
-                       alone: bool = False, relu_ffn=None) -> dict:
+                       alone: bool = False) -> dict:
     """One token [x1, x2] through the worked example's FFN.
 
     Returns the hidden units before (``pre``) and after (``post``) the activation, which are on
@@ -59,8 +45,6 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
     token's output inside the batch (cat, dog, car, plus the token if it is not one of them)
     compared with its output when run alone. A token's own numbers, a rounding away (as a slider
     hands them), are taken as written, as the notebook computes them.
-    ``relu_ffn(x, W_up, b_up, W_down, b_down)``, if given, computes the ReLU FFN's outputs (the learner's
-    ``ffn_sublayer`` without its residual); it is used only when ``activation`` is "relu".
     """
     e = EXAMPLE
     x = np.array([float(x1), float(x2)])
@@ -77,13 +61,9 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
         batch, row = np.vstack([e.X, x]), len(TOKENS)
     else:
         batch, row = e.X, TOKENS.index(name)
-    if relu_ffn is not None and activation == "relu":
-        in_batch = relu_ffn(batch, e.W_up, e.b_up, e.W_down, e.b_down)[row]
-        by_itself = out = relu_ffn(x[None, :], e.W_up, e.b_up, e.W_down, e.b_down)[0]
-    else:
-        in_batch = ffn(batch, e.W_up, e.b_up, e.W_down, e.b_down, activation=activation)[row]
-        by_itself = ffn(x[None, :], e.W_up, e.b_up, e.W_down, e.b_down, activation=activation)[0]
-        out = post @ e.W_down + e.b_down
+    in_batch = ffn(batch, e.W_up, e.b_up, e.W_down, e.b_down, activation=activation)[row]
+    by_itself = ffn(x[None, :], e.W_up, e.b_up, e.W_down, e.b_down, activation=activation)[0]
+    out = post @ e.W_down + e.b_down
     difference = float(np.max(np.abs(in_batch - by_itself)))
     label = name if name else "your token"
     act_name = ACTIVATION_NAMES.get(activation, str(activation))
@@ -128,7 +108,6 @@ class HiddenUnitsLab:
 
     def __init__(self, token: str = "cat", activation: str = "relu", alone: bool = False):
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
-        from ..kit.own_function import OwnFunctionSwitch
 
         self.colours = OKABE_ITO
         start = EXAMPLE.X[TOKENS.index(token)] if token in TOKENS else np.array([0.5, -0.5])
@@ -182,9 +161,7 @@ class HiddenUnitsLab:
 
         choices = controls(self.token, self.activation)
         sliders = controls(self.x1, self.x2, self.alone)
-        self.own = OwnFunctionSwitch([FFN_USE], self.update)
-        self.root = lab_root("hidden-units", [choices, sliders, self.own.widget, self.view.widget,
-                                              self.numbers, self.verdict])
+        self.root = lab_root("hidden-units", [choices, sliders, self.view.widget, self.numbers, self.verdict])
         self.token.observe(self._on_token, names="value")
         for number_slider in (self.x1, self.x2):
             number_slider.observe(self._on_number, names="value")
@@ -228,8 +205,7 @@ class HiddenUnitsLab:
 
     def update(self) -> dict:
         x1, x2, activation, alone = self.x1.value, self.x2.value, self.activation.value, self.alone.value
-        m = self.own.run(lambda relu_ffn: hidden_units_model(x1, x2, activation, alone, relu_ffn=relu_ffn),
-                          FFN_USE.exercise if activation == "relu" else None)
+        m = hidden_units_model(x1, x2, activation, alone)
         c = self.colours
         units = scale_for(np.concatenate([m["pre"], m["post"]]))
         outputs = scale_for(np.concatenate([m["in_batch"], m["alone_out"]]))

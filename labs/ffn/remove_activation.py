@@ -2,8 +2,8 @@
 any width is exactly one matrix W_up @ W_down plus a bias; with ReLU it bends wherever a hidden unit
 switches on or off.
 
-Model: ``collapse_model`` (``lib.ffn.ffn`` and ``lib.ffn.collapse``). View:
-``RemoveActivationLab``. Root widget: ``remove_activation_lab()``.
+Model: ``collapse_model`` (``lib.ffn.ffn`` and ``lib.ffn.collapse``, or the learner's
+``one_matrix``). View: ``RemoveActivationLab``. Root widget: ``remove_activation_lab()``.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from exercises.core.own import Use
 from lib.ffn import collapse, ffn, worked_example
 from presentation.html import plain
 from presentation.numbers import count, number, plural, scientific, vector
@@ -49,22 +50,36 @@ D_MODEL = 2                 # the worked example's tokens have 2 numbers
 ONE_MATRIX_BELOW = 1e-12    # a largest difference below this: rounding, the FFN is one matrix
 
 
+def course_one_matrix(W_up, b_up, W_down, b_down):
+    """``lib.ffn.collapse`` in the signature of the exercise's ``one_matrix``: W with b below it,
+    (d_model + 1, d_out)."""
+    W, b = collapse(W_up, b_up, W_down, b_down)
+    return np.vstack([W, b])
+
+
+# The exercise whose function draws the lab's one-matrix lines (see labs/kit/own_function.py).
+ONE_MATRIX_USE = Use("one-matrix", course_one_matrix, "lib.ffn.collapse")
+
+
 def _path_inputs(t):
     t = np.asarray(t, dtype=float)
     return np.stack([2.0 - t, t], axis=-1)
 
 
-def collapse_model(width: int = 4, activation: str = "relu") -> dict:
+def collapse_model(width: int = 4, activation: str = "relu", one_matrix=course_one_matrix) -> dict:
     """The FFN of the given width with or without its activation, against one matrix W_up @ W_down.
 
     Returns the outputs along the line through cat, dog and car (``path``), the collapsed
     matrix and bias, the largest difference between the FFN and ``x @ W + b`` on the three tokens
     and along the line, the bends (where a hidden unit crosses zero) and the parameter counts.
+    ``one_matrix(W_up, b_up, W_down, b_down)`` gives W with b below it (the learner's, or the
+    course's).
     """
     width = int(np.clip(int(width), 1, WIDTH_MAX))
     activation = "none" if activation in (None, "none") else activation
     W_up, b_up, W_down, b_down = ffn_weights(width)
-    W, b = collapse(W_up, b_up, W_down, b_down)
+    stacked = np.asarray(one_matrix(W_up, b_up, W_down, b_down), dtype=float)    # (d_model + 1, d_out)
+    W, b = stacked[:-1], stacked[-1]
     inputs = _path_inputs(PATH)
     along = ffn(inputs, W_up, b_up, W_down, b_down, activation=activation)
     straight = inputs @ W + b
@@ -119,6 +134,7 @@ class RemoveActivationLab:
 
     def __init__(self, width: int = 4, activation: str = "relu"):
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.own_function import OwnFunctionSwitch
 
         self.width = slider("int", value=width, min=WIDTH_MIN, max=WIDTH_MAX, step=WIDTH_STEP,
                             description="hidden width d_ff")
@@ -156,8 +172,9 @@ class RemoveActivationLab:
         self.view = FigureView(fig, description="Line plot of the FFN's two outputs along a line of "
                                                 "inputs, with the single-matrix version dashed",
                                changing=[self.curves, self.lines, self.bend_marks, self.title])
-        self.root = lab_root("remove-activation", [controls(self.width, self.activation), self.view.widget,
-                                                   self.numbers, self.verdict])
+        self.own = OwnFunctionSwitch([ONE_MATRIX_USE], self.update)
+        self.root = lab_root("remove-activation", [controls(self.width, self.activation), self.own.widget,
+                                                   self.view.widget, self.numbers, self.verdict])
         self.width.observe(self._on_change, names="value")
         self.activation.observe(self._on_change, names="value")
         self.update()
@@ -166,7 +183,8 @@ class RemoveActivationLab:
         self.update()
 
     def update(self) -> dict:
-        m = collapse_model(self.width.value, self.activation.value)
+        width, activation = self.width.value, self.activation.value
+        m = self.own.run(lambda one_matrix: collapse_model(width, activation, one_matrix))
         for k in range(2):
             self.curves[k].set_ydata(m["along"][:, k])
             self.lines[k].set_ydata(m["straight"][:, k])

@@ -71,12 +71,13 @@ PREDICT_NO_ACTIVATION = Question(
              "a little more, because it has more parameters",
              "much more: 64 units can draw 64 bends"],
     answer=0,
-    explanation="Multiplying by W_up and then by W_down is the same as multiplying once by W_up @ W_down, a "
-                "2 x 2 matrix, and the biases add up to one bias. Extra width without an activation "
-                "adds parameters but no new behaviour; the bends come only from the activation.",
+    explanation="A matrix product plus a bias, followed by another, is again one matrix product plus a "
+                "bias: the two matrices collapse into one, a 2 x 2 matrix here, whatever the width in "
+                "between. Extra width without an activation adds parameters but no new behaviour; the "
+                "bends come only from the activation. Which matrix and which bias, the exercise below "
+                "works out.",
     reveals=[
         r"\bcollapses? into one\b",
-        r"\bsame as multiplying once\b",
         r"\bbuys exactly what a \S+ × \S+ matrix buys\b",
     ],
 )
@@ -96,7 +97,31 @@ NUMBER_FAIR = Question(
     ],
 )
 
-QUESTIONS = [PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON, PREDICT_NO_ACTIVATION, NUMBER_FAIR]
+PREDICT_ROUTING_RULES = Question(
+    id="ffn-predict-routing-rules",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="Three routers read the example token's 8 scores and keep 2 experts each. A: the top 2, "
+           "then a softmax over just those two scores (as in the exercise above). B: a softmax over "
+           "all 8 scores, then the 2 largest kept as they are. C: the sigmoid of every score, then the "
+           "2 largest, divided by their sum. Compared with each other, the three routers...",
+    choices=["send the token to the same two experts, with the same weights",
+             "send the token to the same two experts, with different weights",
+             "may send the token to different experts"],
+    answer=1,
+    explanation="Softmax and sigmoid both grow with the score, so all three routers rank the experts "
+                "in the order of their scores and keep the same two. Only the weights differ: B's "
+                "are two parts of a softmax over all 8, which leaves the other 6 their parts, so the "
+                "two add up to less than 1; C's sigmoids flatten large scores, so the second expert "
+                "counts for much more than under A.",
+    reveals=[
+        r"\bsame two experts\b",
+        r"\brank the experts in the order of their scores\b",
+        r"\bkeep the same (two|experts)\b",
+    ],
+)
+
+QUESTIONS = [PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON, PREDICT_NO_ACTIVATION, PREDICT_ROUTING_RULES, NUMBER_FAIR]
 
 
 # ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
@@ -120,7 +145,6 @@ SKIP_AHEAD = [
              answer=0,
              explanation="Two linear maps in a row are one linear map.",
              reveals=[r"\bcollapses? into one\b",
-                      r"\bsame as multiplying once\b",
                       r"\b(one|a single) linear map\b",
                       r"\bsingle matrix and a bias would do the same\b"]),
     Question("ffn-out-gated-width", NOTEBOOK, "number",
