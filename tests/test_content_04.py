@@ -359,7 +359,7 @@ def test_future_leak_on_the_decoder_with_and_without_the_mask():
     from labs.decoder.layer_flow import FLOW_D, FLOW_FF, FLOW_HEADS, flow_inputs
     from lib.block import decoder, random_stack
 
-    ex = get_exercise("future-leak")
+    ex = get_exercise("future-leak-nudge")
     future_leak = run_cell(ex.solution_source, ex.context)["future_leak"]
     blocks = random_stack(12, FLOW_D, FLOW_FF, FLOW_HEADS, seed=0)
     sentence = flow_inputs()[0]
@@ -367,6 +367,33 @@ def test_future_leak_on_the_decoder_with_and_without_the_mask():
     unmasked = np.array(future_leak(lambda x: decoder(x, blocks, causal=False).output, sentence))
     assert np.all(masked == 0)                                          # exactly 0, not small
     assert np.all(unmasked[:-1] > 0.1) and unmasked[-1] == 0
+    assert future_leak(lambda x: decoder(x, blocks).output, sentence) == list(masked)   # the same every run
+
+
+def test_the_nudge_finds_a_leaking_layer_norm_model_that_a_shift_of_1_misses(cells):
+    """A LayerNorm decoder without the mask reads the future: the nudge shows it, while adding 1
+    to every number of the later tokens (the retired exercise's test) sees only rounding, as the
+    notebook's sentence above the cell says; and the check rejects that old answer, naming the cause."""
+    from exercises.core.cell import run_cell
+    from exercises.core.checker import evaluate
+    from labs.decoder.layer_flow import FLOW_D, FLOW_FF, FLOW_HEADS, flow_inputs
+    from lib.block import decoder, random_stack
+
+    new, old = get_exercise("future-leak-nudge"), get_exercise("future-leak")
+    assert old.retired and not new.retired and new.name == old.name
+    nudged = run_cell(new.solution_source, new.context)["future_leak"]
+    shifted = run_cell(old.solution_source, old.context)["future_leak"]
+    blocks = random_stack(12, FLOW_D, FLOW_FF, FLOW_HEADS, seed=0)
+    sentence = flow_inputs()[0]
+    layer = lambda x: decoder(x, blocks, causal=False, norm="layer").output   # noqa: E731
+    assert min(nudged(layer, sentence)[:-1]) > 0.1
+    assert max(shifted(layer, sentence)) < 1e-12
+    assert max(nudged(lambda x: decoder(x, blocks, norm="layer").output, sentence)) == 0   # with the mask
+    assert "so a shift of the same size in every number never reaches the model" in prose(cells)
+    old_answer = new.variant_source({0: "changed[i + 1:] += 1.0"})
+    feedback = evaluate(new, run_cell(old_answer, new.context, new.id))
+    assert not feedback.passed and "LayerNorm subtracts" in feedback.text()
+    assert "layer norm" in new.contract.edges
 
 
 # ---------------------------------------------------------------- counting
@@ -586,7 +613,7 @@ def test_examples_quoted_by_the_feedback_are_in_sight_above_their_checks(cells):
     exec(next(source(c) for c in cells if source(c).startswith("example_scores =")), namespace)
     assert np.array_equal(namespace["example_scores"], CACHED_EXAMPLE)    # the check's example, as shown
     assert "example_scores = np.array([[1.0, 2.0, 0.5, -1.0, 0.3]," in before["cached-causal-weights"]
-    assert "def whole_text_mean(x):" in before["future-leak"] and "np.arange(12.0).reshape(4, 3)" in before["future-leak"]
+    assert "def whole_text_mean(x):" in before["future-leak-nudge"] and "np.arange(12.0).reshape(4, 3)" in before["future-leak-nudge"]
     assert "d = 768" in before["grouped-parameters"] and "32,000" in before["grouped-parameters"]
     assert "`model_parameters(768, 12, 3072, 32000, 12, 4)`" in before["grouped-parameters"]
     for ex_id, i in index.items():
@@ -608,7 +635,7 @@ def test_structure(cells):
         assert f'ask("{question}")' in code
     assert 'ask("decoder-predict-zero-ffn")' not in code                # the duplicate of 03's question
     exercises = [c["metadata"]["course"]["exercise"] for c in cells if "exercise" in c["metadata"].get("tags", [])]
-    assert exercises == ["cached-causal-weights", "future-leak", "grouped-parameters"]
+    assert exercises == ["cached-causal-weights", "future-leak-nudge", "grouped-parameters"]
     first_code = next(c for c in cells if c["cell_type"] == "code")
     assert first_code["metadata"]["tags"] == ["setup"]
     assert code.index('ask("decoder-predict-size")') < next(i for i, s in enumerate(code) if "six_steps_lab()" in s)
