@@ -108,7 +108,6 @@ PREDICT_FINAL_NORM = Question(
                 "final norm hides what the blocks did; the cell below prints the stream before it.",
     reveals=[
         r"\[-1, 7\][^.]{0,80}\[-1, 1\]",
-        r"\bany token of two (different )?numbers\b",
         r"\bequal[^.]{0,60}\[0, 0\]",
         r"\bafter the final norm:? -1\.00 \+1\.00\b",
     ],
