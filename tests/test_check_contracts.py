@@ -292,7 +292,7 @@ STRATEGIES = {"row-mean": row_mean, "stable-softmax": softmax, "sinusoidal-table
               "swiglu": swiglu, "top2-weights": top2_weights, "moe-counts": moe_block_counts,
               "ffn-width": ffn_width, "layer-norm-fix": layer_norm, "rms-norm-16bit": rms_norm,
               "nudge-growth": nudge_growth, "cached-causal-weights": cached_causal_weights,
-              "future-leak": future_leak, "grouped-parameters": grouped_parameters, "perplexity": perplexity,
+              "future-leak-nudge": future_leak, "grouped-parameters": grouped_parameters, "perplexity": perplexity,
               "leave-one-out": leave_one_out,
               "capstone-block": trained_block}
 

@@ -94,9 +94,11 @@ def test_encoder_and_decoder_blocks(cells, figures):
     assert "decoder-only" in text and "cross-attention" in text
     lines = figures["block-2017"].splitlines()
     encoder, decoder, modern = (numbers(line)[-1] for line in lines)
-    assert (encoder, decoder, modern) == (3_152_384, 4_204_032, 3_212_288)
-    d = 512
-    assert decoder - encoder == 4 * d * d + 4 * d + 2 * d               # cross-attention and its LayerNorm
+    d, d_ff = 512, 2048
+    # 'biases | in the FFN's two matrices': attention's four d x d matrices have none
+    assert encoder == 4 * d * d + (2 * d * d_ff + d_ff + d) + 2 * 2 * d   # attention, FFN, two LayerNorms
+    assert (encoder, decoder, modern) == (3_150_336, 4_199_936, 3_212_288)
+    assert decoder - encoder == 4 * d * d + 2 * d                       # cross-attention and its LayerNorm
     assert int(np.ceil(8 / 3 * d / 64) * 64) == 1408                   # '8/3 · 512 rounded up to 64'
 
 
@@ -334,9 +336,12 @@ def test_hand_decoder_and_seven_norms(figures):
 
 
 def test_final_norm_question_is_answered_by_the_cell_after_it():
+    """Only a token of two equal numbers leaves LayerNorm as something other than +-[-1, 1]; the
+    question asks which, so the examples above it (two different numbers each) do not answer it."""
     from lib.norm import layer_norm
     q = get_question("decoder-predict-final-norm")
-    assert q.choices[q.answer] == "[-1, 1]"
+    assert q.choices[q.answer] == "those whose two numbers are equal: they come out as [0, 0]"
+    assert np.allclose(layer_norm(np.array([3.0, 3.0])), 0)
     assert np.allclose(layer_norm(np.array([-1.0, 7.0]), eps=0.0), [-1, 1])
     for pair in ([0.3, 5.0], [-2.0, -1.0], [9.0, 1.0]):             # any two different numbers
         assert np.allclose(np.abs(layer_norm(np.array(pair), eps=0.0)), 1)
@@ -354,7 +359,7 @@ def test_future_leak_on_the_decoder_with_and_without_the_mask():
     from labs.decoder.layer_flow import FLOW_D, FLOW_FF, FLOW_HEADS, flow_inputs
     from lib.block import decoder, random_stack
 
-    ex = get_exercise("future-leak")
+    ex = get_exercise("future-leak-nudge")
     future_leak = run_cell(ex.solution_source, ex.context)["future_leak"]
     blocks = random_stack(12, FLOW_D, FLOW_FF, FLOW_HEADS, seed=0)
     sentence = flow_inputs()[0]
@@ -362,6 +367,33 @@ def test_future_leak_on_the_decoder_with_and_without_the_mask():
     unmasked = np.array(future_leak(lambda x: decoder(x, blocks, causal=False).output, sentence))
     assert np.all(masked == 0)                                          # exactly 0, not small
     assert np.all(unmasked[:-1] > 0.1) and unmasked[-1] == 0
+    assert future_leak(lambda x: decoder(x, blocks).output, sentence) == list(masked)   # the same every run
+
+
+def test_the_nudge_finds_a_leaking_layer_norm_model_that_a_shift_of_1_misses(cells):
+    """A LayerNorm decoder without the mask reads the future: the nudge shows it, while adding 1
+    to every number of the later tokens (the retired exercise's test) sees only rounding, as the
+    notebook's sentence above the cell says; and the check rejects that old answer, naming the cause."""
+    from exercises.core.cell import run_cell
+    from exercises.core.checker import evaluate
+    from labs.decoder.layer_flow import FLOW_D, FLOW_FF, FLOW_HEADS, flow_inputs
+    from lib.block import decoder, random_stack
+
+    new, old = get_exercise("future-leak-nudge"), get_exercise("future-leak")
+    assert old.retired and not new.retired and new.name == old.name
+    nudged = run_cell(new.solution_source, new.context)["future_leak"]
+    shifted = run_cell(old.solution_source, old.context)["future_leak"]
+    blocks = random_stack(12, FLOW_D, FLOW_FF, FLOW_HEADS, seed=0)
+    sentence = flow_inputs()[0]
+    layer = lambda x: decoder(x, blocks, causal=False, norm="layer").output   # noqa: E731
+    assert min(nudged(layer, sentence)[:-1]) > 0.1
+    assert max(shifted(layer, sentence)) < 1e-12
+    assert max(nudged(lambda x: decoder(x, blocks, norm="layer").output, sentence)) == 0   # with the mask
+    assert "so a shift of the same size in every number never reaches the model" in prose(cells)
+    old_answer = new.variant_source({0: "changed[i + 1:] += 1.0"})
+    feedback = evaluate(new, run_cell(old_answer, new.context, new.id))
+    assert not feedback.passed and "LayerNorm subtracts" in feedback.text()
+    assert "layer norm" in new.contract.edges
 
 
 # ---------------------------------------------------------------- counting
@@ -515,7 +547,7 @@ def test_training_memory(figures, cells):
     text = " ".join(prose(cells).split())
     assert "four times the weights in float32, eight times the weights in bfloat16" in text
     q = get_question("decoder-predict-training-memory")
-    assert q.choices[q.answer] == "four times as much"
+    assert q.choices[q.answer] == "four times as much in all"
 
 
 # ---------------------------------------------------------------- the exercises that replaced transcription
@@ -581,7 +613,7 @@ def test_examples_quoted_by_the_feedback_are_in_sight_above_their_checks(cells):
     exec(next(source(c) for c in cells if source(c).startswith("example_scores =")), namespace)
     assert np.array_equal(namespace["example_scores"], CACHED_EXAMPLE)    # the check's example, as shown
     assert "example_scores = np.array([[1.0, 2.0, 0.5, -1.0, 0.3]," in before["cached-causal-weights"]
-    assert "def whole_text_mean(x):" in before["future-leak"] and "np.arange(12.0).reshape(4, 3)" in before["future-leak"]
+    assert "def whole_text_mean(x):" in before["future-leak-nudge"] and "np.arange(12.0).reshape(4, 3)" in before["future-leak-nudge"]
     assert "d = 768" in before["grouped-parameters"] and "32,000" in before["grouped-parameters"]
     assert "`model_parameters(768, 12, 3072, 32000, 12, 4)`" in before["grouped-parameters"]
     for ex_id, i in index.items():
@@ -603,7 +635,7 @@ def test_structure(cells):
         assert f'ask("{question}")' in code
     assert 'ask("decoder-predict-zero-ffn")' not in code                # the duplicate of 03's question
     exercises = [c["metadata"]["course"]["exercise"] for c in cells if "exercise" in c["metadata"].get("tags", [])]
-    assert exercises == ["cached-causal-weights", "future-leak", "grouped-parameters"]
+    assert exercises == ["cached-causal-weights", "future-leak-nudge", "grouped-parameters"]
     first_code = next(c for c in cells if c["cell_type"] == "code")
     assert first_code["metadata"]["tags"] == ["setup"]
     assert code.index('ask("decoder-predict-size")') < next(i for i, s in enumerate(code) if "six_steps_lab()" in s)
@@ -626,3 +658,95 @@ def test_structure(cells):
     assert "syllabus" not in json.dumps(cells) and "seed 001" not in json.dumps(cells)
     assert "You can now" in text and "(05_trained_model.ipynb)" in text
     assert source(cells[-2]).startswith("## References") and "Vaswani" in source(cells[-2])
+
+
+# ---------------------------------------------------------------- sentences made exact
+
+def test_causal_row_4_puts_most_of_its_weight_on_token_1(cells):
+    """'token 4 may read four tokens ... and here puts most of its weight on token 1 (row 4)'."""
+    import lib.block
+    from lib.attention import attention
+    from lib.norm import rms_norm
+    X, weights = lib.block.six_step_setup()
+    _, masked = attention(rms_norm(X, eps=0.0), weights.Wq, weights.Wk, weights.Wv, weights.Wo,
+                          causal=True, return_weights=True)
+    row = masked[0][3]
+    assert np.all(row > 0) and row.argmax() == 0 and row[0] > 0.5       # all four read, token 1 most
+    text = prose(cells)
+    assert "puts most of its weight on token 1 (row 4)" in text
+    assert "shares its weight among all four" not in text
+
+
+def test_the_raw_stream_reaches_millions_and_billions_with_the_ffn(cells):
+    """'whose size the lines above print: millions without the FFN, billions with it'."""
+    from labs.decoder import flow_model
+    sizes = [flow_model(48, norms=False, ffn=ffn, final_norm=False)["sizes"][-1] for ffn in (False, True)]
+    assert 1e6 <= sizes[0] < 1e9 <= sizes[1] < 1e12
+    assert "millions without the FFN, billions with it" in prose(cells)
+
+
+def test_depth_is_linear_and_width_nearly_quadratic(cells):
+    """'twice the blocks less than doubles the count, twice the width nearly quadruples it'."""
+    from lib.params import ModelConfig
+    config = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000)
+    total = count_parameters(config).total
+    deeper = count_parameters(dataclasses.replace(config, layers=24)).total / total
+    wider = count_parameters(dataclasses.replace(config, d_model=1536, d_ff=6144)).total / total
+    assert 1.5 < deeper < 2 and 3.5 < wider < 4
+    text = prose(cells)
+    assert "depth is linear and width nearly quadratic:** twice the blocks less than doubles" in text
+    assert "depth is cheap and width is quadratic" not in text
+
+
+def test_latent_cache_is_a_512_latent_and_a_64_rope_key(cells):
+    config = REAL_MODELS["DeepSeek-V3"].config
+    assert config.cache_per_block == 512 + 64 == 576
+    text = prose(cells)
+    assert "a compressed latent of 512 and a RoPE key of 64 shared by all heads" in text
+    assert "one compressed latent of 512 numbers for the keys and values of all 128 heads and one RoPE key of 64" in text
+
+
+def test_plain_wording_fixes(cells):
+    text = prose(cells)
+    for old in ("a full share of weight", "the causal mask alone;", "`rand()`", "NumPy's.",
+                "the token's own numbers)", "32,000 words", "| biases | in every matrix |",
+                "only change from an encoder block;"):
+        assert old not in text, old
+    for new in ("a weight of 1 before the softmax divides by the sum",
+                "the causal mask removed with every other part on;", "Its weights are a uniform draw in ±0.1",
+                "Q = K = V = the normed copy of the token", "a vocabulary of 32,000 tokens",
+                "| biases | in the FFN's two matrices", "only change from an encoder block of this same design",
+                "keeps its own queries and its width, d / heads numbers"):
+        assert new in text, new
+
+
+def test_training_memory_question_counts_in_all_and_bfloat16_saves_nothing():
+    from exercises.definitions.questions.decoder import FLOAT32_TRAINING, MIXED_TRAINING
+    question = get_question("decoder-predict-training-memory")
+    assert FLOAT32_TRAINING == MIXED_TRAINING == 16 == 4 * 4                  # four float32 numbers per weight
+    assert question.choices[question.answer] == "four times as much in all"
+    assert "in all (weights included)" in question.prompt
+    assert "saves nothing" in question.explanation and "does not help much" not in question.explanation
+
+
+def test_gpt2_gap_choices_each_carry_their_numbers():
+    """Every choice gives its own figures; the simple count is about 85 M, as the last one says."""
+    question = get_question("decoder-predict-gpt2-gap")
+    assert all(re.search(r"\d", choice) for choice in question.choices)
+    d, layers, d_ff = 768, 12, 3072
+    simple = layers * (4 * d * d + 2 * d * d_ff + 2 * d)
+    assert round(simple / 1e6) == 85 and "about 85 M" in question.choices[3]
+    assert "4 · 768 + 3,072 + 768" in question.choices[1]
+
+
+def test_flow_verdict_without_positions_and_mask_describes_the_plotted_run():
+    """With positions and the mask both off (and another part), the copies are identical in the
+    plotted run, and the positions sentence says so instead of crediting the mask."""
+    from labs.decoder import flow_model
+    for extra in ({}, {"ffn": False}):
+        run = flow_model(12, positions=False, causal=False, **extra)
+        sentence = run["sentences"]["positions"]
+        assert run["copies"] == 0
+        assert "come out identical" in sentence and "causal mask lets" not in sentence
+    masked = flow_model(12, positions=False, ffn=False)["sentences"]["positions"]
+    assert "causal mask lets word 5 read" in masked                # the mask is on in that run

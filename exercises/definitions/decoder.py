@@ -555,6 +555,154 @@ FUTURE_LEAK = Exercise(
     rtol=1e-9,
     atol=1e-12,
     skills="test a model for reading the future: change later tokens, watch earlier outputs",
+    retired=True,      # replaced by future-leak-nudge (a shift of 1 is erased by LayerNorm); kept so
+                       # that saved notebooks still check it
+)
+
+
+
+# ---------------------------------------------------------------- the same test, with a change LayerNorm cannot erase
+
+NUDGE_SEED = 0
+
+
+def _nudge_reference(run, x):
+    x = np.asarray(x, dtype=float)
+    nudge = np.random.default_rng(NUDGE_SEED).normal(size=x.shape)
+    base = run(x)
+    leak = np.zeros(len(x))
+    for i in range(len(x)):
+        changed = x.copy()
+        changed[i + 1:] += nudge[i + 1:]
+        leak[i] = np.abs(run(changed)[i] - base[i]).max()
+    return leak
+
+
+def _layer_norm_decoder(seed, d, causal, n_blocks=2):
+    blocks = [_random_weights_block(seed + i, d) for i in range(n_blocks)]
+    return lambda x: _lib_decoder(x, blocks, causal=causal, norm="layer").output
+
+
+NUDGE_CONTRACT = Contract(
+    args=LEAK_CONTRACT.args,
+    returns="one number >= 0 per position, length numbers (a list): the largest absolute change of "
+            "position i's output when every token after i gets its own row of the fixed draw `nudge`",
+    ndims=(2,),
+    dtypes=("float64",),
+    edges={**{k: v for k, v in LEAK_CONTRACT.edges.items() if k != "decoders"},
+           "decoders": "decoders with the causal mask and without it, with RMSNorm",
+           "layer norm": "a decoder with LayerNorm and no mask: it reads the future, but a change of "
+                         "the same size in every number of a token leaves it unmoved"},
+)
+
+
+def _nudge_fixed() -> list[Case]:
+    fixed = np.random.default_rng(23)
+    return [
+        Case((whole_text_mean, EXAMPLE_TOKENS.copy()), "the example", visible=True),
+        Case((_peek_next, fixed.normal(size=(5, 3))), "a model that reads exactly one token ahead",
+             covers=("one ahead",)),
+        Case((_running_mean, fixed.normal(size=(6, 2))), "a causal running mean (it never reads ahead)",
+             covers=("causal",)),
+        Case((_minus_the_rest, fixed.normal(size=(4, 7))), "a model that subtracts every later token",
+             covers=("pushed down", "more numbers than tokens")),
+        Case((_random_decoder(7, 8, causal=True), fixed.normal(size=(6, 8))),
+             "a decoder of 2 blocks with the causal mask", covers=("decoders", "causal")),
+        Case((_random_decoder(9, 8, causal=False), fixed.normal(size=(6, 8))),
+             "the same kind of decoder without the mask", covers=("decoders",)),
+        Case((_layer_norm_decoder(13, 8, causal=False), fixed.normal(size=(6, 8))),
+             "a decoder of 2 blocks with LayerNorm and without the mask (it reads the future)",
+             covers=("layer norm",)),
+        Case((whole_text_mean, np.array([[2.0, -1.0, 0.5]])), "a text of one token (nothing comes after it)",
+             covers=("one token",)),
+        Case((_minus_the_rest, np.array([[0.5], [-1.0], [2.0], [0.25], [1.5]])),
+             "tokens of a single number", covers=("one number", "pushed down")),
+    ]
+
+
+def _nudge_draw(rng) -> list[Case]:
+    cases = []
+    for _ in range(3):
+        d, length = int(rng.choice([4, 6, 8])), int(rng.integers(2, 8))
+        causal, layer = bool(rng.random() < 0.5), bool(rng.random() < 0.5)
+        make = _layer_norm_decoder if layer else _random_decoder
+        cases.append(Case((make(int(rng.integers(1_000_000)), d, causal=causal), rng.normal(size=(length, d))),
+                          f"random decoder with {'LayerNorm' if layer else 'RMSNorm'}, {length} tokens of "
+                          f"{d} numbers, {'with' if causal else 'without'} the mask"))
+    return cases
+
+
+FUTURE_LEAK_NUDGE = Exercise(
+    id="future-leak-nudge",
+    notebook=NOTEBOOK,
+    title="A test for reading the future",
+    name="future_leak",
+    template='''def future_leak(run, x):
+    """How much each position's output depends on the tokens after it.
+
+    run(x) maps a grid of tokens x (length, d) to an output grid of the same shape. nudge is a
+    fixed random draw of x's shape, a different amount for every number. For each position i: add
+    to every token after i its own row of nudge, run again, and measure the largest absolute
+    change of the output at position i. Returns one number per position, in a list; a causal
+    model gives 0 everywhere."""
+    nudge = np.random.default_rng(0).normal(size=x.shape)
+    base = run(x)
+    leak = []
+    for i in range(len(x)):
+        changed = x.copy()
+        ____                      # every token after position i gets its own row of nudge
+        leak.append(____)         # the largest absolute change of position i's output
+    return leak
+''',
+    solution=["changed[i + 1:] += nudge[i + 1:]", "np.abs(run(changed)[i] - base[i]).max()"],
+    reference=_nudge_reference,
+    contract=NUDGE_CONTRACT,
+    fixed=_nudge_fixed,
+    draw=_nudge_draw,
+    hints=[
+        "Position i may read itself and the tokens before it. Only the tokens strictly after it are "
+        "the future, so the change must leave token i itself alone.",
+        "Rows of x are tokens. A slice that starts one row after i and runs to the end picks every "
+        "later token; the same slice of nudge gives each of them its own row, and `+=` adds them "
+        "in place in the copy.",
+        "Run the model on the changed grid, take row i of its output, subtract row i of the output "
+        "you had before, and keep the largest size of a difference (`np.abs`, then `.max()`).",
+    ],
+    mistakes=[
+        Mistake("same shift", {0: "changed[i + 1:] += 1.0"},
+                "You added the same 1 to every number of the later tokens. A LayerNorm subtracts "
+                "each token's mean, so it erases a shift of the same size in every number: a model "
+                "with LayerNorm that reads the future then shows 0. Add each later token's own row "
+                "of nudge, a different amount for every number."),
+        Mistake("replaced", {0: "changed[i + 1:] = nudge[i + 1:]"},
+                "You replaced the later tokens by their rows of nudge instead of adding them: the "
+                "change is then the nudge minus the tokens. Add with `+=`."),
+        Mistake("included itself", {0: "changed[i:] += nudge[i:]"},
+                "Your change also moved token i itself, so even a causal model shows a change at i. "
+                "Change only the tokens after i: the slice starts one row later."),
+        Mistake("changed the past", {0: "changed[:i] += nudge[:i]"},
+                "You changed the tokens before i, the ones position i is allowed to read. The test "
+                "is about the tokens after i."),
+        Mistake("skipped the next token", {0: "changed[i + 2:] += nudge[i + 2:]"},
+                "Your change starts two rows after i, so the token right after i is never changed, "
+                "and a model that reads one token ahead passes unseen. The tokens after i start "
+                "one row after it."),
+        Mistake("columns", {0: "changed[:, i + 1:] += nudge[:, i + 1:]"},
+                "You changed columns, not tokens: rows of x are tokens, and the numbers of a token "
+                "are its columns. Change the rows after i, every number of each."),
+        Mistake("whole output", {1: "np.abs(run(changed) - base).max()"},
+                "You measured the change of the whole output, later positions included, and those "
+                "may read the changed tokens. Compare row i only."),
+        Mistake("no abs", {1: "(run(changed)[i] - base[i]).max()"},
+                "A change can be negative: take the absolute value before the largest one, or a "
+                "leak that pushes numbers down reads as 0."),
+        Mistake("summed", {1: "np.abs(run(changed)[i] - base[i]).sum()"},
+                "You added up the changes of position i's numbers; the test asks for the largest "
+                "one (`.max()`)."),
+    ],
+    rtol=1e-9,
+    atol=1e-12,
+    skills="test a model for reading the future: change later tokens, watch earlier outputs",
 )
 
 
@@ -752,6 +900,7 @@ GROUPED_PARAMETERS = Exercise(
     skills="count a model whose attention heads share keys and values (grouped-query attention)",
 )
 
-DEFINITIONS = [CACHED_CAUSAL_WEIGHTS, CAUSAL_WEIGHTS, DECODER, FUTURE_LEAK, GROUPED_PARAMETERS, MODEL_PARAMETERS,
+DEFINITIONS = [CACHED_CAUSAL_WEIGHTS, CAUSAL_WEIGHTS, DECODER, FUTURE_LEAK, FUTURE_LEAK_NUDGE,
+               GROUPED_PARAMETERS, MODEL_PARAMETERS,
                *questions.QUESTIONS]
 SKIP_AHEAD = questions.SKIP_AHEAD

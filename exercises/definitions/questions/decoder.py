@@ -92,19 +92,23 @@ PREDICT_FINAL_NORM = Question(
     id="decoder-predict-final-norm",
     notebook=NOTEBOOK,
     kind="predict",
-    prompt="In the hand example the token [0, 4] leaves its block as [-1, 7]. The decoder's final "
-           "norm (LayerNorm, ε aside) comes next. What leaves the decoder?",
-    choices=["[-1, 7]: a norm only rescales the copy a part reads", "[-1, 1]",
-             "[-0.14, 1]: each number divided by the largest", "[0, 0]"],
+    prompt="In the hand example the token [0, 4] leaves its block as [-1, 7], and the decoder's "
+           "final norm (LayerNorm with its small ε, gain 1, shift 0) comes next. Which tokens of two "
+           "numbers come out of that norm as something other than about [-1, 1] or [1, -1]?",
+    choices=["none: every token of two numbers comes out as one of those two",
+             "those whose two numbers are equal: they come out as [0, 0]",
+             "those whose numbers are far apart, like [-1, 7]",
+             "those with a negative number, like [-1, 7]"],
     answer=1,
     explanation="Unlike the norms inside a block, the final norm rescales the stream itself. "
-                "[-1, 7] has mean 3 and standard deviation 4, so it becomes [-1, 1]. Any token of "
-                "two different numbers does: minus its mean it is [-s, s], and divided by its "
-                "standard deviation s it is [-1, 1]. So with two numbers the final norm hides what "
-                "the blocks did; the cell below prints the stream before it.",
+                "Minus its mean, a token of two numbers is [-s, s], s half their difference; divided "
+                "by its standard deviation s it is [-1, 1] or [1, -1], however far apart the two "
+                "were. Only when the two are equal is s = 0: the token minus its mean is [0, 0], and "
+                "ε keeps the division finite. So [-1, 7] leaves as [-1, 1], and with two numbers the "
+                "final norm hides what the blocks did; the cell below prints the stream before it.",
     reveals=[
         r"\[-1, 7\][^.]{0,80}\[-1, 1\]",
-        r"\bany token of two (different )?numbers\b",
+        r"\bequal[^.]{0,60}\[0, 0\]",
         r"\bafter the final norm:? -1\.00 \+1\.00\b",
     ],
 )
@@ -151,8 +155,9 @@ PREDICT_GPT2 = Question(
            "block), GPT-2 Small's 12 blocks hold only about two thirds of its published 124 M "
            "parameters. What holds most of the rest?",
     choices=["the embedding table: one row of 768 numbers for each of its 50,257 tokens",
-             "the biases of attention and the FFN", "the table of learned positions",
-             "nothing: the published figure is rounded up"],
+             "the biases of attention and the FFN: 4 · 768 + 3,072 + 768 numbers in each block",
+             "the table of learned positions: one row of 768 numbers for each of 1,024 positions",
+             "nothing: the published figure rounds a count of about 85 M up to 124 M"],
     answer=0,
     # GPT-2 Small's figures, pinned by tests/test_content_04.py against its configuration in the
     # calculator's models (labs.decoder.models) and the counts of lib.params.
@@ -184,20 +189,25 @@ NUMBER_KV_CACHE = Question(
     reveals=[r"\b2\s*[×x]\s*32\s*[×x]\s*4,?096\b", r"\b512(\.0)?\s?KiB\b", r"\bhalf a MiB\b"],
 )
 
+FLOAT32_TRAINING = 4 + 4 + 8                # weight, gradient, AdamW's two averages, in float32
+MIXED_TRAINING = 2 + 2 + 4 + 8              # bfloat16 weight and gradient, float32 copy and averages
+
 PREDICT_TRAINING = Question(
     id="decoder-predict-training-memory",
     notebook=NOTEBOOK,
     kind="predict",
     prompt="Training with the AdamW optimiser keeps, for every weight, its gradient and two running "
            "averages (of the gradient and of its square). With every number in float32, training "
-           "holds, besides the activations, how much memory compared with the weights alone?",
-    choices=["the same: the gradients and averages are written over the weights",
-             "twice as much", "four times as much", "ten times as much"],
+           "holds, besides the activations, how much memory in all (weights included) compared "
+           "with the weights alone?",
+    choices=["the same in all: the gradients and averages are written over the weights",
+             "twice as much in all", "four times as much in all", "ten times as much in all"],
     answer=2,
     explanation="Four numbers per weight instead of one: the weight, its gradient and AdamW's two "
-                "averages, 4 + 4 + 8 = 16 bytes per parameter. Keeping weights and gradients in "
-                "bfloat16 does not help much: the updates are then added to a float32 copy of the "
-                "weights, and the total stays at 16 bytes per parameter (2 + 2 + 4 + 8).",
+                f"averages, 4 + 4 + 8 = {FLOAT32_TRAINING} bytes per parameter. Keeping weights and "
+                "gradients in bfloat16 saves nothing: the updates are then added to a float32 copy "
+                f"of the weights, and the total is {MIXED_TRAINING} bytes per parameter too "
+                "(2 + 2 + 4 + 8).",
     reveals=[r"\b16 bytes (per|a|for each) (parameter|weight)\b", r"\b4 \+ 4 \+ 8\b",
              r"\bfour numbers per weight\b"],
 )
