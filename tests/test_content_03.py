@@ -69,10 +69,14 @@ def test_stack_modes(figures):
     assert stack_model("plain", 2.0, 30)["final"] == pytest.approx(plain[2], rel=0.01)
 
 
-def test_half_a_percent_per_layer_is_forgiven(figures):
+def test_half_a_percent_per_layer_is_forgiven(figures, cells):
     """'Half a percent of difference per layer would be forgiven (the line under the table)'."""
     low, high = numbers(line_with(figures["stack-modes"], "a scale of 0.995"))[-2:]
     assert (low, high) == (0.86, 1.16) and 0.8 < low < 1 < high < 1.25
+    assert 1 - low < 0.2 and high - 1 < 0.2                           # 'by less than a fifth over 30 layers'
+    text = " ".join(markdown(cells).split())
+    assert "changes the length by less than a fifth over 30 layers" in text
+    assert "Only a scale of exactly 1 survives" not in text
 
 
 def test_the_residual_add_never_came_close_to_vanishing(figures):
@@ -95,6 +99,46 @@ def test_the_residual_stack_grows_overall_but_not_at_every_layer(figures, cells)
     assert shrank == sum(int((np.diff(run["lengths"]) < 0).sum()) for run in runs)
     text = " ".join(markdown(cells).split())
     assert "grows layer after layer" not in text and "some layers leave the vector shorter" in text
+
+
+def test_the_residual_add_keeps_the_signal_from_vanishing_but_not_from_growing(figures, cells):
+    """'The add keeps the signal from vanishing, but it does not stop growth: ... at scale 1 the
+    vector still explodes, and at scale 2 it ends longer than without the add (the row above)';
+    the opening and the residual section say the same."""
+    rows = {line.split("  ")[0]: numbers(line.split("  ", 1)[1]) for line in figures["stack-modes"].splitlines()[1:7]}
+    plain, residual = rows["x \u2190 f(x)"], rows["x \u2190 x + f(x)"]
+    assert residual[2] > plain[2]
+    assert stack_model("residual", 1.0, 30)["status"] == "exploded"
+    assert stack_model("residual", 2.0, 30)["final"] > stack_model("plain", 2.0, 30)["final"]
+    text = " ".join(markdown(cells).split())
+    for said in ("The add keeps the signal from vanishing, but it does not stop growth",
+                 "so at scale 1 the vector still explodes, and at scale 2 it ends longer than without the add",
+                 "it keeps the signal from vanishing, but not from growing",
+                 "It did not stop the vector growing, though: that is the norm's part."):
+        assert said in text, said
+    assert "the two parts that prevent it" not in text and "a small habit becomes a disaster" not in text
+    assert "the question real models settled" not in text
+
+
+def test_pre_norm_follows_the_sqrt_law_only_where_the_printed_lines_say(figures, cells):
+    """'At scales 0.5 and 1 it follows the lab's green dotted line, the √-law, within 10 %; at
+    scale 2 the LayerNorm stack ends 23 % below it, and the lab then draws no such line.'"""
+    from labs.norms.stack import NEAR
+    off = {}
+    for mode, label in (("pre-layer", "LayerNorm"), ("pre-rms", "RMSNorm")):
+        line = line_with(figures["stack-modes"], f"x \u2190 x + f({label}(x)): length compared with the \u221a-law")
+        printed = [float(n) for n in re.findall(r"([-+]\d+)%", line)]
+        runs = [stack_model(mode, scale, 30)["figures"] for scale in (0.5, 1.0, 2.0)]
+        assert printed == [round(100 * (f["final"] / f["law"] - 1)) for f in runs]
+        off[mode] = printed
+        assert all(abs(p) <= 100 * NEAR for p in printed[:2])
+    assert off["pre-layer"][2] == -23 and abs(off["pre-rms"][2]) <= 100 * NEAR
+    assert stack_model("pre-layer", 2.0, 30)["figures"]["off"] > NEAR            # the lab draws no line there
+    text = " ".join(markdown(cells).split())
+    assert ("At scales 0.5 and 1 it follows the lab's green dotted line, the \u221a-law, within 10 %" in text
+            and "at scale 2 the LayerNorm stack ends 23 % below it, and the lab then draws no such line" in text)
+    assert 'The section "The residual stream", near the end, explains the law.' in text
+    assert any(source(c).startswith("## The residual stream") for c in cells)
 
 
 def test_some_of_the_orthogonal_matrices_mirror(figures, cells):
@@ -304,6 +348,7 @@ def test_a_block_s_share_is_one_over_the_stream_it_made(figures, cells):
 def test_question_texts():
     stack = get_question("norms-predict-stack")
     assert "a little" not in stack.prompt and "halves its length" in stack.prompt
+    assert "(a scale of 0.5)" in stack.prompt and "gain" not in stack.prompt + stack.explanation
     assert 0.5 ** 30 < 1e-8                                          # 'about one in a billion'
     zero_f = get_question("norms-predict-zero-f")
     assert "and train well" not in zero_f.explanation
@@ -498,12 +543,29 @@ def test_post_norm_s_first_blocks_learn_slowly_and_pre_norm_s_the_reverse(figure
     size = norm_placement_experiment(48, seed=1)["pre"].sizes[-1]
     assert abs(g["pre"].streams[-1] * size / g["post"].streams[-1] - 1) < 0.15
     prose = " ".join(markdown(cells).split())
-    for claim in ("Post-norm: the first blocks learn slowly.", "in most of the 10 stacks the first block's gradient is "
+    for claim in ("Post-norm: the first blocks get small gradients.", "In this stack the gradient shrinks on its way down",
+                  "With plain gradient descent those blocks learn slowly; with Adam the sizes matter less",
+                  "so with it a block whose gradient is small learns slowly", "in most of the 10 stacks the first block's gradient is "
                   "smaller than the last block's, in some by a factor of hundreds or more",
                   "block 1's gradient is larger than block 48's in every one of the 10 stacks",
                   "the last twelve blocks get less than the first twelve, in every stack",
                   "larger than pre-norm's in every stack"):
         assert claim in prose, claim
+
+
+def test_late_pre_norm_blocks_get_less_because_fewer_blocks_above_add_to_the_gradient(cells):
+    """'The final norm is not why ... A late block gets less because fewer blocks lie above it to add
+    to the gradient on its way down': in the lab's stack the gradient reaching the stream grows from
+    the top to the input, and each block's weight gradient follows the stream's gradient at its output."""
+    from lib.backward import placement_gradients
+    g = placement_gradients(48, seed=1)["pre"]
+    streams, blocks = np.array(g.streams), np.array(g.blocks)
+    assert streams[0] > streams[12] > streams[24] > streams[36] > streams[48]
+    per = blocks / streams[1:]                                       # the weight gradient per unit of stream gradient
+    assert per.max() / per.min() < 2 < blocks[0] / blocks[-1]
+    text = " ".join(markdown(cells).split())
+    assert "The final norm is not why" in text and "fewer blocks lie above it to add to the gradient" in text
+    assert "after the final norm has divided the grown stream by its size, and what a late block adds" not in text
 
 
 def test_the_ten_gradient_stacks_are_the_first_ten_placement_stacks(cells):
@@ -518,7 +580,7 @@ def test_the_gradient_question_comes_before_its_cell_and_the_claim_below_it(cell
     sources = [source(c) for c in cells]
     asked = sources.index('ask("norms-predict-gradient")')
     computed = next(i for i, s in enumerate(sources) if "placement_gradients(48, seed=1)" in s)
-    learn_slowly = next(i for i, s in enumerate(sources) if "first blocks learn slowly" in s)
+    learn_slowly = next(i for i, s in enumerate(sources) if "first blocks get small gradients" in s)
     assert asked < computed < learn_slowly
     assert not any(re.search(r"first blocks? (learns?|learning) slowly", s) for s in sources[:asked])
     q = get_question("norms-predict-gradient")
@@ -572,7 +634,16 @@ def test_sandwich_norm_fixes_every_addition_and_a_loud_part_leaves_its_stream_as
     assert f"the stream ends at {ends[False, 1.0]:.2f} ({ends[False, 30.0]:.2f} with block 24's FFN" in text
 
 
-def test_qk_norm_keeps_the_attention_weights_as_queries_and_keys_grow(figures):
+def test_sandwich_norm_leaves_the_late_blocks_fading(figures):
+    """'Neither of the two ideas below changes that (block 48's share on the sandwich line is close
+    to the pre-norm one)'."""
+    text = figures["modern-placements"]
+    pre, sandwich = (float(re.search(r"block 48 adds (\d+)% of the stream", line_with(text, name)).group(1))
+                     for name in ("pre-norm:", "sandwich:"))
+    assert pre < 20 and sandwich < 20 and abs(pre - sandwich) <= 2
+
+
+def test_qk_norm_keeps_the_attention_weights_as_queries_and_keys_grow(figures, cells):
     """Without QK-norm larger Wq and Wk push each row's weight onto one key; with it the weights
     stay as they were (the norm removes the size before the scores are taken)."""
     from lib.attention import attention
@@ -591,6 +662,9 @@ def test_qk_norm_keeps_the_attention_weights_as_queries_and_keys_grow(figures):
     for grown in (1, 3, 10):
         assert (f"{largest[grown, False]:.3f} without QK-norm, {largest[grown, True]:.3f} with it"
                 in line_with(text, f"Wq and Wk x{grown:<2}"))
+    prose = " ".join(markdown(cells).split())
+    assert "the attention weights stay the same however large Wq and Wk grow (the same number, with it" in prose
+    assert "the weights stay as they were" not in prose
 
 
 def test_the_modern_placements_come_after_their_question_and_name_real_models(cells):
@@ -598,14 +672,17 @@ def test_the_modern_placements_come_after_their_question_and_name_real_models(ce
     asked = sources.index('ask("norms-number-late-share")')
     assert sources[asked - 1].startswith("## Where the norm sits in recent models")
     box = " ".join(sources[asked + 2].split())
-    for said in ("Late blocks fade", "Sandwich norm", "QK-norm", "Gemma 2", "OLMo 2", "Qwen3",
+    assert "- **Late blocks fade" not in box and "Three ideas" not in box      # fading is not a placement fix
+    assert "That fading is a property of pre-norm itself, not something a placement fixes" in box
+    for said in ("Neither of the two ideas below changes that", "Sandwich norm", "QK-norm", "Gemma 2", "OLMo 2", "Qwen3",
                  "`x ← x + norm(f(norm(x)))`", "`x ← x + norm(f(x))`",
                  # pinned with the gradient: the last twelve blocks get less than the first twelve
                  "the late blocks' weights get smaller gradients than the early blocks'"):
         assert said in box, said
     assert "smallest gradients of all" not in box        # block 47's is smaller than block 48's in the lab's stack
     refs = next(s for s in sources if s.startswith("## References"))
-    for paper in ("CogView", "Scaling Vision Transformers to 22 Billion", "Gemma 2", "2 OLMo 2 Furious", "Qwen3"):
+    for paper in ("CogView", "Query-Key Normalization for Transformers", "Scaling Vision Transformers to 22 Billion",
+                  "Gemma 2", "2 OLMo 2 Furious", "Qwen3"):
         assert paper in refs
 
 

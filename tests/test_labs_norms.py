@@ -308,6 +308,17 @@ def test_stack_pre_norm_at_gain_2_is_not_called_near_a_law_it_misses():
     assert off < -0.1 and "near" not in m["verdict"] and "not by the \u221a-law" in m["verdict"]
 
 
+def test_stack_draws_the_sqrt_law_line_only_where_its_verdict_says_the_law_applies():
+    """Pre-norm LayerNorm at scale 2: the verdict says 'not by the √-law', so no law line is drawn;
+    at scale 1 it is near the law, and the line is drawn."""
+    lab = StackLab()
+    lab.mode.value, lab.layers.value = "pre-layer", 30
+    for gain, near in ((1.0, True), (1.5, False), (2.0, False)):
+        lab.gain.value = gain
+        drawn = len(lab.law.get_xdata()) > 0
+        assert drawn == near == ("near \u221a(" in lab.model["verdict"]), (gain, lab.model["verdict"])
+
+
 def test_stack_grid_lines_are_ten_times_apart_in_every_mode_and_the_curve_off_the_chart_is_marked():
     """The notebook says each grid line is ten times the one below: it holds at every setting."""
     lab = StackLab()

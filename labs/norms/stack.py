@@ -285,7 +285,7 @@ class StackLab:
         shown = m["lengths"].copy()
         shown[~(shown > 0)] = np.nan                       # zeros and NaN cannot sit on a log scale
         self.line.set_data(k, shown)
-        if m["status"] == "sqrt-depth":
+        if m["status"] == "sqrt-depth" and m["figures"]["off"] <= NEAR:   # the law applies: the verdict says so
             size = float(np.nanmean(m["steps"]))
             self.law.set_data(k, np.sqrt(m["start"] ** 2 + k * size ** 2))
         else:

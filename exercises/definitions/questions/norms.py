@@ -16,13 +16,13 @@ PREDICT_STACK = Question(
     notebook=NOTEBOOK,
     kind="predict",
     prompt="A vector goes through 30 layers. Each layer multiplies it by a random matrix that "
-           "halves its length (a gain of 0.5). No residual add, no normalisation. After 30 "
+           "halves its length (a scale of 0.5). No residual add, no normalisation. After 30 "
            "layers its numbers are...",
     choices=["about the same size as at the start", "almost exactly zero", "huge",
              "somewhere in between: about half their starting size"],
     answer=1,
     explanation="Each layer halves the length, and 30 halvings multiply it by 0.5^30, about one "
-                "in a billion. Nothing holds the size in place, so it vanishes; a gain above 1 "
+                "in a billion. Nothing holds the size in place, so it vanishes; a scale above 1 "
                 "makes it explode the same way. The lab below shows both, and what stops them.",
     reveals=[
         r"\bvanish(es|ed|ing)?\b",
