@@ -506,6 +506,28 @@ def test_the_rms_norm_for_16_bits_needs_the_widening_no_cell_above_shows(cells):
     assert "astype" not in above and "wider" not in above and "32 bits" not in above
 
 
+def test_the_rms_norm_s_result_may_come_back_in_any_float_type_and_16_bits_is_float16_s_trouble(cells):
+    """'Your function may hand back its result in any float type: the check compares the numbers';
+    the solution hands back float64 for float16 tokens and passes, and so does a function that
+    stores its result in 16 bits again. bfloat16's largest number, about 3.4e38, is as large as
+    32-bit floats reach, with 8 significant bits (2 to 3 digits)."""
+    ex = get_exercise("rms-norm-16bit")
+    ns = {"np": np}
+    exec(ex.solution_source, ns)
+    tokens = np.array([[300.0, -200.0, 100.0, 50.0]], dtype=np.float16)
+    assert ns["rms_norm"](tokens, np.ones(4, dtype=np.float16)).dtype == np.float64
+    assert try_variant(ex).passed
+    assert try_variant(ex, {1: "(x / np.sqrt(ms + eps) * gain).astype(x.dtype)"}).passed
+    bfloat16_max = (2 - 2.0 ** -7) * 2.0 ** 127
+    assert f"{bfloat16_max:.1e}" == "3.4e+38" and f"{float(np.finfo(np.float32).max):.1e}" == "3.4e+38"
+    assert 2 < np.log10(2.0 ** 8) < 3
+    text = " ".join(markdown(cells).split())
+    for said in ("Your function may hand back its result in any float type", "about 3.4e38, is as large as 32-bit "
+                 "floats reach; the trouble below is float16's", "keeps only 2 to 3 significant digits",
+                 "then store the result in 16 bits again, which your function need not do"):
+        assert said in text, said
+
+
 # ---------------------------------------------------------------- the gradient
 
 def test_the_gradient_table_is_the_lab_s_stack_backwards(figures):
