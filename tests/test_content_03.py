@@ -113,7 +113,7 @@ def test_the_residual_add_keeps_the_signal_from_vanishing_but_not_from_growing(f
     text = " ".join(markdown(cells).split())
     for said in ("The add keeps the signal from vanishing, but it does not stop growth",
                  "so at scale 1 the vector still explodes, and at scale 2 it ends longer than without the add",
-                 "it keeps the signal from vanishing, but not from growing",
+                 "the two parts that keep it in check together, each doing a different half of the job",
                  "It did not stop the vector growing, though: that is the norm's part."):
         assert said in text, said
     assert "the two parts that prevent it" not in text and "a small habit becomes a disaster" not in text
