@@ -276,7 +276,8 @@ def test_matrices_at_one_over_root_rows_keep_each_parts_output_of_the_order_of_i
 
 def test_placement_48(figures):
     text = figures["placement-48"]
-    assert "pre-norm stream 8.70 (sqrt(48) = 6.93), post-norm stream 1.00" in text
+    assert "after 48 blocks: pre-norm stream 8.70, post-norm stream 1.00" in text
+    assert "sqrt(48)" not in text            # two additions a block, of sizes 0.35 to 1.47: not the √-law's
     assert "arrives x11.2 with pre-norm, x0.0369 with post-norm" in text
     m = placement_model(48, seed=1)
     assert m["pre"]["factor"] > 1 > m["post"]["factor"]
@@ -297,6 +298,19 @@ def test_almost_always_larger_with_pre_norm_usually_by_tens(figures):
     assert amplified >= 1
     assert total - amplified > total / 2                              # 'in most random stacks it arrives smaller'
     assert "in most random stacks it arrives smaller than it left" in get_question("norms-predict-placement").explanation
+
+
+def test_the_same_draws_at_32_blocks_show_the_same_picture(figures, cells):
+    """'The line for 32 blocks shows the same picture at another depth: pre-norm amplified the change
+    in every one of the 50 stacks, post-norm shrank it in some and amplified it in others.'"""
+    text = figures["placement-48"]
+    pre_low, _pre_high, post_low, post_high = numbers(line_with(text, "the same 50 draws at 32 blocks").split(":", 1)[1])
+    assert pre_low > 1 and post_low < 1 < post_high
+    assert _spread(text, "pre-norm")[0] > 1
+    low, high, _median = _spread(text, "post-norm")
+    assert low < 1 < high
+    prose = " ".join(markdown(cells).split())
+    assert "The line for 32 blocks shows the same picture at another depth" in prose
 
 
 def test_no_other_setup_s_factors_are_quoted_as_draws_of_this_one(cells):
