@@ -489,6 +489,8 @@ def test_the_layer_norm_to_fix_needs_the_axis_and_its_shape_neither_written_abov
     for fill in ex.solution:
         assert "".join(fill.lower().split()) not in above
     assert "keepdims" not in above and "axis=-1" not in above
+    assert "last axis" not in ex.template                     # the template leaves the axis to the learner
+    assert ex.template.strip() == source(cells[index]).strip()
 
 
 def test_float16_squares_overflow_and_zero_the_token(figures):

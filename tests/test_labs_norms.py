@@ -308,6 +308,21 @@ def test_stack_pre_norm_at_gain_2_is_not_called_near_a_law_it_misses():
     assert off < -0.1 and "near" not in m["verdict"] and "not by the \u221a-law" in m["verdict"]
 
 
+def test_the_right_angle_law_is_dotted_in_both_labs_and_the_aligned_total_dashed():
+    """One convention for the two labs that draw the √-law: dotted; the aligned total is dashed."""
+    stack, stream = StackLab(), ResidualStreamLab()
+    assert stack.law.get_linestyle() == ":" and stream.law.get_linestyle() == ":"
+    assert stream.aligned.get_linestyle() == "--"
+    import json
+    from pathlib import Path
+    nb = Path(__file__).resolve().parents[1] / "content" / "03_norms_and_residuals.ipynb"
+    text = " ".join("".join(c["source"]) for c in json.loads(nb.read_text(encoding="utf-8"))["cells"]).split()
+    text = " ".join(text)
+    assert ("the dashed line is what the stream would be if every addition pointed the same way, the dotted one "
+            "what it is when every addition is at right angles to the stream" in text)
+    assert "simply add, which is the dashed line" in text
+
+
 def test_stack_draws_the_sqrt_law_line_only_where_its_verdict_says_the_law_applies():
     """Pre-norm LayerNorm at scale 2: the verdict says 'not by the √-law', so no law line is drawn;
     at scale 1 it is near the law, and the line is drawn."""

@@ -224,8 +224,8 @@ LAYER_NORM_FIX = Exercise(
     title="Fix a LayerNorm that is right for one token only",
     name="layer_norm",
     template='''def layer_norm(x, eps=1e-5):
-    """Each token (the last axis of x) rescaled to mean 0 and standard deviation 1. x is one
-    token (d,), a text (tokens, d) or a batch of texts (texts, tokens, d)."""
+    """Each token rescaled to mean 0 and standard deviation 1, using its own numbers only. x is
+    one token (d,), a text (tokens, d) or a batch of texts (texts, tokens, d)."""
     mean = ____
     var = ____
     return (x - mean) / np.sqrt(var + eps)

@@ -78,9 +78,9 @@ class ResidualStreamLab:
         k = np.arange(1, STREAM_MAX + 1)
         self.bars = left.bar(k, np.zeros(STREAM_MAX), color=OKABE_ITO["sky"], width=0.7,
                              label="each addition")
-        (self.aligned,) = left.plot([], [], color=OKABE_ITO["vermillion"], linestyle=":", linewidth=1.8,
+        (self.aligned,) = left.plot([], [], color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1.8,
                                     label="all aligned")
-        (self.law,) = left.plot([], [], color=OKABE_ITO["black"], linestyle="--", linewidth=1.2,
+        (self.law,) = left.plot([], [], color=OKABE_ITO["black"], linestyle=":", linewidth=1.8,   # dotted, as in the stack lab
                                 label="right angles")
         (self.line,) = left.plot([], [], color=OKABE_ITO["blue"], marker="o", markersize=3,
                                  linewidth=1.8, label="the stream")
