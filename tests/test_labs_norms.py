@@ -323,6 +323,15 @@ def test_the_right_angle_law_is_dotted_in_both_labs_and_the_aligned_total_dashed
     assert "simply add, which is the dashed line" in text
 
 
+def test_stack_verdicts_leave_the_reason_for_the_sqrt_law_to_the_stream_question():
+    """The stack lab comes before the question why the stream grows like the square root
+    (norms-predict-stream-why): no verdict says the changes are at right angles."""
+    for mode, gain in itertools.product(("pre-layer", "pre-rms"), (0.5, 1.0, 1.5, 2.0, GAIN_MAX)):
+        verdict = stack_model(mode, gain, 30)["verdict"]
+        assert "right angle" not in verdict, verdict
+    assert "the \u221a-law's length" in stack_model("pre-layer", 2.0, 30)["verdict"]
+
+
 def test_stack_draws_the_sqrt_law_line_only_where_its_verdict_says_the_law_applies():
     """Pre-norm LayerNorm at scale 2: the verdict says 'not by the √-law', so no law line is drawn;
     at scale 1 it is near the law, and the line is drawn."""

@@ -96,7 +96,7 @@ def _sentence(lengths, steps, overflow_at, zero_at, dtype: str, figures: dict) -
         else:
             compared = (f"{percentage(abs(off))} {'above' if off > 0 else 'below'} "
                         f"\u221a({fixed(start)}\u00b2 + {n} \u00d7 {fixed(size)}\u00b2) = {fixed(law)}, "
-                        "the length if every change were at right angles to the vector: these changes are not")
+                        "the \u221a-law's length")
         below = "far below" if final < 0.5 * line else "below"
         how = "Grows like \u221adepth" if abs(off) <= NEAR else "Grows, though not by the \u221a-law"
         return "sqrt-depth", (f"{how}: every layer adds a change of the same size "
