@@ -235,22 +235,21 @@ def future_leak(draw):
 
 
 @st.composite
-def perplexity(draw):
-    n, vocab = draw(sizes(1, 8)), draw(sizes(2, 12))
+def perplexity_logits(draw):
+    """Scores (n, V) for a text of n >= 2 tokens over V >= 2 words, float32 or float64, at a drawn
+    spread; the rows at one level, at levels of their own (around +-1,000) or all equal."""
+    n, vocab = draw(sizes(2, 9)), draw(sizes(2, 12))
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
-    probs = rng.dirichlet(np.full(vocab, draw(st.sampled_from([0.3, 1.0, 5.0]))), size=n)
-    targets = rng.integers(0, vocab, size=n)
-    right = draw(st.sampled_from([None, 1e-30, 1 - 1e-9]))
-    if right is not None:                      # the right word's probability at an edge
-        others = probs.copy()
-        others[np.arange(n), targets] = 0.0
-        others *= ((1.0 - right) / others.sum(axis=1))[:, None]
-        others[np.arange(n), targets] = right
-        probs = others
-    probs = probs.astype(draw(dtypes("float64", "float32")) if right is None else np.float64)
-    if np.any(probs[np.arange(n), targets] <= 0):
-        probs = np.full((n, vocab), 1.0 / vocab)
-    return (probs, targets.astype(draw(dtypes("int64", "int32")))), {}
+    logits = rng.normal(0.0, draw(st.sampled_from([1e-3, 1.0, 4.0, 12.0])), (n, vocab))
+    levels = draw(st.sampled_from(["zero", "high", "rows apart", "equal"]))
+    if levels == "high":
+        logits += 1000.0
+    elif levels == "rows apart":
+        logits += rng.choice([-1000.0, 0.0, 1000.0], size=(n, 1))
+    elif levels == "equal":
+        logits = np.zeros((n, vocab))
+    ids = rng.integers(0, vocab, size=n).astype(draw(dtypes("int64", "int32")))
+    return (logits.astype(draw(dtypes("float64", "float32"))), ids), {}
 
 
 def _toy_block(rng, d):
@@ -292,7 +291,8 @@ STRATEGIES = {"row-mean": row_mean, "stable-softmax": softmax, "sinusoidal-table
               "swiglu": swiglu, "top2-weights": top2_weights, "moe-counts": moe_block_counts,
               "ffn-width": ffn_width, "layer-norm-fix": layer_norm, "rms-norm-16bit": rms_norm,
               "nudge-growth": nudge_growth, "cached-causal-weights": cached_causal_weights,
-              "future-leak-nudge": future_leak, "grouped-parameters": grouped_parameters, "perplexity": perplexity,
+              "future-leak-nudge": future_leak, "grouped-parameters": grouped_parameters,
+              "perplexity-logits": perplexity_logits,
               "leave-one-out": leave_one_out,
               "capstone-block": trained_block}
 

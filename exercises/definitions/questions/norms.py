@@ -217,7 +217,7 @@ NUMBER_LATE_SHARE = Question(
                 f"about {1 / np.sqrt(0.9 ** 2 + 1):.0%}: each later block changes the stream less.",
     reveals=[
         r"√\s*\(\s*0\.9\s*²\s*\+\s*48\s*\)",
-        r"\b1\s*/\s*√\s*\(?\s*(0\.81|0\.9\s*²)\s*\+\s*48",
+        r"\b1\s*/\s*(√|sqrt)\s*\(?\s*(0\.81|0\.9\s*²)\s*\+\s*48",
     ],
 )
 

@@ -101,7 +101,7 @@ PREDICT_COPY_HEAD = Question(
                 "are the first that can read that.",
     reveals=[
         r"\bblock 2'?s head 2\b",
-        r"\bhead 2 of block 2\b",
+        r"\bblock 2, head 2\b",
         r"\bsingle head of block 2\b",
         r"\bmore than half of its weight on (that|the) letter\b",
     ],
