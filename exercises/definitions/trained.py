@@ -294,6 +294,14 @@ PERPLEXITY_LOGITS = Exercise(
                 "You scored each row against the token at its own position. Row t scores the word "
                 "that comes after token t: pair it with the next token, and leave out the last row "
                 "(the text has no word after it) and the first token (no row predicts it)."),
+        Mistake("own position, last row left out", {1: "ids[:-1]"},
+                "You paired each row with the token at its own position: row t with token t. Row t "
+                "scores the word after token t, so its target is token t + 1: the targets start at "
+                "the second token."),
+        Mistake("own position, first row left out", {0: "logits[1:]"},
+                "You paired each row with the token at its own position: row t with token t, from "
+                "the second row on. Row t scores the word after token t: keep the rows from the "
+                "first to the one before last, each with the token after it."),
         Mistake("the token before", {0: "logits[1:]", 1: "ids[:-1]"},
                 "You paired each row with the token before it. Row t scores the word after token t: "
                 "the rows are the first to the one before last, their targets the second token to "
