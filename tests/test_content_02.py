@@ -25,17 +25,20 @@ PINNED = {
                  "two FFNs in a row against x @ (W @ W) + (b @ W + b): 0.0\n"],
     "ffn-widths": ["d = 960, FFN 1 x attention: plain width 1,920, gated width 1,280",
                    "d = 960, FFN 2 x attention: plain width 3,840, gated width 2,560",
-                   "SmolLM2-360M, d = 960: released gated width 2,560"],
+                   "SmolLM2-360M, d = 960: released gated width 2,560",
+                   "its own attention (15 query heads sharing 5 key/value heads): 2,457,600; "
+                   "its FFN: 7,372,800, x3.00 that"],
     "routing-rules": ["A: top 2, then a softmax over the 2              expert 1: 0.875, expert 3: 0.125  (sum 1.000)",
                       "B: softmax over all 8, keep the top 2            expert 1: 0.725, expert 3: 0.103  (sum 0.828)",
                       "C: sigmoid, keep the top 2, divide by their sum  expert 1: 0.597, expert 3: 0.403  (sum 1.000)",
                       "one expert kept, rule A: its weight runs from 1.000 to 1.000 over 4,096 tokens"],
     "shared-expert": ["weights of experts 1 to 8, then the shared one: [0.597, 0.0, 0.403, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]",
-                      "a token runs 8 routed + 1 shared = 9"],
+                      "a token runs 8 routed + 1 shared = 9",
+                      "in each of its 58 mixture blocks (the first 3 of 61 are dense)"],
     "block-768": ["768 x 3,072: 2,359,296", "attention: 2,359,296", "FFN: 4,718,592", "norms: 1,536",
                   "one block: 7,079,424", "attention 33.3%, FFN 66.7%"],
     "toy-ffn": ["= 162"],
-    "silu": ["silu(-3) = -0.14", "silu(0) = 0.00", "silu(3) = 2.86"],
+    "silu": ["silu(-3) = -0.14", "silu(0) = 0.00", "silu(3) = 2.86", "lowest: silu(-1.28) = -0.28"],
     "gated-width": ["d_ff = 3,072:  4,718,592", "d_ff = 2,048:  4,718,592", "multiple of 32: 352",
                     "gated FFN, d_ff = 3,072:  7,077,888  (x1.50 the plain count)",
                     "plain at 3,072 9,437,184, gated at 2,048 9,437,184"],
@@ -46,7 +49,8 @@ PINNED = {
     "moe-counts": ["40,115,712 stored, 11,804,160 used per token", "506 M stored, 166 M used per token",
                    "dense 209 MiB", "965 MiB (2 bytes)", "483 MiB (1 byte)",
                    "stored x4.62, used per token x1.52, FFN weights a token runs x2.00",
-                   "the router: 6,144 numbers per block"],
+                   "the router: 6,144 numbers per block",
+                   "with a separate output layer (untied): stored x3.96"],
     "router-balance": ["fair share 1,024"],
 }
 
@@ -102,7 +106,8 @@ def test_prose_does_not_type_the_figures():
                    "506", "166", "965", "483", "209", "40,115,712", "11,804,160", "1,024", "-0.14",
                    "2.86", "352", "1,536", "9,437,184", "7,077,888", "1.50", "4.62", "1.52", "2.00",
                    "6,144", "0.13", "10,922", "13,824", "22,016", "3,072 operations", "1,920", "1,280", "3,840", "2,560",
-                   "0.725", "0.103", "0.828", "0.597", "0.403", "0.181", "0.990"):
+                   "0.725", "0.103", "0.828", "0.597", "0.403", "0.181", "0.990",
+                   "2,457,600", "7,372,800", "3.00", "3.96", "-0.28", "\u22120.28", "1.28"):
         assert number not in prose, f"{number} is typed in the prose; print it from a cell"
 
 
@@ -264,9 +269,25 @@ def test_the_widths_that_meet_each_budget_are_what_the_prose_says(figures):
     assert ffn_width(smol.d_model, 2, True, 256) == smol.d_ff == 8 * smol.d_model // 3    # nothing to round
     assert 8 * smol.d_model % 3 == 0 and smol.d_ff % 256 == 0
     prose = _prose()
-    for words in ("A plain FFN of width 2·d holds as much as attention, and the usual 4·d twice as much",
-                  "two thirds of the plain width", "with nothing to\nround"):
+    for words in ("A plain FFN of width 2·d holds as much as a full-width attention, and the usual 4·d "
+                  "twice as\nmuch", "two thirds of the plain width",
+                  "exactly the budget of twice a full-width\n(4·d²) attention, with nothing to round"):
         assert words in prose, words
+
+
+def test_smollm2_shares_keys_and_values_so_its_ffn_is_three_times_its_own_attention(figures):
+    """"Its own attention is smaller than that ... grouped-query attention": 15 query heads, 5
+    key/value heads of width 64, so Wk and Wv are 960 x 320, and the FFN is 3 x that attention."""
+    smol = REAL_MODELS["SmolLM2-360M"].config
+    d, kv = smol.d_model, smol.d_model // smol.heads * smol.kv_heads
+    own = block_parameters(smol).attention
+    assert smol.kv_heads < smol.heads and own == 2 * d * d + 2 * d * kv < 4 * d * d
+    assert ffn_parameters(d, smol.d_ff, gated=True) == 3 * own
+    ratio = float(re.search(r"its FFN: [\d,]+, x(\d+\.\d+) that", figures["ffn-widths"]).group(1))
+    assert ratio == 3.0
+    prose = _prose()
+    assert "(grouped-query attention)" in prose and "multiple of its real attention printed last" in prose
+    assert "for an FFN as large as a full-width\nattention (four d × d matrices, 4·d²)" in prose
 
 
 # ---------------------------------------------------------------- routing rules and shared experts
@@ -311,9 +332,10 @@ def test_the_weights_differ_as_the_prose_says(figures):
 
 
 def test_with_one_expert_kept_the_router_reaches_the_output_only_under_a_full_softmax():
-    """"the router's scores would not reach the output at all" under A with one expert kept, "and
-    training could not learn the router from it": nudge the router's weights by a little that
-    keeps every choice; under A the output does not move, under B it does."""
+    """Under A with one expert kept, "the router's scores would reach the output only through the
+    choice of the expert, which passes no gradient": nudge the router's weights by a little that
+    keeps every choice; under A the output does not move, under B it does. A change that flips
+    a choice does move A's output: the choice is the only way in."""
     rng = np.random.default_rng(3)
     d, n_experts = 16, 8
     experts = [lambda t, W=rng.normal(size=(d, d)): t @ W for _ in range(n_experts)]
@@ -324,6 +346,15 @@ def test_with_one_expert_kept_the_router_reaches_the_output_only_under_a_full_so
         after = mixture_of_experts(x, nudged, experts, top_k=1, rule=rule)
         assert np.array_equal(before.experts, after.experts)                  # the same choices
         assert (np.abs(after.output - before.output).max() > 1e-8) == moves, rule
+    before = mixture_of_experts(x, W_router, experts, top_k=1, rule="topk_softmax")
+    flipped = mixture_of_experts(x, W_router + rng.normal(0.0, 1.0, W_router.shape), experts, top_k=1,
+                                 rule="topk_softmax")
+    changed = np.asarray(before.experts) != np.asarray(flipped.experts)
+    assert changed.any()
+    assert np.abs(flipped.output - before.output).max(axis=-1)[changed.ravel()].min() > 1e-6
+    prose = _prose()
+    assert "would reach the output only through the choice of the\n  expert, which passes no gradient" in prose
+    assert "would not reach the output at all" not in prose
 
 
 def test_the_shared_expert_adds_weight_one_on_top_of_the_routed_weights(figures):
@@ -362,3 +393,140 @@ def test_no_parenthesis_is_opened_inside_another_in_the_prose():
             depth += {"(": 1, ")": -1}.get(ch, 0)
             assert depth <= 1, "".join(cell["source"])[:200]
     assert "(the hidden-units lab (with ReLU))" not in _prose()
+
+
+# ---------------------------------------------------------------- affine, not linear
+
+def test_inside_one_region_the_ffn_is_an_affine_map_with_a_bias():
+    """"Inside one region the FFN is a plain affine map (one matrix and one bias)": near cat, where
+    no unit switches, the FFN equals x @ W + b for one W and a b that is not 0, so no matrix alone
+    gives it; "all the width buys ... a 2 × 2 matrix plus a bias"."""
+    e = worked_example()
+    rng = np.random.default_rng(5)
+    centre = np.array([1.3, 0.4])                      # between the tokens, no unit near its threshold
+    on = (centre @ e.W_up + e.b_up) > 0
+    x = centre + rng.normal(0.0, 1e-3, (20, centre.size))
+    assert np.array_equal((x @ e.W_up + e.b_up) > 0, np.tile(on, (20, 1)))       # one region
+    W, b = e.W_up @ (on[:, None] * e.W_down), (e.b_up * on) @ e.W_down + e.b_down
+    assert np.allclose(ffn(x, e.W_up, e.b_up, e.W_down, e.b_down), x @ W + b)
+    assert np.abs(b).max() > 0.1                                                   # a bias: affine
+    prose = _prose()
+    assert "Inside one region the FFN is a plain affine map (one matrix and one bias)" in prose
+    assert "a 2 × 2 matrix plus a bias buys, an affine\nmap" in prose
+    assert "plain linear map" not in prose and "what a 2 × 2 matrix buys" not in prose
+
+
+def test_the_skip_ahead_question_says_affine_map():
+    from exercises.definitions.questions.ffn import SKIP_AHEAD
+    question = next(q for q in SKIP_AHEAD if q.id == "ffn-out-linear")
+    assert question.choices[question.answer].startswith("One affine map: a single matrix and a bias")
+    assert "linear map" not in question.explanation and "affine map" in question.explanation
+
+
+def test_the_width_intuition_is_offered_as_one_intuition():
+    prose = _prose()
+    assert "That is one intuition for why real models make `d_ff`" in prose
+    assert "That is why real models make" not in prose
+
+
+def test_a_negative_silu_gate_flips_its_unit(figures):
+    """"a negative one, since SiLU dips a little below 0, lets it through with its sign flipped"."""
+    lowest = float(re.search(r"lowest: silu\(\S+\) = (\S+)", figures["silu"]).group(1))
+    assert -0.3 < lowest < 0
+    z = np.linspace(-6.0, 6.0, 12001)
+    assert abs(float(lib_silu(z).min()) - lowest) < 0.005
+    up = np.array([2.0, -1.5])
+    assert np.all(np.sign(float(lib_silu(-1.28)) * up) == -np.sign(up))
+    assert "lets it through with its sign flipped" in _prose()
+
+
+def test_the_mixture_counts_take_a_tied_output_layer(figures):
+    from dataclasses import replace
+    from lib.params import count_parameters
+    mixture = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12, experts=8, top_k=2)
+    dense = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12)
+    for config in (mixture, dense):
+        assert config.tied
+        assert count_parameters(replace(config, tied=False)).total - count_parameters(config).total == 32000 * 768
+    untied = _ratio(figures["moe-counts"], "stored")
+    assert untied == 4.62
+    assert float(re.search(r"\(untied\): stored x(\d+\.\d+)", figures["moe-counts"]).group(1)) < untied
+    prose = _prose()
+    assert "32,000-token embedding table that the\noutput layer reuses, tied)" in prose
+    assert "32,000-word" not in prose
+    assert "These counts take the\noutput layer tied to the embedding table" in prose
+
+
+def test_deepseek_v3_has_experts_in_its_mixture_blocks_only():
+    v3 = REAL_MODELS["DeepSeek-V3"].config
+    assert (v3.layers, v3.dense_layers) == (61, 3)
+    assert "of DeepSeek-V3, in each mixture block, runs the shared FFN" in _prose()
+
+
+def test_the_labs_balancing_step_grows_with_the_imbalance_unlike_deepseek_v3s_fixed_step():
+    from lib.moe import balance_load, tokens_per_expert
+    tokens = router_scores()
+    fair = len(tokens) * 2 / 8
+    counts = tokens_per_expert(route(tokens, 2).experts, 8)
+    for strength in (0.25, 0.5):
+        bias = balance_load(tokens, 2, strength, steps=1).bias
+        assert np.allclose(bias, strength * (fair - counts) / fair)              # proportional
+        assert len(np.unique(np.round(np.abs(bias), 9))) > 2                     # not one fixed step
+    box = _prose()[_prose().index("Deeper: how real systems balance the load"):]
+    assert "it moves each bias by the same fixed step" in box
+    assert "the lab's step grows with the imbalance" in box and "as in the lab" not in box
+
+
+def test_the_labs_router_is_unfair_because_its_tokens_share_a_direction():
+    """"the lab's tokens share a common direction and its router is random": the same draws
+    without the common direction leave the experts far closer to their fair share."""
+    from labs.ffn.router import N_EXPERTS, N_TOKENS, ROUTER_SEED, ROUTER_WIDTH
+    from lib.moe import tokens_per_expert
+    rng = np.random.default_rng(ROUTER_SEED)
+    x = rng.normal(0.0, 1.0, (N_TOKENS, ROUTER_WIDTH))
+    common = rng.normal(0.0, 0.6, ROUTER_WIDTH)
+    W_router = rng.normal(0.0, 1.5 / np.sqrt(ROUTER_WIDTH), (ROUTER_WIDTH, N_EXPERTS))
+    assert np.allclose((x + common)[1:] @ W_router, router_scores()[1:])         # the lab's tokens
+
+    def spread(scores):
+        counts = tokens_per_expert(route(scores, 2).experts, N_EXPERTS)
+        return counts.max() - counts.min()
+    assert spread((x + common) @ W_router) > 3 * spread(x @ W_router)
+    assert "the lab's tokens share a common direction and\nits router is random" in _prose()
+
+
+def test_the_router_lab_text_names_its_steps_slider():
+    import inspect
+    from labs.ffn import router
+    assert 'description="balancing steps"' in inspect.getsource(router.RouterLab)
+    prose = _prose()
+    assert "**balancing steps** how many steps run" in prose and "runs a few steps of" not in prose
+
+
+def test_the_mixture_exercise_says_the_router_has_no_bias_and_counts_as_used():
+    from exercises.definitions.ffn import MOE_COUNTS
+    d, d_ff, experts, top_k = 768, 3072, 8, 2
+    stored, used = MOE_COUNTS.reference(d, d_ff, experts, top_k)
+    assert used == 4 * d * d + top_k * 2 * d * d_ff + d * experts + 2 * d         # router + gains used
+    assert stored == 4 * d * d + experts * 2 * d * d_ff + d * experts + 2 * d      # router: no bias
+    cell = "".join(_cells()[_exercise_cell("moe-counts")]["source"])
+    assert "no bias" in cell and "Every token uses the router and both gains" in cell
+
+
+def test_no_answer_is_imported_or_printed_above_its_exercise():
+    cells = _cells()
+    setup = "".join(cells[0 if cells[0]["cell_type"] == "code" else 1]["source"])
+    assert "collapse" not in setup and "route" not in setup
+    code = [i for i, c in enumerate(cells) if c["cell_type"] == "code"]
+    first = {name: next(i for i in code if name in "".join(cells[i]["source"]))
+             for name in ("collapse", "route(")}
+    assert first["collapse"] > _exercise_cell("one-matrix")
+    assert first["route("] > _source_cell('check("top2-weights")')
+    shares = _cell_index(lambda c: c["metadata"].get("course", {}).get("figure") == "router-shares")
+    assert shares > _source_cell('check("top2-weights")')
+
+
+def test_the_reference_says_where_the_multiple_of_256_comes_from():
+    prose = _prose()
+    assert "two thirds of 4·d; the released code rounds the width up to a multiple of 256" in prose
+    assert "8/3 · d, rounded" not in prose

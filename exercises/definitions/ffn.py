@@ -546,7 +546,8 @@ MOE_COUNTS = Exercise(
     template='''def moe_block_counts(d, d_ff, experts, top_k):
     """One block with a mixture of experts: (parameters stored, parameters one token uses).
     Attention: four d x d matrices. Each expert: a plain FFN of width d_ff, no biases.
-    The router: one score per expert, computed from the token's d numbers. Two RMSNorm gains."""
+    The router: one score per expert, computed from the token's d numbers, no bias. Two RMSNorm
+    gains. Every token uses the router and both gains."""
     attention = 4 * d * d
     expert = 2 * d * d_ff              # one expert's two matrices
     norms = 2 * d
