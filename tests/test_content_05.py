@@ -340,6 +340,7 @@ def test_heads(figures):
     assert len(rows) == 16
     assert rows[(2, 2)] == {"copy": 0.61, "reverse": 0.02, "after": 0.38, "previous": 0.03}
     assert "without block 2's head 2: copy 1.01 -> 41, reverse 1.00 -> 123" in text
+    assert "without block 1's head 3: copy 1.01 -> 179, reverse 1.00 -> 35" in text
     assert "without block 1's head 4: copy 1.01 -> 117, reverse 1.00 -> 34" in text
 
 
@@ -359,8 +360,16 @@ def test_the_copying_head_is_what_the_prose_says(figures, cells):
     assert all(copy[key] < copy[best] / 2 for key in copy if key != best)
     assert rows[(2, 2)]["after"] > 10 * rows[(2, 2)]["reverse"]
     assert 0.4 < rows[(1, 4)]["previous"] < 0.6 < rows[(2, 4)]["previous"]
+    # 'block 1's head 3 puts 0.30 of its weight on the previous token and head 4 0.49 ... Head 3 also
+    # puts 0.43 on the letter to write at the reverse predictions'
+    said = prose(cells)
+    assert f"head 3 puts {rows[(1, 3)]['previous']:.2f} of its weight on the previous token and head 4 " \
+           f"{rows[(1, 4)]['previous']:.2f}" in said
+    assert f"Head 3 also puts {rows[(1, 3)]['reverse']:.2f} on the letter to write at the reverse" in said
+    for h in (3, 4):                                                         # the two of block 1 that look there
+        assert all(rows[(1, h)]["previous"] > 3 * rows[(1, other)]["previous"] for other in (1, 2))
     text = figures["heads"]
-    for head in ("block 2's head 2", "block 1's head 4"):
+    for head in ("block 2's head 2", "block 1's head 3", "block 1's head 4"):   # leaving out either one
         values = numbers(line_with(text, f"without {head}").split(":")[1])
         assert values[1] > 10 * values[0] and values[3] > 10 * values[2]     # 'more than tenfold'
     for i, t in enumerate(model.heldout_texts()):                            # 'the same word as the row itself'
@@ -379,7 +388,9 @@ def test_the_copying_head_is_what_the_prose_says(figures, cells):
     question = get_question("trained-predict-copy-head")
     assert question.choices[question.answer].startswith("a single head of block 2, with more than half")
     assert "Block 2's head 2 is the copying head." in prose(cells)
-    assert "In a copy it lands on the token just after that copy, the letter" in prose(cells)
+    assert "In a copy, the token it lands on stands just after an earlier copy of the row's letter" in prose(cells)
+    assert "In a reverse, the token it lands on is an earlier copy of the row's letter itself" in prose(cells)
+    assert "one move" not in prose(cells)
 
 
 def test_mismatches(figures):
@@ -404,18 +415,28 @@ def test_mismatches(figures):
 
 def test_rope_base_pairs(figures, cells):
     """'leaves the first pair turning one radian per position and slows every other pair, the
-    slowest the most ... the last pairs' angles stay near 0 ... only the pairs in between end up
-    at really different angles, whole radians apart'."""
+    slowest the most ... the last pairs' angles stay near 0 ... it is the fast pairs after the first
+    that end furthest apart, by tens of radians for pair i = 1, and the gap shrinks from pair to pair
+    ... pair i = 1 is off by less than a tenth of a radian between neighbours, by less than one ten
+    positions apart and by several radians only fifty apart'."""
     lines = figures["rope-base-pairs"].splitlines()
     slower = np.array(numbers(lines[0].split(":")[1]))
     assert slower[0] == 1 and np.all(np.diff(slower) > 0)              # the slowest pairs slow the most
     assert np.allclose(slower, 10 ** (np.arange(12) / 12), atol=0.005)  # '10^(i/12) times slower'
     assert "pair i turns 10^(i/12) times slower" in prose(cells)
-    small, large = (np.array(numbers(line.split("(radians):")[1])) for line in lines[1:])
+    small, large = (np.array(numbers(line.split("(radians):")[1])) for line in lines[1:3])
     assert small[0] == large[0] == 255                              # the first pair turns the same
     assert small[-1] < 0.1 and large[-1] < 0.1                      # the last pairs stay near 0
     assert max(small[-2:].max(), large[-2:].max()) < 0.15
-    assert np.all(np.abs(small[1:7] - large[1:7]) > 1)              # the pairs in between change
+    assert lines[3].startswith("how far apart the two bases leave each pair at position 255")
+    gaps = np.array(numbers(lines[3].split("(radians):")[1]))
+    assert np.allclose(gaps, np.abs(small - large), rtol=0.05, atol=0.01)
+    assert gaps[0] == 0 and 10 < gaps[1] < 100 and np.all(np.diff(gaps[1:]) < 0)   # furthest apart, then shrinks
+    assert "the fast pairs after the first that end furthest apart, by tens of radians for pair i = 1" in prose(cells)
+    near = {int(numbers(line)[1]): numbers(line.split("differ by")[1])[0] for line in lines[4:]}
+    assert set(near) == {1, 10, 50}
+    assert near[1] < 0.1 and near[10] < 1 and near[50] > 2           # 'less than a tenth ... less than one ... several'
+    assert "Only the pairs in between" not in prose(cells)
 
 
 def test_parameters(figures, cells):
