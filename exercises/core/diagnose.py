@@ -693,13 +693,7 @@ def _terms(ex, probes, numeric, close) -> str | None:
                 found = [(c, m)]
                 break
         if found is None and wrong.sum() >= 3:
-            for ((m1, v1), (m2, v2)) in itertools.combinations(terms, 2):
-                for c1, c2 in itertools.product(coefficients, coefficients):
-                    if np.array_equal(gap[wrong], c1 * v1[wrong] + c2 * v2[wrong]):
-                        found = [(c1, m1), (c2, m2)]
-                        break
-                if found:
-                    break
+            found = _two_terms(gap[wrong], [(m, v[wrong]) for m, v in terms], coefficients)
         if found:
             said = " and ".join(_term_words(c, m, names) for c, m in found)
             which = "" if gaps.shape[1] == 1 else f"Your number at entry {out}: "
@@ -708,6 +702,24 @@ def _terms(ex, probes, numeric, close) -> str | None:
             quoted = _quote(*seen) if seen is not None else ""
             return (f"{which or 'Your count: '}{said}{where}{quoted}: a part counted that should not "
                     "be, one left out, or one counted with the wrong number of matrices.")
+    return None
+
+
+def _two_terms(gap, terms, coefficients) -> list | None:
+    """The first pair of terms (in the order of itertools.combinations, then of the coefficient
+    pairs) with c1 * t1 + c2 * t2 equal to ``gap``, as [(c1, m1), (c2, m2)]; None if none is.
+    Each c2 * t2 is looked up by its numbers instead of trying every pair: about 700 products
+    instead of 200,000 comparisons for a count of six sizes."""
+    scaled: dict[tuple, list] = {}
+    for j, (_m, v) in enumerate(terms):
+        for b, c in enumerate(coefficients):
+            scaled.setdefault(tuple((c * v).tolist()), []).append((j, b))
+    candidates = sorted((i, j, a, b) for i, (_m, v) in enumerate(terms) for a, c in enumerate(coefficients)
+                        for j, b in scaled.get(tuple((gap - c * v).tolist()), ()) if j > i)
+    for i, j, a, b in candidates:           # confirmed as the sum itself, as the pair search did
+        c1, c2 = coefficients[a], coefficients[b]
+        if np.array_equal(gap, c1 * terms[i][1] + c2 * terms[j][1]):
+            return [(c1, terms[i][0]), (c2, terms[j][0])]
     return None
 
 
