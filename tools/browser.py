@@ -115,7 +115,7 @@ def run_all(page):
             const nb = {APP}.shell.currentWidget.content;
             const code = nb.widgets.filter(c => c.model.type === 'code');
             return code.every(c => c.model.executionCount !== null) &&
-                   !document.querySelector('.jp-InputPrompt').closest('.jp-Notebook').innerText.includes('[*]') &&
+                   !code.some(c => (c.node.querySelector('.jp-InputPrompt')?.innerText || '').includes('[*]')) &&
                    {APP}.shell.currentWidget.sessionContext.session.kernel.status === 'idle';
         }}""", timeout=180_000)
 

@@ -78,7 +78,7 @@ PREDICT_NO_ACTIVATION = Question(
                 "works out.",
     reveals=[
         r"\bcollapses? into one\b",
-        r"\bbuys exactly what a \S+ × \S+ matrix buys\b",
+        r"\bbuys exactly what a \S+ × \S+ matrix plus a bias buys\b",
     ],
 )
 

@@ -195,7 +195,7 @@ PREDICT_GRADIENT = Question(
                 "than the last. The cell below computes both.",
     reveals=[
         r"\bsmaller with post-norm, larger with pre-norm\b",
-        r"\bfirst blocks? (learns?|learning) slowly\b",
+        r"\bfirst blocks? get small gradients\b",
         r"\bfirst block gets a smaller gradient\b",
         r"\bblock 1's gradient is larger than block 48's\b",
     ],
