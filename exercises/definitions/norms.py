@@ -312,6 +312,13 @@ def _rms_norm_fixed() -> list[Case]:
     return [
         Case((np.array([[-1.1, 0.1, -0.2, -0.5], [3.0, -1.0, 2.0, 0.0]]), np.array([1.0, 1.0, 2.0, 0.5])),
              "the example", visible=True),
+    ] + _rms_cases("sentences")
+
+
+def _rms_cases(texts: str) -> list[Case]:
+    """The RMSNorm cases after the example, shared by both RMSNorm checks; ``texts`` is the word
+    the batch case's label uses."""
+    return [
         Case((np.full((2, 3), -2.0), np.array([0.5, 1.0, 3.0])), "constant rows"),
         Case((np.zeros((1, 4)), np.ones(4)), "a token of zeros (eps keeps it finite)", covers=("zeros",)),
         Case((np.array([[4.0, 5.0, 6.0, 5.0]]), np.array([1.5, -1.0, 0.2, 2.0])),
@@ -321,7 +328,7 @@ def _rms_norm_fixed() -> list[Case]:
              "tokens whose mean square is eps, ten times eps and a little above",
              covers=("mean square near eps",)),
         Case((np.cos(np.arange(60.0)).reshape(2, 5, 6) * 2.0, np.linspace(0.5, 2.0, 6)),
-             "a batch of 2 sentences of 5 tokens", covers=("batch",)),
+             f"a batch of 2 {texts} of 5 tokens", covers=("batch",)),
         Case((np.sin(np.arange(16.0)).reshape(4, 4) + 0.5, np.array([0.5, 1.5, -1.0, 2.0])),
              "4 tokens of 4 numbers", covers=("square",)),
         Case((np.array([[1e-3, -2e-3, 5e-4]]), np.array([1.0, 2.0, 1.0])), "a larger eps",
@@ -455,22 +462,7 @@ def _rms_16_fixed() -> list[Case]:
     return [
         _in_float16(Case((EXAMPLE_16.copy(), EXAMPLE_16_GAIN.copy()), visible=True), "the example",
                     covers=("large squares",)),
-        Case((np.full((2, 3), -2.0), np.array([0.5, 1.0, 3.0])), "constant rows"),
-        Case((np.zeros((1, 4)), np.ones(4)), "a token of zeros (eps keeps it finite)", covers=("zeros",)),
-        Case((np.array([[4.0, 5.0, 6.0, 5.0]]), np.array([1.5, -1.0, 0.2, 2.0])),
-             "a token far from 0 (RMSNorm does not subtract the mean)", covers=("offset",)),
-        Case((np.concatenate([_around(0.0, np.sqrt(1e-5), 4), _around(0.0, np.sqrt(1e-4), 4),
-                              np.array([[1e-3, 3e-3, -2e-3, 4e-3]])]), np.array([1.0, -0.5, 2.0, 1.5])),
-             "tokens whose mean square is eps, ten times eps and a little above",
-             covers=("mean square near eps",)),
-        Case((np.cos(np.arange(60.0)).reshape(2, 5, 6) * 2.0, np.linspace(0.5, 2.0, 6)),
-             "a batch of 2 texts of 5 tokens", covers=("batch",)),
-        Case((np.sin(np.arange(16.0)).reshape(4, 4) + 0.5, np.array([0.5, 1.5, -1.0, 2.0])),
-             "4 tokens of 4 numbers", covers=("square",)),
-        Case((np.array([[1e-3, -2e-3, 5e-4]]), np.array([1.0, 2.0, 1.0])), "a larger eps",
-             kwargs={"eps": 1e-2}),
-        in_float32(Case((np.sin(np.arange(15.0)).reshape(3, 5) * 3.0, np.linspace(-1.0, 2.0, 5)),
-                        "float32 tokens and gain")),
+    ] + _rms_cases("texts") + [
         _in_float16(Case((np.sin(np.arange(30.0)).reshape(2, 3, 5) * 900.0, np.linspace(2.0, -1.0, 5))),
                     "a batch of float16 tokens whose numbers reach 900", covers=("large squares", "batch")),
         _in_float16(Case((np.array([[2e-3, -1e-3, 3e-3, 5e-4], [1e-2, -4e-3, 6e-3, -8e-3]]), np.ones(4)),
