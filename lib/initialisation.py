@@ -44,38 +44,53 @@ def output_std(rule, std, layers):
     return {"all": float(std), "gpt2": float(std) / math.sqrt(2 * layers), "zero": 0.0}[rule]
 
 
-def _drawn(layers, d, f, seed):
+def _drawn(layers, d, f, seed, dtype=np.float64):
     """Per block, the standard normal numbers of Wq, Wk, Wv, Wo (d, d), W_up (d, f) and W_down (f, d),
-    drawn in that order from ``default_rng(seed + i)`` for block i, each kept with its columns
-    contiguous (Fortran order; the same numbers). Without BLAS, as in the browser, NumPy computes
-    ``x @ W`` as one dot product per row of x and column of W, and a column of a row-ordered
-    W_up (768, 3072) steps 24 kB at a time: GPT-2 Small's wide products run about five times
-    faster with the columns contiguous, with the same result."""
+    drawn in that order from ``default_rng(seed + i)`` for block i, as numbers of ``dtype``
+    (float64 or float32). Each matrix is drawn with its shape reversed and transposed: a view whose
+    columns are contiguous (Fortran order), at no cost. Without BLAS, as in the browser, NumPy
+    computes ``x @ W`` as one dot product per row of x and column of W, and a column of a
+    row-ordered W_up (768, 3072) steps 24 kB at a time in float64: GPT-2 Small's wide products run
+    about five times faster with the columns contiguous, with the same result."""
+    dtype = _float_type(dtype)
     for i in range(layers):
         generator = np.random.default_rng(seed + i)
         shapes = [(d, d)] * 4 + [(d, f), (f, d)]
-        yield [np.asfortranarray(generator.standard_normal(shape)) for shape in shapes]
+        yield [generator.standard_normal(shape[::-1], dtype=dtype).T for shape in shapes]
 
 
-def _scaled(drawn, std, out, heads):
+def _float_type(dtype):
+    """np.float64 or np.float32 (what ``Generator.standard_normal`` can draw), or a clear error."""
+    if dtype not in (np.float64, np.float32, "float64", "float32"):
+        raise ValueError(f"dtype should be np.float64 or np.float32, got {dtype!r}")
+    return np.dtype(dtype).type
+
+
+def _blocks_by_rule(drawn, std, outs, heads):
+    """{rule: BlockWeights} of one block's drawn numbers: Wq, Wk, Wv and W_up scaled by ``std``, once
+    for every rule, and Wo and W_down by each rule's own scale ``outs[rule]``."""
     Wq, Wk, Wv, Wo, W_up, W_down = drawn
-    return BlockWeights(Wq * std, Wk * std, Wv * std, Wo * out, W_up=W_up * std, W_down=W_down * out, heads=heads)
+    Wq, Wk, Wv, W_up = (W * std for W in (Wq, Wk, Wv, W_up))
+    return {rule: BlockWeights(Wq, Wk, Wv, Wo * out, W_up=W_up, W_down=W_down * out, heads=heads)
+            for rule, out in outs.items()}
 
 
-def initial_blocks(layers, d_model, d_ff, heads=1, *, rule="gpt2", std=0.02, seed=0):
+def initial_blocks(layers, d_model, d_ff, heads=1, *, rule="gpt2", std=0.02, seed=0, dtype=np.float64):
     """The blocks of a stack at the start of training, one at a time (a generator, so that only
     one block's matrices are in memory).
 
     Block i draws Wq, Wk, Wv, Wo (d_model, d_model), W_up (d_model, d_ff) and W_down (d_ff, d_model),
-    in that order, as standard normal numbers from ``default_rng(seed + i)``; Wq, Wk, Wv and W_up
-    are scaled by ``std``, Wo and W_down by ``output_std(rule, std, layers)``. Every rule therefore gets
-    the same random numbers, scaled differently. Yields BlockWeights (no biases, no norm gains).
+    in that order, as standard normal numbers of ``dtype`` (float64 or float32) from
+    ``default_rng(seed + i)``, each drawn with its shape reversed and transposed; Wq, Wk, Wv and
+    W_up are scaled by ``std``, Wo and W_down by ``output_std(rule, std, layers)``. Every rule
+    therefore gets the same random numbers, scaled differently. Yields BlockWeights (no biases, no
+    norm gains).
     """
     layers = check_positive_int(layers, "layers")
     d, f = check_positive_int(d_model, "d_model"), check_positive_int(d_ff, "d_ff")
     out = output_std(rule, std, layers)
-    for drawn in _drawn(layers, d, f, seed):
-        yield _scaled(drawn, std, out, heads)
+    for drawn in _drawn(layers, d, f, seed, dtype):
+        yield _blocks_by_rule(drawn, std, {rule: out}, heads)[rule]
 
 
 class StartTrace(NamedTuple):
@@ -86,26 +101,30 @@ class StartTrace(NamedTuple):
 
 
 def start_of_training(layers=12, d_model=768, d_ff=3072, heads=12, *, length=16, stream_rms=1.0,
-                      std=0.02, rules=tuple(RULES), seed=0):
+                      std=0.02, rules=tuple(RULES), seed=0, dtype=np.float64):
     """One stream of ``length`` tokens (normal numbers from ``default_rng(seed)``, rescaled to RMS
     ``stream_rms``) through ``layers`` pre-norm blocks as they start training (the blocks of
-    ``initial_blocks(..., seed=seed + 1)``), under each rule: LayerNorm without gain or shift,
-    GELU, causal attention, no final norm, as in GPT-2. Returns {rule: StartTrace}.
+    ``initial_blocks(..., seed=seed + 1, dtype=dtype)``), under each rule: LayerNorm without gain
+    or shift, GELU, causal attention, no final norm, as in GPT-2. Everything is computed in
+    ``dtype``, float64 or float32 (the stream too, once drawn). Returns {rule: StartTrace}.
 
     The default sizes are GPT-2 Small's (12 blocks, width 768, 12 heads, FFN width 3,072). Each
-    block's numbers are drawn once and scaled for every rule.
+    block's numbers are drawn once, and the matrices every rule scales alike (Wq, Wk, Wv, W_up)
+    are scaled once for all the rules.
     """
     layers = check_positive_int(layers, "layers")
+    dtype = _float_type(dtype)
     stream = np.random.default_rng(seed).standard_normal((check_positive_int(length, "length"), d_model))
-    stream *= check_non_negative(stream_rms, "stream_rms") / root_mean_square(stream)
+    stream = (stream * (check_non_negative(stream_rms, "stream_rms") / root_mean_square(stream))).astype(dtype)
     streams = {rule: stream for rule in rules}
     sizes = {rule: [root_mean_square(stream)] for rule in rules}
     changes = {rule: [] for rule in rules}
-    for drawn in _drawn(layers, check_positive_int(d_model, "d_model"), check_positive_int(d_ff, "d_ff"), seed + 1):
-        for rule in rules:
+    outs = {rule: output_std(rule, std, layers) for rule in rules}
+    for drawn in _drawn(layers, check_positive_int(d_model, "d_model"), check_positive_int(d_ff, "d_ff"), seed + 1,
+                        dtype):
+        for rule, weights in _blocks_by_rule(drawn, std, outs, heads).items():
             x = streams[rule]
-            new = block(x, _scaled(drawn, std, output_std(rule, std, layers), heads), norm="layer",
-                        activation="gelu", causal=True)
+            new = block(x, weights, norm="layer", activation="gelu", causal=True)
             changes[rule].append(root_mean_square(new - x) / root_mean_square(x))
             sizes[rule].append(root_mean_square(new))
             streams[rule] = new

@@ -300,11 +300,11 @@ def test_almost_always_larger_with_pre_norm_usually_by_tens(figures):
     assert "in most random stacks it arrives smaller than it left" in get_question("norms-predict-placement").explanation
 
 
-def test_the_same_draws_at_32_blocks_show_the_same_picture(figures, cells):
+def test_the_same_stacks_after_32_blocks_show_the_same_picture(figures, cells):
     """'The line for 32 blocks shows the same picture at another depth: pre-norm amplified the change
     in every one of the 50 stacks, post-norm shrank it in some and amplified it in others.'"""
     text = figures["placement-48"]
-    pre_low, _pre_high, post_low, post_high = numbers(line_with(text, "the same 50 draws at 32 blocks").split(":", 1)[1])
+    pre_low, _pre_high, post_low, post_high = numbers(line_with(text, "the same 50 stacks after 32 blocks").split(":", 1)[1])
     assert pre_low > 1 and post_low < 1 < post_high
     assert _spread(text, "pre-norm")[0] > 1
     low, high, _median = _spread(text, "post-norm")

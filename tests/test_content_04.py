@@ -220,12 +220,18 @@ def test_near_identity_at_a_real_width(figures, cells):
     assert "GPT-2 draws every matrix at a standard deviation of 0.02. Then" not in text
     assert "85 million random numbers" in text
     assert 12 * (4 * 768 ** 2 + 2 * 768 * 3072) == 84_934_656
+    # 'on a stream of 8 tokens of size 1, in float32': the run the cell makes
+    assert "on a stream of 8 tokens of size 1, in float32, started the three ways" in " ".join(text.split())
+    (call,) = [line for c in cells if c["cell_type"] == "code" for line in source(c).splitlines()
+               if "start_of_training(" in line]
+    assert call == "runs = start_of_training(layers=12, d_model=768, d_ff=3072, heads=12, length=8, dtype=np.float32)"
 
 
 def test_near_identity_is_measured_against_the_stream():
     """'GPT-2's own embedding also starts at 0.02 ... its first blocks at first write more than the
-    stream holds.' A stream of tokens at 0.02 plus positions at 0.01 has RMS about 0.0224."""
-    run = start_of_training(rules=("gpt2",), stream_rms=np.sqrt(0.02 ** 2 + 0.01 ** 2))["gpt2"]
+    stream holds.' A stream of tokens at 0.02 plus positions at 0.01 has RMS about 0.0224, in the
+    setting of the cell (8 tokens, float32)."""
+    run = start_of_training(rules=("gpt2",), stream_rms=np.sqrt(0.02 ** 2 + 0.01 ** 2), length=8, dtype=np.float32)["gpt2"]
     assert run.changes[0] > 1.0
 
 

@@ -46,27 +46,29 @@ def test_start_of_training_orders_the_rules_and_zero_is_the_identity():
     assert small["gpt2"].sizes[0] == pytest.approx(0.02)
 
 
-def _drawn_by_hand(layers, d, f, seed):
-    """Per block, Wq, Wk, Wv, Wo, W_up, W_down as the docstring says they are drawn."""
+def _drawn_by_hand(layers, d, f, seed, dtype=np.float64):
+    """Per block, Wq, Wk, Wv, Wo, W_up, W_down as the docstring says they are drawn: each with its
+    shape reversed, then transposed."""
     blocks = []
     for i in range(layers):
         rng = np.random.default_rng(seed + i)
-        blocks.append([rng.standard_normal((d, d)) for _ in range(4)]
-                      + [rng.standard_normal((d, f)), rng.standard_normal((f, d))])
+        blocks.append([rng.standard_normal((d, d), dtype=dtype).T for _ in range(4)]
+                      + [rng.standard_normal((f, d), dtype=dtype).T, rng.standard_normal((d, f), dtype=dtype).T])
     return blocks
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("rule", sorted(RULES))
-def test_initial_blocks_follow_the_documented_draw_order_exactly(rule):
+def test_initial_blocks_follow_the_documented_draw_order_exactly(rule, dtype):
     d, f, layers, std = 4, 6, 2, 0.03
     out = output_std(rule, std, layers)
-    got = list(initial_blocks(layers, d, f, 2, rule=rule, std=std, seed=7))
+    got = list(initial_blocks(layers, d, f, 2, rule=rule, std=std, seed=7, dtype=dtype))
     assert len(got) == layers
-    for w, (q, k, v, o, w1, w2) in zip(got, _drawn_by_hand(layers, d, f, 7)):
+    for w, (q, k, v, o, w1, w2) in zip(got, _drawn_by_hand(layers, d, f, 7, dtype)):
         assert w.heads == 2
         for name, expected in [("Wq", q * std), ("Wk", k * std), ("Wv", v * std), ("Wo", o * out),
                                ("W_up", w1 * std), ("W_down", w2 * out)]:
-            assert np.array_equal(getattr(w, name), expected), name
+            assert getattr(w, name).dtype == dtype and np.array_equal(getattr(w, name), expected), name
         assert w.W_gate is None and w.b_up is None and w.attention_norm_gain is None
 
 
@@ -117,8 +119,8 @@ def test_start_of_training_defaults_are_gpt2_small_one_stream_of_sixteen_tokens(
 
     draws, seen = [], []
 
-    def ones(layers, d, f, seed):
-        draws.append((layers, d, f, seed))
+    def ones(layers, d, f, seed, dtype):
+        draws.append((layers, d, f, seed, dtype))
         for _ in range(layers):
             yield [np.ones((d, d))] * 4 + [np.ones((d, f)), np.ones((f, d))]
 
@@ -129,7 +131,7 @@ def test_start_of_training_defaults_are_gpt2_small_one_stream_of_sixteen_tokens(
     monkeypatch.setattr(initialisation, "_drawn", ones)
     monkeypatch.setattr(initialisation, "block", identity)
     runs = start_of_training()
-    assert list(runs) == list(RULES) and draws == [(12, 768, 3072, 1)]
+    assert list(runs) == list(RULES) and draws == [(12, 768, 3072, 1, np.float64)]
     assert len(seen) == 12 * len(RULES) and runs["gpt2"].sizes.shape == (13,)
     stream = np.random.default_rng(0).standard_normal((16, 768))
     assert np.allclose(seen[0][0], stream / root_mean_square(stream), rtol=1e-12, atol=0)
@@ -138,6 +140,32 @@ def test_start_of_training_defaults_are_gpt2_small_one_stream_of_sixteen_tokens(
         assert heads == 12 and wq == 0.02 and w1_shape == (768, 3072)
         assert wo == output_std(rule, 0.02, 12)
         assert options == {"norm": "layer", "activation": "gelu", "causal": True}
+
+
+def test_start_of_training_in_float32_is_the_float32_stream_through_the_float32_blocks():
+    runs = start_of_training(layers=3, d_model=8, d_ff=12, heads=2, length=5, stream_rms=0.7, std=0.3, seed=4,
+                             dtype=np.float32)
+    x = np.random.default_rng(4).standard_normal((5, 8))
+    x = (x * (0.7 / root_mean_square(x))).astype(np.float32)
+    from lib.block import block
+
+    for rule in RULES:
+        stream, sizes, changes = x, [root_mean_square(x)], []
+        for w in initial_blocks(3, 8, 12, 2, rule=rule, std=0.3, seed=5, dtype=np.float32):
+            new = block(stream, w, placement="pre", norm="layer", activation="gelu", causal=True)
+            assert new.dtype == np.float32
+            changes.append(root_mean_square(new - stream) / root_mean_square(stream))
+            sizes.append(root_mean_square(new))
+            stream = new
+        assert np.array_equal(runs[rule].sizes, sizes) and np.array_equal(runs[rule].changes, changes)
+        assert runs[rule].sizes.dtype == np.float32
+    assert np.all(runs["zero"].changes == 0)                 # exactly the identity in float32 too
+
+
+@pytest.mark.parametrize("dtype", [np.float16, int, "double precision"])
+def test_start_of_training_refuses_a_number_type_it_cannot_draw(dtype):
+    with pytest.raises(ValueError, match="dtype should be np.float64 or np.float32"):
+        start_of_training(layers=1, d_model=4, d_ff=4, heads=1, dtype=dtype)
 
 
 def test_start_of_training_refuses_no_layers():
@@ -153,11 +181,12 @@ def test_initial_blocks_check_the_number_of_layers_first():
 def test_the_drawn_matrices_keep_their_columns_contiguous_and_the_generators_numbers():
     """Without BLAS (the browser's NumPy) x @ W reads W column by column: each column contiguous is
     what makes GPT-2 Small's blocks of notebook 04 fast there (benchmarks/NOTES.md); the numbers
-    are default_rng(seed + i)'s, in the documented order."""
+    are default_rng(seed + i)'s, in the documented order, each matrix drawn with its shape reversed
+    and transposed (so no copy puts it in column order)."""
     for i, drawn in enumerate(_drawn(2, 6, 10, seed=3)):
         generator = np.random.default_rng(3 + i)
         for matrix, shape in zip(drawn, [(6, 6)] * 4 + [(6, 10), (10, 6)]):
             assert matrix.flags.f_contiguous and matrix.shape == shape
-            assert np.array_equal(matrix, generator.standard_normal(shape))
+            assert np.array_equal(matrix, generator.standard_normal(shape[::-1]).T)
     block = next(initial_blocks(1, 6, 10, seed=3))
     assert all(getattr(block, name).flags.f_contiguous for name in ("Wq", "Wk", "Wv", "Wo", "W_up", "W_down"))
