@@ -67,12 +67,13 @@ def _float_type(dtype):
 
 
 def _blocks_by_rule(drawn, std, outs, heads):
-    """{rule: BlockWeights} of one block's drawn numbers: Wq, Wk, Wv and W_up scaled by ``std``, once
-    for every rule, and Wo and W_down by each rule's own scale ``outs[rule]``."""
+    """(rule, BlockWeights) for each rule of ``outs``, one at a time, from one block's drawn numbers:
+    Wq, Wk, Wv and W_up scaled by ``std`` once for every rule, Wo and W_down by the rule's own
+    scale ``outs[rule]``."""
     Wq, Wk, Wv, Wo, W_up, W_down = drawn
     Wq, Wk, Wv, W_up = (W * std for W in (Wq, Wk, Wv, W_up))
-    return {rule: BlockWeights(Wq, Wk, Wv, Wo * out, W_up=W_up, W_down=W_down * out, heads=heads)
-            for rule, out in outs.items()}
+    for rule, out in outs.items():
+        yield rule, BlockWeights(Wq, Wk, Wv, Wo * out, W_up=W_up, W_down=W_down * out, heads=heads)
 
 
 def initial_blocks(layers, d_model, d_ff, heads=1, *, rule="gpt2", std=0.02, seed=0, dtype=np.float64):
@@ -90,7 +91,8 @@ def initial_blocks(layers, d_model, d_ff, heads=1, *, rule="gpt2", std=0.02, see
     d, f = check_positive_int(d_model, "d_model"), check_positive_int(d_ff, "d_ff")
     out = output_std(rule, std, layers)
     for drawn in _drawn(layers, d, f, seed, dtype):
-        yield _blocks_by_rule(drawn, std, {rule: out}, heads)[rule]
+        ((_rule, weights),) = _blocks_by_rule(drawn, std, {rule: out}, heads)
+        yield weights
 
 
 class StartTrace(NamedTuple):
@@ -122,7 +124,7 @@ def start_of_training(layers=12, d_model=768, d_ff=3072, heads=12, *, length=16,
     outs = {rule: output_std(rule, std, layers) for rule in rules}
     for drawn in _drawn(layers, check_positive_int(d_model, "d_model"), check_positive_int(d_ff, "d_ff"), seed + 1,
                         dtype):
-        for rule, weights in _blocks_by_rule(drawn, std, outs, heads).items():
+        for rule, weights in _blocks_by_rule(drawn, std, outs, heads):
             x = streams[rule]
             new = block(x, weights, norm="layer", activation="gelu", causal=True)
             changes[rule].append(root_mean_square(new - x) / root_mean_square(x))
