@@ -86,6 +86,16 @@ class Contract:
     square: tuple = ()
 
 
+def signature_contract(function: Callable) -> Contract:
+    """The part of a contract a function's signature states: its arguments, by name, and their
+    default values (what a retired exercise keeps; the promise in words is the live one's)."""
+    import inspect
+
+    parameters = inspect.signature(function).parameters.values()
+    return Contract(args={p.name: "" for p in parameters}, returns="",
+                    defaults={p.name: p.default for p in parameters if p.default is not p.empty})
+
+
 Code = Mapping[int, str] | str     # fills by blank number, or the cell's whole source
 
 
@@ -122,7 +132,9 @@ class Exercise:
 
     ``retired`` marks an exercise a newer release replaced: its check still works for notebooks
     saved from earlier releases (``get_exercise`` finds it), but it is no longer listed with the
-    course's exercises (progress, review, the command line).
+    course's exercises (progress, review, the command line). A retired exercise may leave out its
+    ``contract``: the check then reads the arguments' names and defaults from the reference's
+    signature (:func:`signature_contract`), all the diagnosis of a wrong answer uses.
 
     ``without_loops``, for an exercise whose statement asks for no Python loop ("the sinusoidal
     table, without a loop"), is the hint on how to do without one: code that gives the right
@@ -147,7 +159,6 @@ class Exercise:
     rtol: float = 1e-6
     atol: float = 1e-8
     context: str = "import numpy as np\nfrom exercises.core.blank import ____\n"
-    skills: str = ""
     retired: bool = False
     without_loops: str = ""      # the exercise asks for no Python loop: how to do without one
 
@@ -166,6 +177,8 @@ class Exercise:
         for mistake in self.mistakes:
             if self.variant_source(mistake.code) == self.solution_source:
                 raise ValueError(f"exercise {self.id!r}: mistake {mistake.name!r} is the solution")
+        if self.retired and self.contract is None and self.reference is not None:
+            self.contract = signature_contract(self.reference)
         self._fixed: list[Case] | None = None
         self._mistaken: dict[int, Any] = {}
 

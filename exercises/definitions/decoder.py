@@ -121,7 +121,6 @@ CAUSAL_WEIGHTS = Exercise(
     ],
     rtol=1e-6,
     atol=1e-9,
-    skills="apply the causal mask: position i attends to j <= i",
     retired=True,      # replaced by cached-causal-weights; kept so that saved notebooks still check it
 )
 
@@ -254,7 +253,6 @@ CACHED_CAUSAL_WEIGHTS = Exercise(
     ],
     rtol=1e-6,
     atol=1e-9,
-    skills="apply the causal mask to the last tokens of a text, as generation with a KV cache does",
 )
 
 
@@ -386,7 +384,6 @@ DECODER = Exercise(
     ],
     rtol=1e-5,
     atol=1e-5,
-    skills="stack n pre-norm blocks and finish with the final norm",
     retired=True,      # replaced by future-leak; kept so that saved notebooks still check it
 )
 
@@ -562,7 +559,6 @@ FUTURE_LEAK = Exercise(
     ],
     rtol=1e-9,
     atol=1e-12,
-    skills="test a model for reading the future: change later tokens, watch earlier outputs",
     retired=True,      # replaced by future-leak-nudge (a shift of 1 is erased by LayerNorm); kept so
                        # that saved notebooks still check it
 )
@@ -690,7 +686,6 @@ FUTURE_LEAK_NUDGE = Exercise(
     ],
     rtol=1e-9,
     atol=1e-12,
-    skills="test a model for reading the future: change later tokens, watch earlier outputs",
 )
 
 
@@ -775,7 +770,6 @@ MODEL_PARAMETERS = Exercise(
     ],
     atol=0.5,
     rtol=0.0,
-    skills="count a whole model: embedding, blocks and the final norm",
     retired=True,      # replaced by grouped-parameters; kept so that saved notebooks still check it
 )
 
@@ -885,7 +879,6 @@ GROUPED_PARAMETERS = Exercise(
     ],
     atol=0.5,
     rtol=0.0,
-    skills="count a model whose attention heads share keys and values (grouped-query attention)",
 )
 
 DEFINITIONS = [CACHED_CAUSAL_WEIGHTS, CAUSAL_WEIGHTS, DECODER, FUTURE_LEAK, FUTURE_LEAK_NUDGE,

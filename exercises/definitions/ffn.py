@@ -132,7 +132,6 @@ SUBLAYER = Exercise(
                 "per token and x has d_model, so it must be narrowed back by the second matrix "
                 "before it is added to x."),
     ],
-    skills="write the FFN sublayer: widen, ReLU, narrow back, add the residual",
     retired=True,      # replaced by one-matrix; kept so that saved notebooks still check it
 )
 
@@ -242,7 +241,6 @@ ONE_MATRIX = Exercise(
                 "`b_up * W_down` multiplies number by number and makes a matrix. b_up goes through "
                 "W_down as a token's numbers do, by a matrix product, `@`, which gives d_out numbers."),
     ],
-    skills="derive the one matrix and bias an FFN without its activation collapses into",
 )
 
 
@@ -381,7 +379,6 @@ def swiglu(x, W_gate, W_up, W_down):
                 "projection number by number (`*`). `@` is a matrix product, which needs other "
                 "shapes and means something else."),
     ],
-    skills="write SiLU and the gated feed-forward network from one matrix that holds both projections",
 )
 
 
@@ -483,7 +480,6 @@ TOP2 = Exercise(
                 "You shared the token in proportion to the scores themselves. A softmax shares it "
                 "by the exponentials of the scores, which also works for negative scores."),
     ],
-    skills="route a token to its top-2 experts and share it by a softmax over their scores",
 )
 
 
@@ -600,7 +596,6 @@ MOE_COUNTS = Exercise(
     ],
     atol=0.5,
     rtol=0.0,
-    skills="count what a mixture of experts stores and what one token uses",
 )
 
 
@@ -682,7 +677,6 @@ BLOCK_COUNT = Exercise(
     ],
     atol=0.5,
     rtol=0.0,
-    skills="count a block's parameters, plain or gated",
     retired=True,      # replaced by ffn-width; kept so that saved notebooks still check it
 )
 
@@ -799,7 +793,6 @@ FFN_WIDTH = Exercise(
     ],
     atol=0.5,
     rtol=0.0,
-    skills="derive the FFN's hidden width from a parameter budget, plain or gated, rounded up to a multiple",
 )
 
 DEFINITIONS = [SUBLAYER, ONE_MATRIX, BLOCK_COUNT, FFN_WIDTH, SWIGLU, TOP2, MOE_COUNTS, *questions.QUESTIONS]

@@ -38,121 +38,6 @@ def _around(mean, spread, d):
 
 # The earlier exercise: the blank was the denominator.
 
-LAYER_NORM_CONTRACT = Contract(
-    args={"x": "tokens, shape (..., d), d >= 1 numbers per token",
-          "eps": "a number >= 0 added to the variance, 1e-5 unless given"},
-    returns="the normalised tokens, shape (..., d)",
-    ndims=(2, 3),
-    dtypes=("float64", "float32"),
-    defaults={"eps": 1e-5},
-    edges={"variance 0": "tokens whose numbers are all equal",
-           "variance near eps": "a token whose variance is about eps (and one ten times larger)",
-           "variance below eps": "a token whose variance is far below eps",
-           "one number": "a token of a single number",
-           "offset": "a token far from 0 (mean 1000)",
-           "float32 offset": "float32 tokens far from 0 (mean 1000), whose spread float32 keeps to "
-                             "about 3 digits: compared to 1 part in 1000",
-           "batch": "a batch of texts"},
-)
-
-
-def _layer_norm_fixed() -> list[Case]:
-    return [
-        Case((np.array([[1.0, 1.0, 5.0, 5.0], [2.0, 4.0, 6.0, 8.0]]),), "the example", visible=True),
-        Case((np.full((2, 4), 3.0),), "constant rows (their variance is 0)", covers=("variance 0",)),
-        Case((np.array([[1.0, 1.001, 0.999, 1.0005, 0.9995]]),),
-             "a token whose numbers are nearly equal (variance far below eps)",
-             covers=("variance below eps",)),
-        Case((np.concatenate([_around(0.5, np.sqrt(1e-5), 6), _around(-0.25, np.sqrt(1e-4), 6)]),),
-             "tokens whose variance is eps, and ten times eps", covers=("variance near eps",)),
-        Case((np.sin(np.arange(80.0)).reshape(2, 5, 8) * 3.0 + 1.0,), "a batch of 2 sentences of 5 tokens",
-             covers=("batch",)),
-        Case((np.array([[2.5, -1.0, 0.5, 7.0, 3.0, -4.0, 1.0]]),), "one token of odd length"),
-        Case((np.array([[4.0], [-2.5]]),), "tokens of a single number", covers=("one number",)),
-        Case((np.array([[1000.5, 1001.5, 999.0, 1002.0, 1000.0]]),), "a token far from 0",
-             covers=("offset",)),
-        Case((np.array([[0.3, -0.2, 0.05, 0.1]]),), "a larger eps", kwargs={"eps": 0.1}),
-        Case((_around(2.0, np.sqrt(1e-3), 4),), "eps = 0.001 and a variance of 0.001",
-             kwargs={"eps": 1e-3}),
-        in_float32(Case((np.cos(np.arange(18.0)).reshape(3, 6) * 2.0 - 0.5,), "float32 tokens")),
-        Case((np.array([[1000.5, 1001.5, 999.0, 1002.0, 1000.0, 998.5],
-                        [1000.2, 999.9, 1000.1, 999.8, 1000.3, 999.6]], dtype=np.float32),),
-             "float32 tokens far from 0 (mean 1000)", covers=("float32 offset", "float32"), rtol=1e-3, atol=1e-3),
-    ]
-
-
-def _layer_norm_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        shape = _random_shape(rng)
-        cases.append(Case((rng.normal(rng.uniform(-3, 3), rng.uniform(0.5, 4), shape),),
-                          f"random numbers, shape {shape}"))
-    return cases
-
-
-LAYER_NORM = Exercise(
-    id="layer-norm",
-    notebook=NOTEBOOK,
-    title="LayerNorm over the last axis",
-    name="layer_norm",
-    template='''def layer_norm(x, eps=1e-5):
-    """Each token (the last axis of x) rescaled to mean 0 and standard deviation 1."""
-    mean = x.mean(axis=-1, keepdims=True)
-    var = x.var(axis=-1, keepdims=True)
-    return (x - mean) / ____
-''',
-    solution=["np.sqrt(var + eps)"],
-    reference=_layer_norm_reference,
-    contract=LAYER_NORM_CONTRACT,
-    fixed=_layer_norm_fixed,
-    draw=_layer_norm_draw,
-    hints=[
-        "After subtracting the mean, divide by the spread of each token's numbers: the "
-        "standard deviation, which is the square root of the variance.",
-        "A token whose numbers are all equal has variance 0, and 0 / 0 is NaN. The small "
-        "number `eps` is there to keep the division safe; it belongs inside the square root.",
-        "`var` already has one number per token, kept as a column, so it lines up with "
-        "`x - mean` without any reshaping.",
-    ],
-    mistakes=[
-        Mistake("no eps", {0: "np.sqrt(var)"},
-                "Without `eps`, a token whose numbers are all equal gives 0 / 0 = NaN. Add "
-                "`eps` to the variance before taking the square root."),
-        Mistake("eps outside the root", {0: "(np.sqrt(var) + eps)"},
-                "You added `eps` after the square root. The convention (PyTorch's too) adds it "
-                "to the variance, inside the root; the two differ when the variance is tiny."),
-        Mistake("eps added after the division", {0: "np.sqrt(var) + eps"},
-                "`/` is worked out before `+`: your line divides by the square root of the "
-                "variance and then adds eps to every result, so a token whose numbers are all "
-                "equal still gives 0 / 0 = NaN. Put brackets around the whole divisor, with eps "
-                "added to the variance inside the root."),
-        Mistake("no square root", {0: "(var + eps)"},
-                "You divided by the variance itself. Its square root, the standard deviation, "
-                "is what brings the numbers to a spread of 1."),
-        Mistake("fixed eps", {0: "np.sqrt(var + 1e-5)"},
-                "You wrote the number 1e-5 instead of using the argument `eps`, so a caller who "
-                "asks for another eps does not get it."),
-        Mistake("eps squared", {0: "np.sqrt(var + eps ** 2)"},
-                "Your result is LayerNorm with eps squared (1e-10 instead of 1e-5): right while "
-                "the variance is large, wrong for a token whose variance is about eps. Add `eps` "
-                "itself to the variance, inside the square root."),
-        Mistake("eps as a floor", {0: "np.sqrt(np.maximum(var, eps))"},
-                "You used eps as a floor (the larger of the variance and eps). LayerNorm adds eps "
-                "to the variance: the two differ for a token whose variance is near eps."),
-        Mistake("sample variance", {0: "np.sqrt(x.var(axis=-1, keepdims=True, ddof=1) + eps)"},
-                "You used the sample variance (divided by d \u2212 1). LayerNorm divides the "
-                "squared distances by d, as `x.var()` does by default."),
-        Mistake("whole array", {0: "np.sqrt(x.var() + eps)"},
-                "You took the variance of the whole array. Each token is normalised by its own "
-                "variance, over its last axis."),
-    ],
-    rtol=1e-4,
-    atol=1e-6,
-    skills="write LayerNorm over the last axis, with eps inside the square root",
-    retired=True,      # replaced by layer-norm-fix; kept so that saved notebooks still check it
-)
-
-
 
 # ---------------------------------------------------------------- layer_norm: fix a draft that is right for one token only
 
@@ -282,134 +167,6 @@ LAYER_NORM_FIX = Exercise(
     ],
     rtol=1e-4,
     atol=1e-6,
-    skills="find why a LayerNorm is right for one token only, and normalise each token over the last axis",
-)
-
-
-# ---------------------------------------------------------------- rms_norm (the earlier exercise)
-
-def _rms_norm_reference(x, gain, eps=1e-5):
-    return _rms_norm(x, gain, eps=eps)
-
-
-RMS_NORM_CONTRACT = Contract(
-    args={"x": "tokens, shape (..., d), d >= 1 numbers per token",
-          "gain": "the learned gain, shape (d,), any numbers (negative ones too)",
-          "eps": "a number >= 0 added to the mean square, 1e-5 unless given"},
-    returns="the normalised tokens times the gain, shape (..., d)",
-    ndims=(2, 3),
-    dtypes=("float64", "float32"),
-    defaults={"eps": 1e-5},
-    edges={"zeros": "a token of zeros",
-           "mean square near eps": "a token whose mean square is about eps (and one ten times larger)",
-           "offset": "a token far from 0 (RMSNorm keeps its offset)",
-           "square": "as many tokens as numbers per token",
-           "batch": "a batch of texts"},
-)
-
-
-def _rms_norm_fixed() -> list[Case]:
-    return [
-        Case((np.array([[-1.1, 0.1, -0.2, -0.5], [3.0, -1.0, 2.0, 0.0]]), np.array([1.0, 1.0, 2.0, 0.5])),
-             "the example", visible=True),
-    ] + _rms_cases("sentences")
-
-
-def _rms_cases(texts: str) -> list[Case]:
-    """The RMSNorm cases after the example, shared by both RMSNorm checks; ``texts`` is the word
-    the batch case's label uses."""
-    return [
-        Case((np.full((2, 3), -2.0), np.array([0.5, 1.0, 3.0])), "constant rows"),
-        Case((np.zeros((1, 4)), np.ones(4)), "a token of zeros (eps keeps it finite)", covers=("zeros",)),
-        Case((np.array([[4.0, 5.0, 6.0, 5.0]]), np.array([1.5, -1.0, 0.2, 2.0])),
-             "a token far from 0 (RMSNorm does not subtract the mean)", covers=("offset",)),
-        Case((np.concatenate([_around(0.0, np.sqrt(1e-5), 4), _around(0.0, np.sqrt(1e-4), 4),
-                              np.array([[1e-3, 3e-3, -2e-3, 4e-3]])]), np.array([1.0, -0.5, 2.0, 1.5])),
-             "tokens whose mean square is eps, ten times eps and a little above",
-             covers=("mean square near eps",)),
-        Case((np.cos(np.arange(60.0)).reshape(2, 5, 6) * 2.0, np.linspace(0.5, 2.0, 6)),
-             f"a batch of 2 {texts} of 5 tokens", covers=("batch",)),
-        Case((np.sin(np.arange(16.0)).reshape(4, 4) + 0.5, np.array([0.5, 1.5, -1.0, 2.0])),
-             "4 tokens of 4 numbers", covers=("square",)),
-        Case((np.array([[1e-3, -2e-3, 5e-4]]), np.array([1.0, 2.0, 1.0])), "a larger eps",
-             kwargs={"eps": 1e-2}),
-        in_float32(Case((np.sin(np.arange(15.0)).reshape(3, 5) * 3.0, np.linspace(-1.0, 2.0, 5)),
-                        "float32 tokens and gain")),
-    ]
-
-
-def _rms_norm_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        shape = _random_shape(rng)
-        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 3), shape), rng.normal(1.0, 0.5, shape[-1])),
-                          f"random numbers, shape {shape}"))
-    return cases
-
-
-_RMS_KEEPDIMS = ("Your code works only when there are as many tokens as numbers per token: the "
-                 "mean of the squares has one number per token, and without `keepdims=True` it "
-                 "loses its axis and no longer lines up with the tokens' rows.")
-
-RMS_NORM = Exercise(
-    id="rms-norm",
-    notebook=NOTEBOOK,
-    title="RMSNorm with its gain",
-    name="rms_norm",
-    template='''def rms_norm(x, gain, eps=1e-5):
-    """Each token (the last axis) divided by its root mean square, then times the gain."""
-    ms = ____       # the mean of the squares: one number per token, kept as a column
-    return ____     # rescale each token, then apply the learned gain (one number per column)
-''',
-    solution=["(x ** 2).mean(axis=-1, keepdims=True)", "x / np.sqrt(ms + eps) * gain"],
-    reference=_rms_norm_reference,
-    contract=RMS_NORM_CONTRACT,
-    fixed=_rms_norm_fixed,
-    draw=_rms_norm_draw,
-    hints=[
-        "Root mean square, read from the inside out: square every number, average the squares "
-        "over the token's numbers (the last axis), take the square root.",
-        "The first blank is the middle step only (square, then average with keepdims). The "
-        "second divides x by the root of that, with `eps` added inside the root as in LayerNorm.",
-        "The gain has one number per column, shape (d,), so multiplying the rescaled x by it "
-        "scales each column of every token; nothing is subtracted anywhere.",
-    ],
-    mistakes=[
-        Mistake("no gain", {1: "x / np.sqrt(ms + eps)"},
-                "The rescaling is right but the gain is missing: multiply the result by `gain`."),
-        Mistake("centred",
-                {1: "(x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps) * gain"},
-                "You subtracted each token's mean: that is LayerNorm. RMSNorm only divides, so a "
-                "token far from 0 keeps its offset."),
-        Mistake("variance", {0: "x.var(axis=-1, keepdims=True)"},
-                "You used the variance, which subtracts the mean before squaring. RMSNorm "
-                "averages the squares of the numbers themselves."),
-        Mistake("no sqrt", {1: "x / (ms + eps) * gain"},
-                "You divided by the mean of the squares itself; its square root is the typical "
-                "size of a number."),
-        Mistake("mean of absolute values", {0: "np.abs(x).mean(axis=-1, keepdims=True) ** 2"},
-                "You averaged the sizes |x| and then squared; RMSNorm squares first, then averages."),
-        Mistake("sum of squares", {0: "(x ** 2).sum(axis=-1, keepdims=True)"},
-                "You added up the squares; RMSNorm averages them (their sum divided by d)."),
-        Mistake("eps outside the root", {1: "x / (np.sqrt(ms) + eps) * gain"},
-                "You added `eps` after the square root. It belongs inside, added to the mean of "
-                "the squares; the two differ for a token whose mean square is near eps."),
-        Mistake("eps as a floor", {1: "x / np.sqrt(np.maximum(ms, eps)) * gain"},
-                "You used eps as a floor (the larger of the mean square and eps). RMSNorm adds eps "
-                "to the mean square: the two differ for a token whose mean square is near eps."),
-        Mistake("eps squared", {1: "x / np.sqrt(ms + eps ** 2) * gain"},
-                "Your result is RMSNorm with eps squared (1e-10 instead of 1e-5): right for "
-                "ordinary tokens, wrong for a token whose mean square is about eps. Add `eps` "
-                "itself."),
-        Mistake("fixed eps", {1: "x / np.sqrt(ms + 1e-5) * gain"},
-                "You wrote the number 1e-5 instead of using the argument `eps`, so a caller who "
-                "asks for another eps does not get it."),
-        Mistake("missing keepdims", {0: "(x ** 2).mean(axis=-1)"}, _RMS_KEEPDIMS),
-    ],
-    rtol=1e-4,
-    atol=1e-6,
-    skills="write RMSNorm: divide by the root mean square, then apply the gain",
-    retired=True,      # replaced by rms-norm-16bit; kept so that saved notebooks still check it
 )
 
 
@@ -457,6 +214,33 @@ RMS_16_CONTRACT = Contract(
            "batch": "a batch of texts"},
 )
 
+
+def _rms_cases(texts: str) -> list[Case]:
+    """The RMSNorm cases after the example, shared by both RMSNorm checks; ``texts`` is the word
+    the batch case's label uses."""
+    return [
+        Case((np.full((2, 3), -2.0), np.array([0.5, 1.0, 3.0])), "constant rows"),
+        Case((np.zeros((1, 4)), np.ones(4)), "a token of zeros (eps keeps it finite)", covers=("zeros",)),
+        Case((np.array([[4.0, 5.0, 6.0, 5.0]]), np.array([1.5, -1.0, 0.2, 2.0])),
+             "a token far from 0 (RMSNorm does not subtract the mean)", covers=("offset",)),
+        Case((np.concatenate([_around(0.0, np.sqrt(1e-5), 4), _around(0.0, np.sqrt(1e-4), 4),
+                              np.array([[1e-3, 3e-3, -2e-3, 4e-3]])]), np.array([1.0, -0.5, 2.0, 1.5])),
+             "tokens whose mean square is eps, ten times eps and a little above",
+             covers=("mean square near eps",)),
+        Case((np.cos(np.arange(60.0)).reshape(2, 5, 6) * 2.0, np.linspace(0.5, 2.0, 6)),
+             f"a batch of 2 {texts} of 5 tokens", covers=("batch",)),
+        Case((np.sin(np.arange(16.0)).reshape(4, 4) + 0.5, np.array([0.5, 1.5, -1.0, 2.0])),
+             "4 tokens of 4 numbers", covers=("square",)),
+        Case((np.array([[1e-3, -2e-3, 5e-4]]), np.array([1.0, 2.0, 1.0])), "a larger eps",
+             kwargs={"eps": 1e-2}),
+        in_float32(Case((np.sin(np.arange(15.0)).reshape(3, 5) * 3.0, np.linspace(-1.0, 2.0, 5)),
+                        "float32 tokens and gain")),
+    ]
+
+
+_RMS_KEEPDIMS = ("Your code works only when there are as many tokens as numbers per token: the "
+                 "mean of the squares has one number per token, and without `keepdims=True` it "
+                 "loses its axis and no longer lines up with the tokens' rows.")
 
 def _rms_16_fixed() -> list[Case]:
     return [
@@ -543,118 +327,6 @@ RMS_NORM_16 = Exercise(
     ],
     rtol=1e-4,
     atol=1e-6,
-    skills="write RMSNorm that stays right for tokens stored in 16 bits: square in a wider number type",
-)
-
-
-# ---------------------------------------------------------------- pre-norm update
-
-def _pre_norm_reference(x, f, norm):
-    return x + f(norm(x))
-
-
-_W_EXAMPLE = np.array([[0.5, -0.2, 0.1, 0.0], [0.3, 0.4, -0.6, 0.2],
-                       [-0.1, 0.2, 0.3, -0.5], [0.2, 0.0, 0.4, 0.3]])
-
-
-def _example_f(h):
-    return h @ _W_EXAMPLE
-
-
-def _zeros_f(h):
-    return np.zeros_like(h)
-
-
-def _layer(seed: int, d: int):
-    w = np.random.default_rng(seed).normal(0.0, d ** -0.5, (d, d))
-    return lambda h: np.tanh(h @ w)
-
-
-def _rms(x):
-    return _rms_norm(x)
-
-
-def _ln(x):
-    return _layer_norm(x)
-
-
-PRE_NORM_CONTRACT = Contract(
-    args={"x": "the stream, shape (..., d)", "f": "a layer: a function of an array like x",
-          "norm": "a norm: a function of an array like x"},
-    returns="the new stream, shape (..., d)",
-    ndims=(2, 3),
-    dtypes=("float64", "float32"),
-    edges={"zero layer": "a layer that returns zeros", "large": "a large stream",
-           "batch": "a batch of texts", "both norms": "RMSNorm and LayerNorm"},
-)
-
-
-def _pre_norm_fixed() -> list[Case]:
-    return [
-        Case((np.array([[1.0, 2.0, 3.0, 4.0], [0.5, -1.5, 2.5, 0.0]]), _example_f, _rms),
-             "the example", visible=True, covers=("both norms",)),
-        Case((np.array([[3.0, 1.0], [-2.0, 5.0]]), _zeros_f, _ln), "f returns zeros", covers=("zero layer",)),
-        Case((np.array([[10.0, 20.0, 30.0, 40.0, 50.0]]), _layer(3, 5), _ln),
-             "a large stream (the norm must not touch it)", covers=("large",)),
-        Case((np.sin(np.arange(48.0)).reshape(2, 4, 6) * 4.0, _layer(4, 6), _rms),
-             "a batch of 2 sentences of 4 tokens", covers=("batch",)),
-        in_float32(Case((np.cos(np.arange(15.0)).reshape(3, 5) * 2.0, _layer(5, 5), _ln),
-                        "a float32 stream")),
-    ]
-
-
-def _pre_norm_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        shape = _random_shape(rng, min_last=3)
-        norm = _rms if rng.random() < 0.5 else _ln
-        cases.append(Case((rng.normal(rng.uniform(-2, 2), rng.uniform(0.5, 5), shape),
-                           _layer(int(rng.integers(1_000_000)), shape[-1]), norm),
-                          f"random stream, shape {shape}"))
-    return cases
-
-
-PRE_NORM = Exercise(
-    id="pre-norm-update",
-    notebook=NOTEBOOK,
-    title="The pre-norm update",
-    name="pre_norm_update",
-    template='''def pre_norm_update(x, f, norm):
-    """One pre-norm step: f reads a normalised copy of the stream x, and what f returns is
-    added to x. (norm and f are functions: norm(x) normalises, f(h) is the layer.)"""
-    return ____
-''',
-    solution=["x + f(norm(x))"],
-    reference=_pre_norm_reference,
-    contract=PRE_NORM_CONTRACT,
-    fixed=_pre_norm_fixed,
-    draw=_pre_norm_draw,
-    hints=[
-        "Read the docstring as three moves: make a normalised copy of the stream, let the layer "
-        "read that copy, then add the layer's output to the stream.",
-        "The stream itself is never normalised in pre-norm: only the copy that f reads is. "
-        "What you add to must be the plain x.",
-    ],
-    mistakes=[
-        Mistake("post-norm", {0: "norm(x + f(x))"},
-                "That is post-norm: you added first and normalised the sum, so the stream itself "
-                "was rescaled. In pre-norm only the copy that f reads is normalised."),
-        Mistake("no residual", {0: "f(norm(x))"},
-                "The layer's output replaced the stream instead of being added to it: the plain "
-                "x must be kept and the output added on."),
-        Mistake("added to the normalised copy", {0: "norm(x) + f(norm(x))"},
-                "You added the layer's output to the normalised copy, so the stream was rescaled "
-                "after all. Add it to the plain x."),
-        Mistake("f reads the raw stream", {0: "x + f(x)"},
-                "f read the raw stream, so the layer sees numbers of whatever size the stream has "
-                "grown to. Give f the normalised copy."),
-        Mistake("normalised the output", {0: "x + norm(f(x))"},
-                "You normalised what f returned; the norm goes on f's input."),
-    ],
-    rtol=1e-5,
-    atol=1e-6,
-    skills="write the pre-norm update x + f(norm(x))",
-    retired=True,      # replaced by nudge-growth; kept so that saved notebooks still check it
 )
 
 
@@ -695,6 +367,18 @@ NUDGE = np.full((2, 4), 0.001)
 def example_layer(h):
     """The layer of the check's example: tanh(h @ W), W the 4 x 4 matrix ``NUDGE_W``."""
     return np.tanh(h @ NUDGE_W)
+
+
+def _zeros_f(h):
+    return np.zeros_like(h)
+
+
+def _rms(x):
+    return _rms_norm(x)
+
+
+def _ln(x):
+    return _layer_norm(x)
 
 
 def _random_tanh_layers(rng, d, n, gain):
@@ -839,8 +523,199 @@ NUDGE_GROWTH = Exercise(
     ],
     rtol=1e-6,
     atol=1e-9,
-    skills="wrap a layer pre-norm or post-norm and measure how far a small change travels",
 )
+
+
+# ---------------------------------------------------------------- retired exercises
+#
+# Each was replaced by a reworked exercise (layer-norm by layer-norm-fix, rms-norm by rms-norm-16bit,
+# pre-norm-update by nudge-growth) and is kept so that notebooks saved from earlier releases still
+# check: their reference, cases and known mistakes, sharing what the live exercises compute alike.
+
+LAYER_NORM = Exercise(
+    id="layer-norm", notebook=NOTEBOOK, title="LayerNorm over the last axis", name="layer_norm",
+    template='''def layer_norm(x, eps=1e-5):
+    """Each token (the last axis of x) rescaled to mean 0 and standard deviation 1."""
+    mean = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    return (x - mean) / ____
+''',
+    solution=["np.sqrt(var + eps)"],
+    reference=_layer_norm_reference,
+    fixed=_layer_norm_fix_fixed,
+    draw=_layer_norm_fix_draw,
+    hints=[
+        "After subtracting the mean, divide by the spread of each token's numbers: the "
+        "standard deviation, which is the square root of the variance.",
+        "A token whose numbers are all equal has variance 0, and 0 / 0 is NaN. The small "
+        "number `eps` is there to keep the division safe; it belongs inside the square root.",
+        "`var` already has one number per token, kept as a column, so it lines up with "
+        "`x - mean` without any reshaping.",
+    ],
+    mistakes=[
+        Mistake("eps outside the root", {0: "(np.sqrt(var) + eps)"},
+                "You added `eps` after the square root. The convention (PyTorch's too) adds it "
+                "to the variance, inside the root; the two differ when the variance is tiny."),
+        Mistake("eps added after the division", {0: "np.sqrt(var) + eps"},
+                "`/` is worked out before `+`: your line divides by the square root of the "
+                "variance and then adds eps to every result, so a token whose numbers are all "
+                "equal still gives 0 / 0 = NaN. Put brackets around the whole divisor, with eps "
+                "added to the variance inside the root."),
+        Mistake("no square root", {0: "(var + eps)"},
+                "You divided by the variance itself. Its square root, the standard deviation, "
+                "is what brings the numbers to a spread of 1."),
+        Mistake("eps as a floor", {0: "np.sqrt(np.maximum(var, eps))"},
+                "You used eps as a floor (the larger of the variance and eps). LayerNorm adds eps "
+                "to the variance: the two differ for a token whose variance is near eps."),
+        Mistake("sample variance", {0: "np.sqrt(x.var(axis=-1, keepdims=True, ddof=1) + eps)"},
+                "You used the sample variance (divided by d \u2212 1). LayerNorm divides the "
+                "squared distances by d, as `x.var()` does by default."),
+        Mistake("whole array", {0: "np.sqrt(x.var() + eps)"},
+                "You took the variance of the whole array. Each token is normalised by its own "
+                "variance, over its last axis."),
+    ],
+    rtol=1e-4, atol=1e-6,
+    retired=True,
+)
+
+
+def _rms_norm_fixed() -> list[Case]:
+    return [
+        Case((np.array([[-1.1, 0.1, -0.2, -0.5], [3.0, -1.0, 2.0, 0.0]]), np.array([1.0, 1.0, 2.0, 0.5])),
+             "the example", visible=True),
+    ] + _rms_cases("sentences")
+
+
+def _rms_norm_draw(rng) -> list[Case]:
+    cases = []
+    for _ in range(3):
+        shape = _random_shape(rng)
+        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 3), shape), rng.normal(1.0, 0.5, shape[-1])),
+                          f"random numbers, shape {shape}"))
+    return cases
+
+
+RMS_NORM = Exercise(
+    id="rms-norm", notebook=NOTEBOOK, title="RMSNorm with its gain", name="rms_norm",
+    template='''def rms_norm(x, gain, eps=1e-5):
+    """Each token (the last axis) divided by its root mean square, then times the gain."""
+    ms = ____       # the mean of the squares: one number per token, kept as a column
+    return ____     # rescale each token, then apply the learned gain (one number per column)
+''',
+    solution=["(x ** 2).mean(axis=-1, keepdims=True)", "x / np.sqrt(ms + eps) * gain"],
+    reference=_rms_16_reference,
+    fixed=_rms_norm_fixed,
+    draw=_rms_norm_draw,
+    hints=[
+        "Root mean square, read from the inside out: square every number, average the squares "
+        "over the token's numbers (the last axis), take the square root.",
+        "The first blank is the middle step only (square, then average with keepdims). The "
+        "second divides x by the root of that, with `eps` added inside the root as in LayerNorm.",
+        "The gain has one number per column, shape (d,), so multiplying the rescaled x by it "
+        "scales each column of every token; nothing is subtracted anywhere.",
+    ],
+    mistakes=[
+        Mistake("centred",
+                {1: "(x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps) * gain"},
+                "You subtracted each token's mean: that is LayerNorm. RMSNorm only divides, so a "
+                "token far from 0 keeps its offset."),
+        Mistake("variance", {0: "x.var(axis=-1, keepdims=True)"},
+                "You used the variance, which subtracts the mean before squaring. RMSNorm "
+                "averages the squares of the numbers themselves."),
+        Mistake("no sqrt", {1: "x / (ms + eps) * gain"},
+                "You divided by the mean of the squares itself; its square root is the typical "
+                "size of a number."),
+        Mistake("mean of absolute values", {0: "np.abs(x).mean(axis=-1, keepdims=True) ** 2"},
+                "You averaged the sizes |x| and then squared; RMSNorm squares first, then averages."),
+        Mistake("sum of squares", {0: "(x ** 2).sum(axis=-1, keepdims=True)"},
+                "You added up the squares; RMSNorm averages them (their sum divided by d)."),
+        Mistake("eps outside the root", {1: "x / (np.sqrt(ms) + eps) * gain"},
+                "You added `eps` after the square root. It belongs inside, added to the mean of "
+                "the squares; the two differ for a token whose mean square is near eps."),
+        Mistake("eps as a floor", {1: "x / np.sqrt(np.maximum(ms, eps)) * gain"},
+                "You used eps as a floor (the larger of the mean square and eps). RMSNorm adds eps "
+                "to the mean square: the two differ for a token whose mean square is near eps."),
+        Mistake("missing keepdims", {0: "(x ** 2).mean(axis=-1)"}, _RMS_KEEPDIMS),
+    ],
+    rtol=1e-4, atol=1e-6,
+    retired=True,
+)
+
+
+def _pre_norm_reference(x, f, norm):
+    return x + f(norm(x))
+
+
+def _example_f(h):
+    return h @ NUDGE_W
+
+
+def _layer(seed: int, d: int):
+    return _tanh_layer(np.random.default_rng(seed).normal(0.0, d ** -0.5, (d, d)))
+
+
+def _pre_norm_fixed() -> list[Case]:
+    return [
+        Case((np.array([[1.0, 2.0, 3.0, 4.0], [0.5, -1.5, 2.5, 0.0]]), _example_f, _rms),
+             "the example", visible=True, covers=("both norms",)),
+        Case((np.array([[3.0, 1.0], [-2.0, 5.0]]), _zeros_f, _ln), "f returns zeros", covers=("zero layer",)),
+        Case((np.array([[10.0, 20.0, 30.0, 40.0, 50.0]]), _layer(3, 5), _ln),
+             "a large stream (the norm must not touch it)", covers=("large",)),
+        Case((np.sin(np.arange(48.0)).reshape(2, 4, 6) * 4.0, _layer(4, 6), _rms),
+             "a batch of 2 sentences of 4 tokens", covers=("batch",)),
+        in_float32(Case((np.cos(np.arange(15.0)).reshape(3, 5) * 2.0, _layer(5, 5), _ln),
+                        "a float32 stream")),
+    ]
+
+
+def _pre_norm_draw(rng) -> list[Case]:
+    cases = []
+    for _ in range(3):
+        shape = _random_shape(rng, min_last=3)
+        norm = _rms if rng.random() < 0.5 else _ln
+        cases.append(Case((rng.normal(rng.uniform(-2, 2), rng.uniform(0.5, 5), shape),
+                           _layer(int(rng.integers(1_000_000)), shape[-1]), norm),
+                          f"random stream, shape {shape}"))
+    return cases
+
+
+PRE_NORM = Exercise(
+    id="pre-norm-update", notebook=NOTEBOOK, title="The pre-norm update", name="pre_norm_update",
+    template='''def pre_norm_update(x, f, norm):
+    """One pre-norm step: f reads a normalised copy of the stream x, and what f returns is
+    added to x. (norm and f are functions: norm(x) normalises, f(h) is the layer.)"""
+    return ____
+''',
+    solution=["x + f(norm(x))"],
+    reference=_pre_norm_reference,
+    fixed=_pre_norm_fixed,
+    draw=_pre_norm_draw,
+    hints=[
+        "Read the docstring as three moves: make a normalised copy of the stream, let the layer "
+        "read that copy, then add the layer's output to the stream.",
+        "The stream itself is never normalised in pre-norm: only the copy that f reads is. "
+        "What you add to must be the plain x.",
+    ],
+    mistakes=[
+        Mistake("post-norm", {0: "norm(x + f(x))"},
+                "That is post-norm: you added first and normalised the sum, so the stream itself "
+                "was rescaled. In pre-norm only the copy that f reads is normalised."),
+        Mistake("no residual", {0: "f(norm(x))"},
+                "The layer's output replaced the stream instead of being added to it: the plain "
+                "x must be kept and the output added on."),
+        Mistake("added to the normalised copy", {0: "norm(x) + f(norm(x))"},
+                "You added the layer's output to the normalised copy, so the stream was rescaled "
+                "after all. Add it to the plain x."),
+        Mistake("f reads the raw stream", {0: "x + f(x)"},
+                "f read the raw stream, so the layer sees numbers of whatever size the stream has "
+                "grown to. Give f the normalised copy."),
+        Mistake("normalised the output", {0: "x + norm(f(x))"},
+                "You normalised what f returned; the norm goes on f's input."),
+    ],
+    rtol=1e-5, atol=1e-6,
+    retired=True,
+)
+
 
 DEFINITIONS = [LAYER_NORM, LAYER_NORM_FIX, RMS_NORM, RMS_NORM_16, PRE_NORM, NUDGE_GROWTH, *questions.QUESTIONS]
 SKIP_AHEAD = questions.SKIP_AHEAD

@@ -116,8 +116,6 @@ SINUSOIDAL_TABLE = Exercise(
                 "Your first row is position 1's. The table starts at position 0, whose row is "
                 "[0, 1, 0, 1, ...]: the positions are 0, 1, ..., length \u2212 1."),
     ],
-    skills="build the sinusoidal table for any length and width, without a loop, laying its sines "
-           "and cosines out in pairs",
     without_loops=("Build every angle in one expression: the positions as a column against the row of "
                    "speeds give the whole (length, d_model/2) grid at once, and `np.sin` and `np.cos` "
                    "of that grid, side by side on a new last axis, give every pair's two numbers."),
@@ -236,8 +234,6 @@ ROPE_ROTATION = Exercise(
                 "The table does not keep its sines in its first half: it alternates, the sine of "
                 "pair i in column 2i and its cosine in column 2i + 1. Take every other number."),
     ],
-    skills="turn every pair of a vector by its rotary angle, with the sines and cosines of the "
-           "sinusoidal table",
 )
 
 
@@ -344,7 +340,6 @@ ROPE_DISTANCE = Exercise(
                 "vector for one position only. Turn a stack of copies of the query, one row per "
                 "distance; `rope` turns row t for position t."),
     ],
-    skills="use the rotary turn to get a query's score against a key at every distance at once",
 )
 
 
@@ -446,7 +441,6 @@ EMBED = Exercise(
                 "which counts the numbers per word (d_model). The text's length is the number "
                 "of rows of `words`, its second-to-last axis."),
     ],
-    skills="scale the word vectors by sqrt(d_model) and add the first rows of the position table",
     retired=True,   # replaced by rope-distance; kept for notebooks saved from earlier releases
 )
 

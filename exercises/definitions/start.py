@@ -104,7 +104,6 @@ ROW_MEAN = Exercise(
                 "You took each row's largest number. The average adds up all the numbers of "
                 "the row (and the code then divides by how many there are)."),
     ],
-    skills="average over the right axis and keep it with keepdims",
 )
 
 
@@ -228,7 +227,6 @@ STABLE_SOFTMAX = Exercise(
                 "instead of each row's. A row's scores lie along the last axis, `axis=-1`, which "
                 "stays right for a batch too."),
     ],
-    skills="write a softmax that stays finite for large scores",
 )
 
 DEFINITIONS = [ROW_MEAN, STABLE_SOFTMAX, *questions.QUESTIONS]

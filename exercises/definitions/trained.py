@@ -159,7 +159,6 @@ PERPLEXITY = Exercise(
                 "here, so its log is finite."),
     ],
     rtol=1e-6,
-    skills="compute perplexity from a model's probabilities and the words that came next",
     retired=True,      # replaced by perplexity-logits; kept so that saved notebooks still check it
 )
 
@@ -331,8 +330,6 @@ PERPLEXITY_LOGITS = Exercise(
                 "softmax of a row adds up that row, over the words: the last axis."),
     ],
     rtol=1e-6,
-    skills="compute a model's perplexity on a text from its scores, pairing each row with the next "
-           "token and taking the log of the softmax without computing a probability",
 )
 
 
@@ -444,7 +441,6 @@ RUN_BLOCKS = Exercise(
     ],
     rtol=1e-9,
     atol=1e-9,
-    skills="run a model with some of its blocks left out",
     retired=True,      # replaced by leave-one-out; kept so that saved notebooks still check it
 )
 
@@ -592,7 +588,6 @@ LEAVE_ONE_OUT = Exercise(
     ],
     rtol=1e-9,
     atol=1e-9,
-    skills="leave each block of a model out in turn and score what the others produce",
 )
 
 
@@ -770,7 +765,6 @@ CAPSTONE = Exercise(
     ],
     rtol=1e-3,
     atol=1e-4,
-    skills="build one trained block from RMSNorm, multi-head attention with RoPE and SwiGLU",
 )
 
 DEFINITIONS = [PERPLEXITY, PERPLEXITY_LOGITS, RUN_BLOCKS, LEAVE_ONE_OUT, CAPSTONE, *questions.QUESTIONS]
