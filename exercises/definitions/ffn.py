@@ -35,22 +35,6 @@ def _sublayer_reference(x, W_up, b_up, W_down, b_down):
     return x + _ffn(x, W_up, b_up, W_down, b_down, activation="relu")
 
 
-SUBLAYER_CONTRACT = Contract(
-    args={"x": "tokens, shape (..., d_model)",
-          "W_up": "the widening matrix, shape (d_model, d_ff)", "b_up": "its bias, shape (d_ff,)",
-          "W_down": "the narrowing matrix, shape (d_ff, d_model)", "b_down": "its bias, shape (d_model,)"},
-    returns="x plus the FFN's output, shape (..., d_model)",
-    ndims=(2, 3),
-    dtypes=("float64", "float32"),
-    edges={"one token": "a single token",
-           "b_down": "an output bias that is not zero",
-           "all off": "every hidden unit switched off (negative before ReLU)",
-           "one unit": "a hidden layer of a single unit",
-           "d_ff = d_model": "a hidden layer as wide as the tokens",
-           "batch": "a batch of texts"},
-)
-
-
 def _sublayer_fixed() -> list[Case]:
     fixed = np.random.default_rng(202)
     e = worked_example()
@@ -79,10 +63,7 @@ def _sublayer_draw(rng) -> list[Case]:
 
 
 SUBLAYER = Exercise(
-    id="ffn-sublayer",
-    notebook=NOTEBOOK,
-    title="The FFN sublayer with its residual",
-    name="ffn_sublayer",
+    id="ffn-sublayer", notebook=NOTEBOOK, title="The FFN sublayer with its residual", name="ffn_sublayer",
     template='''def ffn_sublayer(x, W_up, b_up, W_down, b_down):
     """A ReLU feed-forward network on every token of x, added back to x (the residual)."""
     hidden = ____     # widen and switch: shape (..., d_ff)
@@ -90,7 +71,6 @@ SUBLAYER = Exercise(
 ''',
     solution=["np.maximum(0, x @ W_up + b_up)", "x + hidden @ W_down + b_down"],
     reference=_sublayer_reference,
-    contract=SUBLAYER_CONTRACT,
     fixed=_sublayer_fixed,
     draw=_sublayer_draw,
     hints=[
@@ -132,7 +112,7 @@ SUBLAYER = Exercise(
                 "per token and x has d_model, so it must be narrowed back by the second matrix "
                 "before it is added to x."),
     ],
-    retired=True,      # replaced by one-matrix; kept so that saved notebooks still check it
+    retired=True,
 )
 
 
@@ -606,16 +586,6 @@ def _block_reference(d, d_ff, gated):
     return np.int64(_block_parameters(config).total)
 
 
-BLOCK_CONTRACT = Contract(
-    args={"d": "a whole number >= 1 (a Python int or a NumPy integer)",
-          "d_ff": "a whole number >= 1", "gated": "True or False"},
-    returns="a whole number",
-    dtypes=(),
-    edges={"gated": "a gated block", "plain": "a plain block", "d_ff = d": "d_ff equal to d",
-           "tiny": "a tiny block", "numpy ints": "sizes given as NumPy integers"},
-)
-
-
 def _block_fixed() -> list[Case]:
     return [
         Case((128, 512, False), "the example", visible=True, covers=("plain",)),
@@ -640,10 +610,7 @@ def _block_draw(rng) -> list[Case]:
 
 
 BLOCK_COUNT = Exercise(
-    id="block-count",
-    notebook=NOTEBOOK,
-    title="Counting one block's parameters",
-    name="block_count",
+    id="block-count", notebook=NOTEBOOK, title="Counting one block's parameters", name="block_count",
     template='''def block_count(d, d_ff, gated):
     """Parameters of one block: attention, the FFN (no biases), two RMSNorm gains."""
     attention = ____          # Wq, Wk, Wv and Wo, each d x d
@@ -653,7 +620,6 @@ BLOCK_COUNT = Exercise(
 ''',
     solution=["4 * d * d", "(3 if gated else 2) * d * d_ff"],
     reference=_block_reference,
-    contract=BLOCK_CONTRACT,
     fixed=_block_fixed,
     draw=_block_draw,
     hints=[
@@ -675,9 +641,8 @@ BLOCK_COUNT = Exercise(
                 "Your count has three FFN matrices for a plain block and two for a gated one: "
                 "the other way round."),
     ],
-    atol=0.5,
-    rtol=0.0,
-    retired=True,      # replaced by ffn-width; kept so that saved notebooks still check it
+    rtol=0.0, atol=0.5,
+    retired=True,
 )
 
 

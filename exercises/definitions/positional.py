@@ -349,21 +349,6 @@ def _embed_reference(words, table):
     return _add_positions(words, table)
 
 
-EMBED_CONTRACT = Contract(
-    args={"words": "word vectors, shape (..., length, d_model), length >= 1",
-          "table": "a position table built for the longest text, shape (max_length, d_model), "
-                   "max_length >= length"},
-    returns="the model's input, shape (..., length, d_model)",
-    ndims=(2, 3),
-    dtypes=("float64", "float32"),
-    edges={"one word": "a text of one word",
-           "full table": "a text exactly as long as the table",
-           "square": "a text of d_model words, so that length and d_model cannot be told apart "
-                     "by shape",
-           "batch": "a batch of texts"},
-)
-
-
 def _embed_fixed() -> list[Case]:
     table4, table8 = _sinusoidal(16, 4), _sinusoidal(16, 8)
     example = np.array([[-0.77, -0.62, 0.91, -0.28],
@@ -396,10 +381,7 @@ def _embed_draw(rng) -> list[Case]:
 
 
 EMBED = Exercise(
-    id="scale-then-add",
-    notebook=NOTEBOOK,
-    title="Scale the words, then add the positions",
-    name="embed",
+    id="scale-then-add", notebook=NOTEBOOK, title="Scale the words, then add the positions", name="embed",
     template='''def embed(words, table):
     """The model's input: the words times sqrt(d_model), plus one position row per word.
     words: (length, d_model), in the order of the text; table: (max_length, d_model)."""
@@ -408,7 +390,6 @@ EMBED = Exercise(
 ''',
     solution=["np.sqrt(d_model)", "table[:length]"],
     reference=_embed_reference,
-    contract=EMBED_CONTRACT,
     fixed=_embed_fixed,
     draw=_embed_draw,
     hints=[
@@ -441,7 +422,7 @@ EMBED = Exercise(
                 "which counts the numbers per word (d_model). The text's length is the number "
                 "of rows of `words`, its second-to-last axis."),
     ],
-    retired=True,   # replaced by rope-distance; kept for notebooks saved from earlier releases
+    retired=True,
 )
 
 DEFINITIONS = [SINUSOIDAL_TABLE, ROPE_ROTATION, ROPE_DISTANCE, EMBED, *questions.QUESTIONS]

@@ -49,23 +49,6 @@ def _with_right(probs, targets, right):
     return others
 
 
-PERPLEXITY_CONTRACT = Contract(
-    args={"probs": "probabilities, shape (n, V): n >= 1 predictions over V >= 2 words, each row "
-                   "summing to 1, the right word's probability above 0",
-          "targets": "whole numbers, shape (n,): the right word of each row, 0 <= targets[i] < V"},
-    returns="the perplexity, one number >= 1 (or infinite)",
-    ndims=(2,),
-    dtypes=("float64", "float32"),
-    edges={"tiny": "tiny probabilities on the right word (1e-30)",
-           "near 1": "probabilities within 1e-9 of 1",
-           "one prediction": "a single prediction",
-           "square": "as many predictions as words (n = V), where row and column numbers fit both ways",
-           "more rows": "more predictions than words (n > V)",
-           "int32": "targets as 32-bit integers (the browser's default)",
-           "trained": "the trained model's own probabilities"},
-)
-
-
 def _perplexity_fixed() -> list[Case]:
     vocab = 6
     sure = np.eye(vocab)[[2, 0, 5, 1]]
@@ -104,10 +87,7 @@ def _perplexity_draw(rng) -> list[Case]:
 
 
 PERPLEXITY = Exercise(
-    id="perplexity",
-    notebook=NOTEBOOK,
-    title="Perplexity from probabilities",
-    name="perplexity",
+    id="perplexity", notebook=NOTEBOOK, title="Perplexity from probabilities", name="perplexity",
     template='''def perplexity(probs, targets):
     """How surprised a model is, on average. probs has one row per prediction (each row sums
     to 1 over the words); targets[i] is the number of the word that really came next in row i."""
@@ -116,7 +96,6 @@ PERPLEXITY = Exercise(
 ''',
     solution=["probs[np.arange(len(targets)), targets]", "np.exp(-np.mean(np.log(right)))"],
     reference=_perplexity_reference,
-    contract=PERPLEXITY_CONTRACT,
     fixed=_perplexity_fixed,
     draw=_perplexity_draw,
     hints=[
@@ -159,7 +138,7 @@ PERPLEXITY = Exercise(
                 "here, so its log is finite."),
     ],
     rtol=1e-6,
-    retired=True,      # replaced by perplexity-logits; kept so that saved notebooks still check it
+    retired=True,
 )
 
 
@@ -351,18 +330,6 @@ def _toy_blocks(rng, d, n):
     return blocks
 
 
-RUN_BLOCKS_CONTRACT = Contract(
-    args={"x": "the stream, shape (n, d)", "blocks": "a list of functions of the stream",
-          "skip": "a set or a list of block numbers (0, 1, 2, ...) to leave out"},
-    returns="the stream after the blocks that are not left out, shape (n, d)",
-    ndims=(2,),
-    dtypes=("float64",),
-    edges={"nothing": "nothing left out", "everything": "every block left out",
-           "first": "the first block left out", "last": "the last block left out",
-           "list": "skip given as a list"},
-)
-
-
 def _run_blocks_fixed() -> list[Case]:
     from lib import model
     ids = model.heldout().ids[:12]
@@ -391,10 +358,7 @@ def _run_blocks_draw(rng) -> list[Case]:
 
 
 RUN_BLOCKS = Exercise(
-    id="leave-out-blocks",
-    notebook=NOTEBOOK,
-    title="Leave blocks out",
-    name="run_blocks",
+    id="leave-out-blocks", notebook=NOTEBOOK, title="Leave blocks out", name="run_blocks",
     template='''def run_blocks(x, blocks, skip):
     """Run the stream x through the blocks in order, leaving out those whose number (0, 1, 2, ...)
     is in skip. Each block is a function: block(x) returns the new stream, residual included."""
@@ -406,7 +370,6 @@ RUN_BLOCKS = Exercise(
 ''',
     solution=["number in skip", "block(x)"],
     reference=_run_blocks_reference,
-    contract=RUN_BLOCKS_CONTRACT,
     fixed=_run_blocks_fixed,
     draw=_run_blocks_draw,
     hints=[
@@ -439,9 +402,8 @@ RUN_BLOCKS = Exercise(
                 "Each block must read the stream as the previous block left it. Your loop reads "
                 "the original x every time, so only the last block counts."),
     ],
-    rtol=1e-9,
-    atol=1e-9,
-    retired=True,      # replaced by leave-one-out; kept so that saved notebooks still check it
+    rtol=1e-9, atol=1e-9,
+    retired=True,
 )
 
 
