@@ -93,10 +93,6 @@ SUBLAYER = Exercise(
         Mistake("bias after ReLU", {0: "np.maximum(0, x @ W_up) + b_up"},
                 "b_up was added after the ReLU. The bias belongs inside: it decides where each unit "
                 "switches on."),
-        Mistake("no hidden bias", {0: "np.maximum(0, x @ W_up)"},
-                "The hidden bias b_up is missing: add it to `x @ W_up` before the ReLU."),
-        Mistake("no output bias", {1: "x + hidden @ W_down"},
-                "The output bias b_down is missing: the example's b_down is zero, so it looked right there."),
         Mistake("ReLU at the end", {1: "x + np.maximum(0, hidden @ W_down + b_down)"},
                 "The ReLU belongs to the hidden layer, between the two matrices, not to the output."),
         Mistake("Python max", {0: "max(0, x @ W_up + b_up)"},
@@ -637,9 +633,6 @@ BLOCK_COUNT = Exercise(
                 "three matrices when `gated` is True."),
         Mistake("always three", {1: "3 * d * d_ff"},
                 "A plain FFN has two matrices; only the gated one has three."),
-        Mistake("gated backwards", {1: "(2 if gated else 3) * d * d_ff"},
-                "Your count has three FFN matrices for a plain block and two for a gated one: "
-                "the other way round."),
     ],
     rtol=0.0, atol=0.5,
     retired=True,

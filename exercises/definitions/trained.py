@@ -108,12 +108,6 @@ PERPLEXITY = Exercise(
         "perplexity k.",
     ],
     mistakes=[
-        Mistake("no exp", {1: "-np.mean(np.log(right))"},
-                "You returned the average loss, -log(p) averaged. Perplexity is e to the power of "
-                "it, which turns it back into a number of words."),
-        Mistake("sign", {1: "np.exp(np.mean(np.log(right)))"},
-                "Your result is 1 / perplexity: the minus sign is missing. log(p) is negative, so "
-                "the loss -log(p) is the positive one."),
         Mistake("sum", {1: "np.exp(-np.sum(np.log(right)))"},
                 "You added up the losses instead of averaging them, so the result grows with the "
                 "length of the text. Take the mean."),
