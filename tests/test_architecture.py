@@ -180,3 +180,19 @@ def test_the_exercise_core_and_plain_presentation_load_no_widgets(tmp_path):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip() == "[]", result.stdout
+
+
+DEFINITIONS_LINES = 3_610       # exercises/definitions/*.py; the aim is 3,000
+
+
+def test_the_exercise_definitions_stay_data_and_within_their_size():
+    """exercises/definitions/ (its questions/, which sit apart, not counted) is data: no more lines
+    than DEFINITIONS_LINES, and no test fixture (``wrong=`` or ``alternatives=``) in any of its
+    modules (tests/test_instructor_packaging.py checks the same of the wheel as built)."""
+    modules = sorted((ROOT / "exercises" / "definitions").glob("*.py"))
+    lines = {path.name: len(path.read_text(encoding="utf-8").splitlines()) for path in modules}
+    assert len(lines) >= 6 and sum(lines.values()) <= DEFINITIONS_LINES, lines
+    fixtures = [f"{path.name}:{node.lineno} {keyword.arg}=" for path in modules
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.Call)
+                for keyword in node.keywords if keyword.arg in ("wrong", "alternatives")]
+    assert fixtures == []

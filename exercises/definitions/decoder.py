@@ -85,10 +85,8 @@ _FILL_MISTAKES = [      # the fill of the masked scores, in either causal check
 ]
 
 CACHED_CAUSAL_WEIGHTS = Exercise(
-    id="cached-causal-weights",
-    notebook=NOTEBOOK,
+    id="cached-causal-weights", notebook=NOTEBOOK, name="causal_weights",
     title="The causal mask for the last tokens of a text",
-    name="causal_weights",
     template='''def causal_weights(scores):
     """Attention weights with the causal mask. scores has shape (..., Lq, Lk): one score per
     pair (query i, key j). The Lk keys are every token of the text so far; the Lq queries are
@@ -147,8 +145,7 @@ CACHED_CAUSAL_WEIGHTS = Exercise(
                 "You set the future's weights to 0 after the softmax, so the rows no longer add up "
                 "to 1. Mask the scores before the softmax, so the past shares all the weight."),
     ],
-    rtol=1e-6,
-    atol=1e-9,
+    rtol=1e-6, atol=1e-9,
 )
 
 
@@ -321,10 +318,7 @@ def _nudge_draw(rng) -> list[Case]:
 
 
 FUTURE_LEAK_NUDGE = Exercise(
-    id="future-leak-nudge",
-    notebook=NOTEBOOK,
-    title="A test for reading the future",
-    name="future_leak",
+    id="future-leak-nudge", notebook=NOTEBOOK, title="A test for reading the future", name="future_leak",
     template='''def future_leak(run, x):
     """How much each position's output depends on the tokens after it.
 
@@ -367,8 +361,7 @@ FUTURE_LEAK_NUDGE = Exercise(
                 "change is then the nudge minus the tokens. Add with `+=`."),
         *_leak_mistakes(lambda rows: f"nudge[{rows}]"),
     ],
-    rtol=1e-9,
-    atol=1e-12,
+    rtol=1e-9, atol=1e-12,
 )
 
 
@@ -426,10 +419,8 @@ def _grouped_draw(rng) -> list[Case]:
 
 
 GROUPED_PARAMETERS = Exercise(
-    id="grouped-parameters",
-    notebook=NOTEBOOK,
+    id="grouped-parameters", notebook=NOTEBOOK, name="model_parameters",
     title="Counting a model whose heads share keys and values",
-    name="model_parameters",
     template='''def model_parameters(d, layers, d_ff, vocab, heads, kv_heads):
     """Parameters of a decoder with grouped-query attention: a tied embedding table, `layers`
     pre-norm blocks and the final norm. In each block, `heads` query heads share `kv_heads` sets
@@ -475,8 +466,7 @@ GROUPED_PARAMETERS = Exercise(
         Mistake("one FFN matrix", {1: "2 * d * d + 2 * d * kv_width + d * d_ff + 2 * d"},
                 "The FFN has two matrices, W_up (d x d_ff) and W_down (d_ff x d)."),
     ],
-    atol=0.5,
-    rtol=0.0,
+    rtol=0.0, atol=0.5,
 )
 
 

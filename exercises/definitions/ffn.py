@@ -164,10 +164,7 @@ def _one_matrix_draw(rng) -> list[Case]:
 
 
 ONE_MATRIX = Exercise(
-    id="one-matrix",
-    notebook=NOTEBOOK,
-    title="One matrix for an FFN without its activation",
-    name="one_matrix",
+    id="one-matrix", notebook=NOTEBOOK, title="One matrix for an FFN without its activation", name="one_matrix",
     template='''def one_matrix(W_up, b_up, W_down, b_down):
     """The FFN without its activation, (x @ W_up + b_up) @ W_down + b_down, as one matrix W and
     one bias b: x @ W + b gives the same numbers for every x.
@@ -283,10 +280,7 @@ def _swiglu_draw(rng) -> list[Case]:
 
 
 SWIGLU = Exercise(
-    id="swiglu",
-    notebook=NOTEBOOK,
-    title="The gated feed-forward network (SwiGLU)",
-    name="swiglu",
+    id="swiglu", notebook=NOTEBOOK, title="The gated feed-forward network (SwiGLU)", name="swiglu",
     template='''def silu(z):
     """SiLU, element by element: z times the sigmoid of z."""
     return ____
@@ -412,10 +406,8 @@ def _top2_draw(rng) -> list[Case]:
 
 
 TOP2 = Exercise(
-    id="top2-weights",
-    notebook=NOTEBOOK,
+    id="top2-weights", notebook=NOTEBOOK, name="top2_weights",
     title="Top-2 routing: which experts, and how much each counts",
-    name="top2_weights",
     template='''def top2_weights(scores):
     """One token's router scores (one per expert) -> weight of each expert.
 
@@ -511,10 +503,7 @@ def _moe_draw(rng) -> list[Case]:
 
 
 MOE_COUNTS = Exercise(
-    id="moe-counts",
-    notebook=NOTEBOOK,
-    title="A mixture of experts: stored and used",
-    name="moe_block_counts",
+    id="moe-counts", notebook=NOTEBOOK, title="A mixture of experts: stored and used", name="moe_block_counts",
     template='''def moe_block_counts(d, d_ff, experts, top_k):
     """One block with a mixture of experts: (parameters stored, parameters one token uses).
     Attention: four d x d matrices. Each expert: a plain FFN of width d_ff, no biases.
@@ -570,8 +559,7 @@ MOE_COUNTS = Exercise(
                 "Your two numbers are the right ones in the wrong order: the function returns "
                 "(stored, used)."),
     ],
-    atol=0.5,
-    rtol=0.0,
+    rtol=0.0, atol=0.5,
 )
 
 
@@ -693,10 +681,7 @@ def _width_draw(rng) -> list[Case]:
 
 
 FFN_WIDTH = Exercise(
-    id="ffn-width",
-    notebook=NOTEBOOK,
-    title="How wide an FFN? Its width from a parameter budget",
-    name="ffn_width",
+    id="ffn-width", notebook=NOTEBOOK, title="How wide an FFN? Its width from a parameter budget", name="ffn_width",
     template='''def ffn_width(d, times, gated, multiple):
     """The narrowest hidden width, a multiple of `multiple`, at which the FFN holds at least
     `times` times as many parameters as attention's four d x d matrices.
@@ -749,8 +734,7 @@ FFN_WIDTH = Exercise(
                 "`a // b * c` divides by b first, then multiplies by c. A group holds per_unit "
                 "\u00d7 multiple numbers: put brackets around that product."),
     ],
-    atol=0.5,
-    rtol=0.0,
+    rtol=0.0, atol=0.5,
 )
 
 DEFINITIONS = [SUBLAYER, ONE_MATRIX, BLOCK_COUNT, FFN_WIDTH, SWIGLU, TOP2, MOE_COUNTS, *questions.QUESTIONS]

@@ -104,10 +104,7 @@ _LOST_AXIS = ("keep the averaged axis, with length 1 (`keepdims=True`), so that 
               "up with the tokens' rows")
 
 LAYER_NORM_FIX = Exercise(
-    id="layer-norm-fix",
-    notebook=NOTEBOOK,
-    title="Fix a LayerNorm that is right for one token only",
-    name="layer_norm",
+    id="layer-norm-fix", notebook=NOTEBOOK, title="Fix a LayerNorm that is right for one token only", name="layer_norm",
     template='''def layer_norm(x, eps=1e-5):
     """Each token rescaled to mean 0 and standard deviation 1, using its own numbers only. x is
     one token (d,), a text (tokens, d) or a batch of texts (texts, tokens, d)."""
@@ -165,8 +162,7 @@ LAYER_NORM_FIX = Exercise(
                 "`var` should be the variance: the last line adds eps to it and takes the square "
                 "root itself. You gave it the standard deviation, so it took a second root."),
     ],
-    rtol=1e-4,
-    atol=1e-6,
+    rtol=1e-4, atol=1e-6,
 )
 
 
@@ -270,10 +266,7 @@ def _rms_16_draw(rng) -> list[Case]:
 
 
 RMS_NORM_16 = Exercise(
-    id="rms-norm-16bit",
-    notebook=NOTEBOOK,
-    title="RMSNorm for tokens stored in 16 bits",
-    name="rms_norm",
+    id="rms-norm-16bit", notebook=NOTEBOOK, title="RMSNorm for tokens stored in 16 bits", name="rms_norm",
     template='''def rms_norm(x, gain, eps=1e-5):
     """Each token (the last axis) divided by its root mean square, then times the gain:
     x / sqrt(mean(x²) + eps) · gain. x may be stored in 16 bits (float16, whose largest number
@@ -325,8 +318,7 @@ RMS_NORM_16 = Exercise(
                 "asks for another eps does not get it."),
         Mistake("missing keepdims", {0: "(x.astype(np.float32) ** 2).mean(axis=-1)"}, _RMS_KEEPDIMS),
     ],
-    rtol=1e-4,
-    atol=1e-6,
+    rtol=1e-4, atol=1e-6,
 )
 
 
@@ -447,10 +439,8 @@ def _nudge_draw(rng) -> list[Case]:
 
 
 NUDGE_GROWTH = Exercise(
-    id="nudge-growth",
-    notebook=NOTEBOOK,
+    id="nudge-growth", notebook=NOTEBOOK, name="nudge_growth",
     title="A small change through pre-norm and post-norm layers",
-    name="nudge_growth",
     template='''def nudge_growth(x, nudge, layers, norm, placement):
     """How many times larger a small change of the input is when it reaches the top.
 
@@ -521,8 +511,7 @@ NUDGE_GROWTH = Exercise(
                 "Your answer is the square of the right one: you compared the mean squares. Take "
                 "the square root of each before dividing."),
     ],
-    rtol=1e-6,
-    atol=1e-9,
+    rtol=1e-6, atol=1e-9,
 )
 
 

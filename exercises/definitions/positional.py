@@ -60,10 +60,7 @@ _HALVES = ("Each of your rows holds all its sines, then all its cosines. In this
            "the last one.")
 
 SINUSOIDAL_TABLE = Exercise(
-    id="sinusoidal-table",
-    notebook=NOTEBOOK,
-    title="The sinusoidal table, without a loop",
-    name="position_table",
+    id="sinusoidal-table", notebook=NOTEBOOK, title="The sinusoidal table, without a loop", name="position_table",
     template='''def position_table(length, d_model):
     """The sinusoidal position table: one row per position, shape (length, d_model).
     Columns 2i and 2i + 1 hold the sine and the cosine of the position times pair i's speed."""
@@ -178,10 +175,7 @@ _WIDTH = ("Your table has the wrong width. A table of width d_model has d_model/
           "Compare the two exponents: they are the same speeds only when d_model is d, len(x).")
 
 ROPE_ROTATION = Exercise(
-    id="rope-rotation",
-    notebook=NOTEBOOK,
-    title="Rotary positions for one vector, from the table",
-    name="rope_one",
+    id="rope-rotation", notebook=NOTEBOOK, title="Rotary positions for one vector, from the table", name="rope_one",
     template='''def rope_one(x, position, base=10000.0):
     """Rotary positions for one vector x of even length d at `position`.
     Pair i is (x[i], x[i + d/2]); it turns by position * base ** (-i / (d/2)) radians.
@@ -288,10 +282,7 @@ def _distance_draw(rng) -> list[Case]:
 
 
 ROPE_DISTANCE = Exercise(
-    id="rope-distance",
-    notebook=NOTEBOOK,
-    title="Every distance at once",
-    name="scores_by_distance",
+    id="rope-distance", notebook=NOTEBOOK, title="Every distance at once", name="scores_by_distance",
     template='''def scores_by_distance(query, key, max_distance):
     """The scaled score q.k / sqrt(d) of `query` against `key` with rotary positions, when the
     query stands t positions after the key, for t = 0, 1, ..., max_distance.

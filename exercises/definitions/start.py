@@ -65,10 +65,7 @@ def _row_mean_draw(rng) -> list[Case]:
 
 
 ROW_MEAN = Exercise(
-    id="row-mean",
-    notebook=NOTEBOOK,
-    title="The average of each row",
-    name="row_mean",
+    id="row-mean", notebook=NOTEBOOK, title="The average of each row", name="row_mean",
     template='''def row_mean(x):
     """The average of each row of x (its last axis), kept as a column."""
     return ____ / x.shape[-1]
@@ -162,10 +159,7 @@ _SHIFT_HINT = ("Subtracting the same number from a whole row leaves the weights 
                "overflows to infinity.")
 
 STABLE_SOFTMAX = Exercise(
-    id="stable-softmax",
-    notebook=NOTEBOOK,
-    title="A softmax that does not overflow",
-    name="softmax",
+    id="stable-softmax", notebook=NOTEBOOK, title="A softmax that does not overflow", name="softmax",
     template='''def softmax(scores):
     """Weights from scores: positive, summing to 1 along the last axis."""
     shifted = scores - ____    # each row's largest score, as a column

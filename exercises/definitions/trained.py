@@ -232,10 +232,7 @@ def _perplexity_logits_draw(rng) -> list[Case]:
 
 
 PERPLEXITY_LOGITS = Exercise(
-    id="perplexity-logits",
-    notebook=NOTEBOOK,
-    title="Perplexity from the model's scores",
-    name="perplexity",
+    id="perplexity-logits", notebook=NOTEBOOK, title="Perplexity from the model's scores", name="perplexity",
     template='''def perplexity(logits, ids):
     """The model's perplexity on a text. ids holds the text's n tokens; logits (n, V) the model's
     scores at each of its n positions: row t scores every word as the one after token t."""
@@ -484,10 +481,7 @@ def _leave_one_out_draw(rng) -> list[Case]:
 
 
 LEAVE_ONE_OUT = Exercise(
-    id="leave-one-out",
-    notebook=NOTEBOOK,
-    title="Leave each block out in turn",
-    name="leave_one_out",
+    id="leave-one-out", notebook=NOTEBOOK, title="Leave each block out in turn", name="leave_one_out",
     template='''def leave_one_out(x, blocks, score):
     """For each block in turn, leave it out: run the stream x through the OTHER blocks, in their
     order, and score the stream that comes out with score(stream). Each block is a function,
@@ -542,8 +536,7 @@ LEAVE_ONE_OUT = Exercise(
                 "You scored x, the stream before any block ran. Score the stream that the kept "
                 "blocks produced."),
     ],
-    rtol=1e-9,
-    atol=1e-9,
+    rtol=1e-9, atol=1e-9,
 )
 
 
@@ -644,10 +637,8 @@ def _capstone_draw(rng) -> list[Case]:
 
 
 CAPSTONE = Exercise(
-    id="capstone-block",
-    notebook=NOTEBOOK,
+    id="capstone-block", notebook=NOTEBOOK, name="trained_block",
     title="Capstone: one block of the trained model, from your parts",
-    name="trained_block",
     template='''def trained_block(x, w):
     """One block of the trained model on a text x (n tokens of d numbers), built from the parts
     rms_norm, rope_one, causal_weights and swiglu. w holds the block's weights: the norms' gains
@@ -719,8 +710,7 @@ CAPSTONE = Exercise(
                 "several the heads' outputs come out too wide to join. Head j mixes only its own "
                 "columns of v, the same columns its queries and keys use."),
     ],
-    rtol=1e-3,
-    atol=1e-4,
+    rtol=1e-3, atol=1e-4,
 )
 
 DEFINITIONS = [PERPLEXITY, PERPLEXITY_LOGITS, RUN_BLOCKS, LEAVE_ONE_OUT, CAPSTONE, *questions.QUESTIONS]
