@@ -473,9 +473,9 @@ GROUPED_PARAMETERS = Exercise(
 # ---------------------------------------------------------------- retired exercises
 #
 # Each was replaced by a reworked exercise (causal-weights by cached-causal-weights, decoder-stack
-# and future-leak by future-leak-nudge, model-parameters by grouped-parameters) and is kept so that
-# notebooks saved from earlier releases still check: their reference, cases and known mistakes,
-# sharing what the live exercises compute alike.
+# by future-leak, itself replaced by future-leak-nudge, model-parameters by grouped-parameters) and
+# is kept so that notebooks saved from earlier releases still check: their reference, cases and
+# known mistakes, sharing what the live exercises compute alike.
 
 def _causal_reference(scores):
     length = scores.shape[-1]

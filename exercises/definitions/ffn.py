@@ -108,7 +108,7 @@ SUBLAYER = Exercise(
                 "per token and x has d_model, so it must be narrowed back by the second matrix "
                 "before it is added to x."),
     ],
-    retired=True,
+    retired=True,      # replaced by one-matrix; kept so that saved notebooks still check it
 )
 
 
@@ -623,7 +623,7 @@ BLOCK_COUNT = Exercise(
                 "A plain FFN has two matrices; only the gated one has three."),
     ],
     rtol=0.0, atol=0.5,
-    retired=True,
+    retired=True,      # replaced by ffn-width; kept so that saved notebooks still check it
 )
 
 

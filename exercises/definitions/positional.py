@@ -413,7 +413,7 @@ EMBED = Exercise(
                 "which counts the numbers per word (d_model). The text's length is the number "
                 "of rows of `words`, its second-to-last axis."),
     ],
-    retired=True,
+    retired=True,      # replaced by rope-distance; kept so that saved notebooks still check it
 )
 
 DEFINITIONS = [SINUSOIDAL_TABLE, ROPE_ROTATION, ROPE_DISTANCE, EMBED, *questions.QUESTIONS]

@@ -132,7 +132,7 @@ PERPLEXITY = Exercise(
                 "here, so its log is finite."),
     ],
     rtol=1e-6,
-    retired=True,
+    retired=True,      # replaced by perplexity-logits; kept so that saved notebooks still check it
 )
 
 
@@ -394,7 +394,7 @@ RUN_BLOCKS = Exercise(
                 "the original x every time, so only the last block counts."),
     ],
     rtol=1e-9, atol=1e-9,
-    retired=True,
+    retired=True,      # replaced by leave-one-out; kept so that saved notebooks still check it
 )
 
 
