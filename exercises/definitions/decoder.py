@@ -104,14 +104,12 @@ CACHED_CAUSAL_WEIGHTS = Exercise(
     fixed=_cached_fixed,
     draw=_cached_draw,
     hints=[
-        "Find where each query sits in the text. The queries are the last Lq of the Lk tokens, so "
-        "query 0 is token Lk - Lq, and query i is token i + Lk - Lq. It may use every key up to "
-        "that position.",
+        "Find where each query sits in the text. The queries are the last Lq of the Lk tokens, so query 0 is "
+        "token Lk - Lq, and query i is token i + Lk - Lq. It may use every key up to that position.",
         "With Lq = Lk the allowed pairs are the lower triangle, diagonal included. Here the grid is "
         "Lq x Lk and its diagonal is shifted: `np.tril(grid, k)` keeps the entries with "
         "j <= i + k. Start from a grid of True values.",
-        "A forbidden pair must end with weight exactly 0 after the softmax. Which score gives "
-        "e^score = 0?",
+        "A forbidden pair must end with weight exactly 0 after the softmax. Which score gives e^score = 0?",
     ],
     mistakes=[
         Mistake("no shift", {0: "np.tril(np.ones((Lq, Lk), dtype=bool))"},
@@ -123,13 +121,11 @@ CACHED_CAUSAL_WEIGHTS = Exercise(
                 "no shift, and the first new tokens none at all (0 / 0 = NaN). Query i is token "
                 "i + Lk - Lq: the diagonal moves right by Lk - Lq."),
         Mistake("one too far", {0: "np.tril(np.ones((Lq, Lk), dtype=bool), Lk - Lq + 1)"},
-                "Your shift is one too large: each query may also read the key of the token right "
-                "after it, the future. Query i is token i + Lk - Lq, and the last key it may read "
-                "is its own."),
+                "Your shift is one too large: each query may also read the key of the token right after it, "
+                "the future. Query i is token i + Lk - Lq, and the last key it may read is its own."),
         Mistake("square mask", {0: "np.tril(np.ones((Lk, Lk), dtype=bool))"},
-                "Your mask is Lk x Lk, one row per token of the text, but the scores have one row "
-                "per query, Lq of them: the mask must be (Lq, Lk). Which rows of the square belong "
-                "to the last Lq tokens?"),
+                "Your mask is Lk x Lk, one row per token of the text, but the scores have one row per query, "
+                "Lq of them: the mask must be (Lq, Lk). Which rows of the square belong to the last Lq tokens?"),
         Mistake("upper triangle", {0: "np.triu(np.ones((Lq, Lk), dtype=bool), Lk - Lq)"},
                 "Your mask keeps the upper side of the diagonal: each query reads itself and the "
                 "FUTURE, the opposite of the causal mask."),
@@ -249,9 +245,8 @@ def _leak_mistakes(added) -> list[Mistake]:
                 "You changed the tokens before i, the ones position i is allowed to read. The test "
                 "is about the tokens after i."),
         Mistake("skipped the next token", {0: f"changed[i + 2:] += {added('i + 2:')}"},
-                "Your change starts two rows after i, so the token right after i is never changed, "
-                "and a model that reads one token ahead passes unseen. The tokens after i start "
-                "one row after it."),
+                "Your change starts two rows after i, so the token right after i is never changed, and a model "
+                "that reads one token ahead passes unseen. The tokens after i start one row after it."),
         Mistake("columns", {0: f"changed[:, i + 1:] += {added(':, i + 1:')}"},
                 "You changed columns, not tokens: rows of x are tokens, and the numbers of a token "
                 "are its columns. Change the rows after i, every number of each."),
@@ -282,8 +277,7 @@ def _layer_norm_decoder(seed, d, causal, n_blocks=2):
 
 
 NUDGE_CONTRACT = Contract(
-    args={"run": "a model: a function from a grid of tokens (length, d) to an output grid of the "
-                 "same shape",
+    args={"run": "a model: a function from a grid of tokens (length, d) to an output grid of the same shape",
           "x": "the tokens, shape (length, d), length >= 1 and d >= 1"},
     returns="one number >= 0 per position, length numbers (a list): the largest absolute change of "
             "position i's output when every token after i gets its own row of the fixed draw `nudge`",
@@ -532,8 +526,7 @@ CAUSAL_WEIGHTS = Exercise(
         "diagonal and everything below it: a lower triangle.",
         "NumPy builds triangles from a full grid: `np.tril` keeps the lower triangle of an array "
         "(diagonal included), `np.triu` the upper one. Start from a grid of True values.",
-        "A forbidden pair must end with weight exactly 0 after the softmax. Which score gives "
-        "e^score = 0?",
+        "A forbidden pair must end with weight exactly 0 after the softmax. Which score gives e^score = 0?",
     ],
     mistakes=[
         Mistake("upper triangle", {0: "np.triu(np.ones((L, L), dtype=bool))"},
@@ -645,8 +638,7 @@ DECODER = Exercise(
     hints=[
         "Each half of a pre-norm block is one line of the form: stream = stream + part(normalised "
         "copy of the stream). Notebook 03's `pre_norm_update` is exactly one such line.",
-        "The FFN half reads the stream as the attention half left it, so both lines start from "
-        "the current `x`.",
+        "The FFN half reads the stream as the attention half left it, so both lines start from the current `x`.",
         "After the loop, the stream has grown with every block; one last norm rescales it for "
         "the layer that reads the model's output. With n_blocks = 0 the result is only that norm.",
     ],

@@ -74,12 +74,10 @@ SUBLAYER = Exercise(
     fixed=_sublayer_fixed,
     draw=_sublayer_draw,
     hints=[
-        "The first line is the hidden layer: multiply by the widening matrix, add its bias, and "
-        "then let the activation set every negative number to 0. NumPy's element-by-element "
-        "maximum does that last step.",
-        "The second line narrows the hidden layer back to d_model numbers per token with the "
-        "second matrix and its bias. The FFN's result is a change; the sublayer returns the "
-        "input plus that change.",
+        "The first line is the hidden layer: multiply by the widening matrix, add its bias, and then let the "
+        "activation set every negative number to 0. NumPy's element-by-element maximum does that last step.",
+        "The second line narrows the hidden layer back to d_model numbers per token with the second matrix and "
+        "its bias. The FFN's result is a change; the sublayer returns the input plus that change.",
         "The bias b_up belongs inside the activation (it moves the point where a unit switches on); "
         "b_down is added after the second matrix.",
     ],
@@ -104,9 +102,8 @@ SUBLAYER = Exercise(
                 "column of h, not the larger of each number and 0. NumPy's element-by-element "
                 "larger of two things is `np.maximum`, a different function from `np.max`."),
         Mistake("not narrowed", {1: "x + hidden + b_down"},
-                "Your code works only when d_ff equals d_model: the hidden layer has d_ff numbers "
-                "per token and x has d_model, so it must be narrowed back by the second matrix "
-                "before it is added to x."),
+                "Your code works only when d_ff equals d_model: the hidden layer has d_ff numbers per token "
+                "and x has d_model, so it must be narrowed back by the second matrix before it is added to x."),
     ],
     retired=True,      # replaced by one-matrix; kept so that saved notebooks still check it
 )
@@ -191,8 +188,7 @@ ONE_MATRIX = Exercise(
                 "W_down @ W_up has the two matrices in the wrong order: a token meets W_up first. "
                 "The product that turns d_model numbers into d_out starts with W_up."),
         Mistake("number by number", {0: "W_up * W_down"},
-                "`*` multiplies number by number. Two maps one after the other are one matrix "
-                "product, `@`."),
+                "`*` multiplies number by number. Two maps one after the other are one matrix product, `@`."),
         Mistake("transposed", {0: "W_down.T @ W_up.T"},
                 "Your W is the transpose of the one asked for: its rows must match x's d_model "
                 "numbers, its columns the d_out outputs."),
@@ -200,8 +196,7 @@ ONE_MATRIX = Exercise(
                 "b_up is added before W_down, so W_down acts on it too: it reaches the output "
                 "only through W_down. Adding the two biases as they are leaves that out."),
         Mistake("no output bias", {1: "b_up @ W_down"},
-                "b_down is missing from your bias: the example's b_down is zero, so it looked "
-                "right there."),
+                "b_down is missing from your bias: the example's b_down is zero, so it looked right there."),
         Mistake("only the output bias", {1: "b_down"},
                 "b_up disappeared from your bias. It is added before W_down, and what W_down makes "
                 "of it is part of the bias too."),
@@ -316,9 +311,8 @@ def swiglu(x, W_gate, W_up, W_down):
     ],
     mistakes=[
         Mistake("second axis", {1: "both[:, :W_down.shape[0]]", 2: "both[:, W_down.shape[0]:]"},
-                "Your split works on a grid of tokens (2 axes) only: in a batch of texts (3 axes) "
-                "the second axis holds the tokens. Split the last axis; `...` stands for all the "
-                "axes before it."),
+                "Your split works on a grid of tokens (2 axes) only: in a batch of texts (3 axes) the second "
+                "axis holds the tokens. Split the last axis; `...` stands for all the axes before it."),
         Mistake("split at d_model", {1: "both[..., :x.shape[-1]]", 2: "both[..., x.shape[-1]:]"},
                 "You split at d_model, x's width. Each projection is d_ff wide: W_down has one row "
                 "per hidden unit, and `both` holds 2 \u00d7 d_ff numbers per token."),
@@ -329,8 +323,7 @@ def swiglu(x, W_gate, W_up, W_down):
                 "W_both holds W_gate's columns side by side with W_up's, not interleaved: the gate is "
                 "the first d_ff numbers of every token, the up projection the last d_ff."),
         Mistake("sigmoid only", {0: "1 / (1 + np.exp(-z))"},
-                "Your `silu` returns the sigmoid alone, which stays between 0 and 1. SiLU "
-                "multiplies it by z."),
+                "Your `silu` returns the sigmoid alone, which stays between 0 and 1. SiLU multiplies it by z."),
         Mistake("sign of the exponent", {0: "z / (1 + np.exp(z))"},
                 "Check the sign in the exponent: sigmoid uses e to the power minus z, so that "
                 "large positive z gives nearly 1."),
@@ -345,9 +338,8 @@ def swiglu(x, W_gate, W_up, W_down):
                 "SiLU went on the product of the two projections. Only the gate projection goes "
                 "through SiLU; the up projection is multiplied in afterwards, as it is."),
         Mistake("matrix product", _earlier_swiglu("silu(x @ W_gate) @ (x @ W_up)"),
-                "Your code runs only when every size is equal: the gate multiplies the up "
-                "projection number by number (`*`). `@` is a matrix product, which needs other "
-                "shapes and means something else."),
+                "Your code runs only when every size is equal: the gate multiplies the up projection number by "
+                "number (`*`). `@` is a matrix product, which needs other shapes and means something else."),
     ],
 )
 
@@ -442,8 +434,7 @@ TOP2 = Exercise(
         Mistake("not normalised", {1: "e"},
                 "The two weights do not add up to 1: divide the exponentials by their total."),
         Mistake("top 1", {0: "np.argmax(scores)"},
-                "Only one expert got weight: `np.argmax` finds the single best. Keep the two "
-                "best scores."),
+                "Only one expert got weight: `np.argmax` finds the single best. Keep the two best scores."),
         Mistake("scores as shares", {1: "scores[best] / scores[best].sum()"},
                 "You shared the token in proportion to the scores themselves. A softmax shares it "
                 "by the exponentials of the scores, which also works for negative scores."),
@@ -552,12 +543,10 @@ MOE_COUNTS = Exercise(
                 "every expert, to find the best ones: one column per expert."),
         Mistake("no norms", {1: "attention + experts * expert + router",
                              2: "attention + top_k * expert + router"},
-                "The two RMSNorm gains are missing: they hold d numbers each, stored and used by "
-                "every token."),
+                "The two RMSNorm gains are missing: they hold d numbers each, stored and used by every token."),
         Mistake("in the wrong order", {1: "attention + top_k * expert + router + norms",
                                        2: "attention + experts * expert + router + norms"},
-                "Your two numbers are the right ones in the wrong order: the function returns "
-                "(stored, used)."),
+                "Your two numbers are the right ones in the wrong order: the function returns (stored, used)."),
     ],
     rtol=0.0, atol=0.5,
 )
@@ -719,8 +708,7 @@ FFN_WIDTH = Exercise(
                 "A gated FFN has three matrices, so each of its hidden units adds three columns or "
                 "rows of d numbers, not two."),
         Mistake("gated backwards", {1: "(2 if gated else 3) * d"},
-                "Your count has three matrices for a plain FFN and two for a gated one: the other "
-                "way round."),
+                "Your count has three matrices for a plain FFN and two for a gated one: the other way round."),
         Mistake("unit without d", {1: "3 if gated else 2"},
                 "A hidden unit adds a whole column or row to each matrix, d numbers each, not one "
                 "number per matrix."),

@@ -118,9 +118,8 @@ LAYER_NORM_FIX = Exercise(
     fixed=_layer_norm_fix_fixed,
     draw=_layer_norm_fix_draw,
     hints=[
-        "On the example's two tokens the draft gives each token four equal numbers. Ask which "
-        "numbers `x.mean(axis=0)` averaged there: one token's own numbers, or one column across "
-        "the tokens?",
+        "On the example's two tokens the draft gives each token four equal numbers. Ask which numbers "
+        "`x.mean(axis=0)` averaged there: one token's own numbers, or one column across the tokens?",
         "A token's numbers are always the last axis of x, whatever comes before it: axis 0 for "
         "one token, axis 1 for a text, axis 2 for a batch. NumPy counts axes from the end too.",
         "The mean has one number per token. For `x - mean` to subtract each token's own mean from "
@@ -283,10 +282,9 @@ RMS_NORM_16 = Exercise(
         "Run the formula as it stands on the example's first token: 300 squared is 90,000, past "
         "float16's largest number, so the square becomes infinity and every number of the token is "
         "then divided by infinity. The numbers themselves fit in float16; only their squares do not.",
-        "Square a copy of x held in a wider number type: `astype` makes one. float32 already holds "
-        "numbers up to about 3.4e38 and keeps small squares to 7 digits; float64 keeps every digit "
-        "the course's own functions keep. Converting the squares afterwards is too late: they are "
-        "already infinite.",
+        "Square a copy of x held in a wider number type: `astype` makes one. float32 already holds numbers up "
+        "to about 3.4e38 and keeps small squares to 7 digits; float64 keeps every digit the course's own "
+        "functions keep. Converting the squares afterwards is too late: they are already infinite.",
         "The mean of the squares then comes out in the wider type too, and so does x divided by its "
         "root: the gain multiplies that, one number per column, as before.",
     ],
@@ -383,8 +381,7 @@ NUDGE_CONTRACT = Contract(
           "layers": "a list of layers, each a function f(h) of an array like x (the list may be empty)",
           "norm": "a norm: norm(h) normalises each token of h",
           "placement": "\"pre\" or \"post\""},
-    returns="the growth: the root mean square of the gap at the top over that of the nudge, "
-            "one number > 0",
+    returns="the growth: the root mean square of the gap at the top over that of the nudge, one number > 0",
     ndims=(2, 3),
     dtypes=("float64",),
     edges={"post": "post-norm layers",
@@ -465,9 +462,8 @@ NUDGE_GROWTH = Exercise(
     fixed=_nudge_fixed,
     draw=_nudge_draw,
     hints=[
-        "Pre-norm normalises only the copy that the layer reads, and adds the layer's result to "
-        "the plain stream. Post-norm adds first, then normalises the sum, so the stream itself "
-        "is rescaled.",
+        "Pre-norm normalises only the copy that the layer reads, and adds the layer's result to the plain "
+        "stream. Post-norm adds first, then normalises the sum, so the stream itself is rescaled.",
         "Both runs went through the same layers. What reached the top is the gap between them: "
         "one run minus the other, a grid of the same shape as the nudge.",
         "A root mean square is the square root of the mean of the squares. Divide the gap's by "
@@ -475,9 +471,8 @@ NUDGE_GROWTH = Exercise(
     ],
     mistakes=[
         Mistake("swapped", {0: "norm(h + f(h))", 1: "h + f(norm(h))"},
-                "Your pre-norm and post-norm steps are swapped. Pre-norm: the layer reads a "
-                "normalised copy and its result is added to the plain stream. Post-norm: add, then "
-                "normalise the sum."),
+                "Your pre-norm and post-norm steps are swapped. Pre-norm: the layer reads a normalised copy "
+                "and its result is added to the plain stream. Post-norm: add, then normalise the sum."),
         Mistake("no residual", {0: "f(norm(h))"},
                 "In your pre-norm step the layer's result replaced the stream instead of being "
                 "added to it: keep the plain stream and add the result on."),
@@ -501,9 +496,8 @@ NUDGE_GROWTH = Exercise(
                 "so that the answer says how many times larger the change became."),
         Mistake("sizes compared",
                 {2: "abs(np.sqrt(np.mean(a ** 2)) - np.sqrt(np.mean(b ** 2))) / np.sqrt(np.mean(nudge ** 2))"},
-                "You compared the sizes of the two runs, not the runs themselves: two grids of the "
-                "same size can still differ everywhere. Take the root mean square of their "
-                "difference."),
+                "You compared the sizes of the two runs, not the runs themselves: two grids of the same size "
+                "can still differ everywhere. Take the root mean square of their difference."),
         Mistake("mean size", {2: "np.mean(np.abs(a - b)) / np.mean(np.abs(nudge))"},
                 "You compared the average sizes |gap| and |nudge|. The answer compares root mean "
                 "squares: square every number, average, then take the square root."),
@@ -546,10 +540,9 @@ LAYER_NORM = Exercise(
                 "You added `eps` after the square root. The convention (PyTorch's too) adds it "
                 "to the variance, inside the root; the two differ when the variance is tiny."),
         Mistake("eps added after the division", {0: "np.sqrt(var) + eps"},
-                "`/` is worked out before `+`: your line divides by the square root of the "
-                "variance and then adds eps to every result, so a token whose numbers are all "
-                "equal still gives 0 / 0 = NaN. Put brackets around the whole divisor, with eps "
-                "added to the variance inside the root."),
+                "`/` is worked out before `+`: your line divides by the square root of the variance and then "
+                "adds eps to every result, so a token whose numbers are all equal still gives 0 / 0 = NaN. Put "
+                "brackets around the whole divisor, with eps added to the variance inside the root."),
         Mistake("no square root", {0: "(var + eps)"},
                 "You divided by the variance itself. Its square root, the standard deviation, "
                 "is what brings the numbers to a spread of 1."),

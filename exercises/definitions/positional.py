@@ -54,10 +54,9 @@ def _table_draw(rng) -> list[Case]:
     return cases
 
 
-_HALVES = ("Each of your rows holds all its sines, then all its cosines. In this table they alternate: "
-           "the sine and the cosine of one pair sit side by side (columns 2i and 2i + 1). `reshape` "
-           "reads the last axis fastest, so the axis that holds a pair's sine and cosine must be "
-           "the last one.")
+_HALVES = ("Each of your rows holds all its sines, then all its cosines. In this table they alternate: the "
+           "sine and the cosine of one pair sit side by side (columns 2i and 2i + 1). `reshape` reads the last "
+           "axis fastest, so the axis that holds a pair's sine and cosine must be the last one.")
 
 SINUSOIDAL_TABLE = Exercise(
     id="sinusoidal-table", notebook=NOTEBOOK, title="The sinusoidal table, without a loop", name="position_table",
@@ -81,9 +80,8 @@ SINUSOIDAL_TABLE = Exercise(
         "`reshape` reads an array's numbers in order, the last axis fastest. For a row to read sine, "
         "cosine, sine, cosine, ..., the sine and the cosine of one angle must sit next to each "
         "other on the last axis: `pairs` has shape (length, d_model/2, 2).",
-        "`np.arange(length)[:, None]` is the positions as a column. `np.stack([u, v], axis=...)` "
-        "puts two arrays of the same shape side by side along a new axis; axis=-1 makes it the "
-        "last one.",
+        "`np.arange(length)[:, None]` is the positions as a column. `np.stack([u, v], axis=...)` puts two "
+        "arrays of the same shape side by side along a new axis; axis=-1 makes it the last one.",
     ],
     mistakes=[
         Mistake("halves", {1: "np.stack([np.sin(angles), np.cos(angles)], axis=1)"}, _HALVES),
@@ -94,10 +92,9 @@ SINUSOIDAL_TABLE = Exercise(
                 "Your odd columns repeat the sines of the even columns. Each pair holds the sine of "
                 "its angle and then its cosine."),
         Mistake("stacked in front", {1: "np.stack([np.sin(angles), np.cos(angles)])"},
-                "Your new axis comes first, so `reshape` reads every sine of every position before "
-                "any cosine, and the rows get the wrong numbers. `reshape` reads the last axis "
-                "fastest: stack along the last axis, so that each angle's sine and cosine sit "
-                "side by side."),
+                "Your new axis comes first, so `reshape` reads every sine of every position before any cosine, "
+                "and the rows get the wrong numbers. `reshape` reads the last axis fastest: stack along the "
+                "last axis, so that each angle's sine and cosine sit side by side."),
         Mistake("pairs down the rows", {0: "speeds[:, None] * np.arange(length)"},
                 "Your angles have one row per pair and one column per position, the other way "
                 "round: the reshape then deals them out to the wrong places. Positions go down the "
@@ -196,9 +193,8 @@ ROPE_ROTATION = Exercise(
         "Row p of a sinusoidal table holds the sine and the cosine of p times each of its pairs' "
         "speeds, and a table of width d_model has d_model/2 pairs turning at base^(\u22122i/d_model). "
         "RoPE's pair i turns at base^(\u2212i/(d/2)). For which width are those the same speeds?",
-        "The exponents match when d_model is d = len(x): then the table has one pair for each pair "
-        "of x. The row of position p is row p, so the table needs p + 1 rows at least, and the same "
-        "`base` as the turn.",
+        "The exponents match when d_model is d = len(x): then the table has one pair for each pair of x. The "
+        "row of position p is row p, so the table needs p + 1 rows at least, and the same `base` as the turn.",
         "In the table the even columns (0, 2, 4, ...) hold the sines and the odd columns the "
         "cosines: every other number of the row, starting at 0 or at 1.",
     ],
@@ -212,8 +208,7 @@ ROPE_ROTATION = Exercise(
                 "Your vector turned as if it stood one position later. Row p of the table holds "
                 "the angles of position p, counting from row 0."),
         Mistake("row 0", {0: "sinusoidal(position + 1, len(x), base)[0]"},
-                "Nothing turned: row 0 is position 0, whose angles are all 0. Take the row of "
-                "`position`."),
+                "Nothing turned: row 0 is position 0, whose angles are all 0. Take the row of `position`."),
         Mistake("swapped", {1: "row[1::2]", 2: "row[0::2]"},
                 "Sine and cosine are swapped: in the table the even columns hold the sines and "
                 "the odd columns the cosines."),
@@ -408,10 +403,9 @@ EMBED = Exercise(
                 "The table has one row per position up to the longest text, more rows than "
                 "this text has words. Take only as many rows as there are words."),
         Mistake("length from the wrong axis", {1: "table[:d_model]"},
-                "Your code works when the text has exactly d_model words, and fails otherwise: "
-                "the number of rows you take from the table comes from the words' last axis, "
-                "which counts the numbers per word (d_model). The text's length is the number "
-                "of rows of `words`, its second-to-last axis."),
+                "Your code works when the text has exactly d_model words, and fails otherwise: the number of "
+                "rows you take from the table comes from the words' last axis, which counts the numbers per "
+                "word (d_model). The text's length is the number of rows of `words`, its second-to-last axis."),
     ],
     retired=True,      # replaced by rope-distance; kept so that saved notebooks still check it
 )

@@ -78,9 +78,8 @@ ROW_MEAN = Exercise(
     hints=[
         "A row's numbers lie along the last axis of `x`. Reductions such as `x.sum(...)` "
         "take an `axis` argument that says which axis to add along.",
-        "Adding along an axis removes it: a (2, 3) array summed per row has shape (2,). "
-        "The answer should keep it as a column of shape (2, 1); one more argument of "
-        "`sum` does that.",
+        "Adding along an axis removes it: a (2, 3) array summed per row has shape (2,). The answer should keep "
+        "it as a column of shape (2, 1); one more argument of `sum` does that.",
         "Count axes from the end with negative numbers, so the same code works for a "
         "(2, 3) array and for a (4, 2, 3) batch.",
     ],
@@ -89,8 +88,7 @@ ROW_MEAN = Exercise(
                 "You added up every number in the array at once. Tell `sum` which axis "
                 "to add along, so that each row gets its own total."),
         Mistake("wrong axis", {0: "x.sum(axis=0, keepdims=True)"},
-                "You added down the columns (axis 0). A row's numbers lie along the "
-                "last axis."),
+                "You added down the columns (axis 0). A row's numbers lie along the last axis."),
         Mistake("missing keepdims", {0: "x.sum(axis=-1)"},
                 "The totals lost their axis, so you got one flat list instead of a column. "
                 "`keepdims=True` keeps the summed axis with length 1."),
@@ -153,10 +151,9 @@ def _softmax_draw(rng) -> list[Case]:
 _KEEPDIMS_HINT = ("A row's maximum or total has one number per row. Without "
                   "`keepdims=True` it loses its axis and no longer lines up with the rows, "
                   "so NumPy cannot combine it with the scores (or combines it the wrong way).")
-_SHIFT_HINT = ("Subtracting the same number from a whole row leaves the weights unchanged, but "
-               "only the row's largest score keeps every exponent at or below exp(0) = 1. A row "
-               "such as [0, 1000] shows it: shifted by its smallest score or its mean, exp still "
-               "overflows to infinity.")
+_SHIFT_HINT = ("Subtracting the same number from a whole row leaves the weights unchanged, but only the row's "
+               "largest score keeps every exponent at or below exp(0) = 1. A row such as [0, 1000] shows it: "
+               "shifted by its smallest score or its mean, exp still overflows to infinity.")
 
 STABLE_SOFTMAX = Exercise(
     id="stable-softmax", notebook=NOTEBOOK, title="A softmax that does not overflow", name="softmax",
@@ -172,9 +169,8 @@ STABLE_SOFTMAX = Exercise(
     fixed=_softmax_fixed,
     draw=_softmax_draw,
     hints=[
-        "Softmax gives the same weights if you subtract the same number from every score "
-        "of a row. Subtracting the row's largest score makes the biggest exponent exp(0) = 1, "
-        "so nothing overflows.",
+        "Softmax gives the same weights if you subtract the same number from every score of a row. Subtracting "
+        "the row's largest score makes the biggest exponent exp(0) = 1, so nothing overflows.",
         "Both blanks are a reduction over the last axis, one number per row: the first "
         "takes the largest score, the second adds up the exponentials.",
         "Each of those per-row numbers must stay a column (shape (rows, 1)) to line up "
@@ -191,9 +187,8 @@ STABLE_SOFTMAX = Exercise(
         Mistake("first score", {0: "scores[..., :1]"},
                 _SHIFT_HINT + " You subtracted the first score of the row."),
         Mistake("global max", {0: "scores.max()"},
-                "`scores.max()` is the largest score of the whole array. A row far below "
-                "it becomes exp(-2000) = 0 everywhere, and 0 / 0 is NaN. Subtract each "
-                "row's own largest score."),
+                "`scores.max()` is the largest score of the whole array. A row far below it becomes exp(-2000) "
+                "= 0 everywhere, and 0 / 0 is NaN. Subtract each row's own largest score."),
         Mistake("column max", {0: "scores.max(axis=0, keepdims=True)"},
                 "You subtracted the largest score of each column (axis 0). The number "
                 "subtracted must be the same for every score of a row: the row's own largest."),

@@ -99,13 +99,11 @@ PERPLEXITY = Exercise(
     fixed=_perplexity_fixed,
     draw=_perplexity_draw,
     hints=[
-        "First pick one number from each row: in row i, the column targets[i]. Indexing with two "
-        "arrays of the same length, one of row numbers and one of column numbers, does exactly "
-        "that.",
+        "First pick one number from each row: in row i, the column targets[i]. Indexing with two arrays of the "
+        "same length, one of row numbers and one of column numbers, does exactly that.",
         "The row numbers are 0, 1, 2, ... up to the number of predictions; `np.arange` makes them.",
-        "Then the loss of each prediction is -log of its probability. Average the losses, and undo "
-        "the log with `np.exp`: a model that gives every right word probability 1/k has "
-        "perplexity k.",
+        "Then the loss of each prediction is -log of its probability. Average the losses, and undo the log "
+        "with `np.exp`: a model that gives every right word probability 1/k has perplexity k.",
     ],
     mistakes=[
         Mistake("sum", {1: "np.exp(-np.sum(np.log(right)))"},
@@ -121,15 +119,13 @@ PERPLEXITY = Exercise(
                 "`probs[targets]` picks whole rows, one per target, as if the targets were row "
                 "numbers. Give two indices: the row numbers, and the targets as column numbers."),
         Mistake("swapped indices", {0: "probs[targets, np.arange(len(targets))]"},
-                "Your code works only when there are as many predictions as words, and then gives "
-                "the wrong numbers: the row numbers and the targets are swapped. The first index "
-                "picks the row (the prediction, 0, 1, 2, ...), the second the column (the target "
-                "word of that row)."),
+                "Your code works only when there are as many predictions as words, and then gives the wrong "
+                "numbers: the row numbers and the targets are swapped. The first index picks the row (the "
+                "prediction, 0, 1, 2, ...), the second the column (the target word of that row)."),
         Mistake("clipped", {1: "np.exp(-np.mean(np.log(np.clip(right, 1e-10, 1))))"},
-                "You clipped the probabilities (to avoid log 0, perhaps). That changes a tiny "
-                "probability on the right word, and the perplexity with it: a model that gave the "
-                "right word 1e-30 was that surprised. The right word's probability is above 0 "
-                "here, so its log is finite."),
+                "You clipped the probabilities (to avoid log 0, perhaps). That changes a tiny probability on "
+                "the right word, and the perplexity with it: a model that gave the right word 1e-30 was that "
+                "surprised. The right word's probability is above 0 here, so its log is finite."),
     ],
     rtol=1e-6,
     retired=True,      # replaced by perplexity-logits; kept so that saved notebooks still check it
@@ -253,10 +249,9 @@ PERPLEXITY_LOGITS = Exercise(
         "and the first token is a word no row predicts: of n rows and n tokens, n - 1 pairs are "
         "left, each row with the token one place after it.",
         "A slice that ends at -1 drops the last item; a slice that starts at 1 drops the first.",
-        "log(e^s / sum of e^s) = s - log(sum of e^s): no division, and no probability to take "
-        "the log of. Write it with the shifted scores: their largest e^s is e^0 = 1, so the sum "
-        "is at least 1 and nothing overflows. Sum along each row, keeping the axis so that it "
-        "lines up with the row's scores.",
+        "log(e^s / sum of e^s) = s - log(sum of e^s): no division, and no probability to take the log of. "
+        "Write it with the shifted scores: their largest e^s is e^0 = 1, so the sum is at least 1 and nothing "
+        "overflows. Sum along each row, keeping the axis so that it lines up with the row's scores.",
     ],
     mistakes=[
         Mistake("own token", {0: "logits", 1: "ids"},
@@ -264,17 +259,15 @@ PERPLEXITY_LOGITS = Exercise(
                 "that comes after token t: pair it with the next token, and leave out the last row "
                 "(the text has no word after it) and the first token (no row predicts it)."),
         Mistake("own position, last row left out", {1: "ids[:-1]"},
-                "You paired each row with the token at its own position: row t with token t. Row t "
-                "scores the word after token t, so its target is token t + 1: the targets start at "
-                "the second token."),
+                "You paired each row with the token at its own position: row t with token t. Row t scores the "
+                "word after token t, so its target is token t + 1: the targets start at the second token."),
         Mistake("own position, first row left out", {0: "logits[1:]"},
                 "You paired each row with the token at its own position: row t with token t, from "
                 "the second row on. Row t scores the word after token t: keep the rows from the "
                 "first to the one before last, each with the token after it."),
         Mistake("the token before", {0: "logits[1:]", 1: "ids[:-1]"},
-                "You paired each row with the token before it. Row t scores the word after token t: "
-                "the rows are the first to the one before last, their targets the second token to "
-                "the last."),
+                "You paired each row with the token before it. Row t scores the word after token t: the rows "
+                "are the first to the one before last, their targets the second token to the last."),
         Mistake("lengths differ", {0: "logits"},
                 "Your scores and your targets are not as many: a text of n tokens has n rows of "
                 "scores but only n - 1 predictions. The last row scores a word the text does not "
@@ -292,9 +285,8 @@ PERPLEXITY_LOGITS = Exercise(
                 "The shifted scores are log probabilities only up to a number per row: their "
                 "exponentials do not add up to 1. Subtract the log of that sum, row by row."),
         Mistake("sum without keepdims", {2: "shifted - np.log(np.exp(shifted).sum(axis=-1))"},
-                "Your sum over each row lost its axis: one number per row, shape (n - 1,), which "
-                "lines up with the columns of the scores instead of their rows. Keep the axis "
-                "(keepdims=True)."),
+                "Your sum over each row lost its axis: one number per row, shape (n - 1,), which lines up with "
+                "the columns of the scores instead of their rows. Keep the axis (keepdims=True)."),
         Mistake("down the columns", {2: "shifted - np.log(np.exp(shifted).sum(axis=0, keepdims=True))"},
                 "You added the exponentials down the columns (axis 0), over the predictions. The "
                 "softmax of a row adds up that row, over the words: the last axis."),
@@ -366,19 +358,16 @@ RUN_BLOCKS = Exercise(
     hints=[
         "A block that is left out does nothing at all: the stream goes on to the next block as "
         "it is. So the loop only has to decide, block by block, whether to run it.",
-        "`skip` holds the numbers of the blocks to leave out, counted from 0 like `enumerate`. "
-        "Python's `in` tests whether a number is among them; `continue` then jumps to the next "
-        "block.",
+        "`skip` holds the numbers of the blocks to leave out, counted from 0 like `enumerate`. Python's `in` "
+        "tests whether a number is among them; `continue` then jumps to the next block.",
         "Each block already adds its result to the stream it reads (its residual connection is "
         "inside), so running it means replacing x by what the block returns.",
     ],
     mistakes=[
         Mistake("inverted test", {0: "number not in skip"},
-                "Your loop runs only the blocks that are in `skip`, the ones to leave out. Run the "
-                "others."),
+                "Your loop runs only the blocks that are in `skip`, the ones to leave out. Run the others."),
         Mistake("counted from one", {0: "number + 1 in skip"},
-                "You counted the blocks from 1. `enumerate` and `skip` both count from 0: block 0 "
-                "is the first."),
+                "You counted the blocks from 1. `enumerate` and `skip` both count from 0: block 0 is the first."),
         Mistake("added twice", {1: "x + block(x)"},
                 "A block already returns the stream with its own result added (x + attention, then "
                 "+ FFN). Adding x again counts the stream twice."),
@@ -502,9 +491,8 @@ LEAVE_ONE_OUT = Exercise(
     fixed=_leave_one_out_fixed,
     draw=_leave_one_out_draw,
     hints=[
-        "Leaving a block out means the stream skips it: the block before it hands its stream "
-        "straight to the block after it. So the blocks to run are those before `left_out` and "
-        "those after it, in that order.",
+        "Leaving a block out means the stream skips it: the block before it hands its stream straight to the "
+        "block after it. So the blocks to run are those before `left_out` and those after it, in that order.",
         "Slices pick runs of a list: `blocks[:k]` stops just before number k, `blocks[k:]` starts "
         "at number k. Adding two lists joins them.",
         "Every run starts again from x (the line after the blank), and what gets scored is where "
@@ -533,8 +521,7 @@ LEAVE_ONE_OUT = Exercise(
                 "first. Each block must read the stream the blocks before it left, so keep their "
                 "order: those before, then those after."),
         Mistake("scored the input", {1: "score(x)"},
-                "You scored x, the stream before any block ran. Score the stream that the kept "
-                "blocks produced."),
+                "You scored x, the stream before any block ran. Score the stream that the kept blocks produced."),
     ],
     rtol=1e-9, atol=1e-9,
 )
@@ -671,9 +658,8 @@ CAPSTONE = Exercise(
     draw=_capstone_draw,
     context=CAPSTONE_CONTEXT,
     hints=[
-        "Pre-norm: each half reads a normalised copy of the stream, with its own gain "
-        "(attention_norm_gain for the attention half, ffn_norm_gain for the FFN half), and adds its result "
-        "to the plain stream.",
+        "Pre-norm: each half reads a normalised copy of the stream, with its own gain (attention_norm_gain for "
+        "the attention half, ffn_norm_gain for the FFN half), and adds its result to the plain stream.",
         "Keys are turned exactly like queries: token t by position t. A score compares a query "
         "with a key (a dot product of two rows), and attention divides it by the square root of "
         "the number of numbers each head has.",
