@@ -50,6 +50,11 @@ class Case:
 FLOAT32_RTOL, FLOAT32_ATOL = 1e-4, 1e-5
 
 
+def three_of(case: Callable[[Any], Case]) -> Callable[[Any], list[Case]]:
+    """A ``draw`` for an exercise: three random cases, each made by ``case(rng)`` in turn."""
+    return lambda rng: [case(rng) for _ in range(3)]
+
+
 def in_float32(case: Case, label: str | None = None) -> Case:
     """The same case with every float64 array argument turned into float32 (the number type
     many models compute in), compared to float32 precision."""

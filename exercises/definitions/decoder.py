@@ -11,7 +11,7 @@ from lib.ffn import ffn as _ffn, worked_example as _worked_example
 from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
 from lib.params import ModelConfig, count_parameters
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32
+from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import decoder as questions
 
 NOTEBOOK = "04_decoder_block"
@@ -31,8 +31,7 @@ CACHED_CONTRACT = Contract(
                     "a key; the queries are the last Lq of the Lk tokens of the text"},
     returns="the weights, same shape: each row sums to 1 over the keys of its own token and the "
             "tokens before it, the future gets 0",
-    ndims=(2, 3, 4),
-    dtypes=("float64", "float32"),
+    ndims=(2, 3, 4), dtypes=("float64", "float32"),
     edges={"one token": "a text of a single token (Lq = Lk = 1)",
            "one new token": "one new token after a cache (Lq = 1): it reads every key",
            "square": "the whole text at once (Lq = Lk): the lower triangle",
@@ -63,15 +62,12 @@ def _cached_fixed() -> list[Case]:
     ]
 
 
-def _cached_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        keys = int(rng.integers(2, 9))
-        queries = int(rng.integers(1, keys + 1))
-        lead = tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(0, 3))))
-        shape = lead + (queries, keys)
-        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 4.0), shape),), f"random scores, shape {shape}"))
-    return cases
+def _cached_case(rng) -> Case:
+    keys = int(rng.integers(2, 9))
+    queries = int(rng.integers(1, keys + 1))
+    lead = tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(0, 3))))
+    shape = lead + (queries, keys)
+    return Case((rng.normal(0.0, rng.uniform(0.5, 4.0), shape),), f"random scores, shape {shape}")
 
 
 _FILL_MISTAKES = [      # the fill of the masked scores, in either causal check
@@ -102,7 +98,7 @@ CACHED_CAUSAL_WEIGHTS = Exercise(
     reference=_cached_causal_reference,
     contract=CACHED_CONTRACT,
     fixed=_cached_fixed,
-    draw=_cached_draw,
+    draw=three_of(_cached_case),
     hints=[
         "Find where each query sits in the text. The queries are the last Lq of the Lk tokens, so query 0 is "
         "token Lk - Lq, and query i is token i + Lk - Lq. It may use every key up to that position.",
@@ -281,8 +277,7 @@ NUDGE_CONTRACT = Contract(
           "x": "the tokens, shape (length, d), length >= 1 and d >= 1"},
     returns="one number >= 0 per position, length numbers (a list): the largest absolute change of "
             "position i's output when every token after i gets its own row of the fixed draw `nudge`",
-    ndims=(2,),
-    dtypes=("float64",),
+    ndims=(2,), dtypes=("float64",),
     edges={"one token": "a text of one token (nothing comes after it)",
            "causal": "a model that never reads ahead (0 everywhere)",
            "one ahead": "a model that reads exactly one token ahead",
@@ -299,16 +294,13 @@ def _nudge_fixed() -> list[Case]:
     return _leak_fixed(layer_norm=True)
 
 
-def _nudge_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        d, length = int(rng.choice([4, 6, 8])), int(rng.integers(2, 8))
-        causal, layer = bool(rng.random() < 0.5), bool(rng.random() < 0.5)
-        make = _layer_norm_decoder if layer else _random_decoder
-        cases.append(Case((make(int(rng.integers(1_000_000)), d, causal=causal), rng.normal(size=(length, d))),
-                          f"random decoder with {'LayerNorm' if layer else 'RMSNorm'}, {length} tokens of "
-                          f"{d} numbers, {'with' if causal else 'without'} the mask"))
-    return cases
+def _nudge_case(rng) -> Case:
+    d, length = int(rng.choice([4, 6, 8])), int(rng.integers(2, 8))
+    causal, layer = bool(rng.random() < 0.5), bool(rng.random() < 0.5)
+    make = _layer_norm_decoder if layer else _random_decoder
+    return Case((make(int(rng.integers(1_000_000)), d, causal=causal), rng.normal(size=(length, d))),
+                f"random decoder with {'LayerNorm' if layer else 'RMSNorm'}, {length} tokens of "
+                f"{d} numbers, {'with' if causal else 'without'} the mask")
 
 
 FUTURE_LEAK_NUDGE = Exercise(
@@ -334,7 +326,7 @@ FUTURE_LEAK_NUDGE = Exercise(
     reference=_nudge_reference,
     contract=NUDGE_CONTRACT,
     fixed=_nudge_fixed,
-    draw=_nudge_draw,
+    draw=three_of(_nudge_case),
     hints=[
         "Position i may read itself and the tokens before it. Only the tokens strictly after it are "
         "the future, so the change must leave token i itself alone.",
@@ -399,17 +391,14 @@ def _grouped_fixed() -> list[Case]:
     ]
 
 
-def _grouped_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        heads = int(rng.choice([1, 2, 4, 6, 8, 12, 16]))
-        kv_heads = int(rng.choice([k for k in range(1, heads + 1) if heads % k == 0]))
-        d = heads * int(rng.integers(1, 17)) * 8
-        layers, vocab = int(rng.integers(1, 49)), int(rng.integers(100, 100_000))
-        d_ff = int(d * rng.choice([2, 3, 4]))
-        cases.append(Case((d, layers, d_ff, vocab, heads, kv_heads),
-                          f"random sizes d={d}, {heads} heads, {kv_heads} sets of keys and values"))
-    return cases
+def _grouped_case(rng) -> Case:
+    heads = int(rng.choice([1, 2, 4, 6, 8, 12, 16]))
+    kv_heads = int(rng.choice([k for k in range(1, heads + 1) if heads % k == 0]))
+    d = heads * int(rng.integers(1, 17)) * 8
+    layers, vocab = int(rng.integers(1, 49)), int(rng.integers(100, 100_000))
+    d_ff = int(d * rng.choice([2, 3, 4]))
+    return Case((d, layers, d_ff, vocab, heads, kv_heads),
+                f"random sizes d={d}, {heads} heads, {kv_heads} sets of keys and values")
 
 
 GROUPED_PARAMETERS = Exercise(
@@ -427,7 +416,7 @@ GROUPED_PARAMETERS = Exercise(
     reference=_grouped_reference,
     contract=GROUPED_CONTRACT,
     fixed=_grouped_fixed,
-    draw=_grouped_draw,
+    draw=three_of(_grouped_case),
     hints=[
         "A head works on a slice of d / heads numbers of each query, key and value. A set of keys "
         "is one head's slice, so kv_heads sets take kv_heads slices of that size.",
@@ -496,14 +485,11 @@ def _causal_fixed() -> list[Case]:
     ]
 
 
-def _causal_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        length = int(rng.integers(2, 9))
-        lead = tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(0, 3))))
-        shape = lead + (length, length)
-        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 4.0), shape),), f"random scores, shape {shape}"))
-    return cases
+def _causal_case(rng) -> Case:
+    length = int(rng.integers(2, 9))
+    lead = tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(0, 3))))
+    shape = lead + (length, length)
+    return Case((rng.normal(0.0, rng.uniform(0.5, 4.0), shape),), f"random scores, shape {shape}")
 
 
 CAUSAL_WEIGHTS = Exercise(
@@ -520,7 +506,7 @@ CAUSAL_WEIGHTS = Exercise(
     solution=["np.tril(np.ones((L, L), dtype=bool))", "-np.inf"],
     reference=_causal_reference,
     fixed=_causal_fixed,
-    draw=_causal_draw,
+    draw=three_of(_causal_case),
     hints=[
         "Draw the grid: rows are queries i, columns keys j. The allowed pairs, j <= i, are the "
         "diagonal and everything below it: a lower triangle.",
@@ -607,18 +593,15 @@ def _decoder_fixed() -> list[Case]:
     ]
 
 
-def _decoder_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        d = int(rng.choice([4, 6, 8]))
-        length = int(rng.integers(1, 6))
-        n = int(rng.integers(1, 4))
-        norm = _rms if rng.random() < 0.5 else _ln
-        seed = int(rng.integers(1_000_000))
-        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 3.0), (length, d)), n,
-                           _random_attention(seed, d), _random_ffn(seed + 1, d), norm),
-                          f"random tokens, {length} of {d} numbers, {n} blocks"))
-    return cases
+def _decoder_case(rng) -> Case:
+    d = int(rng.choice([4, 6, 8]))
+    length = int(rng.integers(1, 6))
+    n = int(rng.integers(1, 4))
+    norm = _rms if rng.random() < 0.5 else _ln
+    seed = int(rng.integers(1_000_000))
+    return Case((rng.normal(0.0, rng.uniform(0.5, 3.0), (length, d)), n,
+                 _random_attention(seed, d), _random_ffn(seed + 1, d), norm),
+                f"random tokens, {length} of {d} numbers, {n} blocks")
 
 
 DECODER = Exercise(
@@ -634,7 +617,7 @@ DECODER = Exercise(
     solution=["x + attention(norm(x))", "x + ffn(norm(x))", "norm(x)"],
     reference=_decoder_reference,
     fixed=_decoder_fixed,
-    draw=_decoder_draw,
+    draw=three_of(_decoder_case),
     hints=[
         "Each half of a pre-norm block is one line of the form: stream = stream + part(normalised "
         "copy of the stream). Notebook 03's `pre_norm_update` is exactly one such line.",
@@ -684,7 +667,7 @@ FUTURE_LEAK = Exercise(
     solution=["changed[i + 1:] += 1.0", "np.abs(run(changed)[i] - base[i]).max()"],
     reference=_leak_reference,
     fixed=_nudge_fixed,
-    draw=_nudge_draw,
+    draw=three_of(_nudge_case),
     hints=[
         "Position i may read itself and the tokens before it. Only the tokens strictly after it are "
         "the future, so the change must leave token i itself alone.",
@@ -717,14 +700,11 @@ def _count_fixed() -> list[Case]:
     ]
 
 
-def _count_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        d = int(rng.integers(1, 65)) * 16
-        layers, vocab = int(rng.integers(1, 49)), int(rng.integers(100, 100_000))
-        d_ff = int(d * rng.choice([2, 3, 4]))
-        cases.append(Case((d, layers, d_ff, vocab), f"random sizes d={d}, layers={layers}"))
-    return cases
+def _count_case(rng) -> Case:
+    d = int(rng.integers(1, 65)) * 16
+    layers, vocab = int(rng.integers(1, 49)), int(rng.integers(100, 100_000))
+    d_ff = int(d * rng.choice([2, 3, 4]))
+    return Case((d, layers, d_ff, vocab), f"random sizes d={d}, layers={layers}")
 
 
 MODEL_PARAMETERS = Exercise(
@@ -739,7 +719,7 @@ MODEL_PARAMETERS = Exercise(
     solution=["vocab * d", "4 * d * d + 2 * d * d_ff + 2 * d", "d"],
     reference=_count_reference,
     fixed=_count_fixed,
-    draw=_count_draw,
+    draw=three_of(_count_case),
     hints=[
         "Count matrices as rows times columns: the embedding table has one row per word, the "
         "attention matrices are d x d, the FFN's two matrices d x d_ff and d_ff x d.",

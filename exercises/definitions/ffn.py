@@ -10,7 +10,7 @@ from lib.ffn import collapse as _collapse, ffn as _ffn, swiglu as _swiglu, worke
 from lib.moe import route as _route
 from lib.params import ModelConfig, block_parameters as _block_parameters, ffn_width as _ffn_width
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32
+from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import ffn as questions
 
 NOTEBOOK = "02_feed_forward"
@@ -54,12 +54,9 @@ def _sublayer_fixed() -> list[Case]:
     ]
 
 
-def _sublayer_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        args = _random_ffn_args(rng)
-        cases.append(Case(args, f"random weights, x of shape {args[0].shape}, d_ff {args[1].shape[1]}"))
-    return cases
+def _sublayer_case(rng) -> Case:
+    args = _random_ffn_args(rng)
+    return Case(args, f"random weights, x of shape {args[0].shape}, d_ff {args[1].shape[1]}")
 
 
 SUBLAYER = Exercise(
@@ -72,7 +69,7 @@ SUBLAYER = Exercise(
     solution=["np.maximum(0, x @ W_up + b_up)", "x + hidden @ W_down + b_down"],
     reference=_sublayer_reference,
     fixed=_sublayer_fixed,
-    draw=_sublayer_draw,
+    draw=three_of(_sublayer_case),
     hints=[
         "The first line is the hidden layer: multiply by the widening matrix, add its bias, and then let the "
         "activation set every negative number to 0. NumPy's element-by-element maximum does that last step.",
@@ -121,8 +118,7 @@ ONE_MATRIX_CONTRACT = Contract(
           "W_down": "the narrowing matrix, shape (d_ff, d_out)", "b_down": "its bias, shape (d_out,)"},
     returns="W with b below it as one more row, shape (d_model + 1, d_out), such that "
             "x @ W + b == (x @ W_up + b_up) @ W_down + b_down for every x",
-    ndims=(2,),
-    dtypes=("float64", "float32"),
+    ndims=(2,), dtypes=("float64", "float32"),
     edges={"square": "d_model = d_ff = d_out, where matrices and biases in the wrong order still run",
            "b_down": "an output bias that is not zero",
            "one unit": "a hidden layer of a single unit",
@@ -151,13 +147,10 @@ def _one_matrix_fixed() -> list[Case]:
     ]
 
 
-def _one_matrix_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        d, d_ff, d_out = (int(v) for v in rng.integers(1, 8, 3))
-        cases.append(Case(_random_weights(rng, d, d_ff, d_out),
-                          f"random weights: d_model {d}, d_ff {d_ff}, d_out {d_out}"))
-    return cases
+def _one_matrix_case(rng) -> Case:
+    d, d_ff, d_out = (int(v) for v in rng.integers(1, 8, 3))
+    return Case(_random_weights(rng, d, d_ff, d_out),
+                f"random weights: d_model {d}, d_ff {d_ff}, d_out {d_out}")
 
 
 ONE_MATRIX = Exercise(
@@ -174,7 +167,7 @@ ONE_MATRIX = Exercise(
     reference=_one_matrix_reference,
     contract=ONE_MATRIX_CONTRACT,
     fixed=_one_matrix_fixed,
-    draw=_one_matrix_draw,
+    draw=three_of(_one_matrix_case),
     hints=[
         "Multiply the bracket out, as (a + b)·c = a·c + b·c: one part of the result still contains "
         "x, the other does not. The part with x gives W, the part without gives b.",
@@ -227,8 +220,7 @@ SWIGLU_CONTRACT = Contract(
           "W_gate": "shape (d_model, d_ff)", "W_up": "shape (d_model, d_ff)",
           "W_down": "shape (d_ff, d_model)"},
     returns="shape (..., d_model)",
-    ndims=(2, 3),
-    dtypes=("float64", "float32"),
+    ndims=(2, 3), dtypes=("float64", "float32"),
     edges={"one token": "a single token",
            "square": "d_ff = d_model = the number of tokens, where `@` and `*` both run",
            "large gates": "gate numbers in the hundreds, where e^z overflows",
@@ -264,14 +256,11 @@ def _swiglu_fixed() -> list[Case]:
     ]
 
 
-def _swiglu_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        n, d, f = (int(v) for v in rng.integers(1, 7, 3))
-        cases.append(Case((rng.normal(0.0, 1.0, (n, d)), rng.normal(0.0, 1.0, (d, f)),
-                           rng.normal(0.0, 1.0, (d, f)), rng.normal(0.0, 1.0, (f, d))),
-                          f"random: {n} tokens, d_model {d}, d_ff {f}"))
-    return cases
+def _swiglu_case(rng) -> Case:
+    n, d, f = (int(v) for v in rng.integers(1, 7, 3))
+    return Case((rng.normal(0.0, 1.0, (n, d)), rng.normal(0.0, 1.0, (d, f)),
+                 rng.normal(0.0, 1.0, (d, f)), rng.normal(0.0, 1.0, (f, d))),
+                f"random: {n} tokens, d_model {d}, d_ff {f}")
 
 
 SWIGLU = Exercise(
@@ -299,7 +288,7 @@ def swiglu(x, W_gate, W_up, W_down):
     reference=_swiglu,
     contract=SWIGLU_CONTRACT,
     fixed=_swiglu_fixed,
-    draw=_swiglu_draw,
+    draw=three_of(_swiglu_case),
     hints=[
         "sigmoid(z) = 1 / (1 + e^(\u2212z)), and SiLU multiplies it by z itself; `np.exp` works on "
         "every number of an array at once.",
@@ -361,8 +350,7 @@ TOP2_CONTRACT = Contract(
     args={"scores": "one token's router scores, shape (E,), E >= 2 experts, all different "
                     "(ties are not promised), of any size"},
     returns="the weight of each expert, shape (E,): two positive weights summing to 1, zeros elsewhere",
-    ndims=(1,),
-    dtypes=("float64", "float32"),
+    ndims=(1,), dtypes=("float64", "float32"),
     edges={"two experts": "only two experts",
            "negative": "every score negative",
            "large": "scores in the hundreds",
@@ -389,12 +377,9 @@ def _top2_fixed() -> list[Case]:
     ]
 
 
-def _top2_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        n = int(rng.integers(3, 17))
-        cases.append(Case((rng.normal(0.0, 2.0, n),), f"random scores for {n} experts"))
-    return cases
+def _top2_case(rng) -> Case:
+    n = int(rng.integers(3, 17))
+    return Case((rng.normal(0.0, 2.0, n),), f"random scores for {n} experts")
 
 
 TOP2 = Exercise(
@@ -416,7 +401,7 @@ TOP2 = Exercise(
     reference=_top2_reference,
     contract=TOP2_CONTRACT,
     fixed=_top2_fixed,
-    draw=_top2_draw,
+    draw=three_of(_top2_case),
     hints=[
         "`np.argsort(scores)` lists the experts' numbers from the lowest score to the highest. "
         "Which end of that list holds the two best?",
@@ -481,16 +466,13 @@ def _moe_fixed() -> list[Case]:
     ]
 
 
-def _moe_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        d = int(rng.integers(1, 17)) * 64
-        experts = int(rng.integers(2, 65))
-        top_k = int(rng.integers(1, experts))
-        d_ff = int(rng.integers(1, 9)) * d // 2
-        cases.append(Case((d, d_ff, experts, top_k),
-                          f"random: d = {d}, d_ff = {d_ff}, top {top_k} of {experts} experts"))
-    return cases
+def _moe_case(rng) -> Case:
+    d = int(rng.integers(1, 17)) * 64
+    experts = int(rng.integers(2, 65))
+    top_k = int(rng.integers(1, experts))
+    d_ff = int(rng.integers(1, 9)) * d // 2
+    return Case((d, d_ff, experts, top_k),
+                f"random: d = {d}, d_ff = {d_ff}, top {top_k} of {experts} experts")
 
 
 MOE_COUNTS = Exercise(
@@ -513,7 +495,7 @@ MOE_COUNTS = Exercise(
     reference=_moe_reference,
     contract=MOE_CONTRACT,
     fixed=_moe_fixed,
-    draw=_moe_draw,
+    draw=three_of(_moe_case),
     hints=[
         "The router turns a token's d numbers into one score per expert: it is a matrix, like "
         "the others. How many rows and columns does it need?",
@@ -572,14 +554,11 @@ def _block_fixed() -> list[Case]:
     ]
 
 
-def _block_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        d = int(rng.integers(1, 33)) * 32
-        f = int(rng.integers(1, 9)) * d // 2
-        gated = bool(rng.integers(0, 2))
-        cases.append(Case((d, f, gated), f"random: d = {d}, d_ff = {f}, gated = {gated}"))
-    return cases
+def _block_case(rng) -> Case:
+    d = int(rng.integers(1, 33)) * 32
+    f = int(rng.integers(1, 9)) * d // 2
+    gated = bool(rng.integers(0, 2))
+    return Case((d, f, gated), f"random: d = {d}, d_ff = {f}, gated = {gated}")
 
 
 BLOCK_COUNT = Exercise(
@@ -594,7 +573,7 @@ BLOCK_COUNT = Exercise(
     solution=["4 * d * d", "(3 if gated else 2) * d * d_ff"],
     reference=_block_reference,
     fixed=_block_fixed,
-    draw=_block_draw,
+    draw=three_of(_block_case),
     hints=[
         "A d x d matrix holds d times d numbers; attention has four of them.",
         "Each FFN matrix is d x d_ff. How many matrices there are depends on `gated`: a Python "
@@ -659,14 +638,11 @@ def _width_fixed() -> list[Case]:
     ]
 
 
-def _width_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        d, times = int(rng.integers(1, 129)) * 32, int(rng.integers(1, 5))
-        gated, multiple = bool(rng.integers(0, 2)), int(rng.choice([1, 8, 32, 64, 128, 256]))
-        cases.append(Case((d, times, gated, multiple),
-                          f"random: d = {d}, {times} times attention, gated = {gated}, a multiple of {multiple}"))
-    return cases
+def _width_case(rng) -> Case:
+    d, times = int(rng.integers(1, 129)) * 32, int(rng.integers(1, 5))
+    gated, multiple = bool(rng.integers(0, 2)), int(rng.choice([1, 8, 32, 64, 128, 256]))
+    return Case((d, times, gated, multiple),
+                f"random: d = {d}, {times} times attention, gated = {gated}, a multiple of {multiple}")
 
 
 FFN_WIDTH = Exercise(
@@ -684,7 +660,7 @@ FFN_WIDTH = Exercise(
     reference=_width_reference,
     contract=WIDTH_CONTRACT,
     fixed=_width_fixed,
-    draw=_width_draw,
+    draw=three_of(_width_case),
     hints=[
         "The budget is `times` times what attention holds: four matrices of d rows and d columns.",
         "One hidden unit is one column of W_up and one row of W_down (and one column of W_gate in a "

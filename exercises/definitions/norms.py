@@ -8,7 +8,7 @@ import numpy as np
 
 from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32
+from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import norms as questions
 
 NOTEBOOK = "03_norms_and_residuals"
@@ -46,8 +46,7 @@ LAYER_NORM_FIX_CONTRACT = Contract(
                "d >= 1 numbers per token",
           "eps": "a number >= 0 added to the variance, 1e-5 unless given"},
     returns="the normalised tokens, x's shape",
-    ndims=(1, 2, 3),
-    dtypes=("float64", "float32"),
+    ndims=(1, 2, 3), dtypes=("float64", "float32"),
     defaults={"eps": 1e-5},
     edges={"one token": "a single token, shape (d,), on which the draft is right",
            "square": "as many tokens as numbers per token (statistics that lost their axis still "
@@ -91,13 +90,10 @@ def _layer_norm_fix_fixed() -> list[Case]:
     ]
 
 
-def _layer_norm_fix_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        shape = _random_shape(rng, one_token=True)
-        cases.append(Case((rng.normal(rng.uniform(-3, 3), rng.uniform(0.5, 4), shape),),
-                          f"random numbers, shape {shape}"))
-    return cases
+def _layer_norm_fix_case(rng) -> Case:
+    shape = _random_shape(rng, one_token=True)
+    return Case((rng.normal(rng.uniform(-3, 3), rng.uniform(0.5, 4), shape),),
+                f"random numbers, shape {shape}")
 
 
 _LOST_AXIS = ("keep the averaged axis, with length 1 (`keepdims=True`), so that the statistics line "
@@ -116,7 +112,7 @@ LAYER_NORM_FIX = Exercise(
     reference=_layer_norm_reference,
     contract=LAYER_NORM_FIX_CONTRACT,
     fixed=_layer_norm_fix_fixed,
-    draw=_layer_norm_fix_draw,
+    draw=three_of(_layer_norm_fix_case),
     hints=[
         "On the example's two tokens the draft gives each token four equal numbers. Ask which numbers "
         "`x.mean(axis=0)` averaged there: one token's own numbers, or one column across the tokens?",
@@ -195,8 +191,7 @@ RMS_16_CONTRACT = Contract(
           "eps": "a number >= 0 added to the mean square, 1e-5 unless given"},
     returns="the normalised tokens times the gain, shape (..., d); from float16 tokens, right to "
             "float16's precision (1 part in 1,000)",
-    ndims=(2, 3),
-    dtypes=("float64", "float32", "float16"),
+    ndims=(2, 3), dtypes=("float64", "float32", "float16"),
     defaults={"eps": 1e-5},
     edges={"large squares": "float16 numbers whose squares pass 65,504, float16's largest number",
            "small squares": "small float16 numbers whose squares fall below float16's smallest "
@@ -382,8 +377,7 @@ NUDGE_CONTRACT = Contract(
           "norm": "a norm: norm(h) normalises each token of h",
           "placement": "\"pre\" or \"post\""},
     returns="the growth: the root mean square of the gap at the top over that of the nudge, one number > 0",
-    ndims=(2, 3),
-    dtypes=("float64",),
+    ndims=(2, 3), dtypes=("float64",),
     edges={"post": "post-norm layers",
            "repeated": "the same layer more than once in the list (as `[layer] * 3` builds it)",
            "no layers": "no layers at all (the change arrives as it left: 1)",
@@ -422,17 +416,14 @@ def _nudge_fixed() -> list[Case]:
     ]
 
 
-def _nudge_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        d, tokens, n = int(rng.integers(3, 9)), int(rng.integers(1, 6)), int(rng.integers(1, 9))
-        placement = "pre" if rng.random() < 0.5 else "post"
-        norm = _rms if rng.random() < 0.5 else _ln
-        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 3.0), (tokens, d)),
-                           1e-3 * rng.normal(size=(tokens, d)),
-                           _random_tanh_layers(rng, d, n, rng.uniform(0.5, 3.0)), norm, placement),
-                          f"random: {n} layers on {tokens} tokens of {d} numbers, {placement}-norm"))
-    return cases
+def _nudge_case(rng) -> Case:
+    d, tokens, n = int(rng.integers(3, 9)), int(rng.integers(1, 6)), int(rng.integers(1, 9))
+    placement = "pre" if rng.random() < 0.5 else "post"
+    norm = _rms if rng.random() < 0.5 else _ln
+    return Case((rng.normal(0.0, rng.uniform(0.5, 3.0), (tokens, d)),
+                 1e-3 * rng.normal(size=(tokens, d)),
+                 _random_tanh_layers(rng, d, n, rng.uniform(0.5, 3.0)), norm, placement),
+                f"random: {n} layers on {tokens} tokens of {d} numbers, {placement}-norm")
 
 
 NUDGE_GROWTH = Exercise(
@@ -460,7 +451,7 @@ NUDGE_GROWTH = Exercise(
     reference=_nudge_reference,
     contract=NUDGE_CONTRACT,
     fixed=_nudge_fixed,
-    draw=_nudge_draw,
+    draw=three_of(_nudge_case),
     hints=[
         "Pre-norm normalises only the copy that the layer reads, and adds the layer's result to the plain "
         "stream. Post-norm adds first, then normalises the sum, so the stream itself is rescaled.",
@@ -526,7 +517,7 @@ LAYER_NORM = Exercise(
     solution=["np.sqrt(var + eps)"],
     reference=_layer_norm_reference,
     fixed=_layer_norm_fix_fixed,
-    draw=_layer_norm_fix_draw,
+    draw=three_of(_layer_norm_fix_case),
     hints=[
         "After subtracting the mean, divide by the spread of each token's numbers: the "
         "standard deviation, which is the square root of the variance.",
@@ -568,13 +559,10 @@ def _rms_norm_fixed() -> list[Case]:
     ] + _rms_cases("sentences")
 
 
-def _rms_norm_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        shape = _random_shape(rng)
-        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 3), shape), rng.normal(1.0, 0.5, shape[-1])),
-                          f"random numbers, shape {shape}"))
-    return cases
+def _rms_norm_case(rng) -> Case:
+    shape = _random_shape(rng)
+    return Case((rng.normal(0.0, rng.uniform(0.5, 3), shape), rng.normal(1.0, 0.5, shape[-1])),
+                f"random numbers, shape {shape}")
 
 
 RMS_NORM = Exercise(
@@ -587,7 +575,7 @@ RMS_NORM = Exercise(
     solution=["(x ** 2).mean(axis=-1, keepdims=True)", "x / np.sqrt(ms + eps) * gain"],
     reference=_rms_16_reference,
     fixed=_rms_norm_fixed,
-    draw=_rms_norm_draw,
+    draw=three_of(_rms_norm_case),
     hints=[
         "Root mean square, read from the inside out: square every number, average the squares "
         "over the token's numbers (the last axis), take the square root.",
@@ -650,15 +638,12 @@ def _pre_norm_fixed() -> list[Case]:
     ]
 
 
-def _pre_norm_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        shape = _random_shape(rng, min_last=3)
-        norm = _rms if rng.random() < 0.5 else _ln
-        cases.append(Case((rng.normal(rng.uniform(-2, 2), rng.uniform(0.5, 5), shape),
-                           _layer(int(rng.integers(1_000_000)), shape[-1]), norm),
-                          f"random stream, shape {shape}"))
-    return cases
+def _pre_norm_case(rng) -> Case:
+    shape = _random_shape(rng, min_last=3)
+    norm = _rms if rng.random() < 0.5 else _ln
+    return Case((rng.normal(rng.uniform(-2, 2), rng.uniform(0.5, 5), shape),
+                 _layer(int(rng.integers(1_000_000)), shape[-1]), norm),
+                f"random stream, shape {shape}")
 
 
 PRE_NORM = Exercise(
@@ -671,7 +656,7 @@ PRE_NORM = Exercise(
     solution=["x + f(norm(x))"],
     reference=_pre_norm_reference,
     fixed=_pre_norm_fixed,
-    draw=_pre_norm_draw,
+    draw=three_of(_pre_norm_case),
     hints=[
         "Read the docstring as three moves: make a normalised copy of the stream, let the layer "
         "read that copy, then add the layer's output to the stream.",

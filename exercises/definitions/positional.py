@@ -10,7 +10,7 @@ from lib.positional import add_positions as _add_positions
 from lib.positional import rope as _rope
 from lib.positional import sinusoidal as _sinusoidal
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32
+from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import positional as questions
 
 NOTEBOOK = "01_positional_encoding"
@@ -46,12 +46,9 @@ def _table_fixed() -> list[Case]:
     ]
 
 
-def _table_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        length, d_model = int(rng.integers(1, 30)), 2 * int(rng.integers(1, 21))
-        cases.append(Case((length, d_model), f"random sizes, {length} positions, d_model = {d_model}"))
-    return cases
+def _table_case(rng) -> Case:
+    length, d_model = int(rng.integers(1, 30)), 2 * int(rng.integers(1, 21))
+    return Case((length, d_model), f"random sizes, {length} positions, d_model = {d_model}")
 
 
 _HALVES = ("Each of your rows holds all its sines, then all its cosines. In this table they alternate: the "
@@ -72,7 +69,7 @@ SINUSOIDAL_TABLE = Exercise(
     reference=_sinusoidal,
     contract=TABLE_CONTRACT,
     fixed=_table_fixed,
-    draw=_table_draw,
+    draw=three_of(_table_case),
     hints=[
         "Row p, column k of the angles is position p times speeds[k]: every position with every "
         "speed. A product of a column with a row gives such a grid at once, because NumPy stretches "
@@ -127,8 +124,7 @@ ROPE_CONTRACT = Contract(
           "position": "a whole number >= 0 (a Python int or a NumPy integer)",
           "base": "a positive number, 10000.0 unless given"},
     returns="the turned vector, shape (d,)",
-    ndims=(1,),
-    dtypes=("float64", "float32"),
+    ndims=(1,), dtypes=("float64", "float32"),
     defaults={"base": 10000.0},
     edges={"position 0": "position 0, where nothing turns",
            "far": "a far position (1000), where the slow pairs have turned too",
@@ -158,13 +154,10 @@ def _rope_fixed() -> list[Case]:
     ]
 
 
-def _rope_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        d, position = 2 * int(rng.integers(1, 17)), int(rng.integers(0, 200))
-        cases.append(Case((rng.normal(0.0, 1.0, d), position),
-                          f"random vector of {d} numbers at position {position}"))
-    return cases
+def _rope_case(rng) -> Case:
+    d, position = 2 * int(rng.integers(1, 17)), int(rng.integers(0, 200))
+    return Case((rng.normal(0.0, 1.0, d), position),
+                f"random vector of {d} numbers at position {position}")
 
 
 _WIDTH = ("Your table has the wrong width. A table of width d_model has d_model/2 pairs, and its "
@@ -187,7 +180,7 @@ ROPE_ROTATION = Exercise(
     reference=_rope_reference,
     contract=ROPE_CONTRACT,
     fixed=_rope_fixed,
-    draw=_rope_draw,
+    draw=three_of(_rope_case),
     context="import numpy as np\nfrom exercises.core.blank import ____\nfrom lib.positional import sinusoidal\n",
     hints=[
         "Row p of a sinusoidal table holds the sine and the cosine of p times each of its pairs' "
@@ -240,8 +233,7 @@ ROPE_DISTANCE_CONTRACT = Contract(
           "key": "one key vector of the same size, shape (d,)",
           "max_distance": "a whole number >= 0 (a Python int or a NumPy integer)"},
     returns="the scaled scores at distances 0, 1, ..., max_distance, shape (max_distance + 1,)",
-    ndims=(1,),
-    dtypes=("float64", "float32"),
+    ndims=(1,), dtypes=("float64", "float32"),
     edges={"distance 0": "max_distance = 0: a single score, where nothing turns",
            "one pair": "d = 2, a single pair",
            "far": "distances in the hundreds, where even the slowest pairs have turned",
@@ -267,13 +259,10 @@ def _distance_fixed() -> list[Case]:
     ]
 
 
-def _distance_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        d, n = 2 * int(rng.integers(1, 33)), int(rng.integers(1, 60))
-        cases.append(Case((rng.normal(0.0, 1.0, d), rng.normal(0.0, 1.0, d), n),
-                          f"random query and key of {d} numbers, distances up to {n}"))
-    return cases
+def _distance_case(rng) -> Case:
+    d, n = 2 * int(rng.integers(1, 33)), int(rng.integers(1, 60))
+    return Case((rng.normal(0.0, 1.0, d), rng.normal(0.0, 1.0, d), n),
+                f"random query and key of {d} numbers, distances up to {n}")
 
 
 ROPE_DISTANCE = Exercise(
@@ -289,7 +278,7 @@ ROPE_DISTANCE = Exercise(
     reference=_scores_by_distance,
     contract=ROPE_DISTANCE_CONTRACT,
     fixed=_distance_fixed,
-    draw=_distance_draw,
+    draw=three_of(_distance_case),
     context="import numpy as np\nfrom exercises.core.blank import ____\nfrom lib.positional import rope\n",
     hints=[
         "The score depends only on how far apart the two positions are, so you may put the key "
@@ -357,13 +346,10 @@ def _embed_fixed() -> list[Case]:
     ]
 
 
-def _embed_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        length, d_model = int(rng.integers(1, 17)), 2 * int(rng.integers(1, 17))
-        cases.append(Case((rng.normal(0.0, 0.5, (length, d_model)), _sinusoidal(16, d_model)),
-                          f"random words, {length} of {d_model} numbers"))
-    return cases
+def _embed_case(rng) -> Case:
+    length, d_model = int(rng.integers(1, 17)), 2 * int(rng.integers(1, 17))
+    return Case((rng.normal(0.0, 0.5, (length, d_model)), _sinusoidal(16, d_model)),
+                f"random words, {length} of {d_model} numbers")
 
 
 EMBED = Exercise(
@@ -377,7 +363,7 @@ EMBED = Exercise(
     solution=["np.sqrt(d_model)", "table[:length]"],
     reference=_embed_reference,
     fixed=_embed_fixed,
-    draw=_embed_draw,
+    draw=three_of(_embed_case),
     hints=[
         "Two steps: make the words stronger by a factor that depends on the width, then add "
         "the position rows. For d_model = 4 the factor is 2.",

@@ -8,7 +8,7 @@ import numpy as np
 
 from lib.attention import softmax as _softmax_reference
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32
+from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import start as questions
 
 NOTEBOOK = "00_start_here"
@@ -29,8 +29,7 @@ ROW_MEAN_CONTRACT = Contract(
     args={"x": "an array of numbers, shape (..., n): rows of n >= 1 numbers along the last axis, "
                "with one or more leading axes"},
     returns="the mean of each row, shape (..., 1)",
-    ndims=(2, 3, 4),
-    dtypes=("float64", "float32"),
+    ndims=(2, 3, 4), dtypes=("float64", "float32"),
     edges={"one number": "rows of a single number (n = 1)",
            "one row": "a single row",
            "large": "numbers in the millions, whose total is far larger than any one of them",
@@ -56,12 +55,9 @@ def _row_mean_fixed() -> list[Case]:
     ]
 
 
-def _row_mean_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        shape = _random_shape(rng)
-        cases.append(Case((rng.normal(0.0, 3.0, shape),), f"random numbers, shape {shape}"))
-    return cases
+def _row_mean_case(rng) -> Case:
+    shape = _random_shape(rng)
+    return Case((rng.normal(0.0, 3.0, shape),), f"random numbers, shape {shape}")
 
 
 ROW_MEAN = Exercise(
@@ -74,7 +70,7 @@ ROW_MEAN = Exercise(
     reference=_row_mean_reference,
     contract=ROW_MEAN_CONTRACT,
     fixed=_row_mean_fixed,
-    draw=_row_mean_draw,
+    draw=three_of(_row_mean_case),
     hints=[
         "A row's numbers lie along the last axis of `x`. Reductions such as `x.sum(...)` "
         "take an `axis` argument that says which axis to add along.",
@@ -108,8 +104,7 @@ SOFTMAX_CONTRACT = Contract(
     args={"scores": "an array of finite numbers, shape (..., n): rows of n >= 1 scores along the "
                     "last axis, of any size"},
     returns="the softmax of each row, same shape: positive weights that sum to 1 along the last axis",
-    ndims=(2, 3),
-    dtypes=("float64", "float32"),
+    ndims=(2, 3), dtypes=("float64", "float32"),
     edges={"beyond exp": "rows spanning far more than exp can hold (a row [0, 1000])",
            "huge": "rows of very large or very negative scores only",
            "constant": "constant rows",
@@ -140,12 +135,9 @@ def _softmax_fixed() -> list[Case]:
     ]
 
 
-def _softmax_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        shape = _random_shape(rng)
-        cases.append(Case((rng.normal(0.0, 4.0, shape),), f"random scores, shape {shape}"))
-    return cases
+def _softmax_case(rng) -> Case:
+    shape = _random_shape(rng)
+    return Case((rng.normal(0.0, 4.0, shape),), f"random scores, shape {shape}")
 
 
 _KEEPDIMS_HINT = ("A row's maximum or total has one number per row. Without "
@@ -167,7 +159,7 @@ STABLE_SOFTMAX = Exercise(
     reference=_softmax_reference,
     contract=SOFTMAX_CONTRACT,
     fixed=_softmax_fixed,
-    draw=_softmax_draw,
+    draw=three_of(_softmax_case),
     hints=[
         "Softmax gives the same weights if you subtract the same number from every score of a row. Subtracting "
         "the row's largest score makes the biggest exponent exp(0) = 1, so nothing overflows.",

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from exercises.core import parts
-from exercises.core.definition import FLOAT32_ATOL, FLOAT32_RTOL, Case, Contract, Exercise, Mistake, in_float32
+from exercises.core.definition import (FLOAT32_ATOL, FLOAT32_RTOL, Case, Contract, Exercise, Mistake, in_float32,
+                                       three_of)
 from exercises.definitions.questions import trained as questions
 
 NOTEBOOK = "05_trained_model"
@@ -77,13 +78,10 @@ def _perplexity_fixed() -> list[Case]:
     ]
 
 
-def _perplexity_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        n, v = int(rng.integers(2, 30)), int(rng.integers(3, 60))
-        cases.append(Case((_random_probs(rng, n, v), rng.integers(0, v, size=n)),
-                          f"random probabilities, {n} predictions over {v} words"))
-    return cases
+def _perplexity_case(rng) -> Case:
+    n, v = int(rng.integers(2, 30)), int(rng.integers(3, 60))
+    return Case((_random_probs(rng, n, v), rng.integers(0, v, size=n)),
+                f"random probabilities, {n} predictions over {v} words")
 
 
 PERPLEXITY = Exercise(
@@ -97,7 +95,7 @@ PERPLEXITY = Exercise(
     solution=["probs[np.arange(len(targets)), targets]", "np.exp(-np.mean(np.log(right)))"],
     reference=_perplexity_reference,
     fixed=_perplexity_fixed,
-    draw=_perplexity_draw,
+    draw=three_of(_perplexity_case),
     hints=[
         "First pick one number from each row: in row i, the column targets[i]. Indexing with two arrays of the "
         "same length, one of row numbers and one of column numbers, does exactly that.",
@@ -183,8 +181,7 @@ PERPLEXITY_LOGITS_CONTRACT = Contract(
                     "over V >= 2 words; row t scores the word after token t",
           "ids": "whole numbers, shape (n,): the text's tokens, 0 <= ids[t] < V"},
     returns="the perplexity on the text's n - 1 predictions, one number >= 1",
-    ndims=(2,),
-    dtypes=("float64", "float32"),
+    ndims=(2,), dtypes=("float64", "float32"),
     edges={"far below": "a right word scored 800 below its row's top: its probability rounds to 0 in float64",
            "large": "scores around 1,000, whose exponentials overflow",
            "levels": "rows at different levels, one around 1,000 and one around -1,000",
@@ -218,13 +215,10 @@ def _perplexity_logits_fixed() -> list[Case]:
     ]
 
 
-def _perplexity_logits_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        n, v = int(rng.integers(2, 30)), int(rng.integers(2, 60))
-        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 6.0), (n, v)), rng.integers(0, v, size=n)),
-                          f"random scores, a text of {n} tokens over {v} words"))
-    return cases
+def _perplexity_logits_case(rng) -> Case:
+    n, v = int(rng.integers(2, 30)), int(rng.integers(2, 60))
+    return Case((rng.normal(0.0, rng.uniform(0.5, 6.0), (n, v)), rng.integers(0, v, size=n)),
+                f"random scores, a text of {n} tokens over {v} words")
 
 
 PERPLEXITY_LOGITS = Exercise(
@@ -243,7 +237,7 @@ PERPLEXITY_LOGITS = Exercise(
     reference=_logits_reference,
     contract=PERPLEXITY_LOGITS_CONTRACT,
     fixed=_perplexity_logits_fixed,
-    draw=_perplexity_logits_draw,
+    draw=three_of(_perplexity_logits_case),
     hints=[
         "Row t scores the word after token t. The last row scores a word the text does not have, "
         "and the first token is a word no row predicts: of n rows and n tokens, n - 1 pairs are "
@@ -330,14 +324,11 @@ def _run_blocks_fixed() -> list[Case]:
     ]
 
 
-def _run_blocks_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        d, n = int(rng.integers(2, 9)), int(rng.integers(1, 7))
-        skip = {int(i) for i in rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)}
-        cases.append(Case((rng.normal(size=(int(rng.integers(1, 6)), d)), _toy_blocks(rng, d, n), skip),
-                          f"random blocks: {n} blocks, leave out {sorted(skip)}"))
-    return cases
+def _run_blocks_case(rng) -> Case:
+    d, n = int(rng.integers(2, 9)), int(rng.integers(1, 7))
+    skip = {int(i) for i in rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)}
+    return Case((rng.normal(size=(int(rng.integers(1, 6)), d)), _toy_blocks(rng, d, n), skip),
+                f"random blocks: {n} blocks, leave out {sorted(skip)}")
 
 
 RUN_BLOCKS = Exercise(
@@ -354,7 +345,7 @@ RUN_BLOCKS = Exercise(
     solution=["number in skip", "block(x)"],
     reference=_run_blocks_reference,
     fixed=_run_blocks_fixed,
-    draw=_run_blocks_draw,
+    draw=three_of(_run_blocks_case),
     hints=[
         "A block that is left out does nothing at all: the stream goes on to the next block as "
         "it is. So the loop only has to decide, block by block, whether to run it.",
@@ -420,8 +411,7 @@ LEAVE_ONE_OUT_CONTRACT = Contract(
                     "its residual included (the list may be empty)",
           "score": "a function of a stream that returns one number"},
     returns="one score per block left out, in the blocks' order: len(blocks) numbers (a list)",
-    ndims=(2,),
-    dtypes=("float64", "float32"),
+    ndims=(2,), dtypes=("float64", "float32"),
     edges={"trained": "the trained model's blocks, scored by the perplexity (in float32, as it runs)",
            "no blocks": "no blocks at all (no scores)",
            "one block": "a single block (leaving it out leaves nothing to run)",
@@ -460,13 +450,10 @@ def _leave_one_out_fixed() -> list[Case]:
     ]
 
 
-def _leave_one_out_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        d, n = int(rng.integers(2, 9)), int(rng.integers(2, 7))
-        cases.append(Case((rng.normal(size=(int(rng.integers(1, 6)), d)), _toy_blocks(rng, d, n), _stream_size),
-                          f"random blocks: {n} blocks of {d} numbers"))
-    return cases
+def _leave_one_out_case(rng) -> Case:
+    d, n = int(rng.integers(2, 9)), int(rng.integers(2, 7))
+    return Case((rng.normal(size=(int(rng.integers(1, 6)), d)), _toy_blocks(rng, d, n), _stream_size),
+                f"random blocks: {n} blocks of {d} numbers")
 
 
 LEAVE_ONE_OUT = Exercise(
@@ -489,7 +476,7 @@ LEAVE_ONE_OUT = Exercise(
     reference=_leave_one_out_reference,
     contract=LEAVE_ONE_OUT_CONTRACT,
     fixed=_leave_one_out_fixed,
-    draw=_leave_one_out_draw,
+    draw=three_of(_leave_one_out_case),
     hints=[
         "Leaving a block out means the stream skips it: the block before it hands its stream straight to the "
         "block after it. So the blocks to run are those before `left_out` and those after it, in that order.",
@@ -582,8 +569,7 @@ CAPSTONE_CONTRACT = Contract(
           "w": "one block's weights (lib.block.BlockWeights, float64): the gains attention_norm_gain and "
                "ffn_norm_gain (d,), Wq, Wk, Wv, Wo (d, d), W_gate and W_up (d, d_ff), W_down (d_ff, d), heads"},
     returns="the stream after the block, shape (n, d)",
-    ndims=(2,),
-    dtypes=("float64",),
+    ndims=(2,), dtypes=("float64",),
     edges={"trained": "blocks of the trained model on the held-out text",
            "its own stream": "the last block on the stream it reads in the model, numbers far "
                              "larger than the embedding's",
@@ -613,14 +599,11 @@ def _capstone_fixed() -> list[Case]:
     ]
 
 
-def _capstone_draw(rng) -> list[Case]:
-    cases = []
-    for _ in range(3):
-        heads, size = int(rng.integers(1, 4)), 2 * int(rng.integers(1, 4))
-        d, length = heads * size, int(rng.integers(1, 9))
-        cases.append(Case((rng.normal(0.0, rng.uniform(0.5, 3.0), (length, d)), _small_block(rng, d, heads, 2 * d)),
-                          f"random block: {heads} heads of {size} numbers, {length} tokens"))
-    return cases
+def _capstone_case(rng) -> Case:
+    heads, size = int(rng.integers(1, 4)), 2 * int(rng.integers(1, 4))
+    d, length = heads * size, int(rng.integers(1, 9))
+    return Case((rng.normal(0.0, rng.uniform(0.5, 3.0), (length, d)), _small_block(rng, d, heads, 2 * d)),
+                f"random block: {heads} heads of {size} numbers, {length} tokens")
 
 
 CAPSTONE = Exercise(
@@ -655,7 +638,7 @@ CAPSTONE = Exercise(
     reference=_block_reference,
     contract=CAPSTONE_CONTRACT,
     fixed=_capstone_fixed,
-    draw=_capstone_draw,
+    draw=three_of(_capstone_case),
     context=CAPSTONE_CONTEXT,
     hints=[
         "Pre-norm: each half reads a normalised copy of the stream, with its own gain (attention_norm_gain for "
