@@ -25,6 +25,10 @@ def _cached_causal_reference(scores):
 
 CACHED_EXAMPLE = np.array([[1.0, 2.0, 0.5, -1.0, 0.3],
                            [0.3, 1.2, 2.0, 0.0, 1.5]])
+SQUARE_SCORES = np.array([[1.0, 2.0, 0.5, -1.0],      # the whole text at once; the retired check's example
+                          [0.3, 1.2, 2.0, 0.0],
+                          [-0.5, 0.8, 1.5, 2.5],
+                          [1.0, 1.0, 1.0, 1.0]])
 
 CACHED_CONTRACT = Contract(
     args={"scores": "finite scores, shape (..., Lq, Lk) with 1 <= Lq <= Lk: row i a query, column j "
@@ -47,9 +51,7 @@ def _cached_fixed() -> list[Case]:
         Case((np.array([[3.7]]),), "a text of a single token", covers=("one token", "square")),
         Case((np.array([[0.5, -1.0, 2.0, 0.25, 1.0, -0.5]]),), "one new token after 5 cached ones",
              covers=("one new token",)),
-        Case((np.array([[1.0, 2.0, 0.5, -1.0], [0.3, 1.2, 2.0, 0.0],
-                        [-0.5, 0.8, 1.5, 2.5], [1.0, 1.0, 1.0, 1.0]]),),
-             "the whole text at once: 4 queries, 4 keys", covers=("square",)),
+        Case((SQUARE_SCORES.copy(),), "the whole text at once: 4 queries, 4 keys", covers=("square",)),
         Case((np.arange(90.0).reshape(3, 5, 6) * 0.37 - 4.0,), "a batch of 3 grids: 5 new tokens after 1",
              covers=("batch",)),
         Case((np.array([[-3.0, 2.0, 8.0, 9.0], [2.0, -1.0, 0.5, 40.0], [0.5, 0.2, -0.1, 0.3]]),),
@@ -466,12 +468,8 @@ def _causal_reference(scores):
 
 
 def _causal_fixed() -> list[Case]:
-    example = np.array([[1.0, 2.0, 0.5, -1.0],
-                        [0.3, 1.2, 2.0, 0.0],
-                        [-0.5, 0.8, 1.5, 2.5],
-                        [1.0, 1.0, 1.0, 1.0]])
     return [
-        Case((example,), "the example", visible=True),
+        Case((SQUARE_SCORES.copy(),), "the example", visible=True),
         Case((np.array([[3.7]]),), "a single token (L = 1)", covers=("one token",)),
         Case((np.arange(75.0).reshape(3, 5, 5) * 0.37 - 4.0,), "a batch of 3 grids of 5 tokens",
              covers=("batch",)),
