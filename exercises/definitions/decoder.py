@@ -470,15 +470,14 @@ def _causal_reference(scores):
 def _causal_fixed() -> list[Case]:
     return [
         Case((SQUARE_SCORES.copy(),), "the example", visible=True),
-        Case((np.array([[3.7]]),), "a single token (L = 1)", covers=("one token",)),
-        Case((np.arange(75.0).reshape(3, 5, 5) * 0.37 - 4.0,), "a batch of 3 grids of 5 tokens",
-             covers=("batch",)),
+        Case((np.array([[3.7]]),), "a single token (L = 1)"),
+        Case((np.arange(75.0).reshape(3, 5, 5) * 0.37 - 4.0,), "a batch of 3 grids of 5 tokens"),
         Case((np.array([[-3.0, 8.0, 9.0], [2.0, -1.0, 40.0], [0.5, 0.2, -0.1]]),),
-             "large scores in the future of rows 1 and 2", covers=("large future",)),
+             "large scores in the future of rows 1 and 2"),
         Case((np.array([[-5000.0, 3000.0, -2000.0], [-1200.0, 900.0, 4000.0], [2500.0, -2500.0, 10.0]]),),
-             "scores in the thousands", covers=("huge",)),
+             "scores in the thousands"),
         Case((np.sin(np.arange(2 * 3 * 6 * 6.0)).reshape(2, 3, 6, 6) * 5.0,),
-             "a batch of 2 texts, 3 heads, 6 tokens", covers=("batch",)),
+             "a batch of 2 texts, 3 heads, 6 tokens"),
         in_float32(Case((np.cos(np.arange(16.0)).reshape(4, 4) * 3.0,), "float32 scores")),
     ]
 
@@ -577,17 +576,15 @@ def _ln(h):
 
 def _decoder_fixed() -> list[Case]:
     return [
-        Case((np.array([[0.0, 4.0]]), 1, hand_attention, worked_ffn, _ln), "the example", visible=True,
-             covers=("one token",)),
+        Case((np.array([[0.0, 4.0]]), 1, hand_attention, worked_ffn, _ln), "the example", visible=True),
         Case((np.array([[1.0, -2.0, 0.5, 3.0], [0.0, 1.0, -1.0, 2.0], [2.5, 0.5, 0.0, -1.5]]), 2,
-              _random_attention(11, 4), _random_ffn(12, 4), _rms), "3 tokens, 2 blocks, RMSNorm",
-             covers=("several blocks",)),
+              _random_attention(11, 4), _random_ffn(12, 4), _rms), "3 tokens, 2 blocks, RMSNorm"),
         Case((np.array([[3.0, -1.0, 2.0, 0.0]]), 0, _random_attention(13, 4), _random_ffn(14, 4), _rms),
-             "no blocks at all (only the final norm)", covers=("no blocks",)),
+             "no blocks at all (only the final norm)"),
         Case((np.cos(np.arange(2 * 5 * 6.0)).reshape(2, 5, 6) * 2.0, 3, _random_attention(15, 6, 2),
-              _random_ffn(16, 6), _ln), "a batch of 2 texts, 3 blocks, LayerNorm", covers=("batch",)),
+              _random_ffn(16, 6), _ln), "a batch of 2 texts, 3 blocks, LayerNorm"),
         Case((np.array([[10.0, 20.0, 30.0, 44.0], [5.0, -5.0, 0.0, 12.0]]), 1, _random_attention(17, 4),
-              _random_ffn(18, 4), _ln), "a large stream (the norms must not replace it)", covers=("large",)),
+              _random_ffn(18, 4), _ln), "a large stream (the norms must not replace it)"),
     ]
 
 
@@ -689,12 +686,11 @@ def _count_reference(d, layers, d_ff, vocab):
 def _count_fixed() -> list[Case]:
     return [
         Case((768, 12, 3072, 32000), "the course's example", visible=True),
-        Case((2, 1, 4, 3), "a tiny model: d = 2, one block, d_ff = 4, 3 words", covers=("tiny", "one block")),
-        Case((64, 4, 176, 500), "a small model whose d_ff is not 4·d", covers=("d_ff not 4d",)),
-        Case((1024, 24, 4096, 50257), "GPT-2 Medium's sizes", covers=("large",)),
+        Case((2, 1, 4, 3), "a tiny model: d = 2, one block, d_ff = 4, 3 words"),
+        Case((64, 4, 176, 500), "a small model whose d_ff is not 4·d"),
+        Case((1024, 24, 4096, 50257), "GPT-2 Medium's sizes"),
         Case((96, 3, 200, 1000), "sizes whose roles cannot be swapped unnoticed"),
-        Case((np.int64(32), np.int64(5), np.int64(90), np.int64(777)), "sizes given as NumPy integers",
-             covers=("numpy ints",)),
+        Case((np.int64(32), np.int64(5), np.int64(90), np.int64(777)), "sizes given as NumPy integers"),
     ]
 
 

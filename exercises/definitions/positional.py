@@ -332,17 +332,14 @@ def _embed_fixed() -> list[Case]:
     fixed = np.random.default_rng(101)
     return [
         Case((example, table4), "the example", visible=True),
-        Case((np.array([[0.35, -0.15, 0.6, 0.45]]), table4), "a text of one word", covers=("one word",)),
+        Case((np.array([[0.35, -0.15, 0.6, 0.45]]), table4), "a text of one word"),
         Case((np.zeros((4, 8)), table8), "words that are all zero"),
-        Case((np.round(fixed.normal(0, 0.3, (16, 8)), 2), table8), "a text as long as the table",
-             covers=("full table",)),
+        Case((np.round(fixed.normal(0, 0.3, (16, 8)), 2), table8), "a text as long as the table"),
         Case((np.round(fixed.normal(0, 0.1, (5, 64)), 3), _sinusoidal(16, 64)), "d_model = 64"),
-        Case((np.round(fixed.normal(0, 0.4, (2, 3, 8)), 2), table8), "a batch of 2 texts",
-             covers=("batch",)),
+        Case((np.round(fixed.normal(0, 0.4, (2, 3, 8)), 2), table8), "a batch of 2 texts"),
         Case((np.round(fixed.normal(0, 0.5, (6, 6)), 2), _sinusoidal(12, 6)),
-             "a text of 6 words at d_model = 6", covers=("square",)),
-        in_float32(Case((np.round(fixed.normal(0, 0.5, (3, 10)), 2), _sinusoidal(8, 10)),
-                        "float32 words")),
+             "a text of 6 words at d_model = 6"),
+        in_float32(Case((np.round(fixed.normal(0, 0.5, (3, 10)), 2), _sinusoidal(8, 10)), "float32 words")),
     ]
 
 
