@@ -391,13 +391,7 @@ def _stream_size(stream):
 
 
 def _leave_one_out_reference(x, blocks, score):
-    scores = []
-    for left_out in range(len(blocks)):
-        stream = x
-        for block in list(blocks)[:left_out] + list(blocks)[left_out + 1:]:
-            stream = block(stream)
-        scores.append(score(stream))
-    return np.array(scores, dtype=float)
+    return np.array([score(_run_blocks_reference(x, blocks, {i})) for i in range(len(blocks))], dtype=float)
 
 
 def _stream_mean(stream):
