@@ -21,12 +21,18 @@ def _example_args():
     return (e.X, e.W_up, e.b_up, e.W_down, e.b_down)
 
 
+def _random_weights(rng, d, d_ff, d_out):
+    """W_up, b_up, W_down, b_down of standard normal numbers."""
+    return (rng.normal(0.0, 1.0, (d, d_ff)), rng.normal(0.0, 1.0, d_ff), rng.normal(0.0, 1.0, (d_ff, d_out)),
+            rng.normal(0.0, 1.0, d_out))
+
+
 def _random_ffn_args(rng, lead=None, d=None, d_ff=None):
+    """Tokens x, shape lead + (d,), then an FFN's weights for them, all drawn from ``rng``."""
     d = int(rng.integers(2, 7)) if d is None else d
     d_ff = int(rng.integers(3, 13)) if d_ff is None else d_ff
     lead = (int(rng.integers(1, 6)),) if lead is None else lead
-    return (rng.normal(0.0, 1.0, lead + (d,)), rng.normal(0.0, 1.0, (d, d_ff)),
-            rng.normal(0.0, 1.0, d_ff), rng.normal(0.0, 1.0, (d_ff, d)), rng.normal(0.0, 1.0, d))
+    return (rng.normal(0.0, 1.0, lead + (d,)), *_random_weights(rng, d, d_ff, d))
 
 
 # ---------------------------------------------------------------- the FFN sublayer with its residual
@@ -124,11 +130,6 @@ ONE_MATRIX_CONTRACT = Contract(
            "one output": "a single output number (d_out = 1)",
            "sizes apart": "d_model, d_ff and d_out all different"},
 )
-
-
-def _random_weights(rng, d, d_ff, d_out):
-    return (rng.normal(0.0, 1.0, (d, d_ff)), rng.normal(0.0, 1.0, d_ff), rng.normal(0.0, 1.0, (d_ff, d_out)),
-            rng.normal(0.0, 1.0, d_out))
 
 
 def _one_matrix_fixed() -> list[Case]:
