@@ -13,6 +13,7 @@ import pytest
 
 from exercises.core import budget, registry
 from exercises.definitions import decoder, ffn, norms, positional, trained
+from exercises.retired import decoder as retired_decoder, ffn as retired_ffn, norms as retired_norms, trained as retired_trained
 from lib.attention import causal_weights
 from lib.block import block, random_block_weights
 from lib.ffn import ffn as lib_ffn
@@ -75,7 +76,7 @@ def test_causal_reference_is_lib_causal_weights_for_a_batch_of_any_length():
     rng = np.random.default_rng(0)
     for shape in [(1, 1), (5, 5), (3, 4, 4), (2, 1, 1), (4, 2, 2)]:
         scores = rng.normal(size=shape)
-        np.testing.assert_allclose(decoder._causal_reference(scores), causal_weights(scores))
+        np.testing.assert_allclose(retired_decoder._causal_reference(scores), causal_weights(scores))
 
 
 def test_the_cached_reference_is_lib_causal_weights_and_the_last_rows_of_the_square():
@@ -86,7 +87,7 @@ def test_the_cached_reference_is_lib_causal_weights_and_the_last_rows_of_the_squ
         np.testing.assert_allclose(cached, causal_weights(scores))
         queries, keys = shape[-2:]
         square = np.concatenate([rng.normal(size=shape[:-2] + (keys - queries, keys)), scores], axis=-2)
-        np.testing.assert_allclose(cached, decoder._causal_reference(square)[..., -queries:, :])
+        np.testing.assert_allclose(cached, retired_decoder._causal_reference(square)[..., -queries:, :])
 
 
 def _linear(w):
@@ -103,25 +104,25 @@ def test_decoder_reference_is_the_pre_norm_loop_with_a_final_norm():
         for _ in range(n_blocks):
             h = h + attend(norm(h))
             h = h + mix(norm(h))
-        np.testing.assert_allclose(decoder._decoder_reference(x, n_blocks, attend, mix, norm), norm(h))
+        np.testing.assert_allclose(retired_decoder._decoder_reference(x, n_blocks, attend, mix, norm), norm(h))
     one = x[:1]
-    np.testing.assert_allclose(decoder._decoder_reference(one, 0, attend, mix, norm), norm(one))
+    np.testing.assert_allclose(retired_decoder._decoder_reference(one, 0, attend, mix, norm), norm(one))
 
 
 def test_leak_reference_measures_how_far_each_row_moves_when_later_rows_change():
     causal = lambda h: np.cumsum(h, axis=0)        # noqa: E731
-    np.testing.assert_array_equal(decoder._leak_reference(causal, np.ones((4, 3))), np.zeros(4))
+    np.testing.assert_array_equal(retired_decoder._leak_reference(causal, np.ones((4, 3))), np.zeros(4))
     weights = np.array([1.0, -2.0, 0.5])
     looks_ahead = lambda h: h + h.sum(axis=0) * weights     # noqa: E731
     x = np.arange(15).reshape(5, 3)                # integers: the reference works on floats
-    np.testing.assert_allclose(decoder._leak_reference(looks_ahead, x), 2.0 * np.arange(4, -1, -1))
-    np.testing.assert_array_equal(decoder._leak_reference(looks_ahead, np.ones((1, 3))), [0.0])
+    np.testing.assert_allclose(retired_decoder._leak_reference(looks_ahead, x), 2.0 * np.arange(4, -1, -1))
+    np.testing.assert_array_equal(retired_decoder._leak_reference(looks_ahead, np.ones((1, 3))), [0.0])
 
 
 def test_count_reference_is_lib_count_parameters():
     for d, layers, d_ff, vocab in [(4, 1, 16, 10), (8, 3, 12, 50), (6, 2, 24, 7)]:
         expected = count_parameters(ModelConfig(d_model=d, layers=layers, d_ff=d_ff, vocab=vocab)).total
-        assert decoder._count_reference(d, layers, d_ff, vocab) == expected
+        assert retired_decoder._count_reference(d, layers, d_ff, vocab) == expected
 
 
 # ---------------------------------------------------------------- ffn
@@ -131,7 +132,7 @@ def test_sublayer_reference_adds_lib_ffn_to_the_stream():
     for tokens in (1, 3):
         x = rng.normal(size=(tokens, 4))
         W_up, b_up, W_down, b_down = rng.normal(size=(4, 6)), rng.normal(size=6), rng.normal(size=(6, 4)), rng.normal(size=4)
-        np.testing.assert_allclose(ffn._sublayer_reference(x, W_up, b_up, W_down, b_down), x + lib_ffn(x, W_up, b_up, W_down, b_down))
+        np.testing.assert_allclose(retired_ffn._sublayer_reference(x, W_up, b_up, W_down, b_down), x + lib_ffn(x, W_up, b_up, W_down, b_down))
 
 
 def test_top2_reference_puts_lib_route_shares_on_the_two_chosen_experts():
@@ -151,7 +152,7 @@ def test_moe_and_block_references_are_lib_block_parameters():
         np.testing.assert_array_equal(ffn._moe_reference(d, d_ff, experts, top_k), [count.total, count.active])
     for d, d_ff, gated in [(4, 16, False), (6, 10, True), (3, 5, 1)]:
         expected = block_parameters(ModelConfig(d_model=d, layers=1, d_ff=d_ff, vocab=1, gated=bool(gated))).total
-        assert ffn._block_reference(d, d_ff, gated) == expected
+        assert retired_ffn._block_reference(d, d_ff, gated) == expected
 
 
 # ---------------------------------------------------------------- norms
@@ -161,7 +162,7 @@ def test_pre_norm_reference_adds_f_of_the_normalised_stream():
     f = _linear(rng.normal(size=(5, 5)))
     for tokens in (1, 4):
         x = rng.normal(size=(tokens, 5))
-        np.testing.assert_allclose(norms._pre_norm_reference(x, f, layer_norm), x + f(layer_norm(x)))
+        np.testing.assert_allclose(retired_norms._pre_norm_reference(x, f, layer_norm), x + f(layer_norm(x)))
 
 
 def _growth(x, nudge, layers, norm, pre):
@@ -201,8 +202,8 @@ def test_perplexity_reference_is_exp_of_the_mean_loss_with_more_words_than_token
     probs = np.array([[0.1, 0.6, 0.2, 0.1], [0.25, 0.25, 0.25, 0.25], [0.7, 0.1, 0.1, 0.1]])
     targets = [1, 3, 0]
     expected = np.exp(-np.mean(np.log([0.6, 0.25, 0.7])))
-    assert trained._perplexity_reference(probs, targets) == pytest.approx(expected)
-    assert trained._perplexity_reference(probs[:1], [2]) == pytest.approx(5.0)
+    assert retired_trained._perplexity_reference(probs, targets) == pytest.approx(expected)
+    assert retired_trained._perplexity_reference(probs[:1], [2]) == pytest.approx(5.0)
 
 
 def test_run_blocks_reference_skips_exactly_the_named_blocks_in_order():
@@ -234,7 +235,7 @@ def test_block_reference_is_lib_block_pre_rms_causal_with_rope():
 def test_perplexity_reference_works_in_double_precision_on_float32_probabilities():
     probs = np.array([[0.1, 0.6, 0.3], [0.3, 0.3, 0.4]], dtype=np.float32)
     right = probs.astype(np.float64)[[0, 1], [1, 2]]
-    assert trained._perplexity_reference(probs, [1, 2]) == pytest.approx(np.exp(-np.mean(np.log(right))),
+    assert retired_trained._perplexity_reference(probs, [1, 2]) == pytest.approx(np.exp(-np.mean(np.log(right))),
                                                                          rel=1e-12)
 
 

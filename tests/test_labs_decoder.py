@@ -619,7 +619,7 @@ def test_every_count_of_every_preset_is_a_64_bit_or_python_whole_number():
 def test_sizes_given_as_32_bit_integers_count_exactly_as_python_integers():
     """What a 32-bit browser gives for np.array([...]) sizes: np.int32. Counting with them must
     not overflow."""
-    from exercises.definitions.decoder import MODEL_PARAMETERS
+    from exercises.retired.decoder import MODEL_PARAMETERS
     from labs.ffn.parameters import parameters_model
     from lib.params import ModelConfig, count_parameters
 

@@ -4,7 +4,7 @@ the code were a little wrong?
     ./course mutate                       # every lib/ module against its own test file
     ./course mutate norm ffn              # some modules only  (or: python -m tools.mutate norm ffn)
     ./course mutate exercises.definitions.norms   # that module's reference functions, scored
-    ./course mutate --exercises           # also every definitions module's references (report only)
+    ./course mutate --exercises           # also every definitions (and retired) module's references (report only)
     ./course mutate --solutions           # every exercise's solution against its check's fixed cases
     ./course mutate --solutions row-mean  # one exercise's (--list prints its mutants)
     ./course mutate --list norm           # print norm's mutants, run nothing
@@ -512,23 +512,29 @@ def library_targets(root: Path, package: str, modules: list, overrides: dict) ->
 
 
 REFERENCES = "exercises.definitions"       # the modules of the exercise checks' reference functions
+RETIRED = "exercises.retired"              # and those of the retired exercises' checks
 REFERENCE_TESTS = ["tests/test_exercises.py", "tests/test_exercise_references.py"]
 
 
 def reference_targets(root: Path, modules: list | None = None, scored: bool = False) -> list:
-    """The exercise checks' reference functions, each definitions module against
-    tests/test_exercises.py and tests/test_exercise_references.py: the top-level functions
-    named ``*_reference`` or passed as ``reference=`` and defined in that module, unless their
-    body is one call of a lib function (lib's own run covers that). modules: dotted names
-    (default: every definitions module)."""
+    """The exercise checks' reference functions, each definitions module (and each module of
+    the retired exercises) against tests/test_exercises.py and tests/test_exercise_references.py:
+    the top-level functions named ``*_reference`` or passed as ``reference=`` and defined in that
+    module, unless their body is one call of a lib function (lib's own run covers that).
+    modules: dotted names (default: every definitions module and every retired module)."""
     folder = root.joinpath(*REFERENCES.split("."))
-    paths = ([folder / f"{name.rpartition('.')[2]}.py" for name in modules] if modules
-             else sorted(p for p in folder.glob("*.py") if p.stem != "__init__"))
+    if modules:
+        paths = [root.joinpath(*name.split(".")).with_suffix(".py") if name.startswith(RETIRED + ".")
+                 else folder / f"{name.rpartition('.')[2]}.py" for name in modules]
+    else:
+        paths = [p for package in (REFERENCES, RETIRED)
+                 for p in sorted(root.joinpath(*package.split(".")).glob("*.py")) if p.stem != "__init__"]
     targets = []
     for path in paths:
         if not path.exists():
-            known = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
-            raise SystemExit(f"There is no module {REFERENCES}.{path.stem}: choose among "
+            package = ".".join(path.parent.relative_to(root).parts)
+            known = sorted(p.stem for p in path.parent.glob("*.py") if p.stem != "__init__")
+            raise SystemExit(f"There is no module {package}.{path.stem}: choose among "
                              f"{', '.join(known)}.")
         tree = ast.parse(path.read_bytes())
         from_lib = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
@@ -871,7 +877,8 @@ def arguments(argv):
     parser = argparse.ArgumentParser(prog="./course mutate", description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="*",
                         help="module names in the package (default: all of lib/), or exercises.definitions.X "
-                             "for the reference functions of the exercise checks in that module")
+                             "(or exercises.retired.X) for the reference functions of the exercise checks in "
+                             "that module")
     parser.add_argument("--exercises", action="store_true",
                         help="also the exercise checks' reference functions (reported, not scored)")
     parser.add_argument("--solutions", action="store_true",
@@ -901,7 +908,7 @@ def collect(args) -> list:
     if args.solutions:
         targets = solution_targets(args.modules)
     else:
-        references = [m for m in args.modules if m.startswith(REFERENCES + ".")]
+        references = [m for m in args.modules if m.startswith((REFERENCES + ".", RETIRED + "."))]
         modules = [m.removeprefix(args.package + ".") for m in args.modules if m not in references]
         targets = library_targets(root, args.package, modules, overrides) if modules or not references else []
         targets += reference_targets(root, references, scored=True) if references else []

@@ -8,18 +8,27 @@ order the notebook uses them, in ``DEFINITIONS``, and its skip-ahead questions (
 ``SKIP_AHEAD``. :func:`load_all` imports those modules and registers what they define, so the
 progress view and the tests know every exercise even before a notebook is opened.
 
+A notebook's retired exercises (replaced by reworked ones, kept only so that notebooks saved
+from earlier releases still check) are in the module of the same name in :mod:`exercises.retired`,
+when it has one; :func:`load_all` registers them too, so :func:`get_exercise` finds them by their
+id, while :func:`all_exercises` leaves them out unless asked.
+
 Loading the definitions is the one place a lower layer reaches up: the core imports the modules
-of ``exercises.definitions`` the notebooks name. The edge is written as a plain import of the
-package (below), so ``lint-imports`` sees it, and ``.importlinter`` allows exactly this one
-(``exercises.core.registry -> exercises.definitions``); the modules themselves are imported by
-name inside that package only (:func:`definitions_module`).
+of ``exercises.definitions`` the notebooks name and those of ``exercises.retired`` of the same
+names. The edges are written as plain imports of the two packages (below), so ``lint-imports``
+sees them, and ``.importlinter`` allows exactly these two (``exercises.core.registry ->
+exercises.definitions`` and ``exercises.core.registry -> exercises.retired``); the modules
+themselves are imported by name inside those packages only (:func:`definitions_module`,
+:func:`retired_module`).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 import exercises.definitions as definitions_package
+import exercises.retired as retired_package
 
 from . import inventory
 from .definition import Exercise, Question
@@ -41,6 +50,18 @@ def definitions_module(name: str):
     if not name.startswith(prefix) or not name[len(prefix):].isidentifier():
         raise ValueError(f"{name!r} is not a module of {definitions_package.__name__}: a notebook's "
                          "metadata.course.definitions names one, e.g. \"norms\"")
+    return _import(name)
+
+
+def retired_module(name: str):
+    """The module of :mod:`exercises.retired` named like the definitions module ``name``
+    (``"exercises.definitions.norms"`` -> ``exercises.retired.norms``): the retired exercises of
+    that notebook, or None when it has none."""
+    retired = f"{retired_package.__name__}.{definitions_module(name).__name__.rpartition('.')[2]}"
+    return _import(retired) if importlib.util.find_spec(retired) is not None else None
+
+
+def _import(name: str):
     return importlib.import_module(name)
 
 
@@ -79,8 +100,9 @@ def register_skip_ahead(stem: str, *questions: Question) -> None:
 
 
 def load_all() -> None:
-    """Import the definitions module of every notebook that names one and register what it
-    defines."""
+    """Import the definitions module of every notebook that names one, and its retired module if
+    it has one, and register what they define (a retired exercise in the definitions, or a live
+    one among the retired, is refused)."""
     global _LOADED
     if _LOADED:
         return
@@ -88,7 +110,15 @@ def load_all() -> None:
         if name is None:
             continue
         module = definitions_module(name)
-        register(*module.DEFINITIONS)
+        retired = retired_module(name)
+        for source, items, wanted in ((module, module.DEFINITIONS, False),
+                                      (retired, getattr(retired, "DEFINITIONS", ()), True)):
+            misplaced = [e.id for e in items if isinstance(e, Exercise) and e.retired is not wanted]
+            if misplaced:
+                raise ValueError(f"{source.__name__} holds {'live' if wanted else 'retired'} exercises "
+                                 f"({', '.join(misplaced)}): retired exercises live in "
+                                 f"{retired_package.__name__}, the live ones in {definitions_package.__name__}")
+            register(*items)
         if getattr(module, "SKIP_AHEAD", ()):
             register_skip_ahead(stem, *module.SKIP_AHEAD)
     _LOADED = True
