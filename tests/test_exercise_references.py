@@ -6,14 +6,17 @@ here too, and every reference whose body is more than one lib call is compared w
 functions it stands for on non-square shapes, one token and its default arguments.
 """
 
+import pkgutil
 from functools import partial
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from exercises.core import budget, registry
+from exercises.core import budget, inventory, registry
 from exercises.definitions import decoder, ffn, norms, positional, trained
-from exercises.retired import decoder as retired_decoder, ffn as retired_ffn, norms as retired_norms, trained as retired_trained
+from exercises.retired import decoder as retired_decoder, ffn as retired_ffn
+from exercises.retired import norms as retired_norms, trained as retired_trained
 from lib.attention import causal_weights
 from lib.block import block, random_block_weights
 from lib.ffn import ffn as lib_ffn
@@ -39,6 +42,36 @@ def test_the_registry_keeps_retired_exercises():
     assert {e.id for e in RETIRED} >= {"decoder-stack", "pre-norm-update", "leave-out-blocks"}
     assert not set(e.id for e in RETIRED) & set(e.id for e in registry.all_exercises())
     assert {e.id for e in EVERY} == {e.id for e in RETIRED} | {e.id for e in registry.all_exercises()}
+
+
+def test_the_retired_exercises_live_apart_each_with_its_notebooks_definitions():
+    """Every module of exercises.retired is named like the definitions module of a notebook (the
+    registry loads it with that notebook: a module named otherwise would never be loaded), holds
+    retired exercises of that notebook only, and together they are every retired exercise."""
+    import exercises.retired as package
+
+    modules = {nb.definitions.rpartition(".")[2]: nb.stem for nb in inventory.notebooks() if nb.definitions}
+    found = [info.name for info in pkgutil.iter_modules(package.__path__)]
+    assert len(found) >= 2 and set(found) <= set(modules), (found, modules)
+    held = []
+    for name in found:
+        module = registry.retired_module(f"exercises.definitions.{name}")
+        assert module.__name__ == f"exercises.retired.{name}"
+        assert {e.notebook for e in module.DEFINITIONS} == {modules[name]}
+        held += [e.id for e in module.DEFINITIONS]
+    assert sorted(held) == [e.id for e in RETIRED]
+    assert registry.retired_module("exercises.definitions.start") is None
+
+
+def test_the_registry_refuses_a_retired_exercise_among_the_definitions_and_a_live_one_among_the_retired():
+    live, old = registry.get_exercise("layer-norm-fix"), registry.get_exercise("layer-norm")
+    with pytest.raises(ValueError, match=r"exercises.definitions.norms holds retired exercises \(layer-norm\)"):
+        registry.definitions_of(SimpleNamespace(__name__="exercises.definitions.norms", DEFINITIONS=[live, old]),
+                                retired=False)
+    with pytest.raises(ValueError, match=r"exercises.retired.norms holds live exercises \(layer-norm-fix\)"):
+        registry.definitions_of(SimpleNamespace(__name__="exercises.retired.norms", DEFINITIONS=[old, live]),
+                                retired=True)
+    assert registry.definitions_of(SimpleNamespace(__name__="m", DEFINITIONS=[old]), retired=True) == [old]
 
 
 @pytest.mark.parametrize("ex", RETIRED, ids=lambda e: e.id)

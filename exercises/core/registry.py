@@ -65,6 +65,18 @@ def _import(name: str):
     return importlib.import_module(name)
 
 
+def definitions_of(module, retired: bool) -> list:
+    """``module.DEFINITIONS``, refused (``ValueError``) when it holds an exercise of the other
+    kind: a retired exercise in a module of :mod:`exercises.definitions` (``retired`` False) or a
+    live one in a module of :mod:`exercises.retired` (``retired`` True)."""
+    misplaced = [e.id for e in module.DEFINITIONS if isinstance(e, Exercise) and e.retired is not retired]
+    if misplaced:
+        raise ValueError(f"{module.__name__} holds {'live' if retired else 'retired'} exercises "
+                         f"({', '.join(misplaced)}): the retired exercises belong in {retired_package.__name__}, "
+                         f"the live ones in {definitions_package.__name__}")
+    return list(module.DEFINITIONS)
+
+
 _EXERCISES: dict[str, Exercise] = {}
 _QUESTIONS: dict[str, Question] = {}
 _SKIP_AHEAD: dict[str, list[Question]] = {}   # notebook stem -> its skip-ahead questions
@@ -110,15 +122,10 @@ def load_all() -> None:
         if name is None:
             continue
         module = definitions_module(name)
+        register(*definitions_of(module, retired=False))
         retired = retired_module(name)
-        for source, items, wanted in ((module, module.DEFINITIONS, False),
-                                      (retired, getattr(retired, "DEFINITIONS", ()), True)):
-            misplaced = [e.id for e in items if isinstance(e, Exercise) and e.retired is not wanted]
-            if misplaced:
-                raise ValueError(f"{source.__name__} holds {'live' if wanted else 'retired'} exercises "
-                                 f"({', '.join(misplaced)}): retired exercises live in "
-                                 f"{retired_package.__name__}, the live ones in {definitions_package.__name__}")
-            register(*items)
+        if retired is not None:
+            register(*definitions_of(retired, retired=True))
         if getattr(module, "SKIP_AHEAD", ()):
             register_skip_ahead(stem, *module.SKIP_AHEAD)
     _LOADED = True
