@@ -1,4 +1,4 @@
-"""The course's exercise system, in three layers (each imports only the layers below it, and
+"""The course's exercise system, in four layers (each imports only the layers below it, and
 ``lib`` and ``presentation``; import-linter checks this, see ``.importlinter``):
 
 - ``exercises.core``: exercises and questions as data types, the registry, the checker, the
@@ -6,6 +6,8 @@
   skip-ahead sets, releases. No widgets, no HTML: every function returns plain values.
 - ``exercises.definitions``: the exercises and questions of each notebook, as data, one module
   per notebook.
+- ``exercises.retired``: the retired exercises (replaced by reworked ones, kept only so that
+  notebooks saved from earlier releases still check), one module per notebook that has some.
 - ``exercises.ui``: what a notebook shows (feedback, hint and solution buttons, question
   widgets, the progress, review, skip-ahead and release views), built with ``presentation``.
   The only part that imports ipywidgets or IPython.

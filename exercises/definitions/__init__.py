@@ -6,4 +6,7 @@ its module in its metadata, ``"course": {"definitions": "norms"}``; see
 Each module is data only: it builds :class:`~exercises.core.definition.Exercise` objects and
 names them in ``DEFINITIONS`` (in the order the notebook uses them), followed by its notebook's
 questions, and, for notebooks 01 to 05, the skip-ahead questions in ``SKIP_AHEAD``. Importing a
-module registers nothing: :func:`exercises.core.registry.load_all` does that."""
+module registers nothing: :func:`exercises.core.registry.load_all` does that.
+
+These are the live course only: the exercises a newer release replaced are in
+:mod:`exercises.retired`, which imports what they share from here (never the reverse)."""
