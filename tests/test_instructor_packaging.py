@@ -67,6 +67,8 @@ def test_nothing_test_only_ships_in_the_wheel(built):
                     for keyword in node.keywords if keyword.arg in ("wrong", "alternatives")]
     assert fixtures == []
     assert any(n.startswith("exercises/definitions/") for n in names), "the definitions do ship"
+    assert any(n.startswith("exercises/retired/") for n in names), \
+        "the retired exercises ship too: notebooks saved from earlier releases check them in the browser"
 
 
 def test_the_trained_models_arrays_are_served_beside_the_wheel_not_inside_it(built):
