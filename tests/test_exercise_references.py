@@ -165,7 +165,8 @@ def test_sublayer_reference_adds_lib_ffn_to_the_stream():
     for tokens in (1, 3):
         x = rng.normal(size=(tokens, 4))
         W_up, b_up, W_down, b_down = rng.normal(size=(4, 6)), rng.normal(size=6), rng.normal(size=(6, 4)), rng.normal(size=4)
-        np.testing.assert_allclose(retired_ffn._sublayer_reference(x, W_up, b_up, W_down, b_down), x + lib_ffn(x, W_up, b_up, W_down, b_down))
+        np.testing.assert_allclose(retired_ffn._sublayer_reference(x, W_up, b_up, W_down, b_down),
+                                   x + lib_ffn(x, W_up, b_up, W_down, b_down))
 
 
 def test_top2_reference_puts_lib_route_shares_on_the_two_chosen_experts():

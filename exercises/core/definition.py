@@ -135,11 +135,12 @@ class Exercise:
     For ``kind="value"``, ``expected()`` returns the correct value. ``mistakes`` are the known
     wrong answers, each with its hint.
 
-    ``retired`` marks an exercise a newer release replaced, defined in :mod:`exercises.retired`:
-    its check still works for notebooks saved from earlier releases (``get_exercise`` finds it), but it is no longer listed with the
-    course's exercises (progress, review, the command line). A retired exercise may leave out its
-    ``contract``: the check then reads the arguments' names and defaults from the reference's
-    signature (:func:`signature_contract`), all the diagnosis of a wrong answer uses.
+    ``retired`` marks an exercise a newer release replaced, defined in :mod:`exercises.retired`: its
+    check still works for notebooks saved from earlier releases (``get_exercise`` finds it), but it
+    is no longer listed with the course's exercises (progress, review, the command line). A retired
+    exercise may leave out its ``contract``: the check then reads the arguments' names and defaults
+    from the reference's signature (:func:`signature_contract`), all the diagnosis of a wrong answer
+    uses.
 
     ``without_loops``, for an exercise whose statement asks for no Python loop ("the sinusoidal
     table, without a loop"), is the hint on how to do without one: code that gives the right
