@@ -1,7 +1,8 @@
 """Where the trained model's arrays are read from: ``lib/trained/`` here, the course site in the browser.
 
 ``lib.model`` reads three files of arrays: ``weights.npz`` (1.7 MB), ``heldout_texts.npz``
-(0.4 MB) and ``reference.npz``. In a checkout they are in ``lib/trained/``. The course site
+(0.4 MB) and ``reference.npz``; notebook 05's labs a fourth, ``precomputed.npz``, results of the
+model computed when the course is built (``labs/trained/precomputed.py``). In a checkout they are in ``lib/trained/``. The course site
 leaves them out of the course wheel every notebook loads before its first cell runs (only
 notebook 05 needs them): the site build serves each as a file of its own beside the wheel and
 writes what it serves into the wheel, as ``lib/trained/served.json``:
@@ -38,7 +39,8 @@ FOLDER = Path(__file__).resolve().parent / "trained"
 SERVED = "served.json"                     # in FOLDER: written into the course wheel by the site build
 GROUP = "transformer_course.fetch"         # the entry point group of the fetcher
 WHAT = {"weights.npz": "the trained model's weights", "heldout_texts.npz": "the held-out texts",
-        "reference.npz": "the held-out text and PyTorch's logits on it"}
+        "reference.npz": "the held-out text and PyTorch's logits on it",
+        "precomputed.npz": "the trained model's results computed when the course was built"}
 
 
 class FileUnavailable(OSError):

@@ -131,7 +131,7 @@ def test_self_hosted_kernel_fetches_the_trained_models_arrays_from_the_site(self
     record = watch(page)
     text = run_in_repl(page, base, [FETCH_ARRAYS, "try:\n    fetch('weights-000000000000.npz')\n"
                                                   "except OSError as error:\n    print('refused:', error)"])
-    for name in ("heldout_texts.npz", "reference.npz", "weights.npz"):
+    for name in ("heldout_texts.npz", "precomputed.npz", "reference.npz", "weights.npz"):
         assert f"{name} fetched True True" in text, text
     assert re.search(r"refused: the site answered 404 .*/classroom/static/pyodide-lock/weights-000000000000\.npz",
                      text), text

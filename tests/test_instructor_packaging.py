@@ -87,8 +87,8 @@ def test_the_trained_models_arrays_are_served_beside_the_wheel_not_inside_it(bui
         entry_points = archive.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     assert not [n for n in names if n.endswith(".npz")]
     served = wheel.served_files()
-    assert sorted(index) == sorted(p.name for p in served.values()) == ["heldout_texts.npz", "reference.npz",
-                                                                        "weights.npz"]
+    assert sorted(index) == sorted(p.name for p in served.values()) == ["heldout_texts.npz", "precomputed.npz",
+                                                                        "reference.npz", "weights.npz"]
     for name, source in served.items():
         entry = index[source.name]
         digest = hashlib.sha256(source.read_bytes()).hexdigest()

@@ -66,7 +66,7 @@ def served_arrays_problems(site):
         index = json.loads(archive.read("lib/trained/served.json"))
         inside = [n for n in archive.namelist() if n.endswith(".npz")]
     problems = [f"{n} is inside the wheel" for n in inside]
-    for name in ("weights.npz", "heldout_texts.npz", "reference.npz"):
+    for name in ("weights.npz", "heldout_texts.npz", "reference.npz", "precomputed.npz"):
         entry = index.get(name)
         if entry is None:
             problems.append(f"{name} is not in served.json")

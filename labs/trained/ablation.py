@@ -16,10 +16,10 @@ from presentation.numbers import amount, count, fixed
 
 from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, switch, verdict_widget
-from .held_out import GROUPS, context, held_out, perplexities, pooled_losses, run, texts
+from .held_out import GROUPS, WATCHED_TOP, context, held_out, run, setting_perplexities, texts, watched_words
 from .kind_bars import KindBars
 
-TOP = 5                    # words shown for a watched prediction
+TOP = WATCHED_TOP          # words shown for a watched prediction
 
 
 def ablation_model(keep=(True, True, True, True), positions: bool = True, watch: int = 0) -> dict:
@@ -35,11 +35,11 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
     watch = int(np.clip(int(watch), 0, len(watched) - 1))
     position = int(watched[watch])
     _l, full_probs, _losses = run()
-    _l, probs, _losses = run(skip, bool(positions))
-    full, now = perplexities(pooled_losses()), perplexities(pooled_losses(skip, bool(positions)))
+    words = watched_words(skip=skip, positions=bool(positions))       # this setting's top words, every watched prediction
+    full, now = setting_perplexities(), setting_perplexities(skip=skip, positions=bool(positions))
     vocab = model.vocab()
     right = int(ids[position + 1])
-    top = [int(i) for i in np.argsort(-probs[position])[:TOP]]
+    top = [int(i) for i in words["top"][watch]]
     removed = [f"block {i + 1}" for i in skip] + ([] if positions else ["the positions"])
     whole_full, whole_now = full["all texts"], now["all texts"]
     pool = texts()
@@ -57,8 +57,8 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
     watched_text = (f"Watched: after \u201c{context(position)}\u201d the right word \u201c{vocab[right]}\u201d "
                     f"gets {fixed(full_probs[position, right])} from the whole model")
     if removed:
-        watched_text += f" and {fixed(probs[position, right])} now"
-    top_p = float(probs[position, top[0]])
+        watched_text += f" and {fixed(words['right_p'][watch])} now"
+    top_p = float(words["top_p"][watch][0])
     watched_text += (f"; the top word is \u201c{guess}\u201d ({fixed(top_p)})"
                      + (", the word that came." if top[0] == right else ", not the word that came."))
     return {"keep": keep, "skip": skip, "removed_blocks": [i + 1 for i in skip], "texts": len(pool),
@@ -66,8 +66,8 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
             "positions": bool(positions), "watch": watch,
             "position": position, "kind": target_kinds[position], "full": full, "now": now,
             "right": right, "right_full": float(full_probs[position, right]),
-            "right_now": float(probs[position, right]), "top": top,
-            "top_now": [float(probs[position, i]) for i in top],
+            "right_now": float(words["right_p"][watch]), "top": top,
+            "top_now": [float(p) for p in words["top_p"][watch]],
             "top_full": [float(full_probs[position, i]) for i in top],
             "context": context(position), "verdict": f"{change} {watched_text}"}
 

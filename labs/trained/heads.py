@@ -30,6 +30,7 @@ from presentation.tables import table
 from ..kit.figure_view import decades, set_changed, set_limits
 from ..kit.layout import choice, controls, lab_root, menu, numbers_widget, switch, verdict_widget
 from .held_out import texts
+from .precomputed import precomputed
 
 KINDS = ("copy", "reverse")
 LONGEST = 13               # tokens of the longest copy or reverse sentence: 5 letters, twice, the bar and the two ends
@@ -208,29 +209,67 @@ class HeadSummary(NamedTuple):
     counts: dict
 
 
-@lru_cache(maxsize=1)
-def head_summary() -> HeadSummary:
-    """The heads' weights of ``HeadSummary``, pooled over every held-out text."""
+@precomputed(lambda: [{}])
+def _pooled_looks() -> dict:
     runs = every_text()
     kinds = np.concatenate([predictions(i).kinds for i in range(len(runs))])
     source = np.concatenate([r.source for r in runs], axis=-1)           # (L, H, all predictions)
     after = np.concatenate([r.after for r in runs], axis=-1)
     previous = np.concatenate([r.previous for r in runs], axis=-1)
     copy, reverse = kinds == "copy", kinds == "reverse"
-    return HeadSummary(source[..., copy].mean(-1), source[..., reverse].mean(-1),
-                       after[..., reverse].mean(-1), previous.mean(-1),
-                       {"copy": int(copy.sum()), "reverse": int(reverse.sum()), "previous": previous.shape[-1]})
+    return {"copy": source[..., copy].mean(-1), "reverse": source[..., reverse].mean(-1),
+            "after": after[..., reverse].mean(-1), "previous": previous.mean(-1),
+            "copy_rows": int(copy.sum()), "reverse_rows": int(reverse.sum()), "previous_rows": previous.shape[-1]}
 
 
-def pooled_perplexities(block: int | None = None, head: int | None = None) -> dict:
-    """The perplexity of the copy and of the reverse predictions of every held-out text together:
-    the whole model, or with head ``head`` of block ``block`` (both counted from 1) left out."""
+@lru_cache(maxsize=1)
+def head_summary() -> HeadSummary:
+    """The heads' weights of ``HeadSummary``, pooled over every held-out text (computed when the
+    course was built: ``precomputed``)."""
+    looks = _pooled_looks()
+    return HeadSummary(looks["copy"], looks["reverse"], looks["after"], looks["previous"],
+                       {kind: int(looks[f"{kind}_rows"]) for kind in ("copy", "reverse", "previous")})
+
+
+def _every_head() -> list:
+    layers, heads = model.info()["config"]["layers"], model.info()["config"]["heads"]
+    return [{"block": None, "head": None}] + [{"block": b, "head": h} for b in range(1, layers + 1)
+                                             for h in range(1, heads + 1)]
+
+
+@precomputed(_every_head)
+def _pooled_perplexities(block, head) -> dict:
     runs = range(len(texts()))
     losses = np.concatenate([text_attention(i).losses if block is None else left_out_losses(i, block - 1, head - 1)
                              for i in runs])
     kinds = np.concatenate([predictions(i).kinds for i in runs])
     with np.errstate(over="ignore"):
         return {kind: float(np.exp(losses[kinds == kind].mean())) for kind in KINDS}
+
+
+def pooled_perplexities(block: int | None = None, head: int | None = None) -> dict:
+    """The perplexity of the copy and of the reverse predictions of every held-out text together:
+    the whole model, or with head ``head`` of block ``block`` (both counted from 1) left out
+    (computed when the course was built for every head: ``precomputed``)."""
+    if block is None or head is None:
+        return _pooled_perplexities(block=None, head=None)
+    return _pooled_perplexities(block=int(block), head=int(head))
+
+
+def _every_text_and_head() -> list:
+    layers, heads = model.info()["config"]["layers"], model.info()["config"]["heads"]
+    return [{"text": t, "block": b, "head": h} for t in range(len(texts())) for b in range(layers) for h in range(heads)]
+
+
+@precomputed(_every_text_and_head)
+def _text_without_head(text, block, head) -> dict:
+    return perplexities(text, left_out_losses(text, block, head))
+
+
+def text_without_head(text: int, block: int, head: int) -> dict:
+    """``perplexities`` of held-out text ``text`` with head ``head`` of block ``block`` left out
+    (all 0-based; computed when the course was built for every text and head: ``precomputed``)."""
+    return _text_without_head(text=int(text), block=int(block), head=int(head))
 
 
 def perplexities(text: int, losses) -> dict:
@@ -280,7 +319,7 @@ def heads_model(text: int = 1, sentence: int = 1, block: int = 1, head: int = 1,
     summary = head_summary()
     b, h = block - 1, head - 1
     whole = perplexities(text - 1, run.losses)
-    without = perplexities(text - 1, left_out_losses(text - 1, b, h)) if leave_out else None
+    without = text_without_head(text - 1, b, h) if leave_out else None
     numbers = {"copy": float(summary.copy[b, h]), "reverse": float(summary.reverse[b, h]),
                "after": float(summary.after[b, h]), "previous": float(summary.previous[b, h])}
     n = {kind: int((p.kinds == kind).sum()) for kind in KINDS}

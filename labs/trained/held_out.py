@@ -4,16 +4,21 @@ held-out texts, cached, and perplexity per kind of prediction.
 The perplexities pool every held-out text (``lib.model.heldout_texts``, 8 texts of 256 tokens),
 so each kind rests on dozens of predictions or more; one watched prediction, the streams and the
 logits' changes are those of the first text (``lib.model.heldout``). Every forward pass is kept
-(read-only), so moving a control back to a setting already seen costs nothing.
+(read-only), so moving a control back to a setting already seen costs nothing; and the pooled
+results of every setting a lab or notebook 05 offers are computed when the course is built
+(``precomputed``), so a first visit looks them up instead of running the model on 8 texts.
 """
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 
 import numpy as np
 
 from lib import model
+
+from .precomputed import precomputed
 
 # The kinds of prediction shown, as (label, names of the kinds in lib/trained/model.json).
 GROUPS = (("verbs", ("verb",)), ("counting", ("count",)), ("copy", ("copy",)),
@@ -21,6 +26,12 @@ GROUPS = (("verbs", ("verb",)), ("counting", ("count",)), ("copy", ("copy",)),
           ("all texts", None))
 TRAINED = ("halves", 10000.0, "rms", 1e-5)      # pairing, base, norm and eps as trained
 CONTEXT_WORDS = 9          # words of context shown before a watched prediction
+WATCHED_TOP = 5            # the most probable words kept for a watched prediction
+LAYERS = 4                 # the trained model's blocks (lib/trained/model.json), for the settings listed below
+# Notebook 05's tables: the blocks left out one at a time and the positions (its ablation table),
+# and the mismatched details (its mismatch table).
+NOTEBOOK_SETTINGS = ({}, *({"skip": (i,)} for i in range(LAYERS)), {"positions": False},
+                     {"pairing": "neighbours"}, {"base": 100_000.0}, {"norm": "layer"}, {"eps": 1e-3}, {"eps": 0.1})
 
 
 @lru_cache(maxsize=1)
@@ -111,6 +122,117 @@ def pooled_losses(skip=(), positions=True, pairing="halves", base=10000.0, norm=
     losses = np.concatenate(parts)
     losses.setflags(write=False)
     return losses
+
+
+def setting(skip=(), positions=True, pairing="halves", base=10000.0, norm="rms", eps=1e-5) -> dict:
+    """One setting of ``lib.model.forward`` written one way only (the blocks left out sorted, the
+    numbers as floats; without positions, the RoPE pairing and base, which change nothing then,
+    as trained), so that equal settings find the same precomputed result."""
+    if not positions:
+        pairing, base = TRAINED[0], TRAINED[1]
+    return {"skip": tuple(sorted({int(i) for i in skip})), "positions": bool(positions), "pairing": str(pairing),
+            "base": float(base), "norm": str(norm), "eps": float(eps)}
+
+
+def _notebook_settings() -> list:
+    return [setting(**s) for s in NOTEBOOK_SETTINGS]
+
+
+@precomputed(_notebook_settings)
+def _pooled_run(skip, positions, pairing, base, norm, eps) -> dict:
+    logits_of = [_logits(text, skip, positions, pairing, base, norm, eps) for text in range(len(texts()))]
+    trained = [_logits(text, (), True, *TRAINED) for text in range(len(texts()))]    # the kept streams' output
+    losses, top, same, change = [], [], [], []
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for t, logits, whole in zip(texts(), logits_of, trained):
+            losses.append(model.token_losses(logits, t.ids))                    # (n - 1,)
+            top.append(model.probabilities(logits)[:-1].max(axis=-1))            # (n - 1,)
+            same.append(logits.argmax(-1) == whole.argmax(-1))                  # (n,)
+            change.append(np.abs(logits - whole).max(axis=-1))                  # (n,)
+    return {"losses": np.concatenate(losses), "top": np.concatenate(top), "same": np.concatenate(same),
+            "change": np.concatenate(change)}
+
+
+def pooled_run(**details) -> dict:
+    """The model run as set (the switches of ``lib.model.forward``: skip, positions, pairing,
+    base, norm, eps) on every held-out text, one text after the other: for every prediction
+    (8 x 255) the loss -log p(right word) ("losses") and the probability of the top word ("top");
+    for every position (8 x 256) whether the top word is the trained model's ("same") and the
+    largest change of a logit from the trained model's ("change"). Read-only; for notebook 05's
+    settings, computed when the course was built."""
+    return _pooled_run(**setting(**details))
+
+
+def _lab_settings() -> list:
+    """Every setting the ablation lab (any blocks left out, positions on or off) and the
+    mismatched-details lab (its sliders' and switches' values) can ask for."""
+    from itertools import product
+
+    from .mismatch import BASES, EPSILONS
+
+    found = [setting(skip=tuple(i for i in range(LAYERS) if not keep[i]), positions=positions)
+             for keep in product((True, False), repeat=LAYERS) for positions in (True, False)]
+    found += [setting(positions=positions, pairing=pairing, base=base, norm=norm, eps=eps)
+              for positions, pairing, base, norm, eps in product((True, False), ("halves", "neighbours"), BASES,
+                                                                ("rms", "layer"), EPSILONS)]
+    return list({json_key(s): s for s in found}.values())
+
+
+def json_key(s: dict) -> str:
+    """A setting as text, the same for equal settings."""
+    return json.dumps(s, sort_keys=True)
+
+
+@precomputed(_lab_settings)
+def _setting_perplexities(skip, positions, pairing, base, norm, eps) -> dict:
+    return perplexities(pooled_losses(skip, positions, pairing, base, norm, eps))
+
+
+def setting_perplexities(**details) -> dict:
+    """``perplexities(pooled_losses(...))`` of one setting (the switches of ``lib.model.forward``):
+    the perplexity per label of GROUPS over every held-out text; computed when the course was
+    built for every setting the labs offer."""
+    return _setting_perplexities(**setting(**details))
+
+
+def _mismatch_settings() -> list:
+    return [s for s in _lab_settings() if not s["skip"]]
+
+
+@precomputed(_mismatch_settings)
+def _first_text_changes(skip, positions, pairing, base, norm, eps) -> dict:
+    full_logits, logits = run()[0], run(skip, positions, pairing, base, norm, eps)[0]
+    with np.errstate(invalid="ignore"):
+        return {"gap": np.abs(logits - full_logits).max(axis=-1),
+                "agree": float(np.mean(logits.argmax(-1) == full_logits.argmax(-1)))}
+
+
+def first_text_changes(**details) -> dict:
+    """On the first held-out text, with one setting: the largest change of a logit at each
+    position ("gap", (n,)) and the share of positions whose top word is the trained model's
+    ("agree"); computed when the course was built for every setting the mismatch lab offers."""
+    return _first_text_changes(**setting(**details))
+
+
+def _ablation_settings() -> list:
+    return [s for s in _lab_settings() if (s["pairing"], s["base"], s["norm"], s["eps"]) == TRAINED]
+
+
+@precomputed(_ablation_settings)
+def _watched_words(skip, positions, pairing, base, norm, eps) -> dict:
+    probs = run(skip, positions, pairing, base, norm, eps)[1][held_out()[2]]       # (watched, vocab)
+    top = np.argsort(-probs, axis=-1)[:, :WATCHED_TOP]
+    right = held_out()[0][held_out()[2] + 1]
+    return {"top": top.astype(np.int16), "top_p": np.take_along_axis(probs, top, axis=-1),
+            "right_p": probs[np.arange(len(right)), right]}
+
+
+def watched_words(**details) -> dict:
+    """At every watched prediction of the first held-out text (``held_out()[2]``), with one
+    setting: the ``WATCHED_TOP`` most probable words, best first ("top", (watched, 5)), their
+    probabilities ("top_p") and the right word's ("right_p", (watched,)); computed when the
+    course was built for every setting the ablation lab offers."""
+    return _watched_words(**setting(**details))
 
 
 @lru_cache(maxsize=1)

@@ -16,7 +16,7 @@ from presentation.html import plain
 from presentation.numbers import amount, fixed, percentage, readout, scientific, significant
 
 from ..kit.layout import choice, controls, lab_root, log_slider, switch, verdict_widget
-from .held_out import held_out, perplexities, pooled_losses, run, texts
+from .held_out import first_text_changes, held_out, setting_perplexities, texts
 from .kind_bars import KindBars
 
 AS_TRAINED = {"pairing": "halves", "base": 10000.0, "positions": True, "norm": "rms", "eps": 1e-5}
@@ -34,6 +34,12 @@ def _round_log(value: float, lo: float, hi: float) -> float:
     return round(value, 5 - math.floor(math.log10(value)))
 
 
+# Every value the lab's sliders give (RoPE base 10^2 .. 10^6 in steps of 10^0.25, ε 10^-8 .. 1),
+# as ``_round_log`` keeps them: the settings whose results are computed when the course is built.
+BASES = tuple(_round_log(10.0 ** (2 + step / 4), BASE_MIN, BASE_MAX) for step in range(17))
+EPSILONS = tuple(_round_log(10.0 ** power, EPS_MIN, EPS_MAX) for power in range(-8, 1))
+
+
 def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bool = True,
                    norm: str = "rms", eps: float = 1e-5) -> dict:
     """Run the trained weights with the details given (trained: halves, 10,000, RoPE on, RMSNorm,
@@ -44,13 +50,10 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
     norm = norm if norm in ("rms", "layer") else "rms"
     base, eps = _round_log(base, BASE_MIN, BASE_MAX), _round_log(eps, EPS_MIN, EPS_MAX)
     setting = {"pairing": pairing, "base": base, "positions": bool(positions), "norm": norm, "eps": eps}
-    full_logits, _p, _losses = run()
-    logits, _p, _losses = run((), bool(positions), pairing, base, norm, eps)
-    full = perplexities(pooled_losses())
-    now = perplexities(pooled_losses((), bool(positions), pairing, base, norm, eps))
-    with np.errstate(invalid="ignore"):
-        gap = np.abs(logits - full_logits).max(axis=-1)
-        agree = float(np.mean(logits.argmax(-1) == full_logits.argmax(-1)))
+    full = setting_perplexities()
+    now = setting_perplexities(**setting)
+    changes = first_text_changes(**setting)
+    gap, agree = changes["gap"], changes["agree"]
     ratio = now["all texts"] / full["all texts"]
     changed = []
     if not positions:

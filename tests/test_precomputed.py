@@ -1,0 +1,141 @@
+"""The results notebook 05 and its labs look up (lib/trained/precomputed.npz, labs/trained/precomputed.py):
+current for the committed weights and texts, equal to a live run, and never read for other inputs."""
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from labs.trained import heads, held_out, precomputed
+from lib import files, model
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def shipped():
+    """[(function name, keyword arguments)] of every result the course ships."""
+    held_out, heads  # noqa: B018 - importing them registers their functions
+    return [(name, kwargs) for name, (_function, arguments) in precomputed.FUNCTIONS.items() for kwargs in arguments()]
+
+
+def live(name, kwargs):
+    return precomputed.FUNCTIONS[name][0](**kwargs)
+
+
+def assert_same(found, expected, what):
+    assert set(found) == set(expected), what
+    for field, value in expected.items():
+        np.testing.assert_allclose(np.asarray(found[field], dtype=np.float64), np.asarray(value, dtype=np.float64),
+                                   rtol=1e-5, atol=1e-6, equal_nan=True, err_msg=f"{what}: {field}")
+
+
+def test_the_file_holds_a_result_for_every_shipped_input_of_the_committed_weights_and_texts():
+    stored = precomputed.stored()
+    missing = [(name, kwargs) for name, kwargs in shipped() if precomputed.key(name, kwargs) not in stored]
+    assert not missing, (f"{len(missing)} results are not in lib/trained/precomputed.npz for today's weights and "
+                         f"texts (first: {missing[0]}): run `.venv/bin/python -m training.precomputed`")
+    assert len(stored) == len(shipped())                 # and nothing else: no result of older inputs
+    counts = {name: sum(1 for n, _k in shipped() if n == name) for name in precomputed.FUNCTIONS}
+    # notebook 05's two tables; the ablation lab's 32 settings with the mismatch lab's 630 (two are
+    # the same: as trained, and no positions); the mismatch lab's 630; the ablation lab's 32; every
+    # head pooled, and on each of the 8 texts
+    assert counts == {"labs.trained.held_out._pooled_run": 11, "labs.trained.held_out._setting_perplexities": 660,
+                      "labs.trained.held_out._first_text_changes": 630, "labs.trained.held_out._watched_words": 32,
+                      "labs.trained.heads._pooled_looks": 1, "labs.trained.heads._pooled_perplexities": 17,
+                      "labs.trained.heads._text_without_head": 8 * 16}
+
+
+def chosen(seed: int) -> list:
+    """A spread of the stored results: notebook 05's tables as trained, without block 1, without
+    positions and with ε 0.1; the heads' weights pooled and the copy and reverse perplexities with
+    every head and without block 2's head 2 (the notebook's); the mismatch lab's extreme RoPE bases
+    and ε with LayerNorm, either pairing; three results of each other function, drawn with ``seed``."""
+    everything = shipped()
+    rng = np.random.default_rng(seed)
+    table = [held_out.setting(**s) for s in ({}, {"skip": (0,)}, {"positions": False}, {"eps": 0.1})]
+    found = [(n, k) for n, k in everything if n.endswith("_pooled_run") and k in table]
+    found += [(n, k) for n, k in everything if n.endswith("_pooled_looks")
+              or (n.endswith("_pooled_perplexities") and k in ({"block": None, "head": None}, {"block": 2, "head": 2}))]
+    found += [(n, k) for n, k in everything if n.endswith("_first_text_changes")
+              and k["base"] in (100.0, 1e6) and k["eps"] in (1e-8, 1.0) and k["norm"] == "layer" and k["positions"]]
+    for name in ("_setting_perplexities", "_first_text_changes", "_watched_words", "_text_without_head"):
+        results = [(n, k) for n, k in everything if n.endswith(name)]
+        found += [results[i] for i in sorted(rng.choice(len(results), size=3, replace=False).tolist())]
+    return found
+
+
+def differences(seed: int) -> list:
+    """The chosen results (``chosen``) whose stored value is not the live run's, as messages."""
+    stored, problems = precomputed.stored(), []
+    for name, kwargs in chosen(seed):
+        try:
+            assert_same(stored[precomputed.key(name, kwargs)], live(name, kwargs), f"{name}({kwargs})")
+        except AssertionError as error:
+            problems.append(str(error))
+    return problems
+
+
+def test_the_stored_results_equal_a_live_run():
+    """The spread of ``chosen`` (a new random draw each day, so that over time every result is
+    tried), computed again in a fresh process with one BLAS thread (small products on a shared
+    machine are many times slower with more) and compared with the stored results."""
+    seed = datetime.date.today().toordinal()
+    assert len(chosen(seed)) == 4 + 3 + 8 + 4 * 3
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", "import json, test_precomputed as t; "
+                           f"print(json.dumps(t.differences({seed})))"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    problems = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not problems, "\n".join(problems)
+
+
+def test_a_lookup_gives_the_stored_result_and_a_miss_computes_it(monkeypatch):
+    name, kwargs = "labs.trained.heads._text_without_head", {"text": 0, "block": 3, "head": 1}
+    stored = precomputed.stored()[precomputed.key(name, kwargs)]
+    calls = []
+    block = model.block
+    monkeypatch.setattr(model, "block", lambda x, weights, **options: calls.append(1) or block(x, weights, **options))
+    heads._text_without_head.cache_clear()
+    assert heads.text_without_head(0, 3, 1) == stored and not calls           # looked up, nothing run
+    # Other weights or texts: another key, so the stored result is never read, and the model runs.
+    monkeypatch.setattr(precomputed, "inputs_digest", lambda: "other weights")
+    assert precomputed.key(name, kwargs) not in precomputed.stored()
+    heads._text_without_head.cache_clear()
+    assert heads.text_without_head(0, 3, 1) == pytest.approx(stored) and calls
+    heads._text_without_head.cache_clear()
+
+
+def test_without_the_file_every_result_is_computed_live(monkeypatch):
+    def unavailable(name):
+        raise files.FileUnavailable(f"{name} is not here")
+
+    precomputed.stored.cache_clear()
+    monkeypatch.setattr(files, "load", unavailable)
+    try:
+        assert precomputed.stored() == {}
+    finally:
+        precomputed.stored.cache_clear()
+
+
+def test_equal_settings_share_one_key():
+    same = [held_out.setting(skip=[2, 0, 2]), held_out.setting(skip=(0, 2), base=10_000, eps=1e-5)]
+    assert same[0] == same[1] == {"skip": (0, 2), "positions": True, "pairing": "halves", "base": 10000.0,
+                                  "norm": "rms", "eps": 1e-5}
+    # without positions, the RoPE pairing and base change nothing, and are not part of the setting
+    assert held_out.setting(positions=False, pairing="neighbours", base=123.0) == held_out.setting(positions=False)
+    assert json.dumps(held_out.setting(), sort_keys=True) == held_out.json_key(held_out.setting())
+
+
+def test_the_file_is_served_beside_the_weights():
+    from tools.wheel import served_files
+
+    assert "precomputed.npz" in {path.name for path in served_files().values()}
+    assert model.FOLDER / precomputed.FILE == files.FOLDER / "precomputed.npz"
+    assert (files.FOLDER / "precomputed.npz").stat().st_size < 1.2e6
