@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from labs.decoder.models import trained_stored
+from labs.trained import held_out, precomputed
 from lib import files, model
 from tools.wheel import served_files, served_index
 
-LOADERS = (model.weight_arrays, model.weights, model.heldout, model.heldout_texts, files.served)
+LOADERS = (model.weight_arrays, model.weights, model.heldout, model.heldout_texts, files.served,
+           precomputed.stored, precomputed.inputs_digest, held_out._setting_perplexities)
 
 
 @pytest.fixture
@@ -52,6 +54,11 @@ def test_the_model_gets_the_same_arrays_fetched_from_the_site_once_each(as_in_th
     logits = model.forward(model.heldout().ids)
     assert np.abs(logits - model.heldout().logits).max() < 1e-4          # the check of test_lib_model
     model.weights(), model.heldout(), model.heldout_texts()
+    # notebook 05's labs look their results up in the fetched precomputed.npz
+    key = precomputed.key("labs.trained.held_out._setting_perplexities", held_out.setting(skip=(1,)))
+    stored = {label: float(value) for label, value in precomputed.stored()[key].items()}
+    assert held_out.setting_perplexities(skip=(1,)) == pytest.approx(stored, nan_ok=True, rel=0, abs=0)
+    precomputed.stored(), held_out.setting_perplexities(skip=(1,))
     assert sorted(as_in_the_browser) == sorted(served_files())           # each file fetched once
 
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from itertools import product
 
 import numpy as np
 
 from lib import model
 
 from .precomputed import precomputed
+from .settings import BASES, EPSILONS
 
 # The kinds of prediction shown, as (label, names of the kinds in lib/trained/model.json).
 GROUPS = (("verbs", ("verb",)), ("counting", ("count",)), ("copy", ("copy",)),
@@ -166,10 +168,6 @@ def pooled_run(**details) -> dict:
 def _lab_settings() -> list:
     """Every setting the ablation lab (any blocks left out, positions on or off) and the
     mismatched-details lab (its sliders' and switches' values) can ask for."""
-    from itertools import product
-
-    from .mismatch import BASES, EPSILONS
-
     found = [setting(skip=tuple(i for i in range(LAYERS) if not keep[i]), positions=positions)
              for keep in product((True, False), repeat=LAYERS) for positions in (True, False)]
     found += [setting(positions=positions, pairing=pairing, base=base, norm=norm, eps=eps)

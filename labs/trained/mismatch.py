@@ -8,7 +8,6 @@ widget: ``mismatch_lab()``.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -18,26 +17,12 @@ from presentation.numbers import amount, fixed, percentage, readout, scientific,
 from ..kit.layout import choice, controls, lab_root, log_slider, switch, verdict_widget
 from .held_out import first_text_changes, held_out, setting_perplexities, texts
 from .kind_bars import KindBars
+from .settings import BASE_MAX, BASE_MIN, BASE_POWERS, EPS_MAX, EPS_MIN, EPS_POWERS, round_log
 
 AS_TRAINED = {"pairing": "halves", "base": 10000.0, "positions": True, "norm": "rms", "eps": 1e-5}
-BASE_MIN, BASE_MAX = 100.0, 1e6
-EPS_MIN, EPS_MAX = 1e-8, 1.0
 GAP_TOP = 100.0                  # the logit-change panel's top (the largest change seen: about 27)
 LOUD, QUIET = 1.5, 1.10          # perplexity ratios: above LOUD is loud, below QUIET is quiet
 REFERENCE_TOLERANCE = 1e-4       # how far a logit may be from recorded reference logits (the tests' check)
-
-
-def _round_log(value: float, lo: float, hi: float) -> float:
-    """Clip to [lo, hi] and keep 6 significant digits (so the cache sees repeated values)."""
-    value = float(value) if np.isfinite(value) else lo
-    value = float(np.clip(value, lo, hi))
-    return round(value, 5 - math.floor(math.log10(value)))
-
-
-# Every value the lab's sliders give (RoPE base 10^2 .. 10^6 in steps of 10^0.25, ε 10^-8 .. 1),
-# as ``_round_log`` keeps them: the settings whose results are computed when the course is built.
-BASES = tuple(_round_log(10.0 ** (2 + step / 4), BASE_MIN, BASE_MAX) for step in range(17))
-EPSILONS = tuple(_round_log(10.0 ** power, EPS_MIN, EPS_MAX) for power in range(-8, 1))
 
 
 def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bool = True,
@@ -48,7 +33,7 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
     noticeable or quiet; nothing ever raises an error, which is the point)."""
     pairing = pairing if pairing in ("halves", "neighbours") else "halves"
     norm = norm if norm in ("rms", "layer") else "rms"
-    base, eps = _round_log(base, BASE_MIN, BASE_MAX), _round_log(eps, EPS_MIN, EPS_MAX)
+    base, eps = round_log(base, BASE_MIN, BASE_MAX), round_log(eps, EPS_MIN, EPS_MAX)
     setting = {"pairing": pairing, "base": base, "positions": bool(positions), "norm": norm, "eps": eps}
     full = setting_perplexities()
     now = setting_perplexities(**setting)
@@ -106,10 +91,12 @@ class MismatchLab:
 
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
-        self.base = log_slider(value=base, base=10, min=2, max=6, step=0.25, description="RoPE base",
+        self.base = log_slider(value=base, base=10, min=BASE_POWERS[0], max=BASE_POWERS[1], step=BASE_POWERS[2],
+                               description="RoPE base",
                                readout_format=readout(0, grouped=True))
         self.base.add_class("course-slider-base")
-        self.eps = log_slider(value=eps, base=10, min=-8, max=0, step=1, description="norm \u03b5",
+        self.eps = log_slider(value=eps, base=10, min=EPS_POWERS[0], max=EPS_POWERS[1], step=EPS_POWERS[2],
+                              description="norm \u03b5",
                               readout_format=readout(0, power=True))
         self.pairing = choice([("halves (i with i + d/2, as trained)", "halves"),
                                ("neighbours (2i with 2i + 1)", "neighbours")], pairing, "RoPE pairs")
