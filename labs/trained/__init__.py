@@ -5,8 +5,10 @@
 - ``mismatch``: run the same weights with a detail changed and see which mistakes are quiet;
 - ``stream``: one token's residual stream, block by block.
 
-``held_out`` holds what they share (the cached runs on the held-out text) and ``kind_bars`` the
-chart of perplexity per kind of prediction. The names the notebook imports are re-exported here,
+``held_out`` holds what they share (the cached runs on the held-out text), ``precomputed`` the
+results of those runs computed when the course is built (looked up rather than run in the
+browser), ``settings`` the values the mismatch lab's sliders give, and ``kind_bars`` the chart of
+perplexity per kind of prediction. The names the notebook imports are re-exported here,
 so ``from labs.trained import ablation_lab`` works in notebooks old and new.
 """
 
