@@ -35,7 +35,7 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
     watch = int(np.clip(int(watch), 0, len(watched) - 1))
     position = int(watched[watch])
     _l, full_probs, _losses = run()
-    words = watched_words(skip=skip, positions=bool(positions))       # this setting's top words, every watched prediction
+    words = watched_words(skip=skip, positions=bool(positions))       # the top words of every watched prediction
     full, now = setting_perplexities(), setting_perplexities(skip=skip, positions=bool(positions))
     vocab = model.vocab()
     right = int(ids[position + 1])

@@ -258,7 +258,8 @@ def pooled_perplexities(block: int | None = None, head: int | None = None) -> di
 
 def _every_text_and_head() -> list:
     layers, heads = model.info()["config"]["layers"], model.info()["config"]["heads"]
-    return [{"text": t, "block": b, "head": h} for t in range(len(texts())) for b in range(layers) for h in range(heads)]
+    return [{"text": t, "block": b, "head": h}
+            for t in range(len(texts())) for b in range(layers) for h in range(heads)]
 
 
 @precomputed(_every_text_and_head)
