@@ -30,6 +30,7 @@ import pytest
 
 from conftest import CONTENT, local_jupyterlab, notebooks
 from test_browser_live import APP, PANEL, cell_errors, open_notebook, run_all
+from tools.browser import settle
 
 NOTEBOOKS = [p.relative_to(CONTENT).as_posix() for p in notebooks()]
 SERIOUS = ("serious", "critical")
@@ -73,20 +74,9 @@ class Opened:
         return self.page.evaluate(f"{APP}.shell.currentWidget.content.widgets.length")
 
     def settle(self, timeout=60.0):
-        """Wait until the kernel has answered every change and the page shows it: the kernel
-        idle and every verdict and plot unchanged for 0.4 s."""
-        idle = f"{APP}.shell.currentWidget.sessionContext.session.kernel.status === 'idle'"
-        shown = f"() => [...document.querySelectorAll('{PANEL} .course-verdict, {PANEL} img')]" \
-                ".map(el => el.src || el.textContent).join('|')"
-        last = None
-        for _ in range(int(timeout / 0.4)):
-            self.page.wait_for_function(idle, timeout=timeout * 1000)
-            now = self.page.evaluate(shown)
-            if now == last:
-                return
-            last = now
-            self.page.wait_for_timeout(400)
-        raise AssertionError("the labs kept changing")
+        """Wait until the kernel has answered every change and the page shows it (the kernel idle
+        with no request waiting for its answer, the plots loaded: tools.browser.settle)."""
+        settle(self.page, timeout)
 
     def theme(self, name):
         self.page.evaluate(f"{APP}.commands.execute('apputils:change-theme', {{theme: '{name}'}})")

@@ -120,4 +120,59 @@ def run_all(page):
         }}""", timeout=180_000)
 
 
-__all__ = ["APP", "CHROMIUM", "CHROMIUM_ARGS", "find_chromium", "free_port", "local_jupyterlab", "open_notebook", "run_all"]
+# The kernel of the open notebook has answered everything the page sent it: it is idle, and no
+# request (a cell to run, a control's new value, a button's click) still waits for the kernel's
+# answer to end (a request is done once its reply and the "idle" that follows its answer are in).
+# The kernel's updates to the widgets come before that "idle", and JupyterLab applies them in
+# order, so they are on the page by then. JupyterLab keeps its requests in its kernel
+# connection's _futures (no public API lists them); each one's public `done` settles when its
+# answer has ended.
+ANSWERED = f"""() => {{
+    const widget = {APP} && {APP}.shell.currentWidget;
+    const session = widget && widget.sessionContext && widget.sessionContext.session;
+    const kernel = session && session.kernel;
+    if (!kernel) return false;
+    if (!(kernel._futures instanceof Map))
+        throw new Error('this JupyterLab keeps no _futures in its kernel connection: '
+                        + 'tools/browser.py cannot tell when the kernel has answered');
+    let waiting = 0;
+    for (const future of kernel._futures.values()) {{
+        if (!('__ended' in future)) {{
+            future.__ended = false;
+            const end = () => {{ future.__ended = true; }};
+            future.done.then(end, end);
+        }}
+        if (!future.__ended && !future.isDisposed) waiting += 1;
+    }}
+    return kernel.status === 'idle' && waiting === 0;
+}}"""
+
+# Every picture in the open notebook's course widgets has loaded (a plot the kernel just sent is
+# decoded after it arrives).
+PICTURES_LOADED = """() => [...document.querySelectorAll(
+    '.jp-NotebookPanel:not(.lm-mod-hidden) .course-widget img')].every(img => img.complete)"""
+
+# Two frames: what the page does on its next frame is done (the course's page script names the
+# controls and describes the plots there).
+TWO_FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+def settle(page, timeout=60.0):
+    """Wait until the kernel has answered every message the page sent it and the page shows the
+    answer: the kernel idle with no request waiting, every course picture loaded, two frames
+    painted since, and still nothing sent that waits for an answer. ``timeout`` (s) bounds the
+    wait for these states; nothing here waits for a time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = max(deadline - time.monotonic(), 0.001) * 1000
+        page.wait_for_function(ANSWERED, timeout=left)
+        page.wait_for_function(PICTURES_LOADED, timeout=left)
+        page.evaluate(TWO_FRAMES)
+        if page.evaluate(ANSWERED) and page.evaluate(PICTURES_LOADED):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the kernel or the page was still busy after {timeout:g} s")
+
+
+__all__ = ["ANSWERED", "APP", "CHROMIUM", "CHROMIUM_ARGS", "find_chromium", "free_port", "local_jupyterlab",
+           "open_notebook", "run_all", "settle"]
