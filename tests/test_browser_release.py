@@ -21,6 +21,32 @@ NOTE = "# my own note, kept across updates"
 CORRECTION = "Corrected in the second release."
 
 
+# The notebook at `path`, as JupyterLite keeps it in this browser (IndexedDB, the "files" store of
+# its "JupyterLite Storage - <base URL>" database), holds `text`.
+STORED = """async ([path, text]) => {
+    const names = (await indexedDB.databases()).map(d => d.name).filter(n => n.startsWith('JupyterLite Storage'));
+    for (const name of names) {
+        const db = await new Promise((resolve, reject) => {
+            const request = indexedDB.open(name);
+            request.onsuccess = () => resolve(request.result);
+            request.onerror = () => reject(request.error);
+        });
+        try {
+            if (!db.objectStoreNames.contains('files')) continue;
+            const file = await new Promise((resolve, reject) => {
+                const request = db.transaction('files').objectStore('files').get(path);
+                request.onsuccess = () => resolve(request.result);
+                request.onerror = () => reject(request.error);
+            });
+            if (file && JSON.stringify(file).includes(text)) return true;
+        } finally {
+            db.close();
+        }
+    }
+    return false;
+}"""
+
+
 def course_version(site):
     wheel = next((site / "static/pyodide-lock").glob("transformer_course-*.whl"))
     return wheel.name.split("-")[1]
@@ -62,7 +88,7 @@ def test_an_update_keeps_the_learners_edit_and_offers_the_new_version(two_builds
         page.keyboard.type("\n" + NOTE)
         page.keyboard.press("Control+s")
         page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel .jp-mod-dirty, .lm-TabBar-tab.jp-mod-dirty')")
-        page.wait_for_timeout(1000)
+        page.wait_for_function(STORED, arg=[NOTEBOOK, NOTE])       # the edit is in the browser's storage
 
         # The instructor redeploys: the second build replaces the first at the same address.
         shutil.rmtree(served)

@@ -80,12 +80,13 @@ def run_in_repl(page, base, codes):
     """Run each snippet as a cell of the JupyterLite console; return the console's text."""
     query = "&".join("code=" + urllib.parse.quote(code) for code in codes)
     page.goto(f"{base}repl/index.html?kernel=python&execute=1&{query}")
-    # Each executed cell gets its number; wait until the last one has run.
+    # A cell gets its number once the kernel's reply and the "idle" after its outputs are in
+    # (JupyterLab's CodeCell.execute; the Pyodide kernel sends a cell's output before its reply):
+    # when every snippet has its number, every output is on the page.
     page.wait_for_function(
         "n => [...document.querySelectorAll('.jp-CodeConsole .jp-InputPrompt')]"
         ".filter(p => /\\[\\d+\\]/.test(p.innerText)).length >= n",
         arg=len(codes), timeout=120_000)
-    page.wait_for_timeout(500)
     return page.inner_text(".jp-CodeConsole")
 
 

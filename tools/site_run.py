@@ -49,7 +49,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.browser import APP, CHROMIUM_ARGS, find_chromium
+from tools.browser import APP, CHROMIUM_ARGS, find_chromium, settle
 
 CELL_SECONDS = 60.0       # one code cell, from the kernel starting it to finishing it
 KERNEL_SECONDS = 180.0    # from opening a notebook to an idle kernel (Pyodide and its packages loaded)
@@ -362,17 +362,6 @@ WATCH_LAB = f"""lab => {{
     observer.observe(lab, {{subtree: true, childList: true, attributes: true, characterData: true}});
 }}"""
 
-# Resolve once nothing in the lab has changed for `quiet` ms (its widgets may still be drawing
-# after the cell that made it finished), or after `ms` at most.
-SETTLED = """([lab, quiet, ms]) => new Promise(resolve => {
-    const end = () => { observer.disconnect(); clearTimeout(timer); clearTimeout(limit); resolve(); };
-    let timer = setTimeout(end, quiet);
-    const limit = setTimeout(end, ms);
-    const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(end, quiet); });
-    observer.observe(lab, {subtree: true, childList: true, attributes: true, characterData: true});
-})"""
-QUIET_MS = 300
-
 LAB_NAME = """lab => ([...lab.classList].find(c => c.startsWith('course-lab-')) || 'course-lab-?').slice(11)"""
 
 FEEDBACK = """cell => [...cell.querySelectorAll('.course-feedback')].map(f =>
@@ -383,9 +372,6 @@ STDERR = f"""() => [...document.querySelectorAll(
     .map(o => [Number((o.closest('[data-course-run-cell]') || {{getAttribute: () => -1}})
                       .getAttribute('data-course-run-cell')), o.innerText.slice(0, 300)])"""
 
-_IDLE = (f"{APP} && {CURRENT} && {CURRENT}.sessionContext && {CURRENT}.sessionContext.session && "
-         f"{CURRENT}.sessionContext.session.kernel && {KERNEL}.status === 'idle'")
-KERNEL_IDLE = f"() => {_IDLE}"
 # The notebook at `path` is open, its kernel idle.
 OPENED = f"""path => {{
     const app = {APP};
@@ -543,7 +529,11 @@ def drive_labs(page, plan: Plan, run: NotebookRun, seconds: float = LAB_SECONDS,
         for number in range(shown):
             lab = labs.nth(number)
             name = lab.evaluate(LAB_NAME)
-            page.evaluate(SETTLED, [lab.element_handle(), QUIET_MS, seconds * 1000])
+            try:        # the lab drawn in full (its cell's answer in, its pictures loaded)
+                settle(page, seconds)
+            except Exception as exc:  # noqa: BLE001 - Playwright's TimeoutError
+                run.fail(f"cell {index + 1}: the page was still busy {seconds:g} s after the lab {name!r} "
+                         f"appeared ({_one_line(exc, 120)}).")
             lab.evaluate(WATCH_LAB)
             control = _drive(page, lab)
             if control is None:
@@ -565,8 +555,9 @@ def drive_labs(page, plan: Plan, run: NotebookRun, seconds: float = LAB_SECONDS,
 
 
 def wait_idle(page, seconds: float) -> None:
-    """Wait until the kernel has nothing left to do (a lab's answer computed to its end)."""
-    page.wait_for_function(KERNEL_IDLE, polling=50, timeout=seconds * 1000)
+    """Wait until the kernel has answered every message the page sent it and the page shows the
+    answer (a lab's answer computed to its end, its picture loaded): tools.browser.settle."""
+    settle(page, seconds)
 
 
 def read_checks(page, plan: Plan, run: NotebookRun) -> None:
