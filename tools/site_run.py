@@ -530,10 +530,10 @@ def drive_labs(page, plan: Plan, run: NotebookRun, seconds: float = LAB_SECONDS,
             lab = labs.nth(number)
             name = lab.evaluate(LAB_NAME)
             try:        # the lab drawn in full (its cell's answer in, its pictures loaded)
-                settle(page, seconds)
+                settle(page, idle_seconds)
             except Exception as exc:  # noqa: BLE001 - Playwright's TimeoutError
-                run.fail(f"cell {index + 1}: the page was still busy {seconds:g} s after the lab {name!r} "
-                         f"appeared ({_one_line(exc, 120)}).")
+                run.fail(f"cell {index + 1}: the page was still busy {idle_seconds:g} s after the lab "
+                         f"{name!r} appeared ({_one_line(exc, 120)}).")
             lab.evaluate(WATCH_LAB)
             control = _drive(page, lab)
             if control is None:
