@@ -10,6 +10,9 @@
 // - a text box with no description is named by its question's prompt, a number box by its slider
 //   or by the name before it.
 // - Tab from a cell that holds a course widget, in command mode, goes to its first control.
+// - each lab's figure is told the width it is shown at, and the height it may take for the
+//   lab's first control and the plot to fit one screen, so the kernel draws it for that size
+//   (labs/kit/figure_view.py): it writes "width height" into the figure's hidden size box.
 // It installs itself once per page; running it again only refreshes.
 (function () {
   "use strict";
@@ -113,6 +116,72 @@
     event.stopPropagation();
   }
 
+  // The size a lab's figure is shown at, in CSS px: the width its image may take (the image
+  // keeps to its box less the widget margins) and the height left under the lab's first
+  // control in the notebook's view. A figure is told again only when either changes.
+  const told = new WeakMap();
+  function viewHeight(el) {
+    const view = el.closest(".jp-WindowedPanel-outer, .jp-Notebook");
+    return view && view.clientHeight > 0 ? Math.min(view.clientHeight, window.innerHeight) : window.innerHeight;
+  }
+  function tellSize(figure) {
+    const image = figure.querySelector("img.course-figure-image");
+    const field = figure.querySelector(".course-figure-size input");
+    if (!image || !field || image.offsetParent === null) return;
+    const box = image.parentElement;
+    const style = getComputedStyle(box), own = getComputedStyle(image);
+    const width = Math.floor(box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+                             - parseFloat(own.marginLeft) - parseFloat(own.marginRight));
+    // The rest of the lab that must share the screen with the plot: from the lab's top (or
+    // its first control, if the plot comes after it) to the plot, and from the plot down to the
+    // first control's bottom if the plot comes first (a short screen: access.css).
+    const lab = figure.closest(".course-lab") || figure;
+    const first = [...lab.querySelectorAll("input, select, button, .noUi-handle")].find((el) => el.offsetParent !== null);
+    const plot = image.getBoundingClientRect(), home = lab.getBoundingClientRect();
+    const control = first ? first.getBoundingClientRect() : { top: home.top, bottom: home.top };
+    const rest = control.top < plot.top ? plot.top - control.top
+                                        : (plot.top - home.top) + Math.max(control.bottom - plot.bottom, 0);
+    const height = Math.floor(viewHeight(figure) - rest - 16);
+    if (width <= 0) return;
+    const size = width + " " + Math.max(height, 0);
+    if (told.get(figure) === size) return;
+    told.set(figure, size);
+    field.value = size;
+    field.dispatchEvent(new Event("change", { bubbles: true }));   // ipywidgets listens on the box
+  }
+  const resized = new Set();
+  let sizing = 0;
+  function tellLater() {
+    // Told once a resize has stopped for a moment: dragging a window's edge draws once.
+    clearTimeout(sizing);
+    sizing = setTimeout(() => {
+      for (const figure of resized) if (figure.isConnected) tellSize(figure);
+      resized.clear();
+    }, 150);
+  }
+  const sizes = new ResizeObserver((entries) => {
+    for (const entry of entries) {
+      const figure = entry.target.closest(".course-figure");
+      for (const f of figure ? [figure] : entry.target.querySelectorAll(".course-figure")) resized.add(f);
+    }
+    tellLater();
+  });
+  const sized = new WeakSet();
+  function watchFigures(root) {
+    for (const figure of root.querySelectorAll(".course-figure")) {
+      const image = figure.querySelector("img.course-figure-image");
+      if (!image || sized.has(figure)) continue;
+      sized.add(figure);
+      sizes.observe(image.parentElement);
+      sizes.observe(figure.closest(".course-lab") || figure);
+      tellSize(figure);
+    }
+  }
+  window.addEventListener("resize", () => {
+    for (const figure of document.querySelectorAll(`${ROOT} .course-figure`)) resized.add(figure);
+    tellLater();
+  });
+
   function enhance(root) {
     if (!guarded.has(root)) {
       guarded.add(root);
@@ -123,6 +192,7 @@
     describeFigures(root);
     groupRadios(root);
     nameTextBoxes(root);
+    watchFigures(root);
   }
 
   let pending = false;

@@ -193,3 +193,39 @@ def test_every_lab_shows_the_pixels_of_a_full_draw_after_every_change(name):
     assert blits, "no change was blitted"
     labs.close(root, views)
     assert figure_view.FigureView.redraw is not None
+
+
+@pytest.mark.parametrize("name", _lab_ids())
+def test_every_lab_is_drawn_for_a_phone_and_back_with_its_text_kept_and_its_updates_blitted(name):
+    """fit(262): the width of a lab's plot at 390 px. The PNG is 262 px wide, its smallest text
+    at least 11 px (8 pt at 100 dpi), the image's width and height are the PNG's, an update
+    after the resize shows the pixels of a full draw; fit to a wide box gives the design's size
+    again, still the pixels of a full draw."""
+    from benchmarks import labs
+    from labs.kit.figure_view import smallest_text
+
+    views = []
+    with labs.patched_views("shipped", views):
+        root = labs.all_labs()[name]()
+    designed = [view.pixels().copy() for view in views]
+    found = labs.controls(root)
+    for view in views:
+        view.fit(262, 700)
+        height, width = view.pixels().shape[:2]
+        assert width == 262 and (view.image.width, view.image.height) == ("262", str(height))
+        assert smallest_text(view.figure) * view.dpi / 72 >= 11
+        assert f"course-figure-text-{int(smallest_text(view.figure) * view.dpi / 72 * 10)}" in view.image._dom_classes
+    kind, widget = found[0]
+    for value in labs.sweep(kind, widget, True, quick=True)[:2]:
+        try:
+            widget.value = value
+        except Exception:  # noqa: BLE001 - a value another control has made invalid
+            continue
+        for view in views:
+            _same_as_full_draw(view)
+    widget.value = labs.sweep(kind, widget, True, quick=True)[0]
+    for view, before in zip(views, designed):
+        view.fit(1000)
+        assert view.pixels().shape == before.shape
+        _same_as_full_draw(view)
+    labs.close(root, views)

@@ -44,6 +44,20 @@ through its network layer before decoding, while a ``data:`` URL is decoded in t
 straight away. The base64 text is a third larger; in Chromium the plot still reaches the
 screen sooner (``benchmarks/NOTES.md``). :attr:`FigureView.png` is the PNG itself.
 
+**Drawn for the width shown.** A lab designs its figure for 640 px (6.4 inches at 100 dpi). The
+page tells the view how wide the figure is shown, and how tall it may be for the lab's first
+control and the plot to fit one screen (``presentation/access.js`` measures the lab and writes
+"width height" in CSS px into a hidden text box of the view, :attr:`FigureView.size_box`).
+Narrower than the design, :meth:`FigureView.fit` draws the figure at that width with one figure
+pixel per CSS pixel, so its text keeps its size (8 pt is 11 CSS px): the panels are laid out
+again by matplotlib's ``tight_layout``, side-by-side panels go one under the other below
+:data:`STACK_BELOW` of the design's width, titles wrap and legends go to one column when they do
+not fit. The model and the lab's artists are untouched; the cached backgrounds are dropped, so
+the redraw after a resize is a full draw and the updates after it are blits again. The image's
+``width`` and ``height`` are the PNG's, and its class ``course-figure-text-N`` gives its smallest
+text in tenths of a figure pixel (``course-figure-text-111``: 11.1 px), which a test measures
+against the width the plot is shown at.
+
 Importing this module imports neither matplotlib nor ipywidgets (the helpers import what they
 use), so a lab's model can be imported and tested without them.
 """
@@ -68,6 +82,11 @@ PNG_COMPRESS_LEVEL = 1       # zlib level: fastest, and plots are mostly flat co
 CHANGING_ZORDER = 100        # added to a changing artist's zorder: drawn above the static ones
 MARGIN = 2                   # pixels around a changing artist's extent (antialiasing)
 DIRTY_SHARE = 0.6            # a changed part larger than this share of the figure: redraw it all
+STACK_BELOW = 0.7            # shown narrower than this share of the design: panels one under another
+NARROW_HEIGHT = 0.8          # a figure shown narrower than its design: this share of its height...
+PANEL_HEIGHT = 0.7           # ...or, panels stacked, this share of it per panel
+LOWEST = 120                 # pixels: no panel is made lower than this to fit a screen
+NARROWEST = 200              # pixels: no figure is drawn narrower (a narrower box scales it down)
 
 
 def new_figure(width: float = 6.4, height: float = 3.2):
@@ -171,6 +190,115 @@ def _flatten(artists) -> list:
     return out
 
 
+def smallest_text(figure) -> float:
+    """The size in points of the smallest text ``figure`` shows (tick labels included)."""
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in figure.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return min(sizes, default=0.0)
+
+
+class _Design:
+    """A figure's layout as the lab made it, and the same figure laid out again for a width.
+
+    Kept: the figure's size, each axes' place in its grid and its position, each title's
+    wrapping and each legend's columns, so the design is restored exactly."""
+
+    def __init__(self, figure):
+        self.size = tuple(figure.get_size_inches())
+        self.axes = [(ax, ax.get_subplotspec(), ax.get_position(original=True)) for ax in figure.axes]
+        self.titles = self._titles(figure)
+        self.wraps = [t.get_wrap() for t in self.titles]
+        self.legends = [(legend, legend._ncols, list(legend.legend_handles), [t.get_text() for t in legend.texts])
+                        for legend in self._legends(figure)]
+
+    @staticmethod
+    def _titles(figure):
+        out = [figure._suptitle] if figure._suptitle is not None else []
+        for ax in figure.axes:
+            out += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label]
+        return out
+
+    @staticmethod
+    def _legends(figure):
+        return list(figure.legends) + [ax.get_legend() for ax in figure.axes if ax.get_legend() is not None]
+
+    def pixels(self, dpi):
+        return self.size[0] * dpi, self.size[1] * dpi
+
+    def _restore(self, figure):
+        figure.set_size_inches(*self.size)
+        for ax, spec, position in self.axes:
+            if spec is not None:
+                ax.set_subplotspec(spec)
+            ax.set_position(position)
+        for title, wrap in zip(self.titles, self.wraps):
+            title.set_wrap(wrap)
+        for legend, columns, handles, labels in self.legends:
+            self._columns(legend, columns, handles, labels)
+
+    @staticmethod
+    def _columns(legend, columns, handles, labels):
+        """Lay ``legend`` out again in ``columns`` columns (matplotlib lays a legend out once,
+        when it is made: its box is made anew from the same handles and labels)."""
+        if legend._ncols != columns:
+            legend.set_ncols(columns)
+            legend._init_legend_box(handles, labels)
+            legend._set_loc(legend._loc)           # the new box placed where the old one was
+            legend.stale = True
+
+    def lay_out(self, figure, dpi, width=None, room=None):
+        """The design (``width`` None), or the figure ``width`` px wide, at most ``room`` px tall
+        if it can (each panel at least :data:`LOWEST`)."""
+        import warnings
+
+        from matplotlib.gridspec import GridSpec
+
+        self._restore(figure)
+        if width is None:
+            return
+        design_width, design_height = self.pixels(dpi)
+        placed = sorted((a for a in self.axes if a[1] is not None),
+                        key=lambda a: (a[1].rowspan.start, a[1].colspan.start))
+        columns = max((spec.get_gridspec().ncols for _ax, spec, _p in placed), default=1)
+        stacked = columns > 1 and width < STACK_BELOW * design_width
+        if stacked:
+            grid = GridSpec(len(placed), 1, figure=figure)
+            for row, (ax, _spec, _position) in enumerate(placed):
+                ax.set_subplotspec(grid[row])
+            panels, height = len(placed), len(placed) * PANEL_HEIGHT * design_height
+        else:
+            panels, height = max(len(placed), 1) if columns == 1 else 1, NARROW_HEIGHT * design_height
+        if room is not None:
+            height = max(min(height, room), LOWEST * panels)
+        figure.set_size_inches(width / dpi, height / dpi)
+        for title in self.titles:
+            title.set_wrap(True)
+        renderer = figure.canvas.get_renderer() if hasattr(figure.canvas, "get_renderer") else None
+        for legend, _columns, handles, labels in self.legends:
+            room = 0.9 * (width if legend.axes is None else min(width, legend.axes.bbox.width))
+            if renderer is not None and legend.get_window_extent(renderer).width > room:
+                self._columns(legend, 1, handles, labels)
+        bottom, top = self._figure_legend_room(figure, renderer, height)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")      # a layout that cannot be met is drawn as it comes
+            figure.tight_layout(rect=(0, bottom, 1, 1 - top), h_pad=0.8 if stacked else None)
+
+    def _figure_legend_room(self, figure, renderer, height):
+        """The shares of the figure's height its own legends take at the bottom and at the top."""
+        bottom = top = 0.0
+        if renderer is None:
+            return bottom, top
+        for legend in figure.legends:
+            share = (legend.get_window_extent(renderer).height + 4) / height
+            anchor = legend.get_bbox_to_anchor().transformed(figure.transFigure.inverted())
+            if anchor.y0 < 0.5:
+                bottom = max(bottom, share)
+            else:
+                top = max(top, share)
+        return min(bottom, 0.4), min(top, 0.4)
+
+
 class FigureView:
     """Shows ``figure`` in ``self.widget`` (an ``ipywidgets.Output``); :meth:`redraw` re-renders it.
 
@@ -204,20 +332,25 @@ class FigureView:
         self._pixels = None          # a copy of the RGBA pixels last encoded
         self._png = b""              # and their PNG
         self.changing(*_flatten(changing))
+        self._design = _Design(figure)
+        self._size = None            # (width, height) in pixels the figure is drawn for, None: the design
         self.image = widgets.Image(format="url", layout=widgets.Layout(max_width="100%", height="auto"))
         self.image.add_class("course-figure-image")
+        self.size_box = widgets.Text(layout=widgets.Layout(display="none"))
+        self.size_box.add_class("course-figure-size")
+        self.size_box.observe(self._on_size, names="value")
         self.widget = widgets.Output()
         self.widget.add_class("course-figure")
-        # Put the Image widget into the Output directly (no kernel needed to do so).
-        self.widget.outputs = ({
+        # Put the Image and the size box into the Output directly (no kernel needed to do so).
+        self.widget.outputs = tuple({
             "output_type": "display_data",
             "data": {
                 "application/vnd.jupyter.widget-view+json": {
-                    "model_id": self.image.model_id, "version_major": 2, "version_minor": 0},
-                "text/plain": description or "A figure",
+                    "model_id": shown.model_id, "version_major": 2, "version_minor": 0},
+                "text/plain": text,
             },
             "metadata": {},
-        },)
+        } for shown, text in ((self.image, description or "A figure"), (self.size_box, "")))
         self.redraw()
 
     # ---------------------------------------------------------------- which artists change
@@ -495,8 +628,46 @@ class FigureView:
         static part takes a few states (``None``: any static change is a full draw). The lab
         must pass a new state whenever it changes a static artist (limits, ticks, labels)."""
         if (self._render(state) and self._encode()) or not self.image.value:
+            self._show_size()
             self.image.value = b"data:image/png;base64," + base64.b64encode(self._png)
         self.renders += 1
+
+    # ---------------------------------------------------------------- the width shown
+
+    def _on_size(self, change) -> None:
+        """The page wrote "width height" (CSS px) into the size box: draw for that size."""
+        parts = str(change["new"]).split()
+        try:
+            width, height = (float(p) for p in parts) if len(parts) == 2 else (float(parts[0]), None)
+        except (ValueError, IndexError):
+            return                     # not a size: nothing the learner wrote, nothing to say
+        self.fit(width, height)
+
+    def fit(self, width: float, height: float | None = None) -> None:
+        """Draw the figure for a box ``width`` CSS px wide, with room for ``height`` px of it
+        in one screen (None: as tall as it needs). As wide as the design or wider: the design.
+        Narrower: the figure is drawn ``width`` px wide at one figure pixel per CSS pixel (its
+        text keeps its size), laid out again for that width; a redraw follows."""
+        design_width = self._design.pixels(self.dpi)[0]
+        width = int(max(width, NARROWEST))
+        size = None if width >= design_width else (width, None if height is None else int(height))
+        if size == self._size:
+            return
+        self._size = size
+        self._design.lay_out(self.figure, self.dpi, *(size or (None, None)))
+        self._forget()
+        self._drawn.clear()
+        self.redraw(self._state)
+
+    def _show_size(self) -> None:
+        """The image's width and height (the PNG's) and its smallest text, in tenths of a pixel."""
+        height, width = self._pixels.shape[:2]
+        if (self.image.width, self.image.height) != (str(width), str(height)):
+            self.image.width, self.image.height = str(width), str(height)
+        label = f"course-figure-text-{int(smallest_text(self.figure) * self.dpi / 72 * 10)}"
+        if label not in self.image._dom_classes:
+            self.image._dom_classes = tuple(c for c in self.image._dom_classes
+                                            if not c.startswith("course-figure-text-")) + (label,)
 
     def full_draw_pixels(self):
         """The RGBA pixels of a plain full draw of the figure now: every artist, changing or
