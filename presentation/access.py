@@ -7,11 +7,13 @@ a question, the controls under a check, the progress, review, skip-ahead and rel
 carries :func:`support`, a hidden output holding two files of this folder:
 
 - ``access.css``: a visible focus ring, controls that wrap on a narrow screen, slider tracks
-  of a fixed minimum width, plots that scale to the width;
+  of a fixed minimum width, plots that scale to the width (and come before the controls on a
+  short screen);
 - ``access.js``: run once per page, it names each slider after its description, makes each
   verdict and result a polite live region, gives each lab's image the lab's verdict as its
-  text alternative (kept up to date), groups radio buttons, and keeps JupyterLab's command
-  shortcuts from taking the keys a focused control needs.
+  text alternative (kept up to date), groups radio buttons, keeps JupyterLab's command
+  shortcuts from taking the keys a focused control needs, and tells each lab's figure view
+  the size it is shown at, so the kernel draws the figure for it.
 
 The root of each such widget has the class ``course-widget``, which both files select on.
 """

@@ -17,8 +17,11 @@ and record does not reach the other browser tests); then, in this order:
   open in the light theme, is printed at the end of the run);
 - narrow: at 390 px wide and at 640 px (a 1280 px window at 200 % zoom) nothing sticks out
   of the notebook, no output scrolls sideways by a single pixel, printed output wraps between
-  words, and the plots scale down; screenshots of every lab at 390 px and in the
+  words, and no plot is wider than its output; screenshots of every lab at 390 px and in the
   dark theme go to test-artifacts/;
+- plots: at 390 px every lab's plot is drawn as many pixels wide as it is shown, its smallest
+  text at least 11 CSS px; at 200 % zoom (640 x 450 CSS px) the lab's first control and its
+  whole plot fit the notebook's view;
 - motion: nothing in the course animates.
 """
 
