@@ -794,6 +794,37 @@ def test_plots_are_drawn_for_a_phone_and_fit_one_view_at_200_percent(opened):
     assert problems == []
 
 
+SIDE_PANEL_SCRIPT = CONTENT.parent / "tools" / "landing_page" / "side-panel.js"
+
+
+def test_a_notebook_opens_with_the_side_panel_closed_on_a_phone(access_server, browser, tmp_path):
+    """The site adds a script to JupyterLab's pages; with it, at 390 px, a notebook opens (in
+    JupyterLab's default layout, which shows the file browser) with the side panel closed and
+    the notebook taking the window's width but for JupyterLab's activity bar."""
+    from tools.landing import ASSETS_COPIED, watch_kernel
+
+    (tmp_path / "lab").mkdir()
+    (tmp_path / "lab" / "index.html").write_text("<html><head></head><body></body></html>")
+    watch_kernel(tmp_path, "lab/index.html")
+    assert SIDE_PANEL_SCRIPT.name in ASSETS_COPIED
+    assert f'static/course/{SIDE_PANEL_SCRIPT.name}" defer' in (tmp_path / "lab" / "index.html").read_text()
+    base, _root = access_server
+    context = browser.new_context(viewport={"width": 390, "height": 844}, reduced_motion="reduce")
+    context.add_init_script(path=str(SIDE_PANEL_SCRIPT))
+    page = context.new_page()
+    try:
+        open_notebook(page, base, NOTEBOOKS[0])
+        page.wait_for_function(f"{APP}.shell.leftCollapsed", timeout=30_000)
+        page.wait_for_function("() => { const stack = document.querySelector('#jp-left-stack');"
+                               " return !stack || stack.getBoundingClientRect().width === 0; }")
+        width = page.evaluate(f"() => document.querySelector('{PANEL}').getBoundingClientRect().width")
+        # All but JupyterLab's activity bar and the margins around its documents.
+        assert width >= 0.75 * 390, f"the notebook is {width:.0f} px wide in a 390 px window"
+    finally:
+        context.close()
+        _shut_kernels(base)
+
+
 # ---------------------------------------------------------------- motion
 
 def test_nothing_in_the_course_moves_by_itself(opened):

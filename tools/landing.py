@@ -12,7 +12,8 @@ with the reason beside it.
 
 The build also adds to JupyterLab's own pages (lab/, notebooks/) a script that shows a notice
 when a notebook's Python has not started within a few seconds, with what the same checks
-find (landing_page/kernel-watch.js).
+find (landing_page/kernel-watch.js), and one that opens a notebook with JupyterLab's side panel
+closed on a narrow screen (landing_page/side-panel.js).
 """
 
 import html
@@ -26,7 +27,8 @@ from exercises.core import inventory
 
 ASSETS = Path(__file__).resolve().parent / "landing_page"
 ASSET_DIR = "static/course"          # where the page's stylesheet and script go in the site
-ASSETS_COPIED = ("landing.css", "landing.js", "course-check.js", "kernel-watch.js", "kernel-watch.css")
+ASSETS_COPIED = ("landing.css", "landing.js", "course-check.js", "kernel-watch.js", "kernel-watch.css",
+                 "side-panel.js")
 CONFIG = "course-config.json"        # the checks' settings, for the pages that do not embed them
 WATCHED_PAGES = ("lab/index.html", "notebooks/index.html")
 START = "00_start_here.ipynb"
@@ -78,14 +80,16 @@ def write(output: Path, content: Path, title: str, config: dict) -> Path:
 
 
 def watch_kernel(output: Path, relative: str) -> None:
-    """Add the kernel watch (its stylesheet and scripts) to one of JupyterLab's pages."""
+    """Add the kernel watch (its stylesheet and scripts) and the side panel's script to one of
+    JupyterLab's pages."""
     page = output / relative
     if not page.is_file():
         return
     up = "../" * (len(Path(relative).parts) - 1)
     tags = (f'<link rel="stylesheet" href="{up}{ASSET_DIR}/kernel-watch.css">\n'
             f'    <script src="{up}{ASSET_DIR}/course-check.js" defer></script>\n'
-            f'    <script src="{up}{ASSET_DIR}/kernel-watch.js" defer></script>\n')
+            f'    <script src="{up}{ASSET_DIR}/kernel-watch.js" defer></script>\n'
+            f'    <script src="{up}{ASSET_DIR}/side-panel.js" defer></script>\n')
     text = page.read_text(encoding="utf-8")
     if "kernel-watch.js" not in text:
         page.write_text(text.replace("</head>", f"    {tags}  </head>", 1), encoding="utf-8")
