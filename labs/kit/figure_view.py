@@ -202,15 +202,15 @@ class _Design:
     """A figure's layout as the lab made it, and the same figure laid out again for a width.
 
     Kept: the figure's size, each axes' place in its grid and its position, each title's
-    wrapping and each legend's columns, so the design is restored exactly."""
+    wrapping and each legend's columns, labels and place, so the design is restored exactly."""
 
     def __init__(self, figure):
         self.size = tuple(figure.get_size_inches())
         self.axes = [(ax, ax.get_subplotspec(), ax.get_position(original=True)) for ax in figure.axes]
         self.titles = self._titles(figure)
         self.wraps = [t.get_wrap() for t in self.titles]
-        self.legends = [(legend, legend._ncols, list(legend.legend_handles), [t.get_text() for t in legend.texts])
-                        for legend in self._legends(figure)]
+        self.legends = [(legend, legend._ncols, list(legend.legend_handles), [t.get_text() for t in legend.texts],
+                         legend._loc, legend._bbox_to_anchor) for legend in self._legends(figure)]
 
     @staticmethod
     def _titles(figure):
@@ -234,18 +234,42 @@ class _Design:
             ax.set_position(position)
         for title, wrap in zip(self.titles, self.wraps):
             title.set_wrap(wrap)
-        for legend, columns, handles, labels in self.legends:
-            self._columns(legend, columns, handles, labels)
+        for legend, columns, handles, labels, loc, anchor in self.legends:
+            legend.set_bbox_to_anchor(anchor)
+            legend._set_loc(loc)
+            self._remake(legend, columns, handles, labels)
 
     @staticmethod
-    def _columns(legend, columns, handles, labels):
-        """Lay ``legend`` out again in ``columns`` columns (matplotlib lays a legend out once,
-        when it is made: its box is made anew from the same handles and labels)."""
-        if legend._ncols != columns:
+    def _remake(legend, columns, handles, labels):
+        """Lay ``legend`` out again in ``columns`` columns with ``labels`` (matplotlib lays a
+        legend out once, when it is made: its box is made anew from the same handles)."""
+        if legend._ncols != columns or [t.get_text() for t in legend.texts] != list(labels):
             legend.set_ncols(columns)
             legend._init_legend_box(handles, labels)
             legend._set_loc(legend._loc)           # the new box placed where the old one was
             legend.stale = True
+
+    def _fit_legends(self, figure, width, renderer):
+        """Each legend within its axes (a legend beside its axes goes inside, where it covers
+        least) or, a figure's own, within the figure: in one column if it is too wide, then with
+        its labels wrapped."""
+        import textwrap
+
+        for legend, columns, handles, labels, _loc, anchor in self.legends:
+            ax = legend.axes if legend.parent is not figure else None
+            if ax is not None and anchor is not None:
+                box = anchor.transformed(ax.transAxes.inverted())
+                if box.x0 >= 0.99 or box.x1 <= 0.01:           # beside the axes: no room there
+                    legend.set_bbox_to_anchor(None)
+                    legend._set_loc(0)                          # "best"
+            fit = 0.95 * (width if ax is None else min(width, ax.bbox.width))
+            if legend.get_window_extent(renderer).width > fit:
+                self._remake(legend, 1, handles, labels)
+            wide = legend.get_window_extent(renderer).width
+            if wide > fit:
+                longest = max((len(label) for label in labels), default=1)
+                chars = max(int(longest * fit / wide) - 1, 8)
+                self._remake(legend, 1, handles, [textwrap.fill(label, chars) for label in labels])
 
     def lay_out(self, figure, dpi, width=None, room=None):
         """The design (``width`` None), or the figure ``width`` px wide, at most ``room`` px tall
@@ -275,10 +299,8 @@ class _Design:
         for title in self.titles:
             title.set_wrap(True)
         renderer = figure.canvas.get_renderer() if hasattr(figure.canvas, "get_renderer") else None
-        for legend, _columns, handles, labels in self.legends:
-            room = 0.9 * (width if legend.axes is None else min(width, legend.axes.bbox.width))
-            if renderer is not None and legend.get_window_extent(renderer).width > room:
-                self._columns(legend, 1, handles, labels)
+        if renderer is not None:
+            self._fit_legends(figure, width, renderer)
         bottom, top = self._figure_legend_room(figure, renderer, height)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")      # a layout that cannot be met is drawn as it comes
