@@ -708,6 +708,9 @@ def test_narrow_screen_and_zoom_need_no_horizontal_scrolling(opened, artifacts):
                     if shown > found["area"] + 1:
                         problems.append(f"{label}, {name}: the plot is wider than its output ({shown:.0f} px)")
                 if size is NARROW:
+                    image = lab.locator("img.course-figure-image")
+                    if image.count():        # the plot redrawn for this width, then its picture
+                        page.wait_for_function(DRAWN_FOR_ITS_WIDTH, arg=image.element_handle())
                     lab.screenshot(path=str(artifacts / f"narrow-{opened.stem[:2]}-{name}.png"))
             problems += [f"{label}: {p}" for p in controls_that_do_not_fit(opened)]
         opened.viewport(WIDE)

@@ -52,7 +52,8 @@ Narrower than the design, :meth:`FigureView.fit` draws the figure at that width 
 pixel per CSS pixel, so its text keeps its size (8 pt is 11 CSS px): the panels are laid out
 again by matplotlib's ``tight_layout``, side-by-side panels go one under the other below
 :data:`STACK_BELOW` of the design's width, titles wrap and legends go to one column when they do
-not fit. The model and the lab's artists are untouched; the cached backgrounds are dropped, so
+not fit (one outside its axes goes inside them, where it covers least). The model and the
+lab's artists are untouched; the cached backgrounds are dropped, so
 the redraw after a resize is a full draw and the updates after it are blits again. The image's
 ``width`` and ``height`` are the PNG's, and its class ``course-figure-text-N`` gives its smallest
 text in tenths of a figure pixel (``course-figure-text-111``: 11.1 px), which a test measures
@@ -250,16 +251,16 @@ class _Design:
             legend.stale = True
 
     def _fit_legends(self, figure, width, renderer):
-        """Each legend within its axes (a legend beside its axes goes inside, where it covers
-        least) or, a figure's own, within the figure: in one column if it is too wide, then with
-        its labels wrapped."""
+        """Each legend within its axes (one outside them, beside, above or below, goes inside,
+        where it covers least) or, a figure's own, within the figure: in one column if it is
+        too wide, then with its labels wrapped."""
         import textwrap
 
         for legend, columns, handles, labels, _loc, anchor in self.legends:
             ax = legend.axes if legend.parent is not figure else None
             if ax is not None and anchor is not None:
                 box = anchor.transformed(ax.transAxes.inverted())
-                if box.x0 >= 0.99 or box.x1 <= 0.01:           # beside the axes: no room there
+                if box.x0 >= 0.99 or box.y0 >= 0.99 or box.x1 < 0 or box.y1 < 0:   # outside the axes
                     legend.set_bbox_to_anchor(None)
                     legend._set_loc(0)                          # "best"
             fit = 0.95 * (width if ax is None else min(width, ax.bbox.width))
