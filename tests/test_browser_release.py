@@ -67,9 +67,25 @@ def two_builds(tmp_path_factory, pyodide_npm_tarball):
     return first, second, root / "served"
 
 
+# The tab of the notebook named `path` is the current one, and its notebook is shown; if the tab is
+# there but another is in front, it is clicked (JupyterLab restores the notebooks this browser had
+# open, and may bring one of them to the front after the one the address names).
+IN_FRONT = """path => {
+    const tab = [...document.querySelectorAll('#jp-main-dock-panel .lm-TabBar-tab')]
+        .find(t => (t.querySelector('.lm-TabBar-tabLabel') || {}).textContent === path);
+    if (!tab) return false;
+    if (!tab.classList.contains('lm-mod-current')) {
+        tab.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true, cancelable: true, button: 0}));
+        return false;
+    }
+    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+    return !!panel && !!panel.querySelector('.jp-CodeCell .cm-content');
+}"""
+
+
 def open_in_lab(page, base, path):
     page.goto(f"{base}lab/index.html?path={urllib.parse.quote(path)}")
-    page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .cm-content")
+    page.wait_for_function(IN_FRONT, arg=path)
 
 
 def test_an_update_keeps_the_learners_edit_and_offers_the_new_version(two_builds, serve_site, browser, artifacts):
