@@ -219,12 +219,18 @@ def test_near_identity_at_a_real_width(figures, cells):
     text = prose(cells)
     assert "GPT-2 draws every matrix at a standard deviation of 0.02. Then" not in text
     assert "85 million random numbers" in text
+    # the cell looks the run up (labs/decoder/precomputed.py), so the prose says so and asks no patience
+    assert "give it a moment" not in text
+    assert "its result was computed when the course was built and the cell looks it up" in " ".join(text.split())
     assert 12 * (4 * 768 ** 2 + 2 * 768 * 3072) == 84_934_656
     # 'on a stream of 8 tokens of size 1, in float32': the run the cell makes
     assert "on a stream of 8 tokens of size 1, in float32, started the three ways" in " ".join(text.split())
     (call,) = [line for c in cells if c["cell_type"] == "code" for line in source(c).splitlines()
                if "start_of_training(" in line]
     assert call == "runs = start_of_training(layers=12, d_model=768, d_ff=3072, heads=12, length=8, dtype=np.float32)"
+    (imported,) = [line for c in cells if c["cell_type"] == "code" for line in source(c).splitlines()
+                   if "import start_of_training" in line]
+    assert imported.startswith("from labs.decoder.near_identity import start_of_training")
 
 
 def test_near_identity_is_measured_against_the_stream():

@@ -13,6 +13,7 @@ import pytest
 
 from labs.trained import heads, held_out, precomputed
 from lib import files, model
+from lib.initialisation import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -139,3 +140,89 @@ def test_the_file_is_served_beside_the_weights():
     assert "precomputed.npz" in {path.name for path in served_files().values()}
     assert model.FOLDER / precomputed.FILE == files.FOLDER / "precomputed.npz"
     assert (files.FOLDER / "precomputed.npz").stat().st_size < 1.2e6
+
+
+# ---------------------------------------------------------------- notebook 04's store (labs/decoder/precomputed.npz)
+
+def test_notebook_04s_file_holds_its_run_for_todays_source():
+    from labs.decoder import near_identity, precomputed as decoder
+
+    shipped = decoder.STORE.shipped()
+    assert [name for name, _kwargs in shipped] == ["labs.decoder.near_identity._start_of_training"]
+    assert shipped[0][1] == near_identity._plain(layers=12, d_model=768, d_ff=3072, heads=12, length=8, stream_rms=1,
+                                                 std=0.02, rules=tuple(RULES), seed=0, dtype=np.float32)
+    stored = decoder.STORE.stored()
+    assert all(decoder.STORE.key(name, kwargs) in stored for name, kwargs in shipped) and len(stored) == 1, (
+        "labs/decoder/precomputed.npz does not hold notebook 04's run for today's source of "
+        f"{', '.join(decoder.SOURCES)}: run `.venv/bin/python -m training.precomputed decoder`")
+
+
+def notebook_04_differences() -> list:
+    """The stored run of notebook 04 against a live one, as messages (none when they are equal)."""
+    from labs.decoder import near_identity
+
+    kwargs = near_identity._gpt2_small_start()[0]
+    try:
+        assert_same(near_identity._start_of_training(**kwargs), near_identity._start_of_training.live(**kwargs),
+                    "notebook 04's start of training")
+    except AssertionError as error:
+        return [str(error)]
+    return []
+
+
+def test_notebook_04s_stored_run_equals_a_live_run():
+    """The run lib.initialisation computes today (GPT-2 Small's size, about 3 s with one BLAS thread,
+    in a fresh process as above) against the stored one."""
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", "import json, test_precomputed as t; "
+                           "print(json.dumps(t.notebook_04_differences()))"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    problems = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not problems, "\n".join(problems)
+
+
+def test_notebook_04s_key_changes_with_the_source_of_what_computes_it(tmp_path, monkeypatch):
+    """A change to lib.initialisation, lib.block or what the block runs changes the key: the stored
+    run is then a miss, computed live, and the test above fails until the file is written again."""
+    import importlib
+
+    from labs.decoder import precomputed as decoder
+
+    assert {"lib.initialisation", "lib.block", "lib.attention", "lib.ffn", "lib.norm"} <= set(decoder.SOURCES)
+    today = decoder.inputs_digest()
+    for name in decoder.SOURCES:
+        module = importlib.import_module(name)
+        changed = tmp_path / f"{name}.py"
+        changed.write_bytes(Path(module.__file__).read_bytes() + b"\n# changed\n")
+        with monkeypatch.context() as patch:
+            patch.setattr(module, "__file__", str(changed))
+            assert decoder.inputs_digest.__wrapped__() != today, name
+
+
+def test_notebook_04s_call_is_looked_up_and_any_other_runs_live(monkeypatch):
+    from labs.decoder import near_identity
+    from lib import initialisation
+
+    calls = []
+    run = initialisation.start_of_training
+    monkeypatch.setattr(initialisation, "start_of_training", lambda **kw: calls.append(kw) or run(**kw))
+    near_identity._start_of_training.cache_clear()
+    try:
+        runs = near_identity.start_of_training(layers=12, d_model=768, d_ff=3072, heads=12, length=8, dtype=np.float32)
+        assert not calls and list(runs) == list(RULES)
+        assert runs["zero"].changes.tolist() == [0.0] * 12 and len(runs["gpt2"].sizes) == 13
+        small = near_identity.start_of_training(layers=2, d_model=16, d_ff=64, heads=2, length=4, rules=("gpt2",))
+        assert len(calls) == 1 and list(small) == ["gpt2"]
+        assert_same(small["gpt2"]._asdict(), run(layers=2, d_model=16, d_ff=64, heads=2, length=4,
+                                                 rules=("gpt2",))["gpt2"]._asdict(), "a small live run")
+    finally:
+        near_identity._start_of_training.cache_clear()
+
+
+def test_notebook_04s_file_is_in_the_course_wheel():
+    from tools.wheel import source_files
+
+    assert "labs/decoder/precomputed.npz" in source_files()
+    assert (ROOT / "labs" / "decoder" / "precomputed.npz").stat().st_size < 10_000

@@ -1,19 +1,31 @@
-"""Write ``lib/trained/precomputed.npz``: the results notebook 05 and its labs look up instead of
-running the model in the browser (``labs/trained/precomputed.py`` says which, and why).
+"""Write the results notebooks 04 and 05 look up instead of computing them in the browser:
+``lib/trained/precomputed.npz`` (notebook 05 and its labs, ``labs/trained/precomputed.py`` says
+which, and why) and ``labs/decoder/precomputed.npz`` (notebook 04's run at GPT-2 Small's size,
+``labs/decoder/precomputed.py``).
 
-    .venv/bin/python -m training.precomputed
+    .venv/bin/python -m training.precomputed            # both
+    .venv/bin/python -m training.precomputed decoder    # notebook 04's only (seconds)
 
-Run it after ``training.train`` or ``training.heldout_texts``: results are keyed by the contents
-of the weights and texts, so after either one the old file's results are never read (each call
-computes live, slowly in the browser) and ``tests/test_precomputed.py`` fails until it is run.
+Run it after ``training.train`` or ``training.heldout_texts`` (05's results are keyed by the
+contents of the weights and texts), and after changing ``lib.initialisation``, ``lib.block`` or
+the modules it runs (04's are keyed by their source): otherwise the old file's results are never
+read (each call computes live, slowly in the browser) and ``tests/test_precomputed.py`` fails until
+it is run.
 """
 
-from labs.trained import precomputed
+import sys
+
+import labs.decoder.near_identity  # noqa: F401 - importing it registers notebook 04's function
+from labs.decoder import precomputed as decoder
+from labs.trained import precomputed as trained
+
+STORES = {"trained": trained.STORE, "decoder": decoder.STORE}
 
 
-def main() -> None:
-    precomputed.build()
+def main(names=None) -> None:
+    for name in names or STORES:
+        STORES[name].build()
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

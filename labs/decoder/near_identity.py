@@ -4,17 +4,22 @@ without a view: the notebook prints their numbers.
 
 - ``near_identity_model``: the flow lab's width (8 tokens of 16 numbers), NumPy's random weights;
 - ``rand_demonstration``: another small setup (4 tokens of 8 numbers), its weights drawn
-  uniformly between -0.1 and 0.1 by a C library's ``rand()``, reproduced here number for number.
+  uniformly between -0.1 and 0.1 by a C library's ``rand()``, reproduced here number for number;
+- ``start_of_training``: ``lib.initialisation``'s, with the notebook's run at GPT-2 Small's size
+  computed when the course is built and looked up (``labs.decoder.precomputed``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from lib import initialisation
 from lib.block import decoder, random_block_weights
+from lib.initialisation import RULES
 from lib.weights import random_weights
 
 from .layer_flow import FLOW_D, FLOW_FF, FLOW_HEADS
+from .precomputed import precomputed
 
 
 def relative_changes(streams) -> np.ndarray:
@@ -102,3 +107,36 @@ def rand_demonstration(n_blocks: int = 4, seed: int = 42) -> dict:
         streams.append(_rand_block(streams[-1], numbers))
     lengths = np.array([np.linalg.norm(s, axis=-1).mean() for s in streams], dtype=float)
     return {"lengths": lengths, "relative": relative_changes(streams), "sigma": RAND_BOUND / np.sqrt(3.0)}
+
+
+# ---------------------------------------------------------------- GPT-2 Small's size, computed ahead
+
+def _gpt2_small_start() -> list:
+    """The one call notebook 04 makes, as plain arguments (see ``start_of_training``)."""
+    return [_plain(layers=12, d_model=768, d_ff=3072, heads=12, length=8, stream_rms=1.0, std=0.02,
+                   rules=tuple(RULES), seed=0, dtype=np.float32)]
+
+
+def _plain(*, layers, d_model, d_ff, heads, length, stream_rms, std, rules, seed, dtype) -> dict:
+    """The arguments of ``lib.initialisation.start_of_training`` written one way only (plain
+    numbers, the rules a tuple, the dtype its name), so that equal calls find the same result."""
+    return {"layers": int(layers), "d_model": int(d_model), "d_ff": int(d_ff), "heads": int(heads),
+            "length": int(length), "stream_rms": float(stream_rms), "std": float(std),
+            "rules": tuple(str(rule) for rule in rules), "seed": int(seed), "dtype": np.dtype(dtype).name}
+
+
+@precomputed(_gpt2_small_start)
+def _start_of_training(rules, dtype, **options) -> dict:
+    runs = initialisation.start_of_training(rules=rules, dtype=np.dtype(dtype).type, **options)
+    return {f"{field}_{rule}": value for rule, run in runs.items() for field, value in run._asdict().items()}
+
+
+def start_of_training(layers=12, d_model=768, d_ff=3072, heads=12, *, length=16, stream_rms=1.0, std=0.02,
+                      rules=tuple(RULES), seed=0, dtype=np.float64):
+    """``lib.initialisation.start_of_training``, the same arguments and the same {rule: StartTrace},
+    its result for notebook 04's call (GPT-2 Small's size, 8 tokens, float32) computed when the
+    course was built and looked up (``labs.decoder.precomputed``); any other call runs live."""
+    found = _start_of_training(**_plain(layers=layers, d_model=d_model, d_ff=d_ff, heads=heads, length=length,
+                                        stream_rms=stream_rms, std=std, rules=rules, seed=seed, dtype=dtype))
+    return {rule: initialisation.StartTrace(*(found[f"{field}_{rule}"] for field in initialisation.StartTrace._fields))
+            for rule in rules}
