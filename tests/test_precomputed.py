@@ -154,7 +154,7 @@ def test_notebook_04s_file_holds_its_run_for_todays_source():
     stored = decoder.STORE.stored()
     assert all(decoder.STORE.key(name, kwargs) in stored for name, kwargs in shipped) and len(stored) == 1, (
         "labs/decoder/precomputed.npz does not hold notebook 04's run for today's source of "
-        f"{', '.join(decoder.SOURCES)}: run `.venv/bin/python -m training.precomputed decoder`")
+        f"{', '.join(decoder.sources())}: run `.venv/bin/python -m training.precomputed decoder`")
 
 
 def notebook_04_differences() -> list:
@@ -186,18 +186,19 @@ def test_notebook_04s_stored_run_equals_a_live_run():
 def test_notebook_04s_key_changes_with_the_source_of_what_computes_it(tmp_path, monkeypatch):
     """A change to lib.initialisation, lib.block or what the block runs changes the key: the stored
     run is then a miss, computed live, and the test above fails until the file is written again."""
-    import importlib
-
     from labs.decoder import precomputed as decoder
 
-    assert {"lib.initialisation", "lib.block", "lib.attention", "lib.ffn", "lib.norm"} <= set(decoder.SOURCES)
+    sources = decoder.sources()
+    assert {"lib.initialisation", "lib.block", "lib.attention", "lib.ffn", "lib.norm",
+            "labs.decoder.near_identity"} <= set(sources)
+    assert all(path.is_file() for path in sources.values())
     today = decoder.inputs_digest()
-    for name in decoder.SOURCES:
-        module = importlib.import_module(name)
+    assert decoder.inputs_digest.__wrapped__() == today
+    for name, path in sources.items():
         changed = tmp_path / f"{name}.py"
-        changed.write_bytes(Path(module.__file__).read_bytes() + b"\n# changed\n")
+        changed.write_bytes(path.read_bytes() + b"\n# changed\n")
         with monkeypatch.context() as patch:
-            patch.setattr(module, "__file__", str(changed))
+            patch.setattr(decoder, "sources", lambda: {**sources, name: changed})
             assert decoder.inputs_digest.__wrapped__() != today, name
 
 

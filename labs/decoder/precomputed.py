@@ -6,35 +6,41 @@ The near-identity cell runs 12 blocks of GPT-2 Small's size started three ways
 products per block, seconds in the browser, for a result that is always the same. It is computed
 by ``python -m training.precomputed`` and kept in ``labs/decoder/precomputed.npz`` (a few kB,
 inside the course wheel: notebook 04 fetches nothing). Its key hashes the source of the modules
-that compute it (:data:`SOURCES`), so a change to any of them makes the stored result a miss,
+that compute it (:func:`sources`), so a change to any of them makes the stored result a miss,
 computed live, and ``tests/test_precomputed.py`` fails until the file is written again.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from lib import attention, block, ffn, initialisation, norm
+
 from ..kit.precomputed import Store
 
 FILE = "precomputed.npz"
 FOLDER = Path(__file__).resolve().parent
-# The modules whose code computes the stored results: lib's block and what it runs, and the
-# module of the decorated functions.
-SOURCES = ("lib.initialisation", "lib.block", "lib.attention", "lib.ffn", "lib.norm", "labs.decoder.near_identity")
+
+
+def sources() -> dict:
+    """{module name: its source file} of the code that computes the stored results:
+    ``lib.initialisation``, the block and what it runs, and the module of the decorated function
+    (read as a file: it imports this module)."""
+    found = {module.__name__: Path(module.__file__) for module in (initialisation, block, attention, ffn, norm)}
+    return {**found, "labs.decoder.near_identity": FOLDER / "near_identity.py"}
 
 
 @lru_cache(maxsize=1)
 def inputs_digest() -> str:
-    """The SHA-256 of the source files of :data:`SOURCES` (name and bytes of each)."""
+    """The SHA-256 of the source files of :func:`sources` (name and bytes of each)."""
     digest = hashlib.sha256()
-    for name in SOURCES:
+    for name, path in sources().items():
         digest.update(name.encode())
-        digest.update(Path(importlib.import_module(name).__file__).read_bytes())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
