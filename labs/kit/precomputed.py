@@ -32,6 +32,8 @@ from functools import lru_cache, wraps
 
 import numpy as np
 
+from presentation.numbers import fixed
+
 
 class Store:
     """One file of precomputed results: ``file`` (its name), ``load(file)`` (an open NpzFile, or one
@@ -115,8 +117,8 @@ class Store:
             for field in results[0]:
                 arrays[f"{name}/{field}"] = np.stack([result[field] for result in results])
             counts[name] = len(listed)
-            log(f"{name}: {len(listed)} results in {time.perf_counter() - start:.1f} s")
+            log(f"{name}: {len(listed)} results in {fixed(time.perf_counter() - start, 1)} s")
         target = path or self.folder / self.file
         np.savez_compressed(target, **arrays)
-        log(f"wrote {target} ({target.stat().st_size / 1e3:,.0f} kB)")
+        log(f"wrote {target} ({fixed(target.stat().st_size / 1e3, 0, grouped=True)} kB)")
         return counts
