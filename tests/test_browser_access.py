@@ -187,6 +187,9 @@ def press_and_back(opened, locator, key, back):
     page.keyboard.press(key)
     page.wait_for_function(f"([el, before]) => ({VALUE})(el) !== before",
                            arg=[locator.element_handle(), before])
+    # The kernel's answer to the first key may set the control again (a value snapped to the lab's
+    # grid): wait for it, so that the key back starts from where the lab left the control.
+    opened.settle()
     page.keyboard.press(back)
     page.wait_for_function(f"([el, before]) => ({VALUE})(el) === before",
                            arg=[locator.element_handle(), before])
