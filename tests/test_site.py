@@ -64,7 +64,7 @@ def served_arrays_problems(site):
     wheel = lock_dir / lock["packages"]["transformer-course"]["file_name"]
     with zipfile.ZipFile(wheel) as archive:
         index = json.loads(archive.read("lib/trained/served.json"))
-        inside = [n for n in archive.namelist() if n.endswith(".npz")]
+        inside = [n for n in archive.namelist() if n.startswith("lib/trained/") and n.endswith(".npz")]
     problems = [f"{n} is inside the wheel" for n in inside]
     for name in ("weights.npz", "heldout_texts.npz", "reference.npz", "precomputed.npz"):
         entry = index.get(name)
