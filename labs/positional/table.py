@@ -30,7 +30,8 @@ TABLE_USE = Use("sinusoidal-table", course_table, "lib.positional.sinusoidal")
 D_MAX, LENGTH_MAX = 64, 64
 # The heatmap's frame, columns and rows: the smallest of FRAMES that holds the table, so the table
 # fills at least half of each side (a quarter for length 1) and a slider that stays inside a frame
-# redraws only the table.
+# redraws only the table. Each frame is a static state of the view: the first time a frame is
+# shown it is drawn in full, and going back to it redraws only the table.
 FRAMES = (4, 8, 16, 32, 64)
 
 
@@ -152,7 +153,7 @@ class PositionTableLab:
         self.update()
 
     def _frame(self, d: int, length: int) -> None:
-        """Fit the heatmap's frame to the table (a full draw only when the frame changes)."""
+        """Fit the heatmap's frame to the table (a full draw only the first time a frame is shown)."""
         columns, rows = frame(d), frame(length)
         if getattr(self, "_framed", None) == (columns, rows):
             return
@@ -184,7 +185,7 @@ class PositionTableLab:
         for hand, (s, c) in ((self.fast_hand, model["fast"]), (self.slow_hand, model["slow"])):
             hand.set_data([0, s], [0, c])
         self.clock_title.set_text(f"the hands at position {row}\n(slow: pair {d // 2 - 1})")
-        self.view.redraw()
+        self.view.redraw(state=self._framed)
         self.readout.value = _row_readout(model)
         self.verdict.value = plain(model["verdict"])
         self.model = model
