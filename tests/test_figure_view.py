@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from labs.kit.figure_view import FigureView, decades, encode_png, new_figure, set_changed, whole_ticks
+from labs.kit.figure_view import FigureView, decades, encode_png, new_figure, set_changed, smallest_text, whole_ticks
 from presentation.numbers import power_of_ten
 
 
@@ -84,6 +84,93 @@ def test_a_known_static_state_reuses_its_background():
         assert view.last == expected
         _same_as_full_draw(view)
     assert view.full_draws == 3                                       # the first draw and two states
+
+
+def test_the_background_drawn_before_a_state_is_named_is_that_state_s_unless_a_static_artist_changed():
+    view, line, *_rest, left, _right = _two_panel_figure()
+    line.set_ydata([1, 0, 1])
+    view.redraw(state="first")                          # nothing static changed since the first draw
+    assert view.last == "blit" and view.full_draws == 1
+    _same_as_full_draw(view)
+    left.set_xlim(-1, 3)
+    view.redraw(state="wide")
+    assert view.last == "full"
+    left.set_xlim(0, 2)
+    view.redraw(state="first")
+    assert view.last == "blit" and view.full_draws == 2
+    _same_as_full_draw(view)
+    other, line, *_rest, left, _right = _two_panel_figure()
+    left.set_xlim(-1, 3)                                # changed before the first state is named
+    other.redraw(state="wide")
+    assert other.last == "full" and other.full_draws == 2
+    _same_as_full_draw(other)
+
+
+def _framed_heatmap():
+    """A heatmap whose frame (limits and whole-number ticks) fits the table: a state per frame."""
+    fig = new_figure(6.4, 3.2)
+    ax = fig.add_subplot()
+    image = ax.imshow(np.zeros((4, 4)), vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+    title = ax.set_title("")
+    view = FigureView(fig, changing=[image, title])
+    return view, ax, image, title
+
+
+def _show_frame(view, ax, image, title, size, frame):
+    ax.set_xlim(-0.5, frame - 0.5)
+    ax.set_ylim(frame - 0.5, -0.5)
+    whole_ticks(ax.xaxis, 0, frame - 1)
+    whole_ticks(ax.yaxis, 0, frame - 1)
+    image.set_data(np.sin(np.arange(size * size).reshape(size, size)))
+    image.set_extent((-0.5, size - 0.5, size - 0.5, -0.5))
+    title.set_text(f"{size} in a frame of {frame}")
+    view.redraw(state=frame)
+
+
+def test_a_frame_revisited_is_a_blit_with_its_own_ticks_also_after_a_resize():
+    view, ax, image, title = _framed_heatmap()
+    visits = ((3, 4), (12, 16), (40, 64), (5, 8), (2, 4), (9, 16), (64, 64), (8, 8))
+    for size, frame in visits:
+        _show_frame(view, ax, image, title, size, frame)
+        assert view.last == ("full" if frame not in [f for _s, f in visits[:visits.index((size, frame))]]
+                             else "blit"), (size, frame)
+        assert list(ax.get_xticks()) == list(ax.get_yticks()) and ax.get_xlim()[1] == frame - 0.5
+        _same_as_full_draw(view)                       # the frame's own ticks are in its background
+    view.fit(300, 400)                # a resize drops every frame's background and draws frame 8 anew
+    assert view.last == "full"
+    for (size, frame), expected in zip(visits[:6], ("full", "full", "full", "blit", "blit", "blit")):
+        _show_frame(view, ax, image, title, size, frame)
+        assert view.last == expected and view.pixels().shape[1] == 300, (size, frame, view.why)
+        _same_as_full_draw(view)
+
+
+def test_the_smallest_text_class_follows_a_changing_text_and_each_static_state():
+    view, ax, image, title = _framed_heatmap()
+
+    def shown():
+        classes = [c for c in view.image._dom_classes if c.startswith("course-figure-text-")]
+        assert classes == [f"course-figure-text-{int(smallest_text(view.figure) * view.dpi / 72 * 10)}"]
+        return smallest_text(view.figure)
+
+    _show_frame(view, ax, image, title, 3, 4)
+    assert shown() == 10                                # the tick labels
+    ax.set_xlabel("column", fontsize=7)                 # static: another state, with smaller text
+    _show_frame(view, ax, image, title, 12, 16)
+    assert view.last == "full" and shown() == 7
+    title.set_fontsize(6)                               # a changing text smaller than every other
+    _show_frame(view, ax, image, title, 13, 16)
+    assert view.last == "blit" and shown() == 6
+    title.set_fontsize(12)
+    ax.set_xlabel("")                                   # back to the first state's static part
+    _show_frame(view, ax, image, title, 2, 4)
+    assert view.last == "blit" and shown() == 10
+    ax.set_xlabel("column", fontsize=7)
+    _show_frame(view, ax, image, title, 11, 16)
+    assert view.last == "blit" and shown() == 7
+    title.set_text(" ")                                 # a text showing nothing does not count
+    title.set_fontsize(4)
+    view.redraw(state=16)
+    assert shown() == 7
 
 
 def test_a_changing_artist_reaching_into_a_later_axes_makes_a_full_draw():

@@ -204,6 +204,27 @@ def test_position_table_view_slider_extremes():
     assert lab.view.figure is fig and lab.view.renders > renders
 
 
+def test_position_table_a_frame_shown_before_is_redrawn_without_a_full_draw():
+    """Each frame (the smallest of FRAMES holding the table) is drawn in full the first time it is
+    shown; back in it, only the table, its highlight, titles and hands are drawn again, and the
+    picture is that of a full draw, the frame's own ticks included."""
+    lab = position_table.PositionTableLab(d_model=8, length=16, row=3)      # frame (8, 16)
+    seen = {(8, 16)}
+    changes = [("d", 2), ("d", 64), ("length", 1), ("d", 8), ("length", 16), ("d", 2), ("d", 30),
+               ("d", 64), ("d", 50), ("length", 64), ("length", 3), ("d", 6)]
+    for name, value in changes:
+        (lab.d_slider if name == "d" else lab.length_slider).value = value
+        d, length = lab.model["d_model"], lab.model["length"]
+        frame = (position_table.frame(d), position_table.frame(length))
+        assert lab.view.last == ("blit" if frame in seen else "full"), (name, value, frame, lab.view.why)
+        seen.add(frame)
+        assert lab.ax.get_xlim() == (-0.5, frame[0] - 0.5) and lab.ax.get_ylim() == (frame[1] - 0.5, -0.5)
+        assert 2 * d >= frame[0] and (2 * length >= frame[1] or length == 1)  # at least half of each side
+        shown, full = lab.view.pixels(), lab.view.full_draw_pixels()
+        assert shown.shape == full.shape and np.array_equal(shown, full), (name, value)
+    assert lab.view.full_draws == 1 + 6                 # the first draw and the six frames new to it
+
+
 # ---------------------------------------------------------------- rotary positions
 
 def test_rope_model_reproduces_the_worked_scores():

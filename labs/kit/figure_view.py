@@ -23,7 +23,8 @@ only when something static changed (matplotlib marks the figure *stale* when a s
 says which case a redraw was in. A lab whose static part takes a few states (two scales, a
 few ranges of the layer axis) names the state it is in, ``view.redraw(state=("log", 32))``:
 the background of each state is kept, and going back to a state already drawn costs no full
-draw.
+draw. The background drawn before the lab first names a state, with nothing static changed
+since, is that state's.
 
 The changing artists are drawn above the static artists of their axes (the view raises their
 ``zorder`` by :data:`CHANGING_ZORDER`, keeping their order among themselves), so a full draw
@@ -354,6 +355,7 @@ class FigureView:
         self._state = None
         self._pixels = None          # a copy of the RGBA pixels last encoded
         self._png = b""              # and their PNG
+        self._smallest = {}          # id(background) -> (background, changing texts' sizes, smallest text)
         self.changing(*_flatten(changing))
         self._design = _Design(figure)
         self._size = None            # (width, height) in pixels the figure is drawn for, None: the design
@@ -392,6 +394,7 @@ class FigureView:
     def _forget(self) -> None:
         self._background = None
         self._states.clear()
+        self._smallest.clear()
 
     def _draw_order(self, artist):
         """A key that sorts artists as a full draw paints them (figure children, then by zorder)."""
@@ -498,9 +501,12 @@ class FigureView:
         switched = state != self._state
         known = state is not None and state in self._states
         if switched:
+            unnamed = self._state is None and self._background is not None and not self.figure.stale
             self._state = state
             if known:                                # a static state drawn before: its background
                 self._background, self._later = self._states[state]
+            elif unnamed and state is not None:      # the static part drawn before any state was
+                self._states[state] = (self._background, self._later)    # named, unchanged: this one's
             elif state is not None:
                 self._background = None
         if self._background is None:
@@ -687,10 +693,26 @@ class FigureView:
         height, width = self._pixels.shape[:2]
         if (self.image.width, self.image.height) != (str(width), str(height)):
             self.image.width, self.image.height = str(width), str(height)
-        label = f"course-figure-text-{int(smallest_text(self.figure) * self.dpi / 72 * 10)}"
+        label = f"course-figure-text-{int(self._smallest_text() * self.dpi / 72 * 10)}"
         if label not in self.image._dom_classes:
             self.image._dom_classes = tuple(c for c in self.image._dom_classes
                                             if not c.startswith("course-figure-text-")) + (label,)
+
+    def _smallest_text(self) -> float:
+        """``smallest_text(self.figure)``, kept for each background (each static state) and
+        looked for again only when a changing text's size or showing changed: walking every tick
+        label of the figure takes as long as a blit."""
+        from matplotlib.text import Text
+
+        texts = tuple((t.get_fontsize(), bool(t.get_visible() and t.get_text().strip()))
+                      for artist in self._changing for t in artist.findobj(Text))
+        known = self._smallest.get(id(self._background))
+        if known is None or known[0] is not self._background or known[1] != texts:
+            kept = [self._background] + [background for background, _later in self._states.values()]
+            self._smallest = {key: entry for key, entry in self._smallest.items()     # none kept alive
+                              if any(entry[0] is background for background in kept)}
+            known = self._smallest[id(self._background)] = (self._background, texts, smallest_text(self.figure))
+        return known[2]
 
     def full_draw_pixels(self):
         """The RGBA pixels of a plain full draw of the figure now: every artist, changing or
