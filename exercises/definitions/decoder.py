@@ -397,6 +397,11 @@ def _grouped_case(rng) -> Case:
                 f"random sizes d={d}, {heads} heads, {kv_heads} sets of keys and values")
 
 
+# Two mistakes of counting a block, met in every exercise that counts one.
+NO_BLOCK_NORMS = "The block's two norms are missing: each has d gains, so 2·d per block."
+ONE_FFN_MATRIX = "The FFN has two matrices, W_up (d x d_ff) and W_down (d_ff x d)."
+
+
 GROUPED_PARAMETERS = Exercise(
     id="grouped-parameters", notebook=NOTEBOOK, name="model_parameters",
     title="Counting a model whose heads share keys and values",
@@ -441,9 +446,9 @@ GROUPED_PARAMETERS = Exercise(
                 "Keys and values are shared alike: both Wk and Wv are d x kv_width, and only Wq and "
                 "Wo are d x d."),
         Mistake("no block norms", {1: "2 * d * d + 2 * d * kv_width + 2 * d * d_ff"},
-                "The block's two norms are missing: each has d gains, so 2·d per block."),
+                NO_BLOCK_NORMS),
         Mistake("one FFN matrix", {1: "2 * d * d + 2 * d * kv_width + d * d_ff + 2 * d"},
-                "The FFN has two matrices, W_up (d x d_ff) and W_down (d_ff x d)."),
+                ONE_FFN_MATRIX),
     ],
     rtol=0.0, atol=0.5,
 )

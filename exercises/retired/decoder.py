@@ -13,8 +13,8 @@ from lib.ffn import ffn as _ffn, worked_example as _worked_example
 from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
 
 from exercises.core.definition import Case, Exercise, Mistake, in_float32, three_of
-from exercises.definitions.decoder import (NOTEBOOK, SQUARE_SCORES, _FILL_MISTAKES, _grouped_reference,
-                                           _leak, _leak_mistakes, _nudge_case, _nudge_fixed)
+from exercises.definitions.decoder import (NO_BLOCK_NORMS, NOTEBOOK, ONE_FFN_MATRIX, SQUARE_SCORES, _FILL_MISTAKES,
+                                           _grouped_reference, _leak, _leak_mistakes, _nudge_case, _nudge_fixed)
 
 
 def _leak_reference(run, x):
@@ -287,13 +287,13 @@ MODEL_PARAMETERS = Exercise(
                 "You counted the embedding table twice. Tied, the output layer reuses it: one "
                 "table of vocab x d numbers."),
         Mistake("no block norms", {1: "4 * d * d + 2 * d * d_ff"},
-                "The block's two norms are missing: each has d gains, so 2·d per block."),
+                NO_BLOCK_NORMS),
         Mistake("one norm per block", {1: "4 * d * d + 2 * d * d_ff + d"},
                 "A pre-norm block has two norms, one before attention and one before the FFN."),
         Mistake("three attention matrices", {1: "3 * d * d + 2 * d * d_ff + 2 * d"},
                 "Attention has four d x d matrices: queries, keys, values and the output Wo."),
         Mistake("one FFN matrix", {1: "4 * d * d + d * d_ff + 2 * d"},
-                "The FFN has two matrices, W_up (d x d_ff) and W_down (d_ff x d)."),
+                ONE_FFN_MATRIX),
     ],
     rtol=0.0, atol=0.5,
     retired=True,

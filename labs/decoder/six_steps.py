@@ -17,7 +17,7 @@ from presentation.html import plain
 from presentation.numbers import count, fixed, percentage, plural, vector
 from presentation.tables import table
 
-from ..kit.figure_view import set_changed, set_limits
+from ..kit.figure_view import cell_grid, set_cells, set_changed, set_limits
 from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
 
 STEP_EXPLAINED = {
@@ -148,7 +148,7 @@ class SixStepsLab:
         colour = TwoSlopeNorm(vmin=-3.0, vcenter=0.0, vmax=3.0)
         self.images, self.titles = [], []
         for ax in (self.ax_before, self.ax_after):
-            self.images.append(ax.imshow(np.zeros((4, 4)), cmap="PuOr_r", norm=colour, aspect="auto"))
+            self.images.append(cell_grid(ax, np.zeros((4, 4)), cmap="PuOr_r", norm=colour))
             ax.set_xticks(range(4), [str(j + 1) for j in range(4)])
             ax.set_yticks(range(4), [f"token {i + 1}" for i in range(4)])
             ax.tick_params(labelsize=9, length=0)
@@ -195,13 +195,13 @@ class SixStepsLab:
         shown = [(k - 1 if k > 0 else None), k]
         for image, title, index in zip(self.images, self.titles, shown):
             if index is None:
-                image.set_data(np.zeros((4, 4)))
+                set_cells(image, np.zeros((4, 4)))
                 image.set_alpha(0.15)
                 title.set_text("(nothing before the input)")
                 continue
             grid = m["grids"][index]
             image.set_alpha(1.0)
-            image.set_data(grid)
+            set_cells(image, grid)
             title.set_text("the input\n" if index == 0 else f"after step {index}:\n{m['names'][index]}")
         top = float(np.max(m["sizes"]))
         for i, (bar, size) in enumerate(zip(self.bars, m["sizes"])):

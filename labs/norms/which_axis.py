@@ -13,6 +13,7 @@ from presentation.html import plain
 from presentation.numbers import fixed, readout
 from presentation.tables import table
 
+from ..kit.figure_view import cell_grid, set_cells
 from ..kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
 from .stack import LAYER_NORM_USE, course_layer_norm
 
@@ -99,14 +100,8 @@ class AxisLab:
         colour = TwoSlopeNorm(vmin=-3.0, vcenter=0.0, vmax=3.0)
         self.images = []
         for ax, data, title in zip(self.axes, (m["x"], m["out"]), ("the batch", "after normalising")):
-            # A mesh of cells (row i, column j centred on (j, i)), not an image: a few dozen cells
-            # are drawn faster as shapes than as an image resampled to the screen's pixels.
-            rows, columns = data.shape
-            self.images.append(ax.pcolormesh(np.arange(columns + 1) - 0.5, np.arange(rows + 1) - 0.5, data,
-                                             cmap="PuOr_r", norm=colour))
-            ax.set_xlim(-0.5, columns - 0.5)
-            ax.set_ylim(rows - 0.5, -0.5)               # the first token at the top, as in a table
-            ax.set_xticks(range(columns), [f"{j + 1}" for j in range(columns)])
+            self.images.append(cell_grid(ax, data, cmap="PuOr_r", norm=colour))
+            ax.set_xticks(range(data.shape[1]), [f"{j + 1}" for j in range(data.shape[1])])
             ax.set_xlabel("number of the token")
             ax.set_title(title, fontsize=10)
         self.axes[0].set_yticks(range(len(TOKENS)), TOKENS)
@@ -130,8 +125,7 @@ class AxisLab:
         value, how = self.value.value, self.how.value
         m = self.own.run(lambda norm: axis_model(value, how, norm=norm))
         for image, data in zip(self.images, (m["x"], m["out"])):
-            image.set_array(data)
-            image.changed()                             # a mesh's new numbers do not mark it as changed
+            set_cells(image, data)
         self.numbers.value = axis_table(m)
         # The title changes only with the mode: it is static, and each mode keeps its background.
         self.suptitle.set_text("LayerNorm over " + ("each token's numbers (rows)" if m["how"] == "token"

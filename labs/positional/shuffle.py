@@ -21,7 +21,7 @@ from presentation.html import plain
 from presentation.numbers import amount, fixed, word_list
 from presentation.tables import table
 
-from ..kit.figure_view import set_changed, set_limits
+from ..kit.figure_view import cell_grid, set_cells, set_changed, set_limits
 from ..kit.layout import controls, lab_root, menu, numbers_widget, switch, verdict_widget
 from .table import TABLE_USE, course_table
 
@@ -131,7 +131,7 @@ def _fill_heatmap(image, values, limit):
     """Show ``values`` in the heatmap; nothing is touched that stays the same, so the view
     redraws only what changed."""
     if not (np.array_equal(image.get_array(), values) and image.get_clim() == (-limit, limit)):
-        image.set_data(values)
+        set_cells(image, values)
         image.set_clim(-limit, limit)
 
 
@@ -193,7 +193,7 @@ class ShuffleLab:
         blank = np.zeros((len(WORDS), D_MODEL))
         self.images = []
         for ax in (self.ax_before, self.ax_after):
-            self.images.append(ax.imshow(blank, cmap="PuOr_r", vmin=-1, vmax=1, aspect="auto"))
+            self.images.append(cell_grid(ax, blank, cmap="PuOr_r", vmin=-1, vmax=1))
             ax.set_xticks(range(D_MODEL))
             ax.set_yticks(range(len(WORDS)))
             ax.set_xlabel("output number")

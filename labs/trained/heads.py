@@ -27,7 +27,7 @@ from presentation.html import plain
 from presentation.numbers import amount, count, fixed
 from presentation.tables import table
 
-from ..kit.figure_view import decades, set_changed, set_limits
+from ..kit.figure_view import cell_grid, decades, set_cells, set_changed, set_limits
 from ..kit.layout import choice, controls, lab_root, menu, numbers_widget, switch, verdict_widget
 from .held_out import texts
 from .precomputed import precomputed
@@ -379,8 +379,7 @@ class HeadsLab:
         left, right = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
         from matplotlib import colormaps
         colours = colormaps["Blues"].with_extremes(bad="#e4e4e4")          # grey: the future, never looked at
-        self.image = left.imshow(np.full((LONGEST, LONGEST + 1), np.nan), cmap=colours, vmin=0, vmax=1,
-                                 aspect="auto", interpolation="nearest")
+        self.image = cell_grid(left, np.full((LONGEST, LONGEST + 1), np.nan), cmap=colours, vmin=0, vmax=1)
         left.set_xticks([])
         left.set_yticks([])
         left.axvline(0.5, color=OKABE_ITO["black"], linewidth=0.8)
@@ -441,7 +440,7 @@ class HeadsLab:
     def update(self) -> dict:
         m = heads_model(self.text.value, self.sentence.value, self.block.value, self.head.value,
                         self.leave_out.value)
-        self.image.set_data(m["grid"])
+        set_cells(self.image, m["grid"])
         rows = len(m["words"])
         # the grid is cut to the sentence: one scale (and one cached background) per length
         set_limits(self.left, x=(-0.5, rows + 0.5), y=(rows - 0.5, -0.5))
