@@ -609,9 +609,11 @@ def test_late_pre_norm_blocks_get_less_because_fewer_blocks_above_add_to_the_gra
 def test_the_ten_gradient_stacks_are_the_first_ten_placement_stacks(cells):
     """The cell's 10 stacks are the first 10 of the 50 the placement cell ran (its comment says so)."""
     gradients = next(source(c) for c in cells if "placement_gradients(48, seed=1)" in source(c))
-    placements = next(source(c) for c in cells if "norm_placement_experiment(48, seed=100 * k)" in source(c))
     assert "placement_gradients(48, seed=100 * k) for k in range(1, 11)" in gradients
-    assert "norm_placement_experiment(48, seed=100 * k) for k in range(1, 51)" in placements
+    assert any("stacks = many_stacks(48, 50)" in source(c) for c in cells)
+    # many_stacks' stacks are lib.block's experiment with seeds 100, 200, ... (tests/test_precomputed.py)
+    from labs.norms.placement import NEW_BLOCKS_STEP
+    assert NEW_BLOCKS_STEP == 100
 
 
 def test_the_gradient_question_comes_before_its_cell_and_the_claim_below_it(cells):

@@ -227,3 +227,69 @@ def test_notebook_04s_file_is_in_the_course_wheel():
 
     assert "labs/decoder/precomputed.npz" in source_files()
     assert (ROOT / "labs" / "decoder" / "precomputed.npz").stat().st_size < 10_000
+
+
+# ---------------------------------------------------------------- notebook 03's store (labs/norms/precomputed.npz)
+
+def test_notebook_03s_file_holds_its_50_stacks_for_todays_source():
+    from labs.norms import placement, precomputed as norms
+
+    shipped = norms.STORE.shipped()
+    assert shipped == [("labs.norms.placement._many_stacks", {"depth": 48, "count": 50})]
+    assert (placement.STACKS_DEPTH, placement.STACKS) == (48, 50)
+    stored = norms.STORE.stored()
+    assert norms.STORE.key(*shipped[0]) in stored and len(stored) == 1, (
+        "labs/norms/precomputed.npz does not hold notebook 03's 50 stacks for today's source of "
+        f"{', '.join(norms.sources())}: run `.venv/bin/python -m training.precomputed norms`")
+
+
+def test_notebook_03s_stored_stacks_equal_a_live_run():
+    """All 50 stacks computed again (about a second) against the stored ones, and what
+    ``many_stacks`` returns against ``lib.block``'s experiment itself for three of them."""
+    from labs.norms import many_stacks, placement
+    from lib.block import norm_placement_experiment
+
+    stored = placement._many_stacks(depth=48, count=50)
+    assert_same(stored, placement._many_stacks.live(depth=48, count=50), "notebook 03's 50 stacks")
+    found = many_stacks(48, 50)
+    for index, seed in ((0, 100), (1, 200), (49, 5000)):
+        run = norm_placement_experiment(48, seed=seed)
+        for name in ("pre", "post"):
+            np.testing.assert_array_equal(found[name]["gaps"][index], run[name].gaps)
+            assert found[name]["amplification"][index] == run[name].amplification
+
+
+def test_notebook_03s_key_changes_with_the_source_of_what_computes_it(tmp_path, monkeypatch):
+    from labs.norms import precomputed as norms
+
+    sources = norms.sources()
+    assert {"lib.block", "lib.attention", "lib.ffn", "lib.norm", "lib.weights", "labs.norms.placement"} == set(sources)
+    today = norms.inputs_digest()
+    for name, path in sources.items():
+        changed = tmp_path / f"{name}.py"
+        changed.write_bytes(path.read_bytes() + b"\n# changed\n")
+        with monkeypatch.context() as patch:
+            patch.setattr(norms, "sources", lambda: {**sources, name: changed})
+            assert norms.inputs_digest.__wrapped__() != today, name
+
+
+def test_notebook_03s_call_is_looked_up_and_any_other_runs_live(monkeypatch):
+    from labs.norms import many_stacks, placement
+
+    calls = []
+    run = placement.norm_placement_experiment
+    monkeypatch.setattr(placement, "norm_placement_experiment", lambda *a, **kw: calls.append(kw) or run(*a, **kw))
+    placement._many_stacks.cache_clear()
+    try:
+        assert many_stacks(48, 50)["pre"]["gaps"].shape == (50, 49) and not calls
+        small = many_stacks(6, 2)
+        assert len(calls) == 2 and small["post"]["gaps"].shape == (2, 7)
+    finally:
+        placement._many_stacks.cache_clear()
+
+
+def test_notebook_03s_file_is_in_the_course_wheel():
+    from tools.wheel import source_files
+
+    assert "labs/norms/precomputed.npz" in source_files()
+    assert (ROOT / "labs" / "norms" / "precomputed.npz").stat().st_size < 50_000

@@ -29,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("lib", "exercises", "labs", "presentation")
 # The files pyproject.toml's package-data ships besides the modules.
-DATA = {"lib/trained": ("*.json",), "labs/decoder": ("precomputed.npz",), "presentation": ("access.css", "access.js")}
+DATA = {"lib/trained": ("*.json",), "labs/decoder": ("precomputed.npz",), "labs/norms": ("precomputed.npz",),
+        "presentation": ("access.css", "access.js")}
 SERVED = {"lib/trained": ("*.npz",)}       # served by the site beside the wheel, not inside it
 SERVED_INDEX = "lib/trained/served.json"
 FIXED_EPOCH = "1767225600"  # 2026-01-01 00:00 UTC: the time stamp of every entry

@@ -12,7 +12,6 @@ computed live, and ``tests/test_precomputed.py`` fails until the file is written
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import numpy as np
 
 from lib import attention, block, ffn, initialisation, norm
 
-from ..kit.precomputed import Store
+from ..kit.precomputed import Store, source_digest
 
 FILE = "precomputed.npz"
 FOLDER = Path(__file__).resolve().parent
@@ -37,11 +36,7 @@ def sources() -> dict:
 @lru_cache(maxsize=1)
 def inputs_digest() -> str:
     """The SHA-256 of the source files of :func:`sources` (name and bytes of each)."""
-    digest = hashlib.sha256()
-    for name, path in sources().items():
-        digest.update(name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    return source_digest(sources())
 
 
 def _load(name):

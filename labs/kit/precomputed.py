@@ -10,8 +10,9 @@ when it is not there.
 A result is found by a key: the SHA-256 of the function's name, its arguments and the store's
 *inputs digest*, a hash of everything the functions read (data files, or the source of the
 modules that compute them), so a result computed from other inputs is never read back: it is a
-miss, computed live. Two stores exist: notebook 05's (``labs.trained.precomputed``, served beside
-the trained model's weights) and notebook 04's (``labs.decoder.precomputed``, in the course
+miss, computed live. Three stores exist: notebook 05's (``labs.trained.precomputed``, served beside
+the trained model's weights), and notebook 03's and 04's (``labs.norms.precomputed`` and
+``labs.decoder.precomputed``, keyed by the source of the code that computes them, in the course
 wheel).
 
     STORE = Store("results.npz", load=lambda name: np.load(FOLDER / name), digest=lambda: "...")
@@ -33,6 +34,17 @@ from functools import lru_cache, wraps
 import numpy as np
 
 from presentation.numbers import fixed
+
+
+def source_digest(sources: dict) -> str:
+    """The SHA-256 of source files, {module name: path}, name and bytes of each: the inputs digest
+    of a store whose results the code in those files computes, so that a change to any of them
+    makes every stored result a miss."""
+    digest = hashlib.sha256()
+    for name, path in sources.items():
+        digest.update(name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 class Store:

@@ -9,9 +9,9 @@ The names the notebook imports are re-exported here, so ``from labs.norms import
 works in notebooks old and new.
 """
 
-from .placement import placement_lab, placement_model
+from .placement import many_stacks, placement_lab, placement_model
 from .residual_stream import stream_lab
 from .stack import stack_lab, stack_model
 from .which_axis import axis_lab
 
-__all__ = ["axis_lab", "placement_lab", "placement_model", "stack_lab", "stack_model", "stream_lab"]
+__all__ = ["axis_lab", "many_stacks", "placement_lab", "placement_model", "stack_lab", "stack_model", "stream_lab"]

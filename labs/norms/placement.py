@@ -18,6 +18,7 @@ from presentation.numbers import amount, fixed, plural, significant
 
 from ..kit.figure_view import decades, set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget
+from .precomputed import precomputed
 
 PLACEMENT_DEPTH = 64
 # A setup with seed s draws its input from s, its blocks from s + 1 to s + 64 and its nudge from
@@ -28,6 +29,26 @@ NEW_BLOCKS_STEP = 100
 @lru_cache(maxsize=8)
 def _placement(seed: int):
     return norm_placement_experiment(depth=PLACEMENT_DEPTH, seed=seed)
+
+
+STACKS, STACKS_DEPTH = 50, 48    # the notebook's sample: 50 stacks of 48 blocks
+
+
+@precomputed(lambda: [{"depth": STACKS_DEPTH, "count": STACKS}])
+def _many_stacks(depth, count) -> dict:
+    runs = [norm_placement_experiment(depth, seed=NEW_BLOCKS_STEP * k) for k in range(1, count + 1)]
+    return {name: np.array([run[name].gaps for run in runs]) for name in ("pre", "post")}
+
+
+def many_stacks(depth: int = STACKS_DEPTH, count: int = STACKS) -> dict:
+    """``count`` stacks of ``depth`` random blocks (``lib.block``'s experiment with seeds 100, 200,
+    ...: no two share a block). For "pre" and "post" (-norm): the size of the gap between the run
+    and the nudged run after each block of each stack ("gaps", (count, depth + 1), column 0 the
+    nudge itself) and how much it grew from bottom to top ("amplification", (count,)). The
+    notebook's 50 stacks of 48 were computed when the course was built
+    (``labs.norms.precomputed``); any other call runs live."""
+    found = _many_stacks(depth=int(depth), count=int(count))
+    return {name: {"gaps": gaps, "amplification": gaps[:, -1] / gaps[:, 0]} for name, gaps in found.items()}
 
 
 def placement_model(depth: int = 48, seed: int = 1) -> dict:
