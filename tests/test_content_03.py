@@ -288,24 +288,29 @@ def _spread(text, name):
     return low, high, median
 
 
-def test_almost_always_larger_with_pre_norm_usually_by_tens(figures):
-    """'In almost every stack ... larger with pre-norm ..., usually by a factor of tens. ... in some
-    stacks it amplifies it as well'."""
-    line = line_with(figures["placement-48"], "larger with pre-norm")
-    larger, total, ratio, amplified = numbers(line)
-    assert total == 50 and larger >= 0.9 * total
-    assert 10 <= ratio < 100
+def test_almost_always_larger_with_pre_norm_by_a_median_factor_of_tens(figures):
+    """'In almost every stack ... larger with pre-norm ..., by a median factor of tens, but the
+    factor varies widely: thousands in some stacks, below 1 in the few where post-norm wins ...
+    in some stacks it amplifies it as well'."""
+    line = line_with(figures["placement-48"], "larger with pre-norm").replace(",", "")
+    larger, total, lowest, highest, ratio, amplified = numbers(line)
+    assert total == 50 and 0.9 * total <= larger < total
+    assert 10 <= ratio < 100 and lowest < 1 and highest >= 1000
     assert amplified >= 1
     assert total - amplified > total / 2                              # 'in most random stacks it arrives smaller'
     assert "in most random stacks it arrives smaller than it left" in get_question("norms-predict-placement").explanation
 
 
 def test_the_same_stacks_after_32_blocks_show_the_same_picture(figures, cells):
-    """'The line for 32 blocks shows the same picture at another depth: pre-norm amplified the change
-    in every one of the 50 stacks, post-norm shrank it in some and amplified it in others.'"""
+    """'The line for 32 blocks shows the same picture at another depth: larger with pre-norm in almost
+    every stack, pre-norm amplified the change in every one of the 50 stacks, post-norm shrank it in
+    some and amplified it in others.'"""
     text = figures["placement-48"]
-    pre_low, _pre_high, post_low, post_high = numbers(line_with(text, "the same 50 stacks after 32 blocks").split(":", 1)[1])
+    pre_low, _pre_high, post_low, post_high, larger, total = numbers(
+        line_with(text, "the same 50 stacks after 32 blocks").split(":", 1)[1])
     assert pre_low > 1 and post_low < 1 < post_high
+    assert total == 50 and 0.9 * total <= larger                     # 'larger with pre-norm in almost every stack'
+
     assert _spread(text, "pre-norm")[0] > 1
     low, high, _median = _spread(text, "post-norm")
     assert low < 1 < high

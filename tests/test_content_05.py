@@ -431,7 +431,8 @@ def test_the_copying_head_is_what_the_prose_says(figures, cells):
     question = get_question("trained-predict-copy-head")
     assert question.choices[question.answer].startswith("a single head of block 2, with more than half")
     assert "Block 2's head 2 is the copying head." in prose(cells)
-    assert "In a copy, the token it lands on stands just after an earlier copy of the row's letter" in prose(cells)
+    assert ("In a copy, past its first letter, the token it lands on stands just after an earlier copy of "
+            "the row's letter") in prose(cells)
     assert "In a reverse, the token it lands on is an earlier copy of the row's letter itself" in prose(cells)
     assert "one move" not in prose(cells)
 
@@ -452,7 +453,8 @@ def test_mismatches(figures):
     small = float(re.search(r"eps 1e-3 is (\d+)% of it", line).group(1))
     large = float(re.search(r"eps 0.1 is ([\d.]+) times it", line).group(1))
     assert small < 100 and large > 1                                # eps 1e-3 below it, eps 0.1 above it
-    offset = numbers(line_with(text, "each token's stream"))
+    offset = numbers(line_with(text, "each token's row as the 9 norms read it").replace(",", ""))
+    assert offset[:2] == [9, 2304]                                  # 9 norms, 256 tokens each
     assert offset[-2] < 0.2                                         # 'a mean close to 0 compared with its spread'
 
 
