@@ -183,23 +183,31 @@ def test_notebook_04s_stored_run_equals_a_live_run():
     assert not problems, "\n".join(problems)
 
 
-def test_notebook_04s_key_changes_with_the_source_of_what_computes_it(tmp_path, monkeypatch):
-    """A change to lib.initialisation, lib.block or what the block runs changes the key: the stored
-    run is then a miss, computed live, and the test above fails until the file is written again."""
-    from labs.decoder import precomputed as decoder
+@pytest.mark.parametrize("store, computed_by", [
+    ("labs.decoder.precomputed", {"lib.initialisation", "lib.block", "lib.attention", "lib.ffn", "lib.norm",
+                                  "labs.decoder.near_identity"}),
+    ("labs.norms.precomputed", {"lib.block", "lib.attention", "lib.ffn", "lib.norm", "lib.weights",
+                                "labs.norms.placement"}),
+])
+def test_a_stores_key_changes_with_the_source_of_what_computes_it(store, computed_by, tmp_path, monkeypatch):
+    """Notebooks 04's and 03's stores: a change to any module that computes their results (for 04
+    lib.initialisation, lib.block and what the block runs; for 03 lib.block, what it runs and
+    lib.weights) changes the key: the stored result is then a miss, computed live, and the test of
+    the store's file fails until the file is written again."""
+    import importlib
 
-    sources = decoder.sources()
-    assert {"lib.initialisation", "lib.block", "lib.attention", "lib.ffn", "lib.norm",
-            "labs.decoder.near_identity"} <= set(sources)
+    module = importlib.import_module(store)
+    sources = module.sources()
+    assert set(sources) == computed_by
     assert all(path.is_file() for path in sources.values())
-    today = decoder.inputs_digest()
-    assert decoder.inputs_digest.__wrapped__() == today
+    today = module.inputs_digest()
+    assert module.inputs_digest.__wrapped__() == today
     for name, path in sources.items():
         changed = tmp_path / f"{name}.py"
         changed.write_bytes(path.read_bytes() + b"\n# changed\n")
         with monkeypatch.context() as patch:
-            patch.setattr(decoder, "sources", lambda: {**sources, name: changed})
-            assert decoder.inputs_digest.__wrapped__() != today, name
+            patch.setattr(module, "sources", lambda: {**sources, name: changed})
+            assert module.inputs_digest.__wrapped__() != today, name
 
 
 def test_notebook_04s_call_is_looked_up_and_any_other_runs_live(monkeypatch):
@@ -257,20 +265,6 @@ def test_notebook_03s_stored_stacks_equal_a_live_run():
         for name in ("pre", "post"):
             np.testing.assert_array_equal(found[name]["gaps"][index], run[name].gaps)
             assert found[name]["amplification"][index] == run[name].amplification
-
-
-def test_notebook_03s_key_changes_with_the_source_of_what_computes_it(tmp_path, monkeypatch):
-    from labs.norms import precomputed as norms
-
-    sources = norms.sources()
-    assert {"lib.block", "lib.attention", "lib.ffn", "lib.norm", "lib.weights", "labs.norms.placement"} == set(sources)
-    today = norms.inputs_digest()
-    for name, path in sources.items():
-        changed = tmp_path / f"{name}.py"
-        changed.write_bytes(path.read_bytes() + b"\n# changed\n")
-        with monkeypatch.context() as patch:
-            patch.setattr(norms, "sources", lambda: {**sources, name: changed})
-            assert norms.inputs_digest.__wrapped__() != today, name
 
 
 def test_notebook_03s_call_is_looked_up_and_any_other_runs_live(monkeypatch):

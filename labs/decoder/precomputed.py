@@ -12,16 +12,12 @@ computed live, and ``tests/test_precomputed.py`` fails until the file is written
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
-
-import numpy as np
 
 from lib import attention, block, ffn, initialisation, norm
 
-from ..kit.precomputed import Store, source_digest
+from ..kit.precomputed import source_store
 
-FILE = "precomputed.npz"
 FOLDER = Path(__file__).resolve().parent
 
 
@@ -33,15 +29,6 @@ def sources() -> dict:
     return {**found, "labs.decoder.near_identity": FOLDER / "near_identity.py"}
 
 
-@lru_cache(maxsize=1)
-def inputs_digest() -> str:
-    """The SHA-256 of the source files of :func:`sources` (name and bytes of each)."""
-    return source_digest(sources())
-
-
-def _load(name):
-    return np.load(FOLDER / name)
-
-
-STORE = Store(FILE, load=lambda name: _load(name), digest=lambda: inputs_digest(), folder=FOLDER)
+# sources() looked up at each call, so that a test may put other files in its place
+STORE, inputs_digest = source_store(FOLDER, lambda: sources())
 precomputed = STORE.precomputed

@@ -47,6 +47,17 @@ def source_digest(sources: dict) -> str:
     return digest.hexdigest()
 
 
+def source_store(folder, sources, file="precomputed.npz"):
+    """The store of ``file`` in ``folder`` (a Path) for results computed by the code in the source
+    files ``sources()`` lists ({module name: path}), and its inputs digest: ``source_digest`` of
+    those files, computed once per process. Returns (store, the digest function)."""
+    @lru_cache(maxsize=1)
+    def inputs_digest() -> str:
+        return source_digest(sources())
+
+    return Store(file, load=lambda name: np.load(folder / name), digest=inputs_digest, folder=folder), inputs_digest
+
+
 class Store:
     """One file of precomputed results: ``file`` (its name), ``load(file)`` (an open NpzFile, or one
     of the exceptions ``missing`` when the file is not to be had: then every call computes live),

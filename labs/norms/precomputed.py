@@ -12,16 +12,12 @@ few kB, inside the course wheel). Its key hashes the source of the modules that 
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
-
-import numpy as np
 
 from lib import attention, block, ffn, norm, weights
 
-from ..kit.precomputed import Store, source_digest
+from ..kit.precomputed import source_store
 
-FILE = "precomputed.npz"
 FOLDER = Path(__file__).resolve().parent
 
 
@@ -33,15 +29,6 @@ def sources() -> dict:
     return {**found, "labs.norms.placement": FOLDER / "placement.py"}
 
 
-@lru_cache(maxsize=1)
-def inputs_digest() -> str:
-    """The SHA-256 of the source files of :func:`sources` (name and bytes of each)."""
-    return source_digest(sources())
-
-
-def _load(name):
-    return np.load(FOLDER / name)
-
-
-STORE = Store(FILE, load=lambda name: _load(name), digest=lambda: inputs_digest(), folder=FOLDER)
+# sources() looked up at each call, so that a test may put other files in its place
+STORE, inputs_digest = source_store(FOLDER, lambda: sources())
 precomputed = STORE.precomputed
