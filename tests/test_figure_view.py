@@ -8,13 +8,19 @@ import base64
 import io
 import subprocess
 import sys
+import zlib
 
 import matplotlib.colors
 import numpy as np
 import pytest
 from PIL import Image
 
-from labs.kit.figure_view import FigureView, decades, encode_png, new_figure, set_changed, smallest_text, whole_ticks
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labs.kit import figure_view
+from labs.kit.figure_view import (FigureView, PngWriter, decades, encode_png, new_figure, set_changed, smallest_text,
+                                  whole_ticks)
 from presentation.numbers import power_of_ten
 
 
@@ -181,6 +187,30 @@ def test_a_changing_artist_reaching_into_a_later_axes_makes_a_full_draw():
     _same_as_full_draw(view)
 
 
+def test_a_later_axes_is_measured_once_while_unchanged_and_again_after_it_changes():
+    """Whether a changing artist reaches a static one drawn after it needs that one's extent,
+    which lays out all its tick labels: it is measured once (at the first draw) and kept until
+    the axes changes. A changing artist that does reach one is painted in matplotlib's order."""
+    view, line, _bars, _labels, _image, _title, _left, right = _two_panel_figure()
+    measured = []
+    measure = right.get_tightbbox
+    right.get_tightbbox = lambda *args, **kwargs: measured.append(1) or measure(*args, **kwargs)
+    for top in (1.5, 2.0, 2.5, 3.0):
+        line.set_ydata([0, top, 0])
+        view.redraw()
+        assert view.last == "blit"
+        _same_as_full_draw(view)
+    assert not measured
+    # Long tick labels on the right panel reach left, over the left panel's line.
+    right.set_yticks([0, 2, 4], ["a tick label long enough to reach the other panel"] * 3)
+    for top in (0.5, 0.6):
+        line.set_ydata([0, top, 0])
+        view.redraw()
+        assert view.last == "full" and view.why == "a changing artist reaches a static artist drawn after it"
+        _same_as_full_draw(view)
+    assert len(measured) == 1
+
+
 def test_the_png_decodes_to_the_pixels_drawn():
     rng = np.random.default_rng(0)
     opaque = rng.integers(0, 256, (7, 5, 4), dtype=np.uint8)
@@ -193,6 +223,53 @@ def test_the_png_decodes_to_the_pixels_drawn():
     view, *_rest = _two_panel_figure()
     shown = np.asarray(Image.open(io.BytesIO(view.png)).convert("RGBA"))
     assert np.array_equal(shown, view.pixels())
+
+
+def _decoded(png):
+    return np.asarray(Image.open(io.BytesIO(png)))
+
+
+def test_a_new_picture_compresses_again_only_the_bands_that_changed(monkeypatch):
+    rng = np.random.default_rng(1)
+    picture = rng.integers(0, 256, (40, 9, 4), dtype=np.uint8)
+    picture[..., 3] = 255
+    writer = PngWriter(band=16)                                  # bands: rows 0-15, 16-31, 32-39
+    compressed = []
+    fresh = figure_view.zlib.compressobj
+    monkeypatch.setattr(figure_view.zlib, "compressobj", lambda *a: compressed.append(1) or fresh(*a))
+    assert np.array_equal(_decoded(writer.write(picture)), picture[..., :3]) and len(compressed) == 3
+    assert writer.write(picture.copy()) is None and len(compressed) == 3       # the same pixels
+    picture[20, 4, :3] = 255 - picture[20, 4, :3]
+    assert np.array_equal(_decoded(writer.write(picture)), picture[..., :3]) and len(compressed) == 4
+    picture[0, 0, 0] = 255 - picture[0, 0, 0]
+    picture[39, 8, 2] = 255 - picture[39, 8, 2]
+    assert np.array_equal(_decoded(writer.write(picture)), picture[..., :3]) and len(compressed) == 6
+    picture[5, 5, 3] = 128                                       # no longer opaque: RGBA, every band
+    assert np.array_equal(_decoded(writer.write(picture)), picture) and len(compressed) == 9
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 12), st.integers(1, 17),
+       st.lists(st.tuples(st.integers(0, 39), st.integers(0, 11), st.integers(0, 255)), max_size=6),
+       st.booleans())
+def test_every_png_written_decodes_to_its_pixels_whatever_changed(height, width, band, changes, opaque):
+    rng = np.random.default_rng(height * 100 + width)
+    picture = rng.integers(0, 256, (height, width, 4), dtype=np.uint8)
+    if opaque:
+        picture[..., 3] = 255
+    writer = PngWriter(band=band)
+    for row, column, value in [(0, 0, 0)] + changes:
+        picture[row % height, column % width, :3] = value
+        png = writer.write(picture)
+        if png is not None:
+            shown = _decoded(png)
+        assert np.array_equal(shown, picture[..., :3] if opaque else picture)
+
+
+@given(st.binary(max_size=300), st.binary(max_size=300))
+def test_checksums_of_two_pieces_combine_into_the_checksum_of_both(first, second):
+    combined = figure_view._adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
+    assert combined == zlib.adler32(first + second)
 
 
 def test_the_image_widget_holds_the_png_as_a_data_url():

@@ -31,13 +31,16 @@ The changing artists are drawn above the static artists of their axes (the view 
 and a blit paint in the same order and give exactly the same pixels. A static artist that must
 stay on top of a changing one (a reference line over bars, a legend over a curve) is listed as
 changing too. If a changing artist reaches outside its axes into a static artist drawn after
-it (another axes, a figure title), the redraw is a full draw, so the pixels are always those
-of a full draw.
+it (another axes, a figure title), the figure is drawn as matplotlib draws it, every artist in
+its turn, so the pixels are always those of a full draw. Knowing this needs the extent of the
+static axes, which lays out all their tick labels: each is measured when first needed and kept
+until that axes changes.
 
 **Cheap pixels.** The PNG is encoded only when the pixels differ from the image already shown,
 without the alpha channel (the figure is opaque), without PNG's per-row filters and at zlib
 level 1: for flat-coloured plots that is both the smallest and by far the fastest of the
-settings measured (``benchmarks/NOTES.md``).
+settings measured (``benchmarks/NOTES.md``). Its rows are compressed in bands, and only the
+bands whose pixels changed are compressed again (:class:`PngWriter`).
 
 **Shown at once.** The image widget receives the PNG as a ``data:`` URL (``format="url"``)
 rather than as raw bytes: for raw bytes the page makes a blob URL, which the browser fetches
@@ -81,6 +84,7 @@ OKABE_ITO = {
 }
 
 PNG_COMPRESS_LEVEL = 1       # zlib level: fastest, and plots are mostly flat colour
+PNG_BAND = 16                # rows of a PNG compressed together (only changed bands again)
 CHANGING_ZORDER = 100        # added to a changing artist's zorder: drawn above the static ones
 MARGIN = 2                   # pixels around a changing artist's extent (antialiasing)
 DIRTY_SHARE = 0.6            # a changed part larger than this share of the figure: redraw it all
@@ -179,24 +183,78 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def encode_png(rgba, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
-    """PNG bytes of an (height, width, 4) uint8 RGBA array; RGB when every pixel is opaque.
+def _adler32_combine(first: int, second: int, second_length: int) -> int:
+    """The Adler-32 checksum of two pieces of data one after the other, from each piece's own
+    (as zlib's ``adler32_combine``, which Python's zlib does not offer)."""
+    base = 65521
+    rest = second_length % base
+    low = ((first & 0xFFFF) + (second & 0xFFFF) + base - 1) % base
+    high = (rest * (first & 0xFFFF) + (first >> 16) + (second >> 16) + base - rest) % base
+    return low | (high << 16)
 
-    Each row is stored unfiltered (PNG filter type 0) and the whole is compressed with zlib:
-    a plot is mostly long runs of one colour, which zlib finds without a filter's help.
+
+class PngWriter:
+    """PNGs of successive pictures of one figure, compressing again only what changed.
+
+    Each row is stored unfiltered (PNG filter type 0) and compressed with zlib: a plot is mostly
+    long runs of one colour, which zlib finds without a filter's help. The rows are compressed in
+    bands of :data:`PNG_BAND` rows, each by a fresh compressor and ending on a whole byte (a
+    *sync flush*), so a band's compressed bytes depend on that band alone: a picture that differs
+    from the last one in a few bands compresses those bands and reuses the others' bytes. The
+    pixels are written as RGB when every pixel is opaque, else as RGBA.
     """
-    import numpy as np
 
-    rgba = np.asarray(rgba, dtype=np.uint8)
-    height, width = rgba.shape[:2]
-    opaque = bool(rgba[..., 3].min() == 255)
-    pixels = rgba[..., :3] if opaque else rgba
-    rows = np.empty((height, 1 + pixels.shape[1] * pixels.shape[2]), dtype=np.uint8)
-    rows[:, 0] = 0                                          # filter type 0 (none) for every row
-    rows[:, 1:].reshape(pixels.shape)[...] = pixels         # one copy, straight into the rows
-    header = struct.pack(">IIBBBBB", width, height, 8, 2 if opaque else 6, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header)
-            + _chunk(b"IDAT", zlib.compress(rows.data, compress_level)) + _chunk(b"IEND", b""))
+    def __init__(self, compress_level: int = PNG_COMPRESS_LEVEL, band: int = PNG_BAND):
+        self.level, self.band = compress_level, band
+        self.pixels = None           # (height, width, 4) uint8: a copy of the pixels last written
+        self._rows = None            # (height, 1 + width * channels): each row's filter byte and pixels
+        self._bands = []             # [(compressed bytes, Adler-32, length)] of each band
+
+    def write(self, rgba) -> bytes | None:
+        """The PNG of ``rgba``, (height, width, 4) uint8; None if it equals the last one written."""
+        rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
+        height, width = rgba.shape[:2]
+        channels = 3 if rgba[..., 3].min() == 255 else 4
+        if self._rows is None or self._rows.shape != (height, 1 + width * channels):
+            self._rows = np.zeros((height, 1 + width * channels), dtype=np.uint8)   # filter 0
+            self._bands = [None] * -(-height // self.band)
+            self.pixels = None
+        changed = self._changed_bands(rgba)
+        if not changed:
+            return None
+        for index in changed:
+            rows = slice(index * self.band, (index + 1) * self.band)
+            self._rows[rows, 1:].reshape(-1, width, channels)[...] = rgba[rows, :, :channels]
+            data = self._rows[rows].data
+            compressor = zlib.compressobj(self.level, zlib.DEFLATED, -15)        # raw deflate
+            self._bands[index] = (compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH),
+                                  zlib.adler32(data), data.nbytes)
+        self.pixels = rgba.copy()
+        checksum = 1                                                    # Adler-32 of nothing
+        for _data, adler, length in self._bands:
+            checksum = _adler32_combine(checksum, adler, length)
+        stream = (b"\x78\x01" + b"".join(data for data, _a, _l in self._bands)
+                  + b"\x03\x00" + struct.pack(">I", checksum))        # header, bands, last block, sum
+        header = struct.pack(">IIBBBBB", width, height, 8, 2 if channels == 3 else 6, 0, 0, 0)
+        return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", stream)
+                + _chunk(b"IEND", b""))
+
+    def _changed_bands(self, rgba) -> list:
+        """The indices of the bands whose pixels differ from those last written (all at first)."""
+        count = len(self._bands)
+        if self.pixels is None or self.pixels.shape != rgba.shape:
+            return list(range(count))
+        height, width = rgba.shape[:2]
+        rows = np.any(rgba.view(np.uint32).reshape(height, width) != self.pixels.view(np.uint32).reshape(height, width),
+                      axis=1)
+        padded = np.zeros(count * self.band, dtype=bool)
+        padded[:height] = rows
+        return np.flatnonzero(padded.reshape(count, self.band).any(axis=1)).tolist()
+
+
+def encode_png(rgba, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
+    """PNG bytes of an (height, width, 4) uint8 RGBA array; RGB when every pixel is opaque."""
+    return PngWriter(compress_level).write(rgba)
 
 
 def _flatten(artists) -> list:
@@ -368,13 +426,14 @@ class FigureView:
         self._changing = []          # the changing artists, in the order they are drawn
         self._canvas = None
         self._background = None      # the static part's pixels (a matplotlib BufferRegion)
-        self._later = []             # [(axes or None, bbox)] static extents, in drawing order
+        self._later = []             # the static axes and figure-level artists, in drawing order
+        self._extents = {}           # id(static artist) -> (artist, bbox): its extent, while unchanged
         self._states = {}            # state -> (background, later) of the static states seen
         self._checked = None         # the background the last blit's artists were checked against
         self._drawn = {}             # id(artist) -> the pixel bounds it painted when last drawn
         self._state = None
-        self._pixels = None          # a copy of the RGBA pixels last encoded
-        self._png = b""              # and their PNG
+        self._writer = PngWriter()   # keeps a copy of the pixels last encoded, and their bands
+        self._png = b""              # the PNG of those pixels
         self._smallest = {}          # id(background) -> (background, changing texts' sizes, smallest text)
         self.changing(*_flatten(changing))
         self._design = _Design(figure)
@@ -413,6 +472,7 @@ class FigureView:
 
     def _forget(self) -> None:
         self._background = None
+        self._extents = {}
         self._states.clear()
         self._smallest.clear()
 
@@ -447,6 +507,7 @@ class FigureView:
         from matplotlib.image import AxesImage
 
         canvas = self._agg()
+        self._drop_changed_extents()
         images = [a for a in self._changing if isinstance(a, AxesImage) and a.get_visible()]
         for image in images:             # matplotlib draws animated images too: keep them out
             image.set_visible(False)
@@ -456,26 +517,68 @@ class FigureView:
             for image in images:
                 image.set_visible(True)
         self._background = canvas.copy_from_bbox(self.figure.bbox)
-        self._later = self._static_extents(canvas.get_renderer())
+        self._later = self._static_order()
         if self._state is not None:
             self._states[self._state] = (self._background, self._later)
+        if self._reaches_later_static(every=True):
+            self._paint_in_order("a changing artist reaches a static artist drawn after it")
+            return
         self._draw_changing()
+        self._checked = self._background
         self.full_draws += 1
         self.last, self.why = "full", why
 
-    def _static_extents(self, renderer) -> list:
-        """[(axes, bbox)] of each axes and each figure-level static artist, in drawing order."""
-        out = []
-        for child in sorted(self.figure.get_children(), key=lambda a: a.get_zorder()):
-            if child is self.figure.patch or not child.get_visible() or child.get_animated():
-                continue
-            try:
-                box = child.get_tightbbox(renderer) if hasattr(child, "get_tightbbox") else None
-                box = box or child.get_window_extent(renderer)
-            except Exception:  # noqa: BLE001 - an artist without an extent covers everything
-                box = self.figure.bbox
-            out.append((child if child in self.figure.axes else None, box))
-        return out
+    def _paint_in_order(self, why: str) -> None:
+        """Draw the whole figure as matplotlib does without blitting, every artist in its turn
+        (the background is kept: the static part has not changed). For a changing artist that
+        reaches a static artist drawn after it, which a blit would paint over. Every changing
+        artist is checked again at the next redraw."""
+        canvas = self._agg()
+        for artist in self._changing:
+            artist.set_animated(False)
+        try:
+            canvas.draw()
+        finally:
+            for artist in self._changing:
+                artist.set_animated(True)
+        renderer = canvas.get_renderer()
+        for artist in self._changing:
+            self._drawn[id(artist)] = self._box(artist, renderer)
+            artist.stale = False
+        self.figure.stale = False
+        self._checked = None
+        self.full_draws += 1
+        self.last, self.why = "full", why
+
+    def _static_order(self) -> list:
+        """The static axes and figure-level static artists, in the order a draw paints them."""
+        return [child for child in sorted(self.figure.get_children(), key=lambda a: a.get_zorder())
+                if child is not self.figure.patch and child.get_visible() and not child.get_animated()]
+
+    def _drop_changed_extents(self) -> None:
+        """Forget the extent of every static artist changed since it was measured. matplotlib
+        marks an axes (or a figure-level artist) stale when anything static in it changes; a
+        measured one is marked fresh (:meth:`_static_extent`), so stale means changed since."""
+        self._extents = {key: (child, box) for key, (child, box) in self._extents.items() if not child.stale}
+
+    def _static_extent(self, child, renderer):
+        """The pixels a static axes or figure-level artist paints, measured when first asked for
+        and kept while it does not change: measuring an axes lays out every tick label, which
+        takes a third as long as drawing the figure, and most axes never change."""
+        known = self._extents.get(id(child))
+        if known is not None and known[0] is child and not child.stale:
+            return known[1]
+        figure_stale = self.figure.stale
+        try:
+            box = child.get_tightbbox(renderer) if hasattr(child, "get_tightbbox") else None
+            box = box or child.get_window_extent(renderer)
+        except Exception:  # noqa: BLE001 - an artist without an extent covers everything
+            box = self.figure.bbox
+        # Measuring sets the ticks again (to what they are): not a change of the picture.
+        child.stale = False
+        self.figure.stale = figure_stale
+        self._extents[id(child)] = (child, box)
+        return box
 
     def _draw_changing(self) -> None:
         renderer = self._canvas.get_renderer()
@@ -496,19 +599,18 @@ class FigureView:
         artists changed since the last redraw are looked at, unless ``every``: the others were
         looked at then, against the same static part."""
         renderer = self._canvas.get_renderer()
-        axes_order = [axes for axes, _box in self._later]
         for artist in self._changing:
             if not (every or artist.stale):
                 continue
             home = artist.axes
             if home is None:          # figure-level: drawn after every static artist either way
                 continue
-            start = (axes_order.index(home) + 1) if home in axes_order else len(self._later)
-            later = [box for axes, box in self._later[start:] if axes is not home]
+            start = next((i + 1 for i, child in enumerate(self._later) if child is home), len(self._later))
+            later = [child for child in self._later[start:] if child is not home]
             if not later or not artist.get_visible():
                 continue
             box = self._extent(artist, renderer).padded(MARGIN)
-            if any(box.overlaps(other) for other in later):
+            if any(box.overlaps(self._static_extent(child, renderer)) for child in later):
                 return True
         return False
 
@@ -537,7 +639,7 @@ class FigureView:
             self.last = "none"
             return False
         elif self._reaches_later_static(every=switched or self._checked is not self._background):
-            self._full_draw("a changing artist reaches a static artist drawn after it")
+            self._paint_in_order("a changing artist reaches a static artist drawn after it")
         else:
             self._checked = self._background
             if switched or self.figure.stale:
@@ -660,13 +762,10 @@ class FigureView:
 
     def _encode(self) -> bool:
         """Make a new PNG if the pixels differ from the last ones; True if they did."""
-        import numpy as np
-
-        pixels = np.asarray(self._canvas.buffer_rgba())
-        if self._pixels is not None and self._pixels.shape == pixels.shape and np.array_equal(self._pixels, pixels):
+        png = self._writer.write(self._canvas.buffer_rgba())
+        if png is None:
             return False
-        self._pixels = pixels.copy()
-        self._png = encode_png(self._pixels)
+        self._png = png
         self.encodes += 1
         return True
 
@@ -710,7 +809,7 @@ class FigureView:
 
     def _show_size(self) -> None:
         """The image's width and height (the PNG's) and its smallest text, in tenths of a pixel."""
-        height, width = self._pixels.shape[:2]
+        height, width = self._writer.pixels.shape[:2]
         if (self.image.width, self.image.height) != (str(width), str(height)):
             self.image.width, self.image.height = str(width), str(height)
         label = f"course-figure-text-{int(self._smallest_text() * self.dpi / 72 * 10)}"
@@ -759,4 +858,4 @@ class FigureView:
 
     def pixels(self):
         """The RGBA pixels on show, (height, width, 4)."""
-        return self._pixels
+        return self._writer.pixels
