@@ -201,35 +201,36 @@ class PngWriter:
     bands of :data:`PNG_BAND` rows, each by a fresh compressor and ending on a whole byte (a
     *sync flush*), so a band's compressed bytes depend on that band alone: a picture that differs
     from the last one in a few bands compresses those bands and reuses the others' bytes. The
-    pixels are written as RGB when every pixel is opaque, else as RGBA.
+    pixels are written as RGB while every pixel written is opaque, else as RGBA.
     """
 
     def __init__(self, compress_level: int = PNG_COMPRESS_LEVEL, band: int = PNG_BAND):
         self.level, self.band = compress_level, band
         self.pixels = None           # (height, width, 4) uint8: a copy of the pixels last written
         self._rows = None            # (height, 1 + width * channels): each row's filter byte and pixels
+        self._channels = None        # 3 (RGB) while every pixel written is opaque, else 4 (RGBA)
         self._bands = []             # [(compressed bytes, Adler-32, length)] of each band
 
     def write(self, rgba) -> bytes | None:
         """The PNG of ``rgba``, (height, width, 4) uint8; None if it equals the last one written."""
         rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
-        height, width = rgba.shape[:2]
-        channels = 3 if rgba[..., 3].min() == 255 else 4
-        if self._rows is None or self._rows.shape != (height, 1 + width * channels):
-            self._rows = np.zeros((height, 1 + width * channels), dtype=np.uint8)   # filter 0
-            self._bands = [None] * -(-height // self.band)
-            self.pixels = None
         changed = self._changed_bands(rgba)
         if not changed:
             return None
+        height, width = rgba.shape[:2]
+        channels = 3 if all(self._opaque(rgba, index) for index in changed) and self._channels != 4 else 4
+        if channels != self._channels:                       # a first picture, or one no longer opaque
+            self._channels = channels
+            self._rows = np.zeros((height, 1 + width * channels), dtype=np.uint8)   # filter 0
+            changed = range(len(self._bands))
         for index in changed:
             rows = slice(index * self.band, (index + 1) * self.band)
+            self.pixels[rows] = rgba[rows]
             self._rows[rows, 1:].reshape(-1, width, channels)[...] = rgba[rows, :, :channels]
             data = self._rows[rows].data
             compressor = zlib.compressobj(self.level, zlib.DEFLATED, -15)        # raw deflate
             self._bands[index] = (compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH),
                                   zlib.adler32(data), data.nbytes)
-        self.pixels = rgba.copy()
         checksum = 1                                                    # Adler-32 of nothing
         for _data, adler, length in self._bands:
             checksum = _adler32_combine(checksum, adler, length)
@@ -239,12 +240,18 @@ class PngWriter:
         return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", stream)
                 + _chunk(b"IEND", b""))
 
+    def _opaque(self, rgba, index) -> bool:
+        return bool(rgba[index * self.band:(index + 1) * self.band, :, 3].min() == 255)
+
     def _changed_bands(self, rgba) -> list:
-        """The indices of the bands whose pixels differ from those last written (all at first)."""
-        count = len(self._bands)
-        if self.pixels is None or self.pixels.shape != rgba.shape:
-            return list(range(count))
+        """The indices of the bands whose pixels differ from those last written: all of them for
+        a first picture or one of another size (which starts anew)."""
         height, width = rgba.shape[:2]
+        count = -(-height // self.band)
+        if self.pixels is None or self.pixels.shape != rgba.shape:
+            self.pixels = np.empty_like(rgba)
+            self._bands, self._channels = [None] * count, None
+            return list(range(count))
         rows = np.any(rgba.view(np.uint32).reshape(height, width) != self.pixels.view(np.uint32).reshape(height, width),
                       axis=1)
         padded = np.zeros(count * self.band, dtype=bool)
@@ -255,6 +262,34 @@ class PngWriter:
 def encode_png(rgba, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
     """PNG bytes of an (height, width, 4) uint8 RGBA array; RGB when every pixel is opaque."""
     return PngWriter(compress_level).write(rgba)
+
+
+def _overlap(a, b) -> bool:
+    """True if pixel bounds a and b, (x0, y0, x1, y1) with x1 and y1 excluded, share a pixel."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _holding(box, others):
+    """The smallest bounds holding ``box`` and each of ``others``."""
+    for other in others:
+        box = (min(box[0], other[0]), min(box[1], other[1]), max(box[2], other[2]), max(box[3], other[3]))
+    return box
+
+
+def _joined(boxes) -> list:
+    """The boxes with any that overlap replaced by the bounds holding them, until none overlap."""
+    parts = []
+    for box in boxes:
+        if box[2] <= box[0] or box[3] <= box[1]:
+            continue
+        while True:
+            touching = [part for part in parts if _overlap(part, box)]
+            if not touching:
+                break
+            parts = [part for part in parts if not _overlap(part, box)]
+            box = _holding(box, touching)
+        parts.append(box)
+    return parts
 
 
 def _flatten(artists) -> list:
@@ -682,50 +717,51 @@ class FigureView:
         return (int(np.floor(x0)), int(np.floor(y0)), int(np.ceil(x1)), int(np.ceil(y1)))
 
     def _dirty(self, fresh):
-        """The part of the figure the changed artists painted last time or paint now, as
-        (x0, y0, x1, y1), or None when that is most of the figure. fresh: {id(artist): bounds}
-        of each changed artist now (``_box``)."""
+        """The parts of the figure the changed artists painted last time or paint now, as a
+        list of bounds (x0, y0, x1, y1) that do not overlap, or None when they cover most of the
+        figure. Each changed artist's bounds, before and now, are one part; overlapping parts are
+        joined; a part an image overlaps grows to hold it whole (an image is drawn whole).
+        fresh: {id(artist): bounds} of each changed artist now (``_box``)."""
+        width, height = int(self.figure.bbox.width), int(self.figure.bbox.height)
         boxes = [self._drawn.get(key) for key in fresh] + list(fresh.values())
-        boxes = [b for b in boxes if b is not None]
-        if not boxes:
-            return (0, 0, 0, 0)
-        width, height = self.figure.bbox.width, self.figure.bbox.height
-        x0, y0 = max(min(b[0] for b in boxes), 0), max(min(b[1] for b in boxes), 0)
-        x1, y1 = min(max(b[2] for b in boxes), int(width)), min(max(b[3] for b in boxes), int(height))
-        if (x1 - x0) * (y1 - y0) > DIRTY_SHARE * width * height:
+        parts = _joined([(max(b[0], 0), max(b[1], 0), min(b[2], width), min(b[3], height))
+                         for b in boxes if b is not None])
+        images = [box for artist in self._changing if type(artist).__name__.endswith("Image")
+                  and getattr(artist, "get_array", None) and (box := self._drawn.get(id(artist)))]
+        while True:                   # parts only grow: this ends
+            grown = _joined([_holding(part, [image for image in images if _overlap(part, image)])
+                             for part in parts])
+            if grown == parts:
+                break
+            parts = grown
+        if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in parts) > DIRTY_SHARE * width * height:
             return None
-        # An image overlapping the part is redrawn whole, so the part must hold it whole.
-        for artist in self._changing:
-            box = self._drawn.get(id(artist))
-            if box and getattr(artist, "get_array", None) and type(artist).__name__.endswith("Image") \
-                    and box[0] < x1 and x0 < box[2] and box[1] < y1 and y0 < box[3]:
-                x0, y0, x1, y1 = min(x0, box[0]), min(y0, box[1]), max(x1, box[2]), max(y1, box[3])
-        return (x0, y0, x1, y1)
+        return parts
 
-    def _blit(self, part, fresh=None) -> None:
-        """Restore the background (only ``part`` of it, if given) and draw the changing artists
-        that reach into it, clipped to it. With a part, ``fresh`` holds the bounds of the changed
-        artists now (the others paint where they did last time)."""
+    def _blit(self, parts, fresh=None) -> None:
+        """Restore the background (only ``parts`` of it, if given) and draw the changing artists
+        that reach into each part, clipped to it. With parts, ``fresh`` holds the bounds of the
+        changed artists now (the others paint where they did last time)."""
         from matplotlib.transforms import Bbox
 
-        if part is None:
+        if parts is None:
             self._canvas.restore_region(self._background)
             self._draw_changing()
             return
-        x0, y0, x1, y1 = part
-        if x1 > x0 and y1 > y0:
+        renderer = self._canvas.get_renderer()
+        height = int(self.figure.bbox.height)
+        for x0, y0, x1, y1 in parts:
+            if x1 <= x0 or y1 <= y0:
+                continue
             # The saved pixels count rows from the top, and Agg copies the last row and column
             # of the bounds too: columns x0 .. x1 - 1 and rows y0 .. y1 - 1 from the bottom.
-            height = int(self.figure.bbox.height)
             self._canvas.restore_region(self._background, bbox=(x0, height - y1, x1 - 1, height - y0 - 1),
                                         xy=(0, 0))
-            renderer = self._canvas.get_renderer()
             region = Bbox.from_extents(x0, y0, x1, y1)
             for artist in self._changing:
                 box = fresh[id(artist)] if id(artist) in fresh else self._drawn.get(id(artist))
-                if box is None or box[2] <= x0 or x1 <= box[0] or box[3] <= y0 or y1 <= box[1]:
-                    continue
-                self._draw_within(artist, region, renderer)
+                if box is not None and _overlap(box, (x0, y0, x1, y1)):
+                    self._draw_within(artist, region, renderer)
         self._drawn.update(fresh)
         for artist in self._changing:
             artist.stale = False
