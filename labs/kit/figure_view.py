@@ -791,10 +791,15 @@ class FigureView:
 
     def _place_axes(self) -> None:
         """Size each axes for its limits as a draw does (an axes with a fixed aspect ratio, such
-        as an image's, changes its box with its limits)."""
+        as an image's, changes its box with its limits). matplotlib marks an axes changed when
+        it is placed, even where it stays: one that had not changed is still unchanged (its
+        measured extent still holds)."""
         for ax in self.figure.axes:
+            unchanged = not ax.stale
             locator = ax.get_axes_locator()
             ax.apply_aspect(locator(ax, self._canvas.get_renderer()) if locator else None)
+            if unchanged:
+                ax.stale = False
 
     def _encode(self) -> bool:
         """Make a new PNG if the pixels differ from the last ones; True if they did."""
