@@ -495,6 +495,32 @@ def test_heads_view_every_control():
     assert "block 2" in lab.numbers.value and "head 2 (shown)" in lab.numbers.value
 
 
+def test_the_heads_lab_opens_and_shows_every_text_sentence_and_head_without_running_the_model(monkeypatch):
+    """Its maps and perplexities are looked up (computed when the course was built), so neither
+    opening it nor any control runs a block; what it shows equals a live run."""
+    from labs.trained import heads
+
+    for cached in (heads.text_attention, heads._sentence_maps, heads._text_perplexities, heads.left_out_losses):
+        cached.cache_clear()
+    calls = []
+    block = model.block
+    monkeypatch.setattr(model, "block", lambda x, weights, **options: calls.append(1) or block(x, weights, **options))
+    lab = heads.HeadsLab()
+    for text in range(1, len(heads.texts()) + 1):
+        lab.text.value = text
+        for sentence in range(1, len(lab.sentence.options) + 1):
+            lab.sentence.value = sentence
+            lab.leave_out.value = not lab.leave_out.value
+    lab.block.value, lab.head.value = 3, 4
+    monkeypatch.undo()
+    assert not calls
+    live = heads.text_attention(lab.model["text"] - 1)
+    s = heads.sentences(lab.model["text"] - 1)[lab.model["sentence"] - 1]
+    expected = heads._map_grid(live.maps[lab.model["sentence"] - 1][2, 3], s)
+    np.testing.assert_array_equal(lab.model["grid"], expected)
+    assert lab.model["whole"] == heads.perplexities(lab.model["text"] - 1, live.losses)
+
+
 def test_moving_the_head_or_the_sentence_is_a_blit_once_each_length_was_drawn():
     from labs.trained.heads import HeadsLab
     lab = HeadsLab()

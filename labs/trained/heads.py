@@ -2,12 +2,15 @@
 copies or reverses a list of letters, and what the copy and reverse predictions lose when one head
 is left out.
 
-Every held-out text is run once per kernel, the first time the lab is built
-(:func:`text_attention`): one forward pass of the library's blocks, with each head's attention
-weights kept, as ``lib.block.block`` computes them, at the rows of the text's copy and reverse
-sentences. Moving a control afterwards only reads what was kept. Leaving a head out
-(:func:`left_out_losses`) runs the blocks from that head's block on, once per text, block and
-head, and keeps the result.
+What the lab shows depends on nothing but the held-out text and the head picked, so it is
+computed when the course is built and looked up (``precomputed``): each head's weights on each
+copy and reverse sentence (:func:`sentence_maps`), each text's copy and reverse perplexities with
+every head (:func:`text_perplexities`) and without each head (:func:`text_without_head`), and the
+heads' weights pooled over every text (:func:`head_summary`). Where a result is not in the store
+(other weights), it is computed live: :func:`text_attention` runs the model on a text once, with
+each head's attention weights kept, as ``lib.block.block`` computes them, at the rows of the
+text's copy and reverse sentences; :func:`left_out_losses` runs the blocks from a head's block
+on with that head left out.
 
 Model: ``heads_model`` (the maps, the heads' weights pooled over every held-out text, and the
 copy and reverse perplexities with one head left out). View: ``HeadsLab``. Root widget:
@@ -161,6 +164,38 @@ def every_text() -> tuple:
     return tuple(text_attention(i) for i in range(len(texts())))
 
 
+def _every_sentence() -> list:
+    return [{"text": t, "sentence": i} for t in range(len(texts())) for i in range(len(sentences(t)))]
+
+
+@precomputed(_every_sentence)
+def _sentence_maps(text, sentence) -> dict:
+    kept = text_attention(text).maps[sentence]                         # (L, H, rows, rows + 1)
+    maps = np.full(kept.shape[:2] + (LONGEST, LONGEST + 1), np.nan, dtype=kept.dtype)
+    maps[:, :, :kept.shape[2], :kept.shape[3]] = kept                  # every sentence on one grid
+    return {"maps": maps}
+
+
+def sentence_maps(text: int, sentence: int) -> np.ndarray:
+    """Every head's weights on sentence ``sentence`` of held-out text ``text`` (both 0-based),
+    (L, H, rows, rows + 1): ``text_attention(text).maps[sentence]`` (computed when the course was
+    built: ``precomputed``)."""
+    s = sentences(text)[sentence]
+    rows = s.stop - s.start
+    return _sentence_maps(text=int(text), sentence=int(sentence))["maps"][:, :, :rows, :rows + 1]
+
+
+@precomputed(lambda: [{"text": t} for t in range(len(texts()))])
+def _text_perplexities(text) -> dict:
+    return perplexities(text, text_attention(text).losses)
+
+
+def text_perplexities(text: int) -> dict:
+    """``perplexities`` of held-out text ``text`` (0-based) with every head (computed when the
+    course was built: ``precomputed``)."""
+    return _text_perplexities(text=int(text))
+
+
 # ---------------------------------------------------------------- one head left out
 
 def without_head(head: int):
@@ -312,14 +347,13 @@ def heads_model(text: int = 1, sentence: int = 1, block: int = 1, head: int = 1,
     sentence = _clip(sentence, 1, len(spans))
     block, head = _clip(block, 1, layers), _clip(head, 1, heads)
     s = spans[sentence - 1]
-    run = text_attention(text - 1)
     words = model.decode(texts()[text - 1].ids[s.start:s.stop]).split()
     p = predictions(text - 1)
     inside = (p.rows >= s.start) & (p.rows < s.stop)
     marks = [(int(r - s.start), int(c - s.start) + 1) for r, c in zip(p.rows[inside], p.sources[inside])]
     summary = head_summary()
     b, h = block - 1, head - 1
-    whole = perplexities(text - 1, run.losses)
+    whole = text_perplexities(text - 1)
     without = text_without_head(text - 1, b, h) if leave_out else None
     numbers = {"copy": float(summary.copy[b, h]), "reverse": float(summary.reverse[b, h]),
                "after": float(summary.after[b, h]), "previous": float(summary.previous[b, h])}
@@ -340,7 +374,7 @@ def heads_model(text: int = 1, sentence: int = 1, block: int = 1, head: int = 1,
                   f"{amount(whole['copy'])} to {amount(without['copy'])}, its {n['reverse']} reverse ones "
                   f"from {amount(whole['reverse'])} to {amount(without['reverse'])}.")
     return {"text": text, "sentence": sentence, "block": block, "head": head, "leave_out": bool(leave_out),
-            "kind": s.kind, "words": words, "grid": _map_grid(run.maps[sentence - 1][b, h], s), "marks": marks,
+            "kind": s.kind, "words": words, "grid": _map_grid(sentence_maps(text - 1, sentence - 1)[b, h], s), "marks": marks,
             "looks": numbers, "counts": n, "pooled_counts": dict(summary.counts), "texts": len(texts()), "whole": whole,
             "without": without, "table": rows, "verdict": f"{looks} {effect}"}
 
@@ -366,7 +400,10 @@ class HeadsLab:
         from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         layers, heads = model.info()["config"]["layers"], model.info()["config"]["heads"]
-        every_text()                                  # each text run once, now rather than on a later move
+        for t in range(len(texts())):        # every text looked up now (or computed now, not on a later move)
+            text_perplexities(t)
+            for i in range(len(sentences(t))):
+                sentence_maps(t, i)
         self.text = menu([(f"text {i + 1}", i + 1) for i in range(len(texts()))], int(text), "held-out text")
         self.sentence = menu(sentence_options(int(text)), int(sentence), "sentence")
         self.block = choice([(str(i + 1), i + 1) for i in range(layers)], int(block), "block")
