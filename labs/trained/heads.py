@@ -2,18 +2,20 @@
 copies or reverses a list of letters, and what the copy and reverse predictions lose when one head
 is left out.
 
-What the lab shows depends on nothing but the held-out text and the head picked, so it is
-computed when the course is built and looked up (``precomputed``): each head's weights on each
-copy and reverse sentence (:func:`sentence_maps`), each text's copy and reverse perplexities with
-every head (:func:`text_perplexities`) and without each head (:func:`text_without_head`), and the
-heads' weights pooled over every text (:func:`head_summary`). Where a result is not in the store
+What the lab shows depends on nothing but what is picked (the held-out text, its sentence, the
+block, the head and whether it is left out), so it is computed when the course is built and
+looked up (``precomputed``): each head's weights on each copy and reverse sentence
+(:func:`sentence_maps`), each text's copy and reverse perplexities with every head
+(:func:`text_perplexities`) and without each head (:func:`text_without_head`), and, over every
+text, the heads' weights (:func:`head_summary`) and the perplexities with every head and without
+each (:func:`pooled_perplexities`). Where a result is not in the store
 (other weights), it is computed live: :func:`text_attention` runs the model on a text once, with
 each head's attention weights kept, as ``lib.block.block`` computes them, at the rows of the
 text's copy and reverse sentences; :func:`left_out_losses` runs the blocks from a head's block
 on with that head left out.
 
 Model: ``heads_model`` (the maps, the heads' weights pooled over every held-out text, and the
-copy and reverse perplexities with one head left out). View: ``HeadsLab``. Root widget:
+copy and reverse perplexities with every head and with one head left out). View: ``HeadsLab``. Root widget:
 ``heads_lab()``.
 """
 
