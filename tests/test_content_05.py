@@ -671,3 +671,10 @@ def test_structure(cells):
         assert claim not in text
     assert "training/README.md" in text
     assert source(cells[-2]).startswith("## References") and "Massive Activations" in source(cells[-2])
+
+
+def test_the_heads_left_out_in_turn_are_as_many_as_the_text_says(cells):
+    said = next(i for i, c in enumerate(cells) if "with each of three heads left out in turn" in source(c))
+    code = source(cells[said + 1])
+    left_out = re.search(r"for block, head in (\(\(.*?\)\)):", code).group(1)
+    assert len(eval(left_out)) == 3                       # noqa: S307 - a literal tuple of the notebook's
