@@ -322,3 +322,18 @@ def pytest_terminal_summary(terminalreporter, config):
         terminalreporter.section("axe-core on JupyterLab's own interface (outside the course's audit)")
         for line in found:
             terminalreporter.write_line(line)
+
+
+# The files that take longest, run first: pytest-xdist hands each process one whole file at a
+# time (pytest.ini), so a long file left for the end keeps one process busy while the other waits.
+LONGEST_FIRST = ("test_browser_", "test_site_run.py", "test_saved_notebooks.py", "test_notebooks.py",
+                 "test_check_budget.py", "test_new_notebook.py", "test_cli_course.py", "test_matrix_budget.py",
+                 "test_site.py")
+
+
+def pytest_collection_modifyitems(items):
+    """Put the files of LONGEST_FIRST first, in that order (the tests of a file keep theirs)."""
+    def rank(item):
+        return next((i for i, start in enumerate(LONGEST_FIRST) if item.path.name.startswith(start)),
+                    len(LONGEST_FIRST))
+    items.sort(key=rank)
