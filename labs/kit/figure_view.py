@@ -214,10 +214,15 @@ class PngWriter:
     def write(self, rgba) -> bytes | None:
         """The PNG of ``rgba``, (height, width, 4) uint8; None if it equals the last one written."""
         rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
-        changed = self._changed_bands(rgba)
+        height, width = rgba.shape[:2]
+        if self.pixels is None or self.pixels.shape != rgba.shape:     # a first picture, or another size
+            self.pixels = np.empty_like(rgba)
+            self._bands, self._channels = [None] * -(-height // self.band), None
+            changed = range(len(self._bands))
+        else:
+            changed = self._changed_bands(rgba)
         if not changed:
             return None
-        height, width = rgba.shape[:2]
         channels = 3 if all(self._opaque(rgba, index) for index in changed) and self._channels != 4 else 4
         if channels != self._channels:                       # a first picture, or one no longer opaque
             self._channels = channels
@@ -244,14 +249,9 @@ class PngWriter:
         return bool(rgba[index * self.band:(index + 1) * self.band, :, 3].min() == 255)
 
     def _changed_bands(self, rgba) -> list:
-        """The indices of the bands whose pixels differ from those last written: all of them for
-        a first picture or one of another size (which starts anew)."""
+        """The indices of the bands whose pixels differ from those last written (of the same size)."""
         height, width = rgba.shape[:2]
-        count = -(-height // self.band)
-        if self.pixels is None or self.pixels.shape != rgba.shape:
-            self.pixels = np.empty_like(rgba)
-            self._bands, self._channels = [None] * count, None
-            return list(range(count))
+        count = len(self._bands)
         rows = np.any(rgba.view(np.uint32).reshape(height, width) != self.pixels.view(np.uint32).reshape(height, width),
                       axis=1)
         padded = np.zeros(count * self.band, dtype=bool)
@@ -262,6 +262,14 @@ class PngWriter:
 def encode_png(rgba, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
     """PNG bytes of an (height, width, 4) uint8 RGBA array; RGB when every pixel is opaque."""
     return PngWriter(compress_level).write(rgba)
+
+
+def _drawn_whole(artist) -> bool:
+    """True for an image in an axes: a redraw of part of the figure draws it whole (its pixels
+    are resampled for the whole of it), so that part must hold it."""
+    from matplotlib.image import AxesImage
+
+    return isinstance(artist, AxesImage)
 
 
 def _overlap(a, b) -> bool:
@@ -568,19 +576,10 @@ class FigureView:
         (the background is kept: the static part has not changed). For a changing artist that
         reaches a static artist drawn after it, which a blit would paint over. Every changing
         artist is checked again at the next redraw."""
-        canvas = self._agg()
-        for artist in self._changing:
-            artist.set_animated(False)
-        try:
-            canvas.draw()
-        finally:
-            for artist in self._changing:
-                artist.set_animated(True)
-        renderer = canvas.get_renderer()
+        renderer = self._plain_draw().get_renderer()
         for artist in self._changing:
             self._drawn[id(artist)] = self._box(artist, renderer)
             artist.stale = False
-        self.figure.stale = False
         self._checked = None
         self.full_draws += 1
         self.last, self.why = "full", why
@@ -726,8 +725,8 @@ class FigureView:
         boxes = [self._drawn.get(key) for key in fresh] + list(fresh.values())
         parts = _joined([(max(b[0], 0), max(b[1], 0), min(b[2], width), min(b[3], height))
                          for b in boxes if b is not None])
-        images = [box for artist in self._changing if type(artist).__name__.endswith("Image")
-                  and getattr(artist, "get_array", None) and (box := self._drawn.get(id(artist)))]
+        images = [box for artist in self._changing
+                  if _drawn_whole(artist) and (box := self._drawn.get(id(artist)))]
         while True:                   # parts only grow: this ends
             grown = _joined([_holding(part, [image for image in images if _overlap(part, image)])
                              for part in parts])
@@ -771,10 +770,9 @@ class FigureView:
     def _draw_within(artist, region, renderer) -> None:
         """Draw ``artist`` with its clip box narrowed to ``region`` (an image is drawn whole:
         the part holds it)."""
-        from matplotlib.image import AxesImage
         from matplotlib.transforms import Bbox
 
-        if isinstance(artist, AxesImage):
+        if _drawn_whole(artist):
             artist.draw(renderer)
             return
         clip_on, clip = artist.get_clip_on(), artist.get_clip_box()
@@ -874,23 +872,25 @@ class FigureView:
             known = self._smallest[id(self._background)] = (self._background, texts, smallest_text(self.figure))
         return known[2]
 
-    def full_draw_pixels(self):
-        """The RGBA pixels of a plain full draw of the figure now: every artist, changing or
-        not, drawn in its turn by matplotlib as if there were no blitting. The picture on show
-        is left as it is (the next redraw restores the background)."""
-        import numpy as np
-
+    def _plain_draw(self):
+        """Draw the figure as matplotlib draws it without blitting, every artist, changing or
+        not, in its turn; returns the canvas."""
         canvas = self._agg()
         for artist in self._changing:
             artist.set_animated(False)
         try:
             canvas.draw()
-            pixels = np.asarray(canvas.buffer_rgba()).copy()
         finally:
             for artist in self._changing:
                 artist.set_animated(True)
             self.figure.stale = False
-        return pixels
+        return canvas
+
+    def full_draw_pixels(self):
+        """The RGBA pixels of a plain full draw of the figure now: every artist, changing or
+        not, drawn in its turn by matplotlib as if there were no blitting. The picture on show
+        is left as it is (the next redraw restores the background)."""
+        return np.asarray(self._plain_draw().buffer_rgba()).copy()
 
     @property
     def png(self) -> bytes:
