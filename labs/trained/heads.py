@@ -376,7 +376,8 @@ def heads_model(text: int = 1, sentence: int = 1, block: int = 1, head: int = 1,
                   f"{amount(whole['copy'])} to {amount(without['copy'])}, its {n['reverse']} reverse ones "
                   f"from {amount(whole['reverse'])} to {amount(without['reverse'])}.")
     return {"text": text, "sentence": sentence, "block": block, "head": head, "leave_out": bool(leave_out),
-            "kind": s.kind, "words": words, "grid": _map_grid(sentence_maps(text - 1, sentence - 1)[b, h], s), "marks": marks,
+            "kind": s.kind, "words": words, "grid": _map_grid(sentence_maps(text - 1, sentence - 1)[b, h], s),
+            "marks": marks,
             "looks": numbers, "counts": n, "pooled_counts": dict(summary.counts), "texts": len(texts()), "whole": whole,
             "without": without, "table": rows, "verdict": f"{looks} {effect}"}
 
