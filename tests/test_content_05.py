@@ -680,3 +680,12 @@ def test_the_heads_left_out_in_turn_are_as_many_as_the_text_says(cells):
     code = source(cells[said + 1])
     left_out = re.search(r"for block, head in (\(\(.*?\)\)):", code).group(1)
     assert len(ast.literal_eval(left_out)) == 3
+
+
+def test_the_check_and_leave_one_out_run_the_texts_their_text_names(cells):
+    """'The cell runs the model on the first three held-out texts ... put `texts` in place of
+    `texts[:3]`' and 'then on the first held-out text'."""
+    check = next(source(c) for c in cells if "checked = " in source(c))
+    assert "checked = texts[:3]" in check and "for t in checked" in check
+    said = next(i for i, c in enumerate(cells) if "then on the first held-out text" in source(c))
+    assert "first = texts[0]" in source(cells[said + 1]) and "texts[:" not in source(cells[said + 1])
