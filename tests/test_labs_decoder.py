@@ -275,6 +275,29 @@ def test_flow_norms_sentence_says_the_stream_grew_until_it_overflowed():
     assert f"its size reaches {amount(no_norms['sizes'][-1])}" in no_norms["sentences"]["norms"]
 
 
+def test_flow_runs_each_block_once_per_setting_and_every_depth_equals_its_own_run(monkeypatch):
+    """The lab runs a setting's blocks once, deeper only when asked, and reads a shallower
+    stack's streams from a deeper run: each depth, asked in any order, gives exactly (to the
+    bit) what a run of that many blocks gives, each sentence on its own."""
+    import labs.decoder.layer_flow as flow
+
+    run_blocks = []
+    real = flow.decoder
+    monkeypatch.setattr(flow, "decoder", lambda x, blocks, **o: run_blocks.append(len(blocks)) or real(x, blocks, **o))
+    seed = 97                                            # a stack no other test has run
+    options = dict(placement="pre", causal=False, norm="rms", activation="gelu")
+    sentences = flow_inputs(True)
+    for depth in (30, 5, 48, 12, 48):
+        m = flow_model(depth, seed=seed, causal=False)
+        blocks = random_stack(depth, 16, 64, 2, seed=1000 * seed)
+        runs = [decoder(x, blocks, **options) for x in sentences]
+        assert np.array_equal(m["output"], runs[0].output)
+        assert np.array_equal(m["sizes"], [root_mean_square(s) for s in runs[0].streams])
+        assert m["leak"] == np.abs(runs[2].output[0] - runs[0].output[0]).max()
+        assert m["context"] == np.abs(runs[1].output[-1] - runs[0].output[-1]).max()
+    assert sum(run_blocks) == 2 * DEPTH_MAX          # this setting's 48 blocks and every part on's 48
+
+
 def test_flow_model_other_seeds_and_odd_depths():
     assert flow_model(0)["depth"] == 1 and flow_model(500)["depth"] == DEPTH_MAX
     assert not np.allclose(flow_model(12, seed=1)["output"], flow_model(12, seed=0)["output"])

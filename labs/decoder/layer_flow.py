@@ -79,20 +79,42 @@ def _largest(a, b) -> float:
     return float(np.max(d)) if np.all(np.isfinite(d)) else float("inf")
 
 
+@lru_cache(maxsize=64)
+def _runs(on: tuple, seed: int, weigh) -> list:
+    """The three sentences (as one batch, (3, 8, 16)) and their streams block by block, as deep
+    as asked for so far: :func:`_streams` extends the list."""
+    return [np.stack(flow_inputs(dict(zip(PARTS, on))["positions"]))]
+
+
+def _streams(on: tuple, depth: int, seed: int, weigh=causal_weights) -> np.ndarray:
+    """The streams of the sentence, and of it with its first and with its last word swapped,
+    through the first ``depth`` blocks: (depth + 1, 3, 8, 16). The first k blocks of a stack are
+    the same whatever its depth, so each setting runs every block once: a deeper stack only runs
+    the blocks not run yet, and a shallower one reads the first streams of a deeper run."""
+    runs = _runs(on, seed, weigh)
+    if len(runs) <= depth:
+        parts = dict(zip(PARTS, on))
+        with np.errstate(all="ignore"):
+            more = decoder(runs[-1], _stack(seed)[len(runs) - 1:depth], final_norm=False,
+                           **_options(parts, weigh))
+        runs.extend(more.streams[1:])
+    return np.array(runs[:depth + 1])
+
+
+def _options(parts: dict, weigh) -> dict:
+    """The options of every block (``lib.block.block``) for the parts switched on."""
+    return dict(placement="pre" if parts["norms"] else "none", use_attention=parts["attention"],
+                use_ffn=parts["ffn"], use_residual=parts["residual"], causal=parts["causal"],
+                norm="rms", activation="gelu", causal_weights=weigh)
+
+
 @lru_cache(maxsize=512)
 def _flow(on: tuple, depth: int, seed: int, weigh=causal_weights) -> dict:
     parts = dict(zip(PARTS, on))
-    blocks = _stack(seed)[:depth]
-    options = dict(placement="pre" if parts["norms"] else "none", use_attention=parts["attention"],
-                   use_ffn=parts["ffn"], use_residual=parts["residual"], causal=parts["causal"],
-                   final_norm=parts["final_norm"], norm="rms", activation="gelu",
-                   causal_weights=weigh)
-    base, first, last = flow_inputs(parts["positions"])
-    with np.errstate(all="ignore"):
-        run = decoder(base, blocks, **options)
-        run_first = decoder(first, blocks, **options)
-        run_last = decoder(last, blocks, **options)
-    streams = np.array(run.streams)
+    every = _streams(on, depth, seed, weigh)
+    with np.errstate(all="ignore"):            # the final norm alone: a decoder with no block
+        top = decoder(every[-1], [], final_norm=parts["final_norm"], norm="rms").output
+    streams, out, first_out, last_out = every[:, 0], top[0], top[1], top[2]
     finite = np.array([bool(np.all(np.isfinite(s))) for s in streams])
     overflow_at = None if finite.all() else int(np.argmin(finite))
     with np.errstate(all="ignore"):
@@ -100,13 +122,12 @@ def _flow(on: tuple, depth: int, seed: int, weigh=causal_weights) -> dict:
     tiny = np.flatnonzero(sizes < VANISHED)
     vanished_at = int(tiny[0]) if tiny.size else None
     alike = np.array([similarity(s) if ok else np.nan for s, ok in zip(streams, finite)])
-    leaks = np.array([_largest(a[0], b[0]) for a, b in zip(run.streams, run_last.streams)])
-    out = run.output
+    leaks = np.array([_largest(a[0], b[0]) for a, b in zip(streams, every[:, 2])])
     result = {
         "sizes": sizes, "alike": alike, "leaks": leaks, "overflow_at": overflow_at, "vanished_at": vanished_at,
         "output": out, "output_size": float(root_mean_square(out)) if np.all(np.isfinite(out)) else float("inf"),
-        "leak": _largest(out[0], run_last.output[0]),
-        "context": _largest(out[-1], run_first.output[-1]),
+        "leak": _largest(out[0], last_out[0]),
+        "context": _largest(out[-1], first_out[-1]),
         "copies": _largest(out[COPIES[0]], out[COPIES[1]]),
     }
     for value in result.values():
