@@ -92,6 +92,44 @@ def test_a_known_static_state_reuses_its_background():
     assert view.full_draws == 3                                       # the first draw and two states
 
 
+def test_a_new_static_state_of_one_axes_draws_again_only_what_reaches_where_it_was_and_is(monkeypatch):
+    fig = new_figure(6.4, 3.2)
+    panels = [fig.add_subplot(1, 3, i + 1) for i in range(3)]
+    lines = [ax.plot([0, 1, 2], [0, 1, 0])[0] for ax in panels]
+    for ax in panels:
+        ax.set_title("a panel")
+    fig.subplots_adjust(left=0.08, right=0.98, wspace=0.6)
+    view = FigureView(fig, changing=lines)
+    drawn = []
+    real = FigureView._draw_only
+    monkeypatch.setattr(FigureView, "_draw_only", lambda self, only: drawn.append(only) or real(self, only))
+    first, middle, last = panels
+
+    last.set_ylim(0, 2)                               # one axes, far from the others: drawn alone
+    view.redraw(state="last taller")
+    assert view.last == "full" and view.partial_draws == 1 and [a.get_position().x0 for a in drawn[-1]] == [last.get_position().x0]
+    _same_as_full_draw(view)
+    middle.set_yticks([0, 1], ["a tick label long enough", "to reach the first panel"])
+    view.redraw(state="middle long")
+    assert view.partial_draws == 2 and [first, middle] == drawn[-1]
+    _same_as_full_draw(view)
+    middle.set_yticks([0, 1], ["0", "1"])             # short again: where it was reaches the first
+    view.redraw(state="last taller, middle back")
+    assert view.partial_draws == 3 and [first, middle] == drawn[-1]
+    _same_as_full_draw(view)
+    middle.set_yticks([0, 1], ["a tick label long enough", "to reach the first panel"])
+    static_draws = len(drawn)
+    view.redraw(state="middle long")                  # a state drawn before: its background
+    assert len(drawn) == static_draws and view.partial_draws == 3
+    _same_as_full_draw(view)
+    first.set_ylim(0, 3)
+    last.set_ylim(0, 3)                               # two at once: the whole figure is drawn
+    draws = view.partial_draws
+    view.redraw(state="two at once")
+    assert view.last == "full" and view.partial_draws == draws and drawn[-1] is None
+    _same_as_full_draw(view)
+
+
 def test_the_background_drawn_before_a_state_is_named_is_that_state_s_unless_a_static_artist_changed():
     view, line, *_rest, left, _right = _two_panel_figure()
     line.set_ydata([1, 0, 1])
@@ -213,15 +251,12 @@ def test_a_later_axes_is_measured_once_while_unchanged_and_again_after_it_change
 
 def test_the_png_decodes_to_the_pixels_drawn():
     rng = np.random.default_rng(0)
-    opaque = rng.integers(0, 256, (7, 5, 4), dtype=np.uint8)
-    opaque[..., 3] = 255
-    decoded = np.asarray(Image.open(io.BytesIO(encode_png(opaque))))
-    assert decoded.shape == (7, 5, 3) and np.array_equal(decoded, opaque[..., :3])
-    clear = rng.integers(0, 256, (4, 6, 4), dtype=np.uint8)
-    decoded = np.asarray(Image.open(io.BytesIO(encode_png(clear))))
-    assert decoded.shape == (4, 6, 4) and np.array_equal(decoded, clear)
+    for shape in ((7, 5, 4), (4, 6, 4), (1, 1, 4)):
+        picture = rng.integers(0, 256, shape, dtype=np.uint8)
+        decoded = np.asarray(Image.open(io.BytesIO(encode_png(picture))))
+        assert decoded.shape == shape and np.array_equal(decoded, picture)
     view, *_rest = _two_panel_figure()
-    shown = np.asarray(Image.open(io.BytesIO(view.png)).convert("RGBA"))
+    shown = np.asarray(Image.open(io.BytesIO(view.png)))
     assert np.array_equal(shown, view.pixels())
 
 
@@ -232,25 +267,25 @@ def _decoded(png):
 def test_a_new_picture_compresses_again_only_the_bands_that_changed(monkeypatch):
     rng = np.random.default_rng(1)
     picture = rng.integers(0, 256, (40, 9, 4), dtype=np.uint8)
-    picture[..., 3] = 255
     writer = PngWriter(band=16)                                  # bands: rows 0-15, 16-31, 32-39
     compressed = []
     fresh = figure_view.zlib.compressobj
     monkeypatch.setattr(figure_view.zlib, "compressobj", lambda *a: compressed.append(1) or fresh(*a))
-    assert np.array_equal(_decoded(writer.write(picture)), picture[..., :3]) and len(compressed) == 3
+    assert np.array_equal(_decoded(writer.write(picture)), picture) and len(compressed) == 3
     assert writer.write(picture.copy()) is None and len(compressed) == 3       # the same pixels
     picture[20, 4, :3] = 255 - picture[20, 4, :3]
-    assert np.array_equal(_decoded(writer.write(picture)), picture[..., :3]) and len(compressed) == 4
+    assert np.array_equal(_decoded(writer.write(picture)), picture) and len(compressed) == 4
     picture[0, 0, 0] = 255 - picture[0, 0, 0]
     picture[39, 8, 2] = 255 - picture[39, 8, 2]
-    assert np.array_equal(_decoded(writer.write(picture)), picture[..., :3]) and len(compressed) == 6
-    picture[5, 5, 3] = 128                                       # no longer opaque: RGBA, every band
-    assert np.array_equal(_decoded(writer.write(picture)), picture) and len(compressed) == 9
+    assert np.array_equal(_decoded(writer.write(picture)), picture) and len(compressed) == 6
+    picture[5, 5, 3] = 128 if picture[5, 5, 3] != 128 else 0     # an alpha changed: its band alone
+    assert np.array_equal(_decoded(writer.write(picture)), picture) and len(compressed) == 7
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 40), st.integers(1, 12), st.integers(1, 17),
-       st.lists(st.tuples(st.integers(0, 39), st.integers(0, 11), st.integers(0, 255)), max_size=6),
+       st.lists(st.tuples(st.integers(0, 39), st.integers(0, 11), st.integers(0, 3), st.integers(0, 255)),
+                max_size=6),
        st.booleans())
 def test_every_png_written_decodes_to_its_pixels_whatever_changed(height, width, band, changes, opaque):
     rng = np.random.default_rng(height * 100 + width)
@@ -258,12 +293,12 @@ def test_every_png_written_decodes_to_its_pixels_whatever_changed(height, width,
     if opaque:
         picture[..., 3] = 255
     writer = PngWriter(band=band)
-    for row, column, value in [(0, 0, 0)] + changes:
-        picture[row % height, column % width, :3] = value
+    for row, column, channel, value in [(0, 0, 0, 0)] + changes:
+        picture[row % height, column % width, channel] = value
         png = writer.write(picture)
         if png is not None:
             shown = _decoded(png)
-        assert np.array_equal(shown, picture[..., :3] if opaque else picture)
+        assert np.array_equal(shown, picture)
 
 
 @given(st.binary(max_size=300), st.binary(max_size=300))

@@ -344,6 +344,8 @@ class FlowLab:
         self.suptitle = fig.suptitle("", fontsize=10)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.78, bottom=0.26, wspace=0.55)
         self._scales(SIZE_RANGES[0], LEAK_SCALES[0])
+        far = SIZE_RANGES[1]             # the ticks of the far range made now, not when it is first shown
+        axes[0].yaxis.get_major_ticks(far[1] - far[0] + 1)
         self.view = FigureView(fig, description="Three line plots per block: the stream's size, how alike "
                                                 "the words are, and how far word 1 moves when the last "
                                                 "word changes",

@@ -8,6 +8,8 @@ Model: ``hidden_units_model`` (``lib.ffn``). View: ``HiddenUnitsLab``. Root widg
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from lib.ffn import activation_function, ffn, hidden_units, worked_example
@@ -19,6 +21,7 @@ from ..kit.figure_view import set_changed
 from ..kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget
 
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "silu": "SiLU", "none": "no activation"}
+CHOICES = ("relu", "gelu", "silu")          # the activations the lab's buttons offer
 
 EXAMPLE = worked_example()
 TOKENS = EXAMPLE.tokens
@@ -94,13 +97,32 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
             "difference": difference, "batch_size": len(batch), "verdict": verdict}
 
 
-SCALES = (2.5, 5.0, 10.0, 20.0)     # the bars' vertical range, ± the first that holds them
+SLIDER_STEP = 0.1
 
 
-def scale_for(values) -> float:
-    """The smallest of SCALES that holds every value (a bigger one, if even the largest does not)."""
+@lru_cache(maxsize=1)
+def reach() -> tuple[float, float]:
+    """The largest size of a hidden unit (before or after any activation) and of an output over
+    every setting of the two sliders: each panel's fixed range, so moving a slider never
+    rescales a panel and a bar's height can be compared from one setting to the next."""
+    e = EXAMPLE
+    grid = np.linspace(X_MIN, X_MAX, round((X_MAX - X_MIN) / SLIDER_STEP) + 1)
+    tokens = np.stack(np.meshgrid(grid, grid), axis=-1).reshape(-1, 2)
+    pre = hidden_units(tokens, e.W_up, e.b_up)
+    units = outputs = 0.0
+    for activation in CHOICES:
+        post = activation_function(activation)(pre)
+        out = ffn(tokens, e.W_up, e.b_up, e.W_down, e.b_down, activation=activation)
+        units = max(units, float(np.abs(pre).max()), float(np.abs(post).max()))
+        outputs = max(outputs, float(np.abs(out).max()))
+    return units, outputs
+
+
+def scale_for(values, reach_: float) -> float:
+    """``reach_``, or twice it if a value is beyond it (numbers typed between the sliders' steps
+    can go a little past what the steps reach)."""
     top = float(np.max(np.abs(np.nan_to_num(values)))) if np.size(values) else 0.0
-    return next((s for s in SCALES if top <= s), float(np.ceil(top)))
+    return reach_ if top <= reach_ else 2.0 * max(reach_, top)
 
 
 class HiddenUnitsLab:
@@ -112,16 +134,16 @@ class HiddenUnitsLab:
         self.colours = OKABE_ITO
         start = EXAMPLE.X[TOKENS.index(token)] if token in TOKENS else np.array([0.5, -0.5])
         self._syncing = False
-        self.x1 = slider("float", value=float(start[0]), min=X_MIN, max=X_MAX, step=0.1,
+        self.x1 = slider("float", value=float(start[0]), min=X_MIN, max=X_MAX, step=SLIDER_STEP,
                          description="first number", readout_format=readout(1))
-        self.x2 = slider("float", value=float(start[1]), min=X_MIN, max=X_MAX, step=0.1,
+        self.x2 = slider("float", value=float(start[1]), min=X_MIN, max=X_MAX, step=SLIDER_STEP,
                          description="second number", readout_format=readout(1))
         self.x1.add_class("course-slider-first-number")
         self.x2.add_class("course-slider-second-number")
         options = [(f"{name} {vector(row)}", name) for name, row in zip(TOKENS, EXAMPLE.X)]
         options.append(("your own numbers", "own"))
         self.token = menu(options, token if token in TOKENS else "own", "token")
-        self.activation = choice([("ReLU", "relu"), ("GELU", "gelu"), ("SiLU", "silu")], activation,
+        self.activation = choice([(ACTIVATION_NAMES[a], a) for a in CHOICES], activation,
                                  "activation")
         self.alone = switch("run this token alone", alone)
         self.numbers = numbers_widget()
@@ -153,7 +175,7 @@ class HiddenUnitsLab:
         ax_out.set_title("output", fontsize=10)
         self.out_legend = ax_out.legend(loc="upper center", fontsize=8, frameon=False)
         self.ax, self.ax_out = ax, ax_out
-        self._scales(SCALES[0], SCALES[0])
+        self._scales(*reach())
         fig.tight_layout()
         self.view = FigureView(fig, description="Bar chart of four hidden units before and after "
                                                 "the activation, and the two output numbers",
@@ -170,7 +192,8 @@ class HiddenUnitsLab:
         self.update()
 
     def _scales(self, units: float, outputs: float) -> None:
-        """The two panels' fixed ranges, ± units and ± outputs (a full draw only when they change)."""
+        """The two panels' ranges, ± units and ± outputs (fixed, see ``reach``; a full draw only
+        when they change)."""
         if getattr(self, "_state", None) == (units, outputs):
             return
         self.ax.set_ylim(-1.2 * units, 1.45 * units)
@@ -207,8 +230,8 @@ class HiddenUnitsLab:
         x1, x2, activation, alone = self.x1.value, self.x2.value, self.activation.value, self.alone.value
         m = hidden_units_model(x1, x2, activation, alone)
         c = self.colours
-        units = scale_for(np.concatenate([m["pre"], m["post"]]))
-        outputs = scale_for(np.concatenate([m["in_batch"], m["alone_out"]]))
+        units = scale_for(np.concatenate([m["pre"], m["post"]]), reach()[0])
+        outputs = scale_for(np.concatenate([m["in_batch"], m["alone_out"]]), reach()[1])
         self._scales(units, outputs)
         for i in range(4):
             set_changed(self.before[i], height=m["pre"][i])

@@ -37,10 +37,10 @@ static axes, which lays out all their tick labels: each is measured when first n
 until that axes changes.
 
 **Cheap pixels.** The PNG is encoded only when the pixels differ from the image already shown,
-without the alpha channel (the figure is opaque), without PNG's per-row filters and at zlib
-level 1: for flat-coloured plots that is both the smallest and by far the fastest of the
-settings measured (``benchmarks/NOTES.md``). Its rows are compressed in bands, and only the
-bands whose pixels changed are compressed again (:class:`PngWriter`).
+without PNG's per-row filters and at zlib level 1: for flat-coloured plots that is both the
+smallest and by far the fastest of the settings measured (``benchmarks/NOTES.md``). Its rows
+are compressed in bands, and only the bands whose pixels changed are compressed again
+(:class:`PngWriter`).
 
 **Shown at once.** The image widget receives the PNG as a ``data:`` URL (``format="url"``)
 rather than as raw bytes: for raw bytes the page makes a blob URL, which the browser fetches
@@ -201,14 +201,14 @@ class PngWriter:
     bands of :data:`PNG_BAND` rows, each by a fresh compressor and ending on a whole byte (a
     *sync flush*), so a band's compressed bytes depend on that band alone: a picture that differs
     from the last one in a few bands compresses those bands and reuses the others' bytes. The
-    pixels are written as RGB while every pixel written is opaque, else as RGBA.
+    pixels are written as they are drawn, RGBA: leaving out an opaque alpha channel takes a copy
+    that costs more than compressing it (it compresses to almost nothing).
     """
 
     def __init__(self, compress_level: int = PNG_COMPRESS_LEVEL, band: int = PNG_BAND):
         self.level, self.band = compress_level, band
         self.pixels = None           # (height, width, 4) uint8: a copy of the pixels last written
-        self._rows = None            # (height, 1 + width * channels): each row's filter byte and pixels
-        self._channels = None        # 3 (RGB) while every pixel written is opaque, else 4 (RGBA)
+        self._rows = None            # (height, 1 + width * 4): each row's filter byte and pixels
         self._bands = []             # [(compressed bytes, Adler-32, length)] of each band
 
     def write(self, rgba) -> bytes | None:
@@ -217,21 +217,17 @@ class PngWriter:
         height, width = rgba.shape[:2]
         if self.pixels is None or self.pixels.shape != rgba.shape:     # a first picture, or another size
             self.pixels = np.empty_like(rgba)
-            self._bands, self._channels = [None] * -(-height // self.band), None
+            self._rows = np.zeros((height, 1 + width * 4), dtype=np.uint8)        # filter 0 on each row
+            self._bands = [None] * -(-height // self.band)
             changed = range(len(self._bands))
         else:
             changed = self._changed_bands(rgba)
         if not changed:
             return None
-        channels = 3 if all(self._opaque(rgba, index) for index in changed) and self._channels != 4 else 4
-        if channels != self._channels:                       # a first picture, or one no longer opaque
-            self._channels = channels
-            self._rows = np.zeros((height, 1 + width * channels), dtype=np.uint8)   # filter 0
-            changed = range(len(self._bands))
         for index in changed:
             rows = slice(index * self.band, (index + 1) * self.band)
             self.pixels[rows] = rgba[rows]
-            self._rows[rows, 1:].reshape(-1, width, channels)[...] = rgba[rows, :, :channels]
+            self._rows[rows, 1:] = rgba[rows].reshape(-1, width * 4)
             data = self._rows[rows].data
             compressor = zlib.compressobj(self.level, zlib.DEFLATED, -15)        # raw deflate
             self._bands[index] = (compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH),
@@ -241,12 +237,9 @@ class PngWriter:
             checksum = _adler32_combine(checksum, adler, length)
         stream = (b"\x78\x01" + b"".join(data for data, _a, _l in self._bands)
                   + b"\x03\x00" + struct.pack(">I", checksum))        # header, bands, last block, sum
-        header = struct.pack(">IIBBBBB", width, height, 8, 2 if channels == 3 else 6, 0, 0, 0)
+        header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)    # 8 bits, RGBA
         return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", stream)
                 + _chunk(b"IEND", b""))
-
-    def _opaque(self, rgba, index) -> bool:
-        return bool(rgba[index * self.band:(index + 1) * self.band, :, 3].min() == 255)
 
     def _changed_bands(self, rgba) -> list:
         """The indices of the bands whose pixels differ from those last written (of the same size)."""
@@ -260,7 +253,7 @@ class PngWriter:
 
 
 def encode_png(rgba, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
-    """PNG bytes of an (height, width, 4) uint8 RGBA array; RGB when every pixel is opaque."""
+    """PNG bytes of an (height, width, 4) uint8 RGBA array."""
     return PngWriter(compress_level).write(rgba)
 
 
@@ -270,6 +263,16 @@ def _drawn_whole(artist) -> bool:
     from matplotlib.image import AxesImage
 
     return isinstance(artist, AxesImage)
+
+
+def _pixel_bounds(box, width: int, height: int) -> tuple:
+    """The whole pixels (x0, y0, x1, y1) a matplotlib Bbox may paint, with MARGIN around it for
+    antialiasing, within a figure ``width`` x ``height`` pixels."""
+    x0, y0, x1, y1 = box.padded(MARGIN).extents
+    if not np.all(np.isfinite([x0, y0, x1, y1])):
+        return (0, 0, width, height)
+    return (max(int(np.floor(x0)), 0), max(int(np.floor(y0)), 0), min(int(np.ceil(x1)), width),
+            min(int(np.ceil(y1)), height))
 
 
 def _overlap(a, b) -> bool:
@@ -462,6 +465,7 @@ class FigureView:
         self.dpi = dpi
         self.renders = 0
         self.full_draws = 0
+        self.partial_draws = 0
         self.blits = 0
         self.encodes = 0
         self.last = "none"
@@ -471,9 +475,10 @@ class FigureView:
         self._background = None      # the static part's pixels (a matplotlib BufferRegion)
         self._later = []             # the static axes and figure-level artists, in drawing order
         self._extents = {}           # id(static artist) -> (artist, bbox): its extent, while unchanged
-        self._states = {}            # state -> (background, later) of the static states seen
+        self._states = {}            # state -> (background, later, extents) of the static states seen
         self._checked = None         # the background the last blit's artists were checked against
         self._drawn = {}             # id(artist) -> the pixel bounds it painted when last drawn
+        self._empty = None           # ((shape, colour), the figure's pixels with nothing drawn on it)
         self._state = None
         self._writer = PngWriter()   # keeps a copy of the pixels last encoded, and their bands
         self._png = b""              # the PNG of those pixels
@@ -545,24 +550,17 @@ class FigureView:
             self._forget()
         return self._canvas
 
-    def _full_draw(self, why: str) -> None:
-        """Draw the static part, keep it as the background, then draw the changing artists."""
-        from matplotlib.image import AxesImage
-
-        canvas = self._agg()
-        self._drop_changed_extents()
-        images = [a for a in self._changing if isinstance(a, AxesImage) and a.get_visible()]
-        for image in images:             # matplotlib draws animated images too: keep them out
-            image.set_visible(False)
-        try:
-            canvas.draw()
-        finally:
-            for image in images:
-                image.set_visible(True)
-        self._background = canvas.copy_from_bbox(self.figure.bbox)
+    def _full_draw(self, why: str, base=None) -> None:
+        """Draw the static part and keep it as the background, then draw the changing artists.
+        Given ``base``, the background before the static change, only where static artists
+        changed is drawn again, when that can be known (:meth:`_draw_static_changes`)."""
+        if self._draw_static_changes(base):
+            self.partial_draws += 1
+        else:
+            self._draw_static()
         self._later = self._static_order()
         if self._state is not None:
-            self._states[self._state] = (self._background, self._later)
+            self._states[self._state] = (self._background, self._later, dict(self._extents))
         if self._reaches_later_static(every=True):
             self._paint_in_order("a changing artist reaches a static artist drawn after it")
             return
@@ -570,6 +568,112 @@ class FigureView:
         self._checked = self._background
         self.full_draws += 1
         self.last, self.why = "full", why
+
+    def _draw_static(self) -> None:
+        """Draw the whole static part, keep it as the background and measure each static
+        axes and figure-level artist, so that a later change of one is drawn again alone."""
+        canvas = self._agg()
+        self._drop_changed_extents()
+        self._draw_only(None)
+        self._background = canvas.copy_from_bbox(self.figure.bbox)
+        order = self._static_order()
+        if len(order) > 1:               # one of several may later change alone
+            renderer = canvas.get_renderer()
+            for child in order:
+                self._static_extent(child, renderer)
+
+    def _draw_only(self, drawn) -> None:
+        """Draw the figure without its changing artists and, if ``drawn`` is a list, with only
+        those of its static axes and figure-level artists."""
+        from matplotlib.image import AxesImage
+
+        images = [a for a in self._changing if isinstance(a, AxesImage) and a.get_visible()]
+        left_out = [] if drawn is None else [child for child in self._static_order()
+                                             if not any(child is d for d in drawn)]
+        stale = [child.stale for child in left_out]
+        for image in images:             # matplotlib draws animated images too: keep them out
+            image.set_visible(False)
+        for child in left_out:           # an animated artist is left out of a draw
+            child.set_animated(True)
+        try:
+            self._canvas.draw()
+        finally:
+            for image in images:
+                image.set_visible(True)
+            for child, was in zip(left_out, stale):
+                child.set_animated(False)
+                child.stale = was        # the draw placed it again, where it was: not a change
+
+    def _draw_static_changes(self, base) -> bool:
+        """Bring ``base``, the background drawn before one static axes or figure-level artist
+        changed, up to date by drawing again only where it was and where it is now. It is drawn
+        alone, which shows the pixels it paints now; if other static artists reach there, the
+        figure is drawn again with only those and it; those parts of the drawing are laid on
+        ``base``. The pixels are those of a whole draw. False (nothing done) unless exactly one
+        static artist changed, where it was is known and does not reach every other, and the
+        figure does not lay itself out again as it draws (a layout engine moves every axes)."""
+        from matplotlib.layout_engine import PlaceHolderLayoutEngine
+        from matplotlib.transforms import Bbox
+
+        order = self._static_order()
+        engine = self.figure.get_layout_engine()         # tight_layout() called once leaves a placeholder
+        if (base is None or not isinstance(engine, (type(None), PlaceHolderLayoutEngine))
+                or [id(c) for c in order] != [id(c) for c in self._later]):
+            return False
+        changed = [child for child in order if child.stale]
+        known = self._extents.get(id(changed[0])) if len(changed) == 1 else None
+        if known is None or known[0] is not changed[0]:
+            return False
+        changed = changed[0]
+        canvas = self._canvas
+        renderer = canvas.get_renderer()
+        width, height = int(self.figure.bbox.width), int(self.figure.bbox.height)
+
+        def reaching(boxes):
+            parts = _joined([_pixel_bounds(box, width, height) for box in boxes])
+            return parts, [child for child in order if child is changed or any(
+                _overlap(_pixel_bounds(self._static_extent(child, renderer), width, height), part) for part in parts)]
+
+        if len(reaching([known[1]])[1]) == len(order):        # where it was reaches every static artist
+            return False
+        blank = self._blank()
+        self._draw_only([changed])
+        self._extents[id(changed)] = (changed, self._painted(changed, blank, renderer))
+        parts, drawn = reaching([known[1], self._extents[id(changed)][1]])
+        if len(drawn) > 1:                # it reaches no other static artist: drawn already
+            self._draw_only(drawn)
+        new = [canvas.copy_from_bbox(Bbox.from_extents(*part)) for part in parts]
+        canvas.restore_region(base)
+        for region in new:
+            canvas.restore_region(region)
+        self._background = canvas.copy_from_bbox(self.figure.bbox)
+        return True
+
+    def _painted(self, child, blank, renderer):
+        """The extent of what ``child``, drawn alone on the canvas, painted: the pixels that
+        differ from the figure's own background, and its box (painted, maybe, in the figure's
+        colour). Measuring what was drawn takes a millisecond; laying out its tick labels again
+        to measure them takes as long as drawing them. ``blank``: :meth:`_blank`."""
+        from matplotlib.transforms import Bbox
+
+        pixels = np.asarray(self._canvas.buffer_rgba()).view(np.uint32)[..., 0]
+        painted = pixels != blank
+        box = child.get_window_extent(renderer)
+        rows, columns = np.flatnonzero(painted.any(axis=1)), np.flatnonzero(painted.any(axis=0))
+        if rows.size:
+            height = pixels.shape[0]              # rows count from the top, extents from the bottom
+            box = Bbox.union([box, Bbox.from_extents(columns[0], height - rows[-1] - 1, columns[-1] + 1,
+                                                     height - rows[0])])
+        return box
+
+    def _blank(self):
+        """The figure's pixels with nothing drawn on it but its own background, as uint32 (drawn
+        once for each size and colour)."""
+        key = (tuple(self.figure.bbox.size), tuple(self.figure.patch.get_facecolor()))
+        if self._empty is None or self._empty[0] != key:
+            self._draw_only([])
+            self._empty = (key, np.asarray(self._canvas.buffer_rgba()).view(np.uint32)[..., 0].copy())
+        return self._empty[1]
 
     def _paint_in_order(self, why: str) -> None:
         """Draw the whole figure as matplotlib does without blitting, every artist in its turn
@@ -583,6 +687,15 @@ class FigureView:
         self._checked = None
         self.full_draws += 1
         self.last, self.why = "full", why
+
+    def _restore_state(self, state) -> None:
+        """Go back to a static state drawn before: its background, and the extents measured for
+        it. Its static artists are as they were then (the lab names every static state), so
+        none counts as changed since that background was drawn."""
+        self._background, self._later, extents = self._states[state]
+        self._extents = dict(extents)
+        for child in self._later:
+            child.stale = False
 
     def _static_order(self) -> list:
         """The static axes and figure-level static artists, in the order a draw paints them."""
@@ -656,19 +769,20 @@ class FigureView:
         self._agg()                                  # the canvas, made once
         switched = state != self._state
         known = state is not None and state in self._states
+        base = self._background                      # a static change is drawn on it
         if switched:
             unnamed = self._state is None and self._background is not None and not self.figure.stale
             self._state = state
             if known:                                # a static state drawn before: its background
-                self._background, self._later = self._states[state]
+                self._restore_state(state)
             elif unnamed and state is not None:      # the static part drawn before any state was
-                self._states[state] = (self._background, self._later)    # named, unchanged: this one's
+                self._states[state] = (self._background, self._later, dict(self._extents))   # named: this one's
             elif state is not None:
                 self._background = None
         if self._background is None:
-            self._full_draw("first draw" if not self.full_draws else "a new static state")
+            self._full_draw("first draw" if not self.full_draws else "a new static state", base)
         elif self.figure.stale and not known:
-            self._full_draw("a static artist changed")
+            self._full_draw("a static artist changed", base)
         elif not (switched or self.figure.stale or self._changed()):
             self.last = "none"
             return False
@@ -866,7 +980,7 @@ class FigureView:
                       for artist in self._changing for t in artist.findobj(Text))
         known = self._smallest.get(id(self._background))
         if known is None or known[0] is not self._background or known[1] != texts:
-            kept = [self._background] + [background for background, _later in self._states.values()]
+            kept = [self._background] + [known[0] for known in self._states.values()]
             self._smallest = {key: entry for key, entry in self._smallest.items()     # none kept alive
                               if any(entry[0] is background for background in kept)}
             known = self._smallest[id(self._background)] = (self._background, texts, smallest_text(self.figure))
