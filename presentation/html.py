@@ -96,6 +96,11 @@ def plain(text: str) -> str:
     return text_block(html.escape(str(text)))
 
 
+def strong(text: str) -> str:
+    """Escaped text in bold, in the theme's text colour."""
+    return text_block(f"<strong>{html.escape(str(text))}</strong>")
+
+
 def text_block(body_html: str) -> str:
     """HTML that is already safe, as a block in the theme's text colour."""
     return f'<div style="{TEXT}">{body_html}</div>'

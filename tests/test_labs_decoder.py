@@ -13,7 +13,7 @@ from labs.decoder.calculator import BYTES, CalculatorLab, calculator_model, memo
 from labs.decoder.layer_flow import (DEPTH_MAX, PARTS, WITHOUT, WORDS, FlowLab, block_shapes, flow_inputs, flow_model,
                                      similarity)
 from labs.decoder.near_identity import c_rand, near_identity_model, rand_demonstration, relative_changes
-from labs.decoder.six_steps import N_STEPS, SixStepsLab, six_steps_model
+from labs.decoder.six_steps import N_STEPS, STEP_EXPLAINED, SixStepsLab, six_steps_model
 from labs.decoder.models import (COURSE_EXAMPLE, REAL_MODELS, TRAINED_MODEL, Preset, presets, trained_preset,
                                   trained_stored)
 from lib.attention import attention, causal_mask
@@ -98,11 +98,12 @@ def test_six_steps_view_over_every_control():
     lab = SixStepsLab()
     fig, renders = lab.view.figure, lab.view.renders
     assert {"course-lab", "course-lab-six-steps"} <= set(lab.root._dom_classes)
-    assert "course-verdict" in lab.verdict._dom_classes
+    assert "course-verdict" in lab.verdict._dom_classes and "course-lab-caption" in lab.caption._dom_classes
     for step in range(7):
         lab.step.value = step
         m = six_steps_model(step)
         assert text_of(lab.verdict.value) == m["verdict"]
+        assert text_of(lab.caption.value) == f"Step {step} of {N_STEPS}: {STEP_EXPLAINED[m['key']]} (the example's weights)"
         header, *rows = table_rows(lab.numbers.value)
         assert header == (["token", "before", "after"] if step else ["token", "input"])
         assert rows[0][-1].split()[0] == f"{m['grids'][step][0, 0] + 0.0:.2f}"

@@ -13,12 +13,12 @@ import numpy as np
 from lib.attention import attention
 from lib.block import SIX_STEP_OPTIONS, Step, block_trace, six_step_setup
 from lib.norm import root_mean_square
-from presentation.html import plain
+from presentation.html import plain, strong
 from presentation.numbers import count, fixed, percentage, plural, vector
 from presentation.tables import table
 
 from ..kit.figure_view import cell_grid, set_cells, set_changed, set_limits
-from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
+from ..kit.layout import caption_widget, controls, lab_root, numbers_widget, slider, verdict_widget
 
 STEP_EXPLAINED = {
     Step.INPUT: "the tokens as they enter the block",
@@ -162,13 +162,14 @@ class SixStepsLab:
         self.ax_sizes.set_ylabel("size (RMS)", fontsize=9)
         self.ax_sizes.set_title("size of every grid", fontsize=9)
         self.ax_sizes.tick_params(labelsize=9)
-        self.suptitle = fig.suptitle("", fontsize=10)
-        fig.subplots_adjust(left=0.13, right=0.98, top=0.8, bottom=0.2)
+        self.caption = caption_widget()          # the step and what it does, above the plot
+        fig.subplots_adjust(left=0.13, right=0.98, top=0.86, bottom=0.2)
         self.view = FigureView(fig, description="Two grids of 4 tokens by 4 numbers, before and after "
                                                 "one step of the block, and the size of every grid",
-                               changing=[self.images, self.titles, self.bars, self.suptitle])
+                               changing=[self.images, self.titles, self.bars])
         self.root = lab_root("six-steps", [controls(self.step, self.back, self.forward),
-                                           controls(self.new, self.original), self.view.widget, self.numbers,
+                                           controls(self.new, self.original), self.caption, self.view.widget,
+                                           self.numbers,
                                            self.verdict])
         self.step.observe(lambda _c: self.update(), names="value")
         self.back.on_click(lambda _b: self._move(-1))
@@ -209,7 +210,7 @@ class SixStepsLab:
         self.numbers.value = steps_table(m)
         set_limits(self.ax_sizes, y=(0, top * 1.25))    # changes only with new weights
         who = "the example's weights" if self.seed is None else f"random weights, draw {self.draws}"
-        self.suptitle.set_text(f"Step {k} of {N_STEPS}: {STEP_EXPLAINED[m['key']]} ({who})")
+        self.caption.value = strong(f"Step {k} of {N_STEPS}: {STEP_EXPLAINED[m['key']]} ({who})")
         self.back.disabled, self.forward.disabled = k == 0, k == N_STEPS
         self.view.redraw(state=self.seed)
         self.verdict.value = plain(m["verdict"])

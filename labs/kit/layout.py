@@ -34,6 +34,16 @@ def verdict_widget():
     return verdict
 
 
+def caption_widget():
+    """The HTML widget above a lab's plot that says what it shows now (class
+    ``course-lab-caption``): text the page lays out, so a screen reader reads it and a narrow
+    screen wraps it, and a redraw of the plot does not draw it."""
+    import ipywidgets as widgets
+    caption = widgets.HTML()
+    caption.add_class("course-lab-caption")
+    return caption
+
+
 def numbers_widget():
     """The HTML widget that shows a lab's numbers as a small table (class ``course-lab-numbers``)."""
     import ipywidgets as widgets
