@@ -5,6 +5,7 @@ import itertools
 import re
 import warnings
 
+import matplotlib.colors
 import numpy as np
 import pytest
 
@@ -112,7 +113,9 @@ def test_six_steps_view_over_every_control():
             assert [float(v) for v in rows[1][1].split()] == pytest.approx(m["grids"][step - 1][1], abs=0.006)
         assert rows[4] == ["step", "size (RMS)"]                                 # the second table
         assert rows[5:] == [[s, f"{v:.2f}"] for s, v in zip(["in", "1", "2", "3", "4", "5", "6"], m["sizes"])]
-        assert lab.bars[step].get_height() == pytest.approx(m["sizes"][step])
+        assert np.array_equal(lab.bars.heights, m["sizes"])
+        colours = [matplotlib.colors.to_hex(c) for c in lab.bars.artist.get_facecolor()]
+        assert colours == ["#e69f00" if i == step else "#56b4e9" for i in range(N_STEPS + 1)]   # this step's in orange
     assert lab.forward.disabled and not lab.back.disabled
     lab.back.click()
     assert lab.step.value == 5

@@ -260,7 +260,9 @@ def test_stream_view_over_every_control():
         lab.blocks.value, lab.alignment.value = blocks, alignment
         m = stream_model(blocks, alignment, lab.seed)
         assert np.allclose(lab.line.get_ydata(), m["sizes"])
-        assert lab.bars[blocks - 1].get_height() == pytest.approx(m["additions"][-1])
+        assert np.array_equal(lab.bars.heights, m["additions"]) and np.array_equal(lab.share_bars.heights, m["shares"])
+        tops = [path.vertices[:4, 1].max() for path in lab.bars.artist.get_paths()]   # one shape per block
+        assert len(tops) == blocks and np.allclose(tops, m["additions"])
         assert html_text(lab.verdict.value) == m["verdict"]
     lab.button.click()
     assert lab.seed == 1

@@ -17,7 +17,7 @@ from presentation.html import plain, strong
 from presentation.numbers import count, fixed, percentage, plural, vector
 from presentation.tables import table
 
-from ..kit.figure_view import cell_grid, set_cells, set_changed, set_limits
+from ..kit.figure_view import cell_grid, set_cells, set_limits
 from ..kit.layout import caption_widget, controls, lab_root, numbers_widget, slider, verdict_widget
 
 STEP_EXPLAINED = {
@@ -123,7 +123,7 @@ class SixStepsLab:
         import ipywidgets as widgets
         from matplotlib.colors import TwoSlopeNorm
 
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         self.seed = seed
         self.draws = 0
@@ -154,8 +154,7 @@ class SixStepsLab:
             ax.tick_params(labelsize=9, length=0)
             self.titles.append(ax.set_title("", fontsize=9))       # each grid's size: in the bars
         self.ax_after.set_yticks(range(4), [""] * 4)
-        self.bars = self.ax_sizes.bar(range(N_STEPS + 1), np.ones(N_STEPS + 1), color=OKABE_ITO["sky"],
-                                      edgecolor="black", linewidth=0.6)
+        self.bars = Bars(self.ax_sizes, range(N_STEPS + 1), edgecolor="black", linewidth=0.6)
         self.numbers = numbers_widget()          # the grids' numbers and sizes, as tables
         self.ax_sizes.set_xticks(range(N_STEPS + 1), ["in"] + [count(i) for i in range(1, N_STEPS + 1)])
         self.ax_sizes.set_xlabel("step", fontsize=9)
@@ -166,7 +165,7 @@ class SixStepsLab:
         fig.subplots_adjust(left=0.13, right=0.98, top=0.86, bottom=0.2)
         self.view = FigureView(fig, description="Two grids of 4 tokens by 4 numbers, before and after "
                                                 "one step of the block, and the size of every grid",
-                               changing=[self.images, self.titles, self.bars])
+                               changing=[self.images, self.titles, self.bars.artist])
         self.root = lab_root("six-steps", [controls(self.step, self.back, self.forward),
                                            controls(self.new, self.original), self.caption, self.view.widget,
                                            self.numbers,
@@ -205,8 +204,8 @@ class SixStepsLab:
             set_cells(image, grid)
             title.set_text("the input\n" if index == 0 else f"after step {index}:\n{m['names'][index]}")
         top = float(np.max(m["sizes"]))
-        for i, (bar, size) in enumerate(zip(self.bars, m["sizes"])):
-            set_changed(bar, height=size, facecolor=self.colours["orange"] if i == k else self.colours["sky"])
+        self.bars.set(m["sizes"], [self.colours["orange"] if i == k else self.colours["sky"]
+                                   for i in range(len(m["sizes"]))])
         self.numbers.value = steps_table(m)
         set_limits(self.ax_sizes, y=(0, top * 1.25))    # changes only with new weights
         who = "the example's weights" if self.seed is None else f"random weights, draw {self.draws}"

@@ -159,6 +159,48 @@ def set_limits(ax, x=None, y=None) -> None:
         ax.set_ylim(*y)
 
 
+class Bars:
+    """Vertical bars drawn as one collection of shapes (a matplotlib ``PolyCollection``).
+    ``ax.bar`` makes one patch per bar and matplotlib draws each on its own, a quarter of a
+    millisecond apiece here; a collection is drawn in one call, so a redraw that must draw
+    twenty bars again draws one artist. Give :attr:`artist` to the view as changing (and to a
+    legend: pass ``label``); set the heights, and the colours, with :meth:`set`.
+
+        bars = Bars(ax, range(24), width=0.7, facecolor="#56B4E9")
+        bars.set(heights)                 # bars for the first len(heights) places
+    """
+
+    def __init__(self, ax, x, width: float = 0.8, **style):
+        from matplotlib.collections import PolyCollection
+
+        self.x = np.asarray(x, dtype=float)
+        self.width = float(width)
+        self.heights = np.zeros(0)
+        self.artist = PolyCollection([], **style)
+        ax.add_collection(self.artist, autolim=False)
+        half = self.width / 2            # the places' extent, as ax.bar would take it
+        ax.update_datalim([(self.x.min() - half, 0.0), (self.x.max() + half, 0.0)])
+        ax.autoscale_view()
+        self._shown = None
+
+    def set(self, heights, colours=None) -> None:
+        """Bars of ``heights`` at the first ``len(heights)`` places (the others show no bar) and,
+        if given, one colour for each. Nothing is marked changed when nothing differs."""
+        heights = np.asarray(heights, dtype=float)
+        x = self.x[:len(heights)]
+        left, right, base = x - self.width / 2, x + self.width / 2, np.zeros_like(x)
+        corners = np.stack([np.stack(corner, axis=-1) for corner in
+                            ((left, base), (left, heights), (right, heights), (right, base))], axis=1)
+        shown = (corners, None if colours is None else tuple(colours))
+        if (self._shown is not None and np.array_equal(self._shown[0], corners, equal_nan=True)
+                and self._shown[1] == shown[1]):
+            return
+        self.artist.set_verts(corners)
+        if colours is not None:
+            self.artist.set_facecolor(list(colours))
+        self.heights, self._shown = heights, shown
+
+
 def cell_grid(ax, data, **colour):
     """A grid of coloured cells for ``data`` (rows, columns), laid out as ``imshow`` lays out an
     image (cell (i, j) centred on (j, i), the first row at the top) but drawn as a mesh of

@@ -16,7 +16,7 @@ from lib.stack import residual_stream
 from presentation.html import plain
 from presentation.numbers import fixed, percentage, plural, readout
 
-from ..kit.figure_view import set_changed, set_limits, whole_ticks
+from ..kit.figure_view import set_limits, whole_ticks
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 STREAM_MAX = 24
@@ -63,7 +63,7 @@ class ResidualStreamLab:
         import ipywidgets as widgets
         from matplotlib.ticker import FuncFormatter
 
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         self.seed = int(seed)
         self.blocks = slider("int", value=blocks, min=1, max=STREAM_MAX, step=1, description="blocks")
@@ -76,15 +76,14 @@ class ResidualStreamLab:
         fig = new_figure(6.4, 3.2)
         left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
         k = np.arange(1, STREAM_MAX + 1)
-        self.bars = left.bar(k, np.zeros(STREAM_MAX), color=OKABE_ITO["sky"], width=0.7,
-                             label="each addition")
+        self.bars = Bars(left, k, width=0.7, facecolor=OKABE_ITO["sky"], label="each addition")
         (self.aligned,) = left.plot([], [], color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1.8,
                                     label="all aligned")
         (self.law,) = left.plot([], [], color=OKABE_ITO["black"], linestyle=":", linewidth=1.8,   # dotted, as in the stack lab
                                 label="right angles")
         (self.line,) = left.plot([], [], color=OKABE_ITO["blue"], marker="o", markersize=3,
                                  linewidth=1.8, label="the stream")
-        self.share_bars = right.bar(k, np.zeros(STREAM_MAX), color=OKABE_ITO["orange"], width=0.7)
+        self.share_bars = Bars(right, k, width=0.7, facecolor=OKABE_ITO["orange"])
         left.set_title("sizes (RMS)", fontsize=10)
         right.set_title("addition \u00f7 the stream it made", fontsize=10)
         left.set_xlabel("block")
@@ -93,7 +92,8 @@ class ResidualStreamLab:
         right.set_ylabel("share")
         right.set_ylim(0, 1.05)
         right.yaxis.set_major_formatter(FuncFormatter(lambda share, _position: percentage(share)))
-        left.legend(loc="upper left", fontsize=8, frameon=False)
+        left.legend(handles=[self.aligned, self.law, self.line, self.bars.artist], loc="upper left", fontsize=8,
+                    frameon=False)
         for ax in (left, right):
             ax.grid(True, axis="y", alpha=0.3)
             whole_ticks(ax.xaxis, 1, STREAM_MAX, most=7)
@@ -103,7 +103,8 @@ class ResidualStreamLab:
         fig.tight_layout()
         self.left, self.right = left, right
         self.view = FigureView(fig, description="Two plots: the stream's size and each block's share",
-                               changing=[self.bars, self.aligned, self.law, self.line, self.share_bars])
+                               changing=[self.bars.artist, self.aligned, self.law, self.line,
+                                         self.share_bars.artist])
         self.root = lab_root("stream", [controls(self.blocks, self.alignment, self.button), self.view.widget,
                                         self.verdict])
         self.blocks.observe(lambda _c: self.update(), names="value")
@@ -119,11 +120,8 @@ class ResidualStreamLab:
         m = stream_model(self.blocks.value, self.alignment.value, self.seed)
         n = m["blocks"]
         k = np.arange(n + 1)
-        for i, (bar, share_bar) in enumerate(zip(self.bars, self.share_bars)):
-            bar.set_visible(i < n)                   # blocks beyond n are not drawn at all
-            share_bar.set_visible(i < n)
-            set_changed(bar, height=m["additions"][i] if i < n else 0.0)
-            set_changed(share_bar, height=m["shares"][i] if i < n else 0.0)
+        self.bars.set(m["additions"])                # one bar per block, none beyond the n blocks
+        self.share_bars.set(m["shares"])
         self.line.set_data(k, m["sizes"])
         self.law.set_data(k, m["right_angles"])
         self.aligned.set_data(k, m["aligned"])
