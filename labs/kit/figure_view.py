@@ -521,6 +521,7 @@ class FigureView:
         self._checked = None         # the background the last blit's artists were checked against
         self._drawn = {}             # id(artist) -> the pixel bounds it painted when last drawn
         self._empty = None           # ((shape, colour), the figure's pixels with nothing drawn on it)
+        self._measured = {}          # id(artist) -> (artist, its window extent) in the redraw under way
         self._state = None
         self._writer = PngWriter()   # keeps a copy of the pixels last encoded, and their bands
         self._png = b""              # the PNG of those pixels
@@ -781,7 +782,15 @@ class FigureView:
         """The pixels a changing artist may paint: its clip box if it is clipped, else its extent."""
         if artist.get_clip_on() and artist.get_clip_box() is not None and artist.get_clip_path() is None:
             return artist.get_clip_box()
-        return artist.get_window_extent(renderer)
+        return self._window_extent(artist, renderer)
+
+    def _window_extent(self, artist, renderer):
+        """``artist.get_window_extent``, worked out once per redraw: for a text it is a layout of
+        the text, and a redraw asks for it up to three times."""
+        known = self._measured.get(id(artist))
+        if known is None or known[0] is not artist:
+            known = self._measured[id(artist)] = (artist, artist.get_window_extent(renderer))
+        return known[1]
 
     def _reaches_later_static(self, every: bool) -> bool:
         """True if a changing artist paints where a static artist drawn after it lies. Only the
@@ -809,6 +818,7 @@ class FigureView:
     def _render(self, state) -> bool:
         """Bring the pixels up to date with the figure; True if they may have changed."""
         self._agg()                                  # the canvas, made once
+        self._measured = {}                          # artists' extents, as they are in this redraw
         switched = state != self._state
         known = state is not None and state in self._states
         base = self._background                      # a static change is drawn on it
@@ -858,7 +868,7 @@ class FigureView:
             box = clip or self.figure.bbox     # clipped (bars, lines, images): its axes, quick to know
         else:
             try:
-                box = artist.get_window_extent(renderer)
+                box = self._window_extent(artist, renderer)
             except Exception:  # noqa: BLE001 - without an extent, assume the clip box or everything
                 box = clip or self.figure.bbox
             if not isinstance(artist, Text):             # strokes and markers reach past the path
@@ -954,6 +964,7 @@ class FigureView:
             ax.apply_aspect(locator(ax, self._canvas.get_renderer()) if locator else None)
             if unchanged:
                 ax.stale = False
+        self._measured = {}                          # an axes may have moved: extents anew
 
     def _encode(self) -> bool:
         """Make a new PNG if the pixels differ from the last ones; True if they did."""
