@@ -394,6 +394,26 @@ def test_every_lab_shows_the_pixels_of_a_full_draw_after_every_change(name):
     assert figure_view.FigureView.redraw is not None
 
 
+def test_a_colorbar_stays_beside_its_picture_when_the_panels_go_one_under_another():
+    fig = new_figure(6.4, 3.4)
+    grid = fig.add_gridspec(1, 2, width_ratios=[1.5, 1])
+    heat, other = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+    image = heat.imshow(np.arange(12.0).reshape(3, 4), aspect="auto")
+    bar = fig.colorbar(image, ax=heat, fraction=0.06, pad=0.03)
+    other.plot([0, 1], [1, 0])
+    fig.tight_layout()
+    view = FigureView(fig, changing=[image])
+    designed = [ax.get_position().bounds for ax in (heat, bar.ax, other)]
+    view.fit(390)
+    heat_box, bar_box, other_box = (ax.get_position() for ax in (heat, bar.ax, other))
+    assert other_box.y1 < heat_box.y0                                  # the panels one under another
+    assert bar_box.x0 > heat_box.x1 and bar_box.x1 <= 1.0              # the colorbar to the right...
+    assert bar_box.y0 < heat_box.y1 and heat_box.y0 < bar_box.y1       # ...at the picture's height
+    assert bar_box.width < heat_box.width / 4
+    view.fit(640)                                                      # the design again
+    assert np.allclose([ax.get_position().bounds for ax in (heat, bar.ax, other)], designed)
+
+
 @pytest.mark.parametrize("name", _lab_ids())
 def test_every_lab_is_drawn_for_a_phone_and_back_with_its_text_kept_and_its_updates_blitted(name):
     """fit(262): the width of a lab's plot at 390 px. The PNG is 262 px wide, its smallest text

@@ -345,6 +345,12 @@ def _joined(boxes) -> list:
     return parts
 
 
+def _colorbar_of(ax):
+    """The axes a colorbar axes belongs to (the axes of the picture it keys), or None."""
+    colorbar = getattr(ax, "_colorbar", None)
+    return getattr(getattr(colorbar, "mappable", None), "axes", None)
+
+
 def _flatten(artists) -> list:
     """Artists, with containers (what ``ax.bar`` returns, lists of texts) opened up."""
     from matplotlib.artist import Artist
@@ -455,10 +461,19 @@ class _Design:
         columns = max((spec.get_gridspec().ncols for _ax, spec, _p in placed), default=1)
         stacked = columns > 1 and width < STACK_BELOW * design_width
         if stacked:
-            grid = GridSpec(len(placed), 1, figure=figure)
-            for row, (ax, _spec, _position) in enumerate(placed):
-                ax.set_subplotspec(grid[row])
-            panels, height = len(placed), len(placed) * PANEL_HEIGHT * design_height
+            bars = {id(_colorbar_of(ax)): (ax, position) for ax, _s, position in placed if _colorbar_of(ax)}
+            panels = [a for a in placed if _colorbar_of(a[0]) is None]
+            grid = GridSpec(len(panels), 1, figure=figure)
+            for row, (ax, _spec, position) in enumerate(panels):
+                if id(ax) not in bars:
+                    ax.set_subplotspec(grid[row])
+                    continue
+                bar, beside = bars[id(ax)]          # a colorbar stays beside its axes, as designed
+                gap = max(beside.x0 - position.x1, 0.0) / ((position.width + beside.width) / 2)
+                pair = grid[row].subgridspec(1, 2, width_ratios=[position.width, beside.width], wspace=gap)
+                ax.set_subplotspec(pair[0])
+                bar.set_subplotspec(pair[1])
+            panels, height = len(panels), len(panels) * PANEL_HEIGHT * design_height
         else:
             panels, height = max(len(placed), 1) if columns == 1 else 1, NARROW_HEIGHT * design_height
         if room is not None:
