@@ -99,6 +99,13 @@ HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.re
 
 def shapes_in(path) -> dict:
     """{array name: shape} of a ``.npz`` file, from each array's header (no array is read)."""
+    stat = Path(path).stat()
+    return dict(_shapes_in(str(path), stat.st_mtime_ns, stat.st_size))
+
+
+@lru_cache(maxsize=8)
+def _shapes_in(path: str, _modified: int, _size: int) -> dict:
+    """:func:`shapes_in`, read once for each version of the file (its time and size)."""
     found = {}
     with zipfile.ZipFile(path) as archive:
         for member in archive.namelist():

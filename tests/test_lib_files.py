@@ -112,3 +112,16 @@ def test_the_sites_fetcher_outside_the_browser_says_so():
 def test_served_names_hold_a_hash_of_the_bytes():
     for name, path in served_files().items():
         assert name == f"{path.stem}-{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}.npz"
+
+
+def test_the_shapes_of_a_file_are_read_once_and_again_when_the_file_changes(tmp_path):
+    path = tmp_path / "arrays.npz"
+    np.savez(path, a=np.zeros((2, 3)))
+    reads = files._shapes_in.cache_info().misses
+    assert files.shapes_in(path) == files.shapes_in(path) == {"a": (2, 3)}
+    assert files._shapes_in.cache_info().misses == reads + 1
+    files.shapes_in(path)["a"] = (9,)                      # a caller's copy: the next one is unchanged
+    assert files.shapes_in(path) == {"a": (2, 3)}
+    np.savez(path, a=np.zeros((4, 5, 6)), b=np.zeros(7))   # another size: read again
+    assert files.shapes_in(path) == {"a": (4, 5, 6), "b": (7,)}
+    assert files._shapes_in.cache_info().misses == reads + 2

@@ -227,13 +227,14 @@ class RotaryLab:
 
     def _scales(self, plane: float, score: float) -> None:
         """Fixed ranges: the plane's half-width and the score's (a full draw only when they change)."""
-        if getattr(self, "_state", None) == (plane, score):
-            return
-        set_limits(self.plane, x=(-plane, plane), y=(-plane, plane))
-        self.plane.set_xticks([-plane, 0, plane])
-        self.plane.set_yticks([-plane, 0, plane])
-        set_limits(self.curve, x=(-POS_MAX - 1, POS_MAX + 1), y=(-score, score))
-        self.curve.set_xticks([-30, -20, -10, 0, 10, 20, 30])
+        was = getattr(self, "_state", (None, None))
+        if was[0] != plane:                   # each panel set only when its own range changes
+            set_limits(self.plane, x=(-plane, plane), y=(-plane, plane))
+            self.plane.set_xticks([-plane, 0, plane])
+            self.plane.set_yticks([-plane, 0, plane])
+        if was[1] != score:
+            set_limits(self.curve, x=(-POS_MAX - 1, POS_MAX + 1), y=(-score, score))
+            self.curve.set_xticks([-30, -20, -10, 0, 10, 20, 30])
         self._state = (plane, score)
 
     def _move_both(self, step: int) -> None:
