@@ -394,6 +394,25 @@ def test_every_lab_shows_the_pixels_of_a_full_draw_after_every_change(name):
     assert figure_view.FigureView.redraw is not None
 
 
+def test_a_legend_moved_inside_a_narrow_figure_stays_where_it_was_put_as_the_data_move():
+    fig = new_figure(6.4, 3.2)
+    ax, other = fig.subplots(1, 2)
+    (line,) = ax.plot(np.arange(10), np.full(10, -9.0), label="a line with a long label")
+    ax.set_ylim(-11, 11)
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0))            # above the axes: moved inside
+    other.plot([0, 1], [0, 1])
+    view = FigureView(fig, changing=[line])
+    view.fit(300, 600)
+    legend = ax.get_legend()
+    placed = legend.get_window_extent(fig.canvas.get_renderer()).bounds
+    for level in (9, 0, -9):                                           # over the legend, and away
+        line.set_ydata(np.full(10, float(level)) + np.sin(np.arange(10)))
+        view.redraw()
+        assert view.last == "blit"
+        _same_as_full_draw(view)
+        assert legend.get_window_extent(fig.canvas.get_renderer()).bounds == pytest.approx(placed)
+
+
 def test_a_colorbar_stays_beside_its_picture_when_the_panels_go_one_under_another():
     fig = new_figure(6.4, 3.4)
     grid = fig.add_gridspec(1, 2, width_ratios=[1.5, 1])

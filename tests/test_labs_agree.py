@@ -123,7 +123,9 @@ def test_the_ablation_legend_runs_through_no_bar_and_no_mark():
     for text in lab.kinds.over:
         if text.get_text():
             assert not legend.overlaps(text.get_window_extent(renderer))
-    for bar in [*lab.kinds.full, *lab.kinds.now]:
-        assert not legend.overlaps(bar.get_window_extent(renderer))
+    boxes = lab.kinds.full.boxes() + lab.kinds.now.boxes()
+    assert len(boxes) == 2 * len(lab.kinds.over)                 # a box for each bar
+    for box in boxes:
+        assert not legend.overlaps(box)
     title = lab.kinds.ax.title.get_window_extent(renderer)
     assert not legend.overlaps(title)

@@ -237,7 +237,7 @@ def test_ablation_view_every_control():
         button.value = True
         assert button.icon == "check"
     lab.blocks[0].value = False
-    shown = [bar.get_height() for bar in lab.kinds.now]
+    shown = list(lab.kinds.now.heights)
     assert shown[-1] == pytest.approx(lab.model["now"]["all texts"])
     assert "course-verdict" in lab.verdict._dom_classes
     assert len(verdicts) == 2
@@ -316,10 +316,10 @@ def test_perplexity_bars_above_the_chart_are_marked_with_their_value():
         button.value = False
     lab.positions.value = False
     top = 10.0 ** TOP_POWER
-    for (label, _kinds), bar, mark in zip(GROUPS, lab.kinds.now, lab.kinds.over):
+    for (label, _kinds), height, mark in zip(GROUPS, lab.kinds.now.heights, lab.kinds.over):
         value = lab.model["now"][label]
         if np.isfinite(value) and value > top:
-            assert bar.get_height() == top and mark.get_text() == f"\u2191{amount(value)}"
+            assert height == top and mark.get_text() == f"\u2191{amount(value)}"
         else:
             assert mark.get_text() == ""
     assert any(t.get_text() for t in lab.kinds.over)          # this setting does go off the chart
@@ -330,8 +330,8 @@ def test_moving_the_watched_prediction_redraws_only_the_top_words_panel():
     their heights, so they are not marked changed and the view does not redraw them. Leaving a
     block out changes the left-hand bars, and they are marked."""
     lab = AblationLab()
-    left = {id(x) for x in (*lab.kinds.full, *lab.kinds.now, *lab.kinds.over)}
-    right = {id(x) for x in (*lab.top_full, *lab.top_now, *lab.words, lab.right_title)}
+    left = {id(x) for x in (lab.kinds.full.artist, lab.kinds.now.artist, *lab.kinds.over)}
+    right = {id(x) for x in (lab.top_full.artist, lab.top_now.artist, *lab.words, lab.right_title)}
     marked = []
     redraw = lab.view.redraw
 

@@ -178,9 +178,9 @@ class Bars:
         self.heights = np.zeros(0)
         self.artist = PolyCollection([], **style)
         ax.add_collection(self.artist, autolim=False)
-        half = self.width / 2            # the places' extent, as ax.bar would take it
-        ax.update_datalim([(self.x.min() - half, 0.0), (self.x.max() + half, 0.0)])
-        ax.autoscale_view()
+        half = self.width / 2            # the places' extent across, as ax.bar would take it
+        ax.update_datalim([(self.x.min() - half, 0.0), (self.x.max() + half, 0.0)], updatey=False)
+        ax.autoscale_view(scaley=False)
         self._shown = None
 
     def set(self, heights, colours=None) -> None:
@@ -199,6 +199,14 @@ class Bars:
         if colours is not None:
             self.artist.set_facecolor(list(colours))
         self.heights, self._shown = heights, shown
+
+    def boxes(self):
+        """Each bar's box on the figure, in pixels (matplotlib Bboxes), as it is drawn now."""
+        from matplotlib.transforms import Bbox
+
+        to_pixels = self.artist.get_transform()
+        return [Bbox.from_extents(*np.min(corners, axis=0), *np.max(corners, axis=0))
+                for corners in (to_pixels.transform(path.vertices[:4]) for path in self.artist.get_paths())]
 
 
 def cell_grid(ax, data, **colour):
@@ -423,12 +431,13 @@ class _Design:
             legend._set_loc(legend._loc)           # the new box placed where the old one was
             legend.stale = True
 
-    def _fit_legends(self, figure, width, renderer):
+    def _fit_legends(self, figure, width, renderer) -> list:
         """Each legend within its axes (one outside them, beside, above or below, goes inside,
         where it covers least) or, a figure's own, within the figure: in one column if it is
-        too wide, then with its labels wrapped."""
+        too wide, then with its labels wrapped. Returns the legends moved inside their axes."""
         import textwrap
 
+        moved = []
         for legend, columns, handles, labels, _loc, anchor in self.legends:
             ax = legend.axes if legend.parent is not figure else None
             if ax is not None and anchor is not None:
@@ -436,6 +445,7 @@ class _Design:
                 if box.x0 >= 0.99 or box.y0 >= 0.99 or box.x1 < 0 or box.y1 < 0:   # outside the axes
                     legend.set_bbox_to_anchor(None)
                     legend._set_loc(0)                          # "best"
+                    moved.append(legend)
             fit = 0.95 * (width if ax is None else min(width, ax.bbox.width))
             if legend.get_window_extent(renderer).width > fit:
                 self._remake(legend, 1, handles, labels)
@@ -444,6 +454,16 @@ class _Design:
                 longest = max((len(label) for label in labels), default=1)
                 chars = max(int(longest * fit / wide) - 1, 8)
                 self._remake(legend, 1, handles, [textwrap.fill(label, chars) for label in labels])
+        return moved
+
+    @staticmethod
+    def _keep_where_best(legends, renderer):
+        """Fix each legend where matplotlib's "best" puts it now. "Best" is worked out again at
+        every draw from what the axes show, changing artists included; a blit draws the legend
+        only with the background, so its place must not move with the data."""
+        for legend in legends:
+            box, within = legend.get_window_extent(renderer), legend.get_bbox_to_anchor()
+            legend._set_loc(((box.x0 - within.x0) / within.width, (box.y0 - within.y0) / within.height))
 
     def lay_out(self, figure, dpi, width=None, room=None):
         """The design (``width`` None), or the figure ``width`` px wide, at most ``room`` px tall
@@ -482,12 +502,12 @@ class _Design:
         for title in self.titles:
             title.set_wrap(True)
         renderer = figure.canvas.get_renderer() if hasattr(figure.canvas, "get_renderer") else None
-        if renderer is not None:
-            self._fit_legends(figure, width, renderer)
+        moved = self._fit_legends(figure, width, renderer) if renderer is not None else []
         bottom, top = self._figure_legend_room(figure, renderer, height)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")      # a layout that cannot be met is drawn as it comes
             figure.tight_layout(rect=(0, bottom, 1, 1 - top), h_pad=0.8 if stacked else None)
+        self._keep_where_best(moved, renderer)
 
     def _figure_legend_room(self, figure, renderer, height):
         """The shares of the figure's height its own legends take at the bottom and at the top."""

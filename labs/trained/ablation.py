@@ -14,7 +14,6 @@ from lib import model
 from presentation.html import plain
 from presentation.numbers import amount, count, fixed
 
-from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, switch, verdict_widget
 from .held_out import GROUPS, WATCHED_TOP, context, held_out, run, setting_perplexities, texts, watched_words
 from .kind_bars import KindBars
@@ -100,7 +99,7 @@ class AblationLab:
 
     def __init__(self, keep=(True, True, True, True), positions=True, watch=None):
 
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         layers = model.info()["config"]["layers"]
         watched = held_out()[2]
@@ -117,9 +116,9 @@ class AblationLab:
         left, right = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
         self.kinds = KindBars(left, "with parts left out")
         x = np.arange(TOP)
-        self.top_full = right.bar(x - 0.2, np.zeros(TOP), width=0.4, color=OKABE_ITO["sky"])
-        self.top_now = right.bar(x + 0.2, np.zeros(TOP), width=0.4, color=OKABE_ITO["vermillion"],
-                                 hatch="//", edgecolor="white")
+        self.top_full = Bars(right, x - 0.2, width=0.4, facecolor=OKABE_ITO["sky"])
+        self.top_now = Bars(right, x + 0.2, width=0.4, facecolor=OKABE_ITO["vermillion"], hatch="//",
+                            edgecolor="white")
         right.set_ylim(0, 1.05)
         right.set_xticks(x, [""] * TOP, fontsize=9)
         # The top words change with every setting: texts under the bars, not tick labels (those
@@ -134,8 +133,8 @@ class AblationLab:
         self.axis_label = right.text(0.5, _below_every_word(right, self.words[0]), "top words now", ha="center",
                                      va="top", fontsize=9, transform=right.transAxes)
         self.view = FigureView(fig, description="Bars: perplexity per kind of prediction, and one prediction's top words",
-                               changing=[self.kinds.changing(), self.top_full, self.top_now, self.words,
-                                         self.right_title])
+                               changing=[self.kinds.changing(), self.top_full.artist, self.top_now.artist,
+                                         self.words, self.right_title])
         self.root = lab_root("ablation", [controls(self.watch), controls(*self.blocks, self.positions),
                                           self.view.widget, self.verdict])
         for control in (self.watch, *self.blocks, self.positions):
@@ -151,10 +150,8 @@ class AblationLab:
         self.positions.button_style = "" if m["positions"] else "warning"
         self.kinds.update(m["full"], m["now"])
         vocab = model.vocab()
-        for bar, value in zip(self.top_full, m["top_full"]):
-            set_changed(bar, height=value)
-        for bar, value in zip(self.top_now, m["top_now"]):
-            set_changed(bar, height=value)
+        self.top_full.set(m["top_full"])
+        self.top_now.set(m["top_now"])
         labels = [vocab[i] + (" \u2713" if i == m["right"] else "") for i in m["top"]]
         for text, label in zip(self.words, labels):
             text.set_text(label)

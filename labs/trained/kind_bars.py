@@ -21,15 +21,14 @@ class KindBars:
     (labelled ``now_label``); ``update`` sets their heights and the axis's range."""
 
     def __init__(self, ax, now_label):
-        from ..kit.figure_view import OKABE_ITO
+        from ..kit.figure_view import OKABE_ITO, Bars
 
         n = counts()
         labels = [f"{SHORT.get(label, label)} ({count(n[label])})" for label, _k in GROUPS]
         x = np.arange(len(labels))
-        self.full = ax.bar(x - 0.2, np.ones(len(labels)), width=0.4, color=OKABE_ITO["sky"],
-                           label="trained model")
-        self.now = ax.bar(x + 0.2, np.ones(len(labels)), width=0.4, color=OKABE_ITO["vermillion"],
-                          label=now_label, hatch="//", edgecolor="white")
+        self.full = Bars(ax, x - 0.2, width=0.4, facecolor=OKABE_ITO["sky"], label="trained model")
+        self.now = Bars(ax, x + 0.2, width=0.4, facecolor=OKABE_ITO["vermillion"], label=now_label, hatch="//",
+                        edgecolor="white")
         decades(ax.yaxis, 0, TOP_POWER)
         ax.set_ylim(0.8, 10.0 ** TOP_POWER)
         self.over = [ax.text(i + 0.2, 0.98, "", ha="center", va="top", fontsize=8, rotation=90,
@@ -47,13 +46,13 @@ class KindBars:
 
     def changing(self) -> list:
         """The artists an update changes: the bars, and the marks of bars above the chart."""
-        return [self.full, self.now, self.over]
+        return [self.full.artist, self.now.artist, self.over]
 
     def update(self, full: dict, now: dict) -> None:
         """Set the bars' heights; a perplexity above the chart is drawn to its top, with a mark."""
         top = 10.0 ** TOP_POWER
-        for i, ((label, _k), a, b) in enumerate(zip(GROUPS, self.full, self.now)):
-            set_changed(a, height=full[label])
-            shown = now[label] if np.isfinite(now[label]) else top
-            set_changed(b, height=min(shown, top))
-            self.over[i].set_text(f"\u2191{amount(shown)}" if shown > top else "")
+        shown = [now[label] if np.isfinite(now[label]) else top for label, _k in GROUPS]
+        self.full.set([full[label] for label, _k in GROUPS])
+        self.now.set([min(value, top) for value in shown])
+        for mark, value in zip(self.over, shown):
+            set_changed(mark, text=f"\u2191{amount(value)}" if value > top else "")
