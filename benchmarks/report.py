@@ -57,6 +57,12 @@ def _verdict(flag) -> str:
     return "–" if flag is None else ("met" if flag else "**missed**")
 
 
+def _runs(section: dict) -> str:
+    """How many times each lab was run: "once", "twice", "3 times" (1 for results that do not say)."""
+    runs = max((r.get("runs", 1) for r in section.get("labs", [])), default=1)
+    return {1: "once", 2: "twice"}.get(runs, f"{runs} times")
+
+
 def noblas_tables(n: dict, every_cell: bool = True) -> list[str]:
     """The browser's NumPy: labs, cells (those that miss, a summary per notebook, and every cell
     when ``every_cell``), the throughput and the budgets."""
@@ -87,7 +93,9 @@ def noblas_tables(n: dict, every_cell: bool = True) -> list[str]:
                      _mflop(r.get("update_flops_max"))])
     out += ["#### Labs, ms", "",
             "A lab's *first visits* are judged on the slowest (a learner meets each setting's first visit "
-            "once), its *updates* on their median (as the labs table above judges them).", ""]
+            "once), its *updates* on their median (as the labs table above judges them). Each lab is run "
+            f"{_runs(n)} in fresh processes of each interpreter, by turns, and each figure is the least "
+            "of its runs: other work on the machine only ever adds time.", ""]
     out += _table(["lab", "first visit, median without BLAS", "slowest, OpenBLAS", "slowest, no BLAS", "ratio",
                    "browser estimate", f"≤ {t['first_visit_ms']:g} ms", "matrix work, MFLOP",
                    "update, median, OpenBLAS", "no BLAS", "ratio", "browser estimate", f"≤ {t['update_ms']:g} ms",
