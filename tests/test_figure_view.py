@@ -394,6 +394,41 @@ def test_every_lab_shows_the_pixels_of_a_full_draw_after_every_change(name):
     assert figure_view.FigureView.redraw is not None
 
 
+def _plain_matplotlib_pixels(fig):
+    """The figure drawn by matplotlib's own Agg canvas, every artist (none animated)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    animated = [a for a in fig.findobj() if a.get_animated()]
+    for artist in animated:
+        artist.set_animated(False)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    for artist in animated:
+        artist.set_animated(True)
+    return np.asarray(canvas.buffer_rgba()).copy()
+
+
+def test_texts_drawn_from_kept_pixels_are_matplotlib_s_own_pixels():
+    fig = new_figure(6.4, 3.2)
+    ax = fig.add_subplot()
+    texts = [ax.text(0.1, 0.8, "the same words", fontsize=9),
+             ax.text(0.1, 0.6, "the same words", fontsize=12, weight="bold", color="#D55E00"),
+             ax.text(0.5, 0.3, "turned\nthree lines\nof it", rotation=30, fontsize=8),
+             ax.text(0.8, 0.2, "upright ↑10⁴ – ÷", rotation=90, fontsize=10, style="italic"),
+             ax.text(0.3, 0.1, "$x^2$ and mathtext", fontsize=9)]
+    ax.set_title("a title", fontsize=10)
+    view = FigureView(fig, changing=texts)
+    assert np.array_equal(view.pixels(), _plain_matplotlib_pixels(fig))
+    texts[0].set_fontsize(14)                           # the same text at another size
+    texts[1].set_text("the same words")                 # drawn before at this size: its kept pixels
+    texts[2].set_rotation(200)
+    view.redraw()
+    assert np.array_equal(view.pixels(), _plain_matplotlib_pixels(fig))
+    for width in (300, 1000):                           # narrow, then wide again: other renderers
+        view.fit(width)
+        assert np.array_equal(view.pixels(), _plain_matplotlib_pixels(fig))
+
+
 def test_a_legend_moved_inside_a_narrow_figure_stays_where_it_was_put_as_the_data_move():
     fig = new_figure(6.4, 3.2)
     ax, other = fig.subplots(1, 2)

@@ -280,7 +280,8 @@ def test_stream_view_every_control():
         before = lab.view.image.value
         lab.position.value = value
         _redrawn(lab, figure, renders)
-        assert [bar.get_height() for bar in lab.attention] == pytest.approx(list(lab.model["attention"]))
+        assert list(lab.attention.heights) == pytest.approx(list(lab.model["attention"]))
+        assert list(lab.ffn.heights) == pytest.approx(list(lab.model["ffn"]))
         assert lab.view.image.value != before or value == -1
     assert "position 0" in lab.title.get_text()
 

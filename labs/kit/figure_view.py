@@ -70,8 +70,11 @@ use), so a lab's model can be imported and tested without them.
 from __future__ import annotations
 
 import base64
+import math
 import struct
 import zlib
+from functools import lru_cache
+from types import MethodType
 
 import numpy as np
 
@@ -305,6 +308,65 @@ class PngWriter:
 def encode_png(rgba, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
     """PNG bytes of an (height, width, 4) uint8 RGBA array."""
     return PngWriter(compress_level).write(rgba)
+
+
+# ---------------------------------------------------------------- text drawn once
+
+TEXT_IMAGES_KEPT = 4096      # texts whose pixels are kept (a few kB each)
+_text_images = {}            # (text, font, size, dpi, settings) -> (its pixels, descent, offsets)
+
+
+@lru_cache(maxsize=1)
+def _canvas_class():
+    """matplotlib's Agg canvas, whose renderer draws each text from pixels rasterised once.
+
+    Agg draws a text by laying out and rasterising its glyphs (FreeType) at the origin, then
+    laying that grey image on the canvas at the text's place, rounded to a whole pixel, in the
+    text's colour and angle. The image depends only on the text, its font and size, the dpi
+    and the text settings, so it is kept: a lab redraws the same labels again and again, and
+    rasterising was most of a text's time. The pixels are those of matplotlib's own drawing
+    (a test compares them)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+
+    if not callable(getattr(RendererAgg, "_prepare_font", None)):   # another matplotlib: its own drawing
+        return FigureCanvasAgg
+
+    class TextOnceCanvas(FigureCanvasAgg):
+        def get_renderer(self):
+            renderer = super().get_renderer()
+            if "draw_text" not in vars(renderer):          # a new renderer (a new size or dpi)
+                renderer.draw_text = MethodType(_draw_text_once, renderer)
+            return renderer
+
+    return TextOnceCanvas
+
+
+def _draw_text_once(renderer, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+    """``RendererAgg.draw_text`` with each text's image rasterised once (:func:`_canvas_class`)."""
+    import matplotlib as mpl
+    from matplotlib.backends.backend_agg import RendererAgg, get_hinting_flag
+
+    if ismath:
+        return RendererAgg.draw_text(renderer, gc, x, y, s, prop, angle, ismath, mtext)
+    flags, antialiased = get_hinting_flag(), gc.get_antialiased()
+    font = (tuple(prop.get_family()), prop.get_slant(), prop.get_variant(), prop.get_weight(), prop.get_stretch(),
+            prop.get_size_in_points(), prop.get_file(), prop.get_math_fontfamily())
+    key = (s, font, renderer.dpi, flags, antialiased, mpl.rcParams["text.hinting_factor"],
+           mpl.rcParams["text.kerning_factor"])
+    found = _text_images.get(key)
+    if found is None:
+        face = renderer._prepare_font(prop)
+        face.set_text(s, 0, flags=flags)
+        face.draw_glyphs_to_bitmap(antialiased=antialiased)
+        offset_x, offset_y = face.get_bitmap_offset()
+        if len(_text_images) >= TEXT_IMAGES_KEPT:
+            _text_images.clear()
+        found = _text_images[key] = (np.array(face.get_image()), face.get_descent() / 64.0,
+                                     offset_x / 64.0, offset_y / 64.0)
+    image, descent, offset_x, offset_y = found
+    x = round(x + offset_x + descent * math.sin(math.radians(angle)))      # as RendererAgg.draw_text
+    y = round(y + offset_y + descent * math.cos(math.radians(angle)))
+    renderer._renderer.draw_text_image(image, x, y + 1, angle, gc)
 
 
 def _drawn_whole(artist) -> bool:
@@ -618,10 +680,8 @@ class FigureView:
 
     def _agg(self):
         """The figure's Agg canvas (made once; it keeps its renderer between draws)."""
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
         if self._canvas is None or self.figure.canvas is not self._canvas:
-            self._canvas = FigureCanvasAgg(self.figure)
+            self._canvas = _canvas_class()(self.figure)
             self._forget()
         if self.figure.dpi != self.dpi:
             self.figure.set_dpi(self.dpi)

@@ -14,7 +14,6 @@ from lib import model
 from presentation.html import plain
 from presentation.numbers import count, fixed
 
-from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 from .held_out import held_out, trace
 
@@ -61,7 +60,7 @@ class TrainedStreamLab:
     """The view: a slider for the token (-1 = the average), bars per block, the stream's size."""
 
     def __init__(self, position=-1):
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         n = len(held_out()[0])
         layers = model.info()["config"]["layers"]
@@ -72,32 +71,30 @@ class TrainedStreamLab:
         fig = new_figure(6.4, 3.2)
         ax = fig.add_subplot()
         k = np.arange(1, layers + 1)
-        self.attention = ax.bar(k - 0.2, np.zeros(layers), width=0.4, color=OKABE_ITO["blue"],
-                                label="attention adds")
-        self.ffn = ax.bar(k + 0.2, np.zeros(layers), width=0.4, color=OKABE_ITO["orange"],
-                          hatch="//", edgecolor="white", label="FFN adds")
+        self.attention = Bars(ax, k - 0.2, width=0.4, facecolor=OKABE_ITO["blue"], label="attention adds")
+        self.ffn = Bars(ax, k + 0.2, width=0.4, facecolor=OKABE_ITO["orange"], hatch="//", edgecolor="white",
+                        label="FFN adds")
         (self.line,) = ax.plot(np.arange(layers + 1), np.zeros(layers + 1), color=OKABE_ITO["black"],
                                marker="o", markersize=4, linewidth=1.6, label="the stream")
         ax.set_xticks(np.arange(layers + 1), ["start"] + [f"block {i}" for i in k], fontsize=9)
         ax.set_ylabel("size (RMS)")
         self.title = ax.set_title("the residual stream, averaged over the held-out text", fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
-        ax.legend(loc="upper left", fontsize=8, frameon=True, framealpha=0.85)
+        ax.legend(handles=[self.line, self.attention.artist, self.ffn.artist], loc="upper left", fontsize=8,
+                  frameon=True, framealpha=0.85)
         ax.set_ylim(0, largest_size() * 1.35)          # one scale for every token: compare them
         fig.tight_layout()
         self.ax = ax
         self.view = FigureView(fig, description="Bars per block: what attention and the FFN add; line: the stream's size",
-                               changing=[self.attention, self.ffn, self.line, self.title])
+                               changing=[self.attention.artist, self.ffn.artist, self.line, self.title])
         self.root = lab_root("trained-stream", [controls(self.position), self.view.widget, self.verdict])
         self.position.observe(lambda _c: self.update(), names="value")
         self.update()
 
     def update(self) -> dict:
         m = stream_model(self.position.value)
-        for bar, value in zip(self.attention, m["attention"]):
-            set_changed(bar, height=value)
-        for bar, value in zip(self.ffn, m["ffn"]):
-            set_changed(bar, height=value)
+        self.attention.set(m["attention"])
+        self.ffn.set(m["ffn"])
         self.line.set_ydata(m["stream"])
         if m["position"] < 0:
             self.title.set_text("the residual stream, averaged over the held-out text")
