@@ -11,6 +11,7 @@ import sys
 import zlib
 
 import matplotlib.colors
+import matplotlib.lines
 import numpy as np
 import pytest
 from PIL import Image
@@ -466,6 +467,35 @@ def test_a_colorbar_stays_beside_its_picture_when_the_panels_go_one_under_anothe
     assert bar_box.width < heat_box.width / 4
     view.fit(640)                                                      # the design again
     assert np.allclose([ax.get_position().bounds for ax in (heat, bar.ax, other)], designed)
+
+
+@pytest.mark.parametrize("name", _lab_ids())
+def test_every_colour_a_lab_s_legend_names_is_of_the_colour_blind_safe_palette_or_a_grey(name):
+    from benchmarks import labs
+    from labs.kit.figure_view import OKABE_ITO
+
+    safe = {matplotlib.colors.to_hex(colour) for colour in OKABE_ITO.values()}
+    views = []
+    with labs.patched_views("shipped", views):
+        root = labs.all_labs()[name]()
+    named = []
+    for view in views:
+        legends = list(view.figure.legends) + [ax.get_legend() for ax in view.figure.axes if ax.get_legend()]
+        for legend in legends:
+            for handle, label in zip(legend.legend_handles, legend.texts):
+                if isinstance(handle, matplotlib.lines.Line2D):             # its line, its marker
+                    shown = ([handle.get_color()] if handle.get_linestyle() not in ("None", "none", "") else []) + (
+                        [handle.get_markerfacecolor(), handle.get_markeredgecolor()]
+                        if handle.get_marker() not in (None, "None", "none", "") else [])
+                else:
+                    shown = [handle.get_facecolor()]
+                for colour in shown:
+                    named += [(label.get_text(), matplotlib.colors.to_hex(rgba[:3]))
+                              for rgba in np.atleast_2d(matplotlib.colors.to_rgba_array(colour)) if rgba[3] > 0]
+    for label, colour in named:
+        red, green, blue = matplotlib.colors.to_rgb(colour)
+        assert colour in safe or red == green == blue, f"{label!r} is shown in {colour}"
+    labs.close(root, views)
 
 
 @pytest.mark.parametrize("name", _lab_ids())

@@ -12,7 +12,6 @@ from lib.attention import softmax
 from presentation.html import plain
 from presentation.numbers import fixed, percent, percentage, readout
 
-from ..kit.figure_view import set_changed
 from ..kit.layout import controls, lab_root, slider, verdict_widget
 
 WORDS = ("cat", "sat", "on", "the", "mat")
@@ -72,7 +71,7 @@ class TemperatureLab:
     """The view: a "temperature" slider, a bar plot redrawn in place, and the verdict."""
 
     def __init__(self, temperature: float = 1.0):
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         self.colours = (OKABE_ITO["blue"], OKABE_ITO["orange"])
         self.slider = slider("float", value=temperature, min=T_MIN, max=T_MAX, step=0.05,
@@ -83,22 +82,23 @@ class TemperatureLab:
         fig = new_figure(6.4, 3.2)
         ax = fig.add_subplot()
         model = temperature_model(temperature)
-        self.bars = ax.bar(WORDS, model["weights"], color=self.colours[0], edgecolor="black",
-                           linewidth=0.6, label="weight of each word")
+        self.bars = Bars(ax, range(len(WORDS)), facecolor=self.colours[0], edgecolor="black", linewidth=0.6,
+                         label="weight of each word")
+        ax.set_xticks(range(len(WORDS)), WORDS)
         self.labels = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=9)
                        for i in range(len(WORDS))]
-        ax.axhline(model["even_share"], color="black", linestyle="--", linewidth=1,
-                   label=f"even split (1/{len(WORDS)})")
+        even = ax.axhline(model["even_share"], color="black", linestyle="--", linewidth=1,
+                          label=f"even split (1/{len(WORDS)})")
         ax.set_ylim(0, 1.08)
         ax.set_xlabel(f"word (scores {', '.join(fixed(s, 1) for s in SCORES)}); orange: the largest weight")
         ax.set_ylabel("softmax weight")
         self.title = ax.set_title(f"Softmax of the scores / {fixed(model['temperature'])}")
-        ax.legend(loc="upper right", fontsize=8, frameon=False)
+        ax.legend(handles=[even, self.bars.artist], loc="upper right", fontsize=8, frameon=False)
         fig.tight_layout()
         self.ax = ax
         self.label_height = _text_height(ax, self.labels[0])
         self.view = FigureView(fig, description="Bar chart of softmax weights for five words",
-                               changing=[self.bars, self.labels, self.title])
+                               changing=[self.bars.artist, self.labels, self.title])
 
         self.root = lab_root("temperature", [controls(self.slider), self.view.widget, self.verdict])
         self.slider.observe(self._on_change, names="value")
@@ -109,8 +109,9 @@ class TemperatureLab:
 
     def update(self, temperature: float) -> dict:
         model = temperature_model(temperature)
-        for i, (bar, w) in enumerate(zip(self.bars, model["weights"])):
-            set_changed(bar, height=w, facecolor=self.colours[1] if i == model["top"] else self.colours[0])
+        self.bars.set(model["weights"], [self.colours[1] if i == model["top"] else self.colours[0]
+                                         for i in range(len(model["weights"]))])
+        for i, w in enumerate(model["weights"]):
             self.labels[i].set_text(fixed(w))
             self.labels[i].set_y(label_y(w, model["even_share"], self.label_height))
         self.title.set_text(f"Softmax of the scores / {fixed(model['temperature'])}")
