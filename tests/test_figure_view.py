@@ -339,6 +339,24 @@ def test_set_changed_marks_an_artist_changed_only_when_a_property_differs():
     _same_as_full_draw(view)
 
 
+def test_bars_drawn_as_one_collection_are_the_bars_set_and_unchanged_bars_are_not_marked_changed():
+    from labs.kit.figure_view import Bars
+
+    fig = new_figure()
+    ax = fig.add_subplot()
+    bars = Bars(ax, [0, 1, 2, 3], width=0.5, facecolor="#56B4E9")
+    assert ax.get_xlim()[0] < -0.25 and ax.get_xlim()[1] > 3.25                   # every place in sight
+    bars.set([1.0, np.nan, 3.0], ["#E69F00", "#56B4E9", "#0072B2"])             # NaN and the 4th: no bar
+    boxes = [path.get_extents() for path in bars.artist.get_paths()]
+    assert [(b.x0, b.x1, b.y0, b.y1) for b in boxes] == [(-0.25, 0.25, 0.0, 1.0), (1.75, 2.25, 0.0, 3.0)]
+    assert [matplotlib.colors.to_hex(c) for c in bars.artist.get_facecolor()] == ["#e69f00", "#0072b2"]
+    bars.artist.stale = False
+    bars.set([1.0, np.nan, 3.0], ["#E69F00", "#56B4E9", "#0072B2"])
+    assert not bars.artist.stale                                                  # nothing differs
+    bars.set([1.0, 2.0, 3.0], ["#E69F00", "#56B4E9", "#0072B2"])
+    assert bars.artist.stale and len(bars.artist.get_paths()) == 3 and len(bars.boxes()) == 3
+
+
 def test_fixed_scales_tick_every_power_of_ten_and_only_whole_numbers():
     fig = new_figure()
     ax = fig.add_subplot()

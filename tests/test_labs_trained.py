@@ -488,7 +488,7 @@ def test_heads_view_every_control():
     assert lab.sentence.options == tuple(sentence_options(3)) and lab.sentence.value == 1
     lab.block.value, lab.head.value, lab.leave_out.value = 2, 2, True
     assert "Without this head" in lab.verdict.value
-    assert lab.without_bars[0].get_height() == pytest.approx(min(lab.model["without"]["copy"], 1e4))
+    assert lab.without_bars.heights[0] == pytest.approx(min(lab.model["without"]["copy"], 1e4))
     shown = np.ma.filled(lab.image.get_array(), np.nan)
     np.testing.assert_array_equal(np.isnan(shown), np.isnan(lab.model["grid"]))
     assert [t.get_text() for t in lab.row_words[:len(lab.model["words"])]] == lab.model["words"]

@@ -400,7 +400,7 @@ class HeadsLab:
     that leaves the head out; the head's map of the sentence, the copy and reverse perplexities."""
 
     def __init__(self, text=1, sentence=1, block=1, head=1, leave_out=False):
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         layers, heads = model.info()["config"]["layers"], model.info()["config"]["heads"]
         for t in range(len(texts())):        # every text looked up now (or computed now, not on a later move)
@@ -438,10 +438,9 @@ class HeadsLab:
                               frameon=False, handlelength=1)
         self.map_title = left.set_title("", fontsize=9)
         x = np.arange(len(KINDS))
-        self.whole_bars = right.bar(x - 0.2, np.ones(len(KINDS)), width=0.4, color=OKABE_ITO["sky"],
-                                    label="every head")
-        self.without_bars = right.bar(x + 0.2, np.ones(len(KINDS)), width=0.4, color=OKABE_ITO["vermillion"],
-                                      hatch="//", edgecolor="white", label="head left out")
+        self.whole_bars = Bars(right, x - 0.2, width=0.4, facecolor=OKABE_ITO["sky"], label="every head")
+        self.without_bars = Bars(right, x + 0.2, width=0.4, facecolor=OKABE_ITO["vermillion"], hatch="//",
+                                 edgecolor="white", label="head left out")
         decades(right.yaxis, 0, TOP_POWER)
         right.set_ylim(0.8, 10.0 ** TOP_POWER)
         right.set_xticks(x, list(KINDS), fontsize=9)
@@ -457,7 +456,8 @@ class HeadsLab:
         self.view = FigureView(fig, description="Heat map: one head's attention weights on a copy or reverse "
                                                 "sentence; bars: the text's copy and reverse perplexity",
                                changing=[self.image, self.row_words, self.column_words, self.rings, self.map_title,
-                                         self.whole_bars, self.without_bars, self.over, self.bars_title])
+                                         self.whole_bars.artist, self.without_bars.artist, self.over,
+                                         self.bars_title])
         self.root = lab_root("heads", [controls(self.text, self.sentence),
                                        controls(self.block, self.head, self.leave_out),
                                        self.view.widget, self.verdict, self.numbers])
@@ -495,11 +495,12 @@ class HeadsLab:
         # short enough to stay above its own axes (a title reaching the bars would cost full draws)
         set_changed(self.map_title, text=f"block {m['block']}, head {m['head']}; text {m['text']}, {m['kind']}")
         top = 10.0 ** TOP_POWER
-        for i, kind in enumerate(KINDS):
-            set_changed(self.whole_bars[i], height=min(m["whole"][kind], top) if np.isfinite(m["whole"][kind]) else 0)
-            shown = m["without"][kind] if m["without"] is not None else np.nan
-            set_changed(self.without_bars[i], height=min(shown, top) if np.isfinite(shown) else 0)
-            set_changed(self.over[i], text=f"\u2191{amount(shown)}" if np.isfinite(shown) and shown > top else "")
+        without = [m["without"][kind] if m["without"] is not None else np.nan for kind in KINDS]
+        self.whole_bars.set([min(m["whole"][kind], top) if np.isfinite(m["whole"][kind]) else np.nan
+                             for kind in KINDS])                                   # NaN: no bar
+        self.without_bars.set([min(shown, top) if np.isfinite(shown) else np.nan for shown in without])
+        for mark, shown in zip(self.over, without):
+            set_changed(mark, text=f"\u2191{amount(shown)}" if np.isfinite(shown) and shown > top else "")
         set_changed(self.bars_title, text=f"text {m['text']}: {m['counts']['copy']} copy and\n"
                                           f"{m['counts']['reverse']} reverse predictions")
         self.view.redraw(state=rows)
