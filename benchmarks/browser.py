@@ -208,8 +208,22 @@ def _drag(page, lab, steps: int = DRAG_STEPS) -> tuple[float, int]:
     for _ in range(steps):                             # back to where it was, for the next drag
         page.keyboard.press(back)
     page.wait_for_timeout(1500)
+    _return_to(page, handle, start, steps)
     last_key = state["keys"][-1]
     return (state["shown"][-1][0] - last_key) / 1000.0, len(state["shown"])
+
+
+def _return_to(page, handle, value: float, most: int) -> None:
+    """Press the arrows one at a time until the slider stands at ``value`` again. Quick presses
+    can land while the kernel's echo of an earlier value resets the handle, so a drag and its
+    way back do not always cancel; left alone, the drags would creep towards an end."""
+    for _ in range(2 * most):
+        now = _position(handle)[0]
+        if math.isclose(now, value, rel_tol=1e-9, abs_tol=1e-12):
+            return
+        page.keyboard.press("ArrowRight" if now < value else "ArrowLeft")
+        page.wait_for_timeout(200)
+    raise RuntimeError(f"the slider did not come back to {value} (it stands at {_position(handle)[0]})")
 
 
 def _open_lab(browser, base, notebook, css):

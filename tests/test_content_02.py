@@ -192,6 +192,11 @@ def test_the_deeper_boxes_hold_true():
     assert float(gelu(np.array(-2.0))) < 0 and abs(float(gelu(np.array(-2.0)))) < 0.1  # small, negative
     e = worked_example()
     assert (e.X[0] @ e.W_up + e.b_up)[1] == -2                                 # cat's second unit
+    from labs.ffn.hidden_units import hidden_units_model, reach
+    lab = hidden_units_model(*e.X[0], activation="gelu")                      # the lab, with GELU
+    assert -0.1 < lab["post"][1] < 0 and lab["leaking"] == 2 and "unit 2 gives" in lab["verdict"]
+    assert abs(lab["post"][1]) < 0.004 * 2.65 * reach()[0]      # under 0.4 % of the panel's height: a pixel
+    assert "the table and the verdict give cat's second unit a small negative" in prose
     for z in (-3.0, -5.0):
         assert abs(float(lib_silu(z))) < 0.2                               # near 0, large negative z
     for z in (3.0, 5.0):

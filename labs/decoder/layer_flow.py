@@ -82,7 +82,8 @@ def _largest(a, b) -> float:
 @lru_cache(maxsize=64)
 def _runs(on: tuple, seed: int, weigh) -> list:
     """The three sentences (as one batch, (3, 8, 16)) and their streams block by block, as deep
-    as asked for so far: :func:`_streams` extends the list."""
+    as asked for so far: :func:`_streams` extends the list (a setting not asked for in a while
+    leaves the cache and is run again when it comes back)."""
     return [np.stack(flow_inputs(dict(zip(PARTS, on))["positions"]))]
 
 
@@ -211,7 +212,8 @@ def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, **
     last word changes. At the top:
     how far the last word's output moves when the first word changes, and how far apart the two
     copies of "the" are. The verdict: one sentence for the run, then one per removed part,
-    comparing with the run with every part on. Never raises."""
+    comparing with the run with every part on. Raises TypeError for a part it does not know (and
+    whatever a learner's ``causal_weights`` raises); any depth and seed are taken."""
     depth = int(np.clip(int(depth), 1, DEPTH_MAX))
     unknown = set(parts) - set(PARTS)
     if unknown:
@@ -286,8 +288,8 @@ def block_shapes(batch: int = 2, length: int = 8, d_model: int = 16, heads: int 
 
 
 class FlowLab:
-    """The view: a depth slider, seven remove-a-part toggles, three panels per block, and the
-    shape table with its own size menus."""
+    """The view: a depth slider, seven remove-a-part toggles, three panels (a point per block),
+    and the shape table with its own size menus."""
 
     SIZES = {"batch": (1, 2, 4, 8, 32), "length": (4, 8, 16, 128, 1024),
              "d_model": (16, 64, 128, 768, 4096), "heads": (1, 2, 3, 4, 8, 12, 32)}
@@ -346,9 +348,9 @@ class FlowLab:
         self._scales(SIZE_RANGES[0], LEAK_SCALES[0])
         far = SIZE_RANGES[1]             # the ticks of the far range made now, not when it is first shown
         axes[0].yaxis.get_major_ticks(far[1] - far[0] + 1)
-        self.view = FigureView(fig, description="Three line plots per block: the stream's size, how alike "
-                                                "the words are, and how far word 1 moves when the last "
-                                                "word changes",
+        self.view = FigureView(fig, description="Three line plots, one point per block: the stream's size, "
+                                                "how alike the words are, and how far word 1 moves when the "
+                                                "last word changes",
                                changing=[self.lines, self.refs, self.suptitle])
         toggles = controls(*self.toggles.values())
         from ..kit.own_function import OwnFunctionSwitch

@@ -23,7 +23,7 @@ from ..kit.layout import caption_widget, controls, lab_root, numbers_widget, sli
 STEP_EXPLAINED = {
     Step.INPUT: "the tokens as they enter the block",
     Step.ATTENTION_NORM: "a normalised copy for attention to read",
-    Step.ATTENTION: "attention's output: each row a mix of the value rows",
+    Step.ATTENTION: "attention's output: each row a mix of the value rows, through Wo",
     Step.ATTENTION_ADD: "the stream: input + attention",
     Step.FFN_NORM: "a normalised copy for the FFN to read",
     Step.FFN: "the FFN's output, each row on its own",
@@ -77,8 +77,9 @@ def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
                 f"size {fixed(row_size)} and the grid went from {s[0]} to {s[1]}; the input itself is "
                 "kept aside, unchanged, for the add.")
     elif step == 2:
-        text = (f"Step 2, attention: every row becomes a weighted mix of the value rows; token 1 takes "
-                f"{percentage(mix[0, source - 1])} of its mix from token {source}. Size {s[1]} \u2192 {s[2]}.")
+        text = (f"Step 2, attention: every row becomes a weighted mix of the value rows, then goes through "
+                f"the output matrix Wo; token 1 takes {percentage(mix[0, source - 1])} of its mix from token "
+                f"{source}. Size {s[1]} \u2192 {s[2]}.")
     elif step == 3:
         text = (f"Step 3, add: attention's output (size {s[2]}) is added to the input (size {s[0]}), not "
                 f"put in its place, so the stream {_change(s[0], s[3])}.")
