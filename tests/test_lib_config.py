@@ -41,8 +41,23 @@ def test_model_config_defaults_one_head_and_no_experts():
     assert odd.heads == 1 and odd.kv_heads is None and odd.top_k == 0 and odd.experts == 0
     assert (odd.context, odd.learned_positions, odd.gated, odd.tied, odd.biases, odd.norm) == \
         (None, False, False, True, False, "rms")
+    assert (odd.shared_experts, odd.expert_d_ff, odd.dense_layers, odd.attention_per_block,
+            odd.cache_per_block) == (0, None, 0, None, None)               # no mixture, every block alike
     with pytest.raises(ValueError, match="top_k should be between 1 and experts = 4, got 0"):
         ModelConfig(d_model=4, layers=1, d_ff=4, vocab=5, experts=4)      # a mixture must say its top_k
+
+
+def test_the_edges_of_kv_heads_and_top_k_are_accepted_and_one_past_them_refused():
+    """One set of keys and values for all heads (multi-query attention) and every head its own are
+    both allowed, none is not; a mixture may route each token to one expert or to all of them."""
+    assert replace(SMALL, kv_heads=1).kv_heads == 1 and replace(SMALL, kv_heads=12).kv_heads == 12
+    with pytest.raises(ValueError, match="kv_heads should divide heads = 12, got kv_heads=0"):
+        replace(SMALL, kv_heads=0)
+    for top_k in (1, 8):
+        assert replace(SMALL, experts=8, top_k=top_k).top_k == top_k
+    for top_k in (0, 9):
+        with pytest.raises(ValueError, match=f"top_k should be between 1 and experts = 8, got {top_k}"):
+            replace(SMALL, experts=8, top_k=top_k)
 
 
 def test_sizes_given_as_numpy_integers_are_kept_as_python_integers():

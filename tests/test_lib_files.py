@@ -3,6 +3,9 @@ browser, the files the course site serves beside the course wheel, fetched throu
 the course package declares, the first time they are needed, and checked."""
 
 import hashlib
+import io
+import json
+import zipfile
 
 import numpy as np
 import pytest
@@ -99,6 +102,9 @@ def test_a_file_neither_here_nor_served_is_named(as_in_the_browser):
     with pytest.raises(files.FileUnavailable, match=r"the trained model's weights \(weights.npz\) are not in this "
                                                     "installation"):
         model.weights()
+    with pytest.raises(files.FileUnavailable, match=r"the trained model's weights \(weights.npz\) are not in this "
+                                                    "installation"):
+        files.shapes("weights.npz")
     assert trained_stored() is None                                # no model: no preset count
 
 
@@ -125,3 +131,39 @@ def test_the_shapes_of_a_file_are_read_once_and_again_when_the_file_changes(tmp_
     np.savez(path, a=np.zeros((4, 5, 6)), b=np.zeros(7))   # another size: read again
     assert files.shapes_in(path) == {"a": (4, 5, 6), "b": (7,)}
     assert files._shapes_in.cache_info().misses == reads + 2
+
+
+def test_the_fetcher_is_the_one_the_course_package_declares_and_none_without_one(monkeypatch):
+    from exercises.core import site_files
+
+    assert files.fetcher() is site_files.fetch
+    monkeypatch.setattr(files.metadata, "entry_points", lambda group: [])
+    assert files.fetcher() is None
+
+
+def test_shapes_come_from_the_file_here_and_else_from_what_the_site_serves(tmp_path, monkeypatch):
+    np.savez(tmp_path / "weights.npz", a=np.zeros((3, 4)))
+    (tmp_path / "served.json").write_text(json.dumps({"weights.npz": {"arrays": {"a": [9, 9]}}}))
+    monkeypatch.setattr(files, "FOLDER", tmp_path)
+    files.served.cache_clear()
+    try:
+        assert files.shapes("weights.npz") == {"a": (3, 4)}                   # the file here first
+        (tmp_path / "weights.npz").unlink()
+        assert files.shapes("weights.npz") == {"a": (9, 9)}                   # else the site's index
+    finally:
+        files.served.cache_clear()
+
+
+def test_array_headers_of_version_1_and_2_are_read_and_any_other_refused(tmp_path):
+    def archive(path, versions):
+        with zipfile.ZipFile(path, "w") as out:
+            for name, version in versions:
+                buffer = io.BytesIO()
+                np.lib.format.write_array(buffer, np.zeros((2, 5)), version=version)
+                out.writestr(name + ".npy", buffer.getvalue())
+        return path
+
+    assert files.shapes_in(archive(tmp_path / "a.npz", [("one", (1, 0)), ("two", (2, 0))])) == \
+        {"one": (2, 5), "two": (2, 5)}
+    with pytest.raises(ValueError, match=r"three.npy is a .npy file of version \(3, 0\), not 1.0 or 2.0"):
+        files.shapes_in(archive(tmp_path / "b.npz", [("three", (3, 0))]))

@@ -356,3 +356,31 @@ def test_training_with_adamw_holds_16_bytes_per_parameter_in_float32_and_in_mixe
     assert (mixed.weights, mixed.gradients, mixed.master_copy) == (219_059_712, 219_059_712, 438_119_424)
     assert single.total == mixed.total == 16 * 109_529_856 == 1_752_477_696
     assert training_memory(np.int32(1000), np.int32(4)).total == 16_000 and type(single.total) is int
+
+
+def test_whole_numbers_become_exact_python_integers_and_nothing_else_changes():
+    """A NumPy integer (32 bits in the browser) would wrap past 2**31: every count takes its
+    sizes as Python ints. A flag and a fraction of a byte stay what they are."""
+    from lib.params import _whole
+
+    assert type(_whole(np.int32(7))) is int and _whole(np.int32(7)) == 7
+    assert _whole(True) is True and _whole(0.5) == 0.5 and _whole(None) is None
+    wide = ffn_parameters(np.int32(50_000), np.int32(200_000))          # 2 × 10**10: past 2**31
+    assert type(wide) is int and wide == 2 * 50_000 * 200_000
+    assert training_memory(1000, 0.5).weights == 500                   # 4-bit weights: half a byte each
+
+
+def test_the_kv_cache_is_a_whole_number_and_a_master_copy_is_kept_below_four_bytes():
+    assert type(kv_cache_per_token(SMALL)) is int and kv_cache_per_token(SMALL) == 12 * 2 * 768
+    assert training_memory(100, 3).master_copy == 400 and training_memory(100, 4).master_copy == 0
+    memory = training_memory(100, 2)
+    with pytest.raises(AttributeError):
+        memory.weights = 0                                             # a result, not to be changed
+
+
+def test_the_published_models_are_still_reachable_where_they_used_to_be():
+    from lib import params
+
+    assert params.REAL_MODELS is REAL_MODELS                           # notebooks of earlier releases
+    with pytest.raises(AttributeError, match="module 'lib.params' has no attribute 'NO_SUCH_NAME'"):
+        params.NO_SUCH_NAME
