@@ -191,12 +191,12 @@ class Bars:
         is NaN, show no bar) and, if given, one colour for each. Nothing is marked changed when
         nothing differs."""
         heights = np.asarray(heights, dtype=float)
-        shown = np.isfinite(heights)
-        x, tops = self.x[:len(heights)][shown], heights[shown]
+        present = np.isfinite(heights)                      # a NaN height: no bar
+        x, tops = self.x[:len(heights)][present], heights[present]
         left, right, base = x - self.width / 2, x + self.width / 2, np.zeros_like(x)
         corners = np.stack([np.stack(corner, axis=-1) for corner in
                             ((left, base), (left, tops), (right, tops), (right, base))], axis=1)
-        colours = None if colours is None else [c for c, keep in zip(colours, shown) if keep]
+        colours = None if colours is None else [c for c, keep in zip(colours, present) if keep]
         shown = (corners, None if colours is None else tuple(colours))
         if (self._shown is not None and np.array_equal(self._shown[0], corners, equal_nan=True)
                 and self._shown[1] == shown[1]):
