@@ -1,5 +1,6 @@
-"""Command line: ``python -m exercises solve SRC DEST`` (and ``cells PATH...``, ``list``,
-``validate``, ``report FOLDER [--csv OUT.csv] [--html [PAGE.html]] [--excel] [--force]``)."""
+"""Command line: ``python -m engine solve SRC DEST`` (and ``cells PATH...``, ``list``,
+``validate``, ``report FOLDER [--csv OUT.csv] [--html [PAGE.html]] [--excel] [--force]``), for the
+course this Python runs (:func:`engine.core.course.current`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,8 @@ import sys
 from pathlib import Path
 
 from .core import notebooks
+from .core.course import current
 from .core.registry import all_exercises, all_questions
-
-# The checkout's shipped notebooks (absent where the package is installed from its wheel).
-SHIPPED = Path(__file__).resolve().parent.parent / "content"
 
 
 def not_a_notebook(path: Path) -> str | None:
@@ -34,8 +33,10 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def solve_problem(src: Path, dest: Path, shipped: Path = SHIPPED) -> str | None:
-    """Why ``solve SRC DEST`` must not run (one sentence), or None."""
+def solve_problem(src: Path, dest: Path, shipped: Path | None = None) -> str | None:
+    """Why ``solve SRC DEST`` must not run (one sentence), or None. ``shipped``: the notebooks the
+    site ships (by default the course's, ``content/`` in a checkout)."""
+    shipped = current().content if shipped is None else shipped
     if not src.exists():
         return f"{src} does not exist"
     target = dest.resolve()
@@ -72,7 +73,7 @@ def _notebook_files(paths) -> list[Path]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m exercises")
+    parser = argparse.ArgumentParser(prog="python -m engine")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("solve", help="write the solved copy of a notebook or of every notebook in a folder",
                        description="Write the solved copy of a notebook, or of every notebook in a folder "
@@ -103,7 +104,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "report":
-        from . import report_command
+        from .report import command as report_command
 
         return report_command.main(args.folder, args.csv, force=args.force, excel=args.excel, html=args.html)
 

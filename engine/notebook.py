@@ -1,18 +1,21 @@
-"""What notebooks call. The setup cell reads::
+"""What notebooks call: the one module of the engine a notebook imports. The setup cell reads::
 
-    from exercises.ui.notebook import ____, ask, begin, check, hint, solution
+    from engine.notebook import ____, ask, begin, check, hint, solution
     begin()
 
 then each exercise's hidden check cell calls ``check("<id>")``; ``hint`` and ``solution`` are the
-text-only alternatives to the buttons under the feedback (:mod:`exercises.ui.feedback`), and
-``ask`` shows a question (:mod:`exercises.ui.questions`). These record the learner's progress
-and display their result.
+text-only alternatives to the buttons under the feedback (:mod:`engine.ui.feedback`), and
+``ask`` shows a question (:mod:`engine.ui.questions`). These record the learner's progress
+and display their result. The views a notebook shows are here too: ``skip_ahead`` (a notebook's
+skip-ahead set), ``progress_view``, ``review`` and ``course_release`` (the start notebook's), and
+two helpers notebooks use in their own cells: ``mentions_blank`` (whether a learner's function
+still holds a blank) and ``byte_size`` (a number of bytes in words).
 
-``begin`` also connects the kernel's cell runs to a :class:`~exercises.core.runs.RunLog`, so a
-check judges only code the learner ran and says which run (:mod:`exercises.core.which_run`),
+``begin`` also connects the kernel's cell runs to a :class:`~engine.core.runs.RunLog`, so a
+check judges only code the learner ran and says which run (:mod:`engine.core.which_run`),
 tells a learner whose kernel has just started what their progress says and the kernel no longer
-holds (:mod:`exercises.core.restart`), and, on a site whose kernel has no drive, where their
-progress is kept (:mod:`exercises.ui.storage_view`).
+holds (:mod:`engine.core.restart`), and, on a site whose kernel has no drive, where their
+progress is kept (:mod:`engine.ui.storage_view`).
 """
 
 from __future__ import annotations
@@ -21,19 +24,23 @@ import html
 import os
 from pathlib import Path
 
-from exercises.core import hints, own, page_store, restart, saved, which_run
-from exercises.core.blank import ____
-from exercises.core.checker import Feedback, evaluate
-from exercises.core.progress import Progress, notices
-from exercises.core.registry import all_exercises, get_exercise
-from exercises.core.runs import RunLog
-from presentation.html import box, bullets, headline, inline
+from engine.core import hints, own, page_store, restart, saved, which_run
+from engine.core.blank import ____, mentions_blank
+from engine.core.checker import Feedback, evaluate
+from engine.core.progress import Progress, notices
+from engine.core.registry import all_exercises, get_exercise
+from engine.core.runs import RunLog
+from engine.presentation.html import box, bullets, headline, inline
+from engine.presentation.numbers import byte_size
 
-from .display import Html, in_kernel, shell, show
-from .feedback import exercise_controls, feedback_html, hint_html, locked_solution_html, solution_html
-from .questions import ask
-from .release_view import announce
-from .storage_view import storage_status
+from .ui.display import Html, in_kernel, shell, show
+from .ui.feedback import exercise_controls, feedback_html, hint_html, locked_solution_html, solution_html
+from .ui.progress_view import progress_view
+from .ui.questions import ask
+from .ui.release_view import announce, course_release
+from .ui.review import review
+from .ui.skip_ahead import skip_ahead
+from .ui.storage_view import storage_status
 
 
 def strict() -> bool:
@@ -52,7 +59,7 @@ _runs: RunLog | None = None     # this kernel's cell runs, once begin() has run
 
 def begin() -> None:
     """Run by every notebook's setup cell, once per kernel: tell the learner if the course has a
-    newer release than some of their saved notebooks (``exercises.ui.release_view``), start
+    newer release than some of their saved notebooks (``engine.ui.release_view``), start
     following the cells' runs, and say what a new kernel does not hold."""
     global _begun
     if _begun or not in_kernel():
@@ -111,7 +118,7 @@ def _running_source(running) -> str:
 
 def _explain_new_kernel(running) -> None:
     """If the progress says some of this notebook's functions passed, or the notebook was saved
-    with labs, say what this new kernel does not hold yet (:mod:`exercises.core.restart`)."""
+    with labs, say what this new kernel does not hold yet (:mod:`engine.core.restart`)."""
     found = saved.this_notebook(_here(), _running_source(running), saved.session_path())
     ids, labs = (saved.exercise_ids(found[1]), saved.has_widget_outputs(found[1])) if found else ([], False)
     lines = restart.restart_lines(restart.passed_functions(ids, Progress.load()), labs)
@@ -166,7 +173,7 @@ def check(exercise_id: str, namespace: dict | None = None) -> "Checked":
 
     The learner's function or value is looked up by name in ``namespace``; by default, the
     notebook's (the kernel's user namespace). There, once ``begin()`` ran, the check judges only
-    code the learner ran, and says which run (:mod:`exercises.core.which_run`). With
+    code the learner ran, and says which run (:mod:`engine.core.which_run`). With
     ``COURSE_STRICT=1`` a check that is not passed raises ``AssertionError``. The feedback is
     displayed; the returned :class:`Checked` shows nothing and holds it as ``.feedback``.
     """
@@ -222,4 +229,5 @@ class Checked:
         pass
 
 
-__all__ = ["____", "ask", "begin", "check", "hint", "solution"]
+__all__ = ["____", "ask", "begin", "byte_size", "check", "course_release", "hint", "mentions_blank", "progress_view",
+           "review", "skip_ahead", "solution"]

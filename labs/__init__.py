@@ -4,7 +4,7 @@ See ``labs/README.md``.
 
 The modules ``questions``, ``testout``, ``progress_view``, ``review`` and ``release_view`` are
 old module paths, kept for notebooks saved from earlier releases: each imports its names from
-``exercises.ui.compat``.
+``exercises.compat``.
 Importing this package, or a lab's model, imports nothing heavy: each view imports ipywidgets
 and matplotlib itself.
 """

@@ -36,5 +36,6 @@ exercises and the notebooks):
 ``lib`` imports nothing but NumPy and the standard library, so importing it costs nothing;
 import the module you need, for example ``from lib.norm import rms_norm``. Two parts are not the
 library: ``lib.deprecated`` keeps the names of earlier releases (``W1``, ``W2``, ...) answering
-for notebooks saved from them, and ``lib.exercises`` keeps those notebooks' setup cell working.
+for notebooks saved from them, and ``lib.exercises`` keeps those notebooks' setup cell working
+(both find the names that left ``lib`` through the course's packaging, never by importing it).
 """

@@ -14,7 +14,7 @@ The first time the model needs one of them, :func:`load` asks the *fetcher* for 
 checks their SHA-256 and opens them. Fetching is the browser's business, not NumPy's nor the
 standard library's, so this module does not do it: the fetcher is a function
 ``fetch(file name) -> bytes`` that the course package declares as an entry point, in the group
-:data:`GROUP` (``pyproject.toml``; it is ``exercises.core.site_files.fetch``). A fetcher that
+:data:`GROUP` (``pyproject.toml``; it is ``engine.core.site_files.fetch``). A fetcher that
 fails, or no fetcher at all, gives a :class:`FileUnavailable` that says so in plain words.
 
     from lib import files

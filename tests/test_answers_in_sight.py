@@ -35,9 +35,9 @@ import numpy as np
 import pytest
 
 from conftest import CONTENT, notebooks
-from exercises.core import inventory, registry
-from exercises.core.definition import Exercise, Question
-from presentation.numbers import array as array_text, exact, number
+from engine.core import inventory, registry
+from engine.core.definition import Exercise, Question
+from engine.presentation.numbers import array as array_text, exact, number
 
 BARE = re.compile(r"-?[\w.]+")          # a fill that is one name or constant: found everywhere
 

@@ -105,8 +105,8 @@ STORED = """async () => {
 }"""
 
 # What begin() does in a notebook's setup cell (begin itself needs numpy, which this site lacks).
-SHOW_STORAGE = ("from exercises.core import progress, page_store\n"
-                "from exercises.ui.storage_view import storage_status\n"
+SHOW_STORAGE = ("from engine.core import progress, page_store\n"
+                "from engine.ui.storage_view import storage_status\n"
                 "progress.load()\n"
                 "print('progress file:', progress.progress_path(), '| state:', page_store.state()['state'])\n"
                 "storage_status()")

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from exercises.core import budget
-from exercises.core.cell import run_cell
-from exercises.core.checker import evaluate
-from exercises.core.definition import FLOAT32_ATOL, FLOAT32_RTOL, Case
-from exercises.core.registry import all_exercises, get_exercise
-from exercises.core.sandbox import copied
+from engine.core import budget
+from engine.core.cell import run_cell
+from engine.core.checker import evaluate
+from engine.core.definition import FLOAT32_ATOL, FLOAT32_RTOL, Case
+from engine.core.registry import all_exercises, get_exercise
+from engine.core.sandbox import copied
 
 EXERCISES = [ex.id for ex in all_exercises() if ex.kind == "function"]
 PROPERTY = settings(max_examples=12, deadline=None, derandomize=True, database=None,
@@ -340,7 +340,7 @@ def test_the_solution_agrees_with_the_reference_and_passes_its_check_across_the_
 def test_leaving_a_block_out_by_what_it_is_fails_on_a_list_that_repeats_a_block():
     """Notebook 03 builds its layer lists as `[layer] * 3`: leaving block i out by identity or
     equality drops every copy of it, which a fixed case now shows."""
-    from exercises.core.checker import evaluate_fixed
+    from engine.core.checker import evaluate_fixed
     ex = get_exercise("leave-one-out")
     assert "repeated" in ex.contract.edges
     for fill in ("[b for b in blocks if b is not blocks[left_out]]", "[b for b in blocks if b != blocks[left_out]]",

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from conftest import CONTENT, ROOT, notebooks
-from exercises.core.registry import all_exercises, get_question
+from engine.core.registry import all_exercises, get_question
 
 NAME = "00_start_here.ipynb"
 NOTEBOOKS = notebooks()
@@ -126,7 +126,7 @@ def test_the_start_page_announces_the_references():
 PROVENANCE = re.compile(r"syllab|curricul|\bseeds?/|\bseed 0\d\d\b|reference texts?\b", re.IGNORECASE)
 LEARNER_FACING = sorted(
     [p for p in CONTENT.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts]
-    + [p for folder in ("lib", "labs", "exercises", "presentation") for p in (ROOT / folder).rglob("*.py")])
+    + [p for folder in ("engine", "lib", "labs", "exercises", "presentation") for p in (ROOT / folder).rglob("*.py")])
 
 
 @pytest.mark.parametrize("path", LEARNER_FACING, ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -287,7 +287,7 @@ def _exercise_places():
 def test_no_box_between_an_exercise_and_its_check_and_no_fill_above_it(path, ex_id):
     """Hints and "inside or outside" boxes come after the check: none sits between the exercise's
     heading and its check. No line of the solution is written out above the exercise."""
-    from exercises.core.registry import get_exercise
+    from engine.core.registry import get_exercise
 
     cells = _cells(path)
     sources = [_source(c) for c in cells]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import CONTENT
-from exercises.core.registry import all_exercises, all_questions
+from engine.core.registry import all_exercises, all_questions
 from lib.positional import sinusoidal
 
 NAME = "01_positional_encoding.ipynb"
@@ -245,7 +245,7 @@ def test_what_answers_an_exercise_comes_after_its_check(notebook):
 
 
 def test_the_scale_exercise_is_retired_and_still_checks_old_notebooks(notebook):
-    from exercises.core.registry import exercises_by_notebook, get_exercise
+    from engine.core.registry import exercises_by_notebook, get_exercise
     from exercise_answers import try_template, try_variant
     old = get_exercise("scale-then-add")
     assert old.retired and old.notebook == STEM
@@ -443,7 +443,7 @@ def test_rotary_turns_read_their_sines_and_cosines_from_the_table_of_their_own_w
 def test_the_exercises_need_what_the_prose_above_them_does_not_write_out(notebook):
     """The table exercise leaves the grid's axes and the sines' and cosines' layout to the learner,
     the rotary one which table and which of its columns; the prose gives the formulas, not these."""
-    from exercises.core.registry import get_exercise
+    from engine.core.registry import get_exercise
     sources = [_source(c) for c in notebook["cells"]]
     above_table = "\n".join(sources[:sources.index('check("sinusoidal-table")') - 1])
     above_rope = "\n".join(sources[:sources.index('check("rope-rotation")') - 1])
@@ -491,8 +491,8 @@ def test_the_remedies_are_named_for_what_they_are_and_in_the_references(notebook
 def test_the_capstone_runs_the_learners_rope_one_read_from_the_table(tmp_path, monkeypatch):
     """Notebook 05's capstone reads rope_one from the learner's saved notebook 01 and runs it in
     the exercise's context, which must hold the sinusoidal table the new template reads."""
-    from exercises.core.notebooks import read, solve_notebook, write
-    from exercises.core.parts import course_parts
+    from engine.core.notebooks import read, solve_notebook, write
+    from engine.core.parts import course_parts
     from exercises.definitions.trained import PARTS, your_parts
     monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
     solved, _ids = solve_notebook(read(CONTENT / NAME))
@@ -510,7 +510,7 @@ def test_the_notation_the_ways_and_the_turns_are_said_exactly(notebook):
     """i is the pair index and k the shift; the notebook shows two of the ways to encode
     positions; the first word's output goes through the output matrix; a turn keeps the length
     but not the direction; the speeds decide the table's width, not its row."""
-    from exercises.core.registry import get_exercise, get_question
+    from engine.core.registry import get_exercise, get_question
     sources = [_source(c) for c in notebook["cells"]]
     prose = _prose(notebook)
     texts = sources + [get_exercise("sinusoidal-table").template, get_question("pos-number-last-speed").explanation]

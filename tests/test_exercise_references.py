@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from exercises.core import budget, inventory, registry
+from engine.core import budget, inventory, registry
 from exercises.definitions import decoder, ffn, norms, positional, trained
 from exercises.retired import decoder as retired_decoder, ffn as retired_ffn
 from exercises.retired import norms as retired_norms, trained as retired_trained

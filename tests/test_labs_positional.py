@@ -14,7 +14,7 @@ from labs.positional import rotary, scaling, shuffle
 from labs.positional import table as position_table
 from lib.attention import attention
 from lib.positional import rope, sinusoidal
-from presentation.numbers import amount
+from engine.presentation.numbers import amount
 
 IDENTITY = (0, 1, 2)
 MOVED = [p for p in shuffle.PERMUTATIONS if p != IDENTITY]

@@ -109,7 +109,7 @@ def test_a_file_neither_here_nor_served_is_named(as_in_the_browser):
 
 
 def test_the_sites_fetcher_outside_the_browser_says_so():
-    from exercises.core import site_files
+    from engine.core import site_files
 
     with pytest.raises(OSError, match="only the course site's kernel"):
         site_files.fetch("weights-0123456789ab.npz")
@@ -134,7 +134,7 @@ def test_the_shapes_of_a_file_are_read_once_and_again_when_the_file_changes(tmp_
 
 
 def test_the_fetcher_is_the_one_the_course_package_declares_and_none_without_one(monkeypatch):
-    from exercises.core import site_files
+    from engine.core import site_files
 
     assert files.fetcher() is site_files.fetch
     monkeypatch.setattr(files.metadata, "entry_points", lambda group: [])

@@ -6,10 +6,10 @@ import html
 import numpy as np
 import pytest
 
-from exercises.core import own
-from exercises.core.cell import run_cell
-from exercises.core.registry import get_exercise
-from exercises.ui.notebook import check
+from engine.core import own
+from engine.core.cell import run_cell
+from engine.core.registry import get_exercise
+from engine.notebook import check
 
 
 @pytest.fixture(autouse=True)
@@ -297,7 +297,7 @@ def test_the_badge_counts_the_calls_of_the_learners_function_and_shows_the_last_
 
 
 def test_call_summary_names_arrays_by_shape_and_numbers_by_value():
-    from labs.kit.own_function import call_summary
+    from engine.kit.own_function import call_summary
 
     assert call_summary("f", (np.zeros((2, 3)), 4, 0.5), {"eps": 1e-5, "pairing": "halves"}) == \
         "f(array (2, 3), 4, 0.5, eps=1e-05, pairing='halves')"

@@ -12,10 +12,10 @@ learners must not get; the next build would ship it to every learner, as a new r
 - execution timestamps in cells' metadata (JupyterLab's "record timing");
 - a kernel other than `python`, the name JupyterLite's kernel has (another one makes JupyterLite
   ask each learner to choose a kernel);
-- what the exercise system's own validation finds (`python -m exercises validate`:
-  exercises.core.notebooks.validate_notebook): an exercise cell that differs from its template
+- what the exercise system's own validation finds (`python -m engine validate`:
+  engine.core.notebooks.validate_notebook): an exercise cell that differs from its template
   (the learner's code is written once, in its definition in exercises/definitions/, and
-  `python -m exercises cells content` writes the notebooks' exercise cells from it),
+  `python -m engine cells content` writes the notebooks' exercise cells from it),
   a check cell that does not follow its exercise, a `check("...")`, `hint`, `solution` or `ask`
   that names no exercise or question of the course (learners would get a KeyError);
 
@@ -32,7 +32,7 @@ counts them in JupyterLab: every cell, markdown included, from 1 at the top.
 import json
 from pathlib import Path
 
-from exercises.core.notebooks import cell_number, validate_notebook
+from engine.core.notebooks import cell_number, validate_notebook
 
 BLANK = "____"
 KERNEL = "python"
@@ -147,7 +147,7 @@ HOW_TO_FIX = (
     "To fix: ./course check --clear removes outputs, execution counts, widget state and timings "
     "from every notebook of content/ (JupyterLab's Clear Outputs of All Cells leaves widget state "
     "and timings); put blanks back and undo other edits with git checkout -- NOTEBOOK (the "
-    "committed version); python -m exercises cells content writes every exercise cell from its "
+    "committed version); python -m engine cells content writes every exercise cell from its "
     "definition; delete stray Untitled files. Work on copies with ./course lab, which "
     "never touches content/."
 )

@@ -1,7 +1,7 @@
 """The course's landing page, written at the site root (index.html) by the build.
 
 It shows the course's title, the notebooks in order with what each covers (the first heading
-and first paragraph of each notebook, from the course's inventory: exercises/core/inventory.py),
+and first paragraph of each notebook, from the course's inventory: engine/core/inventory.py),
 and a start button that opens 00 in JupyterLab. Its checks (landing_page/course-check.js, no
 outside code) find whether Python can be loaded from where the site says it is (the kernel
 settings in jupyter-lite.json), each file's first bytes being what such a file starts with, and
@@ -23,7 +23,7 @@ from pathlib import Path
 from string import Template
 from urllib.parse import quote
 
-from exercises.core import inventory
+from engine.core import inventory
 
 ASSETS = Path(__file__).resolve().parent / "landing_page"
 ASSET_DIR = "static/course"          # where the page's stylesheet and script go in the site

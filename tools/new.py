@@ -13,7 +13,7 @@ none:
     tests/data/answers/NN_sampling.toml the exercise's wrong and other right answers, for its tests
 
 NN is the number after the highest in content/. The notebook names its definitions module in
-its metadata, and the course's inventory (exercises/core/inventory.py) finds everything else in
+its metadata, and the course's inventory (engine/core/inventory.py) finds everything else in
 its cells, so the registry, nbval, the lab, exercise and browser tests and the benchmarks take
 the new notebook in with no list to extend. Each file is a working start (the whole test suite
 passes with it) meant to be rewritten: the lab centres a row of numbers, the exercise asks for
@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from string import Template
 
-from exercises.core import inventory
+from engine.core import inventory
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "new_notebook"
@@ -39,7 +39,7 @@ EXERCISE_CELL = '''def centre(x):
     """Each row of x (its last axis) minus the row's mean."""
     return x - ____
 '''
-SETUP_CELL = "import numpy as np\nfrom exercises.ui.notebook import ____, ask, begin, check, hint, solution\nbegin()"
+SETUP_CELL = "import numpy as np\nfrom engine.notebook import ____, ask, begin, check, hint, solution\nbegin()"
 
 
 def names(name: str, title: str | None, root: Path) -> dict:

@@ -2,11 +2,12 @@
 
 The site is built from a staged copy of content/ in which every notebook carries
 `metadata.course.release` (its fingerprint and the release version). The manifest
-and the stamped notebooks also go into the course wheel (as exercises/core/_release/), so a
-kernel knows which release it runs and can hand a learner a fresh copy (exercises.core.release).
-So does the course's inventory (exercises/core/_release/inventory.json: the notebooks, their
-labs, exercises and questions, read from them by exercises.core.inventory), which the registry
-reads in the browser, where the wheel holds no content/.
+and the stamped notebooks also go into the course wheel, in the course's release folder
+(exercises/_release/, which exercises/course.py names), so a kernel knows which release it runs
+and can hand a learner a fresh copy (engine.core.release). So does the course's inventory
+(exercises/_release/inventory.json: the notebooks, their labs, exercises and questions, read
+from them by engine.core.inventory), which the registry reads in the browser, where the wheel
+holds no content/.
 """
 
 import hashlib
@@ -16,7 +17,10 @@ import shutil
 import time
 from pathlib import Path
 
-from exercises.core import inventory
+from engine.core import inventory
+from exercises.course import COURSE
+
+RELEASE = COURSE.release.relative_to(COURSE.content.parent).as_posix()     # "exercises/_release"
 
 
 def fingerprint(path):
@@ -50,9 +54,9 @@ def stage_contents(content_dir, staging_dir):
 
 def wheel_files(manifest, staging_dir):
     """{path in the wheel: bytes}: the manifest, the course's inventory and the stamped notebooks,
-    under exercises/core/_release/."""
-    files = {"exercises/core/_release/manifest.json": json.dumps(manifest, indent=1).encode(),
-             "exercises/core/_release/inventory.json": inventory.to_json(inventory.scan(staging_dir)).encode()}
+    under the course's release folder (:data:`RELEASE`)."""
+    files = {f"{RELEASE}/manifest.json": json.dumps(manifest, indent=1).encode(),
+             f"{RELEASE}/{inventory.INDEX}": inventory.to_json(inventory.scan(staging_dir, COURSE)).encode()}
     for path in manifest["notebooks"]:
-        files[f"exercises/core/_release/notebooks/{path}"] = (Path(staging_dir) / path).read_bytes()
+        files[f"{RELEASE}/notebooks/{path}"] = (Path(staging_dir) / path).read_bytes()
     return files

@@ -58,7 +58,7 @@ ADDED_FROM_PYPI = ("ipywidgets", "comm")  # versions pinned in requirements.txt
 PRELOAD = ["numpy", "matplotlib", "ipywidgets", "transformer-course", "comm", "ipython", "jedi"]
 KERNEL_BOOT = ["micropip", "ipython", "jedi", "comm", "traitlets"]
 # Notebooks are saved every few seconds (overrides.json), so a check can read what the learner
-# typed since a cell ran (exercises/core/saved.py) and never judge code that changed since.
+# typed since a cell ran (engine/core/saved.py) and never judge code that changed since.
 AUTOSAVE_SECONDS = LAB_SETTINGS["@jupyterlab/docmanager-extension:plugin"]["autosaveInterval"]
 NOTEBOOKS_NEED = ["numpy", "matplotlib", "ipywidgets", "transformer-course"]
 

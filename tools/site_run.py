@@ -9,7 +9,7 @@ for the kernel, runs all its cells (JupyterLab's Run All, which stops at a cell 
 drives one control of every lab (a slider's arrow key, a menu's next choice, a button) and reads
 every check's verdict.
 With --solved it does the same again for the solved copy of every notebook (its blanks filled in
-by `exercises.core.notebooks.solve_notebook`, as `./course solve` does), written by the run into
+by `engine.core.notebooks.solve_notebook`, as `./course solve` does), written by the run into
 a folder `solved/` of the browser's own drive, in a fresh browser profile.
 
 It fails on any error output (a traceback or anything written to stderr), any cell that does not
@@ -87,7 +87,7 @@ del _j, _p, _s, _y, _n
 @dataclass(frozen=True)
 class Plan:
     """What one notebook holds: its labs and exercises as the course's inventory reads them
-    (exercises/core/inventory.py), and the cells that run, call each lab and check each exercise.
+    (engine/core/inventory.py), and the cells that run, call each lab and check each exercise.
 
     Cells are numbered from 1 over all cells, markdown included, in the order JupyterLab shows.
     """
@@ -120,8 +120,8 @@ def _calls(source: str, functions: dict[str, str]) -> tuple[str, ...]:
 
 def plan_of(notebook: dict, path: str) -> Plan:
     """The plan of one notebook (parsed JSON) that the site's JupyterLab opens at ``path``."""
-    from exercises.core import inventory
-    from exercises.core.notebooks import _CHECK_CALL, exercise_id
+    from engine.core import inventory
+    from engine.core.notebooks import _CHECK_CALL, exercise_id
 
     entry = inventory.read_notebook(notebook, path)
     functions = {lab.rsplit(".", 1)[1]: lab for lab in entry.labs}
@@ -146,7 +146,7 @@ def plan_of(notebook: dict, path: str) -> Plan:
 def site_notebooks(site: Path) -> dict[str, dict]:
     """{path in the site's JupyterLab: parsed notebook} for every notebook the site ships, in the
     course's order (its inventory of the site's files)."""
-    from exercises.core import inventory
+    from engine.core import inventory
 
     files = Path(site) / "files"
     return {nb.path: json.loads((files / nb.path).read_text(encoding="utf-8")) for nb in inventory.scan(files)}
@@ -154,7 +154,7 @@ def site_notebooks(site: Path) -> dict[str, dict]:
 
 def solved_copy(notebook: dict) -> dict:
     """The notebook with every exercise's blanks filled with its solution (``./course solve``)."""
-    from exercises.core.notebooks import solve_notebook
+    from engine.core.notebooks import solve_notebook
 
     return solve_notebook(copy.deepcopy(notebook))[0]
 

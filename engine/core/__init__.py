@@ -1,7 +1,8 @@
-"""The exercise system without widgets or HTML.
+"""The engine without widgets or HTML.
 
-- what the course is: ``inventory`` (the notebooks, and the labs, exercises and questions of
-  each, read from the notebooks themselves);
+- what the course is: ``course`` (the course this Python runs, as it declares itself),
+  ``inventory`` (its notebooks, and the labs, exercises and questions of each, read from the
+  notebooks themselves);
 - what an exercise is: ``definition`` (data types, blanks ``____`` in templates), ``blank`` (the
   placeholder object), ``registry`` (every notebook and what it defines);
 - checking: ``cell`` (run a cell's code), ``checker`` (evaluate an answer into ``Feedback``),
@@ -14,8 +15,9 @@
 - the learner's progress: ``progress`` (the record), ``progress_file`` (its file),
   ``page_store`` (the record in the browser's storage, where the kernel has no drive),
   ``workspace`` (where the learner's files are);
-- tools built on them: ``review``, ``skip_ahead``, ``release``, ``export``, ``report``,
-  ``notebooks`` (solve and validate notebook files), ``testing`` (helpers for the tests).
+- tools built on them: ``review``, ``skip_ahead``, ``release``, ``export``, ``parts`` (a
+  capstone built from the functions the learner wrote), ``site_files`` (a file the course site
+  serves, fetched from the browser's kernel), ``notebooks`` (solve and validate notebook files).
 
-Numbers in messages are written by ``presentation.numbers``.
+Numbers in messages are written by ``engine.presentation.numbers``.
 """

@@ -28,11 +28,14 @@ Plain Python only: this module runs, and is tested, in a Pyodide without NumPy t
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import time
 import weakref
 from typing import Callable
+
+from .course import current
 
 CALL_SECONDS = 3.0       # one call of the learner's function
 CHECK_SECONDS = 12.0     # all the calls of one check together
@@ -61,10 +64,12 @@ class OutOfTime(BaseException):
 
 
 def _internal_dirs() -> tuple[str, ...]:
-    """Folders whose code is the course's, NumPy's or Python's, never the learner's."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    dirs = [os.path.join(root, d) + os.sep for d in ("lib", "labs", "exercises", "presentation")]
+    """Folders whose code is the engine's, the course's, NumPy's or Python's, never the learner's."""
+    engine = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    dirs = [engine + os.sep]
+    for package in current().packages:
+        spec = importlib.util.find_spec(package)
+        dirs += [os.path.join(folder, "") for folder in (spec and spec.submodule_search_locations) or ()]
     numpy = sys.modules.get("numpy")
     if getattr(numpy, "__file__", None):
         dirs.append(os.path.dirname(numpy.__file__) + os.sep)

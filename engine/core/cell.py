@@ -3,7 +3,7 @@
 
 The code runs in a fresh namespace, after ``context`` (the imports the notebook's setup cell
 would have made). Its source is registered with :mod:`linecache` under a name of its own, so a
-traceback, and :func:`exercises.core.checker.error_location`, can quote the learner's line.
+traceback, and :func:`engine.core.checker.error_location`, can quote the learner's line.
 """
 
 from __future__ import annotations

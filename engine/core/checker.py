@@ -3,12 +3,12 @@
 :func:`evaluate` is pure: it runs the learner's function (or reads their value) on the
 exercise's fixed cases and on random ones drawn for this very code, compares with the reference
 and returns a :class:`Feedback`, plain data with a plain-text form. It records nothing and
-displays nothing: ``check`` in :mod:`exercises.ui.notebook` records the result and shows it
-(its HTML is built in :mod:`exercises.ui.feedback`). :func:`evaluate_source` first runs the code
+displays nothing: ``check`` in :mod:`engine.notebook` records the result and shows it
+(its HTML is built in :mod:`engine.ui.feedback`). :func:`evaluate_source` first runs the code
 of the exercise's cell as the learner typed it (the review does this).
 
-For every case the learner's function gets copies of the inputs (:mod:`exercises.core.sandbox`),
-within a time budget (:mod:`exercises.core.budget`); after the call the copies are compared with
+For every case the learner's function gets copies of the inputs (:mod:`engine.core.sandbox`),
+within a time budget (:mod:`engine.core.budget`); after the call the copies are compared with
 the untouched inputs, so a function that changes its argument does not pass. The same code always meets the
 same random cases, so it gets the same verdict on every run.
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from presentation import numbers
+from engine.presentation import numbers
 
 from . import diagnose
 from .blank import contains_blank, mentions_blank
@@ -679,7 +679,7 @@ def _inplace_hint(change: Change | None) -> str:
 
 def _diagnose(fb: Feedback, run: _Runner, failing: Case) -> None:
     """Name the known mistake the learner's code behaved like on every fixed case (and on the
-    failing case); else the slip its results show (:func:`exercises.core.diagnose.explain`);
+    failing case); else the slip its results show (:func:`engine.core.diagnose.explain`);
     and say on which fixed cases it was right."""
     ex = run.ex
     fixed = ex.fixed_cases()

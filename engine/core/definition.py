@@ -1,5 +1,5 @@
 """What an exercise and a question are: the data types each notebook's definitions module builds
-(:mod:`exercises.definitions`), and the blanks ``____`` of an exercise cell.
+(in the course's definitions package), and the blanks ``____`` of an exercise cell.
 
 An :class:`Exercise` holds everything about one fill-in-the-blank exercise (its cell, solution,
 hints, reference, the :class:`Contract` its function is promised, its cases and known
@@ -135,7 +135,7 @@ class Exercise:
     For ``kind="value"``, ``expected()`` returns the correct value. ``mistakes`` are the known
     wrong answers, each with its hint.
 
-    ``retired`` marks an exercise a newer release replaced, defined in :mod:`exercises.retired`: its
+    ``retired`` marks an exercise a newer release replaced, defined in the course's retired package: its
     check still works for notebooks saved from earlier releases (``get_exercise`` finds it), but it
     is no longer listed with the course's exercises (progress, review, the command line). A retired
     exercise may leave out its ``contract``: the check then reads the arguments' names and defaults
@@ -164,7 +164,7 @@ class Exercise:
     mistakes: Sequence[Mistake] = ()
     rtol: float = 1e-6
     atol: float = 1e-8
-    context: str = "import numpy as np\nfrom exercises.core.blank import ____\n"
+    context: str = "import numpy as np\nfrom engine.core.blank import ____\n"
     retired: bool = False
     without_loops: str = ""      # the exercise asks for no Python loop: how to do without one
 

@@ -1,7 +1,7 @@
 """Why a wrong result is wrong, told by what the learner's code did: its results on the fixed
 cases compared with the reference's under the changes that learners' slips produce.
 
-The checker (:mod:`exercises.core.checker`) first looks for a known mistake of the exercise
+The checker (:mod:`engine.core.checker`) first looks for a known mistake of the exercise
 (``Exercise.mistakes``). When none fits, :func:`explain` tries, in order, the slips any exercise
 can have, and names the first that fits every fixed case the code gave numbers for. A slip fits
 when the code's result equals the reference's result changed that way (within the exercise's
@@ -36,7 +36,7 @@ differs from the reference's somewhere:
 Each explanation is a sentence with the numbers it rests on (those of the example above, the
 only case whose numbers feedback may quote, and the sizes of the hidden ones).
 :func:`settled` says what the code was seen to do right, so that the hint ladder does not offer
-a generic hint about it (:func:`exercises.core.hints.contradicts`): a result of the right shape
+a generic hint about it (:func:`engine.core.hints.contradicts`): a result of the right shape
 on every fixed case, batches and non-square inputs included, leaves no doubt about the axis.
 """
 
@@ -50,7 +50,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from presentation.numbers import exact, percent, plural, word_list
+from engine.presentation.numbers import exact, percent, plural, word_list
 
 from .definition import Case, Exercise
 

@@ -1,6 +1,6 @@
 """Exported progress files: who they belong to, when they were made, and a checksum.
 
-An export is the learner's progress record (see :mod:`exercises.core.progress`) with two more
+An export is the learner's progress record (see :mod:`engine.core.progress`) with two more
 top-level entries::
 
     "learner": {"name": "Ada L. (s1234)", "id": "3f9c0a1b7e42"},
@@ -8,8 +8,8 @@ top-level entries::
                "exported_at": "2026-03-01T14:05:09Z", "release": "...",
                "checksum": "sha256:<64 hex digits>"}
 
-``learner.name`` is what the learner typed in the progress view (may be empty), in Unicode's
-composed form (NFC), so one name typed on two keyboards is one name; ``learner.id`` is a random
+``export.course`` is the course's ``export_id`` (:func:`course_id`). ``learner.name`` is what the
+learner typed in the progress view (may be empty), in Unicode's composed form (NFC), so one name typed on two keyboards is one name; ``learner.id`` is a random
 code made once per progress record and kept by the browser. The instructors' report tells
 learners apart by that id (two learners may type one name), and exports without a name are
 shown as ``anonymous-<id>``.
@@ -28,11 +28,17 @@ import re
 import unicodedata
 import uuid
 
-COURSE_ID = "transformer-block"
+from .course import current
+
 CHECKSUM_PREFIX = "sha256:"
 
 # What verify() says about a file's checksum.
 OK, MISSING, MISMATCH = "ok", "missing", "mismatch"
+
+
+def course_id() -> str:
+    """What an export names as its course: the course's ``export_id`` ("transformer-block")."""
+    return current().export_id
 
 
 def canonical(data: dict) -> str:
@@ -94,7 +100,7 @@ def seal(record: dict, release: str | None = None, now: str | None = None) -> di
     learner = data.get("learner") if isinstance(data.get("learner"), dict) else {}
     data["learner"] = {"name": clean_name(learner.get("name")),
                        "id": str(learner.get("id") or new_learner_id())}
-    data["export"] = {"course": COURSE_ID, "version": data.get("version"),
+    data["export"] = {"course": course_id(), "version": data.get("version"),
                       "exported_at": now or utc_now(), "release": release}
     data["export"]["checksum"] = checksum(data)
     return data

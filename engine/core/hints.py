@@ -19,7 +19,7 @@ from .progress import Progress
 AFTER_A_WRONG_RESULT = ("values", "shape", "nan")
 
 # What a hint is about, by the words it uses, for each thing a check can see the code do right
-# (exercises.core.diagnose.settled).
+# (engine.core.diagnose.settled).
 SUBJECTS = {"shape": ("axis", "axes", "keepdims", "shape", "column")}
 
 NOT_YET_REVEAL = ("The solution opens after your first attempt: fill in the blank, "

@@ -4,20 +4,21 @@ it checks and the questions it asks, all read from the notebooks themselves.
 A notebook says what it is in its own cells and metadata, and nowhere else:
 
 - its **title** is its first heading, less the number in front (``# 01 Positional encoding``);
-- its **definitions** (exercises and questions, :mod:`exercises.definitions`) are the module its
-  metadata names: ``"metadata": {"course": {"definitions": "positional"}}``;
-- its **labs** are the ``*_lab`` functions its code cells import from a lab package and call
-  (``from labs.positional import shuffle_lab`` then ``shuffle_lab()``);
+- its **definitions** (exercises and questions) are the module of the course's definitions
+  package its metadata names: ``"metadata": {"course": {"definitions": "positional"}}`` is
+  ``exercises.definitions.positional``;
+- its **labs** are the ``*_lab`` functions its code cells import from a package of the course's
+  labs and call (``from labs.positional import shuffle_lab`` then ``shuffle_lab()``);
 - its **exercises** are its cells tagged ``exercise`` (``metadata.course.exercise``), its
   **questions** the ids its ``ask("...")`` calls name, and it has a **skip-ahead set** when a
   cell calls ``skip_ahead("<its stem>")``.
 
 Every list of the course is derived from this one: the registry's notebooks, the notebooks nbval
 runs, the labs the lab tests, benchmarks and browser tests drive, the landing page. In a checkout
-the inventory is read from ``content/``; in the browser, where the course wheel holds no
-``content/``, from the index the site build writes into the wheel
-(``exercises/core/_release/inventory.json``, see ``tools/release.py``). Plain Python (json, ast):
-the progress view loads it in a bare Pyodide too.
+the inventory is read from the course's notebooks (``content/``); in the browser, where the
+course wheel holds no notebooks, from the index the site build writes into the wheel
+(``inventory.json`` in the course's release folder, see :mod:`engine.core.course` and
+``tools/release.py``). Plain Python (json, ast): the progress view loads it in a bare Pyodide too.
 """
 
 from __future__ import annotations
@@ -29,10 +30,9 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
-CONTENT = Path(__file__).resolve().parents[2] / "content"        # the checkout's notebooks
-INDEX = Path(__file__).resolve().parent / "_release" / "inventory.json"   # written by the site build
-DEFINITIONS_PACKAGE = "exercises.definitions"
-LABS_PACKAGE = "labs"
+from .course import Course, current
+
+INDEX = "inventory.json"            # in the course's release folder, written by the site build
 
 
 @dataclass(frozen=True)
@@ -106,17 +106,18 @@ def _code_trees(cells: list):
             continue
 
 
-def read_notebook(notebook: dict, path: str) -> Notebook:
-    """The inventory entry of one notebook (parsed JSON) at ``path`` (relative to content/)."""
+def read_notebook(notebook: dict, path: str, course: Course | None = None) -> Notebook:
+    """The inventory entry of one notebook (parsed JSON) at ``path`` (relative to content/) of
+    ``course`` (by default the course this Python runs)."""
+    course = course or current()
     cells = [c for c in notebook.get("cells", []) if isinstance(c, dict)]
     stem = path.rsplit("/", 1)[-1].removesuffix(".ipynb")
     heading, summary = _heading(cells, stem.replace("_", " "))
-    course = (notebook.get("metadata") or {}).get("course") or {}
-    definitions = course.get("definitions")
+    definitions = ((notebook.get("metadata") or {}).get("course") or {}).get("definitions")
     imported, labs, questions, skip = {}, [], [], False
     for tree in _code_trees(cells):
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(LABS_PACKAGE + "."):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(course.labs + "."):
                 for alias in node.names:
                     if alias.name.endswith("_lab"):
                         imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
@@ -130,7 +131,7 @@ def read_notebook(notebook: dict, path: str) -> Notebook:
     exercises = [c.get("metadata", {}).get("course", {}).get("exercise") for c in cells
                  if c.get("cell_type") == "code" and "exercise" in c.get("metadata", {}).get("tags", [])]
     return Notebook(path=path, heading=heading, summary=summary,
-                    definitions=f"{DEFINITIONS_PACKAGE}.{definitions}" if definitions else None,
+                    definitions=f"{course.definitions}.{definitions}" if definitions else None,
                     labs=tuple(labs), exercises=tuple(e for e in exercises if e),
                     questions=tuple(questions), skip_ahead=skip)
 
@@ -143,8 +144,9 @@ def notebook_paths(content) -> list[Path]:
     return sorted(p for p in content.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
-def scan(content) -> list[Notebook]:
-    """The inventory of the notebooks in the folder ``content``, in order of their paths."""
+def scan(content, course: Course | None = None) -> list[Notebook]:
+    """The inventory of the notebooks in the folder ``content`` of ``course`` (by default the
+    course this Python runs), in order of their paths."""
     content = Path(content)
     found = []
     for path in notebook_paths(content):
@@ -154,7 +156,7 @@ def scan(content) -> list[Notebook]:
             raise ValueError(f"{path} cannot be read as a notebook ({exc})") from None
         if not isinstance(data, dict):
             raise ValueError(f"{path} is not a notebook (JSON that is not an object)")
-        found.append(read_notebook(data, path.relative_to(content).as_posix()))
+        found.append(read_notebook(data, path.relative_to(content).as_posix(), course))
     stems = [nb.stem for nb in found]
     repeated = sorted({s for s in stems if stems.count(s) > 1})
     if repeated:
@@ -176,13 +178,15 @@ def from_json(text: str) -> list[Notebook]:
 @lru_cache(maxsize=1)
 def notebooks() -> tuple[Notebook, ...]:
     """The course's notebooks: from the site build's index in the course wheel, else (in a
-    checkout) from ``content/``."""
-    if INDEX.is_file():
-        return tuple(from_json(INDEX.read_text(encoding="utf-8")))
-    if CONTENT.is_dir():
-        return tuple(scan(CONTENT))
-    raise FileNotFoundError(f"The course's notebooks cannot be listed: there is no {INDEX} (written "
-                            f"into the course wheel by the site build) and no {CONTENT} (a checkout).")
+    checkout) from its notebooks (``content/``)."""
+    course = current()
+    index = course.release / INDEX
+    if index.is_file():
+        return tuple(from_json(index.read_text(encoding="utf-8")))
+    if course.content.is_dir():
+        return tuple(scan(course.content))
+    raise FileNotFoundError(f"The course's notebooks cannot be listed: there is no {index} (written "
+                            f"into the course wheel by the site build) and no {course.content} (a checkout).")
 
 
 def notebook(stem: str) -> Notebook:
@@ -199,10 +203,10 @@ def labs() -> list[str]:
 
 
 def lab_packages() -> list[str]:
-    """The lab packages the notebooks call labs from, in course order: "positional"."""
-    found = []
+    """The lab packages the notebooks call labs from, in course order: "positional" (of "labs")."""
+    found, prefix = [], current().labs + "."
     for lab in labs():
-        package = lab.split(".")[1]
+        package = lab.removeprefix(prefix).split(".")[0]
         if package not in found:
             found.append(package)
     return found

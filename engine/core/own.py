@@ -12,7 +12,7 @@ runs the learner's code on copies of the arguments and raises :class:`UnusableFu
 anything else) when the code raises, returns no number array, the wrong shape, or NaN/infinity
 where the course's function gives finite numbers. :func:`run_model` catches it, runs the model on
 the course's function instead, and returns the reason in one line for the lab's view to show
-(``labs/kit/own_function.py``).
+(``engine/kit/own_function.py``).
 
 Nothing here imports widgets; the models stay pure functions of the implementation they get.
 """

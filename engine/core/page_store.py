@@ -8,7 +8,7 @@ the kernel no ``/drive``: its files live in memory and are gone when the page re
 
 There, the progress record is also kept in the browser's IndexedDB, which needs no secure
 context: one record per site (its address, up to JupyterLite's ``extensions/`` folder), in the
-database :data:`DATABASE`. The kernel runs in a web worker of the page, with the same storage.
+database named after the course (:func:`database`). The kernel runs in a web worker of the page, with the same storage.
 
 - Every save merges the record into the stored one, in one IndexedDB transaction, and takes
   the merge back (:func:`mirror`): the better entry of each exercise, the newer of each answer,
@@ -33,9 +33,9 @@ import json
 import os
 import sys
 
+from .course import current
 from .workspace import in_browser_drive
 
-DATABASE = "transformer-course"
 STORE = "progress"
 
 FAILED = ("This browser cannot keep your progress for this site ({reason}), so it lasts only "
@@ -54,6 +54,12 @@ _state = {"state": "off", "reason": "", "secure": False}
 _listeners: list = []
 _started = False
 _sync = None            # the JavaScript function that merges a record into the store
+
+
+def database() -> str:
+    """The name of the browser's database that keeps the record: the course's name
+    ("transformer-course")."""
+    return current().name
 
 
 def needed() -> bool:
@@ -172,7 +178,7 @@ def mirror(data: dict, merge, settle, replace: bool = False) -> None:
             _state["secure"] = bool(getattr(js, "isSecureContext", False))
             _sync = (run_js(_SYNC_JS), create_proxy(_merge_text(merge)))
         function, merger = _sync
-        promise = function(DATABASE, STORE, site_key(), json.dumps(data, sort_keys=True), merger, replace)
+        promise = function(database(), STORE, site_key(), json.dumps(data, sort_keys=True), merger, replace)
     except Exception as error:  # noqa: BLE001 - storage refused at once
         _set("failed", _reason(error))
         return
@@ -204,5 +210,5 @@ def _merge_text(merge):
     return merged
 
 
-__all__ = ["DATABASE", "FAILED", "KEPT", "KEPT_SECURE", "STORE", "message", "mirror", "needed", "on_change", "restore",
+__all__ = ["FAILED", "KEPT", "KEPT_SECURE", "STORE", "database", "message", "mirror", "needed", "on_change", "restore",
            "site_key", "state"]

@@ -1,6 +1,6 @@
 """The learner's progress: one record, :class:`Progress`, with a method for each kind of entry.
 
-The record wraps the JSON document of the progress file (:mod:`exercises.core.progress_file`:
+The record wraps the JSON document of the progress file (:mod:`engine.core.progress_file`:
 where it lives, its format, reading and writing). Its sections, and the methods that change them:
 
 - ``exercises``: per exercise id, its checks, attempts, misses, hints seen, whether the solution
@@ -19,7 +19,7 @@ A record changes in memory; :meth:`~Progress.save` writes it. For one change, th
 functions (``record_check(...)``, ``exercise_entry(...)``, ...) load, change and save in one
 call. :func:`export_text` and :func:`import_text` move a record between browsers and to the
 instructor's report. Loading and saving never raise: problems become :func:`notices`. The file's
-names a view needs (:func:`progress_path`, :func:`notices`, ``FORMAT``, ``VERSION``) can be
+names a view needs (:func:`progress_path`, :func:`notices`, :func:`record_format`, ``VERSION``) can be
 imported from here too.
 
 Plain Python (no numpy), so it also runs where the course's numerical code cannot.
@@ -31,8 +31,8 @@ import copy
 import json
 
 from . import export, page_store
-from .progress_file import (FORMAT, VERSION, empty_record, is_progress_record, notice, notices, now,
-                            progress_path, read, write)
+from .progress_file import (VERSION, empty_record, is_progress_record, notice, notices, now, progress_path,
+                            read, record_format, write)
 from .registry import exercises_by_notebook
 from .release import manifest
 
@@ -75,7 +75,7 @@ class Progress:
         """The record in the progress file (an empty one if there is none); never raises.
 
         In a browser kernel with no drive, the first load also brings back the record the
-        browser keeps for this site, a moment later (:mod:`exercises.core.page_store`)."""
+        browser keeps for this site, a moment later (:mod:`engine.core.page_store`)."""
         record = cls(read())
         page_store.restore(record.data, _merged_records, _settle)
         return record
@@ -240,7 +240,7 @@ class Progress:
     # ------------------------------------------------------------ learner
 
     def learner(self) -> dict:
-        """``{"name", "id"}`` for exports (see :mod:`exercises.core.export`); "" when unset."""
+        """``{"name", "id"}`` for exports (see :mod:`engine.core.export`); "" when unset."""
         info = self.data.get("learner")
         info = info if isinstance(info, dict) else {}
         return {"name": export.clean_name(info.get("name")), "id": str(info.get("id") or "")}
@@ -466,7 +466,7 @@ def import_text(text: str, replace: bool = False) -> Progress:
     return record
 
 
-__all__ = ["FORMAT", "RENAMED_SECTIONS", "STATUSES", "STATUS_LABELS", "TOOL_SECTIONS", "VERSION", "Progress",
+__all__ = ["RENAMED_SECTIONS", "STATUSES", "STATUS_LABELS", "TOOL_SECTIONS", "VERSION", "Progress",
            "empty_record", "renamed_sections", "exercise_entry", "export_text", "import_text", "is_progress_record", "learner", "load",
-           "notices", "progress_path", "question_entry", "record_answer", "record_check", "record_hint",
+           "notices", "progress_path", "question_entry", "record_answer", "record_format", "record_check", "record_hint",
            "record_question_reveal", "record_reveal", "reset", "status_of", "summary"]

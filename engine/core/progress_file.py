@@ -1,20 +1,21 @@
 """The progress file: where it lives, its format, and reading and writing it without ever raising.
 
-The file is ``course-progress.json`` (format ``"transformer-course-progress"``, version 1)::
+The file is ``course-progress.json`` (format ``"<course>-progress"``, :func:`record_format`,
+version 1)::
 
     {"format": "transformer-course-progress", "version": 1, "updated": "2026-03-01T14:05:09",
      "exercises": {"row-mean": {...}}, "questions": {...},
      "review": {...}, "skip_ahead": {...}, "release_choices": {...}, "learner": {...}}
 
-Only ``exercises`` and ``questions`` are always there; :class:`exercises.core.progress.Progress`
+Only ``exercises`` and ``questions`` are always there; :class:`engine.core.progress.Progress`
 says what each section holds. Where the file lives (first rule that applies):
 
 1. the path in the environment variable ``COURSE_PROGRESS_FILE``;
 2. ``course-progress.json`` at the root of the learner's workspace
-   (:func:`exercises.core.workspace.workspace_root`: ``/drive`` in JupyterLite, else next to
-   ``00_start_here.ipynb``, else the current folder). In a browser kernel with no drive (a
+   (:func:`engine.core.workspace.workspace_root`: ``/drive`` in JupyterLite, else next to
+   the course's first notebook, else the current folder). In a browser kernel with no drive (a
    site served over plain HTTP) that folder lives in memory, and
-   :mod:`exercises.core.page_store` keeps the record in the browser's storage too.
+   :mod:`engine.core.page_store` keeps the record in the browser's storage too.
 
 A missing file is an empty record. A file that cannot be read or parsed is reported, kept
 aside as ``<name>.corrupt`` when possible, and replaced by a fresh record. Problems are not
@@ -29,10 +30,10 @@ import time
 from pathlib import Path
 
 from . import page_store
+from .course import current
 from .workspace import workspace_root
 
 FILE_NAME = "course-progress.json"
-FORMAT = "transformer-course-progress"
 VERSION = 1
 
 _notices: list[str] = []
@@ -43,16 +44,21 @@ def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime())
 
 
+def record_format() -> str:
+    """The ``format`` of this course's progress file: "transformer-course-progress"."""
+    return current().progress_format
+
+
 def empty_record() -> dict:
     """The document of a learner who has done nothing yet."""
-    return {"format": FORMAT, "version": VERSION, "updated": now(), "exercises": {}, "questions": {}}
+    return {"format": record_format(), "version": VERSION, "updated": now(), "exercises": {}, "questions": {}}
 
 
 def is_progress_record(data) -> bool:
     """True when ``data`` (parsed JSON) is a progress record of this course."""
     return (
         isinstance(data, dict)
-        and data.get("format") == FORMAT
+        and data.get("format") == record_format()
         and isinstance(data.get("exercises"), dict)
         and isinstance(data.get("questions"), dict)
         and all(isinstance(v, dict) for v in data["exercises"].values())

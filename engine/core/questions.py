@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import re
 
-from presentation.numbers import exact, plural
-from presentation.reading import read_number as parse_number   # numbers typed in an answer box
+from engine.presentation.numbers import exact, plural
+from engine.presentation.reading import read_number as parse_number   # numbers typed in an answer box
 
 from .definition import Question
 

@@ -1,25 +1,23 @@
 """The course-wide registry: every notebook, and the exercises, questions and skip-ahead sets
 defined for it.
 
-The notebooks and the module of :mod:`exercises.definitions` each names in its metadata come
-from the course's inventory (:mod:`exercises.core.inventory`, read from the notebooks
+The notebooks and the module of the course's definitions package each names in its metadata
+come from the course's inventory (:mod:`engine.core.inventory`, read from the notebooks
 themselves). A definitions module is data only: it names its exercises and questions, in the
 order the notebook uses them, in ``DEFINITIONS``, and its skip-ahead questions (if any) in
 ``SKIP_AHEAD``. :func:`load_all` imports those modules and registers what they define, so the
 progress view and the tests know every exercise even before a notebook is opened.
 
 A notebook's retired exercises (replaced by reworked ones, kept only so that notebooks saved
-from earlier releases still check) are in the module of the same name in :mod:`exercises.retired`,
-when it has one; :func:`load_all` registers them too, so :func:`get_exercise` finds them by their
-id, while :func:`all_exercises` leaves them out unless asked.
+from earlier releases still check) are in the module of the same name in the course's retired
+package, when it has one; :func:`load_all` registers them too, so :func:`get_exercise` finds
+them by their id, while :func:`all_exercises` leaves them out unless asked.
 
-Loading the definitions is the one place a lower layer reaches up: the core imports the modules
-of ``exercises.definitions`` the notebooks name and those of ``exercises.retired`` of the same
-names. The edges are written as plain imports of the two packages (below), so ``lint-imports``
-sees them, and ``.importlinter`` allows exactly these two (``exercises.core.registry ->
-exercises.definitions`` and ``exercises.core.registry -> exercises.retired``); the modules
-themselves are imported by name inside those packages only (:func:`definitions_module`,
-:func:`retired_module`).
+Which packages those are is the course's to say: the :class:`~engine.core.course.Course` it
+declares names them (``definitions="exercises.definitions"``, ``retired="exercises.retired"``).
+The engine imports nothing of a course by its code; the modules are imported here by name, inside
+those two packages only (:func:`definitions_module`, :func:`retired_module`), as a plugin loader
+does.
 """
 
 from __future__ import annotations
@@ -27,10 +25,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-import exercises.definitions as definitions_package
-import exercises.retired as retired_package
-
 from . import inventory
+from .course import current
 from .definition import Exercise, Question
 
 
@@ -45,19 +41,22 @@ def titles() -> dict[str, str]:
 
 
 def definitions_module(name: str):
-    """The module ``name`` of :mod:`exercises.definitions` (``"exercises.definitions.norms"``)."""
-    prefix = definitions_package.__name__ + "."
-    if not name.startswith(prefix) or not name[len(prefix):].isidentifier():
-        raise ValueError(f"{name!r} is not a module of {definitions_package.__name__}: a notebook's "
+    """The module ``name`` of the course's definitions package (``"exercises.definitions.norms"``)."""
+    package = current().definitions
+    if not name.startswith(package + ".") or not name[len(package) + 1:].isidentifier():
+        raise ValueError(f"{name!r} is not a module of {package}: a notebook's "
                          "metadata.course.definitions names one, e.g. \"norms\"")
     return _import(name)
 
 
 def retired_module(name: str):
-    """The module of :mod:`exercises.retired` named like the definitions module ``name``
+    """The module of the course's retired package named like the definitions module ``name``
     (``"exercises.definitions.norms"`` -> ``exercises.retired.norms``): the retired exercises of
-    that notebook, or None when it has none."""
-    retired = f"{retired_package.__name__}.{definitions_module(name).__name__.rpartition('.')[2]}"
+    that notebook, or None when it has none (or the course has no retired package)."""
+    package = current().retired
+    if package is None:
+        return None
+    retired = f"{package}.{definitions_module(name).__name__.rpartition('.')[2]}"
     return _import(retired) if importlib.util.find_spec(retired) is not None else None
 
 
@@ -72,8 +71,8 @@ def definitions_of(module, retired: bool) -> list:
     misplaced = [e.id for e in module.DEFINITIONS if isinstance(e, Exercise) and e.retired is not retired]
     if misplaced:
         raise ValueError(f"{module.__name__} holds {'live' if retired else 'retired'} exercises "
-                         f"({', '.join(misplaced)}): the retired exercises belong in {retired_package.__name__}, "
-                         f"the live ones in {definitions_package.__name__}")
+                         f"({', '.join(misplaced)}): the retired exercises belong in {current().retired}, "
+                         f"the live ones in {current().definitions}")
     return list(module.DEFINITIONS)
 
 
@@ -97,7 +96,7 @@ def register(*items: Exercise | Question) -> None:
 def register_skip_ahead(stem: str, *questions: Question) -> None:
     """The skip-ahead set of notebook ``stem``: 3 to 5 questions of that notebook, ids unique in
     the set. These questions are kept apart from the course-wide ones (see
-    :mod:`exercises.core.skip_ahead`)."""
+    :mod:`engine.core.skip_ahead`)."""
     if stem not in titles():
         raise ValueError(f"unknown notebook {stem!r}")
     ids = [q.id for q in questions]

@@ -3,8 +3,8 @@
 Each build of the site is a release. The build writes into every shipped notebook's metadata
 ``course.release = {"fingerprint": ..., "version": ...}`` (the fingerprint is a hash of the
 notebook as written in ``content/``), and packs a manifest and the shipped notebooks into the
-course library itself (``exercises/core/_release/``), so a kernel started after a rebuild knows
-the new release with no action from the learner.
+course's wheel itself (its release folder, :attr:`engine.core.course.Course.release`), so a kernel
+started after a rebuild knows the new release with no action from the learner.
 
 A learner's saved copy keeps the metadata of the release it came from. Comparing the two tells
 which notebooks are older than the shipped ones; nothing here ever changes a learner's file.
@@ -14,17 +14,22 @@ Plain Python only (no numpy), so it works wherever the kernel starts.
 import json
 from pathlib import Path
 
+from .course import current
 from .workspace import workspace_root
 
-RELEASE_DIR = Path(__file__).resolve().parent / "_release"
 NEW_VERSION_SUFFIX = " (new version)"
+
+
+def release_dir() -> Path:
+    """The folder of the running release: the course's release folder (in its wheel)."""
+    return current().release
 
 
 def manifest():
     """The running release: {"version", "built", "notebooks": {path: fingerprint}}, or None
     when running from a checkout that was not built into a site."""
     try:
-        return json.loads((RELEASE_DIR / "manifest.json").read_text(encoding="utf-8"))
+        return json.loads((release_dir() / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
 
@@ -69,7 +74,7 @@ def save_new_version(path, root=None):
     """Write the shipped notebook `path` as a fresh copy beside the learner's own, which stays
     untouched. Returns the new file's path relative to the workspace."""
     root = Path(root) if root is not None else workspace_root()
-    shipped = RELEASE_DIR / "notebooks" / path
+    shipped = release_dir() / "notebooks" / path
     target = fresh_copy_path(root, path)
     target.write_bytes(shipped.read_bytes())
     return target.relative_to(root).as_posix()

@@ -4,13 +4,13 @@ The progress file keeps every pass, but a kernel holds only the code run in it: 
 (or reopening the notebook) the labs cannot run the learner's functions until their exercise
 cells and checks run again, and labs saved in the notebook show "Error displaying widget: model
 not found" until their cells run again. The setup cell's ``begin()`` says so
-(:func:`restart_lines`); a lab's badge says it of one function (``labs/kit/own_function.py``,
+(:func:`restart_lines`); a lab's badge says it of one function (``engine/kit/own_function.py``,
 with :func:`passed_earlier`).
 """
 
 from __future__ import annotations
 
-from presentation.numbers import word_list
+from engine.presentation.numbers import word_list
 
 from .progress import Progress
 from .registry import get_exercise

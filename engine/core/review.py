@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from presentation.numbers import plural
+from engine.presentation.numbers import plural
 
 from .checker import Feedback, evaluate_source
 from .progress import Progress

@@ -3,7 +3,7 @@ or tried to and stopped first.
 
 A notebook kernel reports each cell run twice: when it starts (its text and, in JupyterLab, the
 cell's id) and when it ends (its prompt number and the error that stopped it, if any). Fed with
-these (``exercises.ui.notebook.begin`` connects a :class:`RunLog` to IPython's ``pre_run_cell``
+these (``engine.notebook.begin`` connects a :class:`RunLog` to IPython's ``pre_run_cell``
 and ``post_run_cell`` events), the log keeps, per watched name, the latest run that
 
 - bound the name to a new object (a ``def`` or an assignment that ran), or
@@ -12,7 +12,7 @@ and ``post_run_cell`` events), the log keeps, per watched name, the latest run t
 - ran in the cell that last defined the name.
 
 So a check can tell the object it is about to judge from the code the learner last ran
-(:mod:`exercises.core.which_run`). Plain Python: no IPython, no numpy.
+(:mod:`engine.core.which_run`). Plain Python: no IPython, no numpy.
 """
 
 from __future__ import annotations

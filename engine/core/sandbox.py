@@ -12,7 +12,7 @@ the call, with the originals. Both reach inside whatever an argument is: arrays 
 tuples and dictionaries, and in the attributes of objects (a dataclass of weights), so a change
 anywhere (a write into an array, a list's ``pop``, an attribute set anew) is found, with the
 place it happened written as code (:class:`Change`: ``w.blocks[0].W_up``). :func:`requested_size` says how large an array a memory error asked
-for. The time budget is :mod:`exercises.core.budget`.
+for. The time budget is :mod:`engine.core.budget`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from presentation import numbers
+from engine.presentation import numbers
 
 from .budget import is_learners
 

@@ -3,7 +3,7 @@
 The site build serves the trained model's arrays as files of their own next to the course wheel,
 in the folder of the site's Pyodide lock file (``static/pyodide-lock/``), and ``lib.files`` asks
 for them through :func:`fetch`, which ``pyproject.toml`` declares as the entry point
-``transformer_course.fetch``. It is the only code of the course that talks to the browser.
+``transformer_course.fetch``. It is the only code of the engine that talks to the browser.
 
 The kernel runs in a web worker, where a request may wait for its answer, so the bytes are read
 with a synchronous ``XMLHttpRequest`` (an array buffer): ``lib.model.weights()`` stays an

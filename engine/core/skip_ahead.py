@@ -1,15 +1,15 @@
 """Skip-ahead sets: a few questions per notebook; all right marks the notebook done.
 
 A learner who already knows a topic answers its notebook's skip-ahead questions (one cell near
-the top of the notebook: ``skip_ahead("<stem>")`` from :mod:`exercises.ui.skip_ahead`). They are
+the top of the notebook: ``skip_ahead("<stem>")`` from :mod:`engine.ui.skip_ahead`). They are
 graded together; when every answer is right the notebook counts as done. The questions are
-ordinary :class:`~exercises.core.definition.Question` objects, named in ``SKIP_AHEAD`` by the
+ordinary :class:`~engine.core.definition.Question` objects, named in ``SKIP_AHEAD`` by the
 notebook's definitions module and kept apart from the course-wide ones
-(:func:`exercises.core.registry.skip_ahead_questions`): they are never asked one by one with
+(:func:`engine.core.registry.skip_ahead_questions`): they are never asked one by one with
 ``ask`` and never reveal their answers.
 
 Results are kept in the progress file under the key ``"skip_ahead"`` (files of earlier releases
-have them under ``"test_out"``, the feature's former name; :mod:`exercises.core.progress` reads
+have them under ``"test_out"``, the feature's former name; :mod:`engine.core.progress` reads
 that key too)::
 
     "skip_ahead": {"01_positional_encoding": {"attempts": 2, "passed": true,

@@ -1,13 +1,13 @@
 """Which run a check judges: it gives a verdict only on code the learner ran, and says which run.
 
 Before judging the object a notebook's namespace holds, ``check`` asks :func:`judge`, with the
-kernel's :class:`~exercises.core.runs.RunLog`:
+kernel's :class:`~engine.core.runs.RunLog`:
 
 - the latest run of the cell that defines the name stopped before defining it (a
   ``SyntaxError``, an error above the ``def``), so the kernel still holds an older object:
   no verdict, "Your exercise cell did not run" and the error with its line;
 - the notebook, saved after that run, no longer holds the code that ran (the learner changed
-  the cell and did not run it; :mod:`exercises.core.saved`): no verdict, "You changed the cell
+  the cell and did not run it; :mod:`engine.core.saved`): no verdict, "You changed the cell
   since you ran it";
 - otherwise the check judges, and a line says which run it judged (its prompt number and when).
 

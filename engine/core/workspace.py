@@ -1,8 +1,9 @@
 """The learner's workspace: the folder that holds their notebooks (and their progress file).
 
 In JupyterLite it is the browser's drive, ``/drive``, whatever sub-folder a notebook runs in.
-Elsewhere it is the nearest folder, walking up from the current one, that holds
-``00_start_here.ipynb``, else the current folder.
+Elsewhere it is the nearest folder, walking up from the current one, that holds the course's
+first notebook (:attr:`engine.core.course.Course.start`, ``00_start_here.ipynb``), else the
+current folder.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .course import current
+
 DRIVE = "/drive"
-START_NOTEBOOK = "00_start_here.ipynb"
 
 
 def in_browser_drive() -> bool:
@@ -27,7 +29,8 @@ def workspace_root() -> Path:
         here = Path.cwd().resolve()
     except OSError:                          # the current folder was removed
         return Path(".")
+    start = current().start
     for folder in (here, *here.parents):
-        if (folder / START_NOTEBOOK).is_file():
+        if (folder / start).is_file():
             return folder
     return here

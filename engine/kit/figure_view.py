@@ -50,7 +50,7 @@ screen sooner (``benchmarks/NOTES.md``). :attr:`FigureView.png` is the PNG itsel
 
 **Drawn for the width shown.** A lab designs its figure for 640 px (6.4 inches at 100 dpi). The
 page tells the view how wide the figure is shown, and how tall it may be for the lab's first
-control and the plot to fit one screen (``presentation/access.js`` measures the lab and writes
+control and the plot to fit one screen (``engine/presentation/access.js`` measures the lab and writes
 "width height" in CSS px into a hidden text box of the view, :attr:`FigureView.size_box`).
 Narrower than the design, :meth:`FigureView.fit` draws the figure at that width with one figure
 pixel per CSS pixel, so its text keeps its size (8 pt is 11 CSS px): the panels are laid out
@@ -78,7 +78,7 @@ from types import MethodType
 
 import numpy as np
 
-from presentation.numbers import power_of_ten
+from engine.presentation.numbers import power_of_ten
 
 # Okabe-Ito palette: distinguishable with the common colour-vision deficiencies.
 OKABE_ITO = {

@@ -5,14 +5,14 @@ Every control is a native one a keyboard and a screen reader can use: a slider (
 its description, Home and End go to its current ends), a check box for anything switched on
 and off (its tick shows the state), radio buttons for one choice among a few, a menu for
 longer lists. In a row of ``controls`` every slider has a number box beside it that shows its
-value and takes a typed one, in the same format (``labs/kit/number_box.py``), and every slider
+value and takes a typed one, in the same format (``engine/kit/number_box.py``), and every slider
 made here hands the lab only values on its grid. ``lab_root`` marks the lab as a course widget
-(``presentation.access``): a focus ring that shows, controls that wrap on a narrow screen, the
+(``engine.presentation.access``): a focus ring that shows, controls that wrap on a narrow screen, the
 verdict read out when it changes and given to the plot as its text alternative.
 
 ipywidgets is imported inside each function, so a lab's model can be imported and tested
 without it. The HTML that goes into the verdict and numbers widgets is made with
-``presentation`` (``presentation.html.plain`` for a verdict, ``presentation.tables.table`` for
+``presentation`` (``engine.presentation.html.plain`` for a verdict, ``engine.presentation.tables.table`` for
 numbers).
 """
 
@@ -151,8 +151,8 @@ def log_scale(axis):
 
 def lab_root(name, children):
     """A lab's outer box, with the classes ``course-lab`` and ``course-lab-<name>``, marked as a
-    course widget (``presentation.access``)."""
+    course widget (``engine.presentation.access``)."""
     import ipywidgets as widgets
 
-    from presentation.access import course_root
+    from engine.presentation.access import course_root
     return course_root(widgets.VBox(children), "course-lab", f"course-lab-{name}")

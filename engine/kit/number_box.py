@@ -11,7 +11,7 @@ a value it does not like without a word. Here the kernel writes the box and read
   chosen option's label), and is written again whenever the value changes, so the box, the
   slider and the plot always show the same value;
 - what is typed is read by :func:`read`: the text of a value as the box writes it, that value
-  written another way (``presentation.reading``: "100,000", "100000", "1e5"), an option's label
+  written another way (``engine.presentation.reading``: "100,000", "100000", "1e5"), an option's label
   or its number; the control then takes that value;
 - anything else is refused, the box goes back to the control's value, and a sentence under it
   says why: "d_model moves in steps of 64: 100 lies between 64 and 128.";
@@ -28,9 +28,9 @@ from __future__ import annotations
 import functools
 import math
 
-from presentation.html import plain
-from presentation.numbers import as_readout, word_list
-from presentation.reading import read_number
+from engine.presentation.html import plain
+from engine.presentation.numbers import as_readout, word_list
+from engine.presentation.reading import read_number
 
 BOX_CLASS, MESSAGE_CLASS, PAIR_CLASS = "course-number-box", "course-box-message", "course-slider-with-box"
 MULTIPLY = "\u00d7xX*"            # a typed "×2" or "x2" is the number 2

@@ -1,7 +1,7 @@
 """The "use my function" switch of a lab, and the badge that says whose code is running.
 
 A lab that uses a function the learner writes in an exercise builds one
-:class:`OwnFunctionSwitch` with the :class:`exercises.core.own.Use` of each such function, puts
+:class:`OwnFunctionSwitch` with the :class:`engine.core.own.Use` of each such function, puts
 ``switch.widget`` under its controls and, in its ``update``, asks the switch to run the model::
 
     model = self.own.run(lambda norm: axis_model(value, how, norm=norm), "layer-norm-fix")
@@ -23,9 +23,9 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
-from exercises.core import own, restart
-from presentation.html import box, code
-from presentation.numbers import plural, significant
+from engine.core import own, restart
+from engine.presentation.html import box, code
+from engine.presentation.numbers import plural, significant
 
 _ONLY = object()
 

@@ -10,10 +10,10 @@ when it is not there.
 A result is found by a key: the SHA-256 of the function's name, its arguments and the store's
 *inputs digest*, a hash of everything the functions read (data files, or the source of the
 modules that compute them), so a result computed from other inputs is never read back: it is a
-miss, computed live. Three stores exist: notebook 05's (``labs.trained.precomputed``, served beside
-the trained model's weights), and notebook 03's and 04's (``labs.norms.precomputed`` and
-``labs.decoder.precomputed``, keyed by the source of the code that computes them, in the course
-wheel).
+miss, computed live. A course keeps its stores with its labs; this course's are notebook 05's
+(``labs.trained.precomputed``, served beside the trained model's weights), and notebook 03's and
+04's (``labs.norms.precomputed`` and ``labs.decoder.precomputed``, keyed by the source of the
+code that computes them, in the course wheel).
 
     STORE = Store("results.npz", load=lambda name: np.load(FOLDER / name), digest=lambda: "...")
 
@@ -33,7 +33,7 @@ from functools import lru_cache, wraps
 
 import numpy as np
 
-from presentation.numbers import fixed
+from engine.presentation.numbers import fixed
 
 
 def source_digest(sources: dict) -> str:

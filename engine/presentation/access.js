@@ -12,7 +12,7 @@
 // - Tab from a cell that holds a course widget, in command mode, goes to its first control.
 // - each lab's figure is told the width it is shown at, and the height it may take for the
 //   lab's first control and the plot to fit one screen, so the kernel draws it for that size
-//   (labs/kit/figure_view.py): it writes "width height" into the figure's hidden size box.
+//   (engine/kit/figure_view.py): it writes "width height" into the figure's hidden size box.
 // It installs itself once per page; running it again only refreshes.
 (function () {
   "use strict";

@@ -1,5 +1,5 @@
 """How the course's output looks in a notebook: boxes, code spans, text and links, in the theme's
-colours (tables are in :mod:`presentation.tables`, built from the same styles).
+colours (tables are in :mod:`engine.presentation.tables`, built from the same styles).
 
 Every piece of HTML the course shows (feedback, hints, questions, the progress, review,
 skip-ahead and release views, labs' verdicts and badges) is built from these, so one change here

@@ -1,4 +1,4 @@
-"""Numbers as a learner types them, read back: the inverse of :mod:`presentation.numbers`.
+"""Numbers as a learner types them, read back: the inverse of :mod:`engine.presentation.numbers`.
 
 A number box or an answer box takes a number in the forms the course writes it and the usual
 ones besides: "0.25", "1e-5", "1,024" and "2 359 296" (thousands separated, as ``count`` and

@@ -6,7 +6,7 @@ its plot) and a ruled table (the progress view's rows of notebooks and exercises
                 "course-progress-table")
 
 Every cell given as text is escaped; ``ruled_cell`` takes HTML that is already safe (built with
-:mod:`presentation.html`).
+:mod:`engine.presentation.html`).
 """
 
 from __future__ import annotations

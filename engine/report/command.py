@@ -1,17 +1,17 @@
-"""The ``report`` command: ``python -m exercises report FOLDER`` (or ``./course report FOLDER``).
+"""The ``report`` command: ``python -m engine report FOLDER`` (or ``./course report FOLDER``).
 
-It reads the folder (:func:`exercises.core.report.build`) and writes, next to each other:
+It reads the folder (:func:`engine.report.report.build`) and writes, next to each other:
 
 - ``OUT.csv`` (``--csv``, default ``progress-report.csv``): one row per learner and item;
 - ``OUT-gradebook.csv``: one row per learner, one column per item;
 - ``OUT-files.csv``: every file of the folder and what became of it (used, superseded,
   duplicate, skipped) with the reason;
-- with ``--html [PAGE.html]`` the dashboard (:mod:`exercises.dashboard`), ``OUT.html`` unless
+- with ``--html [PAGE.html]`` the dashboard (:mod:`engine.report.dashboard`), ``OUT.html`` unless
   named;
 
 and prints the summary. ``--csv -`` prints the long CSV alone on standard output (and the
 summary on standard error). ``--excel`` writes the CSVs for Microsoft Excel (a byte order mark,
-ids and dates as text; :mod:`exercises.core.spreadsheet`). Existing files are replaced only with
+ids and dates as text; :mod:`engine.report.spreadsheet`). Existing files are replaced only with
 ``--force``.
 
 Every failure is one sentence on standard error, never a traceback: a folder that is not one or
@@ -26,7 +26,9 @@ import os
 import sys
 from pathlib import Path
 
-from .core import export, report
+from engine.core import export
+
+from . import report
 
 DEFAULT_CSV = report.DEFAULT_CSV
 

@@ -1,7 +1,7 @@
 """The instructors' dashboard: the progress report as one web page that needs nothing else.
 
-``python -m exercises report FOLDER --html`` writes it (see :mod:`exercises.report_command`).
-:func:`page` turns a :class:`~exercises.core.report.Report` into one HTML document with its
+``python -m engine report FOLDER --html`` writes it (see :mod:`engine.report.command`).
+:func:`page` turns a :class:`~engine.report.report.Report` into one HTML document with its
 styles inline and its charts as inline SVG: no script, no font, no image, nothing fetched (its
 Content-Security-Policy forbids any request), so it opens from a USB stick as well as from a
 shared drive. Every string from a learner's file is escaped (it is text, never markup).
@@ -21,10 +21,11 @@ import hashlib
 import html
 import statistics
 
-from presentation.numbers import plural
+from engine.core import export
+from engine.presentation.numbers import plural
 
-from .core import export, report
-from .core.report import EXERCISE_LABELS, Export, Report, course_items, learner_rows
+from . import report
+from .report import EXERCISE_LABELS, Export, Report, course_items, learner_rows
 
 STUCK_CHECKS = 4     # an exercise checked this many times or more without passing it
 SOLUTIONS = 3        # this many solutions opened or more
@@ -147,7 +148,7 @@ def question_stats(rep: Report) -> list[list[str]]:
 
 def notebook_stats(rep: Report) -> list[tuple[str, int, dict[str, int]]]:
     """Per notebook with exercises: (its title, learners who finished it, exercise statuses counted)."""
-    from .core.registry import exercises_by_notebook
+    from engine.core.registry import exercises_by_notebook
 
     out = []
     for stem, title, exercises in exercises_by_notebook():

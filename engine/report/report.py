@@ -7,14 +7,14 @@ export of the same learner), **duplicate** (the same bytes as a file already rea
 :attr:`Report.files`, which the command writes as a CSV of its own.
 
 Learners are told apart by their browser's id (``learner.id`` of an export, see
-:mod:`exercises.core.export`), not by the name they typed: two exports from two browsers are two
+:mod:`engine.core.export`), not by the name they typed: two exports from two browsers are two
 learners, even with one name (both are flagged as a name conflict), and an export typed with a
 classmate's name is never taken for the classmate. Exports from one browser are one learner; the
 newest counts. Files without an id (from before ids, or a raw ``course-progress.json``) are
 told apart by name as they always were (case, spacing and Unicode spelling ignored), or by file
 when they have no name either, and flagged.
 
-Which files are skipped: links, folders, pipes, devices (see :mod:`exercises.core.untrusted`:
+Which files are skipped: links, folders, pipes, devices (see :mod:`engine.report.untrusted`:
 nothing is followed, nothing can block); empty, larger than :data:`MAX_FILE_BYTES`, not JSON,
 truncated, nested too deeply, not a progress file of this course, a newer format, values of the
 wrong kind; exports whose checksum does not match. Exports without a checksum (older ones, raw
@@ -24,7 +24,7 @@ Every byte of a learner's file is untrusted. One bad file never stops the report
 wrong while looking at it, even before it is opened, skips that file with the reason. Text that
 comes from a file (names, ids, dates, file names) is shown with its control characters written
 as escapes (``\\x1b``), and the CSV writes it so no spreadsheet runs it
-(:mod:`exercises.core.spreadsheet`).
+(:mod:`engine.report.spreadsheet`).
 
 The tables: :func:`rows` (one row per learner and item of the course, :data:`CSV_COLUMNS`),
 :func:`gradebook` (one row per learner, :func:`gradebook_columns`), :func:`file_rows` (one row
@@ -44,10 +44,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from presentation.numbers import plural
+from engine.core import export
+from engine.core.progress import RENAMED_SECTIONS, STATUS_LABELS, VERSION, record_format, renamed_sections, status_of
+from engine.presentation.numbers import plural
 
-from . import export, spreadsheet, untrusted
-from .progress import FORMAT, RENAMED_SECTIONS, STATUS_LABELS, VERSION, renamed_sections, status_of
+from . import spreadsheet, untrusted
 
 CSV_COLUMNS = ["learner", "learner_id", "notebook", "kind", "item", "status", "attempts",
                "hints_used", "solution_revealed", "skipped_ahead", "exported_at", "file", "flags"]
@@ -166,11 +167,11 @@ def _wrong_kind(data: dict) -> str | None:
 
 def read_export(path: Path) -> Export:
     """The export in the regular file ``path``; :class:`Skip` (or
-    :class:`~exercises.core.untrusted.Refused`) with the reason when it is not one."""
+    :class:`~engine.report.untrusted.Refused`) with the reason when it is not one."""
     raw = untrusted.read_capped(str(path), MAX_FILE_BYTES)
     looks_json = path.suffix.lower() == ".json"
     data = _parse(raw, looks_json)
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if not isinstance(data, dict) or data.get("format") != record_format():
         if looks_json:
             raise Skip("not a progress file of this course (JSON of another kind)")
         raise Skip("not a progress export")
@@ -184,7 +185,7 @@ def read_export(path: Path) -> Export:
     if wrong:
         raise Skip(f"malformed: values of the wrong kind in {wrong}")
     block = data.get("export")
-    if isinstance(block, dict) and block.get("course") not in (None, export.COURSE_ID):
+    if isinstance(block, dict) and block.get("course") not in (None, export.course_id()):
         raise Skip(f"an export of another course ({export.printable(block.get('course'), 60)!r})")
     seal = export.verify(data)
     if seal == export.MISMATCH:
@@ -400,7 +401,7 @@ class Item(NamedTuple):
 def course_items() -> tuple[Item, ...]:
     """Every exercise and question of the course (from the registry) and every notebook's
     skip-ahead set, notebook by notebook."""
-    from .registry import all_questions, exercises_by_notebook, notebooks_with_skip_ahead
+    from engine.core.registry import all_questions, exercises_by_notebook, notebooks_with_skip_ahead
 
     with_sets = set(notebooks_with_skip_ahead())
     questions = all_questions()
@@ -416,7 +417,7 @@ def course_items() -> tuple[Item, ...]:
 def learner_rows(item: Export) -> list[dict]:
     """One learner's rows (see :data:`CSV_COLUMNS`): every exercise and question of the course,
     and every notebook's skip-ahead set. Cells hold text that is safe to print; the CSV
-    neutralises formulas on top (:mod:`exercises.core.spreadsheet`). Made once per export."""
+    neutralises formulas on top (:mod:`engine.report.spreadsheet`). Made once per export."""
     if item._rows is not None:
         return item._rows
     data = item.data

@@ -20,7 +20,7 @@ import errno
 import os
 import stat
 
-from .export import printable
+from engine.core.export import printable
 
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
                | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))

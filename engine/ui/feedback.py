@@ -6,12 +6,12 @@ import html
 
 import ipywidgets as widgets
 
-from exercises.core.checker import Feedback
-from exercises.core.hints import NOT_YET_REVEAL, hints_seen, next_hint, reveal_solution
-from exercises.core.progress import Progress
-from exercises.core.registry import get_exercise
-from presentation.access import course_root
-from presentation.html import box, bullets, code, code_block, headline, inline
+from engine.core.checker import Feedback
+from engine.core.hints import NOT_YET_REVEAL, hints_seen, next_hint, reveal_solution
+from engine.core.progress import Progress
+from engine.core.registry import get_exercise
+from engine.presentation.access import course_root
+from engine.presentation.html import box, bullets, code, code_block, headline, inline
 
 
 def feedback_html(fb: Feedback) -> str:

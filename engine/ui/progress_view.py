@@ -1,7 +1,7 @@
 """The progress view: every notebook's exercises with their status, plus export, import, reset.
 
-Export writes a file for the instructor's report (``python -m exercises report``): the
-record, the name the learner typed, the time and a checksum (see exercises/core/export.py)."""
+Export writes a file for the instructor's report (``python -m engine report``): the
+record, the name the learner typed, the time and a checksum (see engine/core/export.py)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ import json
 
 import ipywidgets as widgets
 
-from exercises.core import export as export_file
-from exercises.core import page_store, progress, skip_ahead
-from exercises.core.progress import STATUS_LABELS, STATUSES, Progress, status_of
-from exercises.core.registry import exercises_by_notebook
-from presentation import html as style
-from presentation import tables
-from presentation.access import course_root
-from presentation.numbers import plural
+from engine.core import export as export_file
+from engine.core import page_store, progress, skip_ahead
+from engine.core.progress import STATUS_LABELS, STATUSES, Progress, status_of
+from engine.core.registry import exercises_by_notebook
+from engine.presentation import html as style
+from engine.presentation import tables
+from engine.presentation.access import course_root
+from engine.presentation.numbers import plural
 
 # status -> (symbol, colour)
 _MARKS = {
@@ -66,7 +66,7 @@ def progress_table_html() -> str:
 
 
 def _saved_where() -> str:
-    """Where the record is kept, in a few words (see :mod:`exercises.core.page_store`)."""
+    """Where the record is kept, in a few words (see :mod:`engine.core.page_store`)."""
     kind = page_store.state()["state"]
     if kind in ("pending", "kept"):
         return "Saved in this browser's storage for this site"

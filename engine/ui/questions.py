@@ -1,7 +1,7 @@
 """Question widgets: predict (multiple choice), number, shape.
 
 ``ask("<question id>")`` shows the question defined in the notebook's module of
-:mod:`exercises.definitions`. A predict answer is locked in and recorded before the explanation
+the course's definitions package. A predict answer is locked in and recorded before the explanation
 appears; a reload shows the recorded answer, still locked. A number or shape answer is checked
 by its button or by pressing Enter in its box.
 """
@@ -12,13 +12,13 @@ import html
 
 import ipywidgets as widgets
 
-from exercises.core import progress
-from exercises.core.definition import Question
-from exercises.core.questions import grade
-from exercises.core.registry import get_question
-from presentation.access import course_root, on_enter
-from presentation.html import box, inline, text_block
-from presentation.numbers import exact
+from engine.core import progress
+from engine.core.definition import Question
+from engine.core.questions import grade
+from engine.core.registry import get_question
+from engine.presentation.access import course_root, on_enter
+from engine.presentation.html import box, inline, text_block
+from engine.presentation.numbers import exact
 
 
 def _result(status: str, body_html: str, css_class: str) -> str:

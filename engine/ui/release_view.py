@@ -13,11 +13,11 @@ import html
 
 import ipywidgets as widgets
 
-from exercises.core import release
-from exercises.core.progress import Progress
-from exercises.core.workspace import workspace_root
-from presentation.access import course_root
-from presentation.html import box, link, text_span
+from engine.core import release
+from engine.core.progress import Progress
+from engine.core.workspace import workspace_root
+from engine.presentation.access import course_root
+from engine.presentation.html import box, link, text_span
 
 from .display import show
 

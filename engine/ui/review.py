@@ -1,6 +1,6 @@
 """The review widget of the start notebook: ``review()``.
 
-It lists what the learner missed (exercises/core/review.py): exercises whose check failed, whose
+It lists what the learner missed (engine/core/review.py): exercises whose check failed, whose
 solution was opened or that never passed, and questions answered wrongly or revealed. Pick one:
 an exercise shows its cell as it ships, blanks and all, in a text box; fill it in again and press
 "Check": the code runs on fresh random cases and the result is recorded. A question is asked
@@ -14,11 +14,11 @@ import random
 
 import ipywidgets as widgets
 
-from exercises.core import review as logic
-from exercises.core.registry import get_exercise, get_question, titles
-from presentation.access import course_root, on_enter
-from presentation.html import box, code, code_textarea_css, inline
-from presentation.numbers import plural
+from engine.core import review as logic
+from engine.core.registry import get_exercise, get_question, titles
+from engine.presentation.access import course_root, on_enter
+from engine.presentation.html import box, code, code_textarea_css, inline
+from engine.presentation.numbers import plural
 
 from .feedback import feedback_html
 

@@ -1,6 +1,6 @@
 """The skip-ahead widget: ``skip_ahead("<notebook stem>")`` near the top of notebooks 01 to 05.
 
-All the notebook's skip-ahead questions at once (:mod:`exercises.core.skip_ahead`), one "Submit"
+All the notebook's skip-ahead questions at once (:mod:`engine.core.skip_ahead`), one "Submit"
 button.
 Every answer right marks the notebook done (recorded under "skip_ahead" in the progress file).
 A wrong answer is marked, but the right one is never shown, so the set stays a fair test; the
@@ -15,10 +15,10 @@ import random
 
 import ipywidgets as widgets
 
-from exercises.core import skip_ahead as sets
-from exercises.core.registry import skip_ahead_questions, titles
-from presentation.access import course_root
-from presentation.html import box, bullets, inline, text_block
+from engine.core import skip_ahead as sets
+from engine.core.registry import skip_ahead_questions, titles
+from engine.presentation.access import course_root
+from engine.presentation.html import box, bullets, inline, text_block
 
 
 class SkipAhead:

@@ -2,7 +2,7 @@
 
 On a site served over plain HTTP (not ``https://``, not this computer's own address) the kernel
 has no drive and keeps the progress record in the browser's storage instead
-(:mod:`exercises.core.page_store`), a moment after the setup cell ran. This view, shown by
+(:mod:`engine.core.page_store`), a moment after the setup cell ran. This view, shown by
 ``begin()`` there, says so once that is done, and says plainly, with what to do, when the
 browser keeps nothing for the site.
 """
@@ -13,13 +13,13 @@ import html
 
 import ipywidgets as widgets
 
-from exercises.core import page_store
-from presentation.access import course_root
-from presentation.html import box, headline
+from engine.core import page_store
+from engine.presentation.access import course_root
+from engine.presentation.html import box, headline
 
 
 def storage_html(current: dict) -> str:
-    """The view's HTML for a :func:`exercises.core.page_store.state`; "" while it is pending."""
+    """The view's HTML for a :func:`engine.core.page_store.state`; "" while it is pending."""
     kind = current.get("state")
     if kind == "kept":
         return box("info", headline("info", "Your progress is kept in this browser")

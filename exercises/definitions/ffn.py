@@ -10,7 +10,7 @@ from lib.ffn import collapse as _collapse, swiglu as _swiglu, worked_example
 from lib.moe import route as _route
 from lib.params import ModelConfig, block_parameters as _block_parameters, ffn_width as _ffn_width
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import ffn as questions
 
 NOTEBOOK = "02_feed_forward"

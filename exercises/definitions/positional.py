@@ -9,7 +9,7 @@ import numpy as np
 from lib.positional import rope as _rope
 from lib.positional import sinusoidal as _sinusoidal
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import positional as questions
 
 NOTEBOOK = "01_positional_encoding"
@@ -180,7 +180,7 @@ ROPE_ROTATION = Exercise(
     contract=ROPE_CONTRACT,
     fixed=_rope_fixed,
     draw=three_of(_rope_case),
-    context="import numpy as np\nfrom exercises.core.blank import ____\nfrom lib.positional import sinusoidal\n",
+    context="import numpy as np\nfrom engine.core.blank import ____\nfrom lib.positional import sinusoidal\n",
     hints=[
         "Row p of a sinusoidal table holds the sine and the cosine of p times each of its pairs' "
         "speeds, and a table of width d_model has d_model/2 pairs turning at base^(\u22122i/d_model). "
@@ -278,7 +278,7 @@ ROPE_DISTANCE = Exercise(
     contract=ROPE_DISTANCE_CONTRACT,
     fixed=_distance_fixed,
     draw=three_of(_distance_case),
-    context="import numpy as np\nfrom exercises.core.blank import ____\nfrom lib.positional import rope\n",
+    context="import numpy as np\nfrom engine.core.blank import ____\nfrom lib.positional import rope\n",
     hints=[
         "The score depends only on how far apart the two positions are, so you may put the key "
         "wherever it is simplest. At which position does a turn change nothing?",

@@ -8,7 +8,7 @@ import numpy as np
 
 from lib.attention import softmax as _softmax_reference
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import start as questions
 
 NOTEBOOK = "00_start_here"

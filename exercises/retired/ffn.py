@@ -10,7 +10,7 @@ import numpy as np
 from lib.ffn import ffn as _ffn, worked_example
 from lib.params import ModelConfig, block_parameters as _block_parameters
 
-from exercises.core.definition import Case, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.ffn import NOTEBOOK, _random_weights
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from lib.positional import add_positions as _add_positions, sinusoidal as _sinusoidal
 
-from exercises.core.definition import Case, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.positional import NOTEBOOK
 
 

@@ -14,12 +14,12 @@ import numpy as np
 
 from lib.moe import balance_load, route
 from lib.params import ModelConfig, count_parameters, mebibytes
-from presentation.html import plain
-from presentation.numbers import count, fixed, number, plural, readout, size, vector
-from presentation.tables import table
+from engine.presentation.html import plain
+from engine.presentation.numbers import count, fixed, number, plural, readout, size, vector
+from engine.presentation.tables import table
 
-from ..kit.figure_view import set_changed
-from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
+from engine.kit.figure_view import set_changed
+from engine.kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
 
 N_EXPERTS, TOP_K, N_TOKENS = 8, 2, 4096
 FAIR_SHARE = N_TOKENS * TOP_K // N_EXPERTS
@@ -108,7 +108,7 @@ class RouterLab:
     """Balancing strength, steps and token sliders; a token's scores and tokens per expert."""
 
     def __init__(self, strength: float = 0.0, steps: int = 10, token: int = 0):
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.colours = OKABE_ITO
         self.strength = slider("float", value=strength, min=0.0, max=STRENGTH_MAX, step=0.05,

@@ -12,14 +12,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.own import Use
+from engine.core.own import Use
 from lib.positional import PAIRINGS, rope
 from lib.positional import rope as course_rope
-from presentation.html import plain
-from presentation.numbers import fixed, plural, scientific
+from engine.presentation.html import plain
+from engine.presentation.numbers import fixed, plural, scientific
 
-from ..kit.figure_view import set_limits
-from ..kit.layout import controls, lab_root, menu, pick_slider, slider, verdict_widget
+from engine.kit.figure_view import set_limits
+from engine.kit.layout import controls, lab_root, menu, pick_slider, slider, verdict_widget
 
 
 def _rope_one_as_rope(rope_one):
@@ -40,7 +40,7 @@ def _rope_one_as_rope(rope_one):
     return turn
 
 
-# The exercise whose function this lab can run instead of the course's (see labs/kit/own_function.py).
+# The exercise whose function this lab can run instead of the course's (see engine/kit/own_function.py).
 ROPE_USE = Use("rope-rotation", rope, "lib.positional.rope", adapt=_rope_one_as_rope)
 
 HEAD_SIZE = 32
@@ -145,8 +145,8 @@ class RotaryLab:
         import ipywidgets as widgets
         from matplotlib.patches import Circle
 
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
-        from ..kit.own_function import OwnFunctionSwitch
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.own_function import OwnFunctionSwitch
 
         self.q_slider = slider("int", value=query_pos, min=0, max=POS_MAX,
                                description="query position")

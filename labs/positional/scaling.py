@@ -14,11 +14,11 @@ import math
 import numpy as np
 
 from lib.attention import attention
-from presentation.html import plain
-from presentation.numbers import number, percent
+from engine.presentation.html import plain
+from engine.presentation.numbers import number, percent
 
-from ..kit.figure_view import set_limits
-from ..kit.layout import controls, lab_root, pick_slider, verdict_widget
+from engine.kit.figure_view import set_limits
+from engine.kit.layout import controls, lab_root, pick_slider, verdict_widget
 from .shuffle import D_MODEL, PERMUTATIONS, WK, WO, WORDS, WQ, WV, X
 from .table import TABLE_USE, course_table
 
@@ -115,8 +115,8 @@ class ScalingLab:
     matched by word and by place, against the factor, with the current factor marked."""
 
     def __init__(self, factor=USUAL):
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
-        from ..kit.own_function import OwnFunctionSwitch
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.own_function import OwnFunctionSwitch
 
         start = min(FACTORS, key=lambda f: abs(f - float(factor)))
         self.factor = pick_slider([(factor_label(f), f) for f in FACTORS], start, "scale factor")

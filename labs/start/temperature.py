@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from lib.attention import softmax
-from presentation.html import plain
-from presentation.numbers import fixed, percent, percentage, readout
+from engine.presentation.html import plain
+from engine.presentation.numbers import fixed, percent, percentage, readout
 
-from ..kit.layout import controls, lab_root, slider, verdict_widget
+from engine.kit.layout import controls, lab_root, slider, verdict_widget
 
 WORDS = ("cat", "sat", "on", "the", "mat")
 SCORES = np.array([2.0, 1.0, 0.5, 0.1, -1.0])
@@ -71,7 +71,7 @@ class TemperatureLab:
     """The view: a "temperature" slider, a bar plot redrawn in place, and the verdict."""
 
     def __init__(self, temperature: float = 1.0):
-        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         self.colours = (OKABE_ITO["blue"], OKABE_ITO["orange"])
         self.slider = slider("float", value=temperature, min=T_MIN, max=T_MAX, step=0.05,

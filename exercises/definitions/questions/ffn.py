@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lib.params import equal_count_gated_width, ffn_parameters
 
-from exercises.core.definition import Question
+from engine.core.definition import Question
 
 NOTEBOOK = "02_feed_forward"
 
@@ -124,7 +124,7 @@ PREDICT_ROUTING_RULES = Question(
 QUESTIONS = [PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON, PREDICT_NO_ACTIVATION, PREDICT_ROUTING_RULES, NUMBER_FAIR]
 
 
-# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
+# ---------------------------------------------------------------- skip-ahead set (engine/ui/skip_ahead.py)
 
 SKIP_AHEAD = [
     Question("ffn-out-hidden-shape", NOTEBOOK, "shape",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lib.positional import sinusoidal
 
-from exercises.core.definition import Question
+from engine.core.definition import Question
 
 NOTEBOOK = "01_positional_encoding"
 
@@ -176,7 +176,7 @@ QUESTIONS = [PREDICT_SHUFFLE, NUMBER_PE01, SHAPE_TEN_TOKENS, NUMBER_LAST_SPEED, 
              PREDICT_SCALE, PREDICT_SHIFT, PREDICT_ROPE]
 
 
-# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
+# ---------------------------------------------------------------- skip-ahead set (engine/ui/skip_ahead.py)
 
 SKIP_AHEAD = [
     Question("pos-out-order", NOTEBOOK, "predict",

@@ -6,7 +6,7 @@ import numpy as np
 
 from lib.attention import softmax
 
-from exercises.core.definition import Question
+from engine.core.definition import Question
 
 NOTEBOOK = "00_start_here"
 
