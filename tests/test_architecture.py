@@ -10,7 +10,9 @@ saved notebook imports is in the one table of old paths (exercises/compat.py).""
 
 import ast
 import importlib
+import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -315,3 +317,124 @@ def test_the_exercise_definitions_stay_data_and_within_their_size():
                 for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.Call)
                 for keyword in node.keywords if keyword.arg in ("wrong", "alternatives")]
     assert fixtures == []
+
+
+# ---------------------------------------------------------------- ARCHITECTURE.md is true
+
+DOCUMENTS = ("ARCHITECTURE.md", "engine/README.md")
+OURS = ("engine", "lib", "labs", "exercises", "presentation", "tools", "benchmarks", "training")
+DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_<]\w*>?)+")
+EXTENSIONS = (".py", ".md", ".json", ".toml", ".css", ".js", ".ipynb", ".npz", ".txt", ".tmpl")
+
+
+def cited(document: str) -> list[str]:
+    """Every text in backticks in ``document``, code blocks left out."""
+    text = re.sub(r"```.*?```", "", (ROOT / document).read_text(encoding="utf-8"), flags=re.S)
+    return sorted(set(re.findall(r"`([^`\n]+)`", text)))
+
+
+def sources() -> str:
+    """The text of every module of ours and of pyproject.toml."""
+    return "\n".join([(ROOT / "pyproject.toml").read_text()] + [path.read_text(encoding="utf-8") for package in OURS
+                                                               for path in (ROOT / package).rglob("*.py")])
+
+
+def named_by_the_code(path: str) -> bool:
+    """True for a file the code writes or reads by name (the build's release folder, served.json):
+    its name is a string in a module of ours."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return f'"{name}"' in sources()
+
+
+def defined_anywhere(name: str) -> bool:
+    """True when a function or class ``name`` is defined in one of our packages."""
+    for package in OURS:
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_bytes())):
+                if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
+                    return True
+    return False
+
+
+def resolves(dotted: str) -> bool:
+    """True when ``dotted`` is a module of ours, or a name inside one (a class's attribute or
+    dataclass field too); ``<topic>`` stands for any sub-package."""
+    parts = dotted.split(".")
+    if "<" in dotted:
+        head = parts[:next(i for i, p in enumerate(parts) if p.startswith("<"))]
+        return (ROOT.joinpath(*head)).is_dir() and any((ROOT.joinpath(*head)).glob("*/__init__.py"))
+    for split in range(len(parts), 0, -1):
+        module = ".".join(parts[:split])
+        try:
+            found = importlib.import_module(module)
+        except ImportError:
+            continue
+        for name in parts[split:]:
+            fields = getattr(found, "__dataclass_fields__", {})
+            if not hasattr(found, name) and name not in fields:
+                return False
+            found = getattr(found, name, None)
+        return True
+    return False
+
+
+def problems(span: str) -> list[str]:
+    """What in one text in backticks names a module, name, file or command that does not exist."""
+    found = []
+    command = re.match(r"python -m ([\w.]+)", span)
+    if command:
+        spec = importlib.util.find_spec(command.group(1))
+        if spec is None or (spec.submodule_search_locations and not importlib.util.find_spec(f"{spec.name}.__main__")):
+            found.append(f"no module {command.group(1)}.__main__" if spec else f"no module {command.group(1)}")
+    script = re.match(r"\./course (\w[\w-]*)", span)
+    if script and not re.search(rf"^\s*([\w|-]+\|)?{script.group(1)}(\|[\w|-]+)?\)",
+                                (ROOT / "course").read_text(), flags=re.M):
+        found.append(f"no command ./course {script.group(1)}")
+    imported = re.match(r"from ([\w.]+) import ([\w, ]+)$", span)
+    if imported:
+        found += [f"no {imported.group(1)}.{n.strip()}" for n in imported.group(2).split(",")
+                  if not resolves(f"{imported.group(1)}.{n.strip()}")]
+    for module, attribute in re.findall(r"([\w.]+):(\w+)", span):
+        if module.split(".")[0] in OURS and not resolves(f"{module}.{attribute}"):
+            found.append(f"no {module}:{attribute}")
+    if " " in span or command or imported:
+        return found
+    call = re.fullmatch(r"(\w+)\(.*\)", span)
+    if call and not defined_anywhere(call.group(1)):
+        found.append(f"no function {call.group(1)}")
+    path = span.split(" ")[0]
+    if "/" not in path and path.endswith(EXTENSIONS):          # a file name alone: some file of ours
+        if not any(ROOT.glob(f"[!.]*/**/{path}")) and not (ROOT / path).exists() and not named_by_the_code(path):
+            found.append(f"no file {path}")
+    elif "/" in path:
+        pattern = re.sub(r"<[^>]+>", "*", path.rstrip("/"))
+        if not any(ROOT.glob(pattern)) and not (ROOT / pattern).exists() and not named_by_the_code(path):
+            found.append(f"no file {path}")
+    elif DOTTED.fullmatch(re.sub(r"\(.*\)$", "", span)) and span.split(".")[0] in OURS:
+        if not resolves(re.sub(r"\(.*\)$", "", span)) and f'[project.entry-points."{span}"]' not in sources():
+            found.append(f"no {span}")
+    return found
+
+
+@pytest.mark.parametrize("document", DOCUMENTS)
+def test_every_module_name_file_and_command_the_architecture_cites_exists(document):
+    found = {span: issues for span in cited(document) if (issues := problems(span))}
+    assert found == {}
+
+
+def test_the_citation_check_finds_what_does_not_exist():
+    assert problems("engine.core.registry.definitions_module") == []
+    assert problems("engine.core.course.Course.release") == []
+    assert problems("engine.core.registry.no_such_function") == ["no engine.core.registry.no_such_function"]
+    assert problems("engine/core/nowhere.py") == ["no file engine/core/nowhere.py"]
+    assert problems("labs/<topic>/<lab>.py") == []
+    assert problems("python -m engine cells content") == []
+    assert problems("python -m exercises") == ["no module exercises.__main__"]
+    assert problems("python -m lib.exercises solve") == []
+    assert problems("./course lab") == [] and problems("./course nope") == ["no command ./course nope"]
+    assert problems("from labs.norms import stack_lab") == []
+    assert problems("from labs.norms import nothing_here") == ["no labs.norms.nothing_here"]
+    assert problems('"lib.params.REAL_MODELS" = "labs.decoder.models:REAL_MODELS"') == []
+    assert problems("begin()") == [] and problems("never_defined()") == ["no function never_defined"]
+    assert problems("access.css") == [] and problems("nowhere.css") == ["no file nowhere.css"]
+    assert problems("engine.courses") == [] and problems("engine.nowhere") == ["no engine.nowhere"]
