@@ -1,5 +1,5 @@
 """The course's labs, one package per notebook (``start``, ``positional``, ``ffn``, ``norms``,
-``decoder``, ``trained``) with one module per lab, and the kit they are built from (``kit``).
+``decoder``, ``trained``) with one module per lab, built from the engine's kit (``engine.kit``).
 See ``labs/README.md``.
 
 The modules ``questions``, ``testout``, ``progress_view``, ``review`` and ``release_view`` are

@@ -45,11 +45,12 @@ def test_the_site_preloads_every_module_its_notebooks_and_the_course_import(onli
     # What was checked was read from the site itself.
     from_notebooks = set().union(*(preload.notebook_imports(json.loads(p.read_text(encoding="utf-8")))
                                    for p in (site / "files").rglob("*.ipynb")))
-    assert {"numpy", "lib", "labs", "exercises"} <= from_notebooks
+    assert {"numpy", "lib", "labs", "engine"} <= from_notebooks
     lock = json.loads((site / preload.LOCK).read_text(encoding="utf-8"))
     from_course = preload.wheel_imports(preload.course_wheel(site, lock))
     assert {"numpy", "matplotlib", "ipywidgets", "IPython"} <= set(from_course)
-    assert not {"lib", "labs", "exercises"} & set(from_course), "the course's own packages need no preload"
+    own = {"engine", "lib", "labs", "exercises", "presentation"}
+    assert not own & set(from_course), "the course's own packages need no preload"
 
 
 def test_a_notebook_importing_a_module_the_site_does_not_preload_fails_the_check(
