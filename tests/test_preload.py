@@ -76,8 +76,8 @@ def test_a_package_left_out_of_the_preload_list_fails_the_check(online_site, pyo
     options["packages"] = [p for p in options["packages"] if p not in ("matplotlib", "transformer-course")]
     (site / "jupyter-lite.json").write_text(json.dumps(config), encoding="utf-8")
     problems = preload.site_problems(site, pyodide_stdlib)
-    assert any(p.startswith("The course wheel's labs/") and " imports matplotlib," in p for p in problems), problems
-    assert any(p.startswith("00_start_here.ipynb imports exercises (cell 3") for p in problems), problems
+    assert any(p.startswith("The course wheel's engine/") and " imports matplotlib," in p for p in problems), problems
+    assert any(p.startswith("00_start_here.ipynb imports engine (cell 3") for p in problems), problems
 
 
 def test_imports_are_read_from_the_code_only():
