@@ -230,7 +230,7 @@ def test_near_identity_at_a_real_width(figures, cells):
     assert call == "runs = start_of_training(layers=12, d_model=768, d_ff=3072, heads=12, length=8, dtype=np.float32)"
     (imported,) = [line for c in cells if c["cell_type"] == "code" for line in source(c).splitlines()
                    if "import start_of_training" in line]
-    assert imported.startswith("from labs.decoder.near_identity import start_of_training")
+    assert imported.startswith("from labs.decoder import start_of_training")
 
 
 def test_near_identity_is_measured_against_the_stream():
