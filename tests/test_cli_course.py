@@ -73,8 +73,10 @@ def test_serve_on_a_busy_port_says_so_before_building(tmp_path):
         started = time.perf_counter()
         done = run("-m", "tools.site", "serve", "--port", str(port), "--output", str(tmp_path / "site"))
     message = one_sentence_failure(done)
-    assert message == (f"Port {port} is already in use (another ./course serve, or another program): "
-                       f"stop it, or choose another port with --port {port + 1}.")
+    assert message == (f"Port {port} is already in use (another ./course serve, or another program): stop it "
+                       "and serve again. Learners' saved notebooks and progress belong to the exact address "
+                       f"they opened (port {port} included): at another port (--port {port + 1}) they find blank "
+                       "notebooks until each one moves their work with the start page's Export and Import.")
     assert not (tmp_path / "site").exists(), "it built before finding the port busy"
     assert time.perf_counter() - started < 20
 

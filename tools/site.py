@@ -27,8 +27,6 @@ half-built site.
 
 import argparse
 import errno
-import functools
-import http.server
 import json
 import mimetypes
 import os
@@ -40,10 +38,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools import guard, landing, release, site_swap
+from tools import compress, guard, landing, release, site_swap
 from tools import lock as locks
 from tools import pyodide_dist
 from tools.addresses import reachable_addresses
+from tools.serve import Server, normal_base_path
 from tools.wheel import build_wheel, served_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -272,6 +271,7 @@ def _build_into(output: Path, content: Path, pyodide, dist_dir):
         landing.write(output, staged, TITLE, {
             "defaultPyodideUrl": locks.CDN_URL + "pyodide.mjs", "kernelSettings": KERNEL_SETTINGS,
             "needs": NOTEBOOKS_NEED, "kind": "self-hosted" if pyodide else "cdn"})
+    compress.write_gzip_copies(output)          # last: of every file as it ships
     return manifest, preload, missing
 
 
@@ -314,70 +314,14 @@ def summary(report) -> str:
 
 # ---------------------------------------------------------------- serving
 
-class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves the built site, optionally under a sub-path, with the MIME types Pyodide needs.
-
-    The sub-path without its trailing slash (/course) redirects to it (/course/). A folder
-    without an index.html is not listed (404).
-    """
-
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".js": "text/javascript",
-                      ".wasm": "application/wasm", ".json": "application/json",
-                      ".whl": "application/zip", ".ipynb": "application/json"}
-    base_path = "/"
-
-    def send_head(self):
-        path, _, query = self.path.partition("?")
-        if self.base_path != "/" and path == self.base_path.rstrip("/"):
-            self.send_response(301)
-            self.send_header("Location", self.base_path + (f"?{query}" if query else ""))
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return None
-        return super().send_head()
-
-    def translate_path(self, path):
-        if not path.startswith(self.base_path):
-            return str(Path(self.directory) / "__outside_base_path__")
-        return super().translate_path("/" + path[len(self.base_path):])
-
-    def list_directory(self, path):
-        self.send_error(404, "File not found")
-        return None
-
-    def log_message(self, format, *args):
-        pass
-
-
-class SiteServer(http.server.ThreadingHTTPServer):
-    """The HTTP server of `serve`. A browser that stops reading a file it no longer needs (the
-    landing page reads only each file's first bytes) is no error worth printing."""
-
-    def handle_error(self, request, client_address):
-        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            return
-        super().handle_error(request, client_address)
-
-
-def normal_base_path(base_path: str) -> str:
-    return "/" + base_path.strip("/") + "/" if base_path.strip("/") else "/"
-
-
 def open_server(output, port=8000, base_path="/", host="127.0.0.1"):
-    """The HTTP server, bound (so a busy port is found before any build); not yet serving."""
-    base_path = normal_base_path(base_path)
-    handler = functools.partial(type("Handler", (SiteHandler,), {"base_path": base_path}),
-                                directory=str(output))
-    server_class = SiteServer
-    if ":" in host:
-        server_class = type("Server6", (server_class,), {"address_family": socket.AF_INET6})
+    """The HTTP server (tools/serve.py), its port taken (so a busy port is found before any
+    build); not yet serving."""
     try:
-        return server_class((host, port), handler)
+        return Server(output, port=port, host=host, base_path=base_path)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise BuildError(f"Port {port} is already in use (another ./course serve, or another "
-                             f"program): stop it, or choose another port with --port {port + 1}.") from None
+            raise BuildError(busy_port(port, host)) from None
         if exc.errno == errno.EACCES:
             raise BuildError(f"Not allowed to use port {port} (ports below 1024 need root): choose "
                              "another with --port 8000.") from None
@@ -386,6 +330,14 @@ def open_server(output, port=8000, base_path="/", host="127.0.0.1"):
                              "machine; use --host 127.0.0.1 (this machine only) or --host 0.0.0.0 "
                              "(every network).") from None
         raise BuildError(f"Cannot serve on {host}:{port} ({exc.strerror or exc}).") from None
+
+
+def busy_port(port: int, host: str) -> str:
+    """The busy-port sentence: what to do, and what serving on another port costs learners."""
+    return (f"Port {port} is already in use (another ./course serve, or another program): stop it and "
+            f"serve again. Learners' saved notebooks and progress belong to the exact address they "
+            f"opened (port {port} included): at another port (--port {port + 1}) they find blank "
+            "notebooks until each one moves their work with the start page's Export and Import.")
 
 
 def site_urls(server, host, base_path) -> list[str]:
@@ -411,10 +363,8 @@ def serve(server, urls, output, public=False):
     print("\n".join(lines), flush=True)
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     finally:
-        server.server_close()
+        server.close()
 
 
 # ---------------------------------------------------------------- command line

@@ -38,12 +38,9 @@ from __future__ import annotations
 
 import argparse
 import copy
-import functools
-import http.server
 import json
 import re
 import sys
-import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -772,12 +769,10 @@ def _md(text: str) -> str:
 
 def serve(site: Path):
     """The site served on 127.0.0.1 (a free port) as `./course serve` serves it: (server, URL)."""
-    from tools.site import SiteHandler
+    from tools.serve import Server
 
-    handler = functools.partial(SiteHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+    server = Server(site, port=0).start()
+    return server, f"http://127.0.0.1:{server.port}/"
 
 
 def parser():
