@@ -396,6 +396,10 @@ def test_solve_refuses_what_would_do_harm(case, tmp_path):
     ("2nd_part", "cannot name a notebook"),
     ("norms", "'norms' is taken: labs/norms"),
     ("start", "'start' is taken"),
+    ("class", "'class' cannot name a notebook: it is one of Python's keywords"),
+    ("lambda", "'lambda' cannot name a notebook: it is one of Python's keywords"),
+    ("match", "'match' cannot name a notebook: it is one of Python's keywords"),
+    ("type", "'type' cannot name a notebook: it is one of Python's keywords"),
 ])
 def test_new_refuses_a_bad_or_taken_name_in_one_sentence(name, expected, tmp_path):
     before = sorted(p.name for p in CONTENT.iterdir())

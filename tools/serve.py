@@ -28,9 +28,12 @@ The listening socket is opened first (:class:`Server`), so a busy port is found 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import os
 import re
 import resource
+import signal
 import socket
 import stat
 import threading
@@ -39,6 +42,7 @@ from pathlib import Path
 from aiohttp import web
 
 IDLE_SECONDS = 20.0        # a connection with no request, or half a request, is closed after this
+WORKERS = min(os.cpu_count() or 1, 4)   # processes of `./course serve`, one per core
 BACKLOG = 1024             # connections waiting to be accepted (a class of 200 opens ~1,200 at once)
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
@@ -74,19 +78,30 @@ class Site:
     def __init__(self, root, base_path="/"):
         self.root = Path(root)
         self.base_path = normal_base_path(base_path)
+        self._root = (None, "")
 
     def find(self, relative: str) -> tuple[str | None, str]:
         """(the real path of the file to send, or None; why not, for the 404's text)."""
         parts = [p for p in relative.split("/") if p]
         if any(p.startswith(".") or "\\" in p for p in parts):
             return None, "Not found"
-        root = os.path.realpath(self.root)          # each time: a build swaps the folder in place
-        real = os.path.realpath(os.path.join(root, *parts))
-        if real != root and not real.startswith(root + os.sep):
-            return None, "Not found"                 # a link leading out of the site
+        root = self.real_root()                      # each time: a build swaps the folder in place
+        real = _real_path(os.path.join(root, *parts))
+        if real is None or (real != root and not real.startswith(root + os.sep)):
+            return None, "Not found"                 # missing, or a link leading out of the site
         if os.path.isdir(real):
             return real, "folder"
         return (real, "") if os.path.isfile(real) else (None, "Not found")
+
+    def real_root(self) -> str:
+        """The site folder's real path, resolved again whenever the folder was swapped."""
+        try:
+            key = os.stat(self.root).st_ino
+        except OSError:
+            return os.path.realpath(self.root)
+        if self._root[0] != key:
+            self._root = (key, os.path.realpath(self.root))
+        return self._root[1]
 
     async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
         if request.method not in ("GET", "HEAD"):
@@ -119,6 +134,25 @@ class Site:
         return _File(real, headers=headers)
 
 
+def _real_path(path: str) -> str | None:
+    """The path with every link resolved (None when nothing is there): on Linux in three system
+    calls (open the path itself, read its name back from /proc), elsewhere os.path.realpath."""
+    try:
+        fd = os.open(path, _O_PATH)
+    except OSError:
+        return None
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}") if _PROC else os.path.realpath(path)
+    except OSError:
+        return os.path.realpath(path)
+    finally:
+        os.close(fd)
+
+
+_O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
+_PROC = os.path.isdir("/proc/self/fd")
+
+
 def _gzip_copy(real: str) -> str | None:
     """The build's .gz copy of a file (tools/compress.py): a regular file, not a link, with the
     file's own modification time (a file changed after the build has no valid copy)."""
@@ -137,6 +171,16 @@ class _File(web.FileResponse):
 
     def _get_file_path_stat_encoding(self, accept_encoding):
         return super()._get_file_path_stat_encoding("")
+
+
+def _die_with_parent() -> None:
+    """Linux: this process gets SIGTERM when its parent ends (a worker never outlives the server)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)      # PR_SET_PDEATHSIG
+
+
+def _exit_on_signal(signum, frame):
+    raise KeyboardInterrupt
 
 
 def raise_open_file_limit() -> None:
@@ -172,9 +216,10 @@ class Server:
     """The site folder `root` served on (host, port); the port is taken at once (port 0: a free
     one). serve_forever() serves until Ctrl+C or close(); start() serves from a thread."""
 
-    def __init__(self, root, port=8000, host="127.0.0.1", base_path="/", idle_seconds=IDLE_SECONDS):
+    def __init__(self, root, port=8000, host="127.0.0.1", base_path="/", idle_seconds=IDLE_SECONDS, workers=1):
         raise_open_file_limit()
         self.site = Site(root, base_path)
+        self.workers = max(1, int(workers))
         self.idle_seconds = idle_seconds
         self.socket = listening_socket(host, port)
         self.server_address = self.socket.getsockname()[:2]
@@ -182,6 +227,7 @@ class Server:
         self._stop: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
+        self._done = threading.Event()
 
     @property
     def port(self) -> int:
@@ -200,17 +246,46 @@ class Server:
         finally:
             await runner.cleanup()
 
-    def serve_forever(self) -> None:
+    def _serve_here(self) -> None:
         try:
             asyncio.run(self._serve())
         except KeyboardInterrupt:
             pass
         finally:
             self._started.set()
+            self._done.set()
+
+    def serve_forever(self) -> None:
+        """Serve until Ctrl+C, SIGTERM or close(): in this process and, with workers > 1, in
+        workers - 1 forked copies of it on the same listening socket (each its own event loop, so
+        a class is served on every core, as nginx's worker processes do)."""
+        children = []
+        workers = self.workers if threading.current_thread() is threading.main_thread() else 1
+        try:
+            for _ in range(workers - 1):
+                pid = os.fork()
+                if pid == 0:                              # a worker: dies with the server
+                    _die_with_parent()
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                    try:
+                        self._serve_here()
+                    finally:
+                        os._exit(0)
+                children.append(pid)
+            if children:
+                signal.signal(signal.SIGTERM, _exit_on_signal)
+            self._serve_here()
+        finally:
+            for pid in children:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGTERM)
+                with contextlib.suppress(OSError):
+                    os.waitpid(pid, 0)
             self.socket.close()
 
     def start(self) -> "Server":
-        """Serve from a background thread; return once the server answers."""
+        """Serve from a background thread (one worker); return once the server answers."""
+        self.workers = 1
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
         self._thread.start()
         self._started.wait(30)
@@ -225,6 +300,8 @@ class Server:
                 pass
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(10)
+        elif self._loop is not None:
+            self._done.wait(10)                       # served from a thread of the caller's
         self.socket.close()
 
     # the names of socketserver's servers, which tests and tools used before

@@ -42,7 +42,7 @@ from tools import compress, guard, landing, release, site_swap
 from tools import lock as locks
 from tools import pyodide_dist
 from tools.addresses import reachable_addresses
-from tools.serve import Server, normal_base_path
+from tools.serve import WORKERS, Server, normal_base_path
 from tools.wheel import build_wheel, served_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -178,6 +178,10 @@ def check_content(content: Path, ship_anyway=False, warn=print):
     if not found:
         return []
     listed = guard.describe(found)
+    never = guard.unshippable(found)
+    if ship_anyway and never:
+        raise BuildError(f"Not building, even with --ship-anyway: {len(never)} thing(s) in {content} no build "
+                         f"can ship:\n{guard.describe(never)}")
     if not ship_anyway:
         raise BuildError(f"Not building: {len(found)} problem(s) in the notebooks of {content} would "
                          f"be shipped to every learner:\n{listed}\n{guard.HOW_TO_FIX}\n(To ship them "
@@ -318,7 +322,7 @@ def open_server(output, port=8000, base_path="/", host="127.0.0.1"):
     """The HTTP server (tools/serve.py), its port taken (so a busy port is found before any
     build); not yet serving."""
     try:
-        return Server(output, port=port, host=host, base_path=base_path)
+        return Server(output, port=port, host=host, base_path=base_path, workers=WORKERS)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise BuildError(busy_port(port, host)) from None
