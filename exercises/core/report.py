@@ -53,7 +53,7 @@ CSV_COLUMNS = ["learner", "learner_id", "notebook", "kind", "item", "status", "a
                "hints_used", "solution_revealed", "skipped_ahead", "exported_at", "file", "flags"]
 FILE_COLUMNS = ["file", "outcome", "learner", "learner_id", "exported_at", "reason"]
 GRADEBOOK_FIRST = ["learner", "learner_id", "flags", "exported_at", "file", "exercises_passed",
-                   "exercises", "questions_right", "questions", "skipped_ahead_past"]
+                   "exercises", "questions_right", "questions", "skipped_ahead_past", "retired_exercises_passed"]
 # Columns whose text a spreadsheet could take for a number or a date (Excel mode keeps them text).
 TEXT_COLUMNS = ("learner", "learner_id", "skipped_ahead", "exported_at", "file")
 OUTCOMES = ("used", "superseded", "duplicate", "skipped")
@@ -72,6 +72,7 @@ SKIP_AHEAD_LABELS = ("passed", "attempted", "not taken")
 
 # The fields the report reads, and the kind each must have when present.
 _COUNTS = ("attempts", "hints", "checks", "misses", "tries")
+MAX_COUNT = 10 ** 9          # more attempts, hints or checks than anyone makes: not a real count
 _FLAGS = ("passed", "passed_after_solution", "solution_revealed", "correct", "revealed")
 
 
@@ -89,7 +90,14 @@ class Export:
     digest: str             # sha256 of the file's bytes
     flags: list[str] = field(default_factory=list)             # what the instructor should know
     superseded: list["Export"] = field(default_factory=list)   # this learner's older exports
+    joined: list["Export"] = field(default_factory=list)       # the newest of the learner's other browsers
+    relative: str = ""      # the file's path in the folder read ("alice/export.json" with --recursive)
     _rows: list[dict] | None = None
+
+    @property
+    def file(self) -> str:
+        """The file's name as the report shows it (its path in the folder, escaped)."""
+        return export.printable(self.relative or self.path.name)
 
 
 class FileRow(NamedTuple):
@@ -158,6 +166,9 @@ def _wrong_kind(data: dict) -> str | None:
                 value = entry.get(name, 0)
                 if type(value) is not int or value < 0:
                     return f"{section} entry {export.printable(key, 40)!r}: {name!r}"
+                if value > MAX_COUNT:
+                    return (f"{section} entry {export.printable(key, 40)!r}: {name!r} (a number of "
+                            f"{len(str(value)) if value < 10 ** 4000 else 'over 4,000'} digits, not a count)")
             for name in _FLAGS:
                 if not isinstance(entry.get(name, False), bool):
                     return f"{section} entry {export.printable(key, 40)!r}: {name!r}"
@@ -226,7 +237,7 @@ def _learner_key(item: Export) -> tuple[str, str]:
         return "id", item.ident
     if item.name:
         return "name", name_key(item.name)
-    return "file", item.path.name
+    return "file", item.relative or item.path.name
 
 
 def _when(item: Export):
@@ -261,7 +272,7 @@ def _one_learner(kind: str, items: list[Export]) -> Export:
     if not used.checked:
         used.flags.append("no checksum")
     if used.superseded:
-        files = ", ".join(export.printable(i.path.name) for i in used.superseded)
+        files = ", ".join(i.file for i in used.superseded)
         used.flags.append(f"older exports not used: {files}")
     return used
 
@@ -274,7 +285,7 @@ def _flag_conflicts(learners: list[Export]) -> list[list[Export]]:
             by_name.setdefault(name_key(item.name), []).append(item)
     groups = [group for group in by_name.values() if len(group) > 1]
     for group in groups:
-        ids = ", ".join(i.ident or f"none ({export.printable(i.path.name)})" for i in group)
+        ids = ", ".join(i.ident or f"none ({i.file})" for i in group)
         for item in group:
             item.flags.insert(0, f"name conflict: {len(group)} learners exported as {item.learner!r} "
                                  f"from different browsers (ids {ids})")
@@ -289,29 +300,94 @@ def _inode(path) -> tuple[int, int] | None:
     return (info.st_dev, info.st_ino)
 
 
-def build(folder, exclude=()) -> Report:
-    """Read ``folder`` (not recursively) into a :class:`Report`; never raises for a bad file.
-    The files in ``exclude`` (the report's own outputs, when they are in the folder) are left
-    out. Raises ``OSError`` only when the folder itself cannot be listed."""
-    folder = Path(folder)
-    report = Report(folder=folder)
+def _entries(folder: Path, recursive: bool) -> list[tuple[str, os.DirEntry, str]]:
+    """(name as shown, entry, real path of its folder) of the files to look at: those directly
+    in folder and, with ``recursive``, those directly in each of its sub-folders (an LMS's
+    "download all submissions": one folder per learner). Links to folders are not followed."""
     real = os.path.realpath(folder)
-    excluded = {node for node in map(_inode, exclude) if node}
     with os.scandir(folder) as listing:
         entries = sorted(listing, key=lambda e: e.name)
+    found = []
+    for entry in entries:
+        if recursive and entry.is_dir(follow_symlinks=False):
+            try:
+                with os.scandir(entry.path) as inner:
+                    found += [(f"{entry.name}/{e.name}", e, os.path.join(real, entry.name))
+                              for e in sorted(inner, key=lambda e: e.name)]
+            except OSError as exc:
+                found.append((entry.name, entry, real + f"\0could not be listed ({exc.strerror})"))
+            continue
+        found.append((entry.name, entry, real))
+    return found
+
+
+def _joined(by_learner: dict) -> list[list[tuple[str, str]]]:
+    """Groups of browser ids that are one learner: an export remembers the ids of the browsers
+    whose progress the learner imported into it (``learner.merged``, :meth:`Progress.merge`)."""
+    parent: dict[str, str] = {}
+
+    def root(x):
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for (kind, ident), items in by_learner.items():
+        if kind != "id":
+            continue
+        root(ident)
+        for item in items:
+            merged = (item.data.get("learner") or {}).get("merged")
+            for other in merged if isinstance(merged, list) else []:
+                other = export.printable(other)[:64] if isinstance(other, str) else ""
+                if other and ("id", other) in by_learner:
+                    parent[root(other)] = root(ident)
+    groups: dict[str, list] = {}
+    for (kind, ident) in by_learner:
+        if kind == "id":
+            groups.setdefault(root(ident), []).append(("id", ident))
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def _join(used: Export, others: list[Export]) -> None:
+    """The learner's record as one: the better result of each entry of every browser's newest
+    export (as the progress view's Import merges them), flagged."""
+    from .progress import Progress
+
+    record = Progress(json.loads(json.dumps(used.data)))
+    for other in others:
+        record.merge(Progress(json.loads(json.dumps(other.data))))
+    used.data = record.data
+    used.flags.append("joined with browser id(s) " + ", ".join(o.ident for o in others)
+                      + ": the learner imported that browser's progress (one learner, not namesakes)")
+
+
+def build(folder, exclude=(), recursive=False) -> Report:
+    """Read ``folder`` (with ``recursive``, and its sub-folders one level down) into a
+    :class:`Report`; never raises for a bad file. The files in ``exclude`` (the report's own
+    outputs, when they are in the folder) are left out. Raises ``OSError`` only when the folder
+    itself cannot be listed."""
+    folder = Path(folder)
+    report = Report(folder=folder)
+    excluded = {node for node in map(_inode, exclude) if node}
+    entries = _entries(folder, recursive)
     by_digest: dict[str, Export] = {}
     by_learner: dict[tuple[str, str], list[Export]] = {}
-    for entry in entries:
-        shown = export.printable(entry.name)
+    for name, entry, real in entries:
+        shown = export.printable(name)
+        if "\0" in real:
+            report.files.append(FileRow(shown + "/", "skipped", reason="a folder that " + real.split("\0")[1]))
+            continue
         try:
             if excluded:
                 info = entry.stat(follow_symlinks=False)
                 if (info.st_dev, info.st_ino) in excluded:
                     continue
             item = _looked_at(entry, real)
+            item.relative = name
         except Skip as why:
             folder_entry = str(why).startswith("a folder")
-            report.files.append(FileRow(shown + "/" * folder_entry, "skipped", reason=str(why)))
+            reason = str(why) + ("; --recursive reads the files of each sub-folder" * (folder_entry and not recursive))
+            report.files.append(FileRow(shown + "/" * folder_entry, "skipped", reason=reason))
             continue
         except OSError as exc:  # the entry vanished while it was looked at
             report.files.append(FileRow(shown, "skipped", reason=f"could not be read ({exc.strerror})"))
@@ -319,25 +395,44 @@ def build(folder, exclude=()) -> Report:
         if item.digest in by_digest:
             first = by_digest[item.digest]
             report.files.append(FileRow(shown, "duplicate", item.learner, item.ident, item.exported_at,
-                                        "duplicate: identical to " + export.printable(first.path.name)))
+                                        "duplicate: identical to " + first.file))
             continue
         by_digest[item.digest] = item
         by_learner.setdefault(_learner_key(item), []).append(item)
+    for group in _joined(by_learner):
+        newest = [max(by_learner[key], key=_when) for key in group]
+        first = max(newest, key=_when)
+        others = [item for item in newest if item is not first]
+        for key in group:
+            if key != ("id", first.ident):
+                by_learner[("id", first.ident)] += by_learner.pop(key)
+        first.joined = others
     for (kind, _key), items in by_learner.items():
         used = _one_learner(kind, items)
+        joined = [o for i in items for o in i.joined]
+        if joined:
+            _join(used, joined)
         report.exports.append(used)
         for older in used.superseded:
             report.files.append(FileRow(
-                export.printable(older.path.name), "superseded", used.learner, used.ident, older.exported_at,
+                older.file, "superseded", used.learner, used.ident, older.exported_at,
                 f"superseded: an older export of learner {used.learner!r}"
                 + (f" (browser id {used.ident})" if used.ident else "")
-                + f"; the newest, {export.printable(used.path.name)}, is used"))
+                + f"; the newest, {used.file}, is used"))
+    for item in list(report.exports):        # one learner's file must never stop the report
+        try:
+            learner_rows(item)
+        except Exception as exc:  # noqa: BLE001 - its reason is said, the others are reported
+            report.exports.remove(item)
+            report.files.append(FileRow(item.file, "skipped", item.learner, item.ident, item.exported_at,
+                                        f"could not be reported ({type(exc).__name__}: "
+                                        f"{export.printable(exc, 120)})"))
     report.exports.sort(key=lambda e: (e.learner.casefold(), e.ident, e.path.name))
     report.conflicts = _flag_conflicts(report.exports)
-    report.files += [FileRow(export.printable(e.path.name), "used", e.learner, e.ident, e.exported_at,
+    report.files += [FileRow(e.file, "used", e.learner, e.ident, e.exported_at,
                              "; ".join(["the learner's newest export", *e.flags])) for e in report.exports]
     report.files.sort(key=lambda f: (f.file, f.outcome))
-    unchecked = [export.printable(e.path.name) for e in report.exports if not e.checked]
+    unchecked = [e.file for e in report.exports if not e.checked]
     if unchecked:
         report.notes.append("no checksum (an older export or a raw progress file), used unchecked: "
                             + ", ".join(unchecked))
@@ -413,6 +508,18 @@ def course_items() -> tuple[Item, ...]:
     return tuple(items)
 
 
+@functools.cache
+def retired_exercises() -> dict[str, str]:
+    """{id: notebook stem} of the retired exercises: replaced in the course, still checked in
+    notebooks saved before, so a learner's passes on them are kept in the report."""
+    from .registry import all_exercises
+
+    return {ex.id: ex.notebook for ex in all_exercises(retired=True) if ex.retired}
+
+
+RETIRED = "retired exercise"
+
+
 def learner_rows(item: Export) -> list[dict]:
     """One learner's rows (see :data:`CSV_COLUMNS`): every exercise and question of the course,
     and every notebook's skip-ahead set. Cells hold text that is safe to print; the CSV
@@ -421,7 +528,7 @@ def learner_rows(item: Export) -> list[dict]:
         return item._rows
     data = item.data
     common = {"learner": item.learner, "learner_id": item.ident, "exported_at": item.exported_at,
-              "file": export.printable(item.path.name), "flags": "; ".join(item.flags)}
+              "file": item.file, "flags": "; ".join(item.flags)}
     exercises, questions, sets = data["exercises"], data["questions"], data.get("skip_ahead", {})
     days: dict[str, str] = {}
     out = []
@@ -443,8 +550,20 @@ def learner_rows(item: Export) -> list[dict]:
             status, attempts, hints, revealed = skip_ahead_status(entry), entry.get("attempts", 0), "", ""
         out.append(dict(common, notebook=it.notebook, kind=it.kind, item=it.id, status=status,
                         attempts=attempts, hints_used=hints, solution_revealed=revealed, skipped_ahead=day))
+    for ex_id, stem in retired_exercises().items():       # after the course's items: only those tried
+        entry = exercises.get(ex_id)
+        if entry:
+            out.append(dict(common, notebook=stem, kind=RETIRED, item=ex_id,
+                            status=EXERCISE_LABELS[exercise_status(entry, False)],
+                            attempts=entry.get("attempts", 0), hints_used=entry.get("hints", 0),
+                            solution_revealed=_yes(entry.get("solution_revealed")), skipped_ahead=""))
     item._rows = out
     return out
+
+
+def retired_passed(rows_of_one: list[dict]) -> list[str]:
+    """The retired exercises a learner passed (from :func:`learner_rows`)."""
+    return [r["item"] for r in rows_of_one if r["kind"] == RETIRED and _passed(r["status"])]
 
 
 def rows(report: Report) -> list[dict]:
@@ -472,8 +591,9 @@ def gradebook(report: Report) -> list[list]:
         answers = [r["status"] for r in mine if r["kind"] == "question"]
         outs = sorted({r["notebook"] for r in mine if r["skipped_ahead"]})
         out.append([item.learner, item.ident, "; ".join(item.flags), item.exported_at,
-                    export.printable(item.path.name), sum(map(_passed, exercises)), len(exercises),
-                    answers.count("right"), len(answers), ", ".join(outs)] + [r["status"] for r in mine])
+                    item.file, sum(map(_passed, exercises)), len(exercises),
+                    answers.count("right"), len(answers), ", ".join(outs), ", ".join(retired_passed(mine))]
+                   + [r["status"] for r in mine if r["kind"] != RETIRED])
     return out
 
 
@@ -484,20 +604,42 @@ def file_rows(report: Report) -> list[list]:
 
 # ---------------------------------------------------------------- output
 
+_NUMBER_LIKE = re.compile(r"\d+([eE][+-]?\d+)?")
+
+
+def id_cell(ident):
+    """A browser id as the default CSV writes it: an id a spreadsheet would read as a number (all
+    digits, or digits with one e: LibreOffice turns 318675e37645 into 1.8E+308) starts with ', as
+    a cell that would be a formula does (:mod:`exercises.core.spreadsheet`); ids made since are
+    never such (:func:`exercises.core.export.new_learner_id`)."""
+    return "'" + ident if isinstance(ident, str) and _NUMBER_LIKE.fullmatch(ident) else ident
+
+
+def _ids_as_text(header: list[str], body, excel: bool):
+    column = header.index("learner_id")
+    for row in body:
+        if not excel:
+            row = list(row)
+            row[column] = id_cell(row[column])
+        yield row
+
+
 def csv_text(report: Report, excel: bool = False) -> str:
     """The long CSV: one row per learner and item (:data:`CSV_COLUMNS`)."""
     body = ([row[c] for c in CSV_COLUMNS] for row in rows(report))
-    return spreadsheet.csv_text(CSV_COLUMNS, body, excel, TEXT_COLUMNS)
+    return spreadsheet.csv_text(CSV_COLUMNS, _ids_as_text(CSV_COLUMNS, body, excel), excel, TEXT_COLUMNS)
 
 
 def gradebook_text(report: Report, excel: bool = False) -> str:
     """The wide CSV: one row per learner (:func:`gradebook_columns`)."""
-    return spreadsheet.csv_text(gradebook_columns(), gradebook(report), excel, TEXT_COLUMNS)
+    header = gradebook_columns()
+    return spreadsheet.csv_text(header, _ids_as_text(header, gradebook(report), excel), excel, TEXT_COLUMNS)
 
 
 def files_text(report: Report, excel: bool = False) -> str:
     """The CSV of every file of the folder and what became of it (:data:`FILE_COLUMNS`)."""
-    return spreadsheet.csv_text(FILE_COLUMNS, file_rows(report), excel, TEXT_COLUMNS)
+    return spreadsheet.csv_text(FILE_COLUMNS, _ids_as_text(FILE_COLUMNS, file_rows(report), excel), excel,
+                                TEXT_COLUMNS)
 
 
 def _table(header: list[str], body: list[list]) -> list[str]:
@@ -515,7 +657,7 @@ def _table(header: list[str], body: list[list]) -> list[str]:
 def shown_learner(item: Export, report: Report) -> str:
     """The learner's name, with the start of the browser's id when another learner typed it too."""
     if any(item in group for group in report.conflicts):
-        return f"{item.learner} [{item.ident[:8] or export.printable(item.path.name)}]"
+        return f"{item.learner} [{item.ident[:8] or item.file}]"
     return item.learner
 
 
@@ -534,7 +676,8 @@ def summary_text(report: Report) -> str:
         for item in report.exports:
             mine = learner_rows(item)
             for r in mine:
-                per_item.setdefault((r["kind"], r["notebook"], r["item"]), []).append(r["status"])
+                if r["kind"] != RETIRED:                 # said apart, below
+                    per_item.setdefault((r["kind"], r["notebook"], r["item"]), []).append(r["status"])
             statuses = [r["status"] for r in mine if r["kind"] == "exercise"]
             answers = [r["status"] for r in mine if r["kind"] == "question"]
             outs = sorted({r["notebook"][:2] for r in mine if r["skipped_ahead"]})
@@ -563,10 +706,19 @@ def summary_text(report: Report) -> str:
         if by_kind["skip-ahead"]:
             lines += ["", "Skip-ahead sets (learners; passing one counts its notebook as done):"]
             lines += _table(["notebook", *SKIP_AHEAD_LABELS], by_kind["skip-ahead"])
+    retired = {}
+    for item in report.exports:
+        for ex_id in retired_passed(learner_rows(item)):
+            retired.setdefault(ex_id, []).append(shown_learner(item, report))
+    if retired:
+        lines += ["", "Retired exercises passed (in notebooks saved before the course was updated; not "
+                      "counted above):"]
+        lines += [f"  {ex_id} ({retired_exercises()[ex_id][:2]}): {len(who)} learner(s): {', '.join(who)}"
+                  for ex_id, who in sorted(retired.items())]
     if report.conflicts:
         lines += ["", "Name conflicts (learners from different browsers who typed one name; both are "
                       "reported, told apart by their browser's id):"]
-        lines += [f"  {group[0].learner}: " + ", ".join(f"{i.ident or '(no id)'} in {export.printable(i.path.name)}"
+        lines += [f"  {group[0].learner}: " + ", ".join(f"{i.ident or '(no id)'} in {i.file}"
                                                          for i in group) for group in report.conflicts]
     if report.skipped:
         lines += ["", "Files not used:"]
