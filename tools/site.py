@@ -42,7 +42,7 @@ from tools import compress, guard, landing, release, site_swap
 from tools import lock as locks
 from tools import pyodide_dist
 from tools.addresses import reachable_addresses
-from tools.serve import WORKERS, Server, normal_base_path
+from tools.serve import WORKERS, Server, content_hashed, normal_base_path
 from tools.wheel import build_wheel, served_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -237,6 +237,7 @@ def build(output=ROOT / "_output", pyodide=None, content=ROOT / "content", ship_
         site = site_swap.staging_folder(output)
         try:
             manifest, preload, missing = _build_into(site, content, pyodide, dist_dir)
+            site_swap.keep_previous(output, site, LOCK_DIR, content_hashed)
             site_swap.put_in_place(site, output)
         finally:
             shutil.rmtree(site, ignore_errors=True)
@@ -274,9 +275,19 @@ def _build_into(output: Path, content: Path, pyodide, dist_dir):
         set_kernel_settings(output, settings)
         landing.write(output, staged, TITLE, {
             "defaultPyodideUrl": locks.CDN_URL + "pyodide.mjs", "kernelSettings": KERNEL_SETTINGS,
-            "needs": NOTEBOOKS_NEED, "kind": "self-hosted" if pyodide else "cdn"})
+            "needs": NOTEBOOKS_NEED, "kind": "self-hosted" if pyodide else "cdn",
+            "sizes": checked_sizes(output)})
     compress.write_gzip_copies(output)          # last: of every file as it ships
     return manifest, preload, missing
+
+
+def checked_sizes(output: Path) -> dict[str, int]:
+    """{path in the site: bytes} of the files the landing page's checks ask for (the Pyodide
+    runtime and the wheels): a check that gets another length (a file cut short by a copy) says
+    the file is damaged instead of Ready."""
+    return {p.relative_to(output).as_posix(): p.stat().st_size
+            for folder in (output / LOCK_DIR, output / "static" / "pyodide") if folder.is_dir()
+            for p in sorted(folder.iterdir()) if p.suffix in (".whl", ".zip", ".wasm", ".mjs") and p.is_file()}
 
 
 def remember(output: Path, pyodide) -> None:
