@@ -239,7 +239,7 @@ class Server:
                              timeout_ceil_threshold=1)
         runner = web.ServerRunner(handler, handle_signals=False, shutdown_timeout=1)
         await runner.setup()
-        await web.SockSite(runner, self.socket, backlog=BACKLOG, shutdown_timeout=1).start()
+        await web.SockSite(runner, self.socket, backlog=BACKLOG).start()
         self._started.set()
         try:
             await self._stop.wait()

@@ -59,6 +59,9 @@
     try {
       const response = await fetch(url, { cache: "no-store", signal: control.signal,
                                           headers: { Range: "bytes=0-15" } });
+      if (response.status === 416) {                  // no first bytes to give: shorter than 16
+        return { ok: false, why: totalLength(response) === 0 ? "empty" : "damaged" };
+      }
       if (!response.ok) return { ok: false, why: "missing", status: response.status };
       const total = totalLength(response);
       if (size != null && total != null && total !== size) {
