@@ -37,6 +37,7 @@ import signal
 import socket
 import stat
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from aiohttp import web
@@ -80,18 +81,23 @@ class Site:
         self.base_path = normal_base_path(base_path)
         self._root = (None, "")
 
-    def find(self, relative: str) -> tuple[str | None, str]:
-        """(the real path of the file to send, or None; why not, for the 404's text)."""
+    def find(self, relative: str) -> tuple[str | None, str, os.stat_result | None]:
+        """(the real path of the file to send, or None; "folder", or why not, for the 404's text;
+        its stat)."""
         parts = [p for p in relative.split("/") if p]
         if any(p.startswith(".") or "\\" in p for p in parts):
-            return None, "Not found"
+            return None, "Not found", None
         root = self.real_root()                      # each time: a build swaps the folder in place
         real = _real_path(os.path.join(root, *parts))
         if real is None or (real != root and not real.startswith(root + os.sep)):
-            return None, "Not found"                 # missing, or a link leading out of the site
-        if os.path.isdir(real):
-            return real, "folder"
-        return (real, "") if os.path.isfile(real) else (None, "Not found")
+            return None, "Not found", None           # missing, or a link leading out of the site
+        try:
+            info = os.stat(real)
+        except OSError:
+            return None, "Not found", None
+        if stat.S_ISDIR(info.st_mode):
+            return real, "folder", info
+        return (real, "", info) if stat.S_ISREG(info.st_mode) else (None, "Not found", None)
 
     def real_root(self) -> str:
         """The site folder's real path, resolved again whenever the folder was swapped."""
@@ -114,18 +120,18 @@ class Site:
             return _text(301, "Moved", Location=self.base_path + query)
         if not path.startswith(self.base_path):
             return _text(404, "Not found")
-        real, why = self.find(path[len(self.base_path):])
+        real, why, info = self.find(path[len(self.base_path):])
         if why == "folder":
             if not path.endswith("/"):
                 return _text(301, "Moved", Location=path.rsplit("/", 1)[-1] + "/" + query)
-            real, why = self.find(path[len(self.base_path):] + "/index.html")
+            real, why, info = self.find(path[len(self.base_path):] + "/index.html")
         if real is None:
             return _text(404, why)
         name = os.path.basename(real)
         headers = {"X-Content-Type-Options": "nosniff",
                    "Cache-Control": IMMUTABLE if content_hashed(name) else REVALIDATE,
                    "Content-Type": TYPES.get(os.path.splitext(name)[1].lower(), "application/octet-stream")}
-        gz = _gzip_copy(real)
+        gz = _gzip_copy(real, info)
         if gz is not None:
             headers["Vary"] = "Accept-Encoding"
             if "gzip" in request.headers.get("Accept-Encoding", "").lower() and "Range" not in request.headers:
@@ -153,16 +159,30 @@ _O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
 _PROC = os.path.isdir("/proc/self/fd")
 
 
-def _gzip_copy(real: str) -> str | None:
+def _gzip_copy(real: str, original: os.stat_result) -> str | None:
     """The build's .gz copy of a file (tools/compress.py): a regular file, not a link, with the
     file's own modification time (a file changed after the build has no valid copy)."""
     try:
-        copy, original = os.lstat(real + ".gz"), os.stat(real)
+        copy = os.lstat(real + ".gz")
     except OSError:
         return None
     if stat.S_ISREG(copy.st_mode) and copy.st_mtime_ns == original.st_mtime_ns:
         return real + ".gz"
     return None
+
+
+class _Inline(ThreadPoolExecutor):
+    """The event loop's default executor, running each call at once, in the loop: aiohttp's file
+    response asks it to stat, open and close each file, which take microseconds on a local disk,
+    less than handing them to a thread and back (a worker per core serves the others meanwhile)."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        done = Future()
+        try:
+            done.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, as a thread would
+            done.set_exception(exc)
+        return done
 
 
 class _File(web.FileResponse):
@@ -235,6 +255,7 @@ class Server:
 
     async def _serve(self) -> None:
         self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
+        self._loop.set_default_executor(_Inline(max_workers=1))
         handler = web.Server(self.site, access_log=None, keepalive_timeout=self.idle_seconds,
                              timeout_ceil_threshold=1)
         runner = web.ServerRunner(handler, handle_signals=False, shutdown_timeout=1)
