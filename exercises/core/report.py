@@ -38,7 +38,6 @@ import functools
 import hashlib
 import json
 import os
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +46,10 @@ from typing import NamedTuple
 from presentation.numbers import plural
 
 from . import export, spreadsheet, untrusted
-from .progress import FORMAT, RENAMED_SECTIONS, STATUS_LABELS, VERSION, renamed_sections, status_of
+from .progress import FORMAT, STATUS_LABELS, VERSION, renamed_sections
+from .report_entries import (exercise_status, question_status, skip_ahead_status, skipped_ahead, wrong_kind,
+                             yes_no)
+from .report_who import folder_entries, id_cell, join_records, joined_browsers
 
 CSV_COLUMNS = ["learner", "learner_id", "notebook", "kind", "item", "status", "attempts",
                "hints_used", "solution_revealed", "skipped_ahead", "exported_at", "file", "flags"]
@@ -69,12 +71,6 @@ EXERCISE_LABELS = {**STATUS_LABELS, "skipped-ahead": "skipped ahead", "started":
 _HEADERS = {**EXERCISE_LABELS, "passed-after-solution": "after solution"}   # the summary's columns
 QUESTION_LABELS = ("right", "wrong", "not answered")
 SKIP_AHEAD_LABELS = ("passed", "attempted", "not taken")
-
-# The fields the report reads, and the kind each must have when present.
-_COUNTS = ("attempts", "hints", "checks", "misses", "tries")
-MAX_COUNT = 10 ** 9          # more attempts, hints or checks than anyone makes: not a real count
-_FLAGS = ("passed", "passed_after_solution", "solution_revealed", "correct", "revealed")
-
 
 @dataclass
 class Export:
@@ -151,30 +147,6 @@ def _parse(raw: bytes, looks_json: bool):
         raise Skip("not a progress export") from None
 
 
-def _wrong_kind(data: dict) -> str | None:
-    """What in a progress record has the wrong kind of value, or None."""
-    for section in ("exercises", "questions"):
-        if not isinstance(data.get(section), dict) or not all(isinstance(v, dict) for v in data[section].values()):
-            return f"its {section!r} section"
-    for section in (*RENAMED_SECTIONS.values(), *RENAMED_SECTIONS):      # skip_ahead, and test_out
-        value = data.get(section, {})
-        if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
-            return f"its {section!r} section"
-    for section in ("exercises", "questions", *RENAMED_SECTIONS.values(), *RENAMED_SECTIONS):
-        for key, entry in data.get(section, {}).items():
-            for name in _COUNTS:
-                value = entry.get(name, 0)
-                if type(value) is not int or value < 0:
-                    return f"{section} entry {export.printable(key, 40)!r}: {name!r}"
-                if value > MAX_COUNT:
-                    return (f"{section} entry {export.printable(key, 40)!r}: {name!r} (a number of "
-                            f"{len(str(value)) if value < 10 ** 4000 else 'over 4,000'} digits, not a count)")
-            for name in _FLAGS:
-                if not isinstance(entry.get(name, False), bool):
-                    return f"{section} entry {export.printable(key, 40)!r}: {name!r}"
-    return None
-
-
 def read_export(path: Path) -> Export:
     """The export in the regular file ``path``; :class:`Skip` (or
     :class:`~exercises.core.untrusted.Refused`) with the reason when it is not one."""
@@ -191,7 +163,7 @@ def read_export(path: Path) -> Export:
                    "update this checkout")
     if not isinstance(data.get("exercises"), dict) or not isinstance(data.get("questions"), dict):
         raise Skip("malformed: a progress file with missing or damaged parts")
-    wrong = _wrong_kind(data)
+    wrong = wrong_kind(data)
     if wrong:
         raise Skip(f"malformed: values of the wrong kind in {wrong}")
     block = data.get("export")
@@ -300,67 +272,6 @@ def _inode(path) -> tuple[int, int] | None:
     return (info.st_dev, info.st_ino)
 
 
-def _entries(folder: Path, recursive: bool) -> list[tuple[str, os.DirEntry, str]]:
-    """(name as shown, entry, real path of its folder) of the files to look at: those directly
-    in folder and, with ``recursive``, those directly in each of its sub-folders (an LMS's
-    "download all submissions": one folder per learner). Links to folders are not followed."""
-    real = os.path.realpath(folder)
-    with os.scandir(folder) as listing:
-        entries = sorted(listing, key=lambda e: e.name)
-    found = []
-    for entry in entries:
-        if recursive and entry.is_dir(follow_symlinks=False):
-            try:
-                with os.scandir(entry.path) as inner:
-                    found += [(f"{entry.name}/{e.name}", e, os.path.join(real, entry.name))
-                              for e in sorted(inner, key=lambda e: e.name)]
-            except OSError as exc:
-                found.append((entry.name, entry, real + f"\0could not be listed ({exc.strerror})"))
-            continue
-        found.append((entry.name, entry, real))
-    return found
-
-
-def _joined(by_learner: dict) -> list[list[tuple[str, str]]]:
-    """Groups of browser ids that are one learner: an export remembers the ids of the browsers
-    whose progress the learner imported into it (``learner.merged``, :meth:`Progress.merge`)."""
-    parent: dict[str, str] = {}
-
-    def root(x):
-        while parent.setdefault(x, x) != x:
-            x = parent[x]
-        return x
-
-    for (kind, ident), items in by_learner.items():
-        if kind != "id":
-            continue
-        root(ident)
-        for item in items:
-            merged = (item.data.get("learner") or {}).get("merged")
-            for other in merged if isinstance(merged, list) else []:
-                other = export.printable(other)[:64] if isinstance(other, str) else ""
-                if other and ("id", other) in by_learner:
-                    parent[root(other)] = root(ident)
-    groups: dict[str, list] = {}
-    for (kind, ident) in by_learner:
-        if kind == "id":
-            groups.setdefault(root(ident), []).append(("id", ident))
-    return [g for g in groups.values() if len(g) > 1]
-
-
-def _join(used: Export, others: list[Export]) -> None:
-    """The learner's record as one: the better result of each entry of every browser's newest
-    export (as the progress view's Import merges them), flagged."""
-    from .progress import Progress
-
-    record = Progress(json.loads(json.dumps(used.data)))
-    for other in others:
-        record.merge(Progress(json.loads(json.dumps(other.data))))
-    used.data = record.data
-    used.flags.append("joined with browser id(s) " + ", ".join(o.ident for o in others)
-                      + ": the learner imported that browser's progress (one learner, not namesakes)")
-
-
 def build(folder, exclude=(), recursive=False) -> Report:
     """Read ``folder`` (with ``recursive``, and its sub-folders one level down) into a
     :class:`Report`; never raises for a bad file. The files in ``exclude`` (the report's own
@@ -369,7 +280,7 @@ def build(folder, exclude=(), recursive=False) -> Report:
     folder = Path(folder)
     report = Report(folder=folder)
     excluded = {node for node in map(_inode, exclude) if node}
-    entries = _entries(folder, recursive)
+    entries = folder_entries(folder, recursive)
     by_digest: dict[str, Export] = {}
     by_learner: dict[tuple[str, str], list[Export]] = {}
     for name, entry, real in entries:
@@ -399,7 +310,7 @@ def build(folder, exclude=(), recursive=False) -> Report:
             continue
         by_digest[item.digest] = item
         by_learner.setdefault(_learner_key(item), []).append(item)
-    for group in _joined(by_learner):
+    for group in joined_browsers(by_learner):
         newest = [max(by_learner[key], key=_when) for key in group]
         first = max(newest, key=_when)
         others = [item for item in newest if item is not first]
@@ -411,7 +322,7 @@ def build(folder, exclude=(), recursive=False) -> Report:
         used = _one_learner(kind, items)
         joined = [o for i in items for o in i.joined]
         if joined:
-            _join(used, joined)
+            join_records(used, joined)
         report.exports.append(used)
         for older in used.superseded:
             report.files.append(FileRow(
@@ -440,48 +351,6 @@ def build(folder, exclude=(), recursive=False) -> Report:
 
 
 # ---------------------------------------------------------------- statuses
-
-def _day(value) -> str:
-    """The date of a time stamp written by the course (YYYY-MM-DD...), else ""."""
-    match = re.match(r"\d{4}-\d{2}-\d{2}", value) if isinstance(value, str) else None
-    return match.group(0) if match else ""
-
-
-def skipped_ahead(data: dict, stem: str) -> str:
-    """"" if the learner did not pass notebook ``stem``'s skip-ahead set, else the day (or "yes")."""
-    entry = data.get("skip_ahead", {}).get(stem, {})
-    if not entry.get("passed"):
-        return ""
-    return _day(entry.get("passed_at")) or "yes"
-
-
-def exercise_status(entry: dict, notebook_skipped: bool) -> str:
-    """One of :data:`EXERCISE_STATUSES` (the progress view's rules, then the report's two)."""
-    status = status_of(entry)
-    if status in ("passed", "passed-after-solution"):
-        return status
-    if notebook_skipped:
-        return "skipped-ahead"
-    if status == "not-started" and entry.get("hints", 0) > 0:
-        return "started"
-    return status
-
-
-def question_status(entry: dict) -> str:
-    if "answer" not in entry:
-        return "not answered"
-    return "right" if entry.get("correct") else "wrong"
-
-
-def skip_ahead_status(entry: dict) -> str:
-    if entry.get("passed"):
-        return "passed"
-    return "attempted" if entry.get("attempts", 0) > 0 else "not taken"
-
-
-def _yes(flag) -> str:
-    return "yes" if flag else "no"
-
 
 class Item(NamedTuple):
     """One thing of the course a learner has a status for."""
@@ -540,11 +409,11 @@ def learner_rows(item: Export) -> list[dict]:
             entry = exercises.get(it.id, {})
             status, attempts, hints, revealed = (EXERCISE_LABELS[exercise_status(entry, bool(day))],
                                                  entry.get("attempts", 0), entry.get("hints", 0),
-                                                 _yes(entry.get("solution_revealed")))
+                                                 yes_no(entry.get("solution_revealed")))
         elif it.kind == "question":
             entry = questions.get(it.id, {})
             status, attempts, hints, revealed = (question_status(entry), entry.get("tries", 0), "",
-                                                 _yes(entry.get("revealed")))
+                                                 yes_no(entry.get("revealed")))
         else:
             entry = sets.get(it.notebook, {})
             status, attempts, hints, revealed = skip_ahead_status(entry), entry.get("attempts", 0), "", ""
@@ -556,7 +425,7 @@ def learner_rows(item: Export) -> list[dict]:
             out.append(dict(common, notebook=stem, kind=RETIRED, item=ex_id,
                             status=EXERCISE_LABELS[exercise_status(entry, False)],
                             attempts=entry.get("attempts", 0), hints_used=entry.get("hints", 0),
-                            solution_revealed=_yes(entry.get("solution_revealed")), skipped_ahead=""))
+                            solution_revealed=yes_no(entry.get("solution_revealed")), skipped_ahead=""))
     item._rows = out
     return out
 
@@ -603,17 +472,6 @@ def file_rows(report: Report) -> list[list]:
 
 
 # ---------------------------------------------------------------- output
-
-_NUMBER_LIKE = re.compile(r"\d+([eE][+-]?\d+)?")
-
-
-def id_cell(ident):
-    """A browser id as the default CSV writes it: an id a spreadsheet would read as a number (all
-    digits, or digits with one e: LibreOffice turns 318675e37645 into 1.8E+308) starts with ', as
-    a cell that would be a formula does (:mod:`exercises.core.spreadsheet`); ids made since are
-    never such (:func:`exercises.core.export.new_learner_id`)."""
-    return "'" + ident if isinstance(ident, str) and _NUMBER_LIKE.fullmatch(ident) else ident
-
 
 def _ids_as_text(header: list[str], body, excel: bool):
     column = header.index("learner_id")
