@@ -20,7 +20,8 @@
    tenth of its age (browsers' heuristic), the rest is asked for with `If-None-Match` /
    `If-Modified-Since`; requests that bypass the cache are sent as they are.
 
-Reported per server: the time until all N learners are done, the median learner's time, failed
+Reported per server: the time until all N learners are done, the median learner's time, the CPU
+time the server's processes used (a figure the machine's other work moves less), failed
 requests (a connection refused, reset or stalled for 60 s, or another status than Chromium got),
 learners with a failure, connections per learner (most), megabytes per learner, the second
 visit's bytes, ranges answered 206 and conditional requests answered 304. One Python process
@@ -292,13 +293,27 @@ async def classroom(port: int, requests: list[dict], learners: int, prefix: str 
 
 # ---------------------------------------------------------------- the servers
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) a process and its children have used so far (Linux /proc)."""
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    total = 0
+    for each in [str(pid)] + found:
+        try:
+            fields = open(f"/proc/{each}/stat").read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 @contextlib.contextmanager
-def course_server(site: Path, port: int):
+def course_server(site: Path, port: int, pids: list):
     """`./course serve --no-build` on the site, in its own process (as instructors run it)."""
     process = subprocess.Popen([sys.executable, "-m", "tools.site", "serve", "--no-build", "--output", str(site),
                                 "--port", str(port)], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True,
                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+    pids.append(process.pid)
     try:
         for line in process.stdout:
             if "Press Ctrl+C" in line:
@@ -315,10 +330,10 @@ def servers(site: Path, work: Path):
     """(name, context manager yielding once it serves on the port given) for each server here."""
     from tools import static_hosts
 
-    found = [("./course serve", lambda port: course_server(site, port))]
+    found = [("./course serve", lambda port, pids: course_server(site, port, pids))]
     for kind in static_hosts.KINDS:
         if static_hosts.program(kind):
-            found.append((kind, lambda port, kind=kind: static_hosts.running(kind, site, port, work / kind)))
+            found.append((kind, lambda port, pids, kind=kind: static_hosts.running(kind, site, port, work / kind, pids)))
     return found
 
 
@@ -354,8 +369,10 @@ def run(learners: int = 200, log=print, site: Path | None = None) -> dict:
         for name, serving in servers(site, Path(work)):
             port = free_port()
             log(f"  {learners} learners at once: {name}...")
-            with serving(port):
+            pids = []
+            with serving(port, pids):
                 row = asyncio.run(classroom(port, requests, learners))
+                row["server_cpu_s"] = round(cpu_seconds(pids[0]), 1)
             row["server"] = name
             rows.append(row)
             log("    " + row_line(row))
@@ -372,6 +389,7 @@ def row_line(row: dict) -> str:
     ratio = f", {row['vs_nginx']} x nginx" if row.get("vs_nginx") else ""
     return (f"{row['server']}: all done {row['all_done_s']} s{ratio} (median learner {row['median_learner_s']} s), "
             f"{row['failed_requests']} failed requests ({row['learners_with_a_failure']} learners), "
+            f"server CPU {row.get('server_cpu_s', '?')} s, "
             f"{row['connections_per_learner_max']} connections per learner, {row['mb_per_learner']} MB per learner, "
             f"{row['ranges_206']} of {row['ranges']} ranges 206, second visit {row['second_visit_bytes'] / 1e3:.1f} kB "
             f"({row['second_visit_304']} of {row['second_visit_conditional']} conditional requests 304)")
@@ -382,12 +400,12 @@ def table(section: dict) -> list[str]:
         return [f"Classroom: skipped ({section['skipped']})"]
     lines = [f"Classroom: {section['learners']} learners opening the site at once "
              f"({section['requests_per_visit']} requests each, {section['ranges_per_visit']} of them ranges)",
-             "| server | all done, s | × nginx | median learner, s | failed requests | learners with a failure | "
-             "connections per learner | MB per learner | ranges 206 | second visit, kB | 304s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| server | all done, s | × nginx | median learner, s | server CPU, s | failed requests | "
+             "learners with a failure | connections per learner | MB per learner | ranges 206 | second visit, kB | 304s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in section["rows"]:
         lines.append(f"| {r['server']} | {r['all_done_s']} | {r['vs_nginx'] or '–'} | {r['median_learner_s']} | "
-                     f"{r['failed_requests']} | {r['learners_with_a_failure']} | {r['connections_per_learner_max']} | "
+                     f"{r.get('server_cpu_s', '–')} | {r['failed_requests']} | {r['learners_with_a_failure']} | {r['connections_per_learner_max']} | "
                      f"{r['mb_per_learner']} | {r['ranges_206']} of {r['ranges']} | "
                      f"{r['second_visit_bytes'] / 1e3:.1f} | {r['second_visit_304']} of "
                      f"{r['second_visit_conditional']} |")

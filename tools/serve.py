@@ -37,7 +37,6 @@ import signal
 import socket
 import stat
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from aiohttp import web
@@ -171,20 +170,6 @@ def _gzip_copy(real: str, original: os.stat_result) -> str | None:
     return None
 
 
-class _Inline(ThreadPoolExecutor):
-    """The event loop's default executor, running each call at once, in the loop: aiohttp's file
-    response asks it to stat, open and close each file, which take microseconds on a local disk,
-    less than handing them to a thread and back (a worker per core serves the others meanwhile)."""
-
-    def submit(self, fn, /, *args, **kwargs):
-        done = Future()
-        try:
-            done.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller, as a thread would
-            done.set_exception(exc)
-        return done
-
-
 class _File(web.FileResponse):
     """aiohttp's file response, sending exactly the file it is given (the choice of a .gz copy
     is made above, where its modification time and the request's Range are known)."""
@@ -255,7 +240,6 @@ class Server:
 
     async def _serve(self) -> None:
         self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
-        self._loop.set_default_executor(_Inline(max_workers=1))
         handler = web.Server(self.site, access_log=None, keepalive_timeout=self.idle_seconds,
                              timeout_ceil_threshold=1)
         runner = web.ServerRunner(handler, handle_signals=False, shutdown_timeout=1)

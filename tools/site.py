@@ -426,7 +426,9 @@ def parser():
         "check", help="check the notebooks in content/ are fit to ship",
         description="Check that content/ holds nothing build refuses to ship: stored outputs, filled-in "
         "exercises, saved widget state, execution timestamps, another kernel than python, exercise "
-        "and check cells that break the course's conventions, stray Untitled files (tools/guard.py).")
+        "and check cells that break the course's conventions, solution code pasted outside the exercise "
+        "cells, stray Untitled files and Duplicate's copies, symbolic links, hidden files and folders "
+        "(tools/guard.py).")
     check_parser.add_argument("--clear", action="store_true",
                               help="first remove outputs, execution counts, widget state and timings "
                               "from every notebook of content/")

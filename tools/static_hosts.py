@@ -83,8 +83,9 @@ def _wait_for_port(port: int, process: subprocess.Popen, log: Path, seconds: flo
 
 
 @contextlib.contextmanager
-def running(kind: str, site: Path, port: int, work: Path):
-    """kind serving site on 127.0.0.1:port with the README's configuration; yields the base URL."""
+def running(kind: str, site: Path, port: int, work: Path, pids: list | None = None):
+    """kind serving site on 127.0.0.1:port with the README's configuration; yields the base URL
+    (and appends its process id to pids, when given)."""
     work = Path(work)
     work.mkdir(parents=True, exist_ok=True)
     log = work / "output.log"
@@ -105,6 +106,8 @@ def running(kind: str, site: Path, port: int, work: Path):
         raise ValueError(kind)
     with open(log, "wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+    if pids is not None:
+        pids.append(process.pid)
     try:
         _wait_for_port(port, process, log)
         yield f"http://127.0.0.1:{port}/"
