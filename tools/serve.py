@@ -1,10 +1,11 @@
 """The HTTP server of `./course serve`: the built site, served to a class by aiohttp's web server.
 
-aiohttp was chosen by measuring (README: Serving a classroom; `./course bench --classroom`): it
-answers a class of learners opening the site at once over HTTP/1.1 keep-alive, sends files with
-the operating system's sendfile, answers `Range` with 206 and `If-None-Match` /
+aiohttp was chosen by measuring (README: For instructors, The server; `./course bench --only
+classroom`): it answers a class of learners opening the site at once over HTTP/1.1 keep-alive,
+sends files with the operating system's sendfile, answers `Range` with 206 and `If-None-Match` /
 `If-Modified-Since` with 304 (its FileResponse), and closes a connection that sends no request,
 or only part of one, within IDLE_SECONDS (a slow or idle client cannot hold the server).
+`./course serve` runs WORKERS copies of it, one per core, on one listening socket.
 
 What this module adds to aiohttp's file responses:
 
