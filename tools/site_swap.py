@@ -87,7 +87,10 @@ def keep_previous(output: Path, built: Path, folder: str, hashed) -> list[str]:
     the previous build's own files are kept (a list of what was kept over is written beside
     them), so nothing piles up across builds. Returns the names kept."""
     old, new = Path(output) / folder, Path(built) / folder
-    if not old.is_dir() or not new.is_dir():
+    if not new.is_dir():
+        return []
+    if not old.is_dir():
+        (new / KEPT).write_text("[]\n", encoding="utf-8")
         return []
     try:
         carried = set(json.loads((old / KEPT).read_text(encoding="utf-8")))
