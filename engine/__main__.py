@@ -1,5 +1,5 @@
 """Command line: ``python -m engine solve SRC DEST`` (and ``cells PATH...``, ``list``,
-``validate``, ``report FOLDER [--csv OUT.csv] [--html [PAGE.html]] [--excel] [--force]``), for the
+``validate``, ``report FOLDER [--csv OUT.csv] [--html [PAGE.html]] [--excel] [--recursive] [--force]``), for the
 course this Python runs (:func:`engine.core.course.current`)."""
 
 from __future__ import annotations
@@ -92,7 +92,11 @@ def main(argv=None) -> int:
                        description="Read the progress files learners exported (directly in FOLDER) and write "
                        "OUT.csv (one row per learner and item), OUT-gradebook.csv (one row per learner) and "
                        "OUT-files.csv (every file of the folder and what became of it), and print a summary.")
-    r.add_argument("folder", help="folder holding the exported files (read not recursively)")
+    r.add_argument("folder", help="folder holding the exported files (only the files directly in it, "
+                   "unless --recursive)")
+    r.add_argument("--recursive", action="store_true",
+                   help="also read the files in each sub-folder (one level down), as an LMS's \"download "
+                   "all submissions\" gives them: one folder per learner")
     r.add_argument("--csv", default="progress-report.csv", metavar="OUT.csv",
                    help="where to write the long table; the other two go beside it (default: "
                    "progress-report.csv; '-' prints the long table alone on standard output)")
@@ -106,7 +110,8 @@ def main(argv=None) -> int:
     if args.command == "report":
         from .report import command as report_command
 
-        return report_command.main(args.folder, args.csv, force=args.force, excel=args.excel, html=args.html)
+        return report_command.main(args.folder, args.csv, force=args.force, excel=args.excel, html=args.html,
+                                   recursive=args.recursive)
 
     if args.command == "solve":
         src, dest = Path(args.src), Path(args.dest)

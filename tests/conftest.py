@@ -6,13 +6,10 @@ functions they share with the browser benchmark live in tools/browser.py.
 With CI=true a missing Chromium is a failure, not a skip.
 """
 
-import functools
-import http.server
 import json
 import os
 import subprocess
 import sys
-import threading
 import urllib.request
 from pathlib import Path
 from typing import NamedTuple
@@ -138,29 +135,20 @@ def self_hosted_site(tmp_path_factory, pyodide_npm_tarball):
     return output, report
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):
-        pass
-
-
 @pytest.fixture(scope="session")
 def serve_site():
     """serve_site(folder, base_path) -> URL of folder served on 127.0.0.1 under base_path."""
-    from tools.site import SiteHandler, SiteServer
+    from tools.serve import Server
     servers = []
 
     def start(folder, base_path="/"):
-        handler = functools.partial(type("H", (SiteHandler,), {"base_path": base_path}),
-                                    directory=str(folder))
-        server = SiteServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        server = Server(folder, port=0, base_path=base_path).start()
         servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}{base_path}"
+        return f"http://127.0.0.1:{server.port}{base_path}"
 
     yield start
     for server in servers:
-        server.shutdown()
-        server.server_close()
+        server.close()
 
 
 # ---------------------------------------------------------------- Chromium

@@ -297,8 +297,47 @@ STRATEGIES = {"row-mean": row_mean, "stable-softmax": softmax, "sinusoidal-table
               "capstone-block": trained_block}
 
 
-def test_every_exercise_has_a_strategy():
-    assert set(STRATEGIES) == set(EXERCISES)
+def from_the_definition(ex):
+    """The strategy of an exercise with none written here (a new notebook's, `./course new`): the
+    cases its definition makes, fixed ones and those its ``draw`` makes from a drawn seed."""
+    def cases(seed):
+        made = ex.fixed_cases() + (list(ex.draw(np.random.default_rng(seed))) if ex.draw else [])
+        return made
+
+    @st.composite
+    def drawn(draw):
+        case = draw(st.sampled_from(cases(draw(st.integers(0, 2 ** 32 - 1)))))
+        return tuple(case.args), dict(case.kwargs or {})
+
+    return drawn
+
+
+def strategy(ex_id):
+    """The strategy written here for the exercise, else the one its definition gives."""
+    return STRATEGIES.get(ex_id) or from_the_definition(get_exercise(ex_id))
+
+
+def test_every_strategy_written_here_is_of_an_exercise():
+    assert set(STRATEGIES) <= set(EXERCISES)
+
+
+def test_an_exercise_with_no_strategy_written_here_is_drawn_from_its_definitions_cases():
+    ex = get_exercise("row-mean")
+    found = []
+
+    @PROPERTY
+    @given(from_the_definition(ex)())
+    def collect(drawn):
+        found.append(drawn)
+
+    collect()
+    assert found and all(isinstance(args, tuple) and isinstance(kwargs, dict) for args, kwargs in found)
+    fixed = [tuple(c.args) for c in ex.fixed_cases()]
+    assert any(any(_same(args, f) for f in fixed) for args, _ in found), "no fixed case was drawn"
+
+
+def _same(a, b):
+    return len(a) == len(b) and all(np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(a, b))
 
 
 def _case_tolerance(ex, args) -> tuple[float, float]:
@@ -318,7 +357,7 @@ def test_the_solution_agrees_with_the_reference_and_passes_its_check_across_the_
     solution = run_cell(ex.solution_source, ex.context, ex.id)[ex.name]
 
     @PROPERTY
-    @given(STRATEGIES[ex_id]())
+    @given(strategy(ex_id)())
     def agrees(drawn):
         args, kwargs = drawn
         rtol, atol = _case_tolerance(ex, args)

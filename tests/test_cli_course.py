@@ -73,8 +73,10 @@ def test_serve_on_a_busy_port_says_so_before_building(tmp_path):
         started = time.perf_counter()
         done = run("-m", "tools.site", "serve", "--port", str(port), "--output", str(tmp_path / "site"))
     message = one_sentence_failure(done)
-    assert message == (f"Port {port} is already in use (another ./course serve, or another program): "
-                       f"stop it, or choose another port with --port {port + 1}.")
+    assert message == (f"Port {port} is already in use (another ./course serve, or another program): stop it "
+                       "and serve again. Learners' saved notebooks and progress belong to the exact address "
+                       f"they opened (port {port} included): at another port (--port {port + 1}) they find blank "
+                       "notebooks until each one moves their work with the start page's Export and Import.")
     assert not (tmp_path / "site").exists(), "it built before finding the port busy"
     assert time.perf_counter() - started < 20
 
@@ -394,6 +396,10 @@ def test_solve_refuses_what_would_do_harm(case, tmp_path):
     ("2nd_part", "cannot name a notebook"),
     ("norms", "'norms' is taken: labs/norms"),
     ("start", "'start' is taken"),
+    ("class", "'class' cannot name a notebook: it is one of Python's keywords"),
+    ("lambda", "'lambda' cannot name a notebook: it is one of Python's keywords"),
+    ("match", "'match' cannot name a notebook: it is one of Python's keywords"),
+    ("type", "'type' cannot name a notebook: it is one of Python's keywords"),
 ])
 def test_new_refuses_a_bad_or_taken_name_in_one_sentence(name, expected, tmp_path):
     before = sorted(p.name for p in CONTENT.iterdir())

@@ -402,8 +402,9 @@ def test_one_name_from_two_browsers_is_two_learners_flagged_as_a_conflict(folder
     assert rep.skipped == []
     assert [sorted(e.ident for e in group) for group in rep.conflicts] == [["111111111111", "222222222222"]]
     book = csv_rows(report.gradebook_text(rep))
-    assert sorted((r["learner_id"], r["exercises_passed"]) for r in book) == [("111111111111", "3"),
-                                                                                ("222222222222", "1")]
+    # all-digit ids (made before ids began with a letter) start with ' in the default CSV
+    assert sorted((r["learner_id"], r["exercises_passed"]) for r in book) == [("'111111111111", "3"),
+                                                                                ("'222222222222", "1")]
     assert all(r["flags"].startswith("name conflict: 2 learners exported as") for r in book)
     assert "Name conflicts" in report.summary_text(rep)
     assert "Li Wei [11111111]" in report.summary_text(rep)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import keyword
 import re
 import sys
 from pathlib import Path
@@ -39,6 +40,8 @@ EXERCISE_CELL = '''def centre(x):
     """Each row of x (its last axis) minus the row's mean."""
     return x - ____
 '''
+# Python's soft keywords on every Python the course runs on (3.11 lists no "type")
+SOFT_KEYWORDS = set(keyword.softkwlist) | {"_", "case", "match", "type"}
 SETUP_CELL = "import numpy as np\nfrom engine.notebook import ____, ask, begin, check, hint, solution\nbegin()"
 
 
@@ -47,6 +50,10 @@ def names(name: str, title: str | None, root: Path) -> dict:
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or name.endswith("_"):
         raise SystemExit(f"{name!r} cannot name a notebook: use lower-case letters, digits and _, "
                          "starting with a letter (for example attention or layer_norms).")
+    if keyword.iskeyword(name) or name in SOFT_KEYWORDS:
+        raise SystemExit(f"{name!r} cannot name a notebook: it is one of Python's keywords, so the "
+                         f"notebook's `from labs.{name} import ...` could not be trusted to run; choose another "
+                         f"name (for example {name}_part).")
     taken = [path.relative_to(root).as_posix() for path in (
         root / "labs" / name, root / "exercises" / "definitions" / f"{name}.py",
         root / "tests" / f"test_labs_{name}.py") if path.exists()]

@@ -28,9 +28,10 @@ plot or text) and each check's verdict, prints them, and with --summary
 appends them as Markdown tables to FILE (in a GitHub workflow: $GITHUB_STEP_SUMMARY). The exit
 status is 0 when every notebook passed, 1 otherwise.
 
-The only change the run makes to what the site serves is one setting in `jupyter-lite.json`,
-`exposeAppInBrowser`, which gives the page a handle on JupyterLab (`window.jupyterapp`) to run
-cells and read their outputs as a learner's clicks do. The same functions run the notebooks of a
+The run reads JupyterLab through its handle in the page (`window.jupyterapp`) to run cells and
+read their outputs as a learner's clicks do: the site's `jupyter-lite.json` sets
+`exposeAppInBrowser` (the course's two-tab guard needs it too), and the run sets it again in what
+it is served of that file, so a site built before works the same; it changes nothing else. The same functions run the notebooks of a
 local JupyterLab with a CPython kernel (:class:`JupyterLabServer`), as the browser tests do.
 """
 
@@ -38,12 +39,9 @@ from __future__ import annotations
 
 import argparse
 import copy
-import functools
-import http.server
 import json
 import re
 import sys
-import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -772,12 +770,10 @@ def _md(text: str) -> str:
 
 def serve(site: Path):
     """The site served on 127.0.0.1 (a free port) as `./course serve` serves it: (server, URL)."""
-    from tools.site import SiteHandler
+    from tools.serve import Server
 
-    handler = functools.partial(SiteHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+    server = Server(site, port=0).start()
+    return server, f"http://127.0.0.1:{server.port}/"
 
 
 def parser():

@@ -79,7 +79,10 @@ def printable(text, limit: int = 200) -> str:
 
 
 def new_learner_id() -> str:
-    return uuid.uuid4().hex[:12]
+    """12 hex digits that start with a letter (a to f): no spreadsheet takes one for a number, as
+    LibreOffice does with 318675e37645 (1.8E+308) or 968345217633."""
+    ident = uuid.uuid4().hex[:12]
+    return "abcdef"[int(ident[0], 16) % 6] + ident[1:] if ident[0].isdigit() else ident
 
 
 def clean_name(name) -> str:
@@ -100,6 +103,9 @@ def seal(record: dict, release: str | None = None, now: str | None = None) -> di
     learner = data.get("learner") if isinstance(data.get("learner"), dict) else {}
     data["learner"] = {"name": clean_name(learner.get("name")),
                        "id": str(learner.get("id") or new_learner_id())}
+    merged = learner.get("merged")
+    if isinstance(merged, list) and merged:            # the browsers whose progress this one took in
+        data["learner"]["merged"] = [str(i)[:64] for i in merged if isinstance(i, str)][:100]
     data["export"] = {"course": course_id(), "version": data.get("version"),
                       "exported_at": now or utc_now(), "release": release}
     data["export"]["checksum"] = checksum(data)

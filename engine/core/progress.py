@@ -249,7 +249,7 @@ class Progress:
         """Set the name exports carry (None keeps the stored one, "" exports without a name) and
         give the record an id if it has none. True when the record changed."""
         stored = self.data.get("learner") if isinstance(self.data.get("learner"), dict) else {}
-        wanted = {"name": export.clean_name(stored.get("name") if name is None else name),
+        wanted = {**stored, "name": export.clean_name(stored.get("name") if name is None else name),
                   "id": str(stored.get("id") or export.new_learner_id())}
         if wanted == stored:
             return False
@@ -274,6 +274,7 @@ class Progress:
         theirs = other.data
         if not isinstance(self.data.get("learner"), dict) and isinstance(theirs.get("learner"), dict):
             self.data["learner"] = theirs["learner"]
+        self._remember_merged(theirs.get("learner"))
         exercises = self.data["exercises"]
         for ex_id, entry in theirs["exercises"].items():
             exercises[ex_id] = _better_exercise(exercises.get(ex_id, {}), entry)
@@ -287,6 +288,18 @@ class Progress:
             for key, value in incoming.items():
                 if key not in ours or (_passed(value) and not _passed(ours[key])):
                     ours[key] = value
+
+    def _remember_merged(self, theirs) -> None:
+        """Note the ids of the browsers whose record this one took in (``learner.merged``), so the
+        report counts one learner with two browsers once (:mod:`exercises.core.report`)."""
+        mine = self.data.get("learner")
+        if not isinstance(mine, dict) or not isinstance(theirs, dict):
+            return
+        ids = [theirs.get("id")] + list(theirs.get("merged") or [])
+        known = list(mine.get("merged") or [])
+        new = [i for i in ids if isinstance(i, str) and i and i != mine.get("id") and i not in known]
+        if new:
+            mine["merged"] = known + new
 
     def replace_with(self, other: "Progress") -> None:
         """Take another record's entries instead of this one's; the learner stays who they are."""

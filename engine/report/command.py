@@ -104,14 +104,15 @@ def _write(path: Path, text: str) -> None:
             temporary.unlink()
 
 
-def run(folder, csv_path: str = DEFAULT_CSV, force: bool = False, excel: bool = False, html=None) -> int:
+def run(folder, csv_path: str = DEFAULT_CSV, force: bool = False, excel: bool = False, html=None,
+        recursive: bool = False) -> int:
     folder = Path(folder)
     out = outputs(csv_path, html)
     if why := problem(folder, out, force):
         say(f"error: {why}.", sys.stderr)
         return 2
     try:
-        rep = report.build(folder, exclude=out.values())
+        rep = report.build(folder, exclude=out.values(), recursive=recursive)
     except OSError as exc:
         say(f"error: could not read the folder {export.printable(folder)} "
             f"({export.printable(exc.strerror or exc)}).", sys.stderr)
@@ -158,10 +159,11 @@ def _quiet_stdout() -> None:
         pass
 
 
-def main(folder, csv_path: str = DEFAULT_CSV, force: bool = False, excel: bool = False, html=None) -> int:
+def main(folder, csv_path: str = DEFAULT_CSV, force: bool = False, excel: bool = False, html=None,
+         recursive: bool = False) -> int:
     """:func:`run`, with whatever stops it said in one sentence."""
     try:
-        return run(folder, csv_path, force, excel, html)
+        return run(folder, csv_path, force, excel, html, recursive)
     except BrokenPipeError:            # report ... | head -1: the reader has what it wanted
         _quiet_stdout()
         return 0

@@ -244,6 +244,21 @@ code { font: 0.92em ui-monospace, Menlo, Consolas, monospace; }
 .bar rect { stroke: #ffffff; stroke-width: 1; }
 .bar rect.frame { fill: none; stroke: #595959; }
 .note { color: #4a4a4a; }
+@media print {
+  @page { size: A4 landscape; margin: 10mm; }
+  * { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+  body { font-size: 11px; }
+  main { max-width: none; padding: 0; }
+  th, td { overflow-wrap: normal; word-break: normal; hyphens: manual; }
+  .scroll { overflow: visible; max-height: none; border: 0; }
+  .heat { font-size: 9px; }
+  .heat thead th, .heat tbody th { position: static; }
+  .heat tbody th { max-width: none; white-space: nowrap; }
+  .heat td { min-width: 0; padding: 1px 2px; }
+  thead { display: table-header-group; }
+  tr { break-inside: avoid; }
+  h2 { break-after: avoid; }
+}
 """ + "".join(f".{cls} {{ background: {bg}; color: {fg}; fill: {bg}; }}\n"
               for cls, _code, bg, fg in CELLS.values())
 
@@ -279,6 +294,23 @@ def _exercises(rep: Report) -> str:
                       "Opened the solution"], exercise_stats(rep)))
 
 
+def _retired(rep: Report) -> str:
+    passed: dict[str, list[str]] = {}
+    for item in rep.exports:
+        for ex_id in report.retired_passed(learner_rows(item)):
+            passed.setdefault(ex_id, []).append(report.shown_learner(item, rep))
+    if not passed:
+        return ""
+    stems = report.retired_exercises()
+    return ("<h2>Retired exercises</h2>"
+            "<p>Exercises the course has since replaced, passed in notebooks saved before the update. "
+            "They are not counted above; the gradebook lists them per learner "
+            "(<code>retired_exercises_passed</code>).</p>"
+            + _table("Passes on retired exercises", ["Exercise", "Notebook", "Learners who passed it"],
+                     [[f"<code>{e(ex_id)}</code>", e(stems[ex_id][:2]), f"{len(who)}: " + e(", ".join(who))]
+                      for ex_id, who in sorted(passed.items())]))
+
+
 def _heatmap(rep: Report) -> str:
     return ('<h2 id="heatmap">Every learner and exercise</h2>'
             "<p>One row per learner (name order), one column per exercise, grouped by notebook. "
@@ -303,7 +335,7 @@ def _conflicts(rep: Report) -> str:
             "by the start of the browser's id shown after the name. Ask who is who.</p>"
             + _table("Name conflicts", ["Name", "Browser ids and files"],
                      [[e(group[0].learner), "<br>".join(
-                         f"<code>{e(i.ident or '(none)')}</code> in <code>{e(i.path.name)}</code>"
+                         f"<code>{e(i.ident or '(none)')}</code> in <code>{e(i.file)}</code>"
                          for i in group)] for group in rep.conflicts]))
 
 
@@ -316,7 +348,7 @@ def _files(rep: Report) -> str:
                       for f in rep.files if f.outcome != "used"]))
 
 
-SECTIONS = (_notebooks, _help, _exercises, _heatmap, _questions, _conflicts, _files)
+SECTIONS = (_notebooks, _help, _exercises, _retired, _heatmap, _questions, _conflicts, _files)
 
 
 def _opening(rep: Report, outputs: dict[str, str] | None) -> str:

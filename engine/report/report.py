@@ -38,7 +38,6 @@ import functools
 import hashlib
 import json
 import os
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,12 +48,15 @@ from engine.core.progress import RENAMED_SECTIONS, STATUS_LABELS, VERSION, recor
 from engine.presentation.numbers import plural
 
 from . import spreadsheet, untrusted
+from .report_entries import (exercise_status, question_status, skip_ahead_status, skipped_ahead, wrong_kind,
+                             yes_no)
+from .report_who import folder_entries, id_cell, join_records, joined_browsers
 
 CSV_COLUMNS = ["learner", "learner_id", "notebook", "kind", "item", "status", "attempts",
                "hints_used", "solution_revealed", "skipped_ahead", "exported_at", "file", "flags"]
 FILE_COLUMNS = ["file", "outcome", "learner", "learner_id", "exported_at", "reason"]
 GRADEBOOK_FIRST = ["learner", "learner_id", "flags", "exported_at", "file", "exercises_passed",
-                   "exercises", "questions_right", "questions", "skipped_ahead_past"]
+                   "exercises", "questions_right", "questions", "skipped_ahead_past", "retired_exercises_passed"]
 # Columns whose text a spreadsheet could take for a number or a date (Excel mode keeps them text).
 TEXT_COLUMNS = ("learner", "learner_id", "skipped_ahead", "exported_at", "file")
 OUTCOMES = ("used", "superseded", "duplicate", "skipped")
@@ -71,11 +73,6 @@ _HEADERS = {**EXERCISE_LABELS, "passed-after-solution": "after solution"}   # th
 QUESTION_LABELS = ("right", "wrong", "not answered")
 SKIP_AHEAD_LABELS = ("passed", "attempted", "not taken")
 
-# The fields the report reads, and the kind each must have when present.
-_COUNTS = ("attempts", "hints", "checks", "misses", "tries")
-_FLAGS = ("passed", "passed_after_solution", "solution_revealed", "correct", "revealed")
-
-
 @dataclass
 class Export:
     """One learner's export that made it into the report."""
@@ -90,7 +87,14 @@ class Export:
     digest: str             # sha256 of the file's bytes
     flags: list[str] = field(default_factory=list)             # what the instructor should know
     superseded: list["Export"] = field(default_factory=list)   # this learner's older exports
+    joined: list["Export"] = field(default_factory=list)       # the newest of the learner's other browsers
+    relative: str = ""      # the file's path in the folder read ("alice/export.json" with --recursive)
     _rows: list[dict] | None = None
+
+    @property
+    def file(self) -> str:
+        """The file's name as the report shows it (its path in the folder, escaped)."""
+        return export.printable(self.relative or self.path.name)
 
 
 class FileRow(NamedTuple):
@@ -144,27 +148,6 @@ def _parse(raw: bytes, looks_json: bool):
         raise Skip("not a progress export") from None
 
 
-def _wrong_kind(data: dict) -> str | None:
-    """What in a progress record has the wrong kind of value, or None."""
-    for section in ("exercises", "questions"):
-        if not isinstance(data.get(section), dict) or not all(isinstance(v, dict) for v in data[section].values()):
-            return f"its {section!r} section"
-    for section in (*RENAMED_SECTIONS.values(), *RENAMED_SECTIONS):      # skip_ahead, and test_out
-        value = data.get(section, {})
-        if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
-            return f"its {section!r} section"
-    for section in ("exercises", "questions", *RENAMED_SECTIONS.values(), *RENAMED_SECTIONS):
-        for key, entry in data.get(section, {}).items():
-            for name in _COUNTS:
-                value = entry.get(name, 0)
-                if type(value) is not int or value < 0:
-                    return f"{section} entry {export.printable(key, 40)!r}: {name!r}"
-            for name in _FLAGS:
-                if not isinstance(entry.get(name, False), bool):
-                    return f"{section} entry {export.printable(key, 40)!r}: {name!r}"
-    return None
-
-
 def read_export(path: Path) -> Export:
     """The export in the regular file ``path``; :class:`Skip` (or
     :class:`~engine.report.untrusted.Refused`) with the reason when it is not one."""
@@ -181,7 +164,7 @@ def read_export(path: Path) -> Export:
                    "update this checkout")
     if not isinstance(data.get("exercises"), dict) or not isinstance(data.get("questions"), dict):
         raise Skip("malformed: a progress file with missing or damaged parts")
-    wrong = _wrong_kind(data)
+    wrong = wrong_kind(data)
     if wrong:
         raise Skip(f"malformed: values of the wrong kind in {wrong}")
     block = data.get("export")
@@ -227,7 +210,7 @@ def _learner_key(item: Export) -> tuple[str, str]:
         return "id", item.ident
     if item.name:
         return "name", name_key(item.name)
-    return "file", item.path.name
+    return "file", item.relative or item.path.name
 
 
 def _when(item: Export):
@@ -262,7 +245,7 @@ def _one_learner(kind: str, items: list[Export]) -> Export:
     if not used.checked:
         used.flags.append("no checksum")
     if used.superseded:
-        files = ", ".join(export.printable(i.path.name) for i in used.superseded)
+        files = ", ".join(i.file for i in used.superseded)
         used.flags.append(f"older exports not used: {files}")
     return used
 
@@ -275,7 +258,7 @@ def _flag_conflicts(learners: list[Export]) -> list[list[Export]]:
             by_name.setdefault(name_key(item.name), []).append(item)
     groups = [group for group in by_name.values() if len(group) > 1]
     for group in groups:
-        ids = ", ".join(i.ident or f"none ({export.printable(i.path.name)})" for i in group)
+        ids = ", ".join(i.ident or f"none ({i.file})" for i in group)
         for item in group:
             item.flags.insert(0, f"name conflict: {len(group)} learners exported as {item.learner!r} "
                                  f"from different browsers (ids {ids})")
@@ -290,29 +273,33 @@ def _inode(path) -> tuple[int, int] | None:
     return (info.st_dev, info.st_ino)
 
 
-def build(folder, exclude=()) -> Report:
-    """Read ``folder`` (not recursively) into a :class:`Report`; never raises for a bad file.
-    The files in ``exclude`` (the report's own outputs, when they are in the folder) are left
-    out. Raises ``OSError`` only when the folder itself cannot be listed."""
+def build(folder, exclude=(), recursive=False) -> Report:
+    """Read ``folder`` (with ``recursive``, and its sub-folders one level down) into a
+    :class:`Report`; never raises for a bad file. The files in ``exclude`` (the report's own
+    outputs, when they are in the folder) are left out. Raises ``OSError`` only when the folder
+    itself cannot be listed."""
     folder = Path(folder)
     report = Report(folder=folder)
-    real = os.path.realpath(folder)
     excluded = {node for node in map(_inode, exclude) if node}
-    with os.scandir(folder) as listing:
-        entries = sorted(listing, key=lambda e: e.name)
+    entries = folder_entries(folder, recursive)
     by_digest: dict[str, Export] = {}
     by_learner: dict[tuple[str, str], list[Export]] = {}
-    for entry in entries:
-        shown = export.printable(entry.name)
+    for name, entry, real in entries:
+        shown = export.printable(name)
+        if "\0" in real:
+            report.files.append(FileRow(shown + "/", "skipped", reason="a folder that " + real.split("\0")[1]))
+            continue
         try:
             if excluded:
                 info = entry.stat(follow_symlinks=False)
                 if (info.st_dev, info.st_ino) in excluded:
                     continue
             item = _looked_at(entry, real)
+            item.relative = name
         except Skip as why:
             folder_entry = str(why).startswith("a folder")
-            report.files.append(FileRow(shown + "/" * folder_entry, "skipped", reason=str(why)))
+            reason = str(why) + ("; --recursive reads the files of each sub-folder" * (folder_entry and not recursive))
+            report.files.append(FileRow(shown + "/" * folder_entry, "skipped", reason=reason))
             continue
         except OSError as exc:  # the entry vanished while it was looked at
             report.files.append(FileRow(shown, "skipped", reason=f"could not be read ({exc.strerror})"))
@@ -320,25 +307,44 @@ def build(folder, exclude=()) -> Report:
         if item.digest in by_digest:
             first = by_digest[item.digest]
             report.files.append(FileRow(shown, "duplicate", item.learner, item.ident, item.exported_at,
-                                        "duplicate: identical to " + export.printable(first.path.name)))
+                                        "duplicate: identical to " + first.file))
             continue
         by_digest[item.digest] = item
         by_learner.setdefault(_learner_key(item), []).append(item)
+    for group in joined_browsers(by_learner):
+        newest = [max(by_learner[key], key=_when) for key in group]
+        first = max(newest, key=_when)
+        others = [item for item in newest if item is not first]
+        for key in group:
+            if key != ("id", first.ident):
+                by_learner[("id", first.ident)] += by_learner.pop(key)
+        first.joined = others
     for (kind, _key), items in by_learner.items():
         used = _one_learner(kind, items)
+        joined = [o for i in items for o in i.joined]
+        if joined:
+            join_records(used, joined)
         report.exports.append(used)
         for older in used.superseded:
             report.files.append(FileRow(
-                export.printable(older.path.name), "superseded", used.learner, used.ident, older.exported_at,
+                older.file, "superseded", used.learner, used.ident, older.exported_at,
                 f"superseded: an older export of learner {used.learner!r}"
                 + (f" (browser id {used.ident})" if used.ident else "")
-                + f"; the newest, {export.printable(used.path.name)}, is used"))
+                + f"; the newest, {used.file}, is used"))
+    for item in list(report.exports):        # one learner's file must never stop the report
+        try:
+            learner_rows(item)
+        except Exception as exc:  # noqa: BLE001 - its reason is said, the others are reported
+            report.exports.remove(item)
+            report.files.append(FileRow(item.file, "skipped", item.learner, item.ident, item.exported_at,
+                                        f"could not be reported ({type(exc).__name__}: "
+                                        f"{export.printable(exc, 120)})"))
     report.exports.sort(key=lambda e: (e.learner.casefold(), e.ident, e.path.name))
     report.conflicts = _flag_conflicts(report.exports)
-    report.files += [FileRow(export.printable(e.path.name), "used", e.learner, e.ident, e.exported_at,
+    report.files += [FileRow(e.file, "used", e.learner, e.ident, e.exported_at,
                              "; ".join(["the learner's newest export", *e.flags])) for e in report.exports]
     report.files.sort(key=lambda f: (f.file, f.outcome))
-    unchecked = [export.printable(e.path.name) for e in report.exports if not e.checked]
+    unchecked = [e.file for e in report.exports if not e.checked]
     if unchecked:
         report.notes.append("no checksum (an older export or a raw progress file), used unchecked: "
                             + ", ".join(unchecked))
@@ -346,48 +352,6 @@ def build(folder, exclude=()) -> Report:
 
 
 # ---------------------------------------------------------------- statuses
-
-def _day(value) -> str:
-    """The date of a time stamp written by the course (YYYY-MM-DD...), else ""."""
-    match = re.match(r"\d{4}-\d{2}-\d{2}", value) if isinstance(value, str) else None
-    return match.group(0) if match else ""
-
-
-def skipped_ahead(data: dict, stem: str) -> str:
-    """"" if the learner did not pass notebook ``stem``'s skip-ahead set, else the day (or "yes")."""
-    entry = data.get("skip_ahead", {}).get(stem, {})
-    if not entry.get("passed"):
-        return ""
-    return _day(entry.get("passed_at")) or "yes"
-
-
-def exercise_status(entry: dict, notebook_skipped: bool) -> str:
-    """One of :data:`EXERCISE_STATUSES` (the progress view's rules, then the report's two)."""
-    status = status_of(entry)
-    if status in ("passed", "passed-after-solution"):
-        return status
-    if notebook_skipped:
-        return "skipped-ahead"
-    if status == "not-started" and entry.get("hints", 0) > 0:
-        return "started"
-    return status
-
-
-def question_status(entry: dict) -> str:
-    if "answer" not in entry:
-        return "not answered"
-    return "right" if entry.get("correct") else "wrong"
-
-
-def skip_ahead_status(entry: dict) -> str:
-    if entry.get("passed"):
-        return "passed"
-    return "attempted" if entry.get("attempts", 0) > 0 else "not taken"
-
-
-def _yes(flag) -> str:
-    return "yes" if flag else "no"
-
 
 class Item(NamedTuple):
     """One thing of the course a learner has a status for."""
@@ -414,6 +378,18 @@ def course_items() -> tuple[Item, ...]:
     return tuple(items)
 
 
+@functools.cache
+def retired_exercises() -> dict[str, str]:
+    """{id: notebook stem} of the retired exercises: replaced in the course, still checked in
+    notebooks saved before, so a learner's passes on them are kept in the report."""
+    from .registry import all_exercises
+
+    return {ex.id: ex.notebook for ex in all_exercises(retired=True) if ex.retired}
+
+
+RETIRED = "retired exercise"
+
+
 def learner_rows(item: Export) -> list[dict]:
     """One learner's rows (see :data:`CSV_COLUMNS`): every exercise and question of the course,
     and every notebook's skip-ahead set. Cells hold text that is safe to print; the CSV
@@ -422,7 +398,7 @@ def learner_rows(item: Export) -> list[dict]:
         return item._rows
     data = item.data
     common = {"learner": item.learner, "learner_id": item.ident, "exported_at": item.exported_at,
-              "file": export.printable(item.path.name), "flags": "; ".join(item.flags)}
+              "file": item.file, "flags": "; ".join(item.flags)}
     exercises, questions, sets = data["exercises"], data["questions"], data.get("skip_ahead", {})
     days: dict[str, str] = {}
     out = []
@@ -434,18 +410,30 @@ def learner_rows(item: Export) -> list[dict]:
             entry = exercises.get(it.id, {})
             status, attempts, hints, revealed = (EXERCISE_LABELS[exercise_status(entry, bool(day))],
                                                  entry.get("attempts", 0), entry.get("hints", 0),
-                                                 _yes(entry.get("solution_revealed")))
+                                                 yes_no(entry.get("solution_revealed")))
         elif it.kind == "question":
             entry = questions.get(it.id, {})
             status, attempts, hints, revealed = (question_status(entry), entry.get("tries", 0), "",
-                                                 _yes(entry.get("revealed")))
+                                                 yes_no(entry.get("revealed")))
         else:
             entry = sets.get(it.notebook, {})
             status, attempts, hints, revealed = skip_ahead_status(entry), entry.get("attempts", 0), "", ""
         out.append(dict(common, notebook=it.notebook, kind=it.kind, item=it.id, status=status,
                         attempts=attempts, hints_used=hints, solution_revealed=revealed, skipped_ahead=day))
+    for ex_id, stem in retired_exercises().items():       # after the course's items: only those tried
+        entry = exercises.get(ex_id)
+        if entry:
+            out.append(dict(common, notebook=stem, kind=RETIRED, item=ex_id,
+                            status=EXERCISE_LABELS[exercise_status(entry, False)],
+                            attempts=entry.get("attempts", 0), hints_used=entry.get("hints", 0),
+                            solution_revealed=yes_no(entry.get("solution_revealed")), skipped_ahead=""))
     item._rows = out
     return out
+
+
+def retired_passed(rows_of_one: list[dict]) -> list[str]:
+    """The retired exercises a learner passed (from :func:`learner_rows`)."""
+    return [r["item"] for r in rows_of_one if r["kind"] == RETIRED and _passed(r["status"])]
 
 
 def rows(report: Report) -> list[dict]:
@@ -473,8 +461,9 @@ def gradebook(report: Report) -> list[list]:
         answers = [r["status"] for r in mine if r["kind"] == "question"]
         outs = sorted({r["notebook"] for r in mine if r["skipped_ahead"]})
         out.append([item.learner, item.ident, "; ".join(item.flags), item.exported_at,
-                    export.printable(item.path.name), sum(map(_passed, exercises)), len(exercises),
-                    answers.count("right"), len(answers), ", ".join(outs)] + [r["status"] for r in mine])
+                    item.file, sum(map(_passed, exercises)), len(exercises),
+                    answers.count("right"), len(answers), ", ".join(outs), ", ".join(retired_passed(mine))]
+                   + [r["status"] for r in mine if r["kind"] != RETIRED])
     return out
 
 
@@ -485,20 +474,31 @@ def file_rows(report: Report) -> list[list]:
 
 # ---------------------------------------------------------------- output
 
+def _ids_as_text(header: list[str], body, excel: bool):
+    column = header.index("learner_id")
+    for row in body:
+        if not excel:
+            row = list(row)
+            row[column] = id_cell(row[column])
+        yield row
+
+
 def csv_text(report: Report, excel: bool = False) -> str:
     """The long CSV: one row per learner and item (:data:`CSV_COLUMNS`)."""
     body = ([row[c] for c in CSV_COLUMNS] for row in rows(report))
-    return spreadsheet.csv_text(CSV_COLUMNS, body, excel, TEXT_COLUMNS)
+    return spreadsheet.csv_text(CSV_COLUMNS, _ids_as_text(CSV_COLUMNS, body, excel), excel, TEXT_COLUMNS)
 
 
 def gradebook_text(report: Report, excel: bool = False) -> str:
     """The wide CSV: one row per learner (:func:`gradebook_columns`)."""
-    return spreadsheet.csv_text(gradebook_columns(), gradebook(report), excel, TEXT_COLUMNS)
+    header = gradebook_columns()
+    return spreadsheet.csv_text(header, _ids_as_text(header, gradebook(report), excel), excel, TEXT_COLUMNS)
 
 
 def files_text(report: Report, excel: bool = False) -> str:
     """The CSV of every file of the folder and what became of it (:data:`FILE_COLUMNS`)."""
-    return spreadsheet.csv_text(FILE_COLUMNS, file_rows(report), excel, TEXT_COLUMNS)
+    return spreadsheet.csv_text(FILE_COLUMNS, _ids_as_text(FILE_COLUMNS, file_rows(report), excel), excel,
+                                TEXT_COLUMNS)
 
 
 def _table(header: list[str], body: list[list]) -> list[str]:
@@ -516,7 +516,7 @@ def _table(header: list[str], body: list[list]) -> list[str]:
 def shown_learner(item: Export, report: Report) -> str:
     """The learner's name, with the start of the browser's id when another learner typed it too."""
     if any(item in group for group in report.conflicts):
-        return f"{item.learner} [{item.ident[:8] or export.printable(item.path.name)}]"
+        return f"{item.learner} [{item.ident[:8] or item.file}]"
     return item.learner
 
 
@@ -535,7 +535,8 @@ def summary_text(report: Report) -> str:
         for item in report.exports:
             mine = learner_rows(item)
             for r in mine:
-                per_item.setdefault((r["kind"], r["notebook"], r["item"]), []).append(r["status"])
+                if r["kind"] != RETIRED:                 # said apart, below
+                    per_item.setdefault((r["kind"], r["notebook"], r["item"]), []).append(r["status"])
             statuses = [r["status"] for r in mine if r["kind"] == "exercise"]
             answers = [r["status"] for r in mine if r["kind"] == "question"]
             outs = sorted({r["notebook"][:2] for r in mine if r["skipped_ahead"]})
@@ -564,10 +565,19 @@ def summary_text(report: Report) -> str:
         if by_kind["skip-ahead"]:
             lines += ["", "Skip-ahead sets (learners; passing one counts its notebook as done):"]
             lines += _table(["notebook", *SKIP_AHEAD_LABELS], by_kind["skip-ahead"])
+    retired = {}
+    for item in report.exports:
+        for ex_id in retired_passed(learner_rows(item)):
+            retired.setdefault(ex_id, []).append(shown_learner(item, report))
+    if retired:
+        lines += ["", "Retired exercises passed (in notebooks saved before the course was updated; not "
+                      "counted above):"]
+        lines += [f"  {ex_id} ({retired_exercises()[ex_id][:2]}): {len(who)} learner(s): {', '.join(who)}"
+                  for ex_id, who in sorted(retired.items())]
     if report.conflicts:
         lines += ["", "Name conflicts (learners from different browsers who typed one name; both are "
                       "reported, told apart by their browser's id):"]
-        lines += [f"  {group[0].learner}: " + ", ".join(f"{i.ident or '(no id)'} in {export.printable(i.path.name)}"
+        lines += [f"  {group[0].learner}: " + ", ".join(f"{i.ident or '(no id)'} in {i.file}"
                                                          for i in group) for group in report.conflicts]
     if report.skipped:
         lines += ["", "Files not used:"]
