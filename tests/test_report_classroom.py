@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from exercises import dashboard
+from engine.report import dashboard
 from engine.core import export, progress
 from engine.report import report, report_who
 from engine.core.registry import all_exercises
@@ -45,7 +45,7 @@ def sealed(name, ident, passed=(), now="2026-03-01T10:00:00Z", merged=None, entr
 
 
 def run(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "exercises", "report", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "engine", "report", *args], cwd=cwd,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=120)
 
 

@@ -382,7 +382,7 @@ def course_items() -> tuple[Item, ...]:
 def retired_exercises() -> dict[str, str]:
     """{id: notebook stem} of the retired exercises: replaced in the course, still checked in
     notebooks saved before, so a learner's passes on them are kept in the report."""
-    from .registry import all_exercises
+    from engine.core.registry import all_exercises
 
     return {ex.id: ex.notebook for ex in all_exercises(retired=True) if ex.retired}
 
