@@ -639,7 +639,7 @@ def test_the_skip_ahead_set_covers_the_notebook_mixtures_included_and_its_answer
     x = rng.normal(size=d)
     on = (x @ W_up) > 0
     assert np.allclose(relu(x @ W_up) @ W_down, relu(x @ W_up)[on] @ W_down[on])
-    assert items["ffn-out-token-flops"].answer == 2 * ffn_parameters(1024, 4096)
+    assert items["ffn-out-token-flops"].answer == 2 * ffn_parameters(512, 2048)
     assert ffn_parameters(1536, int(items["ffn-out-gated-width"].answer), gated=True) == ffn_parameters(1536, 4 * 1536)
     mixture = ModelConfig(d_model=768, layers=1, d_ff=3072, vocab=1, experts=16, top_k=2)
     dense = block_parameters(ModelConfig(d_model=768, layers=1, d_ff=3072, vocab=1))

@@ -135,11 +135,11 @@ SKIP_AHEAD = [
              explanation="A unit that is off gives 0 after the ReLU, and 0 times its row of W_down adds "
                          "nothing: only the 1,100 units that are on bring in their rows."),
     Question("ffn-out-token-flops", NOTEBOOK, "number",
-             "A plain FFN has d_model = 1,024 and d_ff = 4,096, and no biases. How many floating-point "
+             "A plain FFN has d_model = 512 and d_ff = 2,048, and no biases. How many floating-point "
              "operations (FLOPs) do its two matrix products cost for one token?",
-             answer=float(2 * 2 * 1024 * 4096), tol=0.0,
+             answer=float(2 * 2 * 512 * 2048), tol=0.0,
              explanation="Each weight multiplies one number and adds the product to a running sum: two "
-                          "FLOPs per weight, and the two matrices hold 2 \u00d7 1,024 \u00d7 4,096 weights."),
+                          "FLOPs per weight, and the two matrices hold 2 \u00d7 512 \u00d7 2,048 weights."),
     Question("ffn-out-gated-width", NOTEBOOK, "number",
              "A model replaces its plain FFN (ReLU, d_ff = 4 \u00d7 d_model, no biases) by a gated one "
              "(three matrices, no biases) with the same number of parameters. At d_model = 1,536, how "

@@ -52,7 +52,6 @@ NUMBER_PE01 = Question(
     reveals=[
         r"\bsin\u00b2\s*(\(\w+\)\s*)?\+\s*cos\u00b2\s*(\(\w+\)\s*)?=\s*1\b",
         r"\bcircle of radius 1\b",
-        r"\bevery row has length 1\b",
     ],
 )
 
@@ -98,7 +97,6 @@ NUMBER_SCALE_64 = Question(
                 "\u221a(d_model/2). The cell below draws such rows.",
     reveals=[
         r"(\u221a\s*|\bsqrt\s*\(\s*|\bsquare root of )64\s*\)?\s*(=|is)\s*8\b",
-        r"\b8\s*[\u00d7x]\s*8\s*=\s*64\b",
         r"\bsqrt\(d_model\)\s*=\s*8\b",
         r"\blength becomes about \u221ad_model\b",
     ],
@@ -171,11 +169,11 @@ PREDICT_ROPE = Question(
     ],
     answer=1,
     explanation="Both vectors turn; what remains in their dot product is only the difference "
-                "of the two turns, which depends on the distance and not on where the pair "
+                "of the two turns, which depends only on the distance and not on where the pair "
                 "sits. The cells below show why, in two lines, and the lab shows the two scores.",
     reveals=[
         r"\bdepends? only on the distance\b",
-        r"\bonly the distance (matters|counts)\b",
+        r"\bdepends on the (two )?positions only through\b",
         r"\bdifference of the two turns\b",
         r"\bboth pairs are (three|3) positions apart\b",
     ],

@@ -37,7 +37,8 @@ PREDICT_SOFTMAX = Question(
         f"{_two_decimals(_from_lowest(SOFTMAX_SCORES))}",
     ],
     answer=1,
-    explanation="Softmax takes exp of each score and divides by the total of those. "
+    explanation="Softmax takes exp of each score and divides by the total of those, so the weights "
+                "add up to 1. "
                 "exp turns a gap of one point into a factor of e: two weights' ratio is "
                 "exp(score \u2212 other score), whatever the scores are, so adding the same "
                 "number to every score changes nothing. Every word keeps some weight and "
