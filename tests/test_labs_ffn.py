@@ -222,3 +222,11 @@ def test_the_difference_from_one_matrix_is_written_plainly_once_it_is_not_roundi
     row = next(r for r in lab.numbers.value.split("</tr>") if "largest |FFN" in r)
     import re
     assert not re.search(r"\de[+-]\d", row), row
+
+
+def test_the_width_slider_writes_its_thousands_grouped_as_the_lab_s_tables_do():
+    from labs.kit.number_box import grid_of
+    grid = grid_of(ParametersLab().d_model)
+    assert grid.write(4096) == "4,096"
+    with pytest.raises(ValueError, match="width d_model goes from 64 to 4,096: 5000 is above that"):
+        grid.read("5000")

@@ -112,7 +112,8 @@ def router_model(strength: float = 0.0, steps: int = 10, token: int = 0) -> dict
         verdict += f" Balancing moved it: its own scores chose {before}."
     return {"strength": strength, "steps": steps, "token": token, "counts": counts, "first_counts": first,
             "bias": balancing.bias, "fair": FAIR_SHARE, "scores": scores, "chosen": chosen,
-            "shares": shares, "moved": moved, "rerouted": rerouted, "busiest": busiest, "quietest": quietest,
+            "shares": shares, "moved": moved, "rerouted": rerouted, "tokens": N_TOKENS, "busiest": busiest,
+            "quietest": quietest,
             "busiest_share": busiest / FAIR_SHARE, "quietest_share": quietest / FAIR_SHARE,
             "expert_numbers": [int(e) for e in chosen],                   # numbered from 0, as the text says
             "unbiased_numbers": [int(e) for e in unbiased.experts],
