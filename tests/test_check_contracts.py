@@ -123,7 +123,8 @@ def top2_weights(draw):
     values = draw(st.lists(st.integers(-10 ** 6, 10 ** 6), min_size=experts, max_size=experts, unique=True))
     scale = draw(st.sampled_from([1e-3, 1.0, 1e-1]))
     dtype = draw(dtypes("float64", "float32"))
-    return (np.array(values, dtype=np.float64).astype(dtype) * dtype.type(scale),), {}
+    over = draw(st.sampled_from([{}, {"over": "kept"}, {"over": "all"}]))
+    return (np.array(values, dtype=np.float64).astype(dtype) * dtype.type(scale),), over
 
 
 @st.composite
@@ -286,9 +287,9 @@ def trained_block(draw):
     return (rng.normal(0.0, draw(st.sampled_from([0.5, 3.0, 30.0])), (n, d)), w), {}
 
 
-STRATEGIES = {"row-mean": row_mean, "stable-softmax": softmax, "sinusoidal-table": position_table,
-              "rope-rotation": rope_one, "rope-distance": scores_by_distance, "one-matrix": one_matrix,
-              "swiglu": swiglu, "top2-weights": top2_weights, "moe-counts": moe_block_counts,
+STRATEGIES = {"row-mean": row_mean, "stable-softmax": softmax, "position-table": position_table,
+              "rope-rotation": rope_one, "rope-signed-distance": scores_by_distance, "one-matrix": one_matrix,
+              "swiglu": swiglu, "top2-routing": top2_weights, "moe-counts": moe_block_counts,
               "ffn-width": ffn_width, "layer-norm-fix": layer_norm, "rms-norm-16bit": rms_norm,
               "nudge-growth": nudge_growth, "cached-causal-weights": cached_causal_weights,
               "future-leak-nudge": future_leak, "grouped-parameters": grouped_parameters,

@@ -44,20 +44,20 @@ def index_of(notebook, text):
 def test_a_check_naming_no_exercise_is_refused_with_the_cell_jupyterlab_shows(content):
     name = "01_positional_encoding.ipynb"
     original = json.loads((content / name).read_text())
-    at = index_of(original, 'check("sinusoidal-table")')
+    at = index_of(original, 'check("position-table")')
 
     def typo(notebook):
-        notebook["cells"][at]["source"] = ['check("sinusoidal-tabel")']
+        notebook["cells"][at]["source"] = ['check("position-tabel")']
     edit(content / name, typo)
     found = [problem for nb, problem in guard.problems(content) if nb == name]
-    assert f"cell {at + 1}: check('sinusoidal-tabel') names no exercise of the course " \
+    assert f"cell {at + 1}: check('position-tabel') names no exercise of the course " \
            "(a typo? learners would get a KeyError)" in found
-    assert f"cell {at + 1}: the check cell should call check('sinusoidal-table')" in found
+    assert f"cell {at + 1}: the check cell should call check('position-table')" in found
     # The cell really is the one a reader counts: every cell, markdown included, from 1.
     assert cell_number(at) == f"cell {at + 1}"
     with pytest.raises(site_tool.BuildError) as refused:
         site_tool.build(content.parent / "site", content=content)
-    assert "check('sinusoidal-tabel') names no exercise" in str(refused.value)
+    assert "check('position-tabel') names no exercise" in str(refused.value)
     assert not (content.parent / "site").exists()
 
 

@@ -189,7 +189,7 @@ def test_temperature_model_is_sensible_at_every_setting():
         assert np.isfinite(m["weights"]).all() and m["weights"].sum() == pytest.approx(1.0)
         assert m["verdict"] and "nan" not in m["verdict"].lower()
     assert "hard choice" in temperature_model(T_MIN)["verdict"]
-    assert "nearly even" in temperature_model(1e6)["verdict"]
+    assert "flattened towards an even split" in temperature_model(1e6)["verdict"]
     assert "leads with 56%" in temperature_model(1.0)["verdict"]
 
 
@@ -198,9 +198,9 @@ def test_each_temperature_verdict_shows_somewhere_on_the_slider():
 
     steps = np.arange(T_MIN, T_MAX + 1e-9, 0.05)                  # the slider's values
     verdicts = [temperature_model(t)["verdict"] for t in steps]
-    for kind in ("hard choice", "leads with", "nearly even"):
+    for kind in ("hard choice", "leads with", "flattened towards an even split"):
         assert any(kind in v for v in verdicts), kind
-    assert "nearly even" in temperature_model(T_MAX)["verdict"]
+    assert "flattened towards an even split" in temperature_model(T_MAX)["verdict"]
 
 
 def test_temperature_lab_redraws_in_place():

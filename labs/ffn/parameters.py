@@ -67,7 +67,7 @@ class ParametersLab:
         from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.d_model = slider("int", value=d_model, min=D_MIN, max=D_MAX, step=D_STEP,
-                              description="width d_model")
+                              description="width d_model", readout_format=readout(0, grouped=True))
         self.d_model.add_class("course-slider-d-model")
         self.multiple = slider("float", value=multiple, min=MULTIPLE_MIN, max=MULTIPLE_MAX,
                                step=MULTIPLE_STEP, description="d_ff = ? × d_model",

@@ -200,7 +200,8 @@ class RemoveActivationLab:
         self.numbers.value = table([
             ("W_up @ W_down (one 2 × 2 matrix)", f"[{vector(W[0])}, {vector(W[1])}]"),
             ("b_up @ W_down + b_down", vector(b)),
-            ("largest |FFN − one matrix|", scientific(m["difference"])),
+            ("largest |FFN − one matrix|",
+             scientific(m["difference"]) if m["difference"] < 1e-3 else number(m["difference"])),
             ("parameters: FFN / one matrix", f"{count(m['parameters'])} / {m['collapsed_parameters']}"),
         ])
         self.verdict.value = plain(m["verdict"])

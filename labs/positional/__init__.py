@@ -4,7 +4,8 @@
 - ``scaling``: the factor the words are multiplied by before the positions are added, and what
   attention's outputs then follow;
 - ``table``: the sinusoidal position table and the clock of its fast and slow pairs;
-- ``rotary``: a query and a key turned by RoPE; their score depends only on the distance.
+- ``rotary``: a query and a key turned by RoPE; their score depends on the positions only through
+  the distance between them.
 
 The names the notebook imports are re-exported here, so ``from labs.positional import
 shuffle_lab`` works in notebooks old and new.

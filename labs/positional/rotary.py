@@ -124,8 +124,14 @@ def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, r
                "key": (float(np.linalg.norm(KEY)), float(np.linalg.norm(k_turned)))}
     kept = all(math.isclose(a, b, rel_tol=1e-12) for a, b in lengths.values())
     same = "the same to 12 decimals" if spread < 1e-12 else f"within {scientific(spread)}"
+    if len(shifts) > 1:
+        together_words = (f"Moved together to any of the {len(shifts)} places this distance has in the "
+                          f"lab's range, 0 to {POS_MAX}, the score stays {fixed(score, 3)} ({same}). ")
+    else:
+        together_words = (f"This distance has no other place in the lab's range, 0 to {POS_MAX}, so there "
+                          "is nothing to move together. ")
     verdict = (f"Query at m = {m}, key at n = {n}, {distance_words(m - n)}: score {fixed(score, 3)}. "
-               f"Moved together anywhere from 0 to {POS_MAX}, the score stays {fixed(score, 3)} ({same}). "
+               + together_words +
                f"The turn keeps the lengths: query {fixed(lengths['query'][1])}, key {fixed(lengths['key'][1])}"
                f"{'' if kept else ' (changed!)'}.")
     theta = base ** (-pair / (HEAD_SIZE // 2))
@@ -133,7 +139,8 @@ def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, r
             "indices": (i, j), "theta": theta,
             "q_before": (QUERY[i], QUERY[j]), "q_after": (q_turned[i], q_turned[j]),
             "k_before": (KEY[i], KEY[j]), "k_after": (k_turned[i], k_turned[j]),
-            "score": score, "together": together, "spread": spread, "distances": distances,
+            "score": score, "together": together, "places": len(shifts), "last_position": POS_MAX,
+            "spread": spread, "distances": distances,
             "curve": curve, "lengths": lengths, "lengths_kept": kept, "verdict": verdict}
 
 

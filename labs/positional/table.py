@@ -25,7 +25,7 @@ def course_table(length, d_model):
 
 # The exercise whose function this lab and the shuffle lab can run instead of the course's
 # (see engine/kit/own_function.py).
-TABLE_USE = Use("sinusoidal-table", course_table, "lib.positional.sinusoidal")
+TABLE_USE = Use("position-table", course_table, "lib.positional.sinusoidal")
 
 D_MAX, LENGTH_MAX = 64, 64
 # The heatmap's frame, columns and rows: the smallest of FRAMES that holds the table, so the table
