@@ -11,10 +11,10 @@ The names the notebook imports are re-exported here, so ``from labs.positional i
 shuffle_lab`` works in notebooks old and new.
 """
 
-from .rotary import rotary_lab
+from .rotary import rope_model, rotary_lab
 from .scaling import scaling_lab, scaling_model
-from .shuffle import WORDS, shuffle_lab, shuffle_model
+from .shuffle import WORDS, X, shuffle_lab, shuffle_model
 from .table import position_table_lab
 
-__all__ = ["WORDS", "position_table_lab", "rotary_lab", "scaling_lab", "scaling_model", "shuffle_lab",
+__all__ = ["WORDS", "X", "position_table_lab", "rope_model", "rotary_lab", "scaling_lab", "scaling_model", "shuffle_lab",
            "shuffle_model"]
