@@ -7,7 +7,8 @@ docstring. The modules, one idea each:
 - ``lib.norm``: LayerNorm, RMSNorm, the table of norms and the root-mean-square size of a grid.
 - ``lib.ffn``: activations (ReLU, GELU, SiLU), the position-wise feed-forward network, SwiGLU.
 - ``lib.moe``: a top-k mixture of experts: router, shares, chosen experts, load balancing.
-- ``lib.attention``: a stable softmax, the causal mask and weights, multi-head self-attention.
+- ``lib.attention``: a stable softmax, the causal mask and weights, multi-head self-attention,
+  and the KV cache of the keys and values read so far.
 - ``lib.block``: one decoder block, written once (norm, attention, add; norm, FFN, add), with
   every part switchable and every step traceable, and a stack of blocks.
 - ``lib.config``: a model's sizes and design choices (``ModelConfig``).
@@ -19,6 +20,8 @@ docstring. The modules, one idea each:
   loss with respect to every block's weights, pre-norm and post-norm.
 - ``lib.model``: the course's small trained decoder (weights in ``lib/trained/``), run with
   ``lib.block``.
+- ``lib.generate``: text from the trained model, greedy and sampled (temperature, top-k,
+  top-p), one token at a time with a KV cache, and the work and memory that costs.
 - ``lib.files``: where the trained model's arrays are read from (``lib/trained/``, or in the
   browser the course site, fetched the first time they are needed).
 
