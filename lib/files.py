@@ -40,7 +40,9 @@ SERVED = "served.json"                     # in FOLDER: written into the course 
 GROUP = "transformer_course.fetch"         # the entry point group of the fetcher
 WHAT = {"weights.npz": "the trained model's weights", "heldout_texts.npz": "the held-out texts",
         "reference.npz": "the held-out text and PyTorch's logits on it",
-        "precomputed.npz": "the trained model's results computed when the course was built"}
+        "precomputed.npz": "the trained model's results computed when the course was built",
+        "training_record.npz": "the record of the trained model while it learned",
+        "placement_runs.npz": "the loss curves of the placement runs"}
 
 
 class FileUnavailable(OSError):
