@@ -125,3 +125,39 @@ def test_bad_settings_are_refused_in_words(bad, message):
         train.LiveTraining(**bad)
     with pytest.raises(ValueError, match="steps should be a whole number"):
         train.LiveTraining().advance(0)
+
+
+COUNTED = r"""
+import json
+from benchmarks import flops
+count = flops.install()
+from lib import train
+found = {}
+for depth in (1, 2):
+    run = train.LiveTraining(depth=depth)
+    run.step()
+    count.reset()
+    run.step()
+    found[depth] = dict(count.by_type)
+print(json.dumps(found))
+"""
+
+
+def test_a_step_s_matrix_work_lets_a_frame_hold_many_steps(tmp_path):
+    """The matrix products of one step, counted by benchmarks/flops.py (float64): 264,192 floating-
+    point operations per block of 16 numbers on 8 tokens (forward, the backward pass's own forward
+    and the backward pass), so 20 steps of 2 blocks fit the budget of one lab update."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", COUNTED], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert {depth: by_type["float64"][0] for depth, by_type in found.items()} == {"1": 264_192, "2": 528_384}
+    budget = json.loads((root / "benchmarks" / "budget.json").read_text(encoding="utf-8"))["budgets"]["update"]
+    assert 20 * 528_384 <= budget["float64"] < 25 * 528_384

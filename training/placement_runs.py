@@ -118,6 +118,13 @@ def training_text(c=SETTINGS):
     return torch.tensor([corpus.text(rng, c["context"] + 1)[0] for _ in range(c["train_sequences"])])
 
 
+def unigram_loss(data):
+    """The loss of predicting every next token by its frequency in the training text alone."""
+    counts = np.bincount(data[:, 1:].numpy().ravel(), minlength=len(corpus.VOCAB))
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * np.log(p)).sum())
+
+
 def train(variant, warmup, depth, seed, data, c=SETTINGS):
     """One run; returns its curve: (steps / every,) the mean training loss over each ``every``
     steps (NaN from the first block of steps whose loss was not finite)."""
@@ -154,18 +161,18 @@ def main():
     data, listed = training_text(), runs()[:args.runs]
     curves, seconds, start = [], [], time.time()
     for variant, warmup, depth, seed in listed:
-        began = time.time()
+        began = time.process_time()
         curves.append(train(variant, warmup, depth, seed, data))
-        seconds.append(time.time() - began)
+        seconds.append(time.process_time() - began)
         print(f"{variant:7s} warm-up {'on ' if warmup else 'off'} depth {depth:2d} seed {seed}: loss "
               f"{curves[-1][0]:.3f} -> {curves[-1][-1]:.3f}  ({seconds[-1]:.1f} s)", flush=True)
-    print(f"{len(listed)} runs in {time.time() - start:.0f} s")
+    print(f"{len(listed)} runs in {time.time() - start:.0f} s, {sum(seconds):.0f} s of CPU time")
     if args.runs is None:
         np.savez_compressed(args.out, curves=np.array(curves, dtype=np.float32),
                             variants=np.array([r[0] for r in listed]), warmup=np.array([r[1] for r in listed]),
                             depths=np.array([r[2] for r in listed], dtype=np.int16),
                             seeds=np.array([r[3] for r in listed], dtype=np.int16),
-                            seconds=np.array(seconds, dtype=np.float32),
+                            seconds=np.array(seconds, dtype=np.float32), unigram_loss=np.array(unigram_loss(data)),
                             settings=np.array(json.dumps(SETTINGS, sort_keys=True)),
                             torch=np.array(torch.__version__))
         print(f"wrote {args.out} ({Path(args.out).stat().st_size / 1e3:.0f} kB)")

@@ -1,0 +1,111 @@
+"""Where the norm sits, in training: the loss curves of ``training/placement_runs.py``.
+
+Small decoders (width 64, 4 heads) were trained with PyTorch on the course's toy language, every
+run the same but for four switches: the norm's place (``VARIANTS``: pre-norm, post-norm, or no norm
+at all with Wo and W_down damped by GPT-2's 1/√(2 · blocks), or with ReZero's α starting at 0),
+warm-up on or off, the depth (2, 6 or 12 blocks) and the seed (1, 2, 3). Each curve is the
+training loss averaged over every 10 steps; a run whose loss stopped being a number ends in NaN.
+The file is lib/trained/placement_runs.npz, served beside the trained model in the browser and
+fetched the first time it is read (``lib.files``).
+
+    r = runs()
+    r.curves[r.index("post", False, 12, 1)]        # post-norm, no warm-up, 12 blocks, seed 1
+    outcome(r.curves[0], r.unigram_loss)           # "learned", "stalled" or "diverged"
+    summary()                                      # one row per setting: outcomes over the seeds
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from . import files
+
+FILE = "placement_runs.npz"
+VARIANTS = {"pre": "pre-norm: x + f(RMSNorm(x))",
+            "post": "post-norm: RMSNorm(x + f(x))",
+            "damped": "no norm, Wo and W_down damped by 1/sqrt(2 x blocks)",
+            "rezero": "no norm, x + a f(x) with a starting at 0 (ReZero)"}
+OUTCOMES = ("learned", "stalled", "diverged")
+STALL_MARGIN = 0.25      # a final loss within this of the unigram loss: nothing learned beyond word frequencies
+
+
+class PlacementRuns(NamedTuple):
+    """Every run (R of them): variants (R,) a key of VARIANTS; warmup (R,) bool; depths, seeds (R,);
+    curves (R, P) the mean training loss over each block of ``settings["every"]`` steps (NaN
+    once the loss was not finite); steps (P,) the last step of each block; unigram_loss: the loss
+    of predicting every token by its frequency in the training text alone; settings: the
+    script's settings; seconds (R,) each run's CPU time."""
+    variants: np.ndarray
+    warmup: np.ndarray
+    depths: np.ndarray
+    seeds: np.ndarray
+    curves: np.ndarray
+    steps: np.ndarray
+    unigram_loss: float
+    settings: dict
+    seconds: np.ndarray
+
+    def index(self, variant, warmup, depth, seed):
+        """The row of one run."""
+        found = np.flatnonzero((self.variants == variant) & (self.warmup == bool(warmup)) & (self.depths == depth)
+                               & (self.seeds == seed))
+        if not found.size:
+            raise ValueError(f"no run of {variant!r}, warm-up {bool(warmup)}, depth {depth}, seed {seed}")
+        return int(found[0])
+
+
+@lru_cache(maxsize=1)
+def runs() -> PlacementRuns:
+    """The runs of lib/trained/placement_runs.npz, read once; arrays read-only."""
+    with files.load(FILE) as data:
+        a = {name: np.asarray(data[name]) for name in data.files}
+    settings = json.loads(str(a["settings"]))
+    steps = np.arange(1, a["curves"].shape[1] + 1) * settings["every"]
+    out = PlacementRuns(a["variants"].astype(str), a["warmup"].astype(bool), a["depths"].astype(np.int64),
+                        a["seeds"].astype(np.int64), a["curves"].astype(np.float64), steps,
+                        float(a["unigram_loss"]), settings, a["seconds"].astype(np.float64))
+    for array in (out.variants, out.warmup, out.depths, out.seeds, out.curves, out.steps, out.seconds):
+        array.setflags(write=False)
+    return out
+
+
+def final_loss(curve, points=5):
+    """The mean of a curve's last ``points`` points (NaN if the run diverged)."""
+    return float(np.mean(np.asarray(curve, dtype=np.float64)[-points:]))
+
+
+def outcome(curve, unigram_loss):
+    """"diverged" if the loss stopped being a number; "stalled" if the final loss is still within
+    STALL_MARGIN of the unigram loss (3.56 nats here: the run learned word frequencies and
+    nothing from the context); "learned" otherwise."""
+    final = final_loss(curve)
+    if not np.isfinite(final):
+        return "diverged"
+    return "stalled" if final > unigram_loss - STALL_MARGIN else "learned"
+
+
+class Setting(NamedTuple):
+    """One setting over its seeds: variant, warmup, depth; outcomes {outcome: how many seeds};
+    final: the median final loss of the seeds that did not diverge (NaN if none)."""
+    variant: str
+    warmup: bool
+    depth: int
+    outcomes: dict
+    final: float
+
+
+def summary():
+    """One Setting per (variant, warm-up, depth), in the file's order."""
+    r = runs()
+    rows = []
+    for key in dict.fromkeys(zip(r.variants.tolist(), r.warmup.tolist(), r.depths.tolist())):
+        chosen = (r.variants == key[0]) & (r.warmup == key[1]) & (r.depths == key[2])
+        found = [outcome(curve, r.unigram_loss) for curve in r.curves[chosen]]
+        finals = [final_loss(curve) for curve in r.curves[chosen]]
+        kept = [f for f in finals if np.isfinite(f)]
+        rows.append(Setting(*key, {o: found.count(o) for o in OUTCOMES}, float(np.median(kept)) if kept else np.nan))
+    return rows
