@@ -13,7 +13,8 @@ earlier token. Two patterns have names (``head_scores``):
 An induction head needs a previous-token head before it: the earlier "d" only "knows" it came
 after "b" if a head of an earlier block wrote "b" into d's stream. The induction head then finds
 it with its keys: its QK circuit reads what the previous-token head's OV circuit wrote. Elhage et
-al. (2021) measure this *K-composition* from the weights alone (``composition``).
+al. (2021) measure this *K-composition* from the weights alone (``composition``); ``keys_without``
+measures it by running the model: the induction head's keys computed without the earlier head.
 
     maps = attention_maps(model.encode("copy b d a e | b d a e ."))    # (4, 4, 12, 12)
     head_scores(maps, ids).previous                                   # (4, 4), one per head
@@ -23,10 +24,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import math
+
 import numpy as np
 
 from . import model
 from .attention import causal_weights
+from .norm import rms_norm
+from .positional import rope
 
 
 def attention_maps(ids, **details):
@@ -170,3 +175,39 @@ def _ratio(product, a, b):
     """|product| / (|a| |b|), Frobenius norms; 0 when a or b is zero (nothing to compose)."""
     both = np.linalg.norm(a) * np.linalg.norm(b)
     return float(np.linalg.norm(product) / both) if both else 0.0
+
+
+def keys_without(ids, head, reader):
+    """The ``reader`` head's scores (a HeadScores of shape (1, 1)) on the text ``ids`` when its
+    keys read the stream of a run without ``head``, and its queries the stream as it is: how much
+    the reader's keys need what that earlier head wrote (K-composition, measured by running).
+
+    head, reader: (block, head) pairs, 0-based, head's block before reader's; head None: nothing
+    left out (the reader's own scores). Without the head, its weights are all 0, so it adds
+    nothing, and whatever comes after it before the reader's block (its block's FFN included)
+    runs without it. The trained model as trained (RoPE, RMSNorm with ε 1e-5).
+    """
+    j, g = reader
+    skipped = None if head is None else tuple(head)
+    if skipped is not None and skipped[0] >= j:
+        raise ValueError(f"head should be in a block before the reader's (block {j}), got block {skipped[0]}")
+
+    def weigh(block_number):
+        def without(scores):                                          # (heads, n, n)
+            weights = causal_weights(scores)
+            if skipped is not None and skipped[0] == block_number:
+                weights[skipped[1]] = 0.0
+            return weights
+        return without
+
+    x = model.embed(ids)
+    intact = x
+    for k, run_block in enumerate(model.blocks()[:j]):
+        intact, x = run_block(intact), run_block(x, causal_weights=weigh(k))
+    w = model.weights().blocks[j]
+    size = w.d_model // w.heads
+    cut = slice(g * size, (g + 1) * size)
+    queries = rope(rms_norm(intact, w.attention_norm_gain) @ w.Wq[:, cut])        # (n, size)
+    keys = rope(rms_norm(x, w.attention_norm_gain) @ w.Wk[:, cut])
+    maps = causal_weights(queries @ keys.T / math.sqrt(size))
+    return head_scores(maps[None, None], ids)

@@ -120,3 +120,32 @@ def test_composition_of_the_trained_model_is_the_frobenius_ratio_of_its_circuits
     assert c.q[0, 2, 1, 1] == pytest.approx(norm(ov @ qk) / (norm(qk) * norm(ov)), rel=1e-6)
     assert np.isfinite(c.k[0, :, 1:]).all() and np.isnan(c.k[3]).all()
     assert ((c.k[np.isfinite(c.k)] > 0) & (c.k[np.isfinite(c.k)] < 1)).all()
+
+
+def test_block_2_s_induction_head_reads_block_1_s_heads_3_and_4_with_its_keys():
+    """Run without block 1's head 3 (or 4), block 2's head 2 keys lose what they need: its induction
+    score on the probe falls from 0.33 to 0.05 (0.15); without heads 1 or 2 it stays at 0.33.
+    Run without the whole attention of block 1 but keeping its FFN's add as it was, the keys keep
+    it: what the heads wrote reaches block 2's keys through block 1's FFN, which the composition
+    of the weights alone does not see."""
+    ids = model.encode(PROBE)
+    alone = circuits.keys_without(ids, None, (1, 1))
+    assert alone.induction.shape == (1, 1)
+    assert alone.induction[0, 0] == pytest.approx(circuits.head_scores(circuits.attention_maps(ids), ids).induction[1, 1],
+                                                  abs=1e-6)
+    found = [round(float(circuits.keys_without(ids, (0, h), (1, 1)).induction[0, 0]), 2) for h in range(4)]
+    assert found == [0.33, 0.33, 0.05, 0.15]
+    # the keys from the stream without block 1's attention add, its FFN's add kept
+    trace = model.forward(ids, trace=True)
+    w = model.weights().blocks[1]
+    from lib.attention import causal_weights
+    from lib.norm import rms_norm
+    from lib.positional import rope
+    queries = rope(rms_norm(trace.streams[1], w.attention_norm_gain) @ w.Wq[:, 24:48])
+    for stream, expected in ((trace.streams[1] - trace.attention_adds[0], 0.33),
+                             (trace.streams[1] - trace.ffn_adds[0], 0.21)):
+        keys = rope(rms_norm(stream, w.attention_norm_gain) @ w.Wk[:, 24:48])
+        maps = causal_weights(queries @ keys.T / np.sqrt(24))
+        assert round(float(circuits.head_scores(maps[None, None], ids).induction[0, 0]), 2) == expected
+    with pytest.raises(ValueError, match="head should be in a block before the reader's"):
+        circuits.keys_without(ids, (1, 0), (1, 1))
