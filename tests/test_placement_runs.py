@@ -30,7 +30,9 @@ def test_the_file_is_current_with_the_script_s_settings_and_runs():
     assert set(RUNS.variants) == set(placement_runs.VARIANTS) == set(script.VARIANTS)
     points = script.SETTINGS["steps"] // script.SETTINGS["every"]
     assert RUNS.curves.shape == (len(listed), points) and RUNS.steps.tolist() == list(range(10, 10 * points + 1, 10))
-    assert RUNS.unigram_loss == pytest.approx(script.unigram_loss(script.training_text()), rel=1e-12)
+    text = script.training_text()
+    assert RUNS.unigram_loss == pytest.approx(script.unigram_loss(text), rel=1e-12) == pytest.approx(3.569, abs=1e-3)
+    assert RUNS.bigram_loss == pytest.approx(script.bigram_loss(text), rel=1e-12) == pytest.approx(1.939, abs=1e-3)
     assert RUNS.seconds.shape == (len(listed),) and (RUNS.seconds > 0).all()
 
 
@@ -47,10 +49,11 @@ def test_one_run_trained_again_gives_the_stored_curve():
 
 
 def test_outcomes_follow_the_curves():
-    u = 3.5
-    assert placement_runs.outcome([4.0, 3.9, 3.6, 3.4, 3.4, 3.4, 3.4], u) == "stalled"      # within 0.25 of 3.5
-    assert placement_runs.outcome([4.0, 3.0, 2.0, 1.5, 1.5, 1.5, 1.5], u) == "learned"
-    assert placement_runs.outcome([4.0, 3.0, np.nan, np.nan, np.nan, np.nan, np.nan], u) == "diverged"
+    b = 1.9
+    assert placement_runs.outcome([4.0, 3.9, 3.6, 3.4, 3.4, 3.4, 3.4], b) == "stalled"
+    assert placement_runs.outcome([4.0, 3.0, 2.0, 1.8, 2.0, 2.0, 2.0], b) == "stalled"      # the last 5: 1.96
+    assert placement_runs.outcome([4.0, 3.0, 2.0, 1.5, 1.5, 1.5, 1.5], b) == "learned"
+    assert placement_runs.outcome([4.0, 3.0, np.nan, np.nan, np.nan, np.nan, np.nan], b) == "diverged"
     assert placement_runs.final_loss([9, 1, 2, 3, 4, 5]) == 3.0
     rows = placement_runs.summary()
     assert len(rows) == len(set(zip(RUNS.variants, RUNS.warmup, RUNS.depths)))
@@ -58,3 +61,28 @@ def test_outcomes_follow_the_curves():
         assert sum(row.outcomes.values()) == len(script.SEEDS)
     with pytest.raises(ValueError, match="no run of 'pre', warm-up True, depth 99"):
         RUNS.index("pre", True, 99, 1)
+
+
+def finals(variant, warmup, depth):
+    return [round(placement_runs.final_loss(RUNS.curves[RUNS.index(variant, warmup, depth, seed)]), 2)
+            for seed in script.SEEDS]
+
+
+def reached(variant, warmup, depth, level=2.5):
+    return [placement_runs.steps_to(RUNS.curves[RUNS.index(variant, warmup, depth, seed)], level) for seed in script.SEEDS]
+
+
+def test_post_norm_without_warm_up_stalls_at_depth_and_the_rest_learn():
+    """What lib/placement_runs.py's docstring says, from the stored curves."""
+    rows = {(s.variant, s.warmup, s.depth): s for s in placement_runs.summary()}
+    assert sum(s.outcomes["diverged"] for s in rows.values()) == 0
+    assert rows["post", False, 12].outcomes == {"learned": 1, "stalled": 2, "diverged": 0}
+    assert finals("post", False, 12) == [3.27, 3.39, 1.72] and reached("post", False, 12) == [None, None, 270]
+    assert finals("post", True, 12) == [1.64, 1.68, 1.55] and reached("post", True, 12) == [230, 250, 210]
+    others = [s for key, s in rows.items() if key != ("post", False, 12)]
+    assert all(s.outcomes["learned"] == 3 for s in others)
+    assert reached("pre", False, 12) == [60, 70, 70] and finals("pre", False, 12) == [1.41, 1.40, 1.40]
+    assert reached("pre", True, 12) == [130, 130, 140]
+    assert reached("damped", False, 12) == [40, 50, 50] and rows["damped", False, 12].final == pytest.approx(1.42, abs=0.005)
+    assert rows["rezero", False, 12].final == pytest.approx(1.46, abs=0.005)
+    assert round(RUNS.bigram_loss, 2) == 1.94 and round(RUNS.unigram_loss, 2) == 3.57

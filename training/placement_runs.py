@@ -128,6 +128,16 @@ def unigram_loss(data):
     return float(-(p * np.log(p)).sum())
 
 
+def bigram_loss(data):
+    """The loss of predicting every next token by how often it followed the token before it in the
+    training text (the bigram table of the text itself)."""
+    vocab = len(corpus.VOCAB)
+    counts = np.zeros((vocab, vocab))
+    np.add.at(counts, (data[:, :-1].numpy().ravel(), data[:, 1:].numpy().ravel()), 1)
+    p = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
+    return float(-(counts[counts > 0] * np.log(p[counts > 0])).sum() / counts.sum())
+
+
 def train(variant, warmup, depth, seed, data, c=SETTINGS):
     """One run; returns its curve: (steps / every,) the mean training loss over each ``every``
     steps (NaN from the first block of steps whose loss was not finite)."""
@@ -176,6 +186,7 @@ def main():
                             depths=np.array([r[2] for r in listed], dtype=np.int16),
                             seeds=np.array([r[3] for r in listed], dtype=np.int16),
                             seconds=np.array(seconds, dtype=np.float32), unigram_loss=np.array(unigram_loss(data)),
+                            bigram_loss=np.array(bigram_loss(data)),
                             settings=np.array(json.dumps(SETTINGS, sort_keys=True)),
                             torch=np.array(torch.__version__))
         print(f"wrote {args.out} ({Path(args.out).stat().st_size / 1e3:.0f} kB)")
