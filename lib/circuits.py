@@ -16,8 +16,10 @@ it with its keys: its QK circuit reads what the previous-token head's OV circuit
 al. (2021) measure this *K-composition* from the weights alone (``composition``); ``keys_without``
 measures it by running the model: the induction head's keys computed without the earlier head.
 
-    maps = attention_maps(model.encode("copy b d a e | b d a e ."))    # (4, 4, 12, 12)
-    head_scores(maps, ids).previous                                   # (4, 4), one per head
+    ids = model.encode("copy b d a e | b d a e .")
+    maps = attention_maps(ids)                          # (4, 4, 11, 11): blocks, heads, rows, columns
+    head_scores(maps, ids).previous                     # (4, 4), one per head
+    keys_without(ids, (0, 3), (1, 1))                   # block 2's head 2 run without block 1's head 4
 """
 
 from __future__ import annotations
