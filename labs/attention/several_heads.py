@@ -31,7 +31,7 @@ from lib.attention import attention
 TOKENS = ("9", "minus", "4", "is")
 D_MODEL = 4
 FIRST, SECOND = 0, 2                   # where 9 and 4 stand, and the output's number each one's value fills
-SCORE_MIN, SCORE_MAX = 0.0, 8.0
+SCORE_MIN, SCORE_MAX, SCORE_STEP = 0.0, 8.0, 0.1
 HEADS = (1, 2)
 TOP, Y_TICKS = 1.5, (0, 0.25, 0.5, 0.75, 1)      # room above the bars for the legends
 
@@ -123,10 +123,10 @@ class SeveralHeadsLab:
         from engine.kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         self.heads = choice([("1 head of 4 numbers", 1), ("2 heads of 2 numbers", 2)], int(heads), "layer")
-        self.first = slider("float", value=first, min=SCORE_MIN, max=SCORE_MAX, step=0.5,
+        self.first = slider("float", value=first, min=SCORE_MIN, max=SCORE_MAX, step=SCORE_STEP,
                             description="score of 9", readout_format=readout(1))
         self.first.add_class("course-slider-first")
-        self.second = slider("float", value=second, min=SCORE_MIN, max=SCORE_MAX, step=0.5,
+        self.second = slider("float", value=second, min=SCORE_MIN, max=SCORE_MAX, step=SCORE_STEP,
                              description="score of 4", readout_format=readout(1))
         self.second.add_class("course-slider-second")
         self.verdict = verdict_widget()

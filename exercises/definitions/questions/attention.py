@@ -69,7 +69,6 @@ NUMBER_HEAD_SCALE = Question(
                 "spreads about \u221a24: it is divided by \u221a24 \u2248 4.90, not by \u221a96.",
     reveals=[
         r"\u221a\s*24\b",
-        r"\bsqrt\(\s*24\s*\)",
         r"\b96\s*/\s*4\s*=\s*24\b",
     ],
 )
@@ -86,7 +85,6 @@ NUMBER_MASK_THIRD = Question(
                 "equal scores give three equal weights: 1/3 each.",
     reveals=[
         r"(?<![\d.])1\s*/\s*3(?![\d.])",
-        r"\bone third\b",
         r"\bthree equal (scores|weights)\b",
     ],
 )
@@ -198,7 +196,7 @@ SKIP_AHEAD = [
              "About what is the spread (standard deviation) of their score q\u00b7k, before any division?",
              answer=20.0, tol=1.0,
              explanation="q\u00b7k adds 400 products of variance 1: variance 400, spread \u221a400 = 20.",
-             reveals=[r"\u221a\s*400\b", r"\bsqrt\(\s*400\s*\)"]),
+             reveals=[r"\u221a\s*400\b"]),
     Question("att-out-axis", NOTEBOOK, "predict",
              "Attention scores are kept in an array of shape (batch, heads, queries, keys). Along which "
              "axis does the softmax run?",
@@ -210,11 +208,11 @@ SKIP_AHEAD = [
              reveals=[r"\bspread over the keys\b"]),
     Question("att-out-last-weight", NOTEBOOK, "number",
              "A text of 5 tokens, the causal mask, and every score equal. What weight does the last token "
-             "put on the first? (A fraction like 1/3 is fine.)",
+             "put on the first? (A fraction like 1/4 is fine.)",
              answer=0.2, tol=1e-3,
              explanation="The last token sees all 5 tokens, itself included, and equal scores share its weight "
                          "evenly: 1/5 each.",
-             reveals=[r"(?<![\d.])1\s*/\s*5(?![\d.])", r"\bone fifth\b"]),
+             reveals=[r"(?<![\d.])1\s*/\s*5(?![\d.])"]),
     Question("att-out-rank", NOTEBOOK, "number",
              "A model has d_model = 512 and 8 heads, each with a slice of its own of the queries and the "
              "keys. What is the largest rank that one head's W_Q,h W_K,h\u1d40 (512 \u00d7 512) can have?",
