@@ -258,6 +258,7 @@ def _build_into(output: Path, content: Path, pyodide, dist_dir):
         manifest = release.stage_contents(content, staged)
         run_lite_build(output, staged)
         lock_dir = output / LOCK_DIR
+        lock_dir.mkdir(parents=True, exist_ok=True)
         archive, notebooks = release.notebooks_archive(manifest, staged)   # beside the wheel, not in it
         (lock_dir / archive).write_bytes(notebooks)
         added = [build_wheel(lock_dir, extra_files=release.wheel_files(manifest, staged, archive))]
