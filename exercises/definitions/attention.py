@@ -146,6 +146,9 @@ def head_scores(x, Wq, Wk, heads):
         Mistake("size, no root", {2: "q.shape[-1]"},
                 "You divided by the head's size itself. The spread of a sum of `size` products grows like "
                 "its square root: divide by that."),
+        Mistake("size squared", {2: "q.shape[-1] ** 2"},
+                "You divided by the square of the head's size. The spread of a sum of `size` products "
+                "grows like the square root of `size`: divide by that root."),
         Mistake("not divided", {2: "1"},
                 "Your scores are not scaled. Divide them by the square root of the head's size, so that "
                 "their spread stays near 1 however wide the head is."),
@@ -231,6 +234,15 @@ HEADS_CAUSAL_SOFTMAX = Exercise(
         Mistake("itself hidden", {0: "np.tril(np.ones((n, n), dtype=bool), -1)"},
                 "Your mask hides each query's own key too, so the first query has no key at all and gets "
                 "0 / 0 = NaN. A query may look at its own key."),
+        Mistake("no mask", {0: "np.ones((n, n), dtype=bool)"},
+                "Your mask allows every key, so each query also looks at the later keys, the future. The "
+                "causal mask keeps, in row i, only the columns j <= i."),
+        Mistake("itself only", {0: "np.eye(n, dtype=bool)"},
+                "Your mask allows each query its own key only, so every weight is 1 on the diagonal and "
+                "the earlier keys get nothing. A query may look at its own key and every earlier one."),
+        Mistake("one key ahead", {0: "np.tril(np.ones((n, n), dtype=bool), 1)"},
+                "Your mask keeps one diagonal too many: each query also sees the next key, one step in "
+                "the future. Keep the diagonal and what lies below it, nothing above."),
         Mistake("over the heads", {1: "0"},
                 "Axis 0 runs over the heads: your weights sum to 1 across the heads for each pair (i, j). "
                 "One query's weights are spread over the keys, within one head."),
@@ -238,6 +250,9 @@ HEADS_CAUSAL_SOFTMAX = Exercise(
                 "Axis 1 (here the same as -2) runs down a column: your weights sum to 1 over the queries "
                 "that look at one key. "
                 "One query's weights run along its row, over the keys."),
+        Mistake("over the whole grid", {1: "(1, 2)"},
+                "Your weights sum to 1 over each head's whole grid, every query together. One query's "
+                "weights run along its own row, over the keys: one axis, the last."),
     ],
     rtol=1e-6, atol=1e-9,
 )
@@ -346,6 +361,10 @@ HEADS_OUTPUT = Exercise(
                 "The product runs over the last axis of the left array and the second-to-last of the "
                 "right one: values (n, size) times weights (n, n) pairs numbers of the values with "
                 "queries. Put the weights first: (n, n) times (n, size)."),
+        Mistake("no mixing", {0: "weights.sum(axis=-1, keepdims=True) * per_head"},
+                "Each row of weights sums to 1, so your result is each query's own value, unchanged: no "
+                "token reads another. Mix the values with the weights, a matrix product of each head's "
+                "(n, n) weights by its (n, size) values."),
         Mistake("reshaped without moving", {1: "mixed.reshape(n, -1)"},
                 "`mixed` is (heads, n, size), and `reshape` reads it head by head: your first rows hold "
                 "head 1's results for several tokens. Bring the token axis to the front first, then "
@@ -354,6 +373,9 @@ HEADS_OUTPUT = Exercise(
                 "Your result is one head wide, `size` numbers per token, where W_O reads every head side by "
                 "side, heads * size numbers. The heads' results are neither added nor stacked below one "
                 "another: each token's row holds head 1's numbers, then head 2's, and so on."),
+        Mistake("heads in reverse order", {1: "np.hstack(mixed[::-1])"},
+                "Your rows hold the heads in reverse order, the last head first. W_O reads head 1's "
+                "numbers first, then head 2's, and so on: keep the heads in their order."),
         Mistake("every other number", {1: "mixed.transpose(1, 2, 0).reshape(n, -1)"},
                 "Your rows interleave the heads, one number of each head in turn. Each head's `size` "
                 "numbers stay together: the heads axis comes before the size axis."),
