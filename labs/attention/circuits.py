@@ -90,7 +90,7 @@ class CircuitsResult(NamedTuple):
     MOST_WORDS) the OV reading among them (row: the token read, column: the token raised), NaN
     beyond. block_looks: the ``Looks`` of the block's heads on the text; copies: (heads,) for how
     many of the ``vocab`` tokens each head of the block raises the token it reads; copies_here:
-    how many of the distinct tokens the chosen head raises. pattern, weight: where the chosen
+    how many of the distinct tokens (``text_tokens`` of them) the chosen head raises. pattern, weight: where the chosen
     head looks most ("previous", "itself" or "first") and its mean weight there. verdict."""
     text: str
     block: int
@@ -102,6 +102,7 @@ class CircuitsResult(NamedTuple):
     block_looks: Looks
     copies: np.ndarray
     copies_here: int
+    text_tokens: int
     vocab: int
     pattern: str
     weight: float
@@ -139,7 +140,7 @@ def circuits_model(text: str = TEXTS[0], block: int = 1, head: int = 1) -> Circu
                f"circuit raises the token it reads for {k} of the {vocab} tokens ({copies_here} of the "
                f"{plural(len(ids), 'token')} of this text){tendency}.")
     return CircuitsResult(text, block, head, words, grid, distinct, ov_grid, block_looks, copies, copies_here,
-                          vocab, pattern, found[pattern], verdict)
+                          len(ids), vocab, pattern, found[pattern], verdict)
 
 
 class CircuitsLab:

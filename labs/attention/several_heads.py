@@ -104,12 +104,14 @@ def several_heads_model(heads: int = 1, first: float = 4.0, second: float = 4.0)
     weights, output = _run(heads, first, second)
     to_first, to_second = float(weights[0, FIRST]), float(weights[-1, SECOND])
     together = to_first + to_second
-    arrived = f"the output holds {fixed(output[FIRST])} of 9's value and {fixed(output[SECOND])} of 4's"
+    arrived = (f"the output holds {fixed(output[FIRST])} of \u201c9\u201d\u2019s value and {fixed(output[SECOND])} "
+               f"of \u201c4\u201d\u2019s")
     if heads == 1:
-        verdict = (f"One head of 4 numbers: 9 gets {fixed(to_first)} of its weight and 4 gets {fixed(to_second)}, "
+        verdict = (f"One head of 4 numbers: \u201c9\u201d gets {fixed(to_first)} of its weight and \u201c4\u201d gets "
+                   f"{fixed(to_second)}, "
                    f"{fixed(together)} together, as the four tokens share one total of 1; {arrived}.")
     else:
-        verdict = (f"Two heads of 2 numbers: head 1 gives 9 {fixed(to_first)} of its weight and head 2 gives 4 "
+        verdict = (f"Two heads of 2 numbers: head 1 gives \u201c9\u201d {fixed(to_first)} of its weight and head 2 gives \u201c4\u201d "
                    f"{fixed(to_second)}, {fixed(together)} together, as each head has a total of 1 of its own; {arrived}.")
     return HeadsResult(heads, first, second, weights, output, to_first, to_second, together,
                        (cost(1), cost(2)), verdict)
