@@ -27,6 +27,10 @@ HEADLINES = {
 
 EARLIER = "Passed before this kernel started"
 
+# What a hint of the ladder shown with a miss is: the exercise's next hint, in order, whatever the
+# code did; not a reading of the code (that is the feedback above it).
+LADDER_NOTE = "the exercise's next hint on the method, not a reading of your code"
+
 
 @dataclass
 class Feedback:
@@ -71,7 +75,7 @@ class Feedback:
             lines.append(f"  Hint: {self.hint}")
         if self.ladder:
             level, total, text = self.ladder
-            lines.append(f"  Hint {level} of {total}: {text}")
+            lines.append(f"  Hint {level} of {total} ({LADDER_NOTE}): {text}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
