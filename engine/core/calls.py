@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import diagnose
-from .budget import Budget
+from .budget import Budget, OutOfTime
+from .cell import run_cell
 from .compare import close
 from .definition import Case, Exercise
 from .sandbox import argument_names, changed_arguments, copied, read_only
@@ -97,11 +98,35 @@ class Runner:
             state["changed"], state["line"] = changed, line
 
         try:
-            self._run(args, kwargs, lambda filename, lineno: look((filename, lineno)))
+            self._run(args, kwargs, lambda filename, lineno, _frame: look((filename, lineno)))
         except Exception:  # noqa: BLE001 - the learner's code may raise anything
             pass
         look(None)
         return state["culprit"] if state["changed"] else None
+
+    def steps(self, case: Case, names) -> dict | None:
+        """The values the learner's function holds under ``names`` (the exercise's steps, such
+        as ``mean`` and ``var``) on ``case``, as they are at its last line (or where it raised);
+        None when it runs out of time."""
+        args, kwargs = copied(case.args), copied(case.kwargs)
+        read_only((args, kwargs))
+        code, wanted, seen = getattr(self.func, "__code__", None), tuple(names), {}
+
+        def look(_filename, _line, frame) -> None:
+            if frame is not None and frame.f_code is code:
+                values = frame.f_locals
+                for name in wanted:
+                    if name in values:
+                        value = values[name]
+                        seen[name] = value.copy() if isinstance(value, np.ndarray) else value
+
+        try:
+            self._run(args, kwargs, look)
+        except OutOfTime:
+            return None
+        except Exception:  # noqa: BLE001 - the steps it took before it raised
+            pass
+        return seen
 
     def outcome(self, index: int, case: Case) -> Call:
         if index not in self.calls:
@@ -152,3 +177,13 @@ def agree(a, b, ex: Exercise, case: Case) -> bool:
         return a is b
     return close(a, b, ex, case)
 
+
+_SOLVED: dict[int, tuple[Exercise, object]] = {}
+
+
+def solved(ex: Exercise):
+    """The function the exercise's solution defines (its cell with the blanks filled), run once."""
+    entry = _SOLVED.get(id(ex))
+    if entry is None or entry[0] is not ex:
+        entry = _SOLVED[id(ex)] = (ex, run_cell(ex.solution_source, ex.context, f"{ex.id} solution")[ex.name])
+    return entry[1]

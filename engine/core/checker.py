@@ -31,9 +31,9 @@ from engine.presentation import numbers
 from . import diagnose
 from .blank import contains_blank, mentions_blank
 from .budget import OutOfTime
-from .calls import MISSING, RAISED, Runner, agree, mistaken, reference
+from .calls import MISSING, RAISED, Runner, agree, mistaken, reference, solved
 from .cell import run_cell
-from .compare import case_name, close, compare, describe
+from .compare import case_name, close, compare, describe, tolerance
 from .definition import Case, Exercise
 from .failures import STOP_A_RUNAWAY, STATE_HINT, changed_input, error, error_location, timeout
 from .registry import get_exercise
@@ -184,6 +184,12 @@ def _diagnose(fb: Feedback, run: Runner, failing: Case) -> None:
     observed = [diagnose.Probe(case, got, reference(ex, case)) for got, (_i, case) in zip(seen, probes)]
     if fb.kind in ("values", "shape", "nan"):       # an error, None or a wrong type says what to fix itself
         fb.hint = diagnose.explain(ex, observed[:len(fixed)], lambda a, b, case: close(a, b, ex, case))
+    if fb.kind in ("values", "shape", "nan", "error"):      # where in the learner's own steps it goes wrong
+        _locate(fb, run, observed[:len(fixed)])
+    if fb.hint is None and fb.kind == "values":     # no slip fits: what the result observably is
+        facts = diagnose.describe(ex, observed, lambda case: tolerance(ex, case), _rerun(run))
+        if facts:
+            fb.details.append(facts)
     fb.right = diagnose.settled(observed[:len(fixed)])
     wrong = [case for got, (_i, case) in zip(seen, probes[:len(fixed)])
              if got is RAISED or not agree(got, reference(ex, case), ex, case)]
@@ -193,6 +199,41 @@ def _diagnose(fb: Feedback, run: Runner, failing: Case) -> None:
         listed = shown[0] if len(shown) == 1 else "; ".join(shown[:-1]) + " and " + shown[-1]
         fb.details.append(f"Of the {len(fixed)} fixed tests it gets {len(fixed) - len(wrong)} right; "
                           f"the ones it gets wrong: {listed}.")
+
+
+def _locate(fb: Feedback, run: Runner, probes: list) -> None:
+    """The first of the learner's steps (the names the cell assigns) that differs from the
+    solution's, explained when a slip fits it: the hint when there is none yet, else a detail."""
+    ex = run.ex
+    names = diagnose.step_names(ex)
+    if not names:
+        return
+    try:
+        solution = Runner(ex, solved(ex))
+    except Exception:  # noqa: BLE001 - a solution that does not run names no step
+        return
+    found = diagnose.first_wrong_step(
+        ex, probes, lambda case: run.steps(case, names), lambda case: solution.steps(case, names),
+        solution.func, lambda a, b, case: close(a, b, ex, case), diagnose.explain)
+    if found is None:
+        return
+    sentence, named = found
+    if named and fb.hint is None:
+        fb.hint = sentence
+    else:
+        fb.details.append(sentence)
+
+
+def _rerun(run: Runner):
+    """The learner's function called once more on other arguments, for the diagnosis: its result,
+    or None when it raises or runs out of time."""
+    def call(args, kwargs):
+        try:
+            outcome = run.call(Case(tuple(args), "the same input, reordered", kwargs=dict(kwargs)))
+        except OutOfTime:
+            return None
+        return None if outcome.error is not None or outcome.changed else outcome.value
+    return call
 
 
 def evaluate_source(exercise: Exercise | str, source: str, rng=None) -> Feedback:

@@ -40,7 +40,7 @@ def _is_numeric(arr: np.ndarray) -> bool:
     return arr.dtype.kind in "biufc"
 
 
-def _tolerance(ex: Exercise, case: Case | None) -> tuple[float, float]:
+def tolerance(ex: Exercise, case: Case | None) -> tuple[float, float]:
     if case is None:
         return ex.rtol, ex.atol
     return (ex.rtol if case.rtol is None else case.rtol,
@@ -57,7 +57,7 @@ def _as_array(value) -> np.ndarray:
 
 
 def close(a, b, ex: Exercise, case: Case | None = None) -> bool:
-    rtol, atol = _tolerance(ex, case)
+    rtol, atol = tolerance(ex, case)
     try:
         a, b = _as_array(a), _as_array(b)
         if a.shape != b.shape or not _is_numeric(a) or not _is_numeric(b):
@@ -102,7 +102,7 @@ def _rows(bad: np.ndarray) -> str:
 
 def _difference(got: np.ndarray, exp: np.ndarray, case: Case, ex: Exercise) -> str:
     """The numbers that differ, in words sized to the result: one number, a row, a grid."""
-    rtol, atol = _tolerance(ex, case)
+    rtol, atol = tolerance(ex, case)
     if exp.ndim == 0:
         if case.visible:
             return f"expected {numbers.exact(exp)}, got {numbers.exact(got)}"

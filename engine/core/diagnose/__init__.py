@@ -27,6 +27,11 @@ does not, and it differs from the reference's somewhere. The families, one modul
                   or term; rounded; right in float64 and wrong in float32 only
     names         causes the code itself shows: loops, ``np.max`` of two arrays, a misspelt name
 
+Beside the result, :mod:`~engine.core.diagnose.steps` reads the learner's own steps (the names the
+cell assigns) and names the first that differs from the solution's, with the change of its line
+that gives the learner's values (:mod:`~engine.core.diagnose.expressions`: "`+` where `*` was
+wanted"), each changed line evaluated within bounds (:mod:`~engine.core.diagnose.bounded`).
+
 Each explanation is a sentence with the numbers it rests on (those of the example above, the
 only case whose numbers feedback may quote, and the sizes of the hidden ones). When no slip
 fits, :func:`engine.core.diagnose.observed.describe` says what is observably wrong instead.
@@ -38,37 +43,14 @@ every fixed case, batches and non-square inputs included, leaves no doubt about 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
-from typing import Any
-
 import numpy as np
-
-from engine.core.definition import Case
 
 from . import arguments, counts, shape, statistics, transforms
 from .names import close_name, loops_in, misspelt_name, reduction_for_pairwise
-from .slips import RAISED, SKIP, Close, Slip, as_numbers, quiet
-
-
-@dataclass
-class Probe:
-    """One fixed case: the learner's result (``RAISED`` when it raised) and the reference's, and
-    both as arrays of numbers (``yours``, ``wanted``; None when one is not numbers). ``right``:
-    the two agree within the case's tolerance (set by :func:`explain`)."""
-
-    case: Case
-    got: Any
-    expected: Any
-    yours: np.ndarray | None = field(init=False, repr=False)
-    wanted: np.ndarray | None = field(init=False, repr=False)
-    right: bool = field(init=False, default=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self.yours, self.wanted = as_numbers(self.got), as_numbers(self.expected)
-
-    @property
-    def numeric(self) -> bool:
-        return self.yours is not None and self.wanted is not None
+from .observed import describe
+from .steps import first_wrong as first_wrong_step
+from .steps import part_names, step_names
+from .slips import RAISED, SKIP, Close, Probe, Slip, quiet
 
 
 # The order in which the causes are tried: the first that fits is named.
@@ -151,5 +133,5 @@ def settled(probes: list[Probe]) -> tuple[str, ...]:
     return ()
 
 
-__all__ = ["ORDER", "RAISED", "Probe", "Slip", "close_name", "explain", "fits", "loops_in", "misspelt_name",
-           "reduction_for_pairwise", "settled"]
+__all__ = ["ORDER", "RAISED", "Probe", "Slip", "close_name", "describe", "explain", "first_wrong_step", "fits", "loops_in", "misspelt_name",
+           "part_names", "reduction_for_pairwise", "settled", "step_names"]

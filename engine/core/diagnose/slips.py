@@ -10,17 +10,39 @@ and, beside it, what the code would give on a probe if it had made that slip; th
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
+from engine.core.definition import Case
 from engine.presentation.numbers import exact
 
 RAISED = object()        # what a call that raised is recorded as
 SKIP = object()          # a prediction that says nothing about a case (a shift of a single row)
 
 Close = Callable[[Any, Any, Any], bool]     # close(a, b, case): equal within the case's tolerance
+
+
+@dataclass
+class Probe:
+    """One fixed case: the learner's result (``RAISED`` when it raised) and the reference's, and
+    both as arrays of numbers (``yours``, ``wanted``; None when one is not numbers). ``right``:
+    the two agree within the case's tolerance (set by :func:`engine.core.diagnose.explain`)."""
+
+    case: Case
+    got: Any
+    expected: Any
+    yours: np.ndarray | None = field(init=False, repr=False)
+    wanted: np.ndarray | None = field(init=False, repr=False)
+    right: bool = field(init=False, default=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.yours, self.wanted = as_numbers(self.got), as_numbers(self.expected)
+
+    @property
+    def numeric(self) -> bool:
+        return self.yours is not None and self.wanted is not None
 
 
 @dataclass(frozen=True)

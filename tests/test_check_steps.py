@@ -1,0 +1,82 @@
+"""Feedback that says where in the learner's own steps a wrong result goes wrong, and what a
+wrong result observably is when no slip explains it (engine/core/diagnose/steps.py,
+observed.py), and the bounds a changed line of the solution is evaluated within (bounded.py).
+
+Each answer runs through the real check and the test reads the feedback the learner would read.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.core.cell import run_cell
+from engine.core.checker import evaluate
+from engine.core.diagnose.bounded import TooLarge, bounded, namespace
+from engine.core.registry import get_exercise
+
+
+@pytest.fixture(autouse=True)
+def _progress_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
+
+
+def _feedback(ex_id: str, code):
+    ex = get_exercise(ex_id)
+    source = ex.variant_source(code) if isinstance(code, dict) else code
+    fb = evaluate(ex, run_cell(source, ex.context, ex.id))
+    assert not fb.passed, source
+    return fb
+
+
+def test_the_first_wrong_step_is_named_with_the_change_of_its_line():
+    fb = _feedback("moe-counts", {2: "attention + expert + router + norms"})
+    text = fb.text()
+    assert "`used` is the first of your steps that is not" in text, text
+    assert "`top_k *` left out" in text, text
+    assert "`stored`" in text.split("`used` is the first")[0], text      # the right steps before it
+
+
+def test_a_right_step_before_the_wrong_one_is_said_to_be_right():
+    fb = _feedback("layer-norm-fix", {1: "((x - x.mean()) ** 2).mean(axis=-1, keepdims=True)"})
+    assert "Your `mean` is right; `var` is the first of your steps that is not" in fb.text(), fb.text()
+
+
+def test_right_steps_and_a_wrong_last_line_point_at_the_line_that_combines_them():
+    fb = _feedback("stable-softmax", {1: "e.sum(axis=-1, keepdims=True).cumsum(axis=-2)"})
+    assert "Your `shifted` and `e` are both right" in fb.text(), fb.text()
+
+
+def test_a_result_that_is_the_input_unchanged_is_said_so():
+    fb = _feedback("stable-softmax", "def softmax(scores):\n    return scores * 1\n")
+    assert "your result is `scores` itself, unchanged" in fb.text(), fb.text()
+
+
+def test_rows_that_depend_on_other_rows_are_seen_by_reordering_the_rows():
+    source = ("def softmax(scores):\n    e = np.exp(scores - scores.max(axis=-1, keepdims=True))\n"
+              "    return e / (e.sum(axis=-1, keepdims=True) + e[..., :1, :1])\n")
+    fb = _feedback("stable-softmax", source)
+    assert "a row of yours depends on the other rows" in fb.text(), fb.text()
+
+
+def test_a_right_answer_reordered_by_the_learner_is_named_as_its_order():
+    source = ("def softmax(scores):\n    e = np.exp(scores - scores.max(axis=-1, keepdims=True))\n"
+              "    return (e / e.sum(axis=-1, keepdims=True))[..., ::-1]\n")
+    assert "reverse order" in _feedback("stable-softmax", source).text()
+
+
+def test_a_changed_line_may_not_raise_a_whole_number_to_a_huge_power():
+    with pytest.raises(TooLarge):
+        eval(bounded("top_k ** expert"), namespace({"top_k": 8, "expert": 29_000_000}))
+    assert eval(bounded("(a + 1) ** 2"), namespace({"a": 3})) == 16
+    assert np.allclose(eval(bounded("x ** 0.5"), namespace({"x": np.array([4.0, 9.0])})), [2, 3])
+
+
+def test_a_changed_line_may_not_ask_numpy_for_a_huge_array():
+    space = namespace({"np": np, "n": 100_000})
+    for text in ("np.arange(n * n)", "np.zeros((n, n))", "np.ones(n ** 2)", "np.eye(n)"):
+        with pytest.raises(TooLarge):
+            eval(bounded(text), space)
+    assert eval(bounded("np.arange(n // 1000)"), space).shape == (100,)
+    assert eval(bounded("np.zeros((3, 4)).shape"), space) == (3, 4)
+    assert eval(bounded("np.exp(0.0)"), space) == 1.0
