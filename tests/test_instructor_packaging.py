@@ -89,8 +89,9 @@ def test_the_trained_models_arrays_are_served_beside_the_wheel_not_inside_it(bui
     assert "labs/decoder/precomputed.npz" in names      # notebook 04's 2 kB of looked-up results ship inside
     assert "labs/norms/precomputed.npz" in names        # and notebook 03's 38 kB
     served = wheel.served_files()
-    assert sorted(index) == sorted(p.name for p in served.values()) == ["heldout_texts.npz", "precomputed.npz",
-                                                                        "reference.npz", "weights.npz"]
+    assert sorted(index) == sorted(p.name for p in served.values()) == [
+        "heldout_texts.npz", "placement_runs.npz", "precomputed.npz", "reference.npz", "training_record.npz",
+        "weights.npz"]
     for name, source in served.items():
         entry = index[source.name]
         digest = hashlib.sha256(source.read_bytes()).hexdigest()

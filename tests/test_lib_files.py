@@ -12,10 +12,11 @@ import pytest
 
 from labs.decoder.models import trained_stored
 from labs.trained import held_out, precomputed
-from lib import files, model
+from lib import files, model, placement_runs, training_record
 from tools.wheel import served_files, served_index
 
 LOADERS = (model.weight_arrays, model.weights, model.heldout, model.heldout_texts, files.served,
+           training_record.record, placement_runs.runs,
            precomputed.stored, precomputed.inputs_digest, held_out._setting_perplexities)
 
 
@@ -62,6 +63,11 @@ def test_the_model_gets_the_same_arrays_fetched_from_the_site_once_each(as_in_th
     stored = {label: float(value) for label, value in precomputed.stored()[key].items()}
     assert held_out.setting_perplexities(skip=(1,)) == pytest.approx(stored, nan_ok=True, rel=0, abs=0)
     precomputed.stored(), held_out.setting_perplexities(skip=(1,))
+    # the record of training and the placement runs, read as any other served file
+    with np.load(next(p for p in served_files().values() if p.name == "training_record.npz")) as stored:
+        assert np.array_equal(training_record.record().steps, stored["steps"])
+    assert len(placement_runs.runs().curves) == len(placement_runs.runs().variants)
+    training_record.record(), placement_runs.runs()
     assert sorted(as_in_the_browser) == sorted(served_files())           # each file fetched once
 
 
