@@ -47,6 +47,43 @@ def test_right_steps_and_a_wrong_last_line_point_at_the_line_that_combines_them(
     assert "Your `shifted` and `e` are both right" in fb.text(), fb.text()
 
 
+def test_the_two_outcomes_of_a_choice_swapped_are_named_and_never_a_fixed_flag():
+    fb = _feedback("block-count", {1: "(2 if gated else 3) * d * d_ff"})
+    assert "the two outcomes of `3 if gated else 2` the other way round" in fb.text(), fb.text()
+    assert "whatever `gated` is" not in fb.text() and "log" not in fb.text(), fb.text()
+
+
+def test_a_function_call_left_out_is_named_as_left_out_not_replaced():
+    fb = _feedback("perplexity-logits", {2: "shifted - np.exp(shifted).sum(axis=-1, keepdims=True)"})
+    assert "`np.log(...)` left out" in fb.text() and "np.abs" not in fb.text(), fb.text()
+
+
+def test_a_reduction_along_another_axis_is_named_by_its_axis():
+    fb = _feedback("rms-norm", {0: "np.mean(x ** 2, axis=0, keepdims=True)"})
+    assert "`axis=0` (along axis 0) where `axis=-1` was wanted" in fb.text(), fb.text()
+
+
+def test_a_step_used_as_an_index_is_a_step_and_the_last_line_is_not_blamed():
+    fb = _feedback("top2-routing", {0: "np.sort(scores)[-2:]"})
+    assert "`best` is the first of your steps that is not" in fb.text(), fb.text()
+    assert "`sort` where `argsort` was wanted" in fb.text(), fb.text()
+    assert "into the result" not in fb.text(), fb.text()
+
+
+@pytest.mark.parametrize("fill, said", [
+    ("np.round(x.sum(axis=-1, keepdims=True), 2)", "rounded to 2 decimals"),
+    ("x.sum(axis=-1, keepdims=True).astype(int)", "cut to whole numbers"),
+])
+def test_a_one_line_function_is_read_as_its_line_changed(fill, said):
+    fb = _feedback("row-mean", {0: fill})
+    assert "Your result is what the right line gives with" in fb.text() and said in fb.text(), fb.text()
+
+
+def test_a_single_wrong_number_is_not_counted_as_one_of_many():
+    fb = _feedback("perplexity", {1: "np.mean(1 / right)"})
+    assert "every one of its" not in fb.text() and "1 number" not in fb.text(), fb.text()
+
+
 def test_a_result_that_is_the_input_unchanged_is_said_so():
     fb = _feedback("stable-softmax", "def softmax(scores):\n    return scores * 1\n")
     assert "your result is `scores` itself, unchanged" in fb.text(), fb.text()

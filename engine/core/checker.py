@@ -206,15 +206,17 @@ def _locate(fb: Feedback, run: Runner, probes: list) -> None:
     solution's, explained when a slip fits it: the hint when there is none yet, else a detail."""
     ex = run.ex
     names = diagnose.step_names(ex)
-    if not names:
-        return
     try:
         solution = Runner(ex, solved(ex))
     except Exception:  # noqa: BLE001 - a solution that does not run names no step
         return
-    found = diagnose.first_wrong_step(
-        ex, probes, lambda case: run.steps(case, names), lambda case: solution.steps(case, names),
-        solution.func, lambda a, b, case: close(a, b, ex, case), diagnose.explain)
+    if not names:                     # a function of one line: that line, changed as slips change it
+        said = diagnose.wrong_line(ex, probes, solution.func, lambda a, b, case: close(a, b, ex, case))
+        found = (said, True) if said else None
+    else:
+        found = diagnose.first_wrong_step(
+            ex, probes, lambda case: run.steps(case, names), lambda case: solution.steps(case, names),
+            solution.func, lambda a, b, case: close(a, b, ex, case), diagnose.explain)
     if found is None:
         return
     sentence, named = found

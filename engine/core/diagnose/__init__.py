@@ -49,7 +49,7 @@ from . import arguments, counts, shape, statistics, transforms
 from .names import close_name, loops_in, misspelt_name, reduction_for_pairwise
 from .observed import describe
 from .steps import first_wrong as first_wrong_step
-from .steps import part_names, step_names
+from .steps import part_names, step_names, wrong_line
 from .slips import RAISED, SKIP, Close, Probe, Slip, quiet
 
 
@@ -134,4 +134,4 @@ def settled(probes: list[Probe]) -> tuple[str, ...]:
 
 
 __all__ = ["ORDER", "RAISED", "Probe", "Slip", "close_name", "describe", "explain", "first_wrong_step", "fits", "loops_in", "misspelt_name",
-           "part_names", "reduction_for_pairwise", "settled", "step_names"]
+           "part_names", "reduction_for_pairwise", "settled", "step_names", "wrong_line"]

@@ -74,7 +74,7 @@ def _changes(ex, cases) -> list:
             if isinstance(arg, bool):
                 values = {True, False}
             for value in sorted(values, key=repr):
-                found.append((i, lambda v, value=value: value if v != value else SKIP,
+                found.append((i, lambda v, value=value: value,  # where it already is, the code must be right
                               f"with `{name}` = {value!r} whatever `{name}` is"))
     return found
 

@@ -32,18 +32,19 @@ WRAPS = [("({}) ** 2", "`{}` squared"), ("np.sqrt({})", "the square root of `{}`
          ("(({}) / 2)", "`{}` halved"), ("np.round({}, 2)", "`{}` rounded to 2 decimals"),
          ("np.round({})", "`{}` rounded to whole numbers"), ("np.round({}, 1)", "`{}` rounded to 1 decimal"),
          ("np.round({}, 3)", "`{}` rounded to 3 decimals"), ("np.floor({})", "`{}` rounded down to whole numbers"),
+         ("np.trunc({})", "`{}` cut to whole numbers (as `.astype(int)` does)"),
          ("np.degrees({})", "`{}` turned into degrees (`np.degrees`): NumPy's sine and cosine take radians"),
          ("(2 * np.pi * ({}))", "`{}` times 2\u03c0: read as turns, where NumPy's sine and cosine take radians"),
          ("np.asarray({}).T", "`{}` transposed")]
 
 # What a slip puts in place of an element-by-element function of a value z.
-REPLACEMENTS = [("np.abs({})", "`np.abs(...)` (the size of every number)"),
+REPLACEMENTS = [("{}", None),                           # the call left out: said as such, tried first
+                ("np.abs({})", "`np.abs(...)` (the size of every number)"),
                 ("np.minimum(0, {})", "`np.minimum(0, ...)` (the negative part)"),
                 ("np.maximum(0.01 * ({0}), {0})", "a leaky ReLU"), ("np.maximum(0.1 * ({0}), {0})", "a leaky ReLU"),
                 ("np.maximum(0, {}) ** 2", "a squared ReLU"), ("np.tanh({})", "`np.tanh(...)`"),
                 ("np.maximum(0, {})", "a ReLU (`np.maximum(0, ...)`)"),
-                ("1 / (1 + np.exp(-({})))", "the sigmoid"), ("({0}) / (1 + np.exp(-({0})))", "SiLU"),
-                ("{}", "nothing at all (the value as it is)")]
+                ("1 / (1 + np.exp(-({})))", "the sigmoid"), ("({0}) / (1 + np.exp(-({0})))", "SiLU")]
 
 Variant = tuple[str, str]       # (the changed expression's code, the change in words)
 
@@ -83,13 +84,20 @@ WHOLE_WRAPS = [("({} + 1)", "`{}` + 1 (one too many)"), ("({} - 1)", "`{}` - 1 (
                ("(2 * {})", "`{}` doubled"), ("({} // 2)", "`{}` halved")]
 
 
-def variants(expression: str, names: list[str], whole: frozenset = frozenset()) -> Iterator[Variant]:
+def variants(expression: str, names: list[str], whole: frozenset = frozenset(),
+             flags: frozenset = frozenset()) -> Iterator[Variant]:
     """The changed expressions of ``expression`` (the code of a line's right-hand side), simplest
     first. ``names`` are the names in scope there (arguments and earlier steps), for a name put
     where another was wanted; ``whole`` those of them that hold a whole number (a size), which
-    only change by one or by a factor 2."""
+    only change by one or by a factor 2; ``flags`` those that hold True or False, which change
+    only into their opposite or another flag."""
     tree = _parse(expression)
     nodes = list(ast.walk(tree))
+    for node in nodes:                                   # the two outcomes of a choice exchanged
+        if isinstance(node, ast.IfExp):
+            twin = ast.IfExp(node.test, node.orelse, node.body)
+            yield (_replace(tree, node, twin),
+                   f"the two outcomes of `{_short(code(node))}` the other way round")
     for node in nodes:                                   # an operator exchanged, two sides swapped
         if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
             old, old_words = OPERATORS[type(node.op)]
@@ -115,6 +123,8 @@ def variants(expression: str, names: list[str], whole: frozenset = frozenset()) 
                 twin = copy.deepcopy(node)
                 del twin.keywords[k]
                 yield _replace(tree, node, twin), f"`{code(keyword)}` left out"
+                if keyword.arg == "axis":
+                    yield from _axes(tree, node, k)
     for node in nodes:
         if isinstance(node, ast.Call):
             values = [a for a in node.args if not isinstance(a, ast.Constant)]
@@ -122,7 +132,9 @@ def variants(expression: str, names: list[str], whole: frozenset = frozenset()) 
                 z = code(values[0])
                 for pattern, words in REPLACEMENTS:
                     new = pattern.format(z)
-                    yield _replace(tree, node, _parse(new)), f"{words} where `{_short(code(node))}` was wanted"
+                    said = f"`{code(node.func)}(...)` left out, `{_short(z)}` used as it is" if words is None \
+                        else f"{words} where `{_short(code(node))}` was wanted"
+                    yield _replace(tree, node, _parse(new)), said
             if len(node.args) >= 2 and not node.keywords:
                 for i in range(len(node.args) - 1):
                     twin = copy.deepcopy(node)
@@ -150,8 +162,11 @@ def variants(expression: str, names: list[str], whole: frozenset = frozenset()) 
     used = sorted({n.id for n in nodes if isinstance(n, ast.Name) and n.id in names})
     for name in used:                                    # a name: another in its place, or changed everywhere
         for other in names:
-            if other != name and (name in whole) == (other in whole):
+            if other != name and (name in whole) == (other in whole) and (name in flags) == (other in flags):
                 yield _renamed(tree, name, other), f"`{other}` where `{name}` was wanted"
+        if name in flags:
+            yield _renamed(tree, name, f"(not {name})"), f"`not {name}` where `{name}` was wanted"
+            continue
         for pattern, words in (WHOLE_WRAPS if name in whole else WRAPS):
             yield _renamed(tree, name, pattern.format(name)), words.format(name)
     sizes = [n for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
@@ -207,6 +222,17 @@ def _constants(value) -> list:
     found = [value + 1, value - 1, 2 * value, -value] if isinstance(value, int) else \
         [2 * value, value / 2, -value, value * 10, value / 10]
     return [v for v in dict.fromkeys(found) if v != value]
+
+
+def _axes(tree: ast.expr, node: ast.Call, k: int) -> Iterator[Variant]:
+    """The call's ``axis=`` keyword (its ``k``-th) given another axis, or none (the whole array)."""
+    written = code(node.keywords[k].value)
+    for axis in ("0", "1", "-1", "-2", "None"):
+        if axis != written:
+            twin = copy.deepcopy(node)
+            twin.keywords[k].value = _parse(axis)
+            along = "over the whole array" if axis == "None" else f"along axis {axis}"
+            yield _replace(tree, node, twin), f"`axis={axis}` ({along}) where `axis={written}` was wanted"
 
 
 def _subscripts(tree: ast.expr, node: ast.Subscript) -> Iterator[Variant]:

@@ -92,8 +92,10 @@ def _input_kept(ex, p, bad, rtol, atol) -> str | None:
 def _region(ex, p, bad, rtol, atol) -> str | None:
     """Which entries are wrong, when they are not all: some rows, some columns, one side of the
     diagonal."""
+    if bad.size == 1:
+        return None                 # a single number: the comparison above says all there is
     if bad.all():
-        return f"every one of its {plural(bad.size, 'number')} is wrong"
+        return f"every one of its {bad.size} numbers is wrong"
     if bad.ndim == 1:
         return f"{_which(np.flatnonzero(bad), bad.size, 'entry', 'entries')} wrong, the others right"
     grid = bad.reshape(-1, *bad.shape[-2:]).any(axis=0)        # the last two axes, over any batch

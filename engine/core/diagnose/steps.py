@@ -4,7 +4,7 @@ example above: 4 where 1.25 was expected)". A step is a name the cell's function
 the top of its body (``ms = ____``, ``sin, cos = ...``, ``stored = ____``); the learner's values are
 read at the function's last line (or where it stopped, when it raised) and compared with the
 solution's, step by step, in the order the cell assigns them. When every step is right, the line
-that combines them is what is wrong.
+that turns them into the result is what is wrong.
 
 The wrong step (or the combining line) is then read for its slip: first as the solution's own line
 changed the way slips change it (:mod:`engine.core.diagnose.expressions`: "`+` where `*` was
@@ -66,7 +66,7 @@ def lines(source: str, name: str) -> dict[str, tuple[str, int | None]]:
             [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
         for target in targets:
             for leaf in ast.walk(target):
-                if isinstance(leaf, ast.Name):
+                if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store):
                     written[leaf.id] = written.get(leaf.id, 0) + 1
             if isinstance(target, (ast.Subscript, ast.Attribute)):
                 base = target.value
@@ -98,6 +98,17 @@ def part_names(ex) -> list[str]:
                 and all(isinstance(e, ast.Name) for e in node.value.elts):
             return [e.id for e in node.value.elts]
     return []
+
+
+def _only_steps(source: str, name: str, steps: list[str]) -> bool:
+    """True when the function's body is its docstring, its steps and a last ``return``: then,
+    with every step right, only the last line can be wrong."""
+    function = _function(source, name)
+    body = function.body if function is not None else []
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return bool(body) and isinstance(body[-1], ast.Return) and all(
+        _targets(node) and all(step in steps for step, _place in _targets(node)) for node in body[:-1])
 
 
 def returned(source: str, name: str) -> str | None:
@@ -151,16 +162,30 @@ def first_wrong(ex, probes, yours, solution, func, close, explain) -> tuple[str,
         if said:
             return f"{sentence} In `{name}`: {said[0].lower()}{said[1:]}", True
         return sentence, False
-    if not compared:
-        return None
+    if not compared or not _only_steps(ex.template, ex.name, names):
+        return None                                      # something else between the steps and the result
     line = returned(ex.solution_source, ex.name)
     wrong = any(p.numeric and not p.right for p in probes)
     change = _changed_line(line, None, names, [(p, p.got, p.expected) for p in probes if p.numeric],
                            right, func, close, clock) if line and wrong else None
     listed = f"Your {_listed(compared)} {_are(len(compared))} right"
+    them = "it" if len(compared) == 1 else "them"
     if change:
-        return f"{listed}; the line that combines them gives your result with {change}.", True
-    return f"{listed}: what is wrong is the line that combines them into the result.", False
+        return f"{listed}; the line that turns {them} into the result gives yours with {change}.", True
+    return f"{listed}: what is wrong is the line that turns {them} into the result.", False
+
+
+def wrong_line(ex, probes, func, close) -> str | None:
+    """For a cell whose function is a single ``return`` line (no steps): the change of the
+    solution's line that gives the learner's results on every probe, in words; else None."""
+    if getattr(ex, "kind", "function") != "function" or step_names(ex) or not _only_steps(ex.template, ex.name, []):
+        return None
+    line = returned(ex.solution_source, ex.name)
+    judged = [(p, p.got, p.expected) for p in probes if p.numeric]
+    if not line or func is None or all(close(a, b, p.case) for p, a, b in judged):
+        return None
+    change = _changed_line(line, None, [], judged, {id(p.case): {} for p, _a, _b in judged}, func, close, _Clock())
+    return f"Your result is what the right line gives with {change}." if change else None
 
 
 class _Clock:
@@ -182,8 +207,9 @@ def _changed_line(line, place, scope, judged, right, func, close, clock) -> str 
         return None
     known = [n for n in scope if n in spaces[0][2]] + list(inspect.signature(func).parameters)
     whole = frozenset(n for n in known if all(_whole(space.get(n)) for _p, _y, space in spaces))
+    flags = frozenset(n for n in known if all(isinstance(space.get(n), (bool, np.bool_)) for _p, _y, space in spaces))
     solution = [_evaluated(bounded(line), space, place) for _p, _y, space in spaces]
-    for text, words in variants(line, known, whole):
+    for text, words in variants(line, known, whole, flags):
         if clock.out:
             return None
         try:
