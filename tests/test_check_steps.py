@@ -84,6 +84,19 @@ def test_a_single_wrong_number_is_not_counted_as_one_of_many():
     assert "every one of its" not in fb.text() and "1 number" not in fb.text(), fb.text()
 
 
+def test_a_wrong_step_no_slip_explains_is_described_by_what_it_holds():
+    fb = _feedback("causal-weights", {0: "np.eye(L, dtype=bool)"})
+    assert "In `allowed`, on the example above, only numbers below the diagonal" in fb.text(), fb.text()
+    fb = _feedback("causal-weights", {1: "scores.min()"})
+    assert "In `masked`, on the example above, only numbers above the diagonal" in fb.text(), fb.text()
+    assert "all 0" not in fb.text(), fb.text()          # -1 where -inf was wanted is no factor 0
+
+
+def test_a_list_built_in_a_loop_is_no_step():
+    fb = _feedback("future-leak", {1: "np.abs(run(changed)[i] - base[i]).mean()"})
+    assert "`leak` is the first" not in fb.text() and "into the result" not in fb.text(), fb.text()
+
+
 def test_a_result_that_is_the_input_unchanged_is_said_so():
     fb = _feedback("stable-softmax", "def softmax(scores):\n    return scores * 1\n")
     assert "your result is `scores` itself, unchanged" in fb.text(), fb.text()

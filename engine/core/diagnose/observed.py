@@ -135,8 +135,10 @@ def _which(indices, total: int, unit: str, units: str) -> str:
 def _size_of_error(ex, p, bad, rtol, atol) -> str | None:
     """By how much the wrong numbers are off: a common factor, a common difference, a narrow
     range of factors, or a small relative error."""
+    if "b" in (p.yours.dtype.kind, p.wanted.dtype.kind):
+        return None                       # True and False: which ones are wrong says it all
     got, exp = p.yours.astype(float)[bad], p.wanted.astype(float)[bad]
-    if not got.size or not np.all(np.isfinite(got)):
+    if not got.size or not np.all(np.isfinite(got)) or not np.all(np.isfinite(exp)):
         return None
     gap = got - exp
     with np.errstate(all="ignore"):

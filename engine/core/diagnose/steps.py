@@ -26,6 +26,7 @@ from engine.presentation.numbers import exact
 
 from .bounded import bounded, namespace
 from .expressions import variants
+from .observed import describe
 from .slips import Probe, as_numbers
 
 SECONDS = 1.5          # the most the changed lines of one diagnosis may take
@@ -54,6 +55,10 @@ def _targets(node: ast.stmt) -> list[tuple[str, int | None]]:
     return []
 
 
+# Methods that change the list (or array) they are called on: a name they change is no step.
+GROWS = {"append", "extend", "insert", "pop", "remove", "fill", "sort", "update", "setdefault", "clear"}
+
+
 def lines(source: str, name: str) -> dict[str, tuple[str, int | None]]:
     """{step: (the code of its right-hand side, its place in a tuple)} for the names function
     ``name`` of ``source`` assigns once, at the top of its body, and never changes after."""
@@ -74,6 +79,9 @@ def lines(source: str, name: str) -> dict[str, tuple[str, int | None]]:
                     base = base.value
                 if isinstance(base, ast.Name):
                     written[base.id] = written.get(base.id, 0) + 2
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.attr in GROWS:
+            written[node.func.value.id] = written.get(node.func.value.id, 0) + 2   # built up later
     found = {}
     for node in function.body:
         for step, place in _targets(node):
@@ -161,7 +169,8 @@ def first_wrong(ex, probes, yours, solution, func, close, explain) -> tuple[str,
         said = explain(step, [Probe(p.case, a, b) for p, a, b in judged], close)
         if said:
             return f"{sentence} In `{name}`: {said[0].lower()}{said[1:]}", True
-        return sentence, False
+        seen = describe(step, [_judged(p, a, b, close) for p, a, b in judged], lambda _case: (1e-9, 1e-12))
+        return (f"{sentence} In `{name}`, {seen[len('What the check sees: '):]}" if seen else sentence), False
     if not compared or not _only_steps(ex.template, ex.name, names):
         return None                                      # something else between the steps and the result
     line = returned(ex.solution_source, ex.name)
@@ -254,6 +263,13 @@ def _evaluated(compiled, space: dict, place):
         return value[place] if place is not None else value
     except Exception:  # noqa: BLE001 - a change that does not run on this case
         return None
+
+
+def _judged(case_probe, yours, expected, close) -> Probe:
+    """The probe of a step: the learner's value beside the solution's, ``right`` when they agree."""
+    probe = Probe(case_probe.case, yours, expected)
+    probe.right = probe.numeric and bool(close(yours, expected, case_probe.case))
+    return probe
 
 
 def _step_reference(solution, name):
