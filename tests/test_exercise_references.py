@@ -218,6 +218,25 @@ def test_nudge_reference_is_the_growth_of_the_gap_through_either_placement():
     assert norms._nudge_reference(x, nudge, [], norm, "pre") == pytest.approx(1.0)
 
 
+def test_relative_reference_is_the_gap_s_growth_over_the_stream_s_growth():
+    """relative-growth: the gap's growth divided by the stream's (the unnudged run's) growth, with
+    either placement; with no layers, or layers that return zeros under pre-norm, exactly 1."""
+    rng = np.random.default_rng(14)
+    layers = [norms._tanh_layer(rng.normal(size=(4, 4))) for _ in range(5)]
+    norm = partial(rms_norm, gain=np.ones(4))
+    x = 3.0 * rng.normal(size=(2, 3, 4))
+    nudge = rng.normal(scale=1e-3, size=(2, 3, 4))
+    for placement in ("pre", "post"):
+        a = x
+        for f in layers:
+            a = a + f(norm(a)) if placement == "pre" else norm(a + f(a))
+        stream_growth = np.sqrt(np.mean(a ** 2)) / np.sqrt(np.mean(x ** 2))
+        expected = _growth(x, nudge, layers, norm, placement == "pre") / stream_growth
+        np.testing.assert_allclose(norms._relative_reference(x, nudge, layers, norm, placement), expected)
+    assert norms._relative_reference(x, nudge, [], norm, "post") == pytest.approx(1.0)
+    assert norms._relative_reference(x, nudge, [norms._zeros_f] * 3, norm, "pre") == pytest.approx(1.0)
+
+
 # ---------------------------------------------------------------- positional
 
 def test_scores_by_distance_are_lib_rope_scores_over_the_root_of_d():
