@@ -110,9 +110,9 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
         depth2, width2 = (_count_with(counter, doubled(config, w)) for w in ("depth", "width"))
     mib = mebibytes(total, nbytes)
     big = max(parts, key=parts.get)
-    memory = (f"{fixed(mib, 1, grouped=True)} MiB" if mib < 10_000
-              else f"{fixed(mib / 1024, 1, grouped=True)} GiB")
-    text = (f"{count(total)} parameters ({size(total)}), {memory} at "
+    memory = byte_size(total * nbytes)            # written as every memory of the course is
+    short = "" if size(total) == count(total) else f" ({size(total)})"
+    text = (f"{count(total)} parameters{short}, {memory} at "
             f"{plural(nbytes, 'byte')} per number; the {big} holds {percentage(shares[big], 1)}.")
     if active != total:
         text += f" A token uses only {size(active)} of them ({percentage(active / total, 1)})."
@@ -134,7 +134,7 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
         elif published_active:
             text += (f" Published: {size(published)} stored, {size(published_active)} active. The simple "
                      f"count ({size(simple)}) does not come close: the experts hold "
-                     f"{size(parameters.ffn - parameters.ffn_active)} that a token never uses, and the full "
+                     f"{size(parameters.ffn - parameters.ffn_active)} that any one token does not use, and the full "
                      f"count gives {size(total)} stored, {size(active)} active.")
         else:
             said = "In its weights file" if preset == TRAINED_MODEL else "Published"
@@ -144,7 +144,7 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
     beyond = memory_beyond_weights(config, total, config.context or context, nbytes)
     return {"ok": True, "config": config, "preset": preset, "note": note, "count": parameters, "total": total,
             "active": active, "parts": parts, "shares": shares, "mib": mib, "memory": memory, "bytes": nbytes,
-            "gib": mib / 1024, "depth2": depth2, "width2": width2,
+            "weight_bytes": total * nbytes, "kib": mib * 1024, "gib": mib / 1024, "tib": mib / 1024 ** 2, "depth2": depth2, "width2": width2,
             "depth2_ratio": depth2 / total, "width2_ratio": width2 / total,
             "steps": steps, "gap": gap, "published": published, "published_active": published_active,
             "asked_heads": asked_heads, **beyond, "verdict": text}
@@ -332,7 +332,8 @@ class CalculatorLab:
                 lines = [(what, f"+{size(added)}" if added >= 0 else f"\u2212{size(-added)}", size(total))
                          for what, added, total in m["steps"]]
                 if m["published"]:
-                    lines.append(("published", "", size(m["published"])))
+                    said = "in its weights file" if m["preset"] == TRAINED_MODEL else "published"
+                    lines.append((said, "", size(m["published"])))
                 if m["published_active"]:
                     lines.append(("published, used per token", "", size(m["published_active"])))
                 self.gap.value = table(lines, header=(f"from the simple count to {name}", "adds", "total"))
