@@ -292,6 +292,27 @@ def test_perplexity_reference_works_in_double_precision_on_float32_probabilities
                                                                          rel=1e-12)
 
 
+def test_ablated_reference_skips_zeroes_or_averages_what_the_block_adds():
+    """ablate-three-ways: skipping block k is running the others; zeroing it hands on zeros, which
+    residual blocks without a bias keep at zero; its mean adds each token the average addition,
+    which for one token is its own (nothing changes)."""
+    rng = np.random.default_rng(21)
+    blocks = trained._toy_blocks(rng, 4, 3)
+    x = rng.normal(size=(5, 4))
+    for k in range(3):
+        kept = [b for i, b in enumerate(blocks) if i != k]
+        np.testing.assert_allclose(trained._ablated_reference(x, blocks, k, "skip"),
+                                   trained._run_blocks_reference(x, kept, set()))
+        assert not np.any(trained._ablated_reference(x, blocks, k, "zero"))
+    before = blocks[0](x)
+    added = blocks[1](before) - before
+    expected = blocks[2](before + added.mean(axis=0))
+    np.testing.assert_allclose(trained._ablated_reference(x, blocks, 1, "mean"), expected)
+    one = x[:1]
+    np.testing.assert_allclose(trained._ablated_reference(one, blocks, 1, "mean"),
+                               trained._run_blocks_reference(one, blocks, set()))
+
+
 def test_leave_one_out_reference_returns_floats_when_the_scores_are_whole_numbers():
     blocks = [lambda h: h + 1, lambda h: h * 2]
     got = trained._leave_one_out_reference(np.array([1, 2]), blocks, lambda h: int(h.sum()))

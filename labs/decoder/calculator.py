@@ -18,7 +18,7 @@ from dataclasses import replace
 from lib.params import (ModelConfig, beyond_plain, count_parameters, doubled, gap_steps, kv_cache_per_token,
                         mebibytes, training_memory)
 from presentation.html import plain
-from presentation.numbers import byte_size, count, fixed, percentage, plural, size
+from presentation.numbers import byte_size, count, fixed, percentage, plural, readout, size
 from presentation.tables import table
 
 from ..kit.figure_view import set_changed
@@ -185,7 +185,8 @@ class CalculatorLab:
         self.presets = presets()
         self.preset = menu([self.CUSTOM] + list(self.presets), preset, "model")
         self.preset.add_class("course-preset")
-        self.d_model = slider("int", value=768, min=32, max=8192, step=32, description="d_model")
+        self.d_model = slider("int", value=768, min=32, max=8192, step=32, description="d_model",
+                              readout_format=readout(0, grouped=True))      # 8,192, as every count is written
         self.d_model.add_class("course-slider-d-model")
         self.layers = slider("int", value=12, min=1, max=128, step=1, description="layers (blocks)")
         self.layers.add_class("course-slider-layers")

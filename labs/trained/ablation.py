@@ -44,7 +44,8 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
     pool = texts()
     if not removed:
         change = (f"The whole model: perplexity {amount(whole_full)} on the {len(pool)} held-out texts "
-                  f"({count(sum(len(t.ids) for t in pool))} tokens). Leave something out and compare.")
+                  f"({count(sum(len(t.ids) - 1 for t in pool))} predictions, one for each token after a text's "
+                  "first). Leave something out and compare.")
     else:
         ratios = {label: now[label] / full[label] for label, _k in GROUPS[:-1]
                   if np.isfinite(now[label]) and np.isfinite(full[label])}
@@ -61,7 +62,8 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
     watched_text += (f"; the top word is \u201c{guess}\u201d ({fixed(top_p)})"
                      + (", the word that came." if top[0] == right else ", not the word that came."))
     return {"keep": keep, "skip": skip, "removed_blocks": [i + 1 for i in skip], "texts": len(pool),
-            "tokens": sum(len(t.ids) for t in pool), "ratio": whole_now / whole_full,
+            "tokens": sum(len(t.ids) for t in pool), "predictions": sum(len(t.ids) - 1 for t in pool),
+            "ratio": whole_now / whole_full,
             "positions": bool(positions), "watch": watch,
             "position": position, "kind": target_kinds[position], "full": full, "now": now,
             "right": right, "right_full": float(full_probs[position, right]),
