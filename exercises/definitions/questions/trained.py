@@ -103,7 +103,6 @@ PREDICT_COPY_HEAD = Question(
                 "are the first that can read that.",
     reveals=[
         r"\bblock 2'?s head 2\b",
-        r"\bblock 2, head 2\b",
         r"\bsingle head of block 2\b",
         r"\bmore than half of its weight on (that|the) letter\b",
     ],
@@ -203,7 +202,8 @@ SKIP_AHEAD = [
              "those words?",
              answer=4.0, tol=0.01,
              explanation="The best a model can do is give each colour 1/4: every loss is log 4, and "
-                         "e to the log 4 is 4. No model can predict a fair pick better."),
+                         "e to the log 4 is 4. No model can predict a fair pick better.",
+             reveals=[r"\bgive each colour 1/4\b", r"\be to the log 4\b"]),
     Question("trained-out-check", NOTEBOOK, "predict",
              "You rewrite a trained model's forward pass for other code. Which test catches a quiet "
              "mistake, such as the wrong RoPE base, that leaves the model only a little worse?",
@@ -224,7 +224,8 @@ SKIP_AHEAD = [
              explanation="One head must first write into each token the token before it (a "
                          "previous-token head); a head of a later layer can then match on that. Heads "
                          "of one layer all read the same stream, written before the layer, so one "
-                         "layer cannot do both: two at least."),
+                         "layer cannot do both: two at least.",
+             reveals=[r"\btwo at least\b", r"\bit needs two blocks\b"]),
     Question("trained-out-bfloat16", NOTEBOOK, "predict",
              "Why do large models compute in bfloat16 rather than float16 during training?",
              choices=["bfloat16 keeps float32's range, so large sums and tiny gradients stay finite",
