@@ -155,7 +155,8 @@ def test_attention_alone_makes_one_vector_and_the_raw_residual_add_dwarfs_the_di
     prose_text = " ".join(prose(cells).split())
     for said in ("the eight words are one vector, up to rounding",
                  "They are not one vector: they still differ by tens of thousands or more",
-                 "What tells them apart is dwarfed, not lost."):
+                 "What tells them apart is dwarfed, not lost:",
+                 "Dong et al. show that attention alone loses rank with depth and that skip connections prevent it"):
         assert said in prose_text, said
 
 
@@ -218,7 +219,8 @@ def test_the_residual_add_keeps_the_words_apart_while_each_block_adds_little(cel
         assert gone not in text, gone
     for said in ("**With these weights, the residual add alone does not keep the words apart.**",
                  "**Two ways to keep the words apart.** Each keeps what a block adds small next to the stream.",
-                 "Or output projections that start small, as GPT-2's initialisation, Fixup and ReZero start them",
+                 "Or output projections that start small, or at zero, as GPT-2's initialisation, Fixup and ReZero "
+                 "start them",
                  "the residual add keeps the words apart with **no norm at all**, further apart than with every part on",
                  "the residual add keeps them apart only while each block adds little next to the stream, which a "
                  "norm before each part or small output projections ensure"):

@@ -767,8 +767,8 @@ def test_block_1_head_3_looks_a_fixed_distance_back(figures, cells):
 def test_the_induction_head_is_named_with_its_sources_and_why_it_needs_two_blocks(cells):
     said = prose(cells)
     for claim in ("called it an **induction head**", "a **previous-token head**", "**K-composition**",
-                  "It is the standard mechanism by which a language model copies from its context, and it needs two "
-                  "blocks: the heads of one block all read the stream as it was before the block",
+                  "It is the best-studied mechanism by which language models copy from their context, and it needs "
+                  "two blocks: the heads of one block all read the stream as it was before the block",
                   "That is why block 1 \"could not aim\"."):
         assert claim in said, claim
     refs = " ".join(source(cells[-2]).split())

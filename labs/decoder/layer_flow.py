@@ -244,7 +244,7 @@ def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, sm
     else:
         future = "no word reads the future (word 1 moves by exactly 0 when the last word changes)"
     scaled = (f"Wo and W_down at {fixed(SMALL_OUTPUTS)} of the lab's size (1/\u221a(2 \u00d7 {DEPTH_MAX}), "
-              f"the size GPT-2 starts them at for {DEPTH_MAX} blocks)")
+              f"the factor GPT-2 starts them smaller by in {DEPTH_MAX} blocks)")
     if len(removed) > 1:
         after = (f"With the {word_list(PARTS[name] for name in removed)} removed together"
                  f"{' and ' + scaled if small else ''}, after {blocks}")
@@ -331,7 +331,7 @@ class FlowLab:
             toggle.add_class(f"course-toggle-{name.replace('_', '-')}")
             self.toggles[name] = toggle
         self.small = switch("small Wo and W_down", bool(small_outputs),
-                            "start Wo and W_down small, at 1/\u221a(2 \u00d7 48) of the lab's size, as GPT-2 does")
+                            "scale Wo and W_down by 1/\u221a(2 \u00d7 48), as GPT-2 starts them smaller")
         self.small.add_class("course-toggle-small-outputs")
         self.new = widgets.Button(description="new random blocks", icon="refresh",
                                   layout=widgets.Layout(width="auto"))
