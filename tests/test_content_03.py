@@ -900,3 +900,27 @@ def test_gain_names_the_norms_weights_only_and_the_stack_lab_says_scale(cells):
     assert lab.gain.description == "scale of each layer"
     lab.mode.value, lab.gain.value = "post-rms", 1.5
     assert lab.title.get_text().endswith(", scale 1.50, 30 layers") and "gain" not in lab.title.get_text()
+
+
+def test_the_skip_ahead_set_tests_transfer_with_choices_of_equal_detail():
+    """Five questions in cases the notebook does not print; every predict choice carries the same
+    kind of detail (the axis question's choices each name their axes), and the numbers are the
+    course's own."""
+    from exercises.definitions.questions.norms import SKIP_AHEAD
+    from lib.norm import layer_norm
+    by_id = {q.id: q for q in SKIP_AHEAD}
+    assert list(by_id) == ["norms-out-layer-norm", "norms-out-axis", "norms-out-stream-growth", "norms-out-float16",
+                           "norms-out-qk-norm"]
+    assert by_id["norms-out-layer-norm"].answer == pytest.approx(-3 / np.sqrt(5), abs=1e-5)
+    assert float(layer_norm(np.array([2.0, 4.0, 6.0, 8.0]))[0]) == pytest.approx(-1.3416, abs=1e-4)
+    axis = by_id["norms-out-axis"]
+    assert all(re.search(r"\(the .* ax[ie]s\)$", c) for c in axis.choices)            # L12: all alike
+    growth = by_id["norms-out-stream-growth"]
+    assert growth.choices[growth.answer].startswith("about 7") and np.sqrt(1 + 48) == 7
+    with np.errstate(over="ignore"):
+        big = np.array([300.0, -200.0, 100.0, 50.0], dtype=np.float16)
+        assert np.isinf(big[0] ** 2) and not np.any(big / np.sqrt((big ** 2).mean()))
+    for q in SKIP_AHEAD:
+        if q.kind == "predict":
+            lengths = [len(c) for c in q.choices]
+            assert max(lengths) < 1.8 * min(lengths), q.id

@@ -326,8 +326,8 @@ SKIP_AHEAD = [
     Question("norms-out-float16", NOTEBOOK, "predict",
              "A token stored in float16 (largest number 65,504) holds the numbers 300, -200, 100 "
              "and 50. RMSNorm computes its squares in float16. What comes out?",
-             choices=["the right result, since every number fits in float16",
-                      "NaN in every place: 0 is divided by 0",
+             choices=["the right result, since every one of the four numbers fits in float16",
+                      "NaN in every place: the mean square rounds to 0, and 0 / 0 is NaN",
                       "zeros: 300\u00b2 overflows to infinity, and every number is divided by it",
                       "the right result to 2 significant digits: float16 rounds the squares"],
              answer=2,
