@@ -415,7 +415,7 @@ def answer_a_number_question(opened):
 def use_my_function(opened):
     """03: once the LayerNorm check passes, "use my layer_norm" is ticked with Space, and the
     badge shows the learner's function at work: its calls counted, its last call shown."""
-    from exercises.core.registry import get_exercise
+    from engine.core.registry import get_exercise
 
     page = opened.page
     run_exercise(opened, "layer-norm-fix", get_exercise("layer-norm-fix").solution_source)
@@ -589,7 +589,7 @@ def run_exercise(opened, exercise_id, source):
 def make_feedback_states(opened):
     """00's exercises checked once wrong and once right, a hint and the solution opened: the
     feedback the audit must see besides "not attempted"."""
-    from exercises.core.registry import get_exercise
+    from engine.core.registry import get_exercise
 
     page = opened.page
     for exercise_id, right in (("row-mean", False), ("stable-softmax", True)):

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from exercises.core.cell import run_cell
-from exercises.core.checker import Feedback, evaluate
-from exercises.core.registry import all_exercises, get_exercise
+from engine.core.cell import run_cell
+from engine.core.checker import Feedback, evaluate
+from engine.core.registry import all_exercises, get_exercise
 from tools.mutate import EQUIVALENTS as EQUIVALENTS_FILE
 from tools.mutate import judge, load_equivalents, solution_mutants
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from exercises.core.registry import all_exercises, get_exercise, get_question
+from engine.core.registry import all_exercises, get_exercise, get_question
 from labs.norms import placement_model, stack_model
 from lib.block import Step, block_trace, norm_placement_experiment, random_stack
 from lib.stack import random_rotations, residual_stream
@@ -315,7 +315,7 @@ def test_pre_norm_carries_the_change_roughly_intact_against_the_stream_and_post_
     measure against the stream (the course's solution, run on the lab's 48 blocks here), and the
     50 stacks' relative factors (kept by many_stacks, equal to the exercise's reference on the
     first of them). The prose after it says what these numbers show."""
-    from exercises.core.cell import run_cell
+    from engine.core.cell import run_cell
     from labs.norms import many_stacks
     from lib.attention import attention
     from lib.ffn import ffn

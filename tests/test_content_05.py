@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from exercises.core.registry import all_exercises, get_exercise, get_question
+from engine.core.registry import all_exercises, get_exercise, get_question
 from lib import model
 
 from exercise_answers import try_variant
@@ -551,7 +551,7 @@ def test_the_perplexity_exercise_is_model_perplexity_and_needs_the_log_without_a
     """The solution gives model.perplexity on every held-out text; 'a probability can be so small
     that it rounds to 0, and the log of 0 is minus infinity': the log taken of the softmax gives an
     infinite perplexity where the solution's stays finite."""
-    from exercises.core.cell import run_cell
+    from engine.core.cell import run_cell
     ex = get_exercise("perplexity-logits")
     solved = run_cell(ex.solution_source, ex.context)["perplexity"]
     for text in model.heldout_texts():
@@ -566,7 +566,7 @@ def test_the_perplexity_exercise_is_model_perplexity_and_needs_the_log_without_a
 
 
 def test_skipping_in_ablated_gives_the_ablation_tables_numbers_and_leave_one_out_is_retired():
-    from exercises.core.cell import run_cell
+    from engine.core.cell import run_cell
     old = get_exercise("leave-one-out")
     assert old.retired and old.id not in {ex.id for ex in all_exercises()} and try_variant(old).passed
     ex = get_exercise("ablate-three-ways")
@@ -579,7 +579,7 @@ def test_skipping_in_ablated_gives_the_ablation_tables_numbers_and_leave_one_out
 
 
 def _three_ways(ids):
-    from exercises.core.cell import run_cell
+    from engine.core.cell import run_cell
     ex = get_exercise("ablate-three-ways")
     ablated = run_cell(ex.solution_source, ex.context)["ablated"]
     stream = model.embed(ids)
@@ -626,8 +626,8 @@ def test_the_three_ways_are_what_the_prose_and_the_zeroed_question_say(cells):
 
 
 def test_your_parts_takes_the_learners_passing_functions_and_falls_back_otherwise(tmp_path):
-    from exercises.core.notebooks import read, solve_notebook, write
-    from exercises.core.parts import course_parts
+    from engine.core.notebooks import read, solve_notebook, write
+    from engine.core.parts import course_parts
     from exercises.definitions.trained import PARTS, your_parts
 
     content = ROOT / "content"
@@ -667,7 +667,7 @@ def test_your_parts_takes_causal_weights_from_a_notebook_04_saved_before_the_cac
 def test_the_capstone_runs_the_whole_model_to_pytorchs_logits():
     """The capstone's solution, four times, then the final norm and the output layer, gives the
     recorded logits on every held-out text."""
-    from exercises.core.cell import run_cell
+    from engine.core.cell import run_cell
     ex = get_exercise("capstone-block")
     trained_block = run_cell(ex.solution_source, ex.context)["trained_block"]
     for text in model.heldout_texts()[:2]:

@@ -22,7 +22,7 @@ from lib.block import block_steps, decoder, random_block_weights, random_stack, 
 from lib.ffn import ffn
 from lib.norm import rms_norm, root_mean_square
 from lib.params import ModelConfig, count_parameters, kv_cache_per_token, mebibytes, training_memory
-from presentation.numbers import amount, percentage, size
+from engine.presentation.numbers import amount, percentage, size
 
 
 @pytest.fixture(autouse=True)
@@ -413,7 +413,7 @@ def test_calculator_writes_memory_as_every_cell_does_and_names_its_sources():
     weights, not 1,249.9 GiB); a count is not repeated in brackets when its short form is the same;
     the experts hold parameters 'that any one token does not use'; the trained model's count is
     'in its weights file', not 'published'."""
-    from presentation.numbers import byte_size
+    from engine.presentation.numbers import byte_size
     deep = calculator_model(preset="DeepSeek-V3")
     assert f"{byte_size(deep['total'] * 2)} at 2 bytes per number" in deep["verdict"] and "1.2 TiB" in deep["verdict"]
     assert "GiB at" not in deep["verdict"]

@@ -376,7 +376,7 @@ def test_block_axes_are_ticked_in_whole_blocks_at_every_depth():
 
 
 def test_fixed_decimals_never_show_a_negative_zero():
-    from presentation.numbers import fixed
+    from engine.presentation.numbers import fixed
     assert [fixed(v) for v in (-1e-17, -0.004, 0.0, 1.5, -0.14)] == ["0.00", "0.00", "0.00", "1.50", "-0.14"]
     assert fixed(-1e-17, signed=True) == "+0.00" and fixed(-0.04, 1) == "0.0"
 

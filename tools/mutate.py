@@ -550,7 +550,7 @@ def reference_targets(root: Path, modules: list | None = None, scored: bool = Fa
 
 def solution_targets(ids: list) -> list:
     """Every exercise's solution (or those of ``ids``), each against its check's fixed cases."""
-    from exercises.core.registry import all_exercises, get_exercise
+    from engine.core.registry import all_exercises, get_exercise
 
     chosen = [get_exercise(i) for i in ids] if ids else all_exercises()
     return [Target(None, ["its check's fixed cases"], exercise=e) for e in chosen if e.kind == "function"]
@@ -564,8 +564,8 @@ def solution_mutants(exercise) -> list:
 def judge(exercise, source: str):
     """The check's verdict on ``source`` (a whole exercise cell) from the fixed cases alone: the
     cases every run has, so a mutant they reject is rejected whatever random cases are drawn."""
-    from exercises.core.cell import run_cell
-    from exercises.core.checker import Feedback, evaluate_fixed
+    from engine.core.cell import run_cell
+    from engine.core.checker import Feedback, evaluate_fixed
 
     try:
         namespace = run_cell(source, exercise.context, exercise.id)

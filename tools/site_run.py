@@ -9,7 +9,7 @@ for the kernel, runs all its cells (JupyterLab's Run All, which stops at a cell 
 drives one control of every lab (a slider's arrow key, a menu's next choice, a button) and reads
 every check's verdict.
 With --solved it does the same again for the solved copy of every notebook (its blanks filled in
-by `exercises.core.notebooks.solve_notebook`, as `./course solve` does), written by the run into
+by `engine.core.notebooks.solve_notebook`, as `./course solve` does), written by the run into
 a folder `solved/` of the browser's own drive, in a fresh browser profile.
 
 It fails on any error output (a traceback or anything written to stderr), any cell that does not
@@ -28,9 +28,10 @@ plot or text) and each check's verdict, prints them, and with --summary
 appends them as Markdown tables to FILE (in a GitHub workflow: $GITHUB_STEP_SUMMARY). The exit
 status is 0 when every notebook passed, 1 otherwise.
 
-The only change the run makes to what the site serves is one setting in `jupyter-lite.json`,
-`exposeAppInBrowser`, which gives the page a handle on JupyterLab (`window.jupyterapp`) to run
-cells and read their outputs as a learner's clicks do. The same functions run the notebooks of a
+The run reads JupyterLab through its handle in the page (`window.jupyterapp`) to run cells and
+read their outputs as a learner's clicks do: the site's `jupyter-lite.json` sets
+`exposeAppInBrowser` (the course's two-tab guard needs it too), and the run sets it again in what
+it is served of that file, so a site built before works the same; it changes nothing else. The same functions run the notebooks of a
 local JupyterLab with a CPython kernel (:class:`JupyterLabServer`), as the browser tests do.
 """
 
@@ -38,12 +39,9 @@ from __future__ import annotations
 
 import argparse
 import copy
-import functools
-import http.server
 import json
 import re
 import sys
-import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -87,7 +85,7 @@ del _j, _p, _s, _y, _n
 @dataclass(frozen=True)
 class Plan:
     """What one notebook holds: its labs and exercises as the course's inventory reads them
-    (exercises/core/inventory.py), and the cells that run, call each lab and check each exercise.
+    (engine/core/inventory.py), and the cells that run, call each lab and check each exercise.
 
     Cells are numbered from 1 over all cells, markdown included, in the order JupyterLab shows.
     """
@@ -120,8 +118,8 @@ def _calls(source: str, functions: dict[str, str]) -> tuple[str, ...]:
 
 def plan_of(notebook: dict, path: str) -> Plan:
     """The plan of one notebook (parsed JSON) that the site's JupyterLab opens at ``path``."""
-    from exercises.core import inventory
-    from exercises.core.notebooks import _CHECK_CALL, exercise_id
+    from engine.core import inventory
+    from engine.core.notebooks import _CHECK_CALL, exercise_id
 
     entry = inventory.read_notebook(notebook, path)
     functions = {lab.rsplit(".", 1)[1]: lab for lab in entry.labs}
@@ -146,7 +144,7 @@ def plan_of(notebook: dict, path: str) -> Plan:
 def site_notebooks(site: Path) -> dict[str, dict]:
     """{path in the site's JupyterLab: parsed notebook} for every notebook the site ships, in the
     course's order (its inventory of the site's files)."""
-    from exercises.core import inventory
+    from engine.core import inventory
 
     files = Path(site) / "files"
     return {nb.path: json.loads((files / nb.path).read_text(encoding="utf-8")) for nb in inventory.scan(files)}
@@ -154,7 +152,7 @@ def site_notebooks(site: Path) -> dict[str, dict]:
 
 def solved_copy(notebook: dict) -> dict:
     """The notebook with every exercise's blanks filled with its solution (``./course solve``)."""
-    from exercises.core.notebooks import solve_notebook
+    from engine.core.notebooks import solve_notebook
 
     return solve_notebook(copy.deepcopy(notebook))[0]
 
@@ -772,12 +770,10 @@ def _md(text: str) -> str:
 
 def serve(site: Path):
     """The site served on 127.0.0.1 (a free port) as `./course serve` serves it: (server, URL)."""
-    from tools.site import SiteHandler
+    from tools.serve import Server
 
-    handler = functools.partial(SiteHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+    server = Server(site, port=0).start()
+    return server, f"http://127.0.0.1:{server.port}/"
 
 
 def parser():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.definition import Question
+from engine.core.definition import Question
 
 NOTEBOOK = "05_trained_model"
 
@@ -187,7 +187,7 @@ QUESTIONS = [NUMBER_UNIFORM, PREDICT_STREAM, PREDICT_BLOCK, PREDICT_COPY_HEAD, P
              PREDICT_MISMATCH, PREDICT_ZEROED]
 
 
-# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
+# ---------------------------------------------------------------- skip-ahead set (engine/ui/skip_ahead.py)
 
 SKIP_AHEAD = [
     Question("trained-out-perplexity", NOTEBOOK, "number",
