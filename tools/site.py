@@ -373,7 +373,7 @@ def serve(server, urls, output, public=False):
                      "read-only); use --host 127.0.0.1 to keep it to this machine.\n")
         lines.append("Browsers give a plain http:// address of another computer no service worker: there the "
                      "course keeps learners' progress in their browser's own storage, and a check cannot "
-                     "tell whether a cell changed since it ran (README: Serving a classroom).\n")
+                     "tell whether a cell changed since it ran (docs/instructors.md: Serving a classroom).\n")
     lines.append("Press Ctrl+C to stop.")
     print("\n".join(lines), flush=True)
     try:
