@@ -19,7 +19,7 @@ NOTEBOOK = "03_norms_and_residuals.ipynb"
 PATH = Path(__file__).resolve().parents[1] / "content" / NOTEBOOK
 FIGURES = {"stack-modes", "layernorm-1155", "sqrt8", "ten-means", "batchnorm-axis", "draft-layer-norm",
            "eps-inside-outside", "rms-pick", "float16-squares", "residual-add", "placement-48", "placement-relative",
-           "gradients", "residual-stream", "modern-placements"}
+           "gradients", "placement-training", "norm-free", "residual-stream", "modern-placements"}
 
 
 @pytest.fixture(scope="module")
@@ -505,7 +505,8 @@ def test_structure(cells):
         assert any(lab in s for s in code), lab
     for question in ("norms-predict-stack", "norms-number-five", "norms-number-means",
                      "norms-number-length", "norms-predict-zero-f", "norms-predict-placement",
-                     "norms-predict-gradient", "norms-predict-stream-sum", "norms-number-fading"):
+                     "norms-predict-gradient", "norms-predict-training", "norms-predict-stream-sum",
+                     "norms-number-fading"):
         assert f'ask("{question}")' in code
     exercises = [c["metadata"]["course"]["exercise"] for c in cells if "exercise" in c["metadata"].get("tags", [])]
     assert exercises == ["layer-norm-fix", "rms-norm-16bit", "relative-growth"]
@@ -924,3 +925,111 @@ def test_the_skip_ahead_set_tests_transfer_with_choices_of_equal_detail():
         if q.kind == "predict":
             lengths = [len(c) for c in q.choices]
             assert max(lengths) < 1.8 * min(lengths), q.id
+
+
+# ---------------------------------------------------------------- trained, not only started
+
+def _placement_settings():
+    from lib.placement_runs import summary
+    return {(s.variant, s.warmup, s.depth): s for s in summary()}
+
+
+def _crossings(variant, warmup, depth):
+    from lib.placement_runs import runs, steps_to
+    r = runs()
+    chosen = np.flatnonzero((r.variants == variant) & (r.warmup == warmup) & (r.depths == depth))
+    return [steps_to(r.curves[i], r.bigram_loss) for i in chosen]
+
+
+def test_the_training_question_comes_before_the_runs_and_its_answer_is_what_they_show(cells):
+    """The prediction is asked before the runs are printed; its prompt's depths, steps and seeds are
+    the runs', and its answer (post-norm without warm-up stalls at 12 blocks in most seeds and
+    learns at 2 and 6; nothing diverges) is what the runs show, as is every sentence of its
+    explanation."""
+    from lib.placement_runs import runs
+    r, settings = runs(), _placement_settings()
+    sources = [source(c) for c in cells]
+    asked = sources.index('ask("norms-predict-training")')
+    shown = next(i for i, c in enumerate(cells) if c["metadata"].get("course", {}).get("figure") == "placement-training")
+    assert asked == shown - 1 and sources[asked - 1].startswith("## Trained, not only started")
+    q = get_question("norms-predict-training")
+    depths = sorted(set(r.depths.tolist()))
+    assert depths == [2, 6, 12] and "2, 6 and 12 blocks" in q.prompt
+    assert r.settings["steps"] == 400 and "400 steps" in q.prompt
+    assert sorted(set(r.seeds.tolist())) == [1, 2, 3] and "three seeds" in q.prompt
+    assert all(s.outcomes["diverged"] == 0 for s in settings.values())                # "No run diverged"
+    assert "No run diverged" in q.explanation
+    late = settings[("post", False, 12)].outcomes
+    assert late["stalled"] == 2 and late["learned"] == 1 and "2 of its 3 seeds" in q.explanation
+    assert all(settings[("post", False, d)].outcomes["learned"] == 3 for d in (2, 6))
+    assert settings[("post", True, 12)].outcomes["learned"] == 3
+    assert q.choices[q.answer].startswith("at 12 blocks the loss stays above the bigram loss (it stalls)")
+    learned = [c for c in _crossings("post", False, 12) if c is not None]
+    assert len(learned) == 1 and learned[0] > r.settings["steps"] * 3 / 4       # "only late in the run"
+
+
+def test_the_runs_read_as_the_prose_says(figures, cells):
+    """Every claim of the text after the runs, against the runs: nothing diverged; post-norm
+    without warm-up learns at 2 and 6 and stalls in most seeds at 12, its one learning seed later
+    than any pre-norm run; post-norm with warm-up learns at every depth, at 12 later than at 6 and
+    to a higher final loss; pre-norm learns in every run, faster without warm-up at every depth;
+    the damped stack without norms is the fastest of all at 12 blocks and both stacks without
+    norms learn in every run. The printed tables are these numbers."""
+    from lib.placement_runs import runs
+    r, settings = runs(), _placement_settings()
+    sources = [source(c) for c in cells]
+    text = sources[sources.index('ask("norms-predict-training")') + 2]
+    assert text.startswith("Read the first table row by row. No run diverged")
+    assert "at 12 it stalled in most seeds" in text and "later than any pre-norm run" in text
+    pre_crossings = [c for d in (2, 6, 12) for w in (True, False) for c in _crossings("pre", w, d)]
+    assert None not in pre_crossings
+    assert [c for c in _crossings("post", False, 12) if c is not None][0] > max(pre_crossings)
+    assert "at 12 blocks later than at 6 and to a\nhigher final loss" in text
+    assert min(_crossings("post", True, 12)) > max(_crossings("post", True, 6))
+    assert settings[("post", True, 12)].final > settings[("post", True, 6)].final
+    assert all(settings[("pre", w, d)].outcomes["learned"] == 3 for w in (True, False) for d in (2, 6, 12))
+    assert "faster without warm-up than with it" in text
+    for d in (2, 6, 12):
+        assert max(_crossings("pre", False, d)) < min(_crossings("pre", True, d))
+    assert all(settings[(v, False, d)].outcomes["learned"] == 3 for v in ("damped", "rezero") for d in (2, 6, 12))
+    intro = sources[sources.index('ask("norms-predict-training")') + 3]
+    assert "the first of them\nfastest of all at 12 blocks" in intro
+    damped = max(_crossings("damped", False, 12))
+    others = [c for v, w in {k[:2] for k in settings} if v != "damped" for c in _crossings(v, w, 12)]
+    assert all(c is None or damped < c for c in others)
+    printed = figures["placement-training"]
+    assert f"bigram loss {r.bigram_loss:.2f}" in printed and f"unigram loss {r.unigram_loss:.2f}" in printed
+    post = line_with(printed, "post   ")
+    assert post.split() == ["post", "3/0/0", f"{settings[('post', False, 2)].final:.2f}", "3/0/0",
+                            f"{settings[('post', False, 6)].final:.2f}", "1/2/0", f"{settings[('post', False, 12)].final:.2f}"]
+    crossings = line_with(printed.split("fell below the bigram loss")[1].split("\n", 1)[1], "post   ")
+    assert crossings.split()[1:] == ["-,", "-,", str(_crossings("post", False, 12)[2])]
+
+
+def test_the_stack_without_norms_is_what_the_prose_says(figures, cells):
+    """Undamped, the norm-free stream grows by orders of magnitude and the tokens end up pointing
+    the same way; damped by GPT-2's rule, it stays near its starting size with the tokens about as
+    different as they came in, more so than pre-norm leaves them; at ReZero's start nothing
+    changes. The printed lines are these numbers."""
+    import lib.block
+    from lib.initialisation import norm_free_flow, output_std, similarity
+    from lib.norm import root_mean_square
+    from lib.weights import random_weights
+    blocks = random_stack(48, seed=1)
+    x, = random_weights([(8, 16)], seed=1, scale=1.0)
+    plain = norm_free_flow(x, blocks, 1.0, causal=True)
+    gpt2 = norm_free_flow(x, blocks, output_std("gpt2", 1.0, 48), causal=True)
+    rezero = norm_free_flow(x, blocks, 0.0, causal=True)
+    top = lib.block.decoder(x, blocks, final_norm=False, causal=True).streams[-1]
+    assert plain.sizes[-1] > 1e6 * plain.sizes[0] and plain.similarity[-1] > 0.99         # orders of magnitude; one way
+    assert 0.8 < gpt2.sizes[-1] / gpt2.sizes[0] < 1.5                                     # near the size it started at
+    assert abs(gpt2.similarity[-1] - similarity(x)) < 0.1 < similarity(top) - gpt2.similarity[-1]
+    assert np.allclose(rezero.sizes, rezero.sizes[0]) and np.allclose(rezero.similarity, similarity(x))
+    sources = [source(c) for c in cells]
+    read = next(s for s in sources if s.startswith("As drawn, with no norm, the stream grows by many orders"))
+    assert "more different than pre-norm leaves them" in read and "changes nothing at all" in read
+    assert "DeepNorm" in read and "Fixup" in "\n".join(sources) and "ReZero" in "\n".join(sources)
+    printed = figures["norm-free"]
+    assert f"RMS {plain.sizes[-1]:<9.3g} similarity {plain.similarity[-1]:.2f}" in printed
+    assert f"RMS {gpt2.sizes[-1]:<9.3g} similarity {gpt2.similarity[-1]:.2f}" in printed
+    assert f"RMS {root_mean_square(top):<9.3g} similarity {similarity(top):.2f}" in printed

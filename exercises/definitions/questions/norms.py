@@ -285,9 +285,36 @@ NUMBER_FADING = Question(
 )
 
 
+PREDICT_TRAINING = Question(
+    id="norms-predict-training",
+    notebook=NOTEBOOK,
+    kind="predict",
+    prompt="Small decoders of 2, 6 and 12 blocks are trained for 400 steps, three seeds each. With "
+           "post-norm and no warm-up (the learning rate at its full value from the first step), "
+           "what happens?",
+    choices=["at 12 blocks the loss stops being a number (it diverges) in most seeds; at 2 and 6 "
+             "blocks it learns",
+             "at 12 blocks the loss stays above the bigram loss (it stalls) in most seeds; at 2 and 6 "
+             "blocks it learns",
+             "at every depth the loss stays above the bigram loss (it stalls) in most seeds, while "
+             "pre-norm learns",
+             "at every depth it learns, about as fast as with warm-up and as fast as pre-norm"],
+    answer=1,
+    explanation="No run diverged, at any depth or with any placement. Post-norm without warm-up "
+                "learned at 2 and 6 blocks; at 12 blocks it stalled in 2 of its 3 seeds, and the "
+                "third fell below the bigram loss only late in the run. With warm-up, all three "
+                "seeds of 12 blocks learned. The cell below prints every setting.",
+    reveals=[
+        r"\b12 blocks\b[^.]{0,30}\bstall(s|ed)?\b",
+        r"\bstalled in 2 of (its )?3 seeds\b",
+        r"\bno run diverged\b",
+    ],
+)
+
+
 QUESTIONS = [PREDICT_STACK, NUMBER_FIVE, NUMBER_MEANS, NUMBER_LENGTH, PREDICT_ZERO_F, PREDICT_PLACEMENT,
-             PREDICT_GRADIENT, PREDICT_STREAM, PREDICT_STREAM_WHY, PREDICT_STREAM_SUM, NUMBER_LATE_SHARE,
-             NUMBER_FADING]
+             PREDICT_GRADIENT, PREDICT_TRAINING, PREDICT_STREAM, PREDICT_STREAM_WHY, PREDICT_STREAM_SUM,
+             NUMBER_LATE_SHARE, NUMBER_FADING]
 
 
 # ---------------------------------------------------------------- skip-ahead set (engine/ui/skip_ahead.py)
