@@ -150,6 +150,35 @@ def test_a_link_inside_the_site_is_served_and_the_sub_path_redirects(server):
     assert get(server.port, "/course/", method="POST")[0].status == 405
 
 
+def test_a_file_opened_in_a_folder_swapped_out_meanwhile_is_looked_up_in_the_new_one(tmp_path, monkeypatch):
+    """The swap happens between opening a file and reading its real path back: the old folder
+    is then elsewhere (and deleted), so the file is found again in the folder now in place."""
+    from tools import site_swap
+
+    output, built = tmp_path / "site", tmp_path / "new"
+    for folder, label in ((output, "old"), (built, "new")):
+        folder.mkdir()
+        (folder / "index.html").write_text(label)
+    site = serve.Site(output)
+    assert open(site.find("index.html")[0]).read() == "old"
+    looked_up = []
+
+    def swapped_meanwhile(path):                     # tools.serve._real_path, with the swap inside
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            if not looked_up:
+                site_swap.put_in_place(built, output)
+            looked_up.append(os.readlink(f"/proc/self/fd/{fd}"))
+            return looked_up[-1]
+        finally:
+            os.close(fd)
+
+    monkeypatch.setattr(serve, "_real_path", swapped_meanwhile)
+    real, why, _ = site.find("index.html")
+    assert not looked_up[0].startswith(str(output) + os.sep)        # the first look saw the old folder
+    assert why == "" and real == str(output / "index.html") and open(real).read() == "new"
+
+
 def test_the_listen_queue_holds_a_class(server):
     shown = subprocess.run(["ss", "-Hltn", f"sport = :{server.port}"], capture_output=True, text=True).stdout
     assert shown.split()[2] == str(serve.BACKLOG) and serve.BACKLOG >= 1024, shown

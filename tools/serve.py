@@ -20,6 +20,8 @@ What this module adds to aiohttp's file responses:
   so a new release is never mixed with an old one;
 - the `.gz` copy the build writes beside a file (tools/compress.py), sent when the browser
   accepts gzip, never for a `Range` request (the byte range is of the file itself);
+- a build swapping a new site folder in (tools/site_swap.py) while a request is looked up: the
+  request is answered from the old site or the new one, never with a 404 (Site.find);
 - `X-Content-Type-Options: nosniff`, the MIME types Pyodide needs, and a listen queue (BACKLOG)
   sized for a class opening the site at once.
 
@@ -38,12 +40,15 @@ import signal
 import socket
 import stat
 import threading
+import time
 from pathlib import Path
 
 from aiohttp import web
 
 IDLE_SECONDS = 20.0        # a connection with no request, or half a request, is closed after this
 WORKERS = min(os.cpu_count() or 1, 4)   # processes of `./course serve`, one per core
+SWAP_WAITS = (0.001, 0.01, 0.1, 0.5)   # seconds to wait for a site folder swapped in two renames
+SWAPPING = "swapping"
 BACKLOG = 1024             # connections waiting to be accepted (a class of 200 opens ~1,200 at once)
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
@@ -79,35 +84,50 @@ class Site:
     def __init__(self, root, base_path="/"):
         self.root = Path(root)
         self.base_path = normal_base_path(base_path)
-        self._root = (None, "")
+        self._folder = _Folder(None)
+        self._was_in_place = False                   # a site folder was found at root before
 
     def find(self, relative: str) -> tuple[str | None, str, os.stat_result | None]:
-        """(the real path of the file to send, or None; "folder", or why not, for the 404's text;
-        its stat)."""
+        """(the path of the file to send, or None; "folder", or why not, for the 404's text; its
+        stat). A build may swap the site folder while a path is looked up (tools/site_swap.py):
+        then a file opened in the old folder is named by where that folder went (or as deleted)
+        and fails the check below, so the path is looked up again in the folder now in place;
+        SWAPPING when no folder stayed in place long enough to tell."""
         parts = [p for p in relative.split("/") if p]
         if any(p.startswith(".") or "\\" in p for p in parts):
             return None, "Not found", None
-        root = self.real_root()                      # each time: a build swaps the folder in place
-        real = _real_path(os.path.join(root, *parts))
-        if real is None or (real != root and not real.startswith(root + os.sep)):
-            return None, "Not found", None           # missing, or a link leading out of the site
-        try:
-            info = os.stat(real)
-        except OSError:
-            return None, "Not found", None
-        if stat.S_ISDIR(info.st_mode):
-            return real, "folder", info
-        return (real, "", info) if stat.S_ISREG(info.st_mode) else (None, "Not found", None)
+        for _ in range(3):
+            folder = self.folder()
+            if folder is None:
+                break
+            found = _find_in(folder.path, parts)
+            if found[0] is not None or self.folder() is folder:
+                return found                         # found, or missing from the folder in place
+        return None, SWAPPING, None
 
-    def real_root(self) -> str:
-        """The site folder's real path, resolved again whenever the folder was swapped."""
+    def folder(self) -> _Folder | None:
+        """The site folder in place now, held open while it stays in place (so no other folder
+        can take its inode number: a swap is always seen as a change); None when there is none."""
         try:
-            key = os.stat(self.root).st_ino
+            info = os.stat(self.root)
         except OSError:
-            return os.path.realpath(self.root)
-        if self._root[0] != key:
-            self._root = (key, os.path.realpath(self.root))
-        return self._root[1]
+            return None
+        if (info.st_dev, info.st_ino) != self._folder.key:
+            self._folder.close()
+            self._folder = _Folder(self.root)
+            self._was_in_place = True
+        return self._folder
+
+    async def find_in_place(self, relative: str) -> tuple[str | None, str, os.stat_result | None]:
+        """find(), waiting a moment while no site folder is in place: between the two renames of
+        a swap where the system cannot exchange two folders in one step."""
+        found = self.find(relative)
+        for wait in SWAP_WAITS:
+            if found[1] != SWAPPING or not self._was_in_place:      # no site folder ever was
+                break
+            await asyncio.sleep(wait)
+            found = self.find(relative)
+        return (None, "Not found", None) if found[1] == SWAPPING else found
 
     async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
         if request.method not in ("GET", "HEAD"):
@@ -120,11 +140,11 @@ class Site:
             return _text(301, "Moved", Location=self.base_path + query)
         if not path.startswith(self.base_path):
             return _text(404, "Not found")
-        real, why, info = self.find(path[len(self.base_path):])
+        real, why, info = await self.find_in_place(path[len(self.base_path):])
         if why == "folder":
             if not path.endswith("/"):
                 return _text(301, "Moved", Location=path.rsplit("/", 1)[-1] + "/" + query)
-            real, why, info = self.find(path[len(self.base_path):] + "/index.html")
+            real, why, info = await self.find_in_place(path[len(self.base_path):] + "/index.html")
         if real is None:
             return _text(404, why)
         name = os.path.basename(real)
@@ -138,6 +158,46 @@ class Site:
                 headers["Content-Encoding"] = "gzip"
                 real = gz
         return _File(real, headers=headers)
+
+
+class _Folder:
+    """A site folder held open (`key`: its device and inode; `path`: its real path when opened)."""
+
+    def __init__(self, root):
+        self.key, self.path, self._fd = None, None, None
+        if root is None:
+            return
+        try:
+            self._fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            info = os.fstat(self._fd)
+        except OSError:
+            self.close()
+            return
+        self.key, self.path = (info.st_dev, info.st_ino), os.path.realpath(root)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __del__(self):
+        self.close()
+
+
+def _find_in(root: str | None, parts: list[str]) -> tuple[str | None, str, os.stat_result | None]:
+    """find() in the site folder whose real path is `root` (None: no folder)."""
+    if not root:
+        return None, "Not found", None
+    real = _real_path(os.path.join(root, *parts))
+    if real is None or (real != root and not real.startswith(root + os.sep)):
+        return None, "Not found", None               # missing, or a link leading out of the site
+    try:
+        info = os.stat(real)
+    except OSError:
+        return None, "Not found", None
+    if stat.S_ISDIR(info.st_mode):
+        return real, "folder", info
+    return (real, "", info) if stat.S_ISREG(info.st_mode) else (None, "Not found", None)
 
 
 def _real_path(path: str) -> str | None:
@@ -173,7 +233,17 @@ def _gzip_copy(real: str, original: os.stat_result) -> str | None:
 
 class _File(web.FileResponse):
     """aiohttp's file response, sending exactly the file it is given (the choice of a .gz copy
-    is made above, where its modification time and the request's Range are known)."""
+    is made above, where its modification time and the request's Range are known); a file found
+    a moment ago and missing now is looked for again a moment later (a site folder swapped in two
+    renames)."""
+
+    def _make_response(self, request, accept_encoding):
+        for wait in SWAP_WAITS:
+            try:
+                return super()._make_response(request, accept_encoding)
+            except FileNotFoundError:
+                time.sleep(wait)                     # in a worker thread, not the event loop
+        return super()._make_response(request, accept_encoding)
 
     def _get_file_path_stat_encoding(self, accept_encoding):
         return super()._get_file_path_stat_encoding("")
