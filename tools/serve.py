@@ -1,6 +1,6 @@
 """The HTTP server of `./course serve`: the built site, served to a class by aiohttp's web server.
 
-aiohttp was chosen by measuring (README: For instructors, The server; `./course bench --only
+aiohttp was chosen by measuring (docs/instructors.md, The server; `./course bench --only
 classroom`): it answers a class of learners opening the site at once over HTTP/1.1 keep-alive,
 sends files with the operating system's sendfile, answers `Range` with 206 and `If-None-Match` /
 `If-Modified-Since` with 304 (its FileResponse), and closes a connection that sends no request,
@@ -73,8 +73,8 @@ TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "applicat
 # them a digit (after a "g", as in the course wheel's version), between dots, dashes, pluses or
 # underscores. A part of letters only ("/defaced-notes.ipynb") is a word, not a hash. The
 # expression finds 7 characters around a digit with up to 57 more on either side (so a part of up
-# to 121 may match too); its bounded repeats keep a long address cheap to match. The README's
-# nginx and caddy configurations use the same expression (tests/test_serve.py).
+# to 121 may match too); its bounded repeats keep a long address cheap to match. The nginx and
+# caddy configurations of docs/instructors.md use the same expression (tests/test_serve.py).
 HASHED_NAME = (r"[/._+-]g?[0-9a-f]{0,57}(?:[0-9][0-9a-f]{6}|[0-9a-f][0-9][0-9a-f]{5}|"
                r"[0-9a-f]{2}[0-9][0-9a-f]{4}|[0-9a-f]{3}[0-9][0-9a-f]{3}|[0-9a-f]{4}[0-9][0-9a-f]{2}|"
                r"[0-9a-f]{5}[0-9][0-9a-f]|[0-9a-f]{6}[0-9])[0-9a-f]{0,57}[._+-][^/]*$")
