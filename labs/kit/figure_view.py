@@ -1368,7 +1368,8 @@ class FigureView:
         CSS px), and its smallest text, in tenths of a figure pixel."""
         height, width = self._writer.pixels.shape[:2]
         scale = self.dpi / self.base_dpi
-        shown = (str(round(width / scale)), str(round(height / scale)))
+        across, down = int(width / scale + 0.5), int(height / scale + 0.5)     # whole CSS px
+        shown = (str(across), str(down))
         if (self.image.width, self.image.height) != shown:
             self.image.width, self.image.height = shown
         label = f"course-figure-text-{int(self._smallest_text() * self.dpi / 72 * 10)}"
