@@ -55,6 +55,7 @@ def support():
     import ipywidgets as widgets
 
     if _support is None or getattr(_support, "comm", None) is None:
+        answer_reloads_late()
         holder = widgets.Output(layout=widgets.Layout(display="none"))
         holder.add_class("course-access")
         holder.outputs = (
@@ -65,6 +66,74 @@ def support():
         )
         _support = holder
     return _support
+
+
+# ---------------------------------------------------------------- a reloaded page
+
+RESTORE_DELAY = 2.5          # s the kernel waits before it sends a reloaded page its widgets
+
+
+def answer_reloads_late() -> None:
+    """Answer a reloaded page's request for every widget's state (ipywidgets' control comm,
+    ``request_states``) :data:`RESTORE_DELAY` s after it comes, from a thread of its own.
+
+    Why: after a reload, each widget output of the notebook waits for its model for 2 s,
+    looking every 100 ms (jupyterlab_widgets 3.0.17's ``get_model``), and gives up without a
+    last look; one that gives up after the page has taken in the kernel's answer shows "Error
+    displaying widget: model not found" for good, and all of a notebook's outputs start waiting
+    together. On a busy machine the answer came near the end of those 2 s often enough to hit
+    whole notebooks (tests/test_browser_access.py reloads every one). Answered later, every
+    output that waited has given up before the page has the models, and the page draws it
+    again once they are in, as it does for any output that gave up early.
+
+    Also answered on the comm the request came on (ipywidgets answers on the last one opened,
+    which a second page opened meanwhile would take). Nothing happens without threads (Pyodide:
+    its kernel does not outlive the page). Installed once, when the first course widget is made."""
+    import threading
+
+    from ipywidgets import Widget
+
+    if getattr(Widget, "_course_answers_late", False) or not hasattr(threading, "Timer"):
+        return
+    try:
+        threading.Thread(target=lambda: None).start()        # a Python without threads refuses here
+    except RuntimeError:
+        return
+    original = Widget._handle_control_comm_msg.__func__
+
+    def handle(cls, msg):
+        data = msg.get("content", {}).get("data", {})
+        if data.get("method") != "request_states":
+            return original(cls, msg)
+        comm = _comm(msg.get("content", {}).get("comm_id")) or cls._control_comm
+        timer = threading.Timer(RESTORE_DELAY, _send_states, args=(comm,))
+        timer.daemon = True
+        timer.start()
+
+    Widget._handle_control_comm_msg = classmethod(handle)
+    Widget._course_answers_late = True
+
+
+def _comm(comm_id):
+    try:
+        from comm import get_comm_manager
+
+        return get_comm_manager().get_comm(comm_id) if comm_id else None
+    except Exception:  # noqa: BLE001 - no comm manager: the last control comm opened answers
+        return None
+
+
+def _send_states(comm) -> None:
+    """Send ``comm`` every widget's state, as ipywidgets answers ``request_states``."""
+    from ipywidgets.widgets.widget import _instances, _remove_buffers
+
+    states = {}
+    for widget in list(_instances.values()):
+        states[widget.model_id] = {"model_name": widget._model_name, "model_module": widget._model_module,
+                                   "model_module_version": widget._model_module_version,
+                                   "state": widget.get_state(drop_defaults=False)}
+    states, paths, buffers = _remove_buffers(states)
+    comm.send({"method": "update_states", "states": states, "buffer_paths": paths}, buffers=buffers)
 
 
 def on_enter(field, callback) -> None:
@@ -112,7 +181,7 @@ def _frozen(cls):
     shared: a shared layout changed for one widget would change every widget that shares it."""
     if "_course_frozen" not in vars(cls):
         def __setattr__(self, name, value):
-            if getattr(self, "_course_shared", False) and self.has_trait(name) and not name.startswith("_"):
+            if getattr(self, "_course_shared", False) and name in self.keys and not name.startswith("_"):
                 raise AttributeError(f"this {cls.__name__} is shared by many course widgets: give the widget a "
                                      f"layout of its own before changing its {name}")
             super(frozen, self).__setattr__(name, value)
@@ -239,5 +308,5 @@ def close_tree(root) -> None:
         widget.close()
 
 
-__all__ = ["ROOT_CLASS", "close_tree", "course_root", "on_enter", "replace_earlier_run", "running_cell", "script",
-           "share_layouts", "shared", "style", "support"]
+__all__ = ["RESTORE_DELAY", "ROOT_CLASS", "answer_reloads_late", "close_tree", "course_root", "on_enter",
+           "replace_earlier_run", "running_cell", "script", "share_layouts", "shared", "style", "support"]

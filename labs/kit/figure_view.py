@@ -684,19 +684,28 @@ class _Design:
             before = [tuple(ax.get_position().bounds) for ax in figure.axes]
             moved = self._fit_legends(figure, width, renderer, under)
             self._wrap_side_labels(figure, renderer)
+            texts = self._texts_laid_out(figure)
             bottom, top = self._figure_legend_room(figure, renderer, height)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")      # a layout that cannot be met is drawn as it comes
+            with warnings.catch_warnings(record=True) as refused:
+                warnings.simplefilter("always")      # a layout that cannot be met is drawn as it comes
                 figure.tight_layout(rect=(0, bottom, 1, 1 - top), h_pad=0.8 if stacked else None)
-            short = self._too_low(figure) + self._overflow(figure, renderer)
+            # Only a layout that could not make room for everything leaves labels off the figure.
+            short = self._too_low(figure) + (self._overflow(figure, renderer) if refused else 0.0)
             if short > 0.5 and grown < GROWTH * designed:
                 height, grown = height + short, grown + short
                 figure.set_size_inches(width / dpi, height / dpi)
                 renderer = figure.canvas.get_renderer()
-            elif np.allclose(before, [tuple(ax.get_position().bounds) for ax in figure.axes], atol=1e-4):
-                break
+            elif self._texts_laid_out(figure) == texts and np.allclose(
+                    before, [tuple(ax.get_position().bounds) for ax in figure.axes], atol=1e-4):
+                break                                # nothing moved, and the texts made room for are those drawn
         self._thin_ticks(figure, renderer)
         self._keep_where_best(moved, renderer)
+
+    def _texts_laid_out(self, figure) -> tuple:
+        """The figure's height and the lines its wrapped titles and labels break into where they
+        stand now (they break for the room their axes give them)."""
+        return (figure.bbox.height, tuple(title._get_wrapped_text() for title in self.titles),
+                tuple(ax.yaxis.label.get_text() for ax in figure.axes))
 
     @staticmethod
     def _overflow(figure, renderer) -> float:
