@@ -12,7 +12,7 @@ from pathlib import Path
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ("labs", "wasm", "noblas", "browser", "notebooks", "site", "imports", "model")
+SECTIONS = ("labs", "wasm", "noblas", "browser", "notebooks", "site", "classroom", "imports", "model")
 RESULTS = Path(__file__).resolve().parent / "results"
 DOCS = ROOT / "docs" / "performance.md"
 
@@ -35,6 +35,8 @@ def parse(argv=None):
     p.add_argument("--noblas-wheel", type=Path, metavar="WHEEL",
                    help="a NumPy wheel of the pinned version built with BLAS off, used instead of building one "
                         "(benchmarks/noblas.py)")
+    p.add_argument("--learners", type=int, default=200,
+                   help="the classroom section: learners opening the site at once (default 200)")
     p.add_argument("--output", type=Path, default=RESULTS, help="folder for the JSON (default benchmarks/results)")
     p.add_argument("--docs", type=Path, default=DOCS, help="the Markdown page to regenerate")
     p.add_argument("--no-docs", action="store_true", help="do not write the Markdown page")
@@ -122,6 +124,10 @@ def run(argv=None) -> dict:
     if "site" in chosen:
         log("site (jupyter lite build)..." if not quick else "site (sizes; the build is left out in --quick)...")
         s["site"] = system.run_site(build=not quick, log=log)
+    if "classroom" in chosen:
+        from . import classroom
+        log(f"classroom ({args.learners} learners opening the site at once: ./course serve, nginx, caddy)...")
+        s["classroom"] = classroom.run(args.learners if not quick else min(args.learners, 50), log=log)
     if "imports" in chosen:
         log("imports (fresh CPython processes)...")
         s["imports"] = system.run_imports(repeats=3 if quick else 10)

@@ -54,7 +54,7 @@ def timed_labs() -> dict:
     """{lab: (notebook, its root's class)}: for each notebook, the first lab it calls (the
     course's inventory) whose first slider can be dragged :data:`DRAG_STEPS` steps without
     reaching an end; each lab is built headlessly to see its slider."""
-    from exercises.core import inventory
+    from engine.core import inventory
 
     from .labs import all_labs, close, controls
 

@@ -1,7 +1,7 @@
 """Every notebook cell timed in a real kernel, under a chosen Python (and so a chosen NumPy).
 
-Each notebook of the course (its inventory, :mod:`exercises.core.inventory`) is solved
-(``python -m exercises solve``: every blank filled, as a learner who finishes it runs it) and run
+Each notebook of the course (its inventory, :mod:`engine.core.inventory`) is solved
+(``python -m engine solve``: every blank filled, as a learner who finishes it runs it) and run
 top to bottom by ``nbclient`` in a fresh kernel of the given interpreter, as JupyterLab's *Run All*
 runs it. A cell's time is the kernel's own: from the moment it reports itself busy with the cell
 to the moment it reports itself idle (the time stamps the kernel puts on its messages), so the
@@ -33,7 +33,7 @@ CONTENT = ROOT / "content"
 def notebooks(names=None) -> list[Path]:
     """The course's notebooks (its inventory), in order; only those whose stem or name is in
     ``names`` when given."""
-    from exercises.core import inventory
+    from engine.core import inventory
 
     paths = [CONTENT / nb.path for nb in inventory.notebooks()]
     return [p for p in paths if not names or p.stem in names or p.name in names]
@@ -42,7 +42,7 @@ def notebooks(names=None) -> list[Path]:
 def solve(path: Path, folder: Path) -> Path:
     """The solved copy of the notebook at ``path``, written into ``folder``."""
     solved = folder / path.name
-    subprocess.run([sys.executable, "-m", "exercises", "solve", str(path), str(solved)],
+    subprocess.run([sys.executable, "-m", "engine", "solve", str(path), str(solved)],
                    cwd=ROOT, check=True, capture_output=True)
     return solved
 

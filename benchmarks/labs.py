@@ -1,6 +1,6 @@
 """Every lab driven headlessly in CPython: control change to updated output, and the naive way.
 
-For each lab the notebooks call (the course's inventory, :mod:`exercises.core.inventory`) the
+For each lab the notebooks call (the course's inventory, :mod:`engine.core.inventory`) the
 harness builds the lab, finds its controls in the
 widget tree (sliders, dropdowns, toggle buttons, toggles and checkboxes that are enabled and are
 not the "use my function" switch), and sets a sweep of values on each: spread values across the
@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from exercises.core import inventory
+from engine.core import inventory
 
 from .stats import ratio, summary
 
@@ -172,7 +172,7 @@ def inline_png(view) -> bytes:
 def patched_views(mode: str, created: list | None = None):
     """mode "full": every redraw is a full draw; "hold": redraws only count; "shipped": redraws
     as shipped. Views made meanwhile are appended to ``created``."""
-    from labs.kit import figure_view
+    from engine.kit import figure_view
 
     cls = figure_view.FigureView
     original_redraw, original_init = cls.redraw, cls.__init__
@@ -201,7 +201,7 @@ def patched_views(mode: str, created: list | None = None):
 def timed_encoding(times: list):
     """Append the seconds of every PNG the figure views write meanwhile to ``times`` (comparing
     the pixels with the last ones and compressing the bands that changed)."""
-    from labs.kit.figure_view import PngWriter
+    from engine.kit.figure_view import PngWriter
 
     original = PngWriter.write
 
@@ -223,7 +223,7 @@ def png_settings(pictures, repeats: int = 5) -> list:
     """Each way of writing a PNG on ``pictures`` (RGBA arrays): [{"setting", "encode", "kb"}]."""
     from PIL import Image
 
-    from labs.kit.figure_view import encode_png
+    from engine.kit.figure_view import encode_png
 
     def pillow(level):
         def write(rgba):

@@ -278,6 +278,10 @@ def tables(results: dict) -> list[str]:
                          f"**{pre['bytes'] / 1e3:.0f}**",
                          _ok(site.get("preload_meets_target")) + f" (≤ {site.get('preload_target_bytes', 600_000) / 1e3:.0f} kB)"])
         out += _table(["what", "value", "note"], rows) + [""]
+    if "classroom" in s:
+        from .classroom import table as classroom_table
+        out += ["### A class opening the site at once (`./course serve` beside nginx, same run)", ""]
+        out += classroom_table(s["classroom"])[1:] + [""]
     if "imports" in s:
         imp = s["imports"]
         out += ["### Imports in a fresh CPython process, ms", ""]

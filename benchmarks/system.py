@@ -22,7 +22,7 @@ MODEL_TARGET = 1.5           # lib.model.forward at most this many times PyTorch
 
 def notebooks() -> list[Path]:
     """The course's notebooks (its inventory), in order."""
-    from exercises.core import inventory
+    from engine.core import inventory
 
     return [CONTENT / nb.path for nb in inventory.notebooks()]
 
@@ -48,7 +48,7 @@ def run_notebooks(names=None, repeats: int = 1, log=print) -> dict:
                 continue
             solved = tmp / "solved" / path.stem / path.name
             solved.parent.mkdir(parents=True, exist_ok=True)
-            subprocess.run([PYTHON, "-m", "exercises", "solve", str(path), str(solved)],
+            subprocess.run([PYTHON, "-m", "engine", "solve", str(path), str(solved)],
                            cwd=ROOT, check=True, capture_output=True)
             row = {"notebook": path.name}
             for form, file, extra in (("shipped", path, {}), ("solved", solved, {"COURSE_STRICT": "1"})):
@@ -71,7 +71,7 @@ def run_notebooks(names=None, repeats: int = 1, log=print) -> dict:
 # ---------------------------------------------------------------- imports
 
 IMPORTS = {"import lib, labs": "import lib, labs",
-           "import exercises.ui (a setup cell)": "import exercises.ui"}
+           "import engine.ui (a setup cell)": "import engine.ui"}
 
 
 def run_imports(repeats: int = 5) -> dict:
@@ -108,7 +108,7 @@ def preloaded_course_bytes(site: Path) -> dict:
     the course builds (pyproject.toml's package), not Pyodide's or PyPI's."""
     import tomllib
 
-    from exercises.core import inventory
+    from engine.core import inventory
     from tools import lock as locks
 
     settings = json.loads((site / "jupyter-lite.json").read_text())["jupyter-config-data"]

@@ -1,20 +1,15 @@
-"""The course's exercise system, in four layers (each imports only the layers below it, and
-``lib`` and ``presentation``; import-linter checks this, see ``.importlinter``):
+"""The course's exercises and questions, as data, and how the engine finds them:
 
-- ``exercises.core``: exercises and questions as data types, the registry, the checker, the
-  learner's progress record and its file, exports and the instructors' report, review,
-  skip-ahead sets, releases. No widgets, no HTML: every function returns plain values.
-- ``exercises.definitions``: the exercises and questions of each notebook, as data, one module
-  per notebook.
+- ``exercises.definitions``: the exercises and questions of each notebook, one module per
+  notebook (its metadata names it);
 - ``exercises.retired``: the retired exercises (replaced by reworked ones, kept only so that
-  notebooks saved from earlier releases still check), one module per notebook that has some.
-- ``exercises.ui``: what a notebook shows (feedback, hint and solution buttons, question
-  widgets, the progress, review, skip-ahead and release views), built with ``presentation``.
-  The only part that imports ipywidgets or IPython.
+  notebooks saved from earlier releases still check), one module per notebook that has some;
+- ``exercises.course``: the course as the engine finds it (its name, these two packages, the labs
+  package, the notebooks), declared as an entry point in ``pyproject.toml``;
+- ``exercises.compat``: the table of old module paths notebooks saved from earlier releases
+  import, and what they need (``exercises.ui``, ``exercises.core`` hold some of those paths).
 
-A notebook's setup cell reads ``from exercises.ui.notebook import ____, ask, begin, check, hint,
-solution`` then ``begin()``. Importing any module here has no side effect: nothing is
-registered, displayed or written until a function is called. ``README.md`` here is the guide to
-writing exercises; ``python -m exercises`` solves, validates and lists them, and makes the
-instructors' report.
+The engine that checks them is ``engine`` (``engine.core.definition`` holds the data types).
+Importing any module here has no side effect. ``README.md`` here is the guide to writing
+exercises; ``python -m engine`` solves, validates and lists them.
 """

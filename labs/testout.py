@@ -1,3 +1,3 @@
-"""An old module path, kept for notebooks saved from earlier releases: see exercises/ui/compat.py."""
+"""An old module path, kept for notebooks saved from earlier releases: see exercises/compat.py."""
 
-from exercises.ui.compat import test_out  # noqa: F401
+from exercises.compat import test_out  # noqa: F401

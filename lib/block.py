@@ -197,7 +197,7 @@ class Sublayer(NamedTuple):
 
 def block(x, weights, *, placement="pre", norm="rms", eps=1e-5, use_attention=True, use_ffn=True,
           use_residual=True, causal=True, activation="gelu", positions=None,
-          causal_weights=masked_softmax, trace=None):
+          causal_weights=masked_softmax, cache=None, trace=None):
     """One decoder block: x (length, d) or (batch, length, d) in, the same shape out.
 
     weights: a BlockWeights. placement: "pre", "post" or "none" (see ``Sublayer``); use_residual:
@@ -207,6 +207,9 @@ def block(x, weights, *, placement="pre", norm="rms", eps=1e-5, use_attention=Tr
     causal, positions, causal_weights: the attention's options (``lib.attention.attention``):
     mask the future, a function applied to each head's queries and keys (e.g. ``rope``), the
     function that turns causal scores into weights.
+    cache: None, or the ``lib.attention.KVCache`` of this block's attention for the earlier
+    tokens of the text: x is then only the new tokens, which read the cached keys and values
+    and append their own (what generating with a KV cache does, block by block).
     activation: the plain FFN's activation (a gated FFN always uses SiLU).
     trace: None, or a dict that receives the grid after every step, as ``block_trace`` returns.
     """
@@ -215,7 +218,7 @@ def block(x, weights, *, placement="pre", norm="rms", eps=1e-5, use_attention=Tr
     sublayer = Sublayer(check_choice(placement, "placement", PLACEMENTS), use_residual, trace)
     attention_norm, ffn_norm = _norms(w, norm, eps)
     attention = partial(self_attention, Wq=w.Wq, Wk=w.Wk, Wv=w.Wv, Wo=w.Wo, heads=w.heads, causal=causal,
-                        positions=positions, causal_weights=causal_weights)
+                        positions=positions, causal_weights=causal_weights, cache=cache)
     feed_forward = (partial(swiglu, W_gate=w.W_gate, W_up=w.W_up, W_down=w.W_down) if w.gated else
                     partial(plain_ffn, W_up=w.W_up, b_up=w.b_up, W_down=w.W_down, b_down=w.b_down,
                             activation=activation))

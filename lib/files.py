@@ -2,19 +2,22 @@
 
 ``lib.model`` reads three files of arrays: ``weights.npz`` (1.7 MB), ``heldout_texts.npz``
 (0.4 MB) and ``reference.npz``; notebook 05's labs a fourth, ``precomputed.npz``, results of the
-model computed when the course is built (``labs/trained/precomputed.py``). In a checkout they are in ``lib/trained/``. The course site
-leaves them out of the course wheel every notebook loads before its first cell runs (only
-notebook 05 needs them): the site build serves each as a file of its own beside the wheel and
-writes what it serves into the wheel, as ``lib/trained/served.json``:
+model computed when the course is built (``labs/trained/precomputed.py``). ``lib.training_record``
+reads ``training_record.npz`` (the model while it learned, 0.2 MB) and ``lib.placement_runs``
+``placement_runs.npz`` (loss curves of small models with the norm in other places). In a checkout
+they are in ``lib/trained/``. The course site leaves them out of the course wheel every notebook
+loads before its first cell runs (only the notebooks that read them need them): the site build
+serves each as a file of its own beside the wheel and writes what it serves into the wheel, as
+``lib/trained/served.json``:
 
     {"weights.npz": {"file": "weights-1a2b3c4d5e6f.npz", "bytes": 1673980,
                      "sha256": "...", "arrays": {"embedding": [166, 128], ...}}, ...}
 
-The first time the model needs one of them, :func:`load` asks the *fetcher* for its bytes,
+The first time one of them is needed, :func:`load` asks the *fetcher* for its bytes,
 checks their SHA-256 and opens them. Fetching is the browser's business, not NumPy's nor the
 standard library's, so this module does not do it: the fetcher is a function
 ``fetch(file name) -> bytes`` that the course package declares as an entry point, in the group
-:data:`GROUP` (``pyproject.toml``; it is ``exercises.core.site_files.fetch``). A fetcher that
+:data:`GROUP` (``pyproject.toml``; it is ``engine.core.site_files.fetch``). A fetcher that
 fails, or no fetcher at all, gives a :class:`FileUnavailable` that says so in plain words.
 
     from lib import files
@@ -40,7 +43,9 @@ SERVED = "served.json"                     # in FOLDER: written into the course 
 GROUP = "transformer_course.fetch"         # the entry point group of the fetcher
 WHAT = {"weights.npz": "the trained model's weights", "heldout_texts.npz": "the held-out texts",
         "reference.npz": "the held-out text and PyTorch's logits on it",
-        "precomputed.npz": "the trained model's results computed when the course was built"}
+        "precomputed.npz": "the trained model's results computed when the course was built",
+        "training_record.npz": "the record of the trained model while it learned",
+        "placement_runs.npz": "the loss curves of the placement runs"}
 
 
 class FileUnavailable(OSError):

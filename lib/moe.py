@@ -3,8 +3,8 @@
 A router matrix gives every token one score per expert. The k best-scored experts are kept, and
 a rule turns the scores into their shares (``RULES``): by default a softmax over just the k kept
 scores. The token's output is the share-weighted sum of those k experts' outputs, plus the
-output of every shared expert, which each token runs with weight 1. Experts are numbered from 0
-(the course's "expert 1" is 0 here).
+output of every shared expert, which each token runs with weight 1. Experts are numbered from 0,
+as the course numbers them.
 """
 
 from typing import NamedTuple

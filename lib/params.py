@@ -302,5 +302,5 @@ def beyond_plain(config):
 def __getattr__(name):
     """Names that moved out of this module (the published models), for notebooks saved from
     earlier releases: see ``lib.deprecated``."""
-    from .deprecated.moved import from_params
-    return from_params(name)
+    from .deprecated.moved import moved
+    return moved(__name__, name)

@@ -1,8 +1,9 @@
 """Position information: the sinusoidal table added to the tokens, and rotary positions (RoPE).
 
-Attention on its own ignores order. The sinusoidal table gives each position its own vector to add
-to the token's vector; RoPE instead turns each query and key by an angle that grows with position,
-so that a score depends only on how far apart the two positions are.
+Attention with no causal mask and no positions ignores order. The sinusoidal table gives each
+position its own vector to add to the token's vector; RoPE instead turns each query and key by an
+angle that grows with position, so that a score depends on the two positions only through how far
+apart they are (with its sign).
 """
 
 from functools import lru_cache

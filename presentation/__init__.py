@@ -1,15 +1,3 @@
-"""How the course writes what it shows: numbers in words, HTML in the notebook's theme, tables, and
-the support every course widget needs in the page. The labs and the exercise system both use it;
-it imports neither of them, nor ``lib``.
-
-- ``numbers``: numbers and lists in plain text (``number``, ``fixed``, ``percent``, ``count``,
-  ``word_list``, ...), the same everywhere in the course. Plain Python: no widgets, no IPython,
-  no matplotlib (the exercise system's core writes its feedback with it);
-- ``html``: boxes, code spans, plain text, notes and links in the theme's colours;
-- ``tables``: a small table of numbers and a ruled table;
-- ``access``: the root of a course widget (``course_root``), which brings ``access.css`` and
-  ``access.js`` into the page (a focus ring, controls that wrap, verdicts read out by screen
-  readers). The only module that imports ipywidgets, and only when called.
-
-Importing any of these has no side effect.
-"""
+"""An old package path, kept for notebooks saved from earlier releases (its modules are now the
+engine's, engine/presentation): each module here only imports, from exercises/compat.py, the names
+those notebooks import."""

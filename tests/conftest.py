@@ -6,13 +6,10 @@ functions they share with the browser benchmark live in tools/browser.py.
 With CI=true a missing Chromium is a failure, not a skip.
 """
 
-import functools
-import http.server
 import json
 import os
 import subprocess
 import sys
-import threading
 import urllib.request
 from pathlib import Path
 from typing import NamedTuple
@@ -30,8 +27,8 @@ PYODIDE_NPM = "https://registry.npmjs.org/pyodide/-/pyodide-314.0.6.tgz"
 
 def notebooks():
     """Every notebook shipped in content/, sub-folders included, in course order (the course's
-    inventory, exercises/core/inventory.py)."""
-    from exercises.core import inventory
+    inventory, engine/core/inventory.py)."""
+    from engine.core import inventory
 
     return [CONTENT / nb.path for nb in inventory.notebooks()]
 
@@ -75,7 +72,7 @@ class SolvedRun(NamedTuple):
 
 @pytest.fixture(scope="session")
 def solved_run(tmp_path_factory):
-    """solved_run(notebook) -> SolvedRun: the notebook solved by ``python -m exercises solve`` and
+    """solved_run(notebook) -> SolvedRun: the notebook solved by ``python -m engine solve`` and
     run under nbval with COURSE_STRICT=1 (every check must pass), once per session, its kernel
     counting the matrix work of each cell as it runs (``benchmarks/flops.py``, installed by an
     IPython start-up file: the cells and the course's modules run as they are, each ``@`` through
@@ -88,7 +85,7 @@ def solved_run(tmp_path_factory):
         if notebook not in runs:
             folder = tmp_path_factory.mktemp(f"solved-{notebook.stem}")
             solved = folder / notebook.name
-            subprocess.run([sys.executable, "-m", "exercises", "solve", str(notebook), str(solved)],
+            subprocess.run([sys.executable, "-m", "engine", "solve", str(notebook), str(solved)],
                            cwd=ROOT, check=True, capture_output=True, text=True)
             log = folder / "matrix-work.jsonl"
             flops.startup_file(folder / "ipython", log)
@@ -138,29 +135,20 @@ def self_hosted_site(tmp_path_factory, pyodide_npm_tarball):
     return output, report
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):
-        pass
-
-
 @pytest.fixture(scope="session")
 def serve_site():
     """serve_site(folder, base_path) -> URL of folder served on 127.0.0.1 under base_path."""
-    from tools.site import SiteHandler, SiteServer
+    from tools.serve import Server
     servers = []
 
     def start(folder, base_path="/"):
-        handler = functools.partial(type("H", (SiteHandler,), {"base_path": base_path}),
-                                    directory=str(folder))
-        server = SiteServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        server = Server(folder, port=0, base_path=base_path).start()
         servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}{base_path}"
+        return f"http://127.0.0.1:{server.port}{base_path}"
 
     yield start
     for server in servers:
-        server.shutdown()
-        server.server_close()
+        server.close()
 
 
 # ---------------------------------------------------------------- Chromium
@@ -204,7 +192,7 @@ def jupyter_server(tmp_path_factory, progress_file):
 # The widgets' own state (verdicts, tables, controls) is kept by nbclient in metadata.widgets.
 FIGURE_TEXTS_PROBE = """\
 import gc as _gc, json as _json, sys as _sys
-_view_module = _sys.modules.get("labs.kit.figure_view")
+_view_module = _sys.modules.get("engine.kit.figure_view")
 _texts = {}
 if _view_module is not None:
     from matplotlib.text import Text as _Text

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from exercises.core.cell import run_cell
-from exercises.core.checker import Feedback, evaluate
-from exercises.core.definition import Code, Exercise
+from engine.core.cell import run_cell
+from engine.core.checker import Feedback, evaluate
+from engine.core.definition import Code, Exercise
 
 ANSWERS = Path(__file__).resolve().parent / "data" / "answers"
 

@@ -80,7 +80,7 @@ def problems(layout: dict, where: str = "") -> list[str]:
 
 
 def layout_of(view) -> dict:
-    """What ``view`` (a ``labs.kit.figure_view.FigureView``) shows now, in CSS px from the
+    """What ``view`` (a ``engine.kit.figure_view.FigureView``) shows now, in CSS px from the
     picture's top left: ``width`` and ``height``; ``axes``, each visible axes' ``box`` [x0, y0,
     x1, y1], whether it is a ``colorbar`` and its ``title``; ``texts``, every text matplotlib
     draws (a tick label outside its axis's limits is not drawn and not listed, nor a text drawn

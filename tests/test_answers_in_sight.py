@@ -3,8 +3,11 @@
 For every question (predict, number, shape, the skip-ahead sets' too) and every exercise that a
 shipped notebook asks, everything shown above it must be free of its answer: the markdown, the
 code, what the cells printed, the labs as they first appear (their verdicts, tables, titles and
-controls, read from the widgets' state, and the words drawn in their figures), and what each
-question above shows once it is answered (its answer and explanation). The answer is:
+controls, read from the widgets' state, and the words drawn in their figures), each question above
+as it is shown (its prompt and every one of its choices, the wrong ones too: a learner reads them
+all) and what it shows once it is answered (its answer and explanation). The questions of a
+skip-ahead set are all shown at once: each must also be free of the answer of every other one of
+its set, prompts and choices alike. The answer is:
 
 - for a predict question, its ``reveals`` patterns (regular expressions kept with its definition
   in ``exercises/definitions/``: the words that state the right choice's claim);
@@ -35,9 +38,9 @@ import numpy as np
 import pytest
 
 from conftest import CONTENT, notebooks
-from exercises.core import inventory, registry
-from exercises.core.definition import Exercise, Question
-from presentation.numbers import array as array_text, exact, number
+from engine.core import inventory, registry
+from engine.core.definition import Exercise, Question
+from engine.presentation.numbers import array as array_text, exact, number
 
 BARE = re.compile(r"-?[\w.]+")          # a fill that is one name or constant: found everywhere
 
@@ -84,6 +87,7 @@ class Seen(NamedTuple):
     cell: int                            # index of the cell it belongs to (0-based)
     where: str                           # "markdown", "code", "output", "lab", ...
     text: str
+    question: str = ""                   # the question whose prompt or choices this is, if any
 
 
 def plain(markup: str) -> str:
@@ -156,8 +160,9 @@ def shown_once_answered(item: Asked) -> str:
 
 def seen(notebook, path: str, figure_texts: dict) -> list[Seen]:
     """Everything an executed notebook shows, cell by cell, in order. A cell that asks questions
-    counts for their prompts, not their choices: those list the right answer among wrong ones
-    without saying which it is. Once answered, a question shows its answer and explanation."""
+    counts for their prompts and their choices, each choice on its own (a wrong choice that states
+    another question's answer gives it away as well as a right one). Once answered, a question
+    shows its answer and explanation."""
     state = notebook.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
     state = state.get("state", {})
     questions = {}
@@ -169,10 +174,13 @@ def seen(notebook, path: str, figure_texts: dict) -> list[Seen]:
         out.append(Seen(index, cell.cell_type, cell.source))
         if index in questions:
             for item in questions[index]:
-                out.append(Seen(index, f"the prompt of {item.item.id!r}", item.item.prompt))
+                q_id = item.item.id
+                out.append(Seen(index, f"the prompt of {q_id!r}", item.item.prompt, q_id))
+                out += [Seen(index, f"choice {number} of {q_id!r}", choice, q_id)
+                        for number, choice in enumerate(item.item.choices)]
                 shown = shown_once_answered(item)
                 if shown:
-                    out.append(Seen(index, f"what {item.item.id!r} shows once answered", shown))
+                    out.append(Seen(index, f"what {q_id!r} shows once answered", shown, q_id))
             continue
         for output in cell.get("outputs", ()):
             widget = "application/vnd.jupyter.widget-view+json" in output.get("data", {})
@@ -338,13 +346,24 @@ def excerpt(text: str, match: re.Match, width: int = 70) -> str:
     return ("…" if start else "") + text[start:end].strip() + ("…" if end < len(text) else "")
 
 
+def beside(item: Asked, piece: Seen) -> bool:
+    """Whether ``piece`` is shown in the very cell that asks ``item`` and belongs to another
+    question of the same skip-ahead set, shown at the same time: its prompt or its choices (what a
+    set's questions show once answered, never shown, is not in ``seen``)."""
+    return (item.skip_ahead and piece.cell == item.cell and bool(piece.question)
+            and piece.question != item.item.id and "once answered" not in piece.where)
+
+
 def in_sight(item: Asked, shown: list[Seen]) -> list[str]:
-    """One line per piece of text above ``item`` that holds one of its clues."""
+    """One line per piece of text above ``item`` (or beside it, in its own skip-ahead set) that
+    holds one of its clues."""
     found = []
     item_clues = clues(item)
     for piece in shown:
-        if piece.cell >= item.cell:
-            break
+        if piece.cell > item.cell or (piece.cell == item.cell and not beside(item, piece)):
+            if piece.cell > item.cell:
+                break
+            continue
         text = squeeze(piece.text)
         for clue in item_clues:
             match = clue.found(text)
@@ -453,3 +472,22 @@ def test_a_shape_question_is_given_away_by_text_that_works_its_own_case():
     assert any(clue.found(text) for clue in question_clues(q))
     assert not any(clue.found("a batch of shape (4, 2, 5)") for clue in question_clues(q))
     assert prompt_shapes(registry.get_question("ffn-shape-hidden")) == []
+
+
+def test_choices_count_as_seen_and_a_skip_ahead_set_is_checked_within_itself():
+    """A wrong choice of a question above that states a later question's answer is found; so is a
+    choice (or prompt) of another question of the same skip-ahead set, shown at the same time;
+    the question's own choices are not held against it."""
+    below = registry.get_question("start-number-equal-scores")          # reveals "equal scores give equal"
+    above = Question("made-up-above", "00_start_here", "predict", "Which?", answer=0,
+                     choices=["the right one", "a wrong one: equal scores give equal weights"],
+                     reveals=[r"\bright one\b"])
+    shown_here = [Seen(0, "the prompt of 'made-up-above'", above.prompt, above.id)]
+    shown_here += [Seen(0, f"choice {n} of 'made-up-above'", c, above.id) for n, c in enumerate(above.choices)]
+    shown_here.append(Seen(1, "the prompt of 'start-number-equal-scores'", below.prompt, below.id))
+    report = in_sight(Asked(1, below), shown_here)
+    assert [line.split(":")[0].strip() for line in report] == ["cell 1 (choice 1 of 'made-up-above')"]
+    assert in_sight(Asked(0, below, skip_ahead=True), shown_here)            # beside it, in one set
+    assert not in_sight(Asked(0, below, skip_ahead=False), shown_here)       # a cell of its own: not above
+    own = [Seen(0, "choice 0 of 'start-number-equal-scores'", "equal scores give equal weights", below.id)]
+    assert not in_sight(Asked(0, below, skip_ahead=True), own)               # its own choices

@@ -415,7 +415,7 @@ def answer_a_number_question(opened):
 def use_my_function(opened):
     """03: once the LayerNorm check passes, "use my layer_norm" is ticked with Space, and the
     badge shows the learner's function at work: its calls counted, its last call shown."""
-    from exercises.core.registry import get_exercise
+    from engine.core.registry import get_exercise
 
     page = opened.page
     run_exercise(opened, "layer-norm-fix", get_exercise("layer-norm-fix").solution_source)
@@ -589,7 +589,7 @@ def run_exercise(opened, exercise_id, source):
 def make_feedback_states(opened):
     """00's exercises checked once wrong and once right, a hint and the solution opened: the
     feedback the audit must see besides "not attempted"."""
-    from exercises.core.registry import get_exercise
+    from engine.core.registry import get_exercise
 
     page = opened.page
     for exercise_id, right in (("row-mean", False), ("stable-softmax", True)):
@@ -853,7 +853,7 @@ def test_nothing_in_the_course_moves_by_itself(opened):
 SCREENS = (("1280 px", 1280, 900, 1), ("390 px", 390, 844, 3), ("200 % zoom", 640, 450, 2))
 
 # Every picture of the course's labs told the width its box has now and the screen's device
-# pixels per CSS px (presentation/access.js writes them into the figure's size box), and drawn
+# pixels per CSS px (engine/presentation/access.js writes them into the figure's size box), and drawn
 # for them: its width (CSS px, the kernel's) the width it takes on the page, and decoded.
 PICTURES_FIT = """(ratio) => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .course-lab .course-figure')]
     .filter(figure => figure.querySelector('img.course-figure-image') && figure.offsetParent !== null)
@@ -962,7 +962,7 @@ def _layouts_probe() -> str:
 def _course_layouts():
     import gc, json
     from ipywidgets.widgets.widget import _instances
-    from labs.kit.figure_view import FigureView
+    from engine.kit.figure_view import FigureView
     views = {v.image.model_id: v for v in gc.get_objects()
              if isinstance(v, FigureView) and v.image.comm is not None}
     found = {}
@@ -991,7 +991,7 @@ def test_what_a_learner_sees_at_every_width_is_whole_and_readable(opened):
     its kernel drew it for that width, every axes is at least 80 CSS px high and no flatter than
     1:4, no two texts overlap and none is cut at the picture's edge (tests/figure_layout.py).
     The labs the notebook calls (the course's inventory) are all checked."""
-    from exercises.core import inventory
+    from engine.core import inventory
     from figure_layout import problems
 
     page = opened.page
@@ -1046,7 +1046,7 @@ def test_a_cell_run_again_leaves_no_widget_behind_and_a_reload_brings_every_lab_
     reloaded, with its kernel running: every lab the notebook calls (the course's inventory)
     is on the page again with its plot, none says "model not found", and the kernel still
     answers each lab's first slider."""
-    from exercises.core import inventory
+    from engine.core import inventory
 
     page = opened.page
     count = len(inventory.notebook(opened.stem).labs)

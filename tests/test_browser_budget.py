@@ -1,5 +1,5 @@
 """The time budget of a check in the browser's own kernel: Pyodide in a real Chromium, where
-there are no signals and no threads to stop runaway code (exercises/core/budget.py).
+there are no signals and no threads to stop runaway code (engine/core/budget.py).
 
 The self-hosted site's Pyodide is the bare core (no NumPy), which is why the budget is plain
 Python: the learner's loop here is plain Python too. Pyodide's Python has sys.monitoring, so
@@ -13,7 +13,7 @@ from test_check_budget import SWALLOWING
 
 FOREVER = """\
 import time
-from exercises.core.budget import Budget, OutOfTime
+from engine.core.budget import Budget, OutOfTime
 
 def forever():
     n = 0

@@ -9,7 +9,7 @@ What is tested where (numpy cannot run in the browser here: there is no NumPy wa
   modules are plain Python, so they run there), in JupyterLite's console;
 - the landing page's two verdicts (can Python load? can this browser keep your work?) on that
   address, and in a Chromium whose settings keep no site data;
-- a zero-byte course wheel: not "Ready";
+- a zero-byte course wheel, and one cut short by a copy: not "Ready";
 - JupyterLab's notice when a notebook's Python does not start (the CDN refused), and its
   "still starting" notice going away once Python has started (a stand-in CDN).
 """
@@ -105,8 +105,8 @@ STORED = """async () => {
 }"""
 
 # What begin() does in a notebook's setup cell (begin itself needs numpy, which this site lacks).
-SHOW_STORAGE = ("from exercises.core import progress, page_store\n"
-                "from exercises.ui.storage_view import storage_status\n"
+SHOW_STORAGE = ("from engine.core import progress, page_store\n"
+                "from engine.ui.storage_view import storage_status\n"
                 "progress.load()\n"
                 "print('progress file:', progress.progress_path(), '| state:', page_store.state()['state'])\n"
                 "storage_status()")
@@ -211,6 +211,35 @@ def test_a_zero_byte_course_wheel_is_not_ready(online_site, tmp_path, classroom_
         assert start_button(page)["disabled"] == "true"
         assert {rng for rng, _name in asked} == {"bytes=0-15"}, "the check asks for the first bytes only"
         assert any(name.startswith("numpy-2.4.6-") for _rng, name in asked)
+    finally:
+        context.close()
+
+
+def test_a_course_wheel_cut_short_by_a_copy_is_not_ready(online_site, tmp_path, classroom_browser, serve_site):
+    """Half the wheel, as an interrupted copy leaves it: it still starts as a zip does, but its
+    length is not the one the build wrote down."""
+    site = tmp_path / "site"
+    shutil.copytree(online_site[0], site)
+    wheel = next((site / "static/pyodide-lock").glob("transformer_course-*.whl"))
+    wheel.write_bytes(wheel.read_bytes()[: wheel.stat().st_size // 2])
+    base = classroom(serve_site(site, "/course/"))
+    context = classroom_browser.new_context()
+
+    def cdn(route):
+        name = route.request.url.split("?")[0].rsplit("/", 1)[-1]
+        start = (b"\0asm" if name.endswith(".wasm") else b"PK\x03\x04" if name.endswith((".zip", ".whl"))
+                 else b"export const loadPyodide")
+        route.fulfill(status=206, body=start + bytes(12), headers={**CORS, "Content-Range": "bytes 0-15/100000"})
+
+    context.route(CDN + "**", cdn)
+    try:
+        page = context.new_page()
+        open_landing(page, base)
+        text = page.inner_text("#runtime-check")
+        assert page.get_attribute("#runtime-check", "data-result") == "problem", text
+        assert ("Python starts here, but the notebooks cannot run: the file of transformer-course on this site is "
+                "empty or damaged.") in text
+        assert "Ready" not in text and start_button(page)["disabled"] == "true"
     finally:
         context.close()
 

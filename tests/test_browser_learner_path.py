@@ -13,8 +13,8 @@ screenshots are saved in test-artifacts/.
 import json
 import shutil
 
-from exercises.core.registry import get_exercise, get_question
-from presentation.numbers import exact
+from engine.core.registry import get_exercise, get_question
+from engine.presentation.numbers import exact
 from test_browser_live import APP, PANEL, open_notebook
 
 NB = f"{APP}.shell.currentWidget.content"

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from conftest import CONTENT, notebooks
-from exercises.core import inventory
+from engine.core import inventory
 from tools import site_run
 from tools.browser import APP, open_notebook, run_all
 
@@ -73,7 +73,7 @@ def test_notebook_runs_its_labs_answer_and_its_checks_say_not_attempted(notebook
 def write_checks_notebook(root):
     """A notebook with one solved exercise and one typical wrong answer, each with its check."""
     import nbformat
-    from exercises.core.registry import get_exercise
+    from engine.core.registry import get_exercise
 
     start = nbformat.read(root / "00_start_here.ipynb", as_version=4)
     setup = next(c for c in start.cells if "setup" in c.metadata.get("tags", []))

@@ -119,7 +119,7 @@ def test_an_update_keeps_the_learners_edit_and_offers_the_new_version(two_builds
 
         text = run_in_repl(page, base, [
             "import lib, importlib.metadata\nprint('library', importlib.metadata.version('transformer_course'))",
-            "from exercises.ui.release_view import course_release\ncourse_release()",
+            "from engine.ui.release_view import course_release\ncourse_release()",
         ])
         assert f"library {course_version(second)}" in text, "the kernel did not load the new library"
         panel = page.locator(".course-release")

@@ -199,7 +199,7 @@ def test_online_site_boots_from_a_stand_in_cdn(online_site, self_hosted_site, se
 
 LOAD_PROGRESS = (
     # The progress module is plain Python, so it loads even where numpy cannot (the npm core).
-    "from exercises.core import progress\n"
+    "from engine.core import progress\n"
     "print('progress file:', progress.progress_path())"
 )
 

@@ -1,5 +1,5 @@
 """Nothing the learner's function is given may change, however it is shaped
-(exercises/core/sandbox.py, exercises/core/checker.py): arrays inside objects (the capstone's
+(engine/core/sandbox.py, engine/core/checker.py): arrays inside objects (the capstone's
 BlockWeights, the trained model's Weights), dataclasses, named tuples, lists and dictionaries are
 locked or copied, and compared after the call; a change anywhere is reported with the place it
 happened, written as code ("w.Wq", "weights.blocks[0].Wq", "blocks"), with the learner's line,
@@ -12,11 +12,11 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from exercises.core import budget, sandbox
-from exercises.core.checker import evaluate, evaluate_source
-from exercises.core.cell import run_cell
-from exercises.core.definition import Case, Contract, Exercise
-from exercises.core.registry import get_exercise
+from engine.core import budget, sandbox
+from engine.core.checker import evaluate, evaluate_source
+from engine.core.cell import run_cell
+from engine.core.definition import Case, Contract, Exercise
+from engine.core.registry import get_exercise
 
 
 @pytest.fixture(autouse=True)

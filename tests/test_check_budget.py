@@ -1,4 +1,4 @@
-"""The time and size budget of a check (exercises/core/budget.py): runaway learner code stops
+"""The time and size budget of a check (engine/core/budget.py): runaway learner code stops
 with plain-language feedback and the kernel stays usable.
 
 In-process tests use a short budget; the live-kernel test runs a real ipykernel (the course's
@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from exercises.core import budget, sandbox
-from exercises.core.cell import run_cell
-from exercises.core.checker import evaluate_source
-from exercises.core.registry import all_exercises, get_exercise
+from engine.core import budget, sandbox
+from engine.core.cell import run_cell
+from engine.core.checker import evaluate_source
+from engine.core.registry import all_exercises, get_exercise
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -153,9 +153,9 @@ def test_a_loop_that_never_ends_stops_with_plain_feedback(source, short_budget):
 
 CHECKS_OF_SWALLOWING_LOOPS = textwrap.dedent("""
     import json, sys, time
-    from exercises.core import budget
-    from exercises.core.checker import evaluate_source
-    from exercises.core.registry import get_exercise
+    from engine.core import budget
+    from engine.core.checker import evaluate_source
+    from engine.core.registry import get_exercise
     budget.CALL_SECONDS = 0.3
     found = {}
     for name, source in json.loads(sys.argv[1]).items():
@@ -172,9 +172,11 @@ CHECKS_OF_SWALLOWING_LOOPS = textwrap.dedent("""
 
 
 def _run_python(python, script, *args, timeout=120):
-    """Run ``script`` in a fresh ``python`` (with this checkout first on its path); its output,
-    or a failure that says it hung."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    """Run ``script`` in a fresh ``python`` (with this checkout first on its path, and the course,
+    which that Python has not installed, named by ENGINE_COURSE); its output, or a failure that
+    says it hung."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "ENGINE_COURSE": "exercises.course:COURSE"}
     try:
         done = subprocess.run([python, "-c", script, *args], capture_output=True, text=True, env=env,
                               timeout=timeout, cwd=ROOT)
@@ -220,7 +222,7 @@ def _pythons() -> list:
 
 BUDGET_ALONE = textwrap.dedent("""
     import json, linecache, sys, time
-    from exercises.core.budget import Budget, OutOfTime
+    from engine.core.budget import Budget, OutOfTime
     found = {}
     for name, source in json.loads(sys.argv[1]).items():
         filename = f"<cell {name}>"
@@ -345,7 +347,7 @@ def test_the_budget_changes_no_result_and_its_overhead_is_measured(capsys):
 # ---------------------------------------------------------------- a live kernel
 
 KERNEL_CELLS = [
-    ("from exercises.ui.notebook import ____, check\nimport numpy as np", None),
+    ("from engine.notebook import ____, check\nimport numpy as np", None),
     (LOOP, None),
     ('check("row-mean")', "did not finish in 3 s on the example above: is there a loop that never ends?"),
     ("print(1 + 1)", "2"),
@@ -359,7 +361,7 @@ KERNEL_CELLS = [
     ('check("row-mean")', "All 12 tests passed"),
     # loops that catch the stop, with a shorter budget: each checked once as the learner does,
     # then 5 more times (one feedback, word for word), and the next cell runs
-    ("from exercises.core import budget\nfrom exercises.core.checker import evaluate\n"
+    ("from engine.core import budget\nfrom engine.core.checker import evaluate\n"
      "budget.CALL_SECONDS = 0.3", None),
 ]
 for _name, _source in SWALLOWING.items():

@@ -12,11 +12,11 @@ import re
 import pytest
 
 from conftest import CONTENT
-from exercises.core.cell import run_cell
-from exercises.core.checker import STOP_A_RUNAWAY, evaluate_source
-from exercises.core.diagnose import close_name
-from exercises.core.registry import get_exercise
-from exercises.ui.notebook import check
+from engine.core.cell import run_cell
+from engine.core.checker import STOP_A_RUNAWAY, evaluate_source
+from engine.core.diagnose import close_name
+from engine.core.registry import get_exercise
+from engine.notebook import check
 
 
 @pytest.fixture(autouse=True)
@@ -80,13 +80,13 @@ def test_right_numbers_from_a_loop_do_not_pass_the_table_without_a_loop():
     """The exercise asks for the table without a loop: a double loop gives the right numbers,
     and the check says so, says the condition is not met, points at the loop and does not count
     it as passed (the skill the exercise names is not shown)."""
-    fb = evaluate_source("sinusoidal-table", LOOPED)
+    fb = evaluate_source("position-table", LOOPED)
     text = fb.text()
     assert not fb.passed and fb.kind == "condition", text
     assert "right numbers" in text and "without a loop" in text
     assert fb.location == "line 3: for pos in range(length):"
     # the same numbers without a loop pass
-    assert evaluate_source("sinusoidal-table", get_exercise("sinusoidal-table").solution_source).passed
+    assert evaluate_source("position-table", get_exercise("position-table").solution_source).passed
 
 
 def _start_text() -> str:
@@ -113,7 +113,7 @@ def test_the_hint_ladder_climbs_by_itself_exactly_when_notebook_00_says_it_does(
 
 
 def test_how_to_stop_a_runaway_cell_is_said_with_the_runaway_feedback_and_in_00(monkeypatch):
-    from exercises.core import budget
+    from engine.core import budget
     monkeypatch.setattr(budget, "CALL_SECONDS", 0.2)
     fb = evaluate_source("row-mean", "def row_mean(x):\n    while True:\n        pass\n")
     assert fb.kind == "timeout" and STOP_A_RUNAWAY in fb.hint, fb.text()
@@ -122,11 +122,11 @@ def test_how_to_stop_a_runaway_cell_is_said_with_the_runaway_feedback_and_in_00(
         assert words in said and words.replace("`", "") in STOP_A_RUNAWAY
 
 
-@pytest.mark.parametrize("ex_id", ["rope-rotation", "top2-weights", "moe-counts", "leave-one-out"])
+@pytest.mark.parametrize("ex_id", ["rope-rotation", "top2-routing", "moe-counts", "leave-one-out"])
 def test_feedback_calls_an_arrays_numbers_entries_and_agrees_in_number(ex_id):
     """The k-th number of a result is its entry k ("position k" is kept for a token's place):
     the feedback on every known mistake of the exercises whose results are rows of numbers
-    says "entry", and its numbers agree with their nouns (presentation.numbers.plural)."""
+    says "entry", and its numbers agree with their nouns (engine.presentation.numbers.plural)."""
     import wording
 
     ex = get_exercise(ex_id)

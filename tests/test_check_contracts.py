@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from exercises.core import budget
-from exercises.core.cell import run_cell
-from exercises.core.checker import evaluate
-from exercises.core.definition import FLOAT32_ATOL, FLOAT32_RTOL, Case
-from exercises.core.registry import all_exercises, get_exercise
-from exercises.core.sandbox import copied
+from engine.core import budget
+from engine.core.cell import run_cell
+from engine.core.checker import evaluate
+from engine.core.definition import FLOAT32_ATOL, FLOAT32_RTOL, Case
+from engine.core.registry import all_exercises, get_exercise
+from engine.core.sandbox import copied
 
 EXERCISES = [ex.id for ex in all_exercises() if ex.kind == "function"]
 PROPERTY = settings(max_examples=12, deadline=None, derandomize=True, database=None,
@@ -123,7 +123,8 @@ def top2_weights(draw):
     values = draw(st.lists(st.integers(-10 ** 6, 10 ** 6), min_size=experts, max_size=experts, unique=True))
     scale = draw(st.sampled_from([1e-3, 1.0, 1e-1]))
     dtype = draw(dtypes("float64", "float32"))
-    return (np.array(values, dtype=np.float64).astype(dtype) * dtype.type(scale),), {}
+    over = draw(st.sampled_from([{}, {"over": "kept"}, {"over": "all"}]))
+    return (np.array(values, dtype=np.float64).astype(dtype) * dtype.type(scale),), over
 
 
 @st.composite
@@ -286,9 +287,9 @@ def trained_block(draw):
     return (rng.normal(0.0, draw(st.sampled_from([0.5, 3.0, 30.0])), (n, d)), w), {}
 
 
-STRATEGIES = {"row-mean": row_mean, "stable-softmax": softmax, "sinusoidal-table": position_table,
-              "rope-rotation": rope_one, "rope-distance": scores_by_distance, "one-matrix": one_matrix,
-              "swiglu": swiglu, "top2-weights": top2_weights, "moe-counts": moe_block_counts,
+STRATEGIES = {"row-mean": row_mean, "stable-softmax": softmax, "position-table": position_table,
+              "rope-rotation": rope_one, "rope-signed-distance": scores_by_distance, "one-matrix": one_matrix,
+              "swiglu": swiglu, "top2-routing": top2_weights, "moe-counts": moe_block_counts,
               "ffn-width": ffn_width, "layer-norm-fix": layer_norm, "rms-norm-16bit": rms_norm,
               "nudge-growth": nudge_growth, "cached-causal-weights": cached_causal_weights,
               "future-leak-nudge": future_leak, "grouped-parameters": grouped_parameters,
@@ -297,8 +298,47 @@ STRATEGIES = {"row-mean": row_mean, "stable-softmax": softmax, "sinusoidal-table
               "capstone-block": trained_block}
 
 
-def test_every_exercise_has_a_strategy():
-    assert set(STRATEGIES) == set(EXERCISES)
+def from_the_definition(ex):
+    """The strategy of an exercise with none written here (a new notebook's, `./course new`): the
+    cases its definition makes, fixed ones and those its ``draw`` makes from a drawn seed."""
+    def cases(seed):
+        made = ex.fixed_cases() + (list(ex.draw(np.random.default_rng(seed))) if ex.draw else [])
+        return made
+
+    @st.composite
+    def drawn(draw):
+        case = draw(st.sampled_from(cases(draw(st.integers(0, 2 ** 32 - 1)))))
+        return tuple(case.args), dict(case.kwargs or {})
+
+    return drawn
+
+
+def strategy(ex_id):
+    """The strategy written here for the exercise, else the one its definition gives."""
+    return STRATEGIES.get(ex_id) or from_the_definition(get_exercise(ex_id))
+
+
+def test_every_strategy_written_here_is_of_an_exercise():
+    assert set(STRATEGIES) <= set(EXERCISES)
+
+
+def test_an_exercise_with_no_strategy_written_here_is_drawn_from_its_definitions_cases():
+    ex = get_exercise("row-mean")
+    found = []
+
+    @PROPERTY
+    @given(from_the_definition(ex)())
+    def collect(drawn):
+        found.append(drawn)
+
+    collect()
+    assert found and all(isinstance(args, tuple) and isinstance(kwargs, dict) for args, kwargs in found)
+    fixed = [tuple(c.args) for c in ex.fixed_cases()]
+    assert any(any(_same(args, f) for f in fixed) for args, _ in found), "no fixed case was drawn"
+
+
+def _same(a, b):
+    return len(a) == len(b) and all(np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(a, b))
 
 
 def _case_tolerance(ex, args) -> tuple[float, float]:
@@ -318,7 +358,7 @@ def test_the_solution_agrees_with_the_reference_and_passes_its_check_across_the_
     solution = run_cell(ex.solution_source, ex.context, ex.id)[ex.name]
 
     @PROPERTY
-    @given(STRATEGIES[ex_id]())
+    @given(strategy(ex_id)())
     def agrees(drawn):
         args, kwargs = drawn
         rtol, atol = _case_tolerance(ex, args)
@@ -340,7 +380,7 @@ def test_the_solution_agrees_with_the_reference_and_passes_its_check_across_the_
 def test_leaving_a_block_out_by_what_it_is_fails_on_a_list_that_repeats_a_block():
     """Notebook 03 builds its layer lists as `[layer] * 3`: leaving block i out by identity or
     equality drops every copy of it, which a fixed case now shows."""
-    from exercises.core.checker import evaluate_fixed
+    from engine.core.checker import evaluate_fixed
     ex = get_exercise("leave-one-out")
     assert "repeated" in ex.contract.edges
     for fill in ("[b for b in blocks if b is not blocks[left_out]]", "[b for b in blocks if b != blocks[left_out]]",

@@ -1,4 +1,4 @@
-"""Feedback that names the cause of a wrong answer (exercises/core/diagnose.py, checker.py).
+"""Feedback that names the cause of a wrong answer (engine/core/diagnose.py, checker.py).
 
 Two sets of wrong answers, kept as data: the course's own (tests/data/wrong_answers_course.toml,
 each exercise's `wrong` list as it was written down) and new ones, realistic slips that no
@@ -6,7 +6,7 @@ exercise lists (tests/data/wrong_answers.toml, at least 8 per exercise). Each an
 phrases of which its feedback must contain one to name its cause. The share of answers whose
 feedback names the cause is printed, and may not fall below the share reached when the
 diagnosis was written (CAUSE_NAMED_AT_LEAST); every new answer must be rejected; and no feedback
-says "1 numbers" or "2 number" (one plural rule, presentation/numbers.py's `plural`).
+says "1 numbers" or "2 number" (one plural rule, engine/presentation/numbers.py's `plural`).
 
     python -m tests.test_check_feedback        # the share, per exercise and in all
 """
@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from exercises.core import budget
-from exercises.core.cell import run_cell
-from exercises.core.checker import Feedback, evaluate
-from exercises.core.registry import all_exercises, get_exercise
+from engine.core import budget
+from engine.core.cell import run_cell
+from engine.core.checker import Feedback, evaluate
+from engine.core.registry import all_exercises, get_exercise
 
 DATA = Path(__file__).resolve().parent / "data"
 SETS = {"course": DATA / "wrong_answers_course.toml", "new": DATA / "wrong_answers.toml"}
@@ -128,8 +128,8 @@ def test_no_feedback_puts_a_number_and_its_noun_in_disagreement():
 
 
 def test_a_shape_question_and_a_single_number_are_worded_in_the_singular():
-    from exercises.core.definition import Question
-    from exercises.core.questions import grade
+    from engine.core.definition import Question
+    from engine.core.questions import grade
     question = Question("test-shape", "00_start_here", "shape", "?", answer=(2, 3))
     _ok, said = grade(question, "4")
     assert "(4,) has 1 axis;" in said and not disagreements(said)
@@ -147,8 +147,8 @@ def test_no_generic_hint_about_what_the_code_was_seen_to_do_right():
     """Results of the right shape on every fixed case (batches and non-square inputs included)
     settle the axis: the ladder then offers no hint about axes or keepdims, while code whose
     shape is wrong still gets them."""
-    from exercises.core import hints
-    from exercises.core.progress import Progress
+    from engine.core import hints
+    from engine.core.progress import Progress
     ex = get_exercise("row-mean")
     midpoint = ("def row_mean(x):\n    return (x.max(axis=-1, keepdims=True) + x.min(axis=-1, keepdims=True)) / 2"
                 " + x[..., :1] * 0.01\n")

@@ -1,5 +1,5 @@
 """The instructor's commands fail in one sentence, never with a traceback, and ship nothing wrong:
-./course, python -m tools.site (build, serve, check), tools.lab, and python -m exercises solve."""
+./course, python -m tools.site (build, serve, check), tools.lab, and python -m engine solve."""
 
 import ipaddress
 import json
@@ -73,8 +73,10 @@ def test_serve_on_a_busy_port_says_so_before_building(tmp_path):
         started = time.perf_counter()
         done = run("-m", "tools.site", "serve", "--port", str(port), "--output", str(tmp_path / "site"))
     message = one_sentence_failure(done)
-    assert message == (f"Port {port} is already in use (another ./course serve, or another program): "
-                       f"stop it, or choose another port with --port {port + 1}.")
+    assert message == (f"Port {port} is already in use (another ./course serve, or another program): stop it "
+                       "and serve again. Learners' saved notebooks and progress belong to the exact address "
+                       f"they opened (port {port} included): at another port (--port {port + 1}) they find blank "
+                       "notebooks until each one moves their work with the start page's Export and Import.")
     assert not (tmp_path / "site").exists(), "it built before finding the port busy"
     assert time.perf_counter() - started < 20
 
@@ -214,7 +216,7 @@ def test_build_refuses_stored_outputs_and_filled_exercises(tmp_path):
     notebook["cells"][first_code]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "hi"}]
     notebook["cells"][first_code]["execution_count"] = 1
     (content / "01_positional_encoding.ipynb").write_text(json.dumps(notebook))
-    solved = run("-m", "exercises", "solve", str(CONTENT / "02_feed_forward.ipynb"), str(tmp_path / "02.ipynb"))
+    solved = run("-m", "engine", "solve", str(CONTENT / "02_feed_forward.ipynb"), str(tmp_path / "02.ipynb"))
     assert solved.returncode == 0, solved.stderr
     shutil.copy(tmp_path / "02.ipynb", content / "02_feed_forward.ipynb")
     found = dict(guard.problems(content))
@@ -233,7 +235,7 @@ def test_build_refuses_stored_outputs_and_filled_exercises(tmp_path):
 
 def test_check_and_build_refuse_an_exercise_cell_that_differs_from_its_definition(tmp_path):
     """The learner's code is written once, in the definition: a shipped exercise cell that
-    differs from it (blanks still in) is refused until `python -m exercises cells` writes it."""
+    differs from it (blanks still in) is refused until `python -m engine cells` writes it."""
     content = content_copy(tmp_path)
     path = content / "03_norms_and_residuals.ipynb"
     notebook = json.loads(path.read_text())
@@ -245,7 +247,7 @@ def test_check_and_build_refuse_an_exercise_cell_that_differs_from_its_definitio
                                         f"cell {index + 1}: exercise 'rms-norm-16bit' differs from its template")]
     with pytest.raises(site_tool.BuildError, match="Not building: 1 problem"):
         site_tool.build(tmp_path / "site", content=content)
-    written = run("-m", "exercises", "cells", str(content))
+    written = run("-m", "engine", "cells", str(content))
     assert written.returncode == 0, written.stderr
     assert "1 exercise cell(s) written (rms-norm-16bit)" in written.stdout
     assert guard.problems(content) == []
@@ -380,7 +382,7 @@ def test_solve_refuses_what_would_do_harm(case, tmp_path):
     }[case]
     (tmp_path / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
     (tmp_path / "data.json").write_text('{"a": 1}')
-    done = run("-m", "exercises", "solve", *map(str, args), cwd=tmp_path)
+    done = run("-m", "engine", "solve", *map(str, args), cwd=tmp_path)
     message = one_sentence_failure(done)
     assert message.startswith("error: ") and expected in message and message.count("\n") == 0
     assert notebook.read_bytes() == before
@@ -394,6 +396,10 @@ def test_solve_refuses_what_would_do_harm(case, tmp_path):
     ("2nd_part", "cannot name a notebook"),
     ("norms", "'norms' is taken: labs/norms"),
     ("start", "'start' is taken"),
+    ("class", "'class' cannot name a notebook: it is one of Python's keywords"),
+    ("lambda", "'lambda' cannot name a notebook: it is one of Python's keywords"),
+    ("match", "'match' cannot name a notebook: it is one of Python's keywords"),
+    ("type", "'type' cannot name a notebook: it is one of Python's keywords"),
 ])
 def test_new_refuses_a_bad_or_taken_name_in_one_sentence(name, expected, tmp_path):
     before = sorted(p.name for p in CONTENT.iterdir())
@@ -434,7 +440,7 @@ def course_copy(tmp_path):
     for name in ("course", "pyproject.toml", "requirements.txt", "requirements-test.txt",
                  "requirements-notebooks.txt", "jupyter-lite.json", "overrides.json", "jupyter_lite_config.json"):
         shutil.copy2(ROOT / name, copy / name)
-    for name in ("tools", "exercises", "lib", "labs", "benchmarks", "content"):
+    for name in ("tools", "engine", "exercises", "lib", "labs", "presentation", "benchmarks", "content"):
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "_release"))
     stand_ins = tmp_path / "bin"
     stand_ins.mkdir()
@@ -451,7 +457,7 @@ def course_copy(tmp_path):
 def test_course_lab_help_prints_before_installing_anything(tmp_path):
     copy, env = course_copy(tmp_path)
     for command, usage in (("lab", "usage: ./course lab"), ("serve", "usage: python -m tools.site serve"),
-                           ("solve", "usage: python -m exercises solve"), ("mutate", "usage: ./course mutate")):
+                           ("solve", "usage: python -m engine solve"), ("mutate", "usage: ./course mutate")):
         done = subprocess.run([str(copy / "course"), command, "--help"], env=env, capture_output=True,
                               text=True, timeout=60)
         assert done.returncode == 0, done.stderr

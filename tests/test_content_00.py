@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from conftest import CONTENT, ROOT, notebooks
-from exercises.core.registry import all_exercises, get_question
+from engine.core.registry import all_exercises, get_question
 
 NAME = "00_start_here.ipynb"
 NOTEBOOKS = notebooks()
@@ -92,19 +92,61 @@ def test_the_softmax_prediction_quotes_computed_numbers():
     assert f"{weights[0]:.2f}, {weights[1]:.2f} and {weights[2]:.2f}" in question.explanation
 
 
-def test_the_right_softmax_choice_is_told_apart_by_what_softmax_does_with_the_gaps():
-    """The right choice states the ratio a gap of 1 makes (e, 2.72), which the scores divided by
-    their total (the first wrong choice) do not have: there the ratio is the scores' own, 2."""
+def test_every_softmax_choice_is_a_rule_with_the_numbers_it_gives():
+    """Each choice names a rule and the weights that rule gives [2.0, 1.0, 0.1] (computed, not
+    typed); only the right one is softmax's. No choice stands out by its length or by being the
+    only one with a mechanism: the longest is less than 1.3 times the shortest."""
     from lib.attention import softmax
     question = get_question("start-predict-softmax")
     scores = np.array([2.0, 1.0, 0.1])
-    right = question.choices[question.answer]
-    weights, divided = softmax(scores), scores / scores.sum()
-    assert scores[0] - scores[1] == 1.0 and "1 point above the second" in right
-    assert "gaps between the scores" in right and f"{weights[0] / weights[1]:.2f} (e) times" in right
-    assert f"{np.e:.2f}" == f"{weights[0] / weights[1]:.2f}"
-    assert f"{divided[0] / divided[1]:.2f}" != f"{weights[0] / weights[1]:.2f}"
-    assert "none of them zero" not in right
+    rules = [scores / scores.sum(), softmax(scores), (scores == scores.max()).astype(float),
+             (scores - scores.min()) / (scores - scores.min()).sum()]
+    written = ["[" + ", ".join(f"{w:.2f}" for w in rule) + "]" for rule in rules]
+    assert len(set(written)) == 4
+    for choice, numbers in zip(question.choices, written):
+        assert choice.endswith(": " + numbers), choice
+    assert question.answer == 1 and "exp" in question.choices[1]
+    lengths = [len(c) for c in question.choices]
+    assert max(lengths) < 1.3 * min(lengths), lengths
+    assert "no weight at all" in question.explanation and rules[3][-1] == 0
+
+
+SHIFTS = {"smallest score": lambda row: row.min(), "mean score": lambda row: row.mean(),
+          "first score": lambda row: row[0]}
+
+
+@pytest.mark.parametrize("mistake", sorted(SHIFTS))
+def test_a_shift_mistake_s_hint_quotes_a_row_that_does_overflow_and_the_one_the_check_names(mistake):
+    """The hint on a softmax shifted by the wrong number quotes a row that this shift leaves with an
+    exponent float64 cannot hold, and it is the row the check names as the first NaN. A row
+    [0, 1000] shifted by its mean would not do: exp(500) is finite."""
+    from engine.core.registry import get_exercise
+    from exercise_answers import try_variant
+    ex = get_exercise("stable-softmax")
+    wrong = next(m for m in ex.mistakes if m.name == mistake)
+    said = try_variant(ex, wrong.code).text()
+    assert wrong.hint in said
+    label, row_at = re.search(r"On a hidden test, (.+?) \(input shape .*?first at row (\d+)", said).groups()
+    case = next(c for c in ex.fixed_cases() if c.label == label)
+    named = case.args[0][int(row_at)]
+    quoted = np.array([float(x.replace("\u2212", "-")) for x in
+                       re.search(r"a row such as \[([^\]]+)\]", wrong.hint).group(1).split(",")])
+    assert np.array_equal(quoted, named), (quoted, named)
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.exp(quoted - SHIFTS[mistake](quoted))).any()
+        assert np.isfinite(np.exp(500.0)) and np.isinf(np.exp(710.0))      # "above about 709"
+    assert "[0, 1000]" not in wrong.hint or SHIFTS[mistake](np.array([0.0, 1000.0])) == 0
+
+
+def test_the_row_mean_hints_grow_more_concrete():
+    """The ladder: which argument, then the axis counted from the end, then `keepdims` with the
+    shapes it gives; no hint writes the fill."""
+    from engine.core.registry import get_exercise
+    hints = get_exercise("row-mean").hints
+    assert "`axis`" in hints[0] and "axis=-1" not in hints[0]
+    assert "axis=-1" in hints[1] and "keepdims" not in hints[1]
+    assert "keepdims=True" in hints[2] and "(2, 1)" in hints[2]
+    assert "x.sum(axis=-1, keepdims=True)" not in " ".join(hints)
 
 
 def test_the_row_mean_paragraph_does_not_work_the_shape_question_s_case():
@@ -126,7 +168,7 @@ def test_the_start_page_announces_the_references():
 PROVENANCE = re.compile(r"syllab|curricul|\bseeds?/|\bseed 0\d\d\b|reference texts?\b", re.IGNORECASE)
 LEARNER_FACING = sorted(
     [p for p in CONTENT.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts]
-    + [p for folder in ("lib", "labs", "exercises", "presentation") for p in (ROOT / folder).rglob("*.py")])
+    + [p for folder in ("engine", "lib", "labs", "exercises", "presentation") for p in (ROOT / folder).rglob("*.py")])
 
 
 @pytest.mark.parametrize("path", LEARNER_FACING, ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -287,7 +329,7 @@ def _exercise_places():
 def test_no_box_between_an_exercise_and_its_check_and_no_fill_above_it(path, ex_id):
     """Hints and "inside or outside" boxes come after the check: none sits between the exercise's
     heading and its check. No line of the solution is written out above the exercise."""
-    from exercises.core.registry import get_exercise
+    from engine.core.registry import get_exercise
 
     cells = _cells(path)
     sources = [_source(c) for c in cells]

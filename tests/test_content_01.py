@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import CONTENT
-from exercises.core.registry import all_exercises, all_questions
+from engine.core.registry import all_exercises, all_questions
 from lib.positional import sinusoidal
 
 NAME = "01_positional_encoding.ipynb"
@@ -67,9 +67,9 @@ def test_questions_come_before_the_figures_they_ask_about(notebook):
     sources = [_source(c) for c in cells]
     position = {c.get("metadata", {}).get("course", {}).get("figure"): i for i, c in enumerate(cells)}
     for question, figure in [("pos-number-pe01", "pe-d2"), ("pos-shape-ten-tokens", "pe-shape"),
-                             ("pos-number-last-speed", "last-speed"), ("pos-number-scale-64", "scale-64"),
-                             ("pos-number-scale-64", "embedding-rows"),
+                             ("pos-number-last-speed", "last-speed"), ("pos-number-scale-64", "embedding-rows"),
                              ("pos-predict-scale", "scaling"), ("pos-predict-shift", "shift-angles"),
+                             ("pos-predict-added-score", "added-score"), ("pos-predict-rope", "rope-derivation"),
                              ("pos-predict-rope", "rope-scores")]:
         asked = sources.index(f'ask("{question}")')
         assert asked < position[figure], question
@@ -79,7 +79,9 @@ def test_prose_does_not_type_the_figures(notebook):
     prose = "\n".join(_source(c) for c in notebook["cells"] if c["cell_type"] == "markdown")
     for typed in ("0.217", "0.765", "(10, 8)", "0.38", "1.54", "0.24", "1.82", "0.44", "0.72",
                   "1/100", "0.01", "factor is 8", "= 8", "1.389", "0.076", "2.8", "1414", "60,611",
-                  "55%", "48%", "79%", "0.36", "1.46", "0.86", "-0.018", "12 pairs", "27.7", "19.6"):
+                  "55%", "48%", "79%", "0.36", "1.46", "0.86", "-0.018", "12 pairs", "27.7", "19.6",
+                  "0.100", "0.029", "0.65", "25.587", "0.393", "0.3789", "-0.681", "0.970", "471", "35,333",
+                  "305,971", "0.359", "0.291", "7.97", "5.66"):
         assert typed not in prose, typed
 
 
@@ -87,9 +89,9 @@ def test_figure_cells_are_marked(notebook):
     marked = {c["metadata"]["course"]["figure"] for c in notebook["cells"]
               if c["cell_type"] == "code" and "figure" in c["metadata"].get("course", {})}
     assert marked == {"shuffle", "causal", "causal-order", "counting", "pe-d2", "pe-shape", "last-speed",
-                      "row-lengths", "pe-slice", "embedding-rows", "scaled-word", "scale-64", "scaling",
-                      "shift-angles", "shift-matrix", "rope-head-size", "rope-scores", "rope-grid",
-                      "rope-pairings", "rope-length"}
+                      "row-lengths", "pe-slice", "embedding-rows", "scaling", "shift-angles", "shift-matrix",
+                      "add-angles", "added-score", "rope-head-size", "rope-derivation", "rope-scores", "rope-base",
+                      "rope-grid", "rope-pairings", "rope-length"}
 
 
 # ---------------------------------------------------------------- the pinned figures
@@ -107,9 +109,13 @@ def test_causal_mask_figure(figures):
 
 
 def test_d2_vector_and_pe01(figures):
+    """pos-number-pe01 asks for the length of [sin 5, cos 5]: the cell prints rows 0 to 5, each 1 long."""
     text = figures["pe-d2"]
     assert "column 0 is sin(pos) and column 1 is cos(pos): True" in text
-    assert "PE[0][1] = 1.0" in text
+    assert "the length of each row: [1. 1. 1. 1. 1. 1.]" in text
+    from engine.core.registry import get_question
+    question = get_question("pos-number-pe01")
+    assert "position 5" in question.prompt and question.answer == pytest.approx(np.hypot(np.sin(5), np.cos(5)))
 
 
 def test_shape_for_ten_tokens(figures):
@@ -129,15 +135,15 @@ def test_table_built_once_and_sliced(figures):
     assert "same as a table built for 3 rows: True" in figures["pe-slice"]
 
 
-def test_scaled_word(figures):
-    text = figures["scaled-word"]
-    assert "PE[0]             = [0.0, 1.0, 0.0, 1.0]" in text
-    assert "word + PE[0]      = [-0.77, 0.38, 0.91, 0.72]" in text
-    assert "2 * word + PE[0]  = [-1.54, -0.24, 1.82, 0.44]" in text
-
-
-def test_factor_for_d_model_64(figures):
-    assert "d_model =  64: factor sqrt(d_model) = 8\n" in figures["scale-64"]
+def test_the_factor_is_printed_under_the_scale_question(figures):
+    """pos-number-scale-64 asks how long a word row of about 1 is after the factor at d_model = 64:
+    the cell below it prints the factor, 8, and the length."""
+    line = next(line for line in figures["embedding-rows"].splitlines() if line.startswith("d_model =  64"))
+    assert "times sqrt(d_model) = 8: " in line
+    scaled = float(re.search(r"= 8: (\d+\.\d+)", line).group(1))
+    from engine.core.registry import get_question
+    question = get_question("pos-number-scale-64")
+    assert abs(scaled - question.answer) <= question.tol
 
 
 def test_rope_scores(figures):
@@ -218,8 +224,8 @@ def test_the_motivation_comes_before_the_formula_and_predictions_before_their_an
     sources = [_source(c) for c in notebook["cells"]]
     assert _index(sources, "## Why not just add 1, 2, 3?") < _index(sources, "## The sinusoidal table")
     rope_asked = sources.index('ask("pos-predict-rope")')
-    answer = next(i for i, s in enumerate(sources) if "depends only on the" in s and "distance" in s)
-    assert rope_asked < answer
+    answer = _index(sources, "Why, in two lines.")
+    assert rope_asked < answer and "depends on the positions only through" in sources[answer]
     assert not any("distance" in s for s in sources[_index(sources, "## Rotary positions"):rope_asked])
     shape_asked = sources.index('ask("pos-shape-ten-tokens")')
     assert shape_asked < next(i for i, s in enumerate(sources) if s.startswith("One row per position"))
@@ -234,9 +240,9 @@ def test_the_motivation_comes_before_the_formula_and_predictions_before_their_an
 
 def test_what_answers_an_exercise_comes_after_its_check(notebook):
     sources = [_source(c) for c in notebook["cells"]]
-    table_check = sources.index('check("sinusoidal-table")')
+    table_check = sources.index('check("position-table")')
     assert _index(sources, "<details><summary>If you are stuck") > table_check
-    distance_check = sources.index('check("rope-distance")')
+    distance_check = sources.index('check("rope-signed-distance")')
     grid = next(i for i, c in enumerate(notebook["cells"])
                 if c["metadata"].get("course", {}).get("figure") == "rope-grid")
     deeper = _index(sources, "<details><summary>Deeper: RoPE")
@@ -245,7 +251,7 @@ def test_what_answers_an_exercise_comes_after_its_check(notebook):
 
 
 def test_the_scale_exercise_is_retired_and_still_checks_old_notebooks(notebook):
-    from exercises.core.registry import exercises_by_notebook, get_exercise
+    from engine.core.registry import exercises_by_notebook, get_exercise
     from exercise_answers import try_template, try_variant
     old = get_exercise("scale-then-add")
     assert old.retired and old.notebook == STEM
@@ -284,6 +290,7 @@ def test_left_columns_change_fast_and_right_columns_slowly():
 
 def test_fresh_rows_drawn_at_one_over_root_d_are_about_one_long(figures):
     *lines, others = figures["embedding-rows"].strip().splitlines()
+    lines = [re.sub(r"sqrt\(d_model\) = [\d.]+:", "sqrt(d_model)", line) for line in lines]
     unit, gpt2 = (float(x) for x in re.findall(r"\) (\d+\.\d+)", others))
     position_768 = np.sqrt(768 / 2)
     assert unit > position_768 and gpt2 < position_768 / 10       # "longer", "much smaller"
@@ -292,15 +299,6 @@ def test_fresh_rows_drawn_at_one_over_root_d_are_about_one_long(figures):
         word, scaled, position = (float(x) for x in re.findall(r"(?:length|sqrt\(d_model\)) (\d+\.\d+)", line))
         assert abs(word - 1) < 0.05 and abs(scaled - np.sqrt(d)) < 0.05 * np.sqrt(d)
         assert position == pytest.approx(np.sqrt(d / 2), abs=0.01) and position > word
-
-
-def test_the_factor_keeps_one_more_sign_but_not_all(figures, notebook):
-    text = figures["scaled-word"]
-    assert "without the factor: signs changed at numbers [1, 3]" in text
-    assert "with the factor: signs changed at numbers [3]" in text
-    prose = "\n".join(_source(c) for c in notebook["cells"] if c["cell_type"] == "markdown")
-    assert "numbers 1 and 3 change sign without the factor" in prose and "number 3 still flips" in prose
-    assert "every sign is the word's own" not in prose
 
 
 def test_the_stuck_box_asks_for_the_decisions_instead_of_giving_the_fills(notebook):
@@ -356,11 +354,15 @@ def test_rope_turns_each_head_on_its_own(figures):
 
 def test_every_diagonal_of_the_score_grid_is_one_score(figures):
     lines = figures["rope-grid"].strip().splitlines()
-    assert len(lines) == 3
+    assert len(lines) == 4
+    found = {}
     for line in lines:
+        distance = int(re.search(r"distance\s+(-?\d+):", line).group(1))
         low, high = re.search(r"from (\S+) to (\S+)$", line).groups()
         assert low == high
-    assert "distance 3: 17 scores, from 0.217" in figures["rope-grid"]
+        found[distance] = float(low)
+    assert "distance  3: 17 scores, from 0.217" in figures["rope-grid"]
+    assert abs(found[3] - found[-3]) > 0.1                     # "the other sign, ... other scores"
 
 
 def test_the_two_pairings_are_one_model_reordered(figures):
@@ -443,11 +445,11 @@ def test_rotary_turns_read_their_sines_and_cosines_from_the_table_of_their_own_w
 def test_the_exercises_need_what_the_prose_above_them_does_not_write_out(notebook):
     """The table exercise leaves the grid's axes and the sines' and cosines' layout to the learner,
     the rotary one which table and which of its columns; the prose gives the formulas, not these."""
-    from exercises.core.registry import get_exercise
+    from engine.core.registry import get_exercise
     sources = [_source(c) for c in notebook["cells"]]
-    above_table = "\n".join(sources[:sources.index('check("sinusoidal-table")') - 1])
+    above_table = "\n".join(sources[:sources.index('check("position-table")') - 1])
     above_rope = "\n".join(sources[:sources.index('check("rope-rotation")') - 1])
-    for shown in ("[:, None]", "stack(", "np.outer", "np.dstack"):
+    for shown in ("[:, None]", "stack(", "np.outer", "np.dstack", "np.arange(0, d_model, 2)", "arange(0, d_model"):
         assert shown not in above_table, shown
     for shown in ("len(x), base)", "position + 1", "[0::2]", "[1::2]"):
         assert shown not in above_rope.replace(get_exercise("rope-rotation").template, ""), shown
@@ -491,8 +493,8 @@ def test_the_remedies_are_named_for_what_they_are_and_in_the_references(notebook
 def test_the_capstone_runs_the_learners_rope_one_read_from_the_table(tmp_path, monkeypatch):
     """Notebook 05's capstone reads rope_one from the learner's saved notebook 01 and runs it in
     the exercise's context, which must hold the sinusoidal table the new template reads."""
-    from exercises.core.notebooks import read, solve_notebook, write
-    from exercises.core.parts import course_parts
+    from engine.core.notebooks import read, solve_notebook, write
+    from engine.core.parts import course_parts
     from exercises.definitions.trained import PARTS, your_parts
     monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
     solved, _ids = solve_notebook(read(CONTENT / NAME))
@@ -510,10 +512,10 @@ def test_the_notation_the_ways_and_the_turns_are_said_exactly(notebook):
     """i is the pair index and k the shift; the notebook shows two of the ways to encode
     positions; the first word's output goes through the output matrix; a turn keeps the length
     but not the direction; the speeds decide the table's width, not its row."""
-    from exercises.core.registry import get_exercise, get_question
+    from engine.core.registry import get_exercise, get_question
     sources = [_source(c) for c in notebook["cells"]]
     prose = _prose(notebook)
-    texts = sources + [get_exercise("sinusoidal-table").template, get_question("pos-number-last-speed").explanation]
+    texts = sources + [get_exercise("position-table").template, get_question("pos-number-last-speed").explanation]
     texts += get_exercise("rope-rotation").hints + [m.hint for m in get_exercise("rope-rotation").mistakes]
     for text in texts:
         assert not re.search(r"\b2k\b|\bpair k\b|\(k = 0\)|column `k`", text), text
@@ -521,7 +523,7 @@ def test_the_notation_the_ways_and_the_turns_are_said_exactly(notebook):
     assert "shows two of the ways models encode positions" in prose and "the two ways" not in prose
     assert "its own value, passed through the output matrix" in prose
     assert "never changes a vector's length" not in prose
-    assert "A turn keeps a vector's length" in prose and "its direction turns with the position" in prose
+    assert "A turn also keeps a vector's length" in prose and "only its direction turns with the position" in prose
     assert "decide its width; what a row of the table stands for decides the row" in prose
 
 
@@ -544,3 +546,271 @@ def test_a_wrong_pairing_turns_other_numbers_together(notebook):
     for pairing, partner in (("halves", 16), ("neighbours", 1)):
         turned = rope(e, pairing=pairing)[1]
         assert set(np.flatnonzero(np.abs(turned) > 1e-12)) == {0, partner}, pairing
+
+
+# ---------------------------------------------------------------- the order of words, said without its answer
+
+def test_the_openings_state_no_conclusion_about_word_order(notebook):
+    """Neither 00's description of this notebook nor this notebook's opening says that attention
+    ignores word order: pos-predict-shuffle asks it."""
+    from engine.core.registry import get_question
+    question = get_question("pos-predict-shuffle")
+    start = json.loads((CONTENT / "00_start_here.ipynb").read_text(encoding="utf-8"))
+    texts = [_source(c) for c in start["cells"] if "01_positional_encoding.ipynb" in _source(c)]
+    texts.append(_source(notebook["cells"][0]))
+    for text in texts:
+        squeezed = re.sub(r"\s+", " ", text)
+        for pattern in question.reveals:
+            assert not re.search(pattern, squeezed, re.IGNORECASE), (pattern, squeezed[:200])
+    assert "nothing in it mentions" not in texts[-1]
+
+
+def test_the_questions_about_order_rule_out_the_causal_mask():
+    """With a causal mask a word's output does change when the words are reordered (the causal
+    figure's masked lines): every question about order says there is no mask."""
+    from exercises.definitions.questions.positional import SKIP_AHEAD
+    from engine.core.registry import get_question
+    for question in (get_question("pos-predict-shuffle"), next(q for q in SKIP_AHEAD if q.id == "pos-out-pooled")):
+        assert "no causal mask" in question.prompt, question.id
+    assert "causal mask it would change" in get_question("pos-predict-shuffle").explanation
+
+
+def test_the_shuffle_lab_text_introduces_the_function_its_badge_names(notebook):
+    sources = [_source(c) for c in notebook["cells"]]
+    lab = next(i for i, s in enumerate(sources) if "shuffle_lab()" in s)
+    assert "name `position_table`" in sources[lab - 1] and "you write it later in this notebook" in sources[lab - 1]
+    from labs.positional.shuffle import TABLE_USE
+    from engine.core.registry import get_exercise
+    assert get_exercise(TABLE_USE.exercise).name == "position_table" and not get_exercise(TABLE_USE.exercise).retired
+
+
+# ---------------------------------------------------------------- sinusoids do not extrapolate
+
+def test_the_table_is_said_not_to_solve_unseen_positions_and_rows_past_training_are_new(notebook):
+    """"past the longest text of its training a model meets rows, combinations of angles, that it
+    never saw": for a table trained up to 512 positions, every row from 512 to 2,047 is far from
+    each of the rows 0 to 511, although every number stays within [-1, 1]."""
+    prose = _prose(notebook)
+    assert "They do not solve the second problem, though." in prose
+    assert "models that add this table do get worse there (Press et al." in prose
+    for d_model in (16, 64, 512):
+        table = sinusoidal(2048, d_model)
+        seen, unseen = table[:512], table[512:]
+        assert np.abs(table).max() <= 1.0
+        nearest = np.sqrt(((unseen[:, None, :] - seen[None, :, :]) ** 2).sum(-1)).min(axis=1)
+        assert nearest.min() > 0.05, d_model
+
+
+def test_the_prose_does_not_say_a_position_overwrites_or_drowns_the_word(notebook):
+    prose = _prose(notebook)
+    for word in (r"(?<!not )overwrit", r"drown", r"made of a word"):
+        assert not re.search(word, prose), word
+    from labs.positional import scaling
+    assert "decides how much of the input is the word" not in scaling.__doc__
+
+
+# ---------------------------------------------------------------- adding is nearly concatenating
+
+def test_word_and_position_rows_are_nearly_perpendicular_and_the_sums_stay_apart(figures):
+    text = figures["add-angles"]
+    rows = re.findall(r"d_model =\s+(\d+): mean \|cos\| between a word row and a position row (\S+); "
+                      r"between two random directions about (\S+)", text)
+    assert [int(d) for d, _m, _r in rows] == [64, 768]
+    (_, low64, rand64), (_, low768, rand768) = rows
+    assert float(low768) < float(low64) < 0.15 and float(low768) < 0.05       # "the closer to perpendicular"
+    for measured, random_pair in ((low64, rand64), (low768, rand768)):
+        assert abs(float(measured) - float(random_pair)) <= 0.1 * float(random_pair)   # "as unrelated directions"
+    gap = float(re.search(r"9 sums, the nearest two (\S+) apart", text).group(1))
+    assert gap > 0.1
+    import itertools
+    for seed in range(20):                                    # "rows drawn at random never are" equal
+        words = np.random.default_rng(seed).normal(0, 0.5, (3, 4))
+        sums = (words[:, None, :] + sinusoidal(3, 4)[None]).reshape(9, 4)
+        assert min(np.linalg.norm(s - t) for s, t in itertools.combinations(sums, 2)) > 1e-6
+
+
+# ---------------------------------------------------------------- positions inside the score
+
+def _added_terms(text):
+    rows = []
+    for line in text.strip().splitlines():
+        m, n = (int(v) for v in re.search(r"cat at\s+(\d+), dog at\s+(\d+)", line).groups())
+        terms = [float(v) for v in re.search(r"terms\s+(.+?)\s+score", line).group(1).split()]
+        score = float(re.search(r"score\s+(\S+)", line).group(1))
+        plain = float(re.search(r"p_m·p_n (\S+)$", line).group(1))
+        rows.append((m, n, terms, score, plain))
+    return rows
+
+
+def test_the_added_score_splits_into_four_terms_and_only_the_words_term_keeps_its_place(figures):
+    rows = _added_terms(figures["added-score"])
+    assert [(m - n, n) for m, n, *_ in rows] == [(3, 0), (3, 100), (3, 200)]
+    words = {t[0] for _m, _n, t, _s, _p in rows}
+    assert len(words) == 1                                             # the words' own term stays
+    for k in (1, 2, 3):                                                # the others move
+        assert len({t[k] for _m, _n, t, _s, _p in rows}) == 3
+    for _m, _n, terms, score, _p in rows:
+        assert abs(sum(terms) - score) < 2e-3
+    scores = [s for *_r, s, _p in rows]
+    assert max(scores) - min(scores) > 0.5                             # "score differently"
+    assert len({p for *_r, p in rows}) == 1                            # p_m . p_n the same
+
+
+def test_the_plain_dot_product_of_two_position_rows_depends_only_on_their_distance():
+    for d_model in (4, 64, 512):
+        table = sinusoidal(400, d_model)
+        speeds = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+        for m, n in ((3, 0), (103, 100), (250, 260), (7, 7)):
+            assert table[m] @ table[n] == pytest.approx(np.cos((m - n) * speeds).sum(), abs=1e-9)
+
+
+def test_through_a_heads_weights_the_same_words_at_the_same_distance_score_differently():
+    """Not a property of one draw: for every one of 20 random heads and word pairs, the scores at
+    positions (3, 0), (103, 100) and (203, 200) differ."""
+    table = sinusoidal(256, 64)
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        x, y = rng.normal(0, 1, (2, 64))
+        W_q, W_k = rng.normal(0, 1 / 8, (2, 64, 64))
+        A = W_q @ W_k.T / 8
+        scores = [(x + table[n + 3]) @ A @ (y + table[n]) for n in (0, 100, 200)]
+        assert max(scores) - min(scores) > 0.05, seed
+
+
+def test_the_rope_derivation_holds_and_gives_one_score_wherever_the_pair_stands(figures):
+    text = figures["rope-derivation"]
+    gaps = [float(v) for v in re.findall(r"differs by (\S+);", text)]
+    scores = set(re.findall(r"score (\S+)$", text, re.M))
+    assert len(gaps) == 3 and max(gaps) < 1e-12 and len(scores) == 1
+    from lib.positional import rope
+    rng = np.random.default_rng(11)
+    for d in (2, 8, 64):
+        q, k = rng.normal(size=(2, d))
+        for m, n, shift in ((3, 0, 100), (0, 5, 37), (40, 2, 1000)):
+            assert rope(q, offset=m) @ rope(k, offset=n) == pytest.approx(
+                rope(q, offset=m + shift) @ rope(k, offset=n + shift), abs=1e-9)
+        assert abs(rope(q, offset=7) @ rope(k, offset=3) - rope(q, offset=3) @ rope(k, offset=7)) > 1e-6
+
+
+def test_the_tables_turn_is_ropes_turn_read_cosine_first():
+    """"written as (cos, sin), cosine first, a pair of the table turns the same way as (a, b) does
+    here, anticlockwise; the clock draws the sine across, and so shows that same turn clockwise"."""
+    from lib.positional import rope
+    omega = 1.0
+    for p, k in ((0, 1), (5, 3), (40, 7)):
+        point = np.array([np.cos(p * omega), np.sin(p * omega)])
+        np.testing.assert_allclose(rope(point, offset=k), [np.cos((p + k) * omega), np.sin((p + k) * omega)],
+                                   atol=1e-12)
+        before = np.array([np.sin(p * omega), np.cos(p * omega)])          # the clock: sine across
+        after = np.array([np.sin((p + k) * omega), np.cos((p + k) * omega)])
+        assert before[0] * after[1] - before[1] * after[0] == pytest.approx(-np.sin(k * omega))  # clockwise
+    prose = _prose(notebook_cells())
+    assert "written as (cos, sin), cosine first" in prose and "shows that same turn clockwise" in prose
+
+
+def notebook_cells():
+    return json.loads((CONTENT / NAME).read_text(encoding="utf-8"))
+
+
+def test_the_tied_start_keeps_the_output_scores_small():
+    """"small rows keep the output scores small": a stream of d numbers of size about 1 (as a norm
+    leaves it) against rows of spread 1/sqrt(d) gives scores of spread about 1, against sqrt(d)
+    for rows of spread 1."""
+    rng = np.random.default_rng(4)
+    d = 768
+    stream = rng.normal(0, 1, (64, d))
+    small, unit = rng.normal(0, 1 / np.sqrt(d), (2000, d)), rng.normal(0, 1, (2000, d))
+    assert 0.9 < (stream @ small.T).std() < 1.1 and (stream @ unit.T).std() > 0.9 * np.sqrt(d)
+    assert "there small rows\nkeep the output scores small" in _source(next(
+        c for c in notebook_cells()["cells"] if _source(c).startswith("## Scale the word, then add")))
+
+
+def test_the_pairings_are_named_with_the_code_that_uses_them(notebook):
+    prose = _prose(notebook)
+    assert "as GPT-NeoX and the Hugging Face code of LLaMA do; the RoFormer paper and Meta's own LLaMA code pair neighbours" in prose
+
+
+# ---------------------------------------------------------------- the base
+
+def test_what_the_base_does_is_printed_and_holds_beyond_the_labs_vectors(figures):
+    lines = figures["rope-base"].strip().splitlines()
+    rounds = [int(re.search(r"once round in\s+([\d,]+) positions", line).group(1).replace(",", "")) for line in lines]
+    steps = [float(re.search(r"moves (\S+) per step", line).group(1)) for line in lines]
+    assert [re.search(r"base\s+([\d,]+):", line).group(1) for line in lines] == ["100", "10,000", "100,000"]
+    assert rounds[0] < rounds[1] < rounds[2]                   # a larger base: slower slow pairs
+    assert steps[0] > steps[1]                                 # base 100: the curve moves more
+    from labs.decoder.models import REAL_MODELS
+    assert "RoPE base 100,000" in REAL_MODELS["SmolLM2-360M"].note
+    from lib.positional import rope                            # on average over queries and keys too
+    rng = np.random.default_rng(8)
+
+    def mean_step(base, q, k):
+        curve = [rope(q, base, offset=max(t, 0)) @ rope(k, base, offset=max(-t, 0)) for t in range(-31, 32)]
+        return np.abs(np.diff(curve)).mean()
+    draws = [rng.normal(size=(2, 32)) for _ in range(60)]
+    assert np.mean([mean_step(100.0, q, k) for q, k in draws]) > 1.1 * np.mean([mean_step(1e4, q, k) for q, k in draws])
+
+
+# ---------------------------------------------------------------- the exercises that need a decision
+
+def test_the_replaced_exercises_are_retired_and_still_check_old_notebooks(notebook):
+    from engine.core.registry import get_exercise
+    from exercise_answers import try_template, try_variant
+    for old_id, new_id in (("sinusoidal-table", "position-table"), ("rope-distance", "rope-signed-distance")):
+        old, new = get_exercise(old_id), get_exercise(new_id)
+        assert old.retired and not new.retired and old.name == new.name and old.notebook == STEM
+        assert old_id not in [ex.id for ex in all_exercises()] and f'"{old_id}"' not in json.dumps(notebook)
+        assert try_variant(old).passed and try_template(old).kind == "blank"
+        assert not try_variant(old, old.mistakes[0].code).passed
+    assert "10000.0 ** (" not in get_exercise("position-table").template       # the speeds are the learner's
+    assert "____" in get_exercise("position-table").template.splitlines()[3]
+
+
+def test_the_signed_distance_exercise_needs_both_sides_of_the_key():
+    """At distance t and -t the scores differ, so an answer that mirrors one side fails."""
+    from engine.core.registry import get_exercise
+    ex = get_exercise("rope-signed-distance")
+    example = next(c for c in ex.fixed_cases() if c.visible)
+    scores = ex.reference(*example.args)
+    n = example.args[2]
+    assert scores.shape == (2 * n + 1,)
+    assert not np.allclose(scores[:n], scores[n + 1:][::-1])
+    from labs.positional.rotary import rope_model                     # the lab's right plot: t = -31 ... 31
+    lab = rope_model()
+    np.testing.assert_allclose(ex.reference(*example.args[:2], 31), lab["curve"], atol=1e-12)
+
+
+# ---------------------------------------------------------------- the skip-ahead set
+
+def test_the_skip_ahead_set_covers_the_notebook_and_its_answers_are_computed():
+    from exercises.definitions.questions.positional import SKIP_AHEAD
+    from lib.positional import rope
+    items = {q.id: q for q in SKIP_AHEAD}
+    assert set(items) == {"pos-out-pooled", "pos-out-table-cell", "pos-out-word-share", "pos-out-rope-swap",
+                          "pos-out-rope-pairs"}
+    assert items["pos-out-table-cell"].answer == pytest.approx(np.cos(10 * 10000 ** (-2 / 6)))
+    rng = np.random.default_rng(0)                     # the word's share, drawn as the prompt says
+    words = rng.normal(0, 1 / 16, (2000, 256))
+    share = (words ** 2).sum(1).mean() / ((words ** 2).sum(1).mean() + (sinusoidal(1, 256)[0] ** 2).sum())
+    assert abs(share - items["pos-out-word-share"].answer) < items["pos-out-word-share"].tol
+    for seed in range(10):                             # swapping the two positions changes the score
+        q, k = np.random.default_rng(seed).normal(size=(2, 64))
+        before, after = rope(q, offset=7) @ rope(k, offset=3), rope(q, offset=3) @ rope(k, offset=7)
+        assert abs(before - after) > 1e-6 and abs(before + after) > 1e-6
+    assert items["pos-out-rope-pairs"].answer == 64 // 2
+    from lib.attention import attention                # the pooled average is the same for any weights
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        x, *w = rng.normal(size=(3, 8)), *rng.normal(size=(4, 8, 8))
+        order = [2, 1, 0]
+        assert np.allclose(attention(x, *w, causal=False).mean(0), attention(x[order], *w, causal=False).mean(0))
+    assert items["pos-out-pooled"].answer == 0
+
+
+def test_no_skip_ahead_choice_is_more_detailed_than_the_others():
+    from exercises.definitions.questions.positional import SKIP_AHEAD
+    for q in SKIP_AHEAD:
+        if q.kind == "predict":
+            lengths = [len(c) for c in q.choices]
+            assert max(lengths) < 1.35 * min(lengths), (q.id, lengths)
+            assert len(q.choices[q.answer]) < max(lengths) or lengths.count(max(lengths)) > 1, q.id

@@ -10,7 +10,7 @@ import pytest
 from conftest import CONTENT
 from labs.decoder.models import REAL_MODELS
 from labs.ffn.router import router_scores
-from lib.ffn import collapse, ffn, gelu, silu as lib_silu, worked_example
+from lib.ffn import collapse, ffn, gelu, relu, silu as lib_silu, worked_example
 from lib.moe import RULES, mixture_of_experts, route
 from lib.params import ModelConfig, block_parameters, ffn_parameters, ffn_width, gated_width
 
@@ -28,11 +28,11 @@ PINNED = {
                    "SmolLM2-360M, d = 960: released gated width 2,560",
                    "its own attention (15 query heads sharing 5 key/value heads): 2,457,600; "
                    "its FFN: 7,372,800, x3.00 that"],
-    "routing-rules": ["A: top 2, then a softmax over the 2              expert 1: 0.875, expert 3: 0.125  (sum 1.000)",
-                      "B: softmax over all 8, keep the top 2            expert 1: 0.725, expert 3: 0.103  (sum 0.828)",
-                      "C: sigmoid, keep the top 2, divide by their sum  expert 1: 0.597, expert 3: 0.403  (sum 1.000)",
+    "routing-rules": ["A: top 2, then a softmax over the 2              expert 0: 0.875, expert 2: 0.125  (sum 1.000)",
+                      "B: softmax over all 8, keep the top 2            expert 0: 0.725, expert 2: 0.103  (sum 0.828)",
+                      "C: sigmoid, keep the top 2, divide by their sum  expert 0: 0.597, expert 2: 0.403  (sum 1.000)",
                       "one expert kept, rule A: its weight runs from 1.000 to 1.000 over 4,096 tokens"],
-    "shared-expert": ["weights of experts 1 to 8, then the shared one: [0.597, 0.0, 0.403, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]",
+    "shared-expert": ["weights of experts 0 to 7, then the shared one: [0.597, 0.0, 0.403, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]",
                       "a token runs 8 routed + 1 shared = 9",
                       "in each of its 58 mixture blocks (the first 3 of 61 are dense)"],
     "block-768": ["768 x 3,072: 2,359,296", "attention: 2,359,296", "FFN: 4,718,592", "norms: 1,536",
@@ -44,14 +44,14 @@ PINNED = {
                     "plain at 3,072 9,437,184, gated at 2,048 9,437,184"],
     "ffn-flops": ["plain FFN at 768: 9,437,184 FLOPs per token, 2 x its 4,718,592 weights"],
     "llama-width": ["d = 4,096: 8/3 x d = 10,922.67, rounded up to a multiple of 256: 11,008 (released: 11,008)"],
-    "router-shares": ["expert 1 (number 0 in lib.moe): share 0.875",
-                      "expert 3 (number 2 in lib.moe): share 0.125"],
+    "router-shares": ["expert 0: share 0.875", "expert 2: share 0.125"],
     "moe-counts": ["40,115,712 stored, 11,804,160 used per token", "506 M stored, 166 M used per token",
                    "dense 209 MiB", "965 MiB (2 bytes)", "483 MiB (1 byte)",
                    "stored x4.62, used per token x1.52, FFN weights a token runs x2.00",
                    "the router: 6,144 numbers per block",
                    "with a separate output layer (untied): stored x3.96"],
     "router-balance": ["fair share 1,024"],
+    "bilinear": ["largest |f(2x) - 4 f(x)| 0.0e+00"],
 }
 
 
@@ -71,7 +71,7 @@ def test_balancing_evens_out_the_router(figures):
     lines = [line for line in figures["router-balance"].splitlines() if line.startswith("strength")]
     spreads = []
     for line in lines:
-        low, high = (int(n.replace(",", "")) for n in line.split("from ")[1].split(" to "))
+        low, high = (int(n.replace(",", "")) for n in re.search(r"from ([\d,]+) to ([\d,]+);", line).groups())
         spreads.append(high - low)
     assert len(spreads) == 3 and spreads[0] > spreads[1] > spreads[2]
     fair = 1024
@@ -89,7 +89,7 @@ def test_labs_exercises_and_questions_are_in_the_notebook():
         assert lab in source
     exercises = [c["metadata"]["course"]["exercise"] for c in _cells()
                  if c["metadata"].get("course", {}).get("exercise")]
-    assert exercises == ["one-matrix", "ffn-width", "swiglu", "top2-weights", "moe-counts"]
+    assert exercises == ["one-matrix", "ffn-width", "swiglu", "top2-routing", "moe-counts"]
     for question in ("ffn-predict-alone", "ffn-shape-hidden", "ffn-number-cat-on",
                      "ffn-predict-no-activation", "ffn-predict-routing-rules", "ffn-number-fair-share"):
         assert f'ask("{question}")' in source
@@ -297,12 +297,12 @@ def test_smollm2_shares_keys_and_values_so_its_ffn_is_three_times_its_own_attent
 
 # ---------------------------------------------------------------- routing rules and shared experts
 
-def test_the_router_is_introduced_as_one_rule_among_several():
+def test_the_router_is_introduced_as_one_rule_among_several_and_the_rules_are_predicted_first():
     prose = _prose()
     intro = "".join(_cells()[_source_cell("## Mixture of experts")]["source"])
-    assert "decided by a rule of its own" in intro and "other rules follow the exercise" in intro
+    assert "decided by a rule of its own" in intro and "compares three rules" in intro
     assert "a softmax over just those two scores decides" not in prose
-    assert _exercise_cell("top2-weights") < _source_cell('ask("ffn-predict-routing-rules")') \
+    assert _source_cell('ask("ffn-predict-routing-rules")') < _exercise_cell("top2-routing") \
         < _cell_index(lambda c: c["metadata"].get("course", {}).get("figure") == "routing-rules")
 
 
@@ -378,7 +378,8 @@ def test_capacity_is_described_as_a_training_device_and_deepseek_drops_no_tokens
     prose = _prose()
     box = prose[prose.index("Deeper: how real systems balance the load"):]
     assert "Training systems also give each expert a fixed\n**capacity**" in box
-    assert "only the residual connection carries it past the layer" in box
+    assert "With top 2 the token still gets its other expert's output, unless that one is full too" in box
+    assert "passes the layer through the residual connection alone" in box
     assert "drops no tokens, in training or in inference" in box
     assert "Serving systems" not in prose
     cost = "".join(_cells()[_cell_index(lambda c: c["metadata"].get("course", {}).get("figure") == "moe-counts") + 1]["source"])
@@ -421,13 +422,6 @@ def test_inside_one_region_the_ffn_is_an_affine_map_with_a_bias():
     assert "plain linear map" not in prose and "what a 2 × 2 matrix buys" not in prose
 
 
-def test_the_skip_ahead_question_says_affine_map():
-    from exercises.definitions.questions.ffn import SKIP_AHEAD
-    question = next(q for q in SKIP_AHEAD if q.id == "ffn-out-linear")
-    assert question.choices[question.answer].startswith("One affine map: a single matrix and a bias")
-    assert "linear map" not in question.explanation and "affine map" in question.explanation
-
-
 def test_the_width_intuition_is_offered_as_one_intuition():
     prose = _prose()
     assert "That is one intuition for why real models make `d_ff`" in prose
@@ -442,7 +436,9 @@ def test_a_negative_silu_gate_flips_its_unit(figures):
     assert abs(float(lib_silu(z).min()) - lowest) < 0.005
     up = np.array([2.0, -1.5])
     assert np.all(np.sign(float(lib_silu(-1.28)) * up) == -np.sign(up))
-    assert "lets it through with its sign flipped" in _prose()
+    prose = re.sub(r"\s+", " ", _prose())
+    assert "lets a little of it through with its sign flipped, never more than the size of SiLU's lowest value" in prose
+    assert float(lib_silu(np.linspace(-40.0, 0.0, 40001)).min()) >= lowest - 0.005      # "never more than"
 
 
 def test_the_mixture_counts_take_a_tied_output_layer(figures):
@@ -526,12 +522,130 @@ def test_no_answer_is_imported_or_printed_above_its_exercise():
     first = {name: next(i for i in code if name in "".join(cells[i]["source"]))
              for name in ("collapse", "route(")}
     assert first["collapse"] > _exercise_cell("one-matrix")
-    assert first["route("] > _source_cell('check("top2-weights")')
+    assert first["route("] > _source_cell('check("top2-routing")')
     shares = _cell_index(lambda c: c["metadata"].get("course", {}).get("figure") == "router-shares")
-    assert shares > _source_cell('check("top2-weights")')
+    assert shares > _source_cell('check("top2-routing")')
 
 
 def test_the_reference_says_where_the_multiple_of_256_comes_from():
     prose = _prose()
     assert "two thirds of 4·d; the released code rounds the width up to a multiple of 256" in prose
     assert "8/3 · d, rounded" not in prose
+
+
+# ---------------------------------------------------------------- answers not in sight, and what holds in general
+
+def _squeezed():
+    return re.sub(r"\s+", " ", _prose())
+
+
+def test_nothing_above_the_activation_question_says_what_removing_it_does():
+    sources = ["".join(c["source"]) for c in _cells()]
+    asked = sources.index('ask("ffn-predict-no-activation")')
+    above = re.sub(r"\s+", " ", "\n".join(sources[:asked]))
+    for giveaway in ("why the bend is essential", "Why not skip ReLU", "plain affine map",
+                     "keep the arithmetic simpler"):
+        assert giveaway not in above, giveaway
+    assert "Inside one region the FFN is a plain affine map" in _squeezed()       # the box, now below
+    from engine.core.registry import get_question
+    assert "in this FFN the bends come from the activation alone" in \
+        re.sub(r"\s+", " ", get_question("ffn-predict-no-activation").explanation)
+
+
+def test_a_gate_bends_on_its_own_as_the_bilinear_cell_shows(figures):
+    """A gated FFN with no activation is homogeneous of degree 2: f(2x) = 4 f(x) for any weights,
+    which no affine map is (unless it is 0)."""
+    text = figures["bilinear"]
+    homogeneous = float(re.search(r"largest \|f\(2x\) - 4 f\(x\)\| (\S+);", text).group(1))
+    affine_gap = float(re.search(r"off here by up to (\S+)$", text.strip()).group(1))
+    assert homogeneous < 1e-9 and affine_gap > 1
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        W_g, W_u, W_d, x = rng.normal(size=(4, 7)), rng.normal(size=(4, 7)), rng.normal(size=(7, 4)), rng.normal(size=(3, 4))
+        f = lambda t: ((t @ W_g) * (t @ W_u)) @ W_d                                     # noqa: E731
+        assert np.allclose(f(2 * x), 4 * f(x)) and not np.allclose(f(2 * x), 2 * f(x) - f(np.zeros(4)))
+    assert "holds for the plain FFN only" in _squeezed() and "bilinear" in _squeezed()
+
+
+def test_the_counts_leave_biases_out_as_recent_blocks_do():
+    assert not ModelConfig(d_model=768, layers=1, d_ff=3072, vocab=1).biases
+    for name in ("LLaMA-7B", "SmolLM2-360M", "DeepSeek-V3"):
+        assert not REAL_MODELS[name].config.biases
+    assert "Recent blocks have no biases at all" in _squeezed()
+    assert "RMSNorms" not in _prose()[:_prose().index("## Where the parameters are") + 600]
+
+
+def test_the_parameters_lab_keeps_at_least_the_plain_count_as_the_text_says():
+    """"two thirds of the plain width, rounded up to the multiple you choose, so that the gated FFN
+    holds at least the plain one's count"."""
+    from labs.ffn.parameters import D_MAX, D_MIN, D_STEP, MULTIPLE_MAX, MULTIPLE_MIN, ROUNDINGS, parameters_model
+    for d in range(D_MIN, D_MAX + 1, D_STEP * 8):
+        for multiple in np.arange(MULTIPLE_MIN, MULTIPLE_MAX + 0.01, 0.5):
+            for round_to in ROUNDINGS:
+                plain, gated = parameters_model(d, multiple, False, round_to), parameters_model(d, multiple, True, round_to)
+                assert plain["ffn"] <= gated["ffn"] < plain["ffn"] + 3 * d * round_to + 3 * d
+                assert gated["width"] % round_to == 0 and gated["width"] >= 2 * plain["width"] / 3
+    assert "as your `ffn_width` does" not in _prose()
+    assert "the lab takes two thirds of the plain width, rounded up to the multiple you choose" in _squeezed()
+
+
+def test_the_matrix_product_slip_runs_only_when_d_ff_equals_the_number_of_tokens():
+    from engine.core.registry import get_exercise
+    ex = get_exercise("swiglu")
+    mistake = next(m for m in ex.mistakes if m.name == "matrix product")
+    assert "only when d_ff equals the number of tokens" in mistake.hint
+    run = ex.mistaken(ex.mistakes.index(mistake))
+    rng = np.random.default_rng(0)
+    d, d_ff = 3, 5
+    W_g, W_u, W_d = rng.normal(size=(d, d_ff)), rng.normal(size=(d, d_ff)), rng.normal(size=(d_ff, d))
+    assert run(rng.normal(size=(d_ff, d)), W_g, W_u, W_d).shape == (d_ff, d)          # n = d_ff != d: runs
+    with pytest.raises(ValueError):
+        run(rng.normal(size=(4, d)), W_g, W_u, W_d)                                   # n != d_ff: fails
+
+
+def test_experts_are_numbered_from_0_in_the_text_the_code_and_the_checks():
+    prose = _squeezed()
+    assert "Experts are numbered from 0" in prose and "expert 1 is number 0" not in prose
+    assert "All three rules keep experts 0 and 2" in prose
+    from engine.core.registry import get_exercise
+    ex = get_exercise("top2-routing")
+    example = next(c for c in ex.fixed_cases() if c.visible)
+    assert list(np.flatnonzero(ex.reference(*example.args))) == [0, 2]
+
+
+def test_balancing_is_said_to_cost_and_the_cell_prints_the_price(figures):
+    lines = [line for line in figures["router-balance"].splitlines() if line.startswith("strength")]
+    shares = [float(re.search(r"own top 2: (\S+)%", line).group(1)) for line in lines]
+    assert shares[0] == 0 and all(s > 30 for s in shares[1:])
+    prose = _squeezed()
+    assert "It is not free" in prose and "The lab's router is frozen" in prose
+    assert "while each token's shares still come from its own scores." not in prose
+
+
+def test_the_mixture_s_payoff_is_stated_with_its_source():
+    prose = _squeezed()
+    assert "the Switch Transformer reached the quality of its dense counterpart up to 7 times faster (Fedus et al." in prose
+
+
+# ---------------------------------------------------------------- the skip-ahead set
+
+def test_the_skip_ahead_set_covers_the_notebook_mixtures_included_and_its_answers_are_computed():
+    from exercises.definitions.questions.ffn import SKIP_AHEAD
+    items = {q.id: q for q in SKIP_AHEAD}
+    assert set(items) == {"ffn-out-rows-used", "ffn-out-token-flops", "ffn-out-gated-width", "ffn-out-mixture-cost"}
+    rng = np.random.default_rng(0)                            # rows of W_down that take part: the units on
+    d, d_ff = 16, 3072
+    W_up, W_down = rng.normal(size=(d, d_ff)), rng.normal(size=(d_ff, d))
+    x = rng.normal(size=d)
+    on = (x @ W_up) > 0
+    assert np.allclose(relu(x @ W_up) @ W_down, relu(x @ W_up)[on] @ W_down[on])
+    assert items["ffn-out-token-flops"].answer == 2 * ffn_parameters(512, 2048)
+    assert ffn_parameters(1536, int(items["ffn-out-gated-width"].answer), gated=True) == ffn_parameters(1536, 4 * 1536)
+    mixture = ModelConfig(d_model=768, layers=1, d_ff=3072, vocab=1, experts=16, top_k=2)
+    dense = block_parameters(ModelConfig(d_model=768, layers=1, d_ff=3072, vocab=1))
+    counts = block_parameters(mixture)
+    assert counts.ffn / dense.ffn == 16 and counts.ffn_active / dense.ffn == 2
+    question = items["ffn-out-mixture-cost"]
+    assert question.choices[question.answer] == "\u00d716 in memory and \u00d72 per token"
+    lengths = [len(c) for c in question.choices]
+    assert max(lengths) < 1.35 * min(lengths)

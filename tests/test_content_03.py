@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from exercises.core.registry import all_exercises, get_exercise, get_question
+from engine.core.registry import all_exercises, get_exercise, get_question
 from labs.norms import placement_model, stack_model
 from lib.block import Step, block_trace, norm_placement_experiment, random_stack
 from lib.stack import random_rotations, residual_stream
@@ -381,7 +381,7 @@ def test_the_pre_norm_line_is_retired_but_still_checks_for_saved_notebooks():
 
 def test_nudge_growth_reproduces_the_labs_factors():
     """'Once your check passes, your function gives the two factors the lab printed'."""
-    from exercises.core.cell import run_cell
+    from engine.core.cell import run_cell
     from lib.attention import attention
     from lib.ffn import ffn
     from lib.norm import rms_norm

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from exercises.core.registry import all_exercises, get_exercise, get_question
+from engine.core.registry import all_exercises, get_exercise, get_question
 from lib.initialisation import RULES, gain_per_matrix, start_of_training
 from labs.decoder.models import REAL_MODELS
 from lib.params import count_parameters, simple_version
@@ -230,7 +230,7 @@ def test_near_identity_at_a_real_width(figures, cells):
     assert call == "runs = start_of_training(layers=12, d_model=768, d_ff=3072, heads=12, length=8, dtype=np.float32)"
     (imported,) = [line for c in cells if c["cell_type"] == "code" for line in source(c).splitlines()
                    if "import start_of_training" in line]
-    assert imported.startswith("from labs.decoder.near_identity import start_of_training")
+    assert imported.startswith("from labs.decoder import start_of_training")
 
 
 def test_near_identity_is_measured_against_the_stream():
@@ -367,7 +367,7 @@ def test_future_leak_replaces_the_decoder_blank_and_the_old_one_still_checks():
 
 
 def test_future_leak_on_the_decoder_with_and_without_the_mask():
-    from exercises.core.cell import run_cell
+    from engine.core.cell import run_cell
     from labs.decoder.layer_flow import FLOW_D, FLOW_FF, FLOW_HEADS, flow_inputs
     from lib.block import decoder, random_stack
 
@@ -386,8 +386,8 @@ def test_the_nudge_finds_a_leaking_layer_norm_model_that_a_shift_of_1_misses(cel
     """A LayerNorm decoder without the mask reads the future: the nudge shows it, while adding 1
     to every number of the later tokens (the retired exercise's test) sees only rounding, as the
     notebook's sentence above the cell says; and the check rejects that old answer, naming the cause."""
-    from exercises.core.cell import run_cell
-    from exercises.core.checker import evaluate
+    from engine.core.cell import run_cell
+    from engine.core.checker import evaluate
     from labs.decoder.layer_flow import FLOW_D, FLOW_FF, FLOW_HEADS, flow_inputs
     from lib.block import decoder, random_stack
 
@@ -578,7 +578,7 @@ def test_the_cached_exercise_needs_the_shift_the_prose_does_not_write():
     """The prose above the exercise says where the queries sit, not the diagonal's offset; the
     solution's square case is the mask the notebook printed."""
     from lib.attention import causal_mask
-    from exercises.core.cell import run_cell
+    from engine.core.cell import run_cell
 
     ex = get_exercise("cached-causal-weights")
     weigh = run_cell(ex.solution_source, ex.context)["causal_weights"]
@@ -592,7 +592,7 @@ def test_the_cached_exercise_needs_the_shift_the_prose_does_not_write():
 
 
 def test_the_grouped_exercise_reduces_to_the_plain_count():
-    from exercises.core.cell import run_cell
+    from engine.core.cell import run_cell
 
     ex = get_exercise("grouped-parameters")
     count = run_cell(ex.solution_source, ex.context)["model_parameters"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from exercises.core.registry import all_exercises, get_exercise, get_question
+from engine.core.registry import all_exercises, get_exercise, get_question
 from lib import model
 
 from exercise_answers import try_variant
@@ -550,7 +550,7 @@ def test_the_perplexity_exercise_is_model_perplexity_and_needs_the_log_without_a
     """The solution gives model.perplexity on every held-out text; 'a probability can be so small
     that it rounds to 0, and the log of 0 is minus infinity': the log taken of the softmax gives an
     infinite perplexity where the solution's stays finite."""
-    from exercises.core.cell import run_cell
+    from engine.core.cell import run_cell
     ex = get_exercise("perplexity-logits")
     solved = run_cell(ex.solution_source, ex.context)["perplexity"]
     for text in model.heldout_texts():
@@ -565,7 +565,7 @@ def test_the_perplexity_exercise_is_model_perplexity_and_needs_the_log_without_a
 
 
 def test_leave_one_out_gives_the_ablation_tables_numbers():
-    from exercises.core.cell import run_cell
+    from engine.core.cell import run_cell
     ex = get_exercise("leave-one-out")
     leave_one_out = run_cell(ex.solution_source, ex.context)["leave_one_out"]
     text = model.heldout()
@@ -576,8 +576,8 @@ def test_leave_one_out_gives_the_ablation_tables_numbers():
 
 
 def test_your_parts_takes_the_learners_passing_functions_and_falls_back_otherwise(tmp_path):
-    from exercises.core.notebooks import read, solve_notebook, write
-    from exercises.core.parts import course_parts
+    from engine.core.notebooks import read, solve_notebook, write
+    from engine.core.parts import course_parts
     from exercises.definitions.trained import PARTS, your_parts
 
     content = ROOT / "content"
@@ -617,7 +617,7 @@ def test_your_parts_takes_causal_weights_from_a_notebook_04_saved_before_the_cac
 def test_the_capstone_runs_the_whole_model_to_pytorchs_logits():
     """The capstone's solution, four times, then the final norm and the output layer, gives the
     recorded logits on every held-out text."""
-    from exercises.core.cell import run_cell
+    from engine.core.cell import run_cell
     ex = get_exercise("capstone-block")
     trained_block = run_cell(ex.solution_source, ex.context)["trained_block"]
     for text in model.heldout_texts()[:2]:

@@ -13,10 +13,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from exercises.core import budget, inventory, registry
+from engine.core import budget, inventory, registry
 from exercises.definitions import decoder, ffn, norms, positional, trained
 from exercises.retired import decoder as retired_decoder, ffn as retired_ffn
-from exercises.retired import norms as retired_norms, trained as retired_trained
+from exercises.retired import norms as retired_norms, positional as retired_positional, trained as retired_trained
 from lib.attention import causal_weights
 from lib.block import block, random_block_weights
 from lib.ffn import ffn as lib_ffn
@@ -221,13 +221,17 @@ def test_nudge_reference_is_the_growth_of_the_gap_through_either_placement():
 # ---------------------------------------------------------------- positional
 
 def test_scores_by_distance_are_lib_rope_scores_over_the_root_of_d():
+    """At every signed distance t = m - n, from -max_distance to max_distance."""
     rng = np.random.default_rng(5)
     q, k = rng.normal(size=8), rng.normal(size=8)
     for max_distance in (0, 1, 5):
-        expected = [rope(q, offset=t) @ rope(k, offset=0) / np.sqrt(8) for t in range(max_distance + 1)]
+        expected = [rope(q, offset=max(t, 0)) @ rope(k, offset=max(-t, 0)) / np.sqrt(8)
+                    for t in range(-max_distance, max_distance + 1)]
         got = positional._scores_by_distance(q, k, max_distance)
-        assert got.shape == (max_distance + 1,)
+        assert got.shape == (2 * max_distance + 1,)
         np.testing.assert_allclose(got, expected, atol=1e-12)
+        after = retired_positional._scores_after(q, k, max_distance)          # the retired exercise's
+        np.testing.assert_allclose(after, expected[max_distance:], atol=1e-12)
 
 
 # ---------------------------------------------------------------- trained

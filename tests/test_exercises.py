@@ -20,16 +20,16 @@ import numpy as np
 import pytest
 
 from conftest import notebooks
-from exercises.core import progress
-from exercises.core.blank import BLANK, ____
-from exercises.core.cell import run_cell
-from exercises.core import budget, sandbox
-from exercises.core.checker import evaluate, evaluate_fixed, evaluate_source
-from exercises.core.definition import Exercise, Mistake, count_blanks, fill_blanks
-from exercises.core.notebooks import exercise_id, read, solve_notebook, validate_notebook
-from exercises.core.registry import all_exercises, get_exercise, titles
-from exercises.ui.feedback import feedback_html
-from exercises.ui.notebook import check
+from engine.core import progress
+from engine.core.blank import BLANK, ____
+from engine.core.cell import run_cell
+from engine.core import budget, sandbox
+from engine.core.checker import evaluate, evaluate_fixed, evaluate_source
+from engine.core.definition import Exercise, Mistake, count_blanks, fill_blanks
+from engine.core.notebooks import exercise_id, read, solve_notebook, validate_notebook
+from engine.core.registry import all_exercises, get_exercise, titles
+from engine.ui.feedback import feedback_html
+from engine.notebook import check
 
 from exercise_answers import alternatives, mistake_feedback, try_template, try_variant, wrong_answers
 
@@ -233,10 +233,10 @@ def test_every_known_mistake_is_rejected_and_recognised_by_what_it_does(ex_id):
 
 VERDICTS = textwrap.dedent("""
     import json, sys
-    from exercises.core import budget, sandbox
-    from exercises.core.cell import run_cell
-    from exercises.core.checker import evaluate
-    from exercises.core.registry import get_exercise
+    from engine.core import budget, sandbox
+    from engine.core.cell import run_cell
+    from engine.core.checker import evaluate
+    from engine.core.registry import get_exercise
     budget.CALL_SECONDS = 1.0
     verdicts = {}
     for ex_id, name, source in json.load(sys.stdin):
@@ -430,7 +430,7 @@ def test_start_notebook_metadata():
 
 def test_solve_command_fills_every_blank(tmp_path):
     dest = tmp_path / "solved"
-    result = subprocess.run([sys.executable, "-m", "exercises", "solve", str(CONTENT), str(dest)],
+    result = subprocess.run([sys.executable, "-m", "engine", "solve", str(CONTENT), str(dest)],
                             cwd=ROOT, capture_output=True, text=True, check=True)
     assert "00_start_here.ipynb" in result.stdout
     for path in _notebooks():
@@ -444,7 +444,7 @@ def test_solve_command_fills_every_blank(tmp_path):
 
 
 def test_solve_command_on_one_notebook(tmp_path):
-    subprocess.run([sys.executable, "-m", "exercises", "solve",
+    subprocess.run([sys.executable, "-m", "engine", "solve",
                     str(CONTENT / "00_start_here.ipynb"), str(tmp_path / "one.ipynb")],
                    cwd=ROOT, check=True, capture_output=True)
     _nb, ids = solve_notebook(read(CONTENT / "00_start_here.ipynb"))
@@ -512,7 +512,7 @@ def test_error_location_points_at_the_learners_line_only():
     ex = get_exercise("stable-softmax")
     fb = try_variant(ex, {1: "e.sum(axis=-1)"})
     assert fb.location.startswith("line 5:")
-    assert "checker" not in fb.text() and "exercises/core" not in fb.text()
+    assert "checker" not in fb.text() and "engine/core" not in fb.text()
 
 
 def test_missing_name_is_reported_plainly():
@@ -543,7 +543,7 @@ def test_check_finds_the_learners_code_in_the_notebooks_namespace(tmp_path):
     """In a notebook, ``check("<id>")`` reads the kernel's namespace: the learner's function as
     the exercise cell defined it, then as a later cell redefined it."""
     ex = get_exercise("row-mean")
-    cells = ["from exercises.ui.notebook import ____, check\nimport numpy as np",
+    cells = ["from engine.notebook import ____, check\nimport numpy as np",
              ex.solution_source,
              "assert check('row-mean').feedback.passed",
              ex.variant_source({0: "x.max(axis=-1, keepdims=True)"}),
@@ -578,7 +578,7 @@ def test_feedback_html_is_themed_and_has_text_fallback():
 
 
 def test_the_exercise_core_writes_no_html():
-    """HTML and styles live in exercises/ui; the core returns plain values."""
+    """HTML and styles live in engine/ui; the core returns plain values."""
     markup = re.compile(r"<(div|span|code|pre|b|i|ul|li|p|a|table|tr|td|th|style)[ >]|style=")
     core = ROOT / "exercises" / "core"
     offenders = [p.name for p in core.glob("*.py") if markup.search(p.read_text(encoding="utf-8"))]
@@ -610,7 +610,7 @@ def test_the_definitions_and_the_progress_record_import_without_numpy(tmp_path):
     """The progress view runs in a bare Pyodide too: what it imports (the registry, the exercise
     data types) must not need NumPy before an exercise's cases are built."""
     code = ("import sys\nsys.modules['numpy'] = None\n"
-            "import exercises.core.definition, exercises.core.registry, exercises.core.progress\n")
+            "import engine.core.definition, engine.core.registry, engine.core.progress\n")
     env = {**os.environ, "COURSE_PROGRESS_FILE": str(tmp_path / "progress.json"),
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)

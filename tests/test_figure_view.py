@@ -1,4 +1,4 @@
-"""The figure view (labs/kit/figure_view.py): blitting gives exactly the pixels of a plain full
+"""The figure view (engine/kit/figure_view.py): blitting gives exactly the pixels of a plain full
 draw, a full draw happens when (and only when) something static changed, known static states are
 reused, the PNG it writes decodes to the pixels drawn and reaches the image widget as a data: URL,
 and ``set_changed`` leaves an artist alone when nothing differs. Every lab is driven through its
@@ -19,10 +19,10 @@ from PIL import Image
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labs.kit import figure_view
-from labs.kit.figure_view import (FigureView, PngWriter, decades, encode_png, new_figure, set_changed, smallest_text,
+from engine.kit import figure_view
+from engine.kit.figure_view import (FigureView, PngWriter, decades, encode_png, new_figure, set_changed, smallest_text,
                                   whole_ticks)
-from presentation.numbers import power_of_ten
+from engine.presentation.numbers import power_of_ten
 
 
 def _same_as_full_draw(view):
@@ -340,7 +340,7 @@ def test_set_changed_marks_an_artist_changed_only_when_a_property_differs():
 
 
 def test_bars_drawn_as_one_collection_are_the_bars_set_and_unchanged_bars_are_not_marked_changed():
-    from labs.kit.figure_view import Bars
+    from engine.kit.figure_view import Bars
 
     fig = new_figure()
     ax = fig.add_subplot()
@@ -373,7 +373,7 @@ def test_fixed_scales_tick_every_power_of_ten_and_only_whole_numbers():
 
 
 def test_importing_the_figure_view_imports_neither_matplotlib_nor_ipywidgets():
-    code = ("import sys, labs.kit.figure_view; "
+    code = ("import sys, engine.kit.figure_view; "
             "print(sorted(m for m in ('matplotlib', 'ipywidgets') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -389,7 +389,7 @@ def _lab_ids():
 @pytest.mark.parametrize("name", _lab_ids())
 def test_every_lab_shows_the_pixels_of_a_full_draw_after_every_change(name):
     from benchmarks import labs
-    from labs.kit import figure_view
+    from engine.kit import figure_view
 
     views = []
     with labs.patched_views("shipped", views):
@@ -523,7 +523,7 @@ def test_a_colorbar_stays_beside_its_picture_when_the_panels_go_one_under_anothe
 @pytest.mark.parametrize("name", _lab_ids())
 def test_every_colour_a_lab_s_legend_names_is_of_the_colour_blind_safe_palette_or_a_grey(name):
     from benchmarks import labs
-    from labs.kit.figure_view import OKABE_ITO
+    from engine.kit.figure_view import OKABE_ITO
 
     safe = {matplotlib.colors.to_hex(colour) for colour in OKABE_ITO.values()}
     views = []
@@ -556,7 +556,7 @@ def test_every_lab_is_drawn_for_a_phone_and_back_with_its_text_kept_and_its_upda
     after the resize shows the pixels of a full draw; fit to a wide box gives the design's size
     again, still the pixels of a full draw."""
     from benchmarks import labs
-    from labs.kit.figure_view import smallest_text
+    from engine.kit.figure_view import smallest_text
 
     views = []
     with labs.patched_views("shipped", views):

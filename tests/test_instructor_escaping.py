@@ -3,8 +3,8 @@ export name, a question's typed answer, and the feedback on a function that retu
 
 import pytest
 
-from exercises.core import progress, review
-from exercises.ui.feedback import feedback_html
+from engine.core import progress, review
+from engine.ui.feedback import feedback_html
 
 MARKUP = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
 ESCAPED = "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&lt;script&gt;"
@@ -22,7 +22,7 @@ def no_markup(html_text):
 
 
 def test_a_name_holding_html_is_shown_as_text_in_the_progress_view():
-    from exercises.ui.progress_view import progress_view
+    from engine.ui.progress_view import progress_view
 
     view = progress_view()
     view.name.value = MARKUP
@@ -34,7 +34,7 @@ def test_a_name_holding_html_is_shown_as_text_in_the_progress_view():
 
 
 def test_a_typed_answer_holding_html_is_shown_as_text():
-    from exercises.ui.questions import ask
+    from engine.ui.questions import ask
 
     widget = ask("start-number-equal-scores")
     widget.text.value = MARKUP

@@ -15,7 +15,7 @@ from nbclient import NotebookClient
 from nbconvert.preprocessors import ClearOutputPreprocessor
 
 from conftest import CONTENT, ROOT
-from exercises.core.notebooks import cell_number
+from engine.core.notebooks import cell_number
 from tools import guard
 from tools import site as site_tool
 from tools.lab import bound_environment
@@ -44,20 +44,20 @@ def index_of(notebook, text):
 def test_a_check_naming_no_exercise_is_refused_with_the_cell_jupyterlab_shows(content):
     name = "01_positional_encoding.ipynb"
     original = json.loads((content / name).read_text())
-    at = index_of(original, 'check("sinusoidal-table")')
+    at = index_of(original, 'check("position-table")')
 
     def typo(notebook):
-        notebook["cells"][at]["source"] = ['check("sinusoidal-tabel")']
+        notebook["cells"][at]["source"] = ['check("position-tabel")']
     edit(content / name, typo)
     found = [problem for nb, problem in guard.problems(content) if nb == name]
-    assert f"cell {at + 1}: check('sinusoidal-tabel') names no exercise of the course " \
+    assert f"cell {at + 1}: check('position-tabel') names no exercise of the course " \
            "(a typo? learners would get a KeyError)" in found
-    assert f"cell {at + 1}: the check cell should call check('sinusoidal-table')" in found
+    assert f"cell {at + 1}: the check cell should call check('position-table')" in found
     # The cell really is the one a reader counts: every cell, markdown included, from 1.
     assert cell_number(at) == f"cell {at + 1}"
     with pytest.raises(site_tool.BuildError) as refused:
         site_tool.build(content.parent / "site", content=content)
-    assert "check('sinusoidal-tabel') names no exercise" in str(refused.value)
+    assert "check('position-tabel') names no exercise" in str(refused.value)
     assert not (content.parent / "site").exists()
 
 
@@ -76,8 +76,8 @@ def test_the_guard_runs_the_exercise_systems_own_validation(content):
     assert f"cell {exercise + 1}: exercise {ex_id!r} differs from its template" in found
     assert f"cell {exercise + 2}: the check of {ex_id!r} must follow it, tagged check" in found
     assert f"cell {exercise + 3}: a check cell that follows no exercise" in found
-    # `python -m exercises validate` says the same, numbered the same way.
-    done = subprocess.run([sys.executable, "-m", "exercises", "validate", str(content / name)],
+    # `python -m engine validate` says the same, numbered the same way.
+    done = subprocess.run([sys.executable, "-m", "engine", "validate", str(content / name)],
                           capture_output=True, text=True, env=ENV, cwd=ROOT)
     assert done.returncode == 1
     assert f"{content / name}: cell {exercise + 1}: exercise {ex_id!r} differs from its template" in done.stdout
@@ -122,7 +122,7 @@ def test_what_a_run_leaves_after_clear_outputs_is_refused_and_check_clear_remove
 def test_running_00_top_to_bottom_records_no_hint(ran_00):
     """00 shows how hint() works in a demonstration cell; running it counts no hint as the
     learner's, so the report does not list every learner as started on that exercise."""
-    from exercises.core import report
+    from engine.report import report
 
     _notebook, progress = ran_00
     exercises = json.loads(progress.read_text())["exercises"]

@@ -103,7 +103,7 @@ def test_the_page_lists_the_notebooks_and_starts_00_by_keyboard(online_site, ser
     try:
         assert page.locator("h1").inner_text() == "The transformer block, part by part"
         assert page.locator("h2").all_inner_texts() == [
-            "Can the course run in this browser?", "The notebooks, in order", "Good to know"]
+            "Can the course run in this browser?", "Your work", "The notebooks, in order", "Good to know"]
         listed = page.locator(".notebooks li > a").all_inner_texts()
         assert listed == [first_heading(nb) for nb in notebooks()]
         summaries = page.locator(".notebooks li p").all_inner_texts()

@@ -17,13 +17,13 @@ from tools import site as site_tool
 from tools import wheel
 
 ROOT = Path(__file__).resolve().parents[1]
-COURSE = ("lib", "exercises", "labs", "presentation")
+COURSE = ("engine", "lib", "exercises", "labs", "presentation")
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The course wheel as the site build makes it (with release data added)."""
-    extra = {"exercises/core/_release/manifest.json": b'{"version": "test"}'}
+    extra = {"exercises/_release/manifest.json": b'{"version": "test"}'}
     return wheel.build_wheel(tmp_path_factory.mktemp("wheel"), extra_files=extra), extra
 
 
@@ -50,7 +50,7 @@ def test_the_wheel_is_built_by_the_backend_pyproject_names(built):
     assert path.name == f"transformer_course-{meta['version']}-py3-none-any.whl"
 
 
-TEST_ONLY = ("tests/", "conftest.py", "answers", ".toml", "exercises/core/testing.py")
+TEST_ONLY = ("tests/", "conftest.py", "answers", ".toml", "engine/core/testing.py")
 
 
 def test_nothing_test_only_ships_in_the_wheel(built):
@@ -89,15 +89,16 @@ def test_the_trained_models_arrays_are_served_beside_the_wheel_not_inside_it(bui
     assert "labs/decoder/precomputed.npz" in names      # notebook 04's 2 kB of looked-up results ship inside
     assert "labs/norms/precomputed.npz" in names        # and notebook 03's 38 kB
     served = wheel.served_files()
-    assert sorted(index) == sorted(p.name for p in served.values()) == ["heldout_texts.npz", "precomputed.npz",
-                                                                        "reference.npz", "weights.npz"]
+    assert sorted(index) == sorted(p.name for p in served.values()) == [
+        "heldout_texts.npz", "placement_runs.npz", "precomputed.npz", "reference.npz", "training_record.npz",
+        "weights.npz"]
     for name, source in served.items():
         entry = index[source.name]
         digest = hashlib.sha256(source.read_bytes()).hexdigest()
         assert entry["file"] == name == f"{source.stem}-{digest[:12]}.npz"
         assert (entry["sha256"], entry["bytes"]) == (digest, source.stat().st_size)
         assert {k: tuple(v) for k, v in entry["arrays"].items()} == files.shapes_in(source)
-    assert f"[{files.GROUP}]\nsite = exercises.core.site_files:fetch" in entry_points
+    assert f"[{files.GROUP}]\nsite = engine.core.site_files:fetch" in entry_points
 
 
 def test_the_same_files_give_the_same_bytes_and_a_change_a_new_name(built, tmp_path):

@@ -18,7 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exercises.core import export, progress, report
+from engine.core import export, progress
+from engine.report import report
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
@@ -45,7 +46,7 @@ def folder(tmp_path):
 
 def sealed(name, exercises=None, learner_id="0123456789ab", now="2026-03-01T10:00:00Z"):
     """An export as the course writes it, for a learner of the given (untrusted) name."""
-    record = {"format": progress.FORMAT, "version": progress.VERSION, "updated": "2026-03-01T11:00:00",
+    record = {"format": progress.record_format(), "version": progress.VERSION, "updated": "2026-03-01T11:00:00",
               "exercises": exercises or {"row-mean": {"attempts": 1, "passed": True}},
               "questions": {}, "learner": {"name": name, "id": learner_id}}
     data = export.seal(record, now=now)
@@ -161,7 +162,7 @@ def test_a_50_mb_file_is_skipped_by_its_size_without_being_read(folder):
 def test_a_pipe_in_the_folder_is_skipped_not_waited_on(folder, tmp_path):
     os.mkfifo(folder / "pipe.json")
     (folder / "ada.json").write_text(sealed("Ada"))
-    done = subprocess.run([sys.executable, "-m", "exercises", "report", str(folder), "--csv",
+    done = subprocess.run([sys.executable, "-m", "engine", "report", str(folder), "--csv",
                            str(tmp_path / "out.csv")], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -207,7 +208,7 @@ def test_the_report_never_replaces_a_csv_without_force(folder, tmp_path):
     (folder / "ada.json").write_text(sealed("Ada"))
     out = tmp_path / "class.csv"
     out.write_text("my own notes\n")
-    run = [sys.executable, "-m", "exercises", "report", str(folder), "--csv", str(out)]
+    run = [sys.executable, "-m", "engine", "report", str(folder), "--csv", str(out)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
@@ -220,7 +221,7 @@ def test_the_report_never_replaces_a_csv_without_force(folder, tmp_path):
 
 def test_a_terminal_that_cannot_show_a_name_gets_an_escape_not_a_crash(folder, tmp_path):
     (folder / "zoe.json").write_text(sealed("Zoë 日本"))
-    done = subprocess.run([sys.executable, "-m", "exercises", "report", str(folder), "--csv", "-"],
+    done = subprocess.run([sys.executable, "-m", "engine", "report", str(folder), "--csv", "-"],
                           cwd=tmp_path, capture_output=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "ascii"}, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -265,7 +266,7 @@ JSON = st.recursive(
 ENTRY_KEYS = st.sampled_from(["attempts", "hints", "passed", "passed_after_solution", "solution_revealed",
                               "checks", "misses", "tries", "answer", "correct", "revealed", "passed_at"])
 RECORDS = st.fixed_dictionaries({
-    "format": st.just(progress.FORMAT), "version": st.sampled_from([1, 2, "1", None]),
+    "format": st.just(progress.record_format()), "version": st.sampled_from([1, 2, "1", None]),
     "exercises": st.dictionaries(st.sampled_from(["row-mean", "layer-norm", "x"]),
                                  st.dictionaries(ENTRY_KEYS, JSON, max_size=4) | JSON, max_size=3),
     "questions": st.dictionaries(st.sampled_from(["start-predict-softmax", "q"]),
@@ -307,7 +308,7 @@ def test_valid_exports_with_any_name_are_all_kept_and_safe(names):
 # ---------------------------------------------------------------- links, pipes, devices
 
 def cli(folder, tmp_path, *args):
-    return subprocess.run([sys.executable, "-m", "exercises", "report", str(folder), "--csv",
+    return subprocess.run([sys.executable, "-m", "engine", "report", str(folder), "--csv",
                            str(tmp_path / "out.csv"), *args], cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60)
 
@@ -342,7 +343,7 @@ def test_no_symbolic_link_is_followed_and_each_says_where_it_points(folder, tmp_
 
 
 def test_a_file_swapped_for_a_link_or_a_pipe_after_the_listing_is_not_followed_or_waited_on(tmp_path):
-    from exercises.core import untrusted
+    from engine.report import untrusted
 
     os.mkfifo(tmp_path / "pipe")                         # nobody ever writes to it
     (tmp_path / "link").symlink_to(tmp_path / "pipe")
@@ -358,7 +359,7 @@ def test_a_file_swapped_for_a_link_or_a_pipe_after_the_listing_is_not_followed_o
 
 
 def test_an_error_while_looking_at_one_file_skips_that_file_only(folder, monkeypatch):
-    from exercises.core import untrusted
+    from engine.report import untrusted
 
     (folder / "ada.json").write_text(sealed("Ada"))
     (folder / "odd-link.json").symlink_to("ada.json")
@@ -398,6 +399,6 @@ def test_a_formula_after_a_separator_is_neutralised_in_every_column(folder):
     ("2026-03-01T10:00:00Z", "2026-03-01T10:00:00Z"), (3, 3),
 ])
 def test_neutralise_follows_owasps_rule(text, safe):
-    from exercises.core import spreadsheet
+    from engine.report import spreadsheet
 
     assert spreadsheet.neutralise(text) == safe

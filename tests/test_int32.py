@@ -133,3 +133,25 @@ def test_routing_counts_with_32_bit_indices_and_sizes():
     narrow = routing.experts.astype(np.int32)                    # np.argsort's indices in the browser
     counts = strict(moe.tokens_per_expert, narrow, as_int32(8))
     assert np.array_equal(counts, moe.tokens_per_expert(routing.experts, 8)) and counts.sum() == 80
+
+
+def test_the_circuits_the_record_and_live_training_given_32_bit_integers_give_the_same_numbers():
+    from lib import circuits, generate, train
+
+    ids = model.encode("copy b d a e | b d a e . copy h c f g | h c f g .")
+    narrow = ids.astype(np.int32)
+    maps = circuits.attention_maps(ids)
+    assert np.array_equal(strict(circuits.attention_maps, narrow), maps)
+    wide_scores, narrow_scores = circuits.head_scores(maps, ids), strict(circuits.head_scores, maps, narrow)
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(wide_scores, narrow_scores))
+    assert np.array_equal(strict(circuits.induction_targets, narrow), circuits.induction_targets(ids))
+    text = model.heldout()
+    wide = circuits.kind_scores(text.logits, text.ids, text.kinds)
+    thin = strict(circuits.kind_scores, text.logits, text.ids.astype(np.int32), text.kinds.astype(np.int32), as_int32(9))
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(wide, thin))
+    assert np.array_equal(strict(circuits.keys_without, narrow, (np.int32(0), np.int32(3)), (np.int32(1), np.int32(1))),
+                          circuits.keys_without(ids, (0, 3), (1, 1)))
+    assert strict(generate.greedy, narrow[:6], as_int32(5)).ids.tolist() == generate.greedy(ids[:6], 5).ids.tolist()
+    run = strict(train.LiveTraining, as_int32(2), seed=as_int32(4), warmup=as_int32(10), d_model=as_int32(16),
+                 d_ff=as_int32(64), length=as_int32(8), vocab=as_int32(8))
+    assert np.array_equal(strict(run.advance, as_int32(5)), train.LiveTraining(2, seed=4, warmup=10).advance(5))

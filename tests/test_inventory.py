@@ -1,4 +1,4 @@
-"""The course's inventory (exercises/core/inventory.py) and the proof that every suite covers the
+"""The course's inventory (engine/core/inventory.py) and the proof that every suite covers the
 whole course.
 
 What exists is found here without the inventory and without any list: the notebooks in content/,
@@ -32,8 +32,8 @@ import pytest
 
 import labs
 from conftest import CONTENT
-from exercises.core import inventory, registry
-from exercises.core.definition import Exercise, Question
+from engine.core import inventory, registry
+from engine.core.definition import Exercise, Question
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def existing_labs() -> dict:
     """{function: "module.name"} of every ``*_lab`` function a lab module defines."""
     found = {}
     for info in pkgutil.walk_packages(labs.__path__, "labs."):
-        if info.name.startswith("labs.kit") or info.ispkg:
+        if info.name.startswith("engine.kit") or info.ispkg:
             continue
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():
@@ -112,7 +112,7 @@ def test_a_notebook_is_read_from_its_own_cells_whatever_they_hold():
         {"cell_type": "markdown", "source": ["# 07 Something *new*\n", "\n", "What it is, in `code`.\n"]},
         {"cell_type": "code", "source": "%matplotlib inline"},                  # not Python: skipped
         {"cell_type": "code", "source": "from labs.extra import one_lab, two_lab as two, a_model\n"
-                                        "from exercises.ui.skip_ahead import skip_ahead\n"
+                                        "from engine.ui.skip_ahead import skip_ahead\n"
                                         "skip_ahead('07_new')\ntwo()\none_lab()\ntwo()\na_model()"},
         {"cell_type": "code", "metadata": {"tags": ["exercise"], "course": {"exercise": "ex-1"}},
          "source": "x = ____"},
@@ -134,10 +134,11 @@ def test_the_index_the_site_ships_reads_back_as_the_same_inventory():
 
 def test_where_there_is_no_content_folder_the_index_the_site_ships_is_read(tmp_path, monkeypatch):
     """In the browser the course wheel holds no content/: the registry reads the index the site
-    build wrote into the wheel (exercises/core/_release/inventory.json, tools/release.py)."""
-    index = tmp_path / "inventory.json"
-    monkeypatch.setattr(inventory, "CONTENT", tmp_path / "no-content")
-    monkeypatch.setattr(inventory, "INDEX", index)
+    build wrote into the wheel (inventory.json in the course's release folder, tools/release.py)."""
+    index = tmp_path / "release" / "inventory.json"
+    index.parent.mkdir()
+    installed = replace(inventory.current(), content=tmp_path / "no-content", release=index.parent)
+    monkeypatch.setattr(inventory, "current", lambda: installed)
     inventory.notebooks.cache_clear()
     try:
         with pytest.raises(FileNotFoundError, match="cannot be listed"):
@@ -277,8 +278,10 @@ def test_an_exercise_without_its_cell_fails_the_coverage_test(monkeypatch):
 
 
 def test_a_question_no_notebook_asks_fails_the_coverage_test(monkeypatch):
-    kept = saved_notebooks_ask()
-    notebook, question = next((nb, q) for nb in NOTEBOOKS for q in nb.questions if q not in kept)
+    notebook = next(nb for nb in NOTEBOOKS if nb.questions)
+    question = notebook.questions[0]
+    kept = saved_notebooks_ask() - {question}          # as if no saved notebook asked it either
+    monkeypatch.setitem(globals(), "saved_notebooks_ask", lambda: kept)
     _without(monkeypatch, notebook.stem, questions=tuple(q for q in notebook.questions if q != question))
     with pytest.raises(AssertionError, match=f"{question} is asked neither in {notebook.stem}"):
         test_every_question_is_asked_in_its_notebook_and_registered()

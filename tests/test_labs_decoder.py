@@ -22,7 +22,7 @@ from lib.block import block_steps, decoder, random_block_weights, random_stack, 
 from lib.ffn import ffn
 from lib.norm import rms_norm, root_mean_square
 from lib.params import ModelConfig, count_parameters, kv_cache_per_token, mebibytes, training_memory
-from presentation.numbers import amount, percentage, size
+from engine.presentation.numbers import amount, percentage, size
 
 
 @pytest.fixture(autouse=True)

@@ -164,7 +164,7 @@ def test_router_model_example_token_and_fair_share():
     m = router_model(0.0)
     assert FAIR_SHARE == 4096 * 2 // 8 == 1024 and m["fair"] == 1024
     assert list(m["chosen"]) == [0, 2] and np.allclose(np.round(m["shares"], 3), [0.875, 0.125])
-    assert "experts 1 and 3 with shares 0.875 and 0.125" in m["verdict"]
+    assert "experts 0 and 2 with shares 0.875 and 0.125" in m["verdict"]
     assert m["counts"].sum() == 8192 and m["busiest"] > 1.5 * 1024 and m["quietest"] < 0.5 * 1024
     assert "Left to itself" in m["verdict"]
     balanced = router_model(0.5, 10)
@@ -191,3 +191,42 @@ def test_router_view_over_every_control():
     lab.strength.value = 3 * lab.strength.step                       # the browser's three arrow presses
     assert lab.view.image.value != before
     assert router_lab(1.0, 0, 15) is not None
+
+
+def test_balancing_has_a_price_the_verdict_states_and_the_lab_counts_it():
+    """The share of tokens no longer sent to both experts their own scores chose, counted token by
+    token against the unbiased top 2, is in the verdict whenever balancing runs; none without it."""
+    from labs.ffn.router import router_scores
+    from lib.moe import balance_load, route
+    own = np.sort(route(router_scores(), 2).experts, axis=1)
+    assert router_model(0.0)["rerouted"] == 0.0 and "price" not in router_model(0.0)["verdict"]
+    for strength in (0.25, 0.5):
+        m = router_model(strength, 10)
+        moved = np.any(np.sort(balance_load(router_scores(), 2, strength, 10).routing.experts, axis=1) != own, axis=1)
+        assert m["rerouted"] == pytest.approx(moved.mean()) and 0.3 < m["rerouted"] < 0.6
+        assert f"The price: {round(100 * m['rerouted'])}% of the 4,096 tokens are no longer sent to both experts" \
+               in m["verdict"]
+
+
+def test_the_router_lab_numbers_experts_from_0_as_the_notebook_and_the_checks_do():
+    lab = RouterLab()
+    labels = [t.get_text() for t in lab.ax_load.get_xticklabels()]
+    assert labels == [str(e) for e in range(8)]
+    assert "tokens per expert (0 to 7)" in lab.numbers.value
+    assert router_model(0.0)["expert_numbers"] == [0, 2]
+
+
+def test_the_difference_from_one_matrix_is_written_plainly_once_it_is_not_rounding():
+    lab = RemoveActivationLab()
+    assert lab.model["difference"] > 1                                   # with ReLU: far from one matrix
+    row = next(r for r in lab.numbers.value.split("</tr>") if "largest |FFN" in r)
+    import re
+    assert not re.search(r"\de[+-]\d", row), row
+
+
+def test_the_width_slider_writes_its_thousands_grouped_as_the_lab_s_tables_do():
+    from engine.kit.number_box import grid_of
+    grid = grid_of(ParametersLab().d_model)
+    assert grid.write(4096) == "4,096"
+    with pytest.raises(ValueError, match="width d_model goes from 64 to 4,096: 5000 is above that"):
+        grid.read("5000")

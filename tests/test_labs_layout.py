@@ -1,4 +1,4 @@
-"""The controls every lab is built from (labs/kit/layout.py) and what every lab makes of them:
+"""The controls every lab is built from (engine/kit/layout.py) and what every lab makes of them:
 native controls with names a screen reader can read, state shown without colour, slider
 tracks that fit their range, and the course's page support in every lab.
 
@@ -11,9 +11,9 @@ import ipywidgets as widgets
 import pytest
 from ipywidgets.widgets.widget import _instances
 
-from exercises.core import inventory
-from labs.kit import layout, number_box
-from presentation import access
+from engine.core import inventory
+from engine.kit import layout, number_box
+from engine.presentation import access
 
 
 def every_lab():
@@ -193,4 +193,4 @@ def test_the_page_support_files_ship_in_the_course_wheel():
 
     files = wheel.source_files()
     for name in ("access.css", "access.js"):
-        assert files[f"presentation/{name}"] == (access.HERE / name).read_bytes()
+        assert files[f"engine/presentation/{name}"] == (access.HERE / name).read_bytes()

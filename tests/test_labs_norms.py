@@ -365,7 +365,7 @@ def test_stack_grid_lines_are_ten_times_apart_in_every_mode_and_the_curve_off_th
 
 
 def test_placement_compares_the_two_nudges_in_words_that_fit_the_numbers():
-    from presentation.numbers import amount
+    from engine.presentation.numbers import amount
 
     for depth in range(1, 65):
         m = placement_model(depth)
@@ -392,7 +392,7 @@ def test_block_axes_are_ticked_in_whole_blocks_at_every_depth():
 
 
 def test_fixed_decimals_never_show_a_negative_zero():
-    from presentation.numbers import fixed
+    from engine.presentation.numbers import fixed
     assert [fixed(v) for v in (-1e-17, -0.004, 0.0, 1.5, -0.14)] == ["0.00", "0.00", "0.00", "1.50", "-0.14"]
     assert fixed(-1e-17, signed=True) == "+0.00" and fixed(-0.04, 1) == "0.0"
 

@@ -9,7 +9,7 @@ The scan reads each module's syntax tree and reports:
 - NumPy's own number printing (``array2string``, ``printoptions``, ``format_float_...``);
 - a matplotlib number formatter (``PercentFormatter``, ``StrMethodFormatter``, ...): a tick label
   is written with presentation (``FuncFormatter`` or fixed labels) instead;
-- a slider's ``readout_format`` given as a literal spec instead of ``presentation.numbers.readout``.
+- a slider's ``readout_format`` given as a literal spec instead of ``engine.presentation.numbers.readout``.
 
 A whole number that counts something (a layer, a position, a block) may be interpolated as it
 is, ``f"{n} layers"``: that is how ``count`` writes it below 1,000, and the scan cannot tell it
@@ -121,7 +121,7 @@ def _label(path: Path) -> str:
 @pytest.mark.parametrize("path", LAB_MODULES, ids=_label)
 def test_the_lab_module_writes_no_number_itself(path):
     wrong = problems(_label(path), path.read_text(encoding="utf-8"), EXCEPTIONS)
-    assert wrong == [], ("write these numbers with presentation.numbers (fixed, percentage, count, "
+    assert wrong == [], ("write these numbers with engine.presentation.numbers (fixed, percentage, count, "
                          "significant, scientific, readout, ...):\n" + "\n".join(wrong))
 
 

@@ -1,6 +1,7 @@
 """The layout of labs/ (labs/README.md): one package per notebook re-exporting exactly the names
 the notebooks import, one lab per module, distinct view names, and no widgets on import."""
 
+import ast
 import importlib
 import inspect
 import json
@@ -12,27 +13,24 @@ from pathlib import Path
 
 import pytest
 
-from exercises.core import inventory
+from engine.core import inventory
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = inventory.lab_packages()          # the packages the notebooks call labs from
 NOTEBOOKS = ([ROOT / "content" / nb.path for nb in inventory.notebooks()]
              + sorted(ROOT.glob("tests/saved_notebooks/*/*.ipynb")))
-IMPORT = re.compile(r"^\s*from labs\.(\w+) import ([\w, ]+)$")
-
-
 def imported_names(notebooks=NOTEBOOKS) -> dict:
-    """{package: the names notebooks import from it}, read from their code cells."""
+    """{package: the names notebooks import from it (``from labs.<package> import ...``)}, read
+    from their code cells."""
     found = {}
     for path in notebooks:
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             if cell["cell_type"] != "code":
                 continue
-            for line in "".join(cell["source"]).splitlines():
-                match = IMPORT.match(line)
-                if match:
-                    names = {name.strip() for name in match.group(2).split(",")}
-                    found.setdefault(match.group(1), set()).update(names)
+            for node in ast.walk(ast.parse("".join(cell["source"]))):
+                parts = (node.module or "").split(".") if isinstance(node, ast.ImportFrom) else []
+                if len(parts) == 2 and parts[0] == "labs":
+                    found.setdefault(parts[1], set()).update(alias.name for alias in node.names)
     return found
 
 
@@ -61,11 +59,13 @@ def test_each_package_re_exports_exactly_what_the_notebooks_import(name):
 
 def test_the_expected_names_are_re_exported():
     names = imported_names()
-    assert names["decoder"] == {"calculator_lab", "flow_lab", "flow_model", "near_identity_model",
-                                "rand_demonstration", "six_steps_lab", "size_of"}
-    assert names["trained"] == {"ablation_lab", "ablation_model", "head_summary", "heads_lab", "mismatch_lab",
-                                "mismatch_model", "pooled_perplexities", "stream_lab"}
-    from presentation.numbers import size
+    assert names["decoder"] == {"FLOW_D", "FLOW_FF", "FLOW_HEADS", "REAL_MODELS", "calculator_lab", "flow_inputs",
+                                "flow_lab", "flow_model", "near_identity_model", "rand_demonstration",
+                                "six_steps_lab", "size_of", "start_of_training"}
+    assert names["trained"] == {"LOUD", "QUIET", "REAL_MODELS", "ablation_lab", "ablation_model", "example_block",
+                                "head_summary", "heads_lab", "mismatch_lab", "mismatch_model",
+                                "pooled_perplexities", "pooled_run", "stream_lab", "trace", "your_parts"}
+    from engine.presentation.numbers import size
     from labs.decoder import size_of
     assert size_of is size and size_of(85_000_000) == "85.0 M"
 

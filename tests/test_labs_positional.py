@@ -14,7 +14,7 @@ from labs.positional import rotary, scaling, shuffle
 from labs.positional import table as position_table
 from lib.attention import attention
 from lib.positional import rope, sinusoidal
-from presentation.numbers import amount
+from engine.presentation.numbers import amount
 
 IDENTITY = (0, 1, 2)
 MOVED = [p for p in shuffle.PERMUTATIONS if p != IDENTITY]
@@ -370,3 +370,22 @@ def test_scaling_view_every_factor():
         assert list(lab.share_marker.get_data()[0]) == pytest.approx([math.log2(factor)] * 2)
         assert list(lab.word_line.get_ydata()) == pytest.approx(list(100 * m["by_word_curve"]))
     assert lab.view.figure is fig and lab.view.renders > renders
+
+
+def test_the_rotary_verdict_counts_the_places_a_distance_has_and_says_when_there_is_none():
+    from labs.positional.rotary import POS_MAX, rope_model
+    lone = rope_model(0, POS_MAX)
+    assert lone["places"] == 1 and "has no other place in the lab's range, 0 to 31" in lone["verdict"]
+    assert "Moved together" not in lone["verdict"]
+    m = rope_model(5, 2)
+    assert m["places"] == POS_MAX + 1 - 3 == len(m["together"])
+    assert f"Moved together to any of the {m['places']} places this distance has" in m["verdict"]
+
+
+def test_the_scaling_verdict_says_neither_alone_when_both_move_by_more_than_half():
+    from labs.positional import scaling_model
+    for factor in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0):
+        m = scaling_model(factor)
+        neither = min(m["by_word"], m["by_place"]) > 0.5
+        assert ("follow neither the words nor the positions alone" in m["verdict"]) == neither, factor
+    assert "neither" in scaling_model(2.0)["verdict"] and "neither" in scaling_model(1.0)["verdict"]

@@ -12,7 +12,7 @@ from labs.trained.held_out import GROUPS, held_out
 from labs.trained.mismatch import BASE_MAX, BASE_MIN, EPS_MAX, EPS_MIN, MismatchLab, mismatch_model
 from labs.trained.stream import TrainedStreamLab, stream_model
 from lib import model
-from presentation.numbers import amount
+from engine.presentation.numbers import amount
 
 
 @pytest.fixture(autouse=True)

@@ -228,3 +228,59 @@ def test_lists_of_tokens_and_weights_are_numbers_too():
 def test_more_bad_input_is_rejected(call, expected):
     with pytest.raises(ValueError, match=expected):
         call()
+
+
+# ---------------------------------------------------------------- with a KV cache
+
+def test_attention_with_a_cache_equals_attention_over_the_whole_text():
+    """The text in three parts (5, 1 and 3 tokens), each reading the cache of the parts before:
+    the same outputs as the whole text at once, with RoPE at each token's own position, for one
+    text and a batch of two; the weights have a row per new token and a column per token so far."""
+    from lib.attention import KVCache
+    Wq, Wk, Wv, Wo = rng.normal(0, 0.4, (4, 8, 8))
+    for x in (rng.normal(size=(9, 8)), rng.normal(size=(2, 9, 8))):
+        whole, whole_weights = attention(x, Wq, Wk, Wv, Wo, heads=2, positions=rope, return_weights=True)
+        cache, outs = KVCache(), []
+        for start, stop in ((0, 5), (5, 6), (6, 9)):
+            out, weights = attention(x[..., start:stop, :], Wq, Wk, Wv, Wo, heads=2, positions=rope,
+                                     return_weights=True, cache=cache)
+            assert weights.shape == x.shape[:-2] + (2, stop - start, stop) and cache.length == stop
+            assert np.allclose(weights, whole_weights[..., start:stop, :stop], atol=1e-12)
+            outs.append(out)
+        assert np.allclose(np.concatenate(outs, axis=-2), whole, atol=1e-12)
+        assert cache.keys.shape == cache.values.shape == x.shape[:-2] + (2, 9, 4)
+        assert cache.nbytes == 2 * cache.keys.size * 8
+        # the cache holds the keys as turned at their own positions, and the plain values
+        keys = rope(np.swapaxes((x @ Wk).reshape(*x.shape[:-1], 2, 4), -3, -2))
+        assert np.allclose(cache.keys, keys, atol=1e-12)
+        assert np.allclose(cache.values, np.swapaxes((x @ Wv).reshape(*x.shape[:-1], 2, 4), -3, -2), atol=1e-12)
+
+
+def test_an_empty_cache_holds_nothing_and_positions_get_the_cache_s_length_as_offset():
+    from lib.attention import KVCache
+    cache = KVCache()
+    assert cache.length == 0 and cache.nbytes == 0 and cache.keys is None
+    offsets = []
+
+    def positions(q, offset=None):
+        offsets.append(offset)
+        return q
+
+    x, (Wq, Wk, Wv, Wo) = rng.normal(size=(4, 6)), rng.normal(0, 0.4, (4, 6, 6))
+    attention(x[:3], Wq, Wk, Wv, Wo, positions=positions, cache=cache)
+    attention(x[3:], Wq, Wk, Wv, Wo, positions=positions, cache=cache)
+    attention(x, Wq, Wk, Wv, Wo, positions=positions)
+    assert offsets == [0, 0, 3, 3, None, None]            # queries and keys alike; no cache, no offset
+    keys, values = cache.append(np.ones((1, 2, 6)), np.zeros((1, 2, 6)))
+    assert keys.shape == values.shape == (1, 6, 6) and cache.length == 6
+    assert np.array_equal(keys[:, 4:], np.ones((1, 2, 6))) and np.array_equal(cache.keys, keys)
+
+
+def test_without_the_mask_a_cache_s_queries_read_every_key():
+    from lib.attention import KVCache
+    x, (Wq, Wk, Wv, Wo) = rng.normal(size=(5, 6)), rng.normal(0, 0.4, (4, 6, 6))
+    cache = KVCache()
+    attention(x[:4], Wq, Wk, Wv, Wo, cache=cache, causal=False)
+    _out, weights = attention(x[4:], Wq, Wk, Wv, Wo, cache=cache, causal=False, return_weights=True)
+    _whole, expected = attention(x, Wq, Wk, Wv, Wo, causal=False, return_weights=True)
+    assert np.allclose(weights[0], expected[0, 4:], atol=1e-12)

@@ -388,3 +388,23 @@ def test_block_takes_a_list_of_tokens():
     w = random_block_weights(4, 8, seed=2, scale=0.3)
     x = rng.normal(size=(3, 4))
     assert np.array_equal(block(x.tolist(), w), block(x, w))
+
+
+def test_a_block_with_a_kv_cache_gives_the_last_rows_of_the_whole_text():
+    """New tokens run through the same block with its attention's cache: the rows of the whole text
+    run at once, pre-norm and post-norm, plain and gated FFN, with RoPE; a block without attention
+    leaves its cache empty."""
+    from lib.attention import KVCache
+    x = rng.normal(size=(7, 8))
+    for gated in (False, True):
+        weights = random_block_weights(8, 16, 2, seed=4, scale=0.4, gated=gated)
+        for placement in ("pre", "post", "none"):
+            whole = block(x, weights, placement=placement, positions=rope)
+            cache = KVCache()
+            first = block(x[:4], weights, placement=placement, positions=rope, cache=cache)
+            rest = block(x[4:], weights, placement=placement, positions=rope, cache=cache)
+            assert np.allclose(np.concatenate([first, rest]), whole, atol=1e-12), (gated, placement)
+            assert cache.length == 7
+    cache = KVCache()
+    block(x, weights, use_attention=False, cache=cache)
+    assert cache.length == 0

@@ -12,10 +12,11 @@ import pytest
 
 from labs.decoder.models import trained_stored
 from labs.trained import held_out, precomputed
-from lib import files, model
+from lib import files, model, placement_runs, training_record
 from tools.wheel import served_files, served_index
 
 LOADERS = (model.weight_arrays, model.weights, model.heldout, model.heldout_texts, files.served,
+           training_record.record, placement_runs.runs,
            precomputed.stored, precomputed.inputs_digest, held_out._setting_perplexities)
 
 
@@ -62,6 +63,11 @@ def test_the_model_gets_the_same_arrays_fetched_from_the_site_once_each(as_in_th
     stored = {label: float(value) for label, value in precomputed.stored()[key].items()}
     assert held_out.setting_perplexities(skip=(1,)) == pytest.approx(stored, nan_ok=True, rel=0, abs=0)
     precomputed.stored(), held_out.setting_perplexities(skip=(1,))
+    # the record of training and the placement runs, read as any other served file
+    with np.load(next(p for p in served_files().values() if p.name == "training_record.npz")) as stored:
+        assert np.array_equal(training_record.record().steps, stored["steps"])
+    assert len(placement_runs.runs().curves) == len(placement_runs.runs().variants)
+    training_record.record(), placement_runs.runs()
     assert sorted(as_in_the_browser) == sorted(served_files())           # each file fetched once
 
 
@@ -109,7 +115,7 @@ def test_a_file_neither_here_nor_served_is_named(as_in_the_browser):
 
 
 def test_the_sites_fetcher_outside_the_browser_says_so():
-    from exercises.core import site_files
+    from engine.core import site_files
 
     with pytest.raises(OSError, match="only the course site's kernel"):
         site_files.fetch("weights-0123456789ab.npz")
@@ -134,7 +140,7 @@ def test_the_shapes_of_a_file_are_read_once_and_again_when_the_file_changes(tmp_
 
 
 def test_the_fetcher_is_the_one_the_course_package_declares_and_none_without_one(monkeypatch):
-    from exercises.core import site_files
+    from engine.core import site_files
 
     assert files.fetcher() is site_files.fetch
     monkeypatch.setattr(files.metadata, "entry_points", lambda group: [])

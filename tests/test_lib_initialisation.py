@@ -190,3 +190,48 @@ def test_the_drawn_matrices_keep_their_columns_contiguous_and_the_generators_num
             assert np.array_equal(matrix, generator.standard_normal(shape[::-1]).T)
     block = next(initial_blocks(1, 6, 10, seed=3))
     assert all(getattr(block, name).flags.f_contiguous for name in ("Wq", "Wk", "Wv", "Wo", "W_up", "W_down"))
+
+
+# ---------------------------------------------------------------- no norm, the branches damped
+
+def test_damped_blocks_scale_wo_and_w_down_alone():
+    from lib.block import random_stack
+    from lib.initialisation import damped
+    blocks = random_stack(3, 8, 16, seed=2)
+    for scale in (0.0, 0.25, 1.0):
+        for before, after in zip(blocks, damped(blocks, scale)):
+            assert np.array_equal(after.Wo, before.Wo * scale) and np.array_equal(after.W_down, before.W_down * scale)
+            assert all(np.array_equal(getattr(after, n), getattr(before, n)) for n in ("Wq", "Wk", "Wv", "W_up"))
+    with pytest.raises(ValueError, match="scale should be a number of at least 0"):
+        damped(blocks, -1)
+
+
+def test_with_damped_branches_and_no_norm_the_words_stay_apart():
+    """Notebook 04's 48 random blocks and sentence (the layer-flow lab's), no norm anywhere: the
+    words' mean cosine similarity after 48 blocks, with and without the FFN, at each scale of Wo
+    and W_down, against every part on with pre-norm (0.818)."""
+    from labs.decoder import layer_flow
+    from lib.initialisation import norm_free_flow, output_std, similarity
+
+    x, blocks = layer_flow.flow_inputs(True)[0], layer_flow._stack(0)
+    found = {}
+    for scale in (1.0, 0.3, output_std("gpt2", 1.0, 48), 0.1, 0.02, 0.0):
+        without = norm_free_flow(x, blocks, scale, use_ffn=False)
+        with_ffn = norm_free_flow(x, blocks, scale, activation="gelu")
+        found[round(scale, 3)] = (round(without.similarity[-1], 3), round(with_ffn.similarity[-1], 3))
+        assert without.sizes.shape == without.similarity.shape == (49,)
+        assert with_ffn.similarity[0] == similarity(x)
+    assert found == {1.0: (1.0, 1.0), 0.3: (0.878, 0.949), 0.102: (0.596, 0.541), 0.1: (0.589, 0.535),
+                     0.02: (0.277, 0.279), 0.0: (round(similarity(x), 3),) * 2}
+    every_part = layer_flow._flow(tuple([True] * len(layer_flow.PARTS)), 48, 0)["alike"][-1]
+    assert round(every_part, 3) == 0.818
+    assert all(found[s][1] < every_part for s in (0.102, 0.1, 0.02))      # further apart than with the norms
+    sizes = norm_free_flow(x, blocks, 1.0).sizes
+    assert sizes[-1] > 1e9 and norm_free_flow(x, blocks, 0.02).sizes[-1] < 1.3
+
+
+def test_similarity_of_rows():
+    from lib.initialisation import similarity
+    assert similarity(np.array([[1.0, 0.0], [2.0, 0.0]])) == 1.0
+    assert similarity(np.array([[1.0, 0.0], [0.0, 3.0]])) == 0.0
+    assert similarity(np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])) == pytest.approx(-1 / 3)

@@ -33,8 +33,9 @@ def logits(ids):
 def test_shipped_files_are_small_and_float32():
     files = list((ROOT / "lib" / "trained").iterdir())
     assert {f.name for f in files} >= {"weights.npz", "reference.npz", "model.json"}
-    # the weights 1.7 MB, the held-out texts 0.4 MB, the results looked up 1.3 MB: fetched by notebook 05 alone
-    assert sum(f.stat().st_size for f in files) < 3.5 * 2 ** 20
+    # the weights 1.7 MB, the held-out texts 0.4 MB, the results looked up 1.3 MB, the record of training
+    # 0.2 MB and the placement runs: each fetched by the notebooks that use it alone
+    assert sum(f.stat().st_size for f in files) < 3.8 * 2 ** 20
     with np.load(model.FOLDER / "weights.npz") as data:
         assert all(data[name].dtype == np.float32 for name in data.files)
         total = sum(data[name].size for name in data.files)
@@ -55,7 +56,7 @@ def test_training_record():
 
 
 def test_nothing_the_browser_imports_mentions_torch():
-    for package in ("lib", "labs", "presentation"):
+    for package in ("engine", "lib", "labs", "exercises", "presentation"):
         for path in (ROOT / package).rglob("*.py"):
             assert "import torch" not in path.read_text(encoding="utf-8"), path
 

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from conftest import CONTENT, ROOT, notebooks
-from exercises.core.notebooks import cell_number
+from engine.core.notebooks import cell_number
 
 BUDGET = json.loads((ROOT / "benchmarks" / "budget.json").read_text(encoding="utf-8"))
 OVER = json.loads((Path(__file__).parent / "matrix_work_over_budget.json").read_text(encoding="utf-8"))

@@ -6,10 +6,10 @@ import html
 import numpy as np
 import pytest
 
-from exercises.core import own
-from exercises.core.cell import run_cell
-from exercises.core.registry import get_exercise
-from exercises.ui.notebook import check
+from engine.core import own
+from engine.core.cell import run_cell
+from engine.core.registry import get_exercise
+from engine.notebook import check
 
 
 @pytest.fixture(autouse=True)
@@ -122,7 +122,7 @@ def test_temperature_lab_weighs_the_words_with_the_learners_softmax():
 def test_position_table_lab():
     from labs.positional.table import PositionTableLab
 
-    lab = _same(PositionTableLab, "sinusoidal-table", lambda m: [m["table"], m["values"]])
+    lab = _same(PositionTableLab, "position-table", lambda m: [m["table"], m["values"]])
     lab.d_slider.value, lab.length_slider.value = 64, 64
     assert lab.own.running_own and lab.model["table"].shape == (64, 64)
 
@@ -132,7 +132,7 @@ def test_shuffle_lab_with_positions():
 
     def positions_on(lab):
         lab.positions.value = True
-    lab = _same(ShuffleLab, "sinusoidal-table", lambda m: [m["out_before"], m["out_after"], m["change"]],
+    lab = _same(ShuffleLab, "position-table", lambda m: [m["out_before"], m["out_after"], m["change"]],
                 positions_on)
     lab.positions.value = False
     assert "this setting uses no" in _badge(lab) and not lab.own.running_own
@@ -237,13 +237,13 @@ def test_a_failed_recheck_makes_a_running_lab_fall_back():
     from labs.positional.table import PositionTableLab
 
     lab = PositionTableLab()
-    passed("sinusoidal-table")
+    passed("position-table")
     lab.own.checkbox.value = True
     assert lab.own.running_own
-    check("sinusoidal-table", learner("sinusoidal-table", get_exercise("sinusoidal-table").mistakes[0].code))
+    check("position-table", learner("position-table", get_exercise("position-table").mistakes[0].code))
     assert not lab.own.running_own and lab.own.checkbox.disabled
     assert "no longer passes its check" in _badge(lab) and "course-own-fallback" in _badge(lab)
-    passed("sinusoidal-table")
+    passed("position-table")
     assert lab.own.running_own                          # ticked all along: back on the learner's
 
 
@@ -305,7 +305,7 @@ def test_the_badge_counts_the_calls_of_the_learners_function_and_shows_the_last_
 
 
 def test_call_summary_names_arrays_by_shape_and_numbers_by_value():
-    from labs.kit.own_function import call_summary
+    from engine.kit.own_function import call_summary
 
     assert call_summary("f", (np.zeros((2, 3)), 4, 0.5), {"eps": 1e-5, "pairing": "halves"}) == \
         "f(array (2, 3), 4, 0.5, eps=1e-05, pairing='halves')"

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-COPIED = ("lib", "exercises", "labs", "presentation", "content", "tests", "tools", "benchmarks", "training",
+COPIED = ("engine", "lib", "exercises", "labs", "presentation", "content", "tests", "tools", "benchmarks", "training",
           "conftest.py", "pytest.ini", ".importlinter", "pyproject.toml")
 NEW = ["content/06_demo_topic.ipynb", "exercises/definitions/demo_topic.py", "labs/demo_topic/__init__.py",
        "labs/demo_topic/demo_topic.py", "tests/test_labs_demo_topic.py", "tests/data/answers/06_demo_topic.toml"]

@@ -1,7 +1,7 @@
 """Every notebook in content/: valid, shipped clean, and run top to bottom in real kernels.
 
 nbval runs each notebook twice: as shipped (blanks unfilled: no cell may error) and
-solved by `python -m exercises solve` with COURSE_STRICT=1 (every check must pass; the solved
+solved by `python -m engine solve` with COURSE_STRICT=1 (every check must pass; the solved
 run is shared with tests/test_matrix_budget.py, conftest's ``solved_run``).
 """
 
@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from conftest import CONTENT, notebooks, run_nbval
-from exercises.core.notebooks import cell_number
+from engine.core.notebooks import cell_number
 
 NOTEBOOKS = notebooks()
 IDS = [p.relative_to(CONTENT).as_posix() for p in NOTEBOOKS]

@@ -1,12 +1,12 @@
 """The progress record kept in the browser's storage where the kernel has no drive
-(exercises/core/page_store.py): how two records merge, and what the learner is told. The
+(engine/core/page_store.py): how two records merge, and what the learner is told. The
 browser side itself runs in Chromium: tests/test_browser_classroom.py."""
 
 import json
 
-from exercises.core import page_store, progress
-from exercises.core.progress import Progress
-from exercises.ui.storage_view import storage_html
+from engine.core import page_store, progress
+from engine.core.progress import Progress
+from engine.ui.storage_view import storage_html
 
 
 def record(**entries):

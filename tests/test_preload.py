@@ -45,11 +45,12 @@ def test_the_site_preloads_every_module_its_notebooks_and_the_course_import(onli
     # What was checked was read from the site itself.
     from_notebooks = set().union(*(preload.notebook_imports(json.loads(p.read_text(encoding="utf-8")))
                                    for p in (site / "files").rglob("*.ipynb")))
-    assert {"numpy", "lib", "labs", "exercises"} <= from_notebooks
+    assert {"numpy", "lib", "labs", "engine"} <= from_notebooks
     lock = json.loads((site / preload.LOCK).read_text(encoding="utf-8"))
     from_course = preload.wheel_imports(preload.course_wheel(site, lock))
     assert {"numpy", "matplotlib", "ipywidgets", "IPython"} <= set(from_course)
-    assert not {"lib", "labs", "exercises"} & set(from_course), "the course's own packages need no preload"
+    own = {"engine", "lib", "labs", "exercises", "presentation"}
+    assert not own & set(from_course), "the course's own packages need no preload"
 
 
 def test_a_notebook_importing_a_module_the_site_does_not_preload_fails_the_check(
@@ -75,8 +76,8 @@ def test_a_package_left_out_of_the_preload_list_fails_the_check(online_site, pyo
     options["packages"] = [p for p in options["packages"] if p not in ("matplotlib", "transformer-course")]
     (site / "jupyter-lite.json").write_text(json.dumps(config), encoding="utf-8")
     problems = preload.site_problems(site, pyodide_stdlib)
-    assert any(p.startswith("The course wheel's labs/") and " imports matplotlib," in p for p in problems), problems
-    assert any(p.startswith("00_start_here.ipynb imports exercises (cell 3") for p in problems), problems
+    assert any(p.startswith("The course wheel's engine/") and " imports matplotlib," in p for p in problems), problems
+    assert any(p.startswith("00_start_here.ipynb imports engine (cell 3") for p in problems), problems
 
 
 def test_imports_are_read_from_the_code_only():

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from presentation import html, numbers, tables
+from engine.presentation import html, numbers, tables
 
 EXAMPLE = re.compile(r'(\w+\((?:[^()"]|"[^"]*"|\([^()]*\))*\)) -> ("(?:[^"\\]|\\.)*")')
 SOURCE = Path(numbers.__file__).read_text(encoding="utf-8")

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from exercises.core import hints, progress, review, skip_ahead
-from exercises.core import progress_file as storage
-from exercises.core.progress import Progress
-from exercises.core.registry import all_exercises, get_exercise, notebooks
+from engine.core import hints, progress, review, skip_ahead
+from engine.core import progress_file as storage
+from engine.core.progress import Progress
+from engine.core.registry import all_exercises, get_exercise, notebooks
 
 SAVED = Path(__file__).parent / "saved_progress" / "course-progress-v1.json"
 
@@ -31,7 +31,7 @@ def test_env_variable_wins(progress_file):
 
 
 def test_drive_root_in_jupyterlite(monkeypatch, tmp_path):
-    from exercises.core import release
+    from engine.core import release
 
     monkeypatch.delenv("COURSE_PROGRESS_FILE")
     real = os.path.isdir
@@ -215,7 +215,7 @@ def test_record_survives_a_restart(progress_file):
     progress.record_check("row-mean", True, "pass")
     progress.record_answer("start-number-equal-scores", "0.2", True)
     data = json.loads(progress_file.read_text())
-    assert data["format"] == progress.FORMAT and data["version"] == 1
+    assert data["format"] == progress.record_format() and data["version"] == 1
     assert data["exercises"]["row-mean"]["passed"] is True
     assert data["questions"]["start-number-equal-scores"]["correct"] is True
 
@@ -228,7 +228,7 @@ def test_corrupt_file_is_reported_kept_aside_and_replaced(progress_file, content
     assert data["exercises"] == {}
     notes = progress.notices()
     assert notes and ("damaged" in notes[0] or "Could not read" in notes[0])
-    assert json.loads(progress_file.read_text())["format"] == progress.FORMAT
+    assert json.loads(progress_file.read_text())["format"] == progress.record_format()
     assert (progress_file.parent / (progress_file.name + ".corrupt")).exists()
     progress.record_check("row-mean", True, "pass")  # and recording works again
     assert progress.exercise_entry("row-mean")["passed"]
@@ -243,7 +243,7 @@ def test_unwritable_location_is_reported_not_raised(monkeypatch, tmp_path):
 
 
 def test_check_shows_a_notice_for_a_corrupt_file(progress_file, capsys):
-    from exercises.ui.notebook import check
+    from engine.notebook import check
 
     progress_file.write_text("garbage")
     check("row-mean", {})
@@ -294,7 +294,7 @@ def test_summary_lists_every_registered_exercise():
 
 
 def test_progress_view_lists_all_notebooks_and_statuses():
-    from exercises.ui.progress_view import progress_view
+    from engine.ui.progress_view import progress_view
 
     progress.record_check("row-mean", True, "pass")
     progress.record_check("stable-softmax", False, "values")
@@ -308,7 +308,7 @@ def test_progress_view_lists_all_notebooks_and_statuses():
 
 
 def test_progress_view_reset_needs_confirmation():
-    from exercises.ui.progress_view import progress_view
+    from engine.ui.progress_view import progress_view
 
     progress.record_check("row-mean", True, "pass")
     view = progress_view()
@@ -326,7 +326,7 @@ def test_progress_view_export_and_import():
     import base64
     import datetime
 
-    from exercises.ui.progress_view import progress_view
+    from engine.ui.progress_view import progress_view
 
     progress.record_check("row-mean", True, "pass")
     view = progress_view()
@@ -357,7 +357,7 @@ def test_import_keeps_skip_ahead_review_and_release_records():
 
 
 def test_progress_view_marks_a_notebook_skipped_ahead():
-    from exercises.ui.progress_view import progress_table_html
+    from engine.ui.progress_view import progress_table_html
 
     assert storage.write(document(
         test_out={"01_positional_encoding": {"passed": True, "passed_at": "2026-11-29T10:00:00"}}))

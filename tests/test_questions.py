@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from exercises.core import progress
-from exercises.core.questions import grade, parse_number, parse_shape
-from exercises.core.definition import Question
-from exercises.core.registry import all_questions, get_question
+from engine.core import progress
+from engine.core.questions import grade, parse_number, parse_shape
+from engine.core.definition import Question
+from engine.core.registry import all_questions, get_question
 
 
 @pytest.fixture(autouse=True)
@@ -69,7 +69,7 @@ def test_bad_question_definition_is_refused():
 # ---------------------------------------------------------------- widgets
 
 def test_predict_locks_and_records_before_explaining():
-    from exercises.ui.questions import ask
+    from engine.ui.questions import ask
 
     q = get_question("start-predict-softmax")
     w = ask(q.id)
@@ -91,7 +91,7 @@ def test_predict_locks_and_records_before_explaining():
 
 
 def test_number_widget_with_tolerance_and_reveal():
-    from exercises.ui.questions import ask
+    from engine.ui.questions import ask
 
     w = ask("start-number-equal-scores")
     w.text.value = "nonsense"
@@ -110,7 +110,7 @@ def test_number_widget_with_tolerance_and_reveal():
 
 
 def test_shape_widget():
-    from exercises.ui.questions import ask
+    from engine.ui.questions import ask
 
     w = ask("start-shape-row-mean")
     assert "course-question-shape" in w._dom_classes
@@ -121,7 +121,7 @@ def test_shape_widget():
 
 def test_enter_in_a_number_or_shape_box_checks_the_answer():
     """The browser sends {"event": "submit"} when Enter is pressed in a text box."""
-    from exercises.ui.questions import ask
+    from engine.ui.questions import ask
 
     for question_id, wrong, right in (("start-number-equal-scores", "0.3", "0.2"),
                                       ("start-shape-row-mean", "(4, 2)", "(4, 2, 1)")):
@@ -137,7 +137,7 @@ def test_enter_in_a_number_or_shape_box_checks_the_answer():
 
 
 def test_exercise_controls_hint_ladder_and_solution_lock():
-    from exercises.ui.feedback import exercise_controls
+    from engine.ui.feedback import exercise_controls
 
     controls = exercise_controls("row-mean")
     assert "course-controls" in controls._dom_classes
@@ -160,10 +160,10 @@ def test_exercise_controls_hint_ladder_and_solution_lock():
 
 
 def test_a_hint_the_feedback_shows_is_not_listed_again_under_it():
-    from exercises.ui.feedback import exercise_controls
-    from exercises.ui.notebook import check
-    from exercises.core.cell import run_cell
-    from exercises.core.registry import get_exercise
+    from engine.ui.feedback import exercise_controls
+    from engine.notebook import check
+    from engine.core.cell import run_cell
+    from engine.core.registry import get_exercise
 
     ex = get_exercise("row-mean")
     wrong = run_cell(ex.variant_source({0: "x.sum(axis=-1, keepdims=True).reshape(1, -1) + 1"}), ex.context)
@@ -189,7 +189,7 @@ def test_temperature_model_is_sensible_at_every_setting():
         assert np.isfinite(m["weights"]).all() and m["weights"].sum() == pytest.approx(1.0)
         assert m["verdict"] and "nan" not in m["verdict"].lower()
     assert "hard choice" in temperature_model(T_MIN)["verdict"]
-    assert "nearly even" in temperature_model(1e6)["verdict"]
+    assert "flattened towards an even split" in temperature_model(1e6)["verdict"]
     assert "leads with 56%" in temperature_model(1.0)["verdict"]
 
 
@@ -198,9 +198,9 @@ def test_each_temperature_verdict_shows_somewhere_on_the_slider():
 
     steps = np.arange(T_MIN, T_MAX + 1e-9, 0.05)                  # the slider's values
     verdicts = [temperature_model(t)["verdict"] for t in steps]
-    for kind in ("hard choice", "leads with", "nearly even"):
+    for kind in ("hard choice", "leads with", "flattened towards an even split"):
         assert any(kind in v for v in verdicts), kind
-    assert "nearly even" in temperature_model(T_MAX)["verdict"]
+    assert "flattened towards an even split" in temperature_model(T_MAX)["verdict"]
 
 
 def test_temperature_lab_redraws_in_place():
@@ -223,7 +223,7 @@ def test_temperature_lab_redraws_in_place():
 def test_figure_view_puts_the_image_in_an_output():
     from matplotlib.figure import Figure
 
-    from labs.kit.figure_view import FigureView
+    from engine.kit.figure_view import FigureView
 
     fig = Figure()
     line, = fig.add_subplot().plot([0, 1], [0, 1])
@@ -240,7 +240,7 @@ def test_lib_and_the_exercise_core_do_not_import_ipywidgets():
     import subprocess
     import sys
 
-    code = ("import sys, lib.block, lib.model, exercises.core.checker, exercises.definitions.start; "
+    code = ("import sys, lib.block, lib.model, engine.core.checker, exercises.definitions.start; "
             "print('ipywidgets' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from exercises.core import release
+from engine.core import release
 from tools import release as stamping
 
 
@@ -26,10 +26,10 @@ def built(tmp_path, monkeypatch):
         manifest = stamping.stage_contents(content, staged)
         release_dir = tmp_path / f"release-{name}"
         for wheel_path, data in stamping.wheel_files(manifest, staged).items():
-            target = release_dir / wheel_path.removeprefix("exercises/core/_release/")
+            target = release_dir / wheel_path.removeprefix(f"{stamping.RELEASE}/")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        monkeypatch.setattr(release, "RELEASE_DIR", release_dir)
+        monkeypatch.setattr(release, "release_dir", lambda: release_dir)
         return manifest, staged
     return build
 
@@ -81,13 +81,13 @@ def test_unreadable_or_unstamped_notebooks_are_not_reported(built, tmp_path):
 
 
 def test_a_checkout_that_was_never_built_has_no_release(monkeypatch, tmp_path):
-    monkeypatch.setattr(release, "RELEASE_DIR", tmp_path / "missing")
+    monkeypatch.setattr(release, "release_dir", lambda: tmp_path / "missing")
     assert release.manifest() is None
     assert release.outdated_notebooks(tmp_path) == []
 
 
 def test_views_offer_the_new_version_and_remember_keeping_mine(built, tmp_path, monkeypatch):
-    from exercises.ui import release_view
+    from engine.ui import release_view
 
     monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
     _, old = built({"01_x.ipynb": "one"}, "a")

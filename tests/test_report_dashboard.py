@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from exercises.core import export, progress, report
-from exercises.core.registry import all_exercises, all_questions
+from engine.core import export, progress
+from engine.report import report
+from engine.core.registry import all_exercises, all_questions
 
 ROOT = Path(__file__).resolve().parents[1]
 LEARNERS = 200
@@ -91,7 +92,7 @@ def dashboard(tmp_path_factory):
     folder = tmp / "class-a"
     folder.mkdir()
     make_class(folder, tmp)
-    done = subprocess.run([sys.executable, "-m", "exercises", "report", "class-a", "--csv", "class-a.csv", "--html"],
+    done = subprocess.run([sys.executable, "-m", "engine", "report", "class-a", "--csv", "class-a.csv", "--html"],
                           cwd=tmp, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
@@ -109,7 +110,7 @@ def test_the_page_fetches_nothing_runs_nothing_and_escapes_every_learner_string(
 
 
 def test_the_dashboard_renders_in_chromium_with_no_serious_axe_violation(dashboard, page, artifacts):
-    from exercises import dashboard as dashboard_module
+    from engine.report import dashboard as dashboard_module
     from test_browser_access import axe_run
 
     path, rep = dashboard
@@ -156,11 +157,11 @@ def test_the_dashboard_renders_in_chromium_with_no_serious_axe_violation(dashboa
     assert requests == [path.as_uri()]
 
 
-def test_the_readme_states_the_reports_rules_as_the_code_has_them():
-    from exercises import dashboard
-    from exercises.core import spreadsheet
+def test_the_instructors_guide_states_the_reports_rules_as_the_code_has_them():
+    from engine.report import dashboard
+    from engine.report import spreadsheet
 
-    readme = " ".join((ROOT / "README.md").read_text().split())
+    readme = " ".join((ROOT / "docs" / "instructors.md").read_text().split())
     assert (f"checked an exercise {dashboard.STUCK_CHECKS} or more times without passing it, opened "
             f"{dashboard.SOLUTIONS} or more solutions, or passed fewer than half as many") in readme
     assert dashboard.BEHIND == 0.5

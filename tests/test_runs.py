@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from exercises.core import restart, saved
-from exercises.core.progress import Progress
-from exercises.core.registry import get_exercise
-from exercises.core.runs import RunLog, defines, describe_error
-from exercises.core.which_run import Unjudged, ago, judge
+from engine.core import restart, saved
+from engine.core.progress import Progress
+from engine.core.registry import get_exercise
+from engine.core.runs import RunLog, defines, describe_error
+from engine.core.which_run import Unjudged, ago, judge
 from test_exercises import run_in_ipython
 
 
@@ -49,7 +49,7 @@ def run(log, namespace, source, cell_id=None, count=None):
 
 def fresh():
     namespace = {"__name__": "__main__"}
-    exec("import numpy as np\nfrom exercises.core.blank import ____", namespace)
+    exec("import numpy as np\nfrom engine.core.blank import ____", namespace)
     return RunLog(["rms_norm", "n_params"]), namespace
 
 
@@ -207,11 +207,11 @@ def test_when_a_run_was_is_said_by_the_clock_so_that_a_saved_output_stays_true()
 
 # ---------------------------------------------------------------- in a kernel: check() and begin()
 
-SETUP = "import numpy as np\nfrom exercises.ui.notebook import ____, ask, begin, check, hint, solution\nbegin()"
+SETUP = "import numpy as np\nfrom engine.notebook import ____, ask, begin, check, hint, solution\nbegin()"
 
 
 def test_check_in_a_kernel_grades_only_what_ran_and_records_accordingly(tmp_path):
-    record = "from exercises.core.progress import exercise_entry as e\n"
+    record = "from engine.core.progress import exercise_entry as e\n"
     cells = [SETUP,
              "assert check('rms-norm').feedback.kind == 'missing'",               # never ran here
              record + "assert e('rms-norm').get('attempts', 0) == 0 and e('rms-norm')['checks'] == 1",
@@ -234,7 +234,7 @@ def test_a_new_kernel_says_what_the_progress_holds_and_it_does_not(tmp_path):
     record.record_check("rms-norm", True, "pass")
     record.save()
     setup = ("from IPython.utils.capture import capture_output\nwith capture_output() as shown:\n"
-             "    from exercises.ui.notebook import ____, begin, check\n    begin()")
+             "    from engine.notebook import ____, begin, check\n    begin()")
     write_notebook(tmp_path, RMS.template, setup=setup,
                    outputs=[{"output_type": "display_data", "data": {saved.WIDGET_VIEW: {"model_id": "x"}}}])
     shown = "text = ''.join(o.data.get('text/plain', '') for o in shown.outputs)\n"
@@ -271,8 +271,8 @@ def test_this_notebook_is_found_by_its_running_setup_cell(tmp_path):
 
 
 def test_a_labs_badge_says_a_function_passed_before_this_kernel_started():
-    from exercises.core import own
-    from labs.kit.own_function import OwnFunctionSwitch
+    from engine.core import own
+    from engine.kit.own_function import OwnFunctionSwitch
     from labs.norms.stack import LAYER_NORM_USE
 
     own.forget_all()
@@ -290,7 +290,7 @@ def test_a_labs_badge_says_a_function_passed_before_this_kernel_started():
 
 
 def test_a_check_run_alone_in_a_new_kernel_says_the_exercise_passed_before():
-    from exercises.ui.notebook import check
+    from engine.notebook import check
 
     record = Progress()
     record.record_check("rms-norm", True, "pass")

@@ -6,7 +6,7 @@ import json
 import zipfile
 
 from conftest import notebooks, CONTENT
-from exercises.core import inventory
+from engine.core import inventory
 from tools import lock as locks
 
 KERNEL = "@jupyterlite/pyodide-kernel-extension:kernel"
@@ -40,21 +40,21 @@ def test_site_has_no_source_maps_and_stays_small(online_site):
 def test_lock_registers_the_course_wheel_with_its_imports(online_site):
     site, _ = online_site
     entry = served_lock(site)["packages"]["transformer-course"]
-    assert set(entry["imports"]) == {"lib", "exercises", "labs", "presentation"}
+    assert set(entry["imports"]) == {"engine", "lib", "exercises", "labs", "presentation"}
     assert set(entry["depends"]) == {"numpy", "matplotlib", "ipywidgets"}
     wheel = site / "static/pyodide-lock" / entry["file_name"]
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == entry["sha256"]
     names = set(zipfile.ZipFile(wheel).namelist())
-    library = {p.relative_to(CONTENT.parent).as_posix() for d in ("lib", "exercises", "labs", "presentation")
+    library = {p.relative_to(CONTENT.parent).as_posix() for d in ("engine", "lib", "exercises", "labs", "presentation")
                for p in (CONTENT.parent / d).rglob("*.py") if "__pycache__" not in p.parts}
     library |= {f"lib/trained/{p.name}" for p in (CONTENT.parent / "lib" / "trained").glob("*.json")}
     library |= {"lib/trained/served.json"}
     assert library and library <= names, f"missing from the wheel: {sorted(library - names)[:5]}"
-    release = {n for n in names if n.startswith("exercises/core/_release/")}
-    assert "exercises/core/_release/manifest.json" in release
-    shipped = zipfile.ZipFile(wheel).read("exercises/core/_release/inventory.json").decode()
+    release = {n for n in names if n.startswith("exercises/_release/")}
+    assert "exercises/_release/manifest.json" in release
+    shipped = zipfile.ZipFile(wheel).read("exercises/_release/inventory.json").decode()
     assert shipped == inventory.to_json(inventory.scan(CONTENT))       # what the registry reads there
-    assert {f"exercises/core/_release/notebooks/{p.relative_to(CONTENT).as_posix()}" for p in notebooks()} <= release
+    assert {f"exercises/_release/notebooks/{p.relative_to(CONTENT).as_posix()}" for p in notebooks()} <= release
 
 
 def served_arrays_problems(site):

@@ -92,7 +92,7 @@ def test_the_solved_copy_runs_in_the_local_jupyterlab_with_every_check_passed(ju
 
 FAULTY = [
     ("import sys\nprint('a warning', file=sys.stderr)", {}),
-    ("from exercises.ui.notebook import check\nfrom labs.start import temperature_lab\n\ntemperature_lab()", {}),
+    ("from engine.notebook import check\nfrom labs.start import temperature_lab\n\ntemperature_lab()", {}),
     ("def row_mean(x):\n    return x.mean(axis=-1, keepdims=True)",
      {"tags": ["exercise"], "course": {"exercise": "row-mean"}}),
     ('check("row-mean")', {"tags": ["check"], "jupyter": {"source_hidden": True}}),
@@ -143,7 +143,7 @@ def test_the_command_refuses_a_folder_that_holds_no_site(tmp_path):
 
 @pytest.mark.parametrize("notebook", notebooks(), ids=lambda p: p.relative_to(CONTENT).as_posix())
 def test_the_plan_finds_the_cell_of_every_lab_and_check_the_inventory_lists(notebook):
-    from exercises.core import inventory
+    from engine.core import inventory
 
     data = json.loads(notebook.read_text(encoding="utf-8"))
     plan = site_run.plan_of(data, notebook.name)

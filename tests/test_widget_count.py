@@ -1,4 +1,4 @@
-"""The kernel keeps only the widgets on show, and few of them (presentation/access.py): a cell run
+"""The kernel keeps only the widgets on show, and few of them (engine/presentation/access.py): a cell run
 again closes the course widgets its earlier run made, every widget under them included; a lab's
 and a question's widgets share their layouts and styles, and a shared one refuses a change. After
 a page reload the front end asks the kernel for every widget it holds, and the more there are the
@@ -6,7 +6,7 @@ longer it takes (tests/test_browser_access.py reloads every notebook)."""
 
 import pytest
 
-from presentation import access
+from engine.presentation import access
 
 
 def _open_widgets() -> int:
@@ -81,9 +81,9 @@ def test_a_lab_s_widgets_share_their_layouts_and_a_shared_layout_refuses_a_chang
 
 
 def test_a_number_question_s_answer_button_keeps_a_layout_of_its_own_to_show_and_hide():
-    from exercises.core.inventory import notebooks
-    from exercises.core.registry import get_question
-    from exercises.ui.questions import ask
+    from engine.core.inventory import notebooks
+    from engine.core.registry import get_question
+    from engine.ui.questions import ask
 
     number = next(q for nb in notebooks() for q in nb.questions if get_question(q).kind == "number")
     root = ask(number)

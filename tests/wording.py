@@ -1,7 +1,7 @@
 """The wording rules every sentence the course computes follows (a lab's verdict, a check's
 feedback), and the numbers a sentence states, read back out of it.
 
-- **One plural rule**, presentation/numbers.py's ``plural``: "1 block", "2 blocks", never
+- **One plural rule**, engine/presentation/numbers.py's ``plural``: "1 block", "2 blocks", never
   "1 blocks", "all 1 numbers" or "2 number" (:func:`disagreements`).
 - **Signed distances**: the score of rotary positions depends on the sign of m - n, so a distance
   is never written as a bare size, "3 apart" (:func:`unsigned_distances`).

@@ -12,15 +12,23 @@ learners must not get; the next build would ship it to every learner, as a new r
 - execution timestamps in cells' metadata (JupyterLab's "record timing");
 - a kernel other than `python`, the name JupyterLite's kernel has (another one makes JupyterLite
   ask each learner to choose a kernel);
-- what the exercise system's own validation finds (`python -m exercises validate`:
-  exercises.core.notebooks.validate_notebook): an exercise cell that differs from its template
+- what the exercise system's own validation finds (`python -m engine validate`:
+  engine.core.notebooks.validate_notebook): an exercise cell that differs from its template
   (the learner's code is written once, in its definition in exercises/definitions/, and
-  `python -m exercises cells content` writes the notebooks' exercise cells from it),
+  `python -m engine cells content` writes the notebooks' exercise cells from it),
   a check cell that does not follow its exercise, a `check("...")`, `hint`, `solution` or `ask`
   that names no exercise or question of the course (learners would get a KeyError);
 
-and, in content/ itself, stray files JupyterLab names Untitled (`Untitled1.ipynb`,
-`untitled.txt`, `Untitled Folder`), which would be shipped and listed on the landing page.
+- solution code outside the tagged cells: a line of an exercise's solved cell (its blanks
+  filled with the definition's solution) pasted into a markdown cell or an untagged code cell;
+
+and, in content/ itself, what would ship but must not: stray files JupyterLab names Untitled
+(`Untitled1.ipynb`, `untitled.txt`, `Untitled Folder`) and the copies its Duplicate makes
+(`00_start_here-Copy1.ipynb`), which would be shipped and listed on the landing page; symbolic
+links (the build would ship what they point to, which may lie outside the course, and a link to
+a folder above would copy the checkout into itself), dangling ones included; hidden folders
+(`.vscode/`, `.virtual_documents/`: JupyterLite's build cannot ship them) and hidden files
+(`.env`); notebooks that cannot be read. Each is one sentence.
 
 `python -m tools.site build` refuses to build while there are any (unless told to ship anyway);
 `python -m tools.site check` runs only this check, and with `--clear` first removes what running
@@ -30,9 +38,12 @@ counts them in JupyterLab: every cell, markdown included, from 1 at the top.
 """
 
 import json
+import os
+import re
 from pathlib import Path
 
-from exercises.core.notebooks import cell_number, validate_notebook
+from engine.core.definition import count_blanks, fill_blanks
+from engine.core.notebooks import cell_number, exercise_id, validate_notebook
 
 BLANK = "____"
 KERNEL = "python"
@@ -40,10 +51,26 @@ WIDGET_STATE = "widgets"              # the notebook metadata key of saved widge
 TIMING_KEYS = ("execution", "ExecuteTime")
 
 
+CHECKPOINTS = ".ipynb_checkpoints"     # JupyterLab's own, never shipped (the build leaves it out)
+DUPLICATE = re.compile(r"-Copy\d+(\.[^/]*)?$")   # JupyterLab's Duplicate: "00_start_here-Copy1.ipynb"
+SOLVED_LINE_CHARS = 12                   # a solved line this long, pasted elsewhere, is a solution
+
+
+def walk(content):
+    """(path, is a folder) of everything under content, links not followed, checkpoints left out."""
+    for folder, dirs, files in os.walk(content, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d != CHECKPOINTS)
+        for name in dirs + sorted(files):
+            path = Path(folder) / name
+            yield path, name in dirs and not path.is_symlink()
+
+
 def notebooks_in(content):
-    """Every notebook under content, checkpoints left out, sorted."""
+    """Every notebook under content (not through links), checkpoints left out, sorted."""
     content = Path(content)
-    return sorted(p for p in content.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    return sorted(p for p, folder in walk(content)
+                  if not folder and p.suffix == ".ipynb" and not p.is_symlink()
+                  and not any(part.startswith(".") for part in p.relative_to(content).parts))
 
 
 def _source(cell: dict) -> str:
@@ -96,29 +123,101 @@ def _cells(indices):
     return f"cell{'s' if len(indices) > 1 else ''} {shown}"
 
 
-def stray_files(content) -> list[str]:
-    """Files and folders under content that JupyterLab named Untitled (made by a click, never
-    meant to ship), relative to content."""
+def stray_files(content) -> list[tuple[str, str]]:
+    """(path relative to content, why it must not ship) for what is in content but must not
+    ship: Untitled files, Duplicate's copies, links, hidden files and folders."""
     content = Path(content)
-    return sorted(p.relative_to(content).as_posix() for p in content.rglob("*")
-                  if p.name.lower().startswith("untitled") and ".ipynb_checkpoints" not in p.parts)
+    found = []
+    for path, folder in walk(content):
+        name = path.relative_to(content).as_posix()
+        if any(name.startswith(earlier + "/") for earlier, _ in found):
+            continue                                  # inside a folder already refused
+        if path.is_symlink():
+            target = os.readlink(path)
+            if not path.exists():
+                found.append((name, f"a symbolic link to {target}, which does not exist: delete it"))
+            else:
+                found.append((name, f"a symbolic link (to {target}): the build would ship what it points to, "
+                                    "which may lie outside the course; put the file itself there, or delete "
+                                    "the link"))
+        elif path.name.startswith("."):
+            kind = "folder" if folder else "file"
+            found.append((name, f"a hidden {kind} (an editor's or JupyterLab's own): it would not reach "
+                                "learners as meant; delete it or move it out of content/"))
+        elif path.name.lower().startswith("untitled"):
+            found.append((name, "a stray file JupyterLab named Untitled: delete it, or rename it if it "
+                                "belongs to the course"))
+        elif not folder and DUPLICATE.search(path.name):
+            found.append((name, "a copy made by JupyterLab's Duplicate (learners would see the notebook "
+                                "twice): delete it, or rename it if it belongs to the course"))
+    return found
+
+
+def pasted_solutions(notebook: dict) -> list[str]:
+    """Cells outside the exercise cells that hold a line of an exercise's solved cell."""
+    from engine.core.registry import get_exercise
+
+    cells = [c for c in notebook.get("cells", []) if isinstance(c, dict)]
+    solved = {}
+    for cell in cells:
+        ex_id = exercise_id(cell)
+        try:
+            fills = get_exercise(ex_id).solution if ex_id else None
+        except (KeyError, LookupError, ValueError):
+            continue
+        text = _source(cell)
+        if not fills or count_blanks(text) != len(fills):
+            continue
+        before = {_plain(line) for line in text.splitlines()}
+        for line in fill_blanks(text, fills).splitlines():
+            plain = _plain(line)
+            if len(plain) >= SOLVED_LINE_CHARS and plain not in before:
+                solved.setdefault(plain, ex_id)
+    problems = []
+    for index, cell in enumerate(cells):
+        if exercise_id(cell) is not None:
+            continue
+        lines = {_plain(line.strip().strip("`")) for line in _source(cell).splitlines()}
+        hits = sorted({ex for line, ex in solved.items() if line in lines})
+        if hits:
+            problems.append(f"{cell_number(index)} holds the solution of {', '.join(hits)} outside its "
+                            "exercise cell: delete it")
+    return problems
+
+
+def _plain(line: str) -> str:
+    return " ".join(line.split())
 
 
 def problems(content) -> list[tuple[str, str]]:
-    """(path relative to content, problem) for every notebook that must not ship, and every
-    stray file."""
+    """(path relative to content, problem) for every notebook that must not ship, and everything
+    else in content that must not ship."""
     found = []
     for path in notebooks_in(content):
         name = path.relative_to(content).as_posix()
         try:
             notebook = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            found.append((name, f"cannot be read as a notebook ({type(exc).__name__})"))
+        except OSError as exc:
+            found.append((name, f"cannot be read ({exc.strerror or type(exc).__name__}): give it read "
+                                "permission, or delete it"))
+            continue
+        except (UnicodeDecodeError, ValueError) as exc:
+            found.append((name, f"cannot be read as a notebook ({type(exc).__name__}): restore it with "
+                                "git checkout, or delete it"))
             continue
         found.extend((name, problem) for problem in notebook_problems(notebook))
-    found.extend((name, "a stray file JupyterLab named Untitled: delete it, or rename it if it "
-                        "belongs to the course") for name in stray_files(content))
+        if isinstance(notebook, dict) and isinstance(notebook.get("cells"), list):
+            found.extend((name, problem) for problem in pasted_solutions(notebook))
+    found.extend(stray_files(content))
     return found
+
+
+UNSHIPPABLE = ("cannot be read", "a symbolic link", "a hidden folder")
+
+
+def unshippable(found) -> list[tuple[str, str]]:
+    """Of the problems found, those no build ships even when told to (--ship-anyway)."""
+    return [(name, problem) for name, problem in found if problem.startswith(UNSHIPPABLE)]
 
 
 def clear(path) -> bool:
@@ -147,8 +246,8 @@ HOW_TO_FIX = (
     "To fix: ./course check --clear removes outputs, execution counts, widget state and timings "
     "from every notebook of content/ (JupyterLab's Clear Outputs of All Cells leaves widget state "
     "and timings); put blanks back and undo other edits with git checkout -- NOTEBOOK (the "
-    "committed version); python -m exercises cells content writes every exercise cell from its "
-    "definition; delete stray Untitled files. Work on copies with ./course lab, which "
+    "committed version); python -m engine cells content writes every exercise cell from its "
+    "definition; delete stray Untitled files, Duplicate's copies, links and hidden files. Work on copies with ./course lab, which "
     "never touches content/."
 )
 

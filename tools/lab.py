@@ -100,7 +100,7 @@ def main(argv=None):
 
 def bound_environment(environ=None) -> dict:
     """The environment with this checkout first on PYTHONPATH: JupyterLab and its kernels import
-    lib/, exercises/, labs/, presentation/ and tools/ from here, not from wherever .venv's editable
+    engine/, lib/, exercises/, labs/, presentation/ and tools/ from here, not from wherever .venv's editable
     install points."""
     environ = dict(os.environ if environ is None else environ)
     rest = [p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).resolve() != ROOT]

@@ -1,7 +1,7 @@
 """The course's landing page, written at the site root (index.html) by the build.
 
 It shows the course's title, the notebooks in order with what each covers (the first heading
-and first paragraph of each notebook, from the course's inventory: exercises/core/inventory.py),
+and first paragraph of each notebook, from the course's inventory: engine/core/inventory.py),
 and a start button that opens 00 in JupyterLab. Its checks (landing_page/course-check.js, no
 outside code) find whether Python can be loaded from where the site says it is (the kernel
 settings in jupyter-lite.json), each file's first bytes being what such a file starts with, and
@@ -23,12 +23,12 @@ from pathlib import Path
 from string import Template
 from urllib.parse import quote
 
-from exercises.core import inventory
+from engine.core import inventory
 
 ASSETS = Path(__file__).resolve().parent / "landing_page"
 ASSET_DIR = "static/course"          # where the page's stylesheet and script go in the site
 ASSETS_COPIED = ("landing.css", "landing.js", "course-check.js", "kernel-watch.js", "kernel-watch.css",
-                 "side-panel.js")
+                 "side-panel.js", "work.js", "two-tabs.js")
 CONFIG = "course-config.json"        # the checks' settings, for the pages that do not embed them
 WATCHED_PAGES = ("lab/index.html", "notebooks/index.html")
 START = "00_start_here.ipynb"
@@ -60,7 +60,8 @@ def write(output: Path, content: Path, title: str, config: dict) -> Path:
 
     config: what the page's check needs: {"defaultPyodideUrl", "kernelSettings" (the key of
     the kernel's settings in jupyter-lite.json), "needs" (package names the notebooks need),
-    "kind" ("cdn" or "self-hosted")}.
+    "kind" ("cdn" or "self-hosted"), "sizes" ({path in the site: bytes} of the files the checks
+    ask for, to catch a file cut short)}.
     """
     items, start = notebooks_html(content)
     page = Template((ASSETS / "index.html").read_text(encoding="utf-8")).substitute(
@@ -89,7 +90,8 @@ def watch_kernel(output: Path, relative: str) -> None:
     tags = (f'<link rel="stylesheet" href="{up}{ASSET_DIR}/kernel-watch.css">\n'
             f'    <script src="{up}{ASSET_DIR}/course-check.js" defer></script>\n'
             f'    <script src="{up}{ASSET_DIR}/kernel-watch.js" defer></script>\n'
-            f'    <script src="{up}{ASSET_DIR}/side-panel.js" defer></script>\n')
+            f'    <script src="{up}{ASSET_DIR}/side-panel.js" defer></script>\n'
+            f'    <script src="{up}{ASSET_DIR}/two-tabs.js" defer></script>\n')
     text = page.read_text(encoding="utf-8")
     if "kernel-watch.js" not in text:
         page.write_text(text.replace("</head>", f"    {tags}  </head>", 1), encoding="utf-8")

@@ -13,7 +13,7 @@ none:
     tests/data/answers/NN_sampling.toml the exercise's wrong and other right answers, for its tests
 
 NN is the number after the highest in content/. The notebook names its definitions module in
-its metadata, and the course's inventory (exercises/core/inventory.py) finds everything else in
+its metadata, and the course's inventory (engine/core/inventory.py) finds everything else in
 its cells, so the registry, nbval, the lab, exercise and browser tests and the benchmarks take
 the new notebook in with no list to extend. Each file is a working start (the whole test suite
 passes with it) meant to be rewritten: the lab centres a row of numbers, the exercise asks for
@@ -25,12 +25,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import keyword
 import re
 import sys
 from pathlib import Path
 from string import Template
 
-from exercises.core import inventory
+from engine.core import inventory
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = Path(__file__).resolve().parent / "new_notebook"
@@ -39,7 +40,9 @@ EXERCISE_CELL = '''def centre(x):
     """Each row of x (its last axis) minus the row's mean."""
     return x - ____
 '''
-SETUP_CELL = "import numpy as np\nfrom exercises.ui.notebook import ____, ask, begin, check, hint, solution\nbegin()"
+# Python's soft keywords on every Python the course runs on (3.11 lists no "type")
+SOFT_KEYWORDS = set(keyword.softkwlist) | {"_", "case", "match", "type"}
+SETUP_CELL = "import numpy as np\nfrom engine.notebook import ____, ask, begin, check, hint, solution\nbegin()"
 
 
 def names(name: str, title: str | None, root: Path) -> dict:
@@ -47,6 +50,10 @@ def names(name: str, title: str | None, root: Path) -> dict:
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or name.endswith("_"):
         raise SystemExit(f"{name!r} cannot name a notebook: use lower-case letters, digits and _, "
                          "starting with a letter (for example attention or layer_norms).")
+    if keyword.iskeyword(name) or name in SOFT_KEYWORDS:
+        raise SystemExit(f"{name!r} cannot name a notebook: it is one of Python's keywords, so the "
+                         f"notebook's `from labs.{name} import ...` could not be trusted to run; choose another "
+                         f"name (for example {name}_part).")
     taken = [path.relative_to(root).as_posix() for path in (
         root / "labs" / name, root / "exercises" / "definitions" / f"{name}.py",
         root / "tests" / f"test_labs_{name}.py") if path.exists()]
@@ -139,7 +146,7 @@ def main(argv=None) -> int:
         print(f"error: {refusal}", file=sys.stderr)
         return 1
     print("Wrote:\n" + "\n".join(f"  {p.relative_to(ROOT)}" for p in paths))
-    print("Next: rewrite each file for the notebook's subject (the README's For authors says how), "
+    print("Next: rewrite each file for the notebook's subject (docs/authors.md says how), "
           "then ./course test.")
     return 0
 

@@ -27,8 +27,6 @@ half-built site.
 
 import argparse
 import errno
-import functools
-import http.server
 import json
 import mimetypes
 import os
@@ -40,10 +38,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools import guard, landing, release, site_swap
+from tools import compress, guard, landing, release, site_swap
 from tools import lock as locks
 from tools import pyodide_dist
 from tools.addresses import reachable_addresses
+from tools.serve import WORKERS, Server, content_hashed, normal_base_path
 from tools.wheel import build_wheel, served_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +57,7 @@ ADDED_FROM_PYPI = ("ipywidgets", "comm")  # versions pinned in requirements.txt
 PRELOAD = ["numpy", "matplotlib", "ipywidgets", "transformer-course", "comm", "ipython", "jedi"]
 KERNEL_BOOT = ["micropip", "ipython", "jedi", "comm", "traitlets"]
 # Notebooks are saved every few seconds (overrides.json), so a check can read what the learner
-# typed since a cell ran (exercises/core/saved.py) and never judge code that changed since.
+# typed since a cell ran (engine/core/saved.py) and never judge code that changed since.
 AUTOSAVE_SECONDS = LAB_SETTINGS["@jupyterlab/docmanager-extension:plugin"]["autosaveInterval"]
 NOTEBOOKS_NEED = ["numpy", "matplotlib", "ipywidgets", "transformer-course"]
 
@@ -179,6 +178,10 @@ def check_content(content: Path, ship_anyway=False, warn=print):
     if not found:
         return []
     listed = guard.describe(found)
+    never = guard.unshippable(found)
+    if ship_anyway and never:
+        raise BuildError(f"Not building, even with --ship-anyway: {len(never)} thing(s) in {content} no build "
+                         f"can ship:\n{guard.describe(never)}")
     if not ship_anyway:
         raise BuildError(f"Not building: {len(found)} problem(s) in the notebooks of {content} would "
                          f"be shipped to every learner:\n{listed}\n{guard.HOW_TO_FIX}\n(To ship them "
@@ -234,6 +237,7 @@ def build(output=ROOT / "_output", pyodide=None, content=ROOT / "content", ship_
         site = site_swap.staging_folder(output)
         try:
             manifest, preload, missing = _build_into(site, content, pyodide, dist_dir)
+            site_swap.keep_previous(output, site, LOCK_DIR, content_hashed)
             site_swap.put_in_place(site, output)
         finally:
             shutil.rmtree(site, ignore_errors=True)
@@ -271,8 +275,19 @@ def _build_into(output: Path, content: Path, pyodide, dist_dir):
         set_kernel_settings(output, settings)
         landing.write(output, staged, TITLE, {
             "defaultPyodideUrl": locks.CDN_URL + "pyodide.mjs", "kernelSettings": KERNEL_SETTINGS,
-            "needs": NOTEBOOKS_NEED, "kind": "self-hosted" if pyodide else "cdn"})
+            "needs": NOTEBOOKS_NEED, "kind": "self-hosted" if pyodide else "cdn",
+            "sizes": checked_sizes(output)})
+    compress.write_gzip_copies(output)          # last: of every file as it ships
     return manifest, preload, missing
+
+
+def checked_sizes(output: Path) -> dict[str, int]:
+    """{path in the site: bytes} of the files the landing page's checks ask for (the Pyodide
+    runtime and the wheels): a check that gets another length (a file cut short by a copy) says
+    the file is damaged instead of Ready."""
+    return {p.relative_to(output).as_posix(): p.stat().st_size
+            for folder in (output / LOCK_DIR, output / "static" / "pyodide") if folder.is_dir()
+            for p in sorted(folder.iterdir()) if p.suffix in (".whl", ".zip", ".wasm", ".mjs") and p.is_file()}
 
 
 def remember(output: Path, pyodide) -> None:
@@ -314,70 +329,14 @@ def summary(report) -> str:
 
 # ---------------------------------------------------------------- serving
 
-class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves the built site, optionally under a sub-path, with the MIME types Pyodide needs.
-
-    The sub-path without its trailing slash (/course) redirects to it (/course/). A folder
-    without an index.html is not listed (404).
-    """
-
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".js": "text/javascript",
-                      ".wasm": "application/wasm", ".json": "application/json",
-                      ".whl": "application/zip", ".ipynb": "application/json"}
-    base_path = "/"
-
-    def send_head(self):
-        path, _, query = self.path.partition("?")
-        if self.base_path != "/" and path == self.base_path.rstrip("/"):
-            self.send_response(301)
-            self.send_header("Location", self.base_path + (f"?{query}" if query else ""))
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return None
-        return super().send_head()
-
-    def translate_path(self, path):
-        if not path.startswith(self.base_path):
-            return str(Path(self.directory) / "__outside_base_path__")
-        return super().translate_path("/" + path[len(self.base_path):])
-
-    def list_directory(self, path):
-        self.send_error(404, "File not found")
-        return None
-
-    def log_message(self, format, *args):
-        pass
-
-
-class SiteServer(http.server.ThreadingHTTPServer):
-    """The HTTP server of `serve`. A browser that stops reading a file it no longer needs (the
-    landing page reads only each file's first bytes) is no error worth printing."""
-
-    def handle_error(self, request, client_address):
-        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            return
-        super().handle_error(request, client_address)
-
-
-def normal_base_path(base_path: str) -> str:
-    return "/" + base_path.strip("/") + "/" if base_path.strip("/") else "/"
-
-
 def open_server(output, port=8000, base_path="/", host="127.0.0.1"):
-    """The HTTP server, bound (so a busy port is found before any build); not yet serving."""
-    base_path = normal_base_path(base_path)
-    handler = functools.partial(type("Handler", (SiteHandler,), {"base_path": base_path}),
-                                directory=str(output))
-    server_class = SiteServer
-    if ":" in host:
-        server_class = type("Server6", (server_class,), {"address_family": socket.AF_INET6})
+    """The HTTP server (tools/serve.py), its port taken (so a busy port is found before any
+    build); not yet serving."""
     try:
-        return server_class((host, port), handler)
+        return Server(output, port=port, host=host, base_path=base_path, workers=WORKERS)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise BuildError(f"Port {port} is already in use (another ./course serve, or another "
-                             f"program): stop it, or choose another port with --port {port + 1}.") from None
+            raise BuildError(busy_port(port, host)) from None
         if exc.errno == errno.EACCES:
             raise BuildError(f"Not allowed to use port {port} (ports below 1024 need root): choose "
                              "another with --port 8000.") from None
@@ -386,6 +345,14 @@ def open_server(output, port=8000, base_path="/", host="127.0.0.1"):
                              "machine; use --host 127.0.0.1 (this machine only) or --host 0.0.0.0 "
                              "(every network).") from None
         raise BuildError(f"Cannot serve on {host}:{port} ({exc.strerror or exc}).") from None
+
+
+def busy_port(port: int, host: str) -> str:
+    """The busy-port sentence: what to do, and what serving on another port costs learners."""
+    return (f"Port {port} is already in use (another ./course serve, or another program): stop it and "
+            f"serve again. Learners' saved notebooks and progress belong to the exact address they "
+            f"opened (port {port} included): at another port (--port {port + 1}) they find blank "
+            "notebooks until each one moves their work with the start page's Export and Import.")
 
 
 def site_urls(server, host, base_path) -> list[str]:
@@ -406,15 +373,13 @@ def serve(server, urls, output, public=False):
                      "read-only); use --host 127.0.0.1 to keep it to this machine.\n")
         lines.append("Browsers give a plain http:// address of another computer no service worker: there the "
                      "course keeps learners' progress in their browser's own storage, and a check cannot "
-                     "tell whether a cell changed since it ran (README: Serving a classroom).\n")
+                     "tell whether a cell changed since it ran (docs/instructors.md: Serving a classroom).\n")
     lines.append("Press Ctrl+C to stop.")
     print("\n".join(lines), flush=True)
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     finally:
-        server.server_close()
+        server.close()
 
 
 # ---------------------------------------------------------------- command line
@@ -461,7 +426,9 @@ def parser():
         "check", help="check the notebooks in content/ are fit to ship",
         description="Check that content/ holds nothing build refuses to ship: stored outputs, filled-in "
         "exercises, saved widget state, execution timestamps, another kernel than python, exercise "
-        "and check cells that break the course's conventions, stray Untitled files (tools/guard.py).")
+        "and check cells that break the course's conventions, solution code pasted outside the exercise "
+        "cells, stray Untitled files and Duplicate's copies, symbolic links, hidden files and folders "
+        "(tools/guard.py).")
     check_parser.add_argument("--clear", action="store_true",
                               help="first remove outputs, execution counts, widget state and timings "
                               "from every notebook of content/")

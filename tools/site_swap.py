@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import errno
 import fcntl
+import json
 import os
 import shutil
 import sys
@@ -73,3 +74,35 @@ def put_in_place(built: Path, output: Path) -> None:
     os.rename(output, old)
     os.rename(built, output)
     shutil.rmtree(old, ignore_errors=True)
+
+
+KEPT = "kept-from-the-previous-build.json"
+
+
+def keep_previous(output: Path, built: Path, folder: str, hashed) -> list[str]:
+    """Copy into the new site `built` the files of output/folder that the previous build made and
+    the new one does not have, when their names hold a hash of their bytes (`hashed(name)`): the
+    course wheel and the trained model's arrays. A kernel that read the previous build's lock
+    just before the swap still finds the wheel it names, and the arrays that wheel names. Only
+    the previous build's own files are kept (a list of what was kept over is written beside
+    them), so nothing piles up across builds. Returns the names kept."""
+    old, new = Path(output) / folder, Path(built) / folder
+    if not new.is_dir():
+        return []
+    if not old.is_dir():
+        (new / KEPT).write_text("[]\n", encoding="utf-8")
+        return []
+    try:
+        carried = set(json.loads((old / KEPT).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        carried = set()
+    kept = []
+    for path in sorted(old.iterdir()):
+        name = path.name
+        if (name in carried or not hashed(name) or (new / name).exists() or path.is_symlink()
+                or not path.is_file()):
+            continue
+        shutil.copy2(path, new / name)
+        kept.append(name)
+    (new / KEPT).write_text(json.dumps(kept, indent=1) + "\n", encoding="utf-8")
+    return kept

@@ -1,8 +1,8 @@
-"""The course wheel (lib, exercises, labs, presentation) the browser kernel loads, built with
+"""The course wheel (engine, lib, exercises, labs, presentation) the browser kernel loads, built with
 `python -m build`.
 
 pyproject.toml describes the package. The wheel is built from a copy of the packages with the
-release data added (exercises/core/_release/), so the checkout itself never changes, and its
+release data added (exercises/_release/), so the checkout itself never changes, and its
 version gets a local label with a hash of everything it holds (0.1.0+g1a2b3c4d5e): a changed
 library gets a new file name, so no browser serves a stale copy. The same files always give the
 same bytes: fixed permissions and a fixed time stamp (SOURCE_DATE_EPOCH) for every entry.
@@ -27,10 +27,10 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("lib", "exercises", "labs", "presentation")
+PACKAGES = ("engine", "lib", "exercises", "labs", "presentation")
 # The files pyproject.toml's package-data ships besides the modules.
 DATA = {"lib/trained": ("*.json",), "labs/decoder": ("precomputed.npz",), "labs/norms": ("precomputed.npz",),
-        "presentation": ("access.css", "access.js")}
+        "engine/presentation": ("access.css", "access.js")}
 SERVED = {"lib/trained": ("*.npz",)}       # served by the site beside the wheel, not inside it
 SERVED_INDEX = "lib/trained/served.json"
 FIXED_EPOCH = "1767225600"  # 2026-01-01 00:00 UTC: the time stamp of every entry

@@ -13,6 +13,7 @@ Writes into --out (default lib/trained/):
     reference.npz   the held-out text (token ids, what decides each token), PyTorch's logits on it,
                     and the bigram counts of the training text (the baseline)
     model.json      configuration, training settings, loss curve, PyTorch version, seed, timing
+    training_record.npz   the model while it learned, at every checkpoint (training/record.py)
 """
 
 import argparse
@@ -29,6 +30,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from training import corpus
+from training.record import Recorder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -137,6 +139,14 @@ def model_from_numpy_weights(config, arrays, dtype=torch.float64):
     return model.to(dtype).eval()
 
 
+def heldout_set(first_ids, first_kinds):
+    """(ids, kinds) of the eight held-out texts, (8, context) each: the first held-out text and
+    the seven of training/heldout_texts.py, as lib.model.heldout_texts() holds them."""
+    from training.heldout_texts import texts
+    ids, kinds = texts()
+    return np.concatenate([[first_ids], ids]), np.concatenate([[first_kinds], kinds])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=SETTINGS["steps"])
@@ -165,6 +175,8 @@ def main():
     initialise(model, settings["init_std"], c["layers"])
     n_params = sum(p.numel() for p in model.parameters())
     print(f"model: {n_params:,} parameters", flush=True)
+    recorder = Recorder(c, heldout_set(heldout_ids, heldout_kinds), numpy_weights, rope)
+    recorder.checkpoint(0, model)
     decay = [p for p in model.parameters() if p.ndim == 2]
     no_decay = [p for p in model.parameters() if p.ndim < 2]
     optimiser = torch.optim.AdamW([{"params": decay, "weight_decay": settings["weight_decay"]},
@@ -193,6 +205,7 @@ def main():
                 held = F.cross_entropy(model(heldout[:, :-1])[0], heldout[0, 1:]).item()
             curve.append({"step": step, "train_loss": round(float(np.mean(running)), 4),
                           "heldout_loss": round(held, 4)})
+            recorder.checkpoint(step, model)
             print(f"step {step:5d}  train loss {np.mean(running):.4f}  held-out loss {held:.4f}  "
                   f"lr {lr:.2e}  {time.time() - start:6.1f} s", flush=True)
             running = []
@@ -204,6 +217,7 @@ def main():
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out / "weights.npz", **numpy_weights(model))
+    recorder.save(out / "training_record.npz", seconds)
     np.savez_compressed(out / "reference.npz", ids=np.array(heldout_ids, dtype=np.int16),
                         kinds=np.array(heldout_kinds, dtype=np.int8), logits=logits, bigram=bigram)
     targets = torch.tensor(heldout_ids[1:])

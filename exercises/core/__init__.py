@@ -1,21 +1,3 @@
-"""The exercise system without widgets or HTML.
-
-- what the course is: ``inventory`` (the notebooks, and the labs, exercises and questions of
-  each, read from the notebooks themselves);
-- what an exercise is: ``definition`` (data types, blanks ``____`` in templates), ``blank`` (the
-  placeholder object), ``registry`` (every notebook and what it defines);
-- checking: ``cell`` (run a cell's code), ``checker`` (evaluate an answer into ``Feedback``),
-  ``sandbox`` (the learner's function run on copies of its inputs, random cases seeded from its
-  code), ``budget`` (a time budget for the learner's code, kept by a hook on its lines),
-  ``diagnose`` (the slip a wrong result shows), ``questions`` (grading), ``hints`` (hint
-  ladder, solution lock), ``own`` (the learner's passing functions, for the labs), ``runs``
-  (what ran in this kernel), ``saved`` (the learner's notebooks as saved), ``which_run`` (a
-  check judges only code that ran), ``restart`` (what a new kernel does not hold);
-- the learner's progress: ``progress`` (the record), ``progress_file`` (its file),
-  ``page_store`` (the record in the browser's storage, where the kernel has no drive),
-  ``workspace`` (where the learner's files are);
-- tools built on them: ``review``, ``skip_ahead``, ``release``, ``export``, ``report``,
-  ``notebooks`` (solve and validate notebook files), ``testing`` (helpers for the tests).
-
-Numbers in messages are written by ``presentation.numbers``.
-"""
+"""An old package path, kept for notebooks saved from earlier releases (its modules are now the
+engine's, engine/core): each module here only imports, from exercises/compat.py, the names those
+notebooks import."""

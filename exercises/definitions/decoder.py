@@ -9,7 +9,7 @@ import numpy as np
 from lib.attention import causal_mask as _causal_mask, softmax as _softmax
 from lib.params import ModelConfig, count_parameters
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import decoder as questions
 
 NOTEBOOK = "04_decoder_block"

@@ -10,7 +10,7 @@ from lib.ffn import collapse as _collapse, swiglu as _swiglu, worked_example
 from lib.moe import route as _route
 from lib.params import ModelConfig, block_parameters as _block_parameters, ffn_width as _ffn_width
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import ffn as questions
 
 NOTEBOOK = "02_feed_forward"
@@ -238,8 +238,9 @@ def swiglu(x, W_gate, W_up, W_down):
                 "SiLU went on the product of the two projections. Only the gate projection goes "
                 "through SiLU; the up projection is multiplied in afterwards, as it is."),
         Mistake("matrix product", _earlier_swiglu("silu(x @ W_gate) @ (x @ W_up)"),
-                "Your code runs only when every size is equal: the gate multiplies the up projection number by "
-                "number (`*`). `@` is a matrix product, which needs other shapes and means something else."),
+                "Your code runs only when d_ff equals the number of tokens: the gate multiplies the up "
+                "projection number by number (`*`). `@` is a matrix product, which needs other shapes and "
+                "means something else."),
     ],
 )
 
@@ -247,11 +248,12 @@ def swiglu(x, W_gate, W_up, W_down):
 # ---------------------------------------------------------------- top-2 routing
 
 EXAMPLE_SCORES = np.array([2.45, -3.07, 0.50, -0.68, -0.54, -0.26, -2.42, -0.28])
+OVER_RULES = {"kept": "topk_softmax", "all": "softmax_topk"}      # the exercise's words, lib.moe's rules
 
 
-def _top2_reference(scores):
+def _top2_reference(scores, over="kept"):
     scores = np.asarray(scores, dtype=float)
-    routing = _route(scores, top_k=2)
+    routing = _route(scores, top_k=2, rule=OVER_RULES.get(over, "softmax_topk"))
     weights = np.zeros_like(scores)
     weights[routing.experts] = routing.shares
     return weights
@@ -259,18 +261,25 @@ def _top2_reference(scores):
 
 TOP2_CONTRACT = Contract(
     args={"scores": "one token's router scores, shape (E,), E >= 2 experts, all different "
-                    "(ties are not promised), of any size"},
-    returns="the weight of each expert, shape (E,): two positive weights summing to 1, zeros elsewhere",
+                    "(ties are not promised), of any size",
+          "over": "\"kept\" (a softmax over the two kept scores) or \"all\" (each kept expert's part of a "
+                  "softmax over every score); \"kept\" unless given"},
+    returns="the weight of each expert, shape (E,): two positive weights, summing to 1 for \"kept\" and "
+            "to less than 1 for \"all\", zeros elsewhere",
     ndims=(1,), dtypes=("float64", "float32"),
+    defaults={"over": "kept"},
     edges={"two experts": "only two experts",
            "negative": "every score negative",
            "large": "scores in the hundreds",
            "far ahead": "one expert ahead of the second by more than exp can hold",
-           "best last": "the best expert the last one"},
+           "best last": "the best expert the last one",
+           "all": "weights from a softmax over every score"},
 )
 
 
-def _top2_fixed() -> list[Case]:
+def top2_fixed() -> list[Case]:
+    """The fixed cases of the top-2 exercises (this one and the one it replaced), with the default
+    rule."""
     return [
         Case((EXAMPLE_SCORES.copy(),), "the example", visible=True),
         Case((np.array([-4.0, -1.5, -2.25, -7.0, -3.5, -1.75]),), "every score negative",
@@ -288,49 +297,92 @@ def _top2_fixed() -> list[Case]:
     ]
 
 
-def _top2_case(rng) -> Case:
+def _top2_routing_fixed() -> list[Case]:
+    over_all = {"over": "all"}
+    return top2_fixed() + [
+        Case((EXAMPLE_SCORES.copy(),), "the example's scores, over all", kwargs=over_all, covers=("all",)),
+        Case((np.array([0.3, 4.1, -0.2, 3.6]),), "4 experts, over all", kwargs=over_all, covers=("all",)),
+        Case((np.array([-4.0, -1.5, -2.25, -7.0, -3.5, -1.75]),), "every score negative, over all",
+             kwargs=over_all, covers=("all", "negative")),
+        Case((np.array([480.0, 520.0, -30.0, 505.0, 12.0]),), "scores in the hundreds, over all",
+             kwargs=over_all, covers=("all", "large")),
+        Case((np.array([0.1, -0.4, 0.9, 0.3, 1.6]),), "the best expert last, over all", kwargs=over_all,
+             covers=("all", "best last")),
+        Case((np.array([2.0, -1.0, 900.0, 0.5, 3.0]),), "one expert far ahead, over all", kwargs=over_all,
+             covers=("all", "far ahead")),
+        Case((np.array([1.2, 1.0]),), "only 2 experts, over all", kwargs=over_all, covers=("all", "two experts")),
+        in_float32(Case((np.array([0.75, -1.25, 2.5, 0.0, 1.5, -0.5]),), "float32 scores, over all",
+                        kwargs=over_all)),
+    ]
+
+
+def top2_case(rng) -> Case:
     n = int(rng.integers(3, 17))
     return Case((rng.normal(0.0, 2.0, n),), f"random scores for {n} experts")
 
 
-TOP2 = Exercise(
-    id="top2-weights", notebook=NOTEBOOK, name="top2_weights",
-    title="Top-2 routing: which experts, and how much each counts",
-    template='''def top2_weights(scores):
-    """One token's router scores (one per expert) -> weight of each expert.
+def _top2_routing_case(rng) -> Case:
+    case = top2_case(rng)
+    if rng.integers(0, 2):
+        return Case(case.args, case.label + ", over all", kwargs={"over": "all"})
+    return case
 
-    The two best-scored experts share the token by a softmax over their two scores;
-    every other expert gets 0.
+
+TOP2_ROUTING = Exercise(
+    id="top2-routing", notebook=NOTEBOOK, name="top2_weights",
+    title="Top-2 routing: which experts, and a softmax over which scores",
+    template='''def top2_weights(scores, over="kept"):
+    """One token's router scores (one per expert) -> the weight of each expert.
+
+    The two best-scored experts get a weight and every other expert 0. The weights come from a
+    softmax: over the two kept scores (over="kept"), or over all the scores (over="all"), of
+    which the two kept experts keep their parts as they are.
     """
     best = ____                              # the numbers of the two largest scores
-    e = np.exp(scores[best] - scores[best].max())
+    e = np.exp(scores - scores.max())        # every expert's exponential; the largest is exp(0) = 1
     weights = np.zeros_like(scores)
-    weights[best] = ____                     # softmax over the two kept scores
+    if over == "kept":
+        weights[best] = ____
+    else:
+        weights[best] = ____
     return weights
 ''',
-    solution=["np.argsort(scores)[-2:]", "e / e.sum()"],
+    solution=["np.argsort(scores)[-2:]", "e[best] / e[best].sum()", "e[best] / e.sum()"],
     reference=_top2_reference,
     contract=TOP2_CONTRACT,
-    fixed=_top2_fixed,
-    draw=three_of(_top2_case),
+    fixed=_top2_routing_fixed,
+    draw=three_of(_top2_routing_case),
     hints=[
         "`np.argsort(scores)` lists the experts' numbers from the lowest score to the highest. "
         "Which end of that list holds the two best?",
-        "A softmax divides each exponential by their total. Here only the two kept scores take "
-        "part, so the total is over `e`, the two exponentials already computed.",
-        "The two weights must add up to 1, and the other experts stay at 0.",
+        "A softmax divides each exponential by a total. The two rules differ only in that total: "
+        "which experts' exponentials does each one add up?",
+        "Over the kept scores, the two weights add up to 1. Over all the scores, the other experts "
+        "hold their parts too, so the two kept weights add up to less than 1.",
     ],
     mistakes=[
-        Mistake("softmax over all experts", {1: "e / np.exp(scores - scores[best].max()).sum()"},
-                "You divided by the total over all the experts. After keeping the top 2, the "
-                "softmax runs over just those two scores, so their weights add up to 1."),
+        Mistake("kept, divided by all", {1: "e[best] / e.sum()"},
+                "With over=\"kept\", your two weights do not add up to 1: you divided by the total over all "
+                "the experts. A softmax over the two kept scores divides by the total of those two."),
+        Mistake("all, divided by the kept", {2: "e[best] / e[best].sum()"},
+                "With over=\"all\", your two weights add up to 1: you divided by the total of the two kept "
+                "exponentials. Over all the scores, every expert's exponential is in the total, and the "
+                "kept experts keep their parts as they are."),
+        Mistake("rules swapped", {1: "e[best] / e.sum()", 2: "e[best] / e[best].sum()"},
+                "Your two rules are swapped: over=\"kept\" divides by the total of the two kept "
+                "exponentials, over=\"all\" by the total over every expert."),
         Mistake("two smallest", {0: "np.argsort(scores)[:2]"},
                 "You kept the two lowest scores: `np.argsort` sorts from lowest to highest, so the "
                 "best two are at the end of its list."),
-        Mistake("not normalised", {1: "e"},
-                "The two weights do not add up to 1: divide the exponentials by their total."),
         Mistake("top 1", {0: "np.argmax(scores)"},
                 "Only one expert got weight: `np.argmax` finds the single best. Keep the two best scores."),
+        Mistake("second and third", {0: "np.argsort(scores)[-3:-1]"},
+                "You kept the second- and the third-best experts: the best is the very last number of "
+                "`np.argsort`'s list, and your slice stops before it."),
+        Mistake("upside down", {1: "e[best].sum() / e[best]"},
+                "Your weights are the softmax upside down: each exponential goes on top, divided by the total."),
+        Mistake("not normalised", {1: "e[best]"},
+                "With over=\"kept\", your weights are the exponentials themselves: divide them by their total."),
         Mistake("scores as shares", {1: "scores[best] / scores[best].sum()"},
                 "You shared the token in proportion to the scores themselves. A softmax shares it "
                 "by the exponentials of the scores, which also works for negative scores."),
@@ -437,6 +489,12 @@ MOE_COUNTS = Exercise(
         Mistake("no norms", {1: "attention + experts * expert + router",
                              2: "attention + top_k * expert + router"},
                 "The two RMSNorm gains are missing: they hold d numbers each, stored and used by every token."),
+        Mistake("one expert stored", {1: "attention + expert + router + norms"},
+                "Your stored count holds one expert. Every expert must be in memory, because any token "
+                "may be sent to any of them: `experts` of them, each `expert` parameters."),
+        Mistake("router of one number per expert", {0: "experts"},
+                "Your router holds one number per expert. It computes every expert's score from the "
+                "token's d numbers, so it has d weights for each expert: d \u00d7 experts."),
         Mistake("in the wrong order", {1: "attention + top_k * expert + router + norms",
                                        2: "attention + experts * expert + router + norms"},
                 "Your two numbers are the right ones in the wrong order: the function returns (stored, used)."),
@@ -551,5 +609,5 @@ FFN_WIDTH = Exercise(
     rtol=0.0, atol=0.5,
 )
 
-DEFINITIONS = [ONE_MATRIX, FFN_WIDTH, SWIGLU, TOP2, MOE_COUNTS, *questions.QUESTIONS]
+DEFINITIONS = [ONE_MATRIX, FFN_WIDTH, SWIGLU, TOP2_ROUTING, MOE_COUNTS, *questions.QUESTIONS]
 SKIP_AHEAD = questions.SKIP_AHEAD

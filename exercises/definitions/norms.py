@@ -8,7 +8,7 @@ import numpy as np
 
 from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import norms as questions
 
 NOTEBOOK = "03_norms_and_residuals"

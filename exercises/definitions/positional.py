@@ -9,7 +9,7 @@ import numpy as np
 from lib.positional import rope as _rope
 from lib.positional import sinusoidal as _sinusoidal
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import positional as questions
 
 NOTEBOOK = "01_positional_encoding"
@@ -54,61 +54,106 @@ _HALVES = ("Each of your rows holds all its sines, then all its cosines. In this
            "sine and the cosine of one pair sit side by side (columns 2i and 2i + 1). `reshape` reads the last "
            "axis fastest, so the axis that holds a pair's sine and cosine must be the last one.")
 
-SINUSOIDAL_TABLE = Exercise(
-    id="sinusoidal-table", notebook=NOTEBOOK, title="The sinusoidal table, without a loop", name="position_table",
+
+def table_layout_mistakes(angles: int, pairs: int, divided: bool = True) -> list[Mistake]:
+    """The slips in the table's angles and its layout, for a template whose blank number
+    ``angles`` builds the grid of angles from the speeds and blank ``pairs`` the sines and cosines
+    (shared by the live exercise and the one it replaced, whose blanks are numbered otherwise).
+    ``divided``: include the angles divided by the speeds (where the speeds are not the learner's
+    own: else it gives the numbers of speeds with the sign of their exponent flipped)."""
+    mistakes = [
+        Mistake("halves", {pairs: "np.stack([np.sin(angles), np.cos(angles)], axis=1)"}, _HALVES),
+        Mistake("swapped", {pairs: "np.stack([np.cos(angles), np.sin(angles)], axis=-1)"},
+                "Sine and cosine are swapped: the even columns (0, 2, ...) hold the sine of the "
+                "angle and the odd columns the cosine, so position 0 starts as [0, 1, 0, 1, ...]."),
+        Mistake("sine twice", {pairs: "np.stack([np.sin(angles), np.sin(angles)], axis=-1)"},
+                "Your odd columns repeat the sines of the even columns. Each pair holds the sine of "
+                "its angle and then its cosine."),
+        Mistake("stacked in front", {pairs: "np.stack([np.sin(angles), np.cos(angles)])"},
+                "Your new axis comes first, so `reshape` reads every sine of every position before any cosine, "
+                "and the rows get the wrong numbers. `reshape` reads the last axis fastest: stack along the "
+                "last axis, so that each angle's sine and cosine sit side by side."),
+        Mistake("pairs down the rows", {angles: "speeds[:, None] * np.arange(length)"},
+                "Your angles have one row per pair and one column per position, the other way "
+                "round: the reshape then deals them out to the wrong places. Positions go down the "
+                "rows (a column of positions) and pairs across (a row of speeds)."),
+        Mistake("no column", {angles: "np.arange(length) * speeds"},
+                "Your angles are not a grid of every position with every speed: `*` pairs numbers "
+                "along matching axes, and fails when their lengths differ. Make the positions a "
+                "column, shape (length, 1), against the row of speeds."),
+        Mistake("counted from 1", {angles: "np.arange(1, length + 1)[:, None] * speeds"},
+                "Your first row is position 1's. The table starts at position 0, whose row is "
+                "[0, 1, 0, 1, ...]: the positions are 0, 1, ..., length \u2212 1."),
+    ]
+    if divided:
+        mistakes.insert(6, Mistake("divided", {angles: "np.arange(length)[:, None] / speeds"},
+                                   "Your angles grow from pair to pair; they should shrink. The angle is the "
+                                   "position times the pair's speed, and the speeds get smaller to the right."))
+    return mistakes
+
+
+TABLE_WITHOUT_LOOPS = ("Build every angle in one expression: the positions as a column against the row of "
+                       "speeds give the whole (length, d_model/2) grid at once, and `np.sin` and `np.cos` "
+                       "of that grid, side by side on a new last axis, give every pair's two numbers.")
+
+POSITION_TABLE = Exercise(
+    id="position-table", notebook=NOTEBOOK, title="The sinusoidal table, from its formula, without a loop",
+    name="position_table",
     template='''def position_table(length, d_model):
     """The sinusoidal position table: one row per position, shape (length, d_model).
     Columns 2i and 2i + 1 hold the sine and the cosine of the position times pair i's speed."""
-    speeds = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)   # one per pair, shape (d_model/2,)
+    speeds = ____       # pair i's speed, radians per position, for i = 0, 1, ..., d_model/2 - 1
     angles = ____       # every position times every speed, shape (length, d_model/2)
     pairs = ____        # the sine and the cosine of every angle, laid out for the reshape below
     return pairs.reshape(length, d_model)
 ''',
-    solution=["np.arange(length)[:, None] * speeds", "np.stack([np.sin(angles), np.cos(angles)], axis=-1)"],
+    solution=["10000.0 ** (-np.arange(0, d_model, 2) / d_model)", "np.arange(length)[:, None] * speeds",
+              "np.stack([np.sin(angles), np.cos(angles)], axis=-1)"],
     reference=_sinusoidal,
     contract=TABLE_CONTRACT,
     fixed=_table_fixed,
     draw=three_of(_table_case),
     hints=[
-        "Row p, column k of the angles is position p times speeds[k]: every position with every "
+        "Read the speed off the formula: PE[pos, 2i] is the sine of pos / 10000^(2i/d_model), so pair i "
+        "turns at 10000^(\u22122i/d_model) radians per position. The exponent holds 2i, the column of "
+        "the pair's sine: 0, 2, 4, ..., d_model \u2212 2.",
+        "Row p, column i of the angles is position p times speeds[i]: every position with every "
         "speed. A product of a column with a row gives such a grid at once, because NumPy stretches "
         "each along the axis where it has length 1.",
         "`reshape` reads an array's numbers in order, the last axis fastest. For a row to read sine, "
         "cosine, sine, cosine, ..., the sine and the cosine of one angle must sit next to each "
         "other on the last axis: `pairs` has shape (length, d_model/2, 2).",
-        "`np.arange(length)[:, None]` is the positions as a column. `np.stack([u, v], axis=...)` puts two "
-        "arrays of the same shape side by side along a new axis; axis=-1 makes it the last one.",
     ],
     mistakes=[
-        Mistake("halves", {1: "np.stack([np.sin(angles), np.cos(angles)], axis=1)"}, _HALVES),
-        Mistake("swapped", {1: "np.stack([np.cos(angles), np.sin(angles)], axis=-1)"},
-                "Sine and cosine are swapped: the even columns (0, 2, ...) hold the sine of the "
-                "angle and the odd columns the cosine, so position 0 starts as [0, 1, 0, 1, ...]."),
-        Mistake("sine twice", {1: "np.stack([np.sin(angles), np.sin(angles)], axis=-1)"},
-                "Your odd columns repeat the sines of the even columns. Each pair holds the sine of "
-                "its angle and then its cosine."),
-        Mistake("stacked in front", {1: "np.stack([np.sin(angles), np.cos(angles)])"},
-                "Your new axis comes first, so `reshape` reads every sine of every position before any cosine, "
-                "and the rows get the wrong numbers. `reshape` reads the last axis fastest: stack along the "
-                "last axis, so that each angle's sine and cosine sit side by side."),
-        Mistake("pairs down the rows", {0: "speeds[:, None] * np.arange(length)"},
-                "Your angles have one row per pair and one column per position, the other way "
-                "round: the reshape then deals them out to the wrong places. Positions go down the "
-                "rows (a column of positions) and pairs across (a row of speeds)."),
-        Mistake("no column", {0: "np.arange(length) * speeds"},
-                "Your angles are not a grid of every position with every speed: `*` pairs numbers "
-                "along matching axes, and fails when their lengths differ. Make the positions a "
-                "column, shape (length, 1), against the row of speeds."),
-        Mistake("divided", {0: "np.arange(length)[:, None] / speeds"},
-                "Your angles grow from pair to pair; they should shrink. The angle is the position "
-                "times the pair's speed, and the speeds get smaller to the right."),
-        Mistake("counted from 1", {0: "np.arange(1, length + 1)[:, None] * speeds"},
-                "Your first row is position 1's. The table starts at position 0, whose row is "
-                "[0, 1, 0, 1, ...]: the positions are 0, 1, ..., length \u2212 1."),
+        Mistake("i for 2i", {0: "10000.0 ** (-np.arange(d_model // 2) / d_model)"},
+                "Your speeds fall too slowly from pair to pair: the exponent of pair i is 2i/d_model, "
+                "and `np.arange(d_model // 2)` counts i, not 2i. The last pair should turn at "
+                "10000^(\u2212(d_model \u2212 2)/d_model)."),
+        Mistake("growing angles", {0: "10000.0 ** (np.arange(0, d_model, 2) / d_model)"},
+                "Your angles grow from pair to pair; they should shrink. The angle is the position times "
+                "the pair's speed, 10000 to the power \u22122i/d_model radians per position, less for "
+                "every later pair: the exponent is negative."),
+        Mistake("odd exponents", {0: "10000.0 ** (-np.arange(1, d_model, 2) / d_model)"},
+                "Your exponents are the odd numbers 1, 3, 5, ... over d_model, so even pair 0 turns "
+                "slower than one radian per position. Pair i's exponent is 2i/d_model, counted 0, 2, 4, ..."),
+        Mistake("turns for radians", {0: "10000.0 ** (-np.arange(0, d_model, 2) / d_model) * 2 * np.pi"},
+                "Your speeds are 2\u03c0 times too large. The formula's angle, pos / 10000^(2i/d_model), is in "
+                "radians already: nothing turns it from turns into radians."),
+        Mistake("over d_model - 2", {0: "10000.0 ** (-np.arange(0, d_model, 2) / (d_model - 2))"},
+                "Your exponent divides by d_model \u2212 2, so your last pair turns at exactly 1/10000 radians "
+                "per position (and d_model = 2 divides by 0). The formula divides 2i by d_model."),
+        Mistake("over the length", {0: "10000.0 ** (-np.arange(0, d_model, 2) / length)"},
+                "Your exponent divides by the length of the text. The speeds do not depend on the text: "
+                "the formula divides 2i by d_model, the width."),
+        Mistake("logarithms", {0: "-np.arange(0, d_model, 2) / d_model * np.log(10000.0)"},
+                "Your speeds are the logarithms of the speeds (negative numbers): the speed is the "
+                "exponential of that, 10000^(\u22122i/d_model). Use `**`, or `np.exp` of what you wrote."),
+        Mistake("exponent without brackets", {0: "10000.0 ** -np.arange(0, d_model, 2) / d_model"},
+                "`**` binds tighter than `/`: `10000.0 ** -a / d_model` raises 10000 to the power \u2212a "
+                "and only then divides by d_model. The whole exponent, \u22122i/d_model, needs brackets."),
+        *table_layout_mistakes(angles=1, pairs=2, divided=False),
     ],
-    without_loops=("Build every angle in one expression: the positions as a column against the row of "
-                   "speeds give the whole (length, d_model/2) grid at once, and `np.sin` and `np.cos` "
-                   "of that grid, side by side on a new last axis, give every pair's two numbers."),
+    without_loops=TABLE_WITHOUT_LOOPS,
 )
 
 
@@ -180,7 +225,7 @@ ROPE_ROTATION = Exercise(
     contract=ROPE_CONTRACT,
     fixed=_rope_fixed,
     draw=three_of(_rope_case),
-    context="import numpy as np\nfrom exercises.core.blank import ____\nfrom lib.positional import sinusoidal\n",
+    context="import numpy as np\nfrom engine.core.blank import ____\nfrom lib.positional import sinusoidal\n",
     hints=[
         "Row p of a sinusoidal table holds the sine and the cosine of p times each of its pairs' "
         "speeds, and a table of width d_model has d_model/2 pairs turning at base^(\u22122i/d_model). "
@@ -218,12 +263,15 @@ ROPE_ROTATION = Exercise(
 )
 
 
-# ---------------------------------------------------------------- scores by distance
+# ---------------------------------------------------------------- scores at every signed distance
 
 def _scores_by_distance(query, key, max_distance, start=3):
-    """The reference: the key at position ``start``, the query t positions after it (the score
-    depends on the distance only, so the key may stand anywhere)."""
-    scores = [_rope(query, offset=start + t) @ _rope(key, offset=start) for t in range(int(max_distance) + 1)]
+    """The reference: the scaled score with the query t positions after the key (t < 0: before
+    it), for t = -max_distance, ..., max_distance. The key stands at ``start`` + max_distance, so
+    that both positions are at least ``start`` (the score depends on t only)."""
+    n = int(max_distance)
+    key_at = start + n
+    scores = [_rope(query, offset=key_at + t) @ _rope(key, offset=key_at) for t in range(-n, n + 1)]
     return np.array(scores, dtype=float).reshape(-1) / np.sqrt(len(query))
 
 
@@ -231,7 +279,7 @@ ROPE_DISTANCE_CONTRACT = Contract(
     args={"query": "one query vector of floats, shape (d,), d even and >= 2",
           "key": "one key vector of the same size, shape (d,)",
           "max_distance": "a whole number >= 0 (a Python int or a NumPy integer)"},
-    returns="the scaled scores at distances 0, 1, ..., max_distance, shape (max_distance + 1,)",
+    returns="the scaled scores at distances -max_distance, ..., max_distance, shape (2 max_distance + 1,)",
     ndims=(1,), dtypes=("float64", "float32"),
     edges={"distance 0": "max_distance = 0: a single score, where nothing turns",
            "one pair": "d = 2, a single pair",
@@ -241,7 +289,8 @@ ROPE_DISTANCE_CONTRACT = Contract(
 )
 
 
-def _distance_fixed() -> list[Case]:
+def distance_fixed() -> list[Case]:
+    """The fixed cases of the distance exercises (this one and the one it replaced)."""
     lab = np.random.default_rng(2026)
     query, key = lab.normal(0, 1, 32), lab.normal(0, 1, 32)       # the lab's query, then its key
     fixed = np.random.default_rng(303)
@@ -258,63 +307,80 @@ def _distance_fixed() -> list[Case]:
     ]
 
 
-def _distance_case(rng) -> Case:
+def distance_case(rng) -> Case:
     d, n = 2 * int(rng.integers(1, 33)), int(rng.integers(1, 60))
     return Case((rng.normal(0.0, 1.0, d), rng.normal(0.0, 1.0, d), n),
                 f"random query and key of {d} numbers, distances up to {n}")
 
 
-ROPE_DISTANCE = Exercise(
-    id="rope-distance", notebook=NOTEBOOK, title="Every distance at once", name="scores_by_distance",
+ROPE_SIGNED_DISTANCE = Exercise(
+    id="rope-signed-distance", notebook=NOTEBOOK, title="Every distance at once, before and after",
+    name="scores_by_distance",
     template='''def scores_by_distance(query, key, max_distance):
-    """The scaled score q.k / sqrt(d) of `query` against `key` with rotary positions, when the
-    query stands t positions after the key, for t = 0, 1, ..., max_distance.
-    Returns max_distance + 1 scores. Use `rope` (from lib.positional); no loop is needed."""
-    turned = ____     # row t: the query turned for position t, shape (max_distance + 1, d)
-    return ____       # one scaled score per row
+    """The scaled score q.k / sqrt(d) of `query` against `key` with rotary positions, at every
+    distance t = (the query's position) - (the key's), for t = -max_distance, ..., max_distance.
+    Returns 2 * max_distance + 1 scores, in that order. No loop is needed."""
+    rows = max_distance + 1
+    turned_q = rope(np.tile(query, (rows, 1)))    # row p: the query turned for position p
+    turned_k = rope(np.tile(key, (rows, 1)))      # row p: the key turned for position p
+    after = ____      # t = 0, 1, ..., max_distance: the query t positions after the key
+    before = ____     # t = -max_distance, ..., -1: the query -t positions before the key
+    return np.concatenate([before, after]) / np.sqrt(len(query))
 ''',
-    solution=["rope(np.tile(query, (max_distance + 1, 1)))", "turned @ key / np.sqrt(len(key))"],
+    solution=["turned_q @ turned_k[0]", "(turned_k[1:] @ turned_q[0])[::-1]"],
     reference=_scores_by_distance,
     contract=ROPE_DISTANCE_CONTRACT,
-    fixed=_distance_fixed,
-    draw=three_of(_distance_case),
-    context="import numpy as np\nfrom exercises.core.blank import ____\nfrom lib.positional import rope\n",
+    fixed=distance_fixed,
+    draw=three_of(distance_case),
+    context="import numpy as np\nfrom engine.core.blank import ____\nfrom lib.positional import rope\n",
     hints=[
-        "The score depends only on how far apart the two positions are, so you may put the key "
-        "wherever it is simplest. At which position does a turn change nothing?",
-        "`rope` turns row i of a (length, d) array for position i, so an array whose rows are all "
-        "copies of the query comes back turned for positions 0, 1, 2, ... `np.tile(v, (n, 1))` "
-        "stacks n copies of a vector v as rows.",
-        "With the key at position 0 it stays as it is. A matrix product of the turned rows with "
-        "the key gives one dot product per row; divide by the square root of the head size.",
+        "Only the distance t counts, so for each sign of t put one of the two vectors where a turn "
+        "changes nothing, at position 0, and take the other from the rows turned for positions 0, 1, 2, ...",
+        "For t >= 0 the query stands t positions after the key: the key at 0, the query turned for t. "
+        "For t < 0 the key is the later one: the query at 0, the key turned for \u2212t.",
+        "A matrix product of turned rows with one vector gives one dot product per row, in the order of "
+        "the rows: for t < 0 that is t = \u22121, \u22122, ..., while the result lists t from "
+        "\u2212max_distance upwards. `[::-1]` reverses an array.",
     ],
     mistakes=[
-        Mistake("key after the query", {0: "rope(np.tile(key, (max_distance + 1, 1)))",
-                                        1: "turned @ query / np.sqrt(len(key))"},
-                "You turned the key and left the query still: that puts the key t positions "
-                "after the query, the other direction. Turn the query; keep the key at position 0."),
-        Mistake("nothing turned", {0: "np.tile(query, (max_distance + 1, 1))"},
-                "Every score equals the one at distance 0: either nothing was turned, or the query "
-                "and the key were turned by the same angle. Turn the query's copies for positions "
-                "0, 1, 2, ... and keep the key at position 0."),
-        Mistake("not scaled", {1: "turned @ key"},
-                "These are the raw dot products. The scaled score divides each by the square root "
-                "of the head size, len(query)."),
-        Mistake("divided by d", {1: "turned @ key / len(key)"},
-                "You divided by the head size itself. The scaled score divides by its square root, "
-                "as attention does."),
-        Mistake("neighbours", {0: "rope(np.tile(query, (max_distance + 1, 1)), pairing='neighbours')"},
-                "Your numbers are paired as neighbours (2i with 2i + 1). The course pairs halves, "
-                "number i with number i + d/2, which is `rope`'s default."),
-        Mistake("one distance short", {0: "rope(np.tile(query, (max_distance, 1)))"},
-                "Your result has one score too few. Distances 0, 1, ..., max_distance are "
-                "max_distance + 1 of them, so that many copies of the query are turned."),
-        Mistake("only the last distance", {0: "rope(query, offset=max_distance)"},
-                "You got a single score, the one at distance max_distance: `rope` turns a single "
-                "vector for one position only. Turn a stack of copies of the query, one row per "
-                "distance; `rope` turns row t for position t."),
+        Mistake("mirrored", {1: "(turned_q[1:] @ turned_k[0])[::-1]"},
+                "Your scores at t < 0 repeat those at \u2212t: you turned the query again, which "
+                "puts it after the key. The score depends on the distance with its sign. For t < 0 the "
+                "query stands before the key: keep the query at position 0 and turn the key."),
+        Mistake("not reversed", {1: "turned_k[1:] @ turned_q[0]"},
+                "Your scores before the key run t = \u22121, \u22122, ..., \u2212max_distance; the "
+                "result lists them from t = \u2212max_distance up to \u22121. Reverse them."),
+        Mistake("sides swapped", {0: "turned_k @ turned_q[0]", 1: "(turned_q[1:] @ turned_k[0])[::-1]"},
+                "Your scores at t and \u2212t are swapped: for t > 0 the query stands after the key, "
+                "so the query is the one turned, with the key at position 0; for t < 0 the other way round."),
+        Mistake("distance 0 twice", {1: "(turned_k @ turned_q[0])[::-1]"},
+                "Your result has one score too many: distance 0 comes twice, once in `before` and once "
+                "in `after`. `before` holds t = \u2212max_distance, ..., \u22121 only."),
+        Mistake("key one position on", {0: "turned_q @ turned_k[1]"},
+                "Your scores from t = 0 on are one position off: with the key turned for position 1, "
+                "the query at p is p \u2212 1 after it. Keep the key at position 0, where nothing turns."),
+        Mistake("sign flipped", {1: "-(turned_q[1:] @ turned_k[0])[::-1]"},
+                "Your scores before the key are those after it with their sign flipped. The other sign "
+                "of the distance turns the pair by the opposite angle, which does not flip the score. "
+                "For t < 0 keep the query at position 0 and turn the key."),
+        Mistake("after reversed", {0: "turned_q[::-1] @ turned_k[0]"},
+                "Your scores after the key run from t = max_distance down to 0; the result lists them "
+                "from t = 0 up to max_distance, the order of the turned rows."),
+        Mistake("query one position on", {1: "(turned_k[1:] @ turned_q[1])[::-1]"},
+                "Your scores before the key are one position off: with the query turned for position 1, "
+                "the key at p is only p \u2212 1 after it. Keep the query at position 0, where nothing turns."),
+        Mistake("scaled twice before", {1: "(turned_k[1:] @ turned_q[0])[::-1] / np.sqrt(len(query))"},
+                "Your scores before the key are divided by the square root of the head size twice: the "
+                "last line already divides every score."),
+        Mistake("scaled twice", {0: "turned_q @ turned_k[0] / np.sqrt(len(query))"},
+                "Your scores from t = 0 on are divided by the square root of the head size twice: the "
+                "last line already divides every score."),
+        Mistake("nothing turned", {0: "np.tile(query, (rows, 1)) @ key",
+                                   1: "(np.tile(key, (rows, 1))[1:] @ query)[::-1]"},
+                "Every score equals the one at distance 0: nothing was turned. Use the turned rows, "
+                "`turned_q` and `turned_k`."),
     ],
 )
 
-DEFINITIONS = [SINUSOIDAL_TABLE, ROPE_ROTATION, ROPE_DISTANCE, *questions.QUESTIONS]
+DEFINITIONS = [POSITION_TABLE, ROPE_ROTATION, ROPE_SIGNED_DISTANCE, *questions.QUESTIONS]
 SKIP_AHEAD = questions.SKIP_AHEAD

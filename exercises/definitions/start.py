@@ -8,7 +8,7 @@ import numpy as np
 
 from lib.attention import softmax as _softmax_reference
 
-from exercises.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.questions import start as questions
 
 NOTEBOOK = "00_start_here"
@@ -74,10 +74,11 @@ ROW_MEAN = Exercise(
     hints=[
         "A row's numbers lie along the last axis of `x`. Reductions such as `x.sum(...)` "
         "take an `axis` argument that says which axis to add along.",
-        "Adding along an axis removes it: a (2, 3) array summed per row has shape (2,). The answer should keep "
-        "it as a column of shape (2, 1); one more argument of `sum` does that.",
-        "Count axes from the end with negative numbers, so the same code works for a "
-        "(2, 3) array and for a (4, 2, 3) batch.",
+        "Count axes from the end with negative numbers: `axis=-1` is the last axis of a (2, 3) array "
+        "and of a (4, 2, 3) batch alike.",
+        "Adding along an axis removes it: a (2, 3) array summed along its last axis has shape (2,). "
+        "`keepdims=True` keeps the summed axis with length 1, so the totals come out as a column of "
+        "shape (2, 1).",
     ],
     mistakes=[
         Mistake("whole array", {0: "x.sum()"},
@@ -105,7 +106,7 @@ SOFTMAX_CONTRACT = Contract(
                     "last axis, of any size"},
     returns="the softmax of each row, same shape: positive weights that sum to 1 along the last axis",
     ndims=(2, 3), dtypes=("float64", "float32"),
-    edges={"beyond exp": "rows spanning far more than exp can hold (a row [0, 1000])",
+    edges={"beyond exp": "rows spanning far more than exp can hold (rows [0, 1000] and [1500, \u22121500])",
            "huge": "rows of very large or very negative scores only",
            "constant": "constant rows",
            "one score": "rows of a single score",
@@ -144,8 +145,8 @@ _KEEPDIMS_HINT = ("A row's maximum or total has one number per row. Without "
                   "`keepdims=True` it loses its axis and no longer lines up with the rows, "
                   "so NumPy cannot combine it with the scores (or combines it the wrong way).")
 _SHIFT_HINT = ("Subtracting the same number from a whole row leaves the weights unchanged, but only the row's "
-               "largest score keeps every exponent at or below exp(0) = 1. A row such as [0, 1000] shows it: "
-               "shifted by its smallest score or its mean, exp still overflows to infinity.")
+               "largest score keeps every exponent at or below exp(0) = 1.")
+_OVERFLOWS = ("which overflows to infinity (in float64, exp overflows above about 709), and inf / inf is NaN.")
 
 STABLE_SOFTMAX = Exercise(
     id="stable-softmax", notebook=NOTEBOOK, title="A softmax that does not overflow", name="softmax",
@@ -173,11 +174,13 @@ STABLE_SOFTMAX = Exercise(
                 "Without subtracting, `np.exp(1000)` overflows to infinity and inf / inf "
                 "is NaN. Subtract each row's largest score first."),
         Mistake("smallest score", {0: "scores.min(axis=-1, keepdims=True)"},
-                _SHIFT_HINT + " You subtracted the smallest."),
+                _SHIFT_HINT + " You subtracted the smallest: a row such as [0, 1000] then keeps exp(1000), " + _OVERFLOWS),
         Mistake("mean score", {0: "scores.mean(axis=-1, keepdims=True)"},
-                _SHIFT_HINT + " You subtracted the mean."),
+                _SHIFT_HINT + " You subtracted the mean: a row such as [1500, \u22121500] has mean 0 and keeps "
+                "exp(1500), " + _OVERFLOWS),
         Mistake("first score", {0: "scores[..., :1]"},
-                _SHIFT_HINT + " You subtracted the first score of the row."),
+                _SHIFT_HINT + " You subtracted the first score of the row: a row such as [0, 1000] then keeps "
+                "exp(1000), " + _OVERFLOWS),
         Mistake("global max", {0: "scores.max()"},
                 "`scores.max()` is the largest score of the whole array. A row far below it becomes exp(-2000) "
                 "= 0 everywhere, and 0 / 0 is NaN. Subtract each row's own largest score."),

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core import parts
-from exercises.core.definition import (FLOAT32_ATOL, FLOAT32_RTOL, Case, Contract, Exercise, Mistake, in_float32,
+from engine.core import parts
+from engine.core.definition import (FLOAT32_ATOL, FLOAT32_RTOL, Case, Contract, Exercise, Mistake, in_float32,
                                        three_of)
 from exercises.definitions.questions import trained as questions
 
@@ -324,18 +324,18 @@ LEAVE_ONE_OUT = Exercise(
 # ---------------------------------------------------------------- the capstone: one trained block, from your parts
 
 # The exercises whose functions the capstone's block is built from, in the order its context
-# names them; exercises.core.parts reads the learner's own from their saved notebooks.
+# names them; engine.core.parts reads the learner's own from their saved notebooks.
 PARTS = ("rms-norm-16bit", "rope-rotation", "cached-causal-weights", "swiglu")
 
 
 def your_parts(root=None):
     """The capstone's four parts, each the learner's own if their saved notebook holds one that
-    passes its check again, else the course's (:func:`exercises.core.parts.your_parts`)."""
+    passes its check again, else the course's (:func:`engine.core.parts.your_parts`)."""
     return parts.your_parts(PARTS, root)
 
 
-CAPSTONE_CONTEXT = ("import numpy as np\nfrom exercises.core.blank import ____\n"
-                    "from exercises.core.parts import course_parts\n"
+CAPSTONE_CONTEXT = ("import numpy as np\nfrom engine.core.blank import ____\n"
+                    "from engine.core.parts import course_parts\n"
                     f"rms_norm, rope_one, causal_weights, swiglu = course_parts({PARTS!r})\n")
 
 

@@ -2,7 +2,7 @@
 that notebooks saved by learners from earlier releases still check (their verdicts, hints, known
 mistakes and feedback unchanged). They are compatibility code, not the course: no current
 notebook has a cell for them, and the registry leaves them out of the course's lists
-(:func:`exercises.core.registry.all_exercises` gives them only when asked).
+(:func:`engine.core.registry.all_exercises` gives them only when asked).
 
 One module per notebook, named like that notebook's module of :mod:`exercises.definitions`
 (``exercises.retired.norms`` holds notebook 03's retired exercises), with the same form: its

@@ -12,7 +12,7 @@ from lib.attention import attention as _attention, causal_mask as _causal_mask, 
 from lib.ffn import ffn as _ffn, worked_example as _worked_example
 from lib.norm import layer_norm as _layer_norm, rms_norm as _rms_norm
 
-from exercises.core.definition import Case, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.decoder import (NO_BLOCK_NORMS, NOTEBOOK, ONE_FFN_MATRIX, SQUARE_SCORES, _FILL_MISTAKES,
                                            _grouped_reference, _leak, _leak_mistakes, _nudge_case, _nudge_fixed)
 

@@ -1,5 +1,6 @@
 """Retired exercises of notebook 02, "The feed-forward network: widen, bend, narrow": ffn-sublayer
-(replaced by one-matrix) and block-count (by ffn-width). Kept so that notebooks saved from earlier
+(replaced by one-matrix), block-count (by ffn-width) and top2-weights (by top2-routing, which asks
+for the softmax over the kept scores and over all of them). Kept so that notebooks saved from earlier
 releases still check them (see :mod:`exercises.retired`); what they share with the live exercises is
 imported from :mod:`exercises.definitions.ffn`."""
 
@@ -10,8 +11,8 @@ import numpy as np
 from lib.ffn import ffn as _ffn, worked_example
 from lib.params import ModelConfig, block_parameters as _block_parameters
 
-from exercises.core.definition import Case, Exercise, Mistake, in_float32, three_of
-from exercises.definitions.ffn import NOTEBOOK, _random_weights
+from engine.core.definition import Case, Exercise, Mistake, in_float32, three_of
+from exercises.definitions.ffn import NOTEBOOK, _random_weights, _top2_reference, top2_case, top2_fixed
 
 
 def _example_args():
@@ -163,4 +164,51 @@ BLOCK_COUNT = Exercise(
 )
 
 
-DEFINITIONS = [SUBLAYER, BLOCK_COUNT]
+# ---------------------------------------------------------------- top-2 routing, the softmax over the kept scores given
+
+TOP2 = Exercise(
+    id="top2-weights", notebook=NOTEBOOK, name="top2_weights",
+    title="Top-2 routing: which experts, and how much each counts",
+    template='''def top2_weights(scores):
+    """One token's router scores (one per expert) -> weight of each expert.
+
+    The two best-scored experts share the token by a softmax over their two scores;
+    every other expert gets 0.
+    """
+    best = ____                              # the numbers of the two largest scores
+    e = np.exp(scores[best] - scores[best].max())
+    weights = np.zeros_like(scores)
+    weights[best] = ____                     # softmax over the two kept scores
+    return weights
+''',
+    solution=["np.argsort(scores)[-2:]", "e / e.sum()"],
+    reference=_top2_reference,
+    fixed=top2_fixed,
+    draw=three_of(top2_case),
+    hints=[
+        "`np.argsort(scores)` lists the experts' numbers from the lowest score to the highest. "
+        "Which end of that list holds the two best?",
+        "A softmax divides each exponential by their total. Here only the two kept scores take "
+        "part, so the total is over `e`, the two exponentials already computed.",
+        "The two weights must add up to 1, and the other experts stay at 0.",
+    ],
+    mistakes=[
+        Mistake("softmax over all experts", {1: "e / np.exp(scores - scores[best].max()).sum()"},
+                "You divided by the total over all the experts. After keeping the top 2, the "
+                "softmax runs over just those two scores, so their weights add up to 1."),
+        Mistake("two smallest", {0: "np.argsort(scores)[:2]"},
+                "You kept the two lowest scores: `np.argsort` sorts from lowest to highest, so the "
+                "best two are at the end of its list."),
+        Mistake("not normalised", {1: "e"},
+                "The two weights do not add up to 1: divide the exponentials by their total."),
+        Mistake("top 1", {0: "np.argmax(scores)"},
+                "Only one expert got weight: `np.argmax` finds the single best. Keep the two best scores."),
+        Mistake("scores as shares", {1: "scores[best] / scores[best].sum()"},
+                "You shared the token in proportion to the scores themselves. A softmax shares it "
+                "by the exponentials of the scores, which also works for negative scores."),
+    ],
+    retired=True,      # replaced by top2-routing; kept so that saved notebooks still check it
+)
+
+
+DEFINITIONS = [SUBLAYER, BLOCK_COUNT, TOP2]

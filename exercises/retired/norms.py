@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.definition import Case, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.norms import (NOTEBOOK, NUDGE_W, _RMS_KEEPDIMS, _layer_norm_fix_case,
                                          _layer_norm_fix_fixed, _layer_norm_reference, _ln, _random_shape,
                                          _rms, _rms_16_reference, _rms_cases, _tanh_layer, _zeros_f)

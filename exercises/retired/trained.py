@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.definition import Case, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Exercise, Mistake, in_float32, three_of
 from exercises.definitions.trained import NOTEBOOK, _run_blocks_reference, _toy_blocks
 
 

@@ -11,16 +11,18 @@
   whose numbers the notebook prints, without a view).
 
 The names the notebook imports are re-exported here, so ``from labs.decoder import flow_lab``
-works in notebooks old and new. ``size_of`` is ``presentation.numbers.size`` (kept for notebooks
-saved from earlier releases, which import it from here).
+works in notebooks old and new. ``REAL_MODELS`` are the calculator's published models
+(``models``); ``size_of`` is ``engine.presentation.numbers.size`` (kept for notebooks saved from
+earlier releases, which import it from here).
 """
 
-from presentation.numbers import size as size_of
+from engine.presentation.numbers import size as size_of
 
 from .calculator import calculator_lab
-from .layer_flow import flow_lab, flow_model
-from .near_identity import near_identity_model, rand_demonstration
+from .layer_flow import FLOW_D, FLOW_FF, FLOW_HEADS, flow_inputs, flow_lab, flow_model
+from .models import REAL_MODELS
+from .near_identity import near_identity_model, rand_demonstration, start_of_training
 from .six_steps import six_steps_lab
 
-__all__ = ["calculator_lab", "flow_lab", "flow_model", "near_identity_model", "rand_demonstration",
-           "six_steps_lab", "size_of"]
+__all__ = ["FLOW_D", "FLOW_FF", "FLOW_HEADS", "REAL_MODELS", "calculator_lab", "flow_inputs", "flow_lab", "flow_model",
+           "near_identity_model", "rand_demonstration", "six_steps_lab", "size_of", "start_of_training"]

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.own import NotUsedHere, Use
+from engine.core.own import NotUsedHere, Use
 from dataclasses import replace
 
 from lib.params import (ModelConfig, beyond_plain, count_parameters, doubled, gap_steps, kv_cache_per_token,
                         mebibytes, training_memory)
-from presentation.html import plain
-from presentation.numbers import byte_size, count, fixed, percentage, plural, size
-from presentation.tables import table
+from engine.presentation.html import plain
+from engine.presentation.numbers import byte_size, count, fixed, percentage, plural, size
+from engine.presentation.tables import table
 
-from ..kit.figure_view import set_changed
-from ..kit.layout import controls, lab_root, menu, number_entry, numbers_widget, slider, verdict_widget
+from engine.kit.figure_view import set_changed
+from engine.kit.layout import controls, lab_root, menu, number_entry, numbers_widget, slider, verdict_widget
 from .models import COURSE_EXAMPLE, TRAINED_MODEL, presets
 
 BYTES = {4: "4 (float32)", 2: "2 (bfloat16)", 1: "1 (int8)", 0.5: "0.5 (4-bit)"}
@@ -33,7 +33,7 @@ def _course_model_parameters(d, layers, d_ff, vocab, heads, kv_heads):
                                         kv_heads=kv_heads)).total
 
 
-# The exercise whose function the calculator can count with (see labs/kit/own_function.py).
+# The exercise whose function the calculator can count with (see engine/kit/own_function.py).
 PARAMETERS_USE = Use("grouped-parameters", _course_model_parameters, "lib.params.count_parameters")
 
 
@@ -180,7 +180,7 @@ class CalculatorLab:
     def __init__(self, preset=COURSE_EXAMPLE, bytes_per_number=2):
         import ipywidgets as widgets
 
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.presets = presets()
         self.preset = menu([self.CUSTOM] + list(self.presets), preset, "model")
@@ -239,7 +239,7 @@ class CalculatorLab:
         self.view = FigureView(fig, description="Bar charts: the share of each part of the model, and the "
                                                 "count with twice the blocks or twice the width",
                                changing=[self.part_bars, self.double_bars])
-        from ..kit.own_function import OwnFunctionSwitch
+        from engine.kit.own_function import OwnFunctionSwitch
         self.own = OwnFunctionSwitch([PARAMETERS_USE], self.update)
         self.root = lab_root("parameter-calculator", [
             controls(self.d_model, self.layers), controls(self.preset, self.bytes, self.context),

@@ -13,20 +13,20 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.own import Use
+from engine.core.own import Use
 from lib.attention import causal_weights
 from lib.block import decoder, random_stack
 from lib.norm import root_mean_square
 from lib.params import ModelConfig, block_parameters
 from lib.positional import sinusoidal
 from lib.weights import random_weights
-from presentation.html import plain
-from presentation.numbers import amount, count, fixed, percentage, plural, word_list
-from presentation.numbers import shape as write_shape
-from presentation.tables import table
+from engine.presentation.html import plain
+from engine.presentation.numbers import amount, count, fixed, percentage, plural, word_list
+from engine.presentation.numbers import shape as write_shape
+from engine.presentation.tables import table
 
-from ..kit.figure_view import decades, set_limits, whole_ticks
-from ..kit.layout import controls, lab_root, menu, slider, switch, verdict_widget
+from engine.kit.figure_view import decades, set_limits, whole_ticks
+from engine.kit.layout import controls, lab_root, menu, slider, switch, verdict_widget
 
 PARTS = {"positions": "position vectors", "attention": "attention", "causal": "causal mask",
          "residual": "residual add", "norms": "norms", "ffn": "FFN", "final_norm": "final norm"}
@@ -298,7 +298,7 @@ class FlowLab:
     def __init__(self, depth=12, seed=0, batch=2, length=8, d_model=16, heads=2, **parts):
         import ipywidgets as widgets
 
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.seed = int(seed)
         self.depth = slider("int", value=depth, min=1, max=DEPTH_MAX, step=1, description="blocks")
@@ -354,7 +354,7 @@ class FlowLab:
                                                 "last word changes",
                                changing=[self.lines, self.refs, self.suptitle])
         toggles = controls(*self.toggles.values())
-        from ..kit.own_function import OwnFunctionSwitch
+        from engine.kit.own_function import OwnFunctionSwitch
         self.own = OwnFunctionSwitch([CAUSAL_USE], self.update)
         self.root = lab_root("layer-flow", [
             controls(self.depth, self.new), toggles, self.own.widget, self.view.widget, self.verdict,

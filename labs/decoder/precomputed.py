@@ -1,5 +1,5 @@
 """Notebook 04's results that no learner's input changes, computed when the course is built and
-looked up after (the machinery is ``labs.kit.precomputed``'s).
+looked up after (the machinery is ``engine.kit.precomputed``'s).
 
 The near-identity cell runs 12 blocks of GPT-2 Small's size started three ways
 (``lib.initialisation.start_of_training``): 85 million random numbers drawn and a dozen wide
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lib import attention, block, ffn, initialisation, norm
 
-from ..kit.precomputed import source_store
+from engine.kit.precomputed import source_store
 
 FOLDER = Path(__file__).resolve().parent
 

@@ -13,12 +13,12 @@ import numpy as np
 from lib.attention import attention
 from lib.block import SIX_STEP_OPTIONS, Step, block_trace, six_step_setup
 from lib.norm import root_mean_square
-from presentation.html import plain, strong
-from presentation.numbers import count, fixed, percentage, plural, vector
-from presentation.tables import table
+from engine.presentation.html import plain, strong
+from engine.presentation.numbers import count, fixed, percentage, plural, vector
+from engine.presentation.tables import table
 
-from ..kit.figure_view import cell_grid, set_cells, set_limits
-from ..kit.layout import caption_widget, controls, lab_root, numbers_widget, slider, verdict_widget
+from engine.kit.figure_view import cell_grid, set_cells, set_limits
+from engine.kit.layout import caption_widget, controls, lab_root, numbers_widget, slider, verdict_widget
 
 STEP_EXPLAINED = {
     Step.INPUT: "the tokens as they enter the block",
@@ -124,7 +124,7 @@ class SixStepsLab:
         import ipywidgets as widgets
         from matplotlib.colors import TwoSlopeNorm
 
-        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         self.seed = seed
         self.draws = 0

@@ -7,12 +7,15 @@
 - ``router``: top-2 routing over 8 experts, 4,096 tokens and load balancing.
 
 The names the notebook imports are re-exported here, so ``from labs.ffn import router_lab``
-works in notebooks old and new.
+works in notebooks old and new; ``REAL_MODELS`` is the parameter calculator's published models
+(``labs.decoder.models``), which the notebook counts.
 """
 
+from ..decoder.models import REAL_MODELS
 from .hidden_units import hidden_units_lab
 from .parameters import parameters_lab
 from .remove_activation import remove_activation_lab
-from .router import router_lab, router_model
+from .router import router_lab, router_model, router_scores
 
-__all__ = ["hidden_units_lab", "parameters_lab", "remove_activation_lab", "router_lab", "router_model"]
+__all__ = ["REAL_MODELS", "hidden_units_lab", "parameters_lab", "remove_activation_lab", "router_lab", "router_model",
+           "router_scores"]

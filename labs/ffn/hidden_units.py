@@ -13,12 +13,12 @@ from functools import lru_cache
 import numpy as np
 
 from lib.ffn import activation_function, ffn, hidden_units, worked_example
-from presentation.html import plain
-from presentation.numbers import number, plural, readout, scientific, significant, vector, word_list
-from presentation.tables import table
+from engine.presentation.html import plain
+from engine.presentation.numbers import number, plural, readout, scientific, significant, vector, word_list
+from engine.presentation.tables import table
 
-from ..kit.figure_view import set_changed
-from ..kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget
+from engine.kit.figure_view import set_changed
+from engine.kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget
 
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "silu": "SiLU", "none": "no activation"}
 CHOICES = ("relu", "gelu", "silu")          # the activations the lab's buttons offer
@@ -129,7 +129,7 @@ class HiddenUnitsLab:
     """Token picker, two number sliders, activation buttons, "run alone" box; bars redrawn in place."""
 
     def __init__(self, token: str = "cat", activation: str = "relu", alone: bool = False):
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.colours = OKABE_ITO
         start = EXAMPLE.X[TOKENS.index(token)] if token in TOKENS else np.array([0.5, -0.5])

@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from lib.params import ModelConfig, block_parameters, equal_count_gated_width
-from presentation.html import plain
-from presentation.numbers import count, percentage, readout
-from presentation.tables import table
+from engine.presentation.html import plain
+from engine.presentation.numbers import count, percentage, readout
+from engine.presentation.tables import table
 
-from ..kit.figure_view import decades, set_changed
-from ..kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget
+from engine.kit.figure_view import decades, set_changed
+from engine.kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget
 
 D_MIN, D_MAX, D_STEP = 64, 4096, 64
 MULTIPLE_MIN, MULTIPLE_MAX, MULTIPLE_STEP = 1.0, 8.0, 0.5
@@ -64,10 +64,10 @@ class ParametersLab:
 
     def __init__(self, d_model: int = 768, multiple: float = 4.0, gated: bool = False,
                  round_to: int = 32, log_scale: bool = False):
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.d_model = slider("int", value=d_model, min=D_MIN, max=D_MAX, step=D_STEP,
-                              description="width d_model")
+                              description="width d_model", readout_format=readout(0, grouped=True))
         self.d_model.add_class("course-slider-d-model")
         self.multiple = slider("float", value=multiple, min=MULTIPLE_MIN, max=MULTIPLE_MAX,
                                step=MULTIPLE_STEP, description="d_ff = ? × d_model",

@@ -12,14 +12,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.own import Use
+from engine.core.own import Use
 from lib.ffn import collapse, ffn, worked_example
-from presentation.html import plain
-from presentation.numbers import count, number, plural, scientific, vector
-from presentation.tables import table
+from engine.presentation.html import plain
+from engine.presentation.numbers import count, number, plural, scientific, vector
+from engine.presentation.tables import table
 
-from ..kit.figure_view import set_limits
-from ..kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
+from engine.kit.figure_view import set_limits
+from engine.kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
 from .hidden_units import ACTIVATION_NAMES, EXAMPLE, TOKENS
 
 WIDTH_MIN, WIDTH_MAX, WIDTH_STEP = 4, 64, 4
@@ -57,7 +57,7 @@ def course_one_matrix(W_up, b_up, W_down, b_down):
     return np.vstack([W, b])
 
 
-# The exercise whose function draws the lab's one-matrix lines (see labs/kit/own_function.py).
+# The exercise whose function draws the lab's one-matrix lines (see engine/kit/own_function.py).
 ONE_MATRIX_USE = Use("one-matrix", course_one_matrix, "lib.ffn.collapse")
 
 
@@ -133,8 +133,8 @@ class RemoveActivationLab:
     """Width slider and activation switch; two output curves and their one-matrix versions."""
 
     def __init__(self, width: int = 4, activation: str = "relu"):
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
-        from ..kit.own_function import OwnFunctionSwitch
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.own_function import OwnFunctionSwitch
 
         self.width = slider("int", value=width, min=WIDTH_MIN, max=WIDTH_MAX, step=WIDTH_STEP,
                             description="hidden width d_ff")
@@ -200,7 +200,8 @@ class RemoveActivationLab:
         self.numbers.value = table([
             ("W_up @ W_down (one 2 × 2 matrix)", f"[{vector(W[0])}, {vector(W[1])}]"),
             ("b_up @ W_down + b_down", vector(b)),
-            ("largest |FFN − one matrix|", scientific(m["difference"])),
+            ("largest |FFN − one matrix|",
+             scientific(m["difference"]) if m["difference"] < 1e-3 else number(m["difference"])),
             ("parameters: FFN / one matrix", f"{count(m['parameters'])} / {m['collapsed_parameters']}"),
         ])
         self.verdict.value = plain(m["verdict"])

@@ -14,12 +14,12 @@ import numpy as np
 
 from lib.moe import balance_load, route
 from lib.params import ModelConfig, count_parameters, mebibytes
-from presentation.html import plain
-from presentation.numbers import count, fixed, number, plural, readout, size, vector
-from presentation.tables import table
+from engine.presentation.html import plain
+from engine.presentation.numbers import count, fixed, number, percent, plural, readout, size, vector
+from engine.presentation.tables import table
 
-from ..kit.figure_view import set_changed
-from ..kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
+from engine.kit.figure_view import set_changed
+from engine.kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
 
 N_EXPERTS, TOP_K, N_TOKENS = 8, 2, 4096
 FAIR_SHARE = N_TOKENS * TOP_K // N_EXPERTS
@@ -50,6 +50,18 @@ def _balanced(strength: float, steps: int):
     return balance_load(router_scores(), TOP_K, strength, steps)
 
 
+@lru_cache(maxsize=1)
+def _own_choice() -> np.ndarray:
+    """(4096, 2): the two experts each token's own scores choose, with no bias, in increasing order."""
+    return np.sort(route(router_scores(), TOP_K).experts, axis=1)
+
+
+def rerouted_share(experts) -> float:
+    """The share of the tokens whose two experts (``experts``, (4096, 2)) are not the two their own
+    scores choose: what balancing costs."""
+    return float(np.mean(np.any(np.sort(np.asarray(experts), axis=1) != _own_choice(), axis=1)))
+
+
 def memory_figures() -> dict:
     """Weights of the course's 12-block model at d = 768: dense vs 8 experts (top 2), in MiB."""
     dense = ModelConfig(d_model=768, layers=12, d_ff=3072, vocab=32000, heads=12)
@@ -65,8 +77,9 @@ def router_model(strength: float = 0.0, steps: int = 10, token: int = 0) -> dict
     """Route the 4,096 tokens top-2 over 8 experts after ``steps`` steps of bias balancing.
 
     Returns tokens per expert (``counts``) against the fair share, the balancing bias, and one
-    token's scores, its two experts (numbered from 0 as in lib.moe; the course says expert 1 for
-    number 0) and their shares, with the verdict.
+    token's scores, its two experts (numbered from 0, as in lib.moe and the notebook) and their
+    shares, the share of the tokens balancing sent elsewhere than their own scores chose, and the
+    verdict.
     """
     strength = float(np.clip(np.nan_to_num(float(strength)), 0.0, STRENGTH_MAX))
     steps = int(np.clip(int(steps), 0, STEPS_MAX))
@@ -78,6 +91,7 @@ def router_model(strength: float = 0.0, steps: int = 10, token: int = 0) -> dict
     chosen, shares = balancing.routing.experts[token], balancing.routing.shares[token]
     unbiased = route(scores, TOP_K)
     busiest, quietest = int(counts.max()), int(counts.min())
+    rerouted = rerouted_share(balancing.routing.experts)
     if strength == 0 or steps == 0:
         verdict = (f"Left to itself, the router sends {count(busiest)} tokens to its busiest expert "
                    f"({fixed(busiest / FAIR_SHARE)} × the fair share of {count(FAIR_SHARE)}) and "
@@ -87,20 +101,22 @@ def router_model(strength: float = 0.0, steps: int = 10, token: int = 0) -> dict
                    f"the experts get {count(quietest)} to {count(busiest)} tokens "
                    f"({fixed(quietest / FAIR_SHARE)} × to {fixed(busiest / FAIR_SHARE)} × the fair share of "
                    f"{count(FAIR_SHARE)}); left to itself it was {count(int(first.min()))} to "
-                   f"{count(int(first.max()))}.")
+                   f"{count(int(first.max()))}. The price: {percent(rerouted)} of the {count(N_TOKENS)} tokens "
+                   "are no longer sent to both experts their own scores chose.")
     who = "The example token" if token == 0 else f"Token {token}"
-    pair = "experts " + " and ".join(f"{int(e) + 1}" for e in chosen)
+    pair = "experts " + " and ".join(f"{int(e)}" for e in chosen)
     verdict += (f" {who} goes to {pair} with shares {number(shares[0], 3)} and {number(shares[1], 3)}.")
     moved = set(int(e) for e in chosen) != set(int(e) for e in unbiased.experts)
     if moved:
-        before = "experts " + " and ".join(f"{int(e) + 1}" for e in unbiased.experts)
+        before = "experts " + " and ".join(f"{int(e)}" for e in unbiased.experts)
         verdict += f" Balancing moved it: its own scores chose {before}."
     return {"strength": strength, "steps": steps, "token": token, "counts": counts, "first_counts": first,
             "bias": balancing.bias, "fair": FAIR_SHARE, "scores": scores, "chosen": chosen,
-            "shares": shares, "moved": moved, "busiest": busiest, "quietest": quietest,
+            "shares": shares, "moved": moved, "rerouted": rerouted, "tokens": N_TOKENS, "busiest": busiest,
+            "quietest": quietest,
             "busiest_share": busiest / FAIR_SHARE, "quietest_share": quietest / FAIR_SHARE,
-            "expert_numbers": [int(e) + 1 for e in chosen],               # numbered from 1, as the text says
-            "unbiased_numbers": [int(e) + 1 for e in unbiased.experts],
+            "expert_numbers": [int(e) for e in chosen],                   # numbered from 0, as the text says
+            "unbiased_numbers": [int(e) for e in unbiased.experts],
             "memory": memory_figures(), "verdict": verdict}
 
 
@@ -108,7 +124,7 @@ class RouterLab:
     """Balancing strength, steps and token sliders; a token's scores and tokens per expert."""
 
     def __init__(self, strength: float = 0.0, steps: int = 10, token: int = 0):
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.colours = OKABE_ITO
         self.strength = slider("float", value=strength, min=0.0, max=STRENGTH_MAX, step=0.05,
@@ -124,7 +140,7 @@ class RouterLab:
         fig = new_figure(6.4, 5.0)
         ax_token, ax_load = fig.add_subplot(2, 1, 1), fig.add_subplot(2, 1, 2)
         experts = np.arange(N_EXPERTS)
-        names = [f"{e + 1}" for e in experts]
+        names = [f"{e}" for e in experts]
         self.score_bars = ax_token.bar(experts, np.zeros(N_EXPERTS), width=0.6, color=OKABE_ITO["sky"],
                                        edgecolor="black", linewidth=0.6)
         (self.biased_marks,) = ax_token.plot(experts, np.zeros(N_EXPERTS), linestyle="none", marker="_",
@@ -206,8 +222,8 @@ class RouterLab:
         who = "the example token" if m["token"] == 0 else f"token {m['token']}"
         self.numbers.value = table([
             (f"{who}: experts kept (softmax over those two)",
-             ", ".join(f"{e + 1} with share {number(share, 3)}" for e, share in kept.items())),
-            (f"tokens per expert (1 to 8), {state}", ", ".join(count(n) for n in counts)),
+             ", ".join(f"{e} with share {number(share, 3)}" for e, share in kept.items())),
+            (f"tokens per expert (0 to {N_EXPERTS - 1}), {state}", ", ".join(count(n) for n in counts)),
             ("busiest / quietest vs fair",
              f"{fixed(m['busiest'] / FAIR_SHARE)} × / {fixed(m['quietest'] / FAIR_SHARE)} ×"),
             ("balancing bias", vector(bias)),

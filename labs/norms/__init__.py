@@ -12,6 +12,7 @@ works in notebooks old and new.
 from .placement import many_stacks, placement_lab, placement_model
 from .residual_stream import stream_lab
 from .stack import stack_lab, stack_model
-from .which_axis import axis_lab
+from .which_axis import BATCH, axis_lab, axis_model, normalise
 
-__all__ = ["axis_lab", "many_stacks", "placement_lab", "placement_model", "stack_lab", "stack_model", "stream_lab"]
+__all__ = ["BATCH", "axis_lab", "axis_model", "many_stacks", "normalise", "placement_lab", "placement_model",
+           "stack_lab", "stack_model", "stream_lab"]

@@ -13,11 +13,11 @@ from functools import lru_cache
 import numpy as np
 
 from lib.block import norm_placement_experiment
-from presentation.html import plain
-from presentation.numbers import amount, fixed, plural, significant
+from engine.presentation.html import plain
+from engine.presentation.numbers import amount, fixed, plural, significant
 
-from ..kit.figure_view import decades, set_limits, whole_ticks
-from ..kit.layout import controls, lab_root, slider, verdict_widget
+from engine.kit.figure_view import decades, set_limits, whole_ticks
+from engine.kit.layout import controls, lab_root, slider, verdict_widget
 from .precomputed import precomputed
 
 PLACEMENT_DEPTH = 64
@@ -88,7 +88,7 @@ class PlacementLab:
     def __init__(self, depth=48, seed=1):
         import ipywidgets as widgets
 
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.seed = int(seed)
         self.depth = slider("int", value=depth, min=1, max=PLACEMENT_DEPTH, step=1,

@@ -1,5 +1,5 @@
 """Notebook 03's results that no learner's input changes, computed when the course is built and
-looked up after (the machinery is ``labs.kit.precomputed``'s).
+looked up after (the machinery is ``engine.kit.precomputed``'s).
 
 The placement cell compares pre-norm and post-norm on 50 stacks of 48 random blocks
 (``lib.block.norm_placement_experiment``): 4,800 block runs whose exact GELU calls
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lib import attention, block, ffn, norm, weights
 
-from ..kit.precomputed import source_store
+from engine.kit.precomputed import source_store
 
 FOLDER = Path(__file__).resolve().parent
 

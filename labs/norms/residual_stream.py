@@ -13,11 +13,11 @@ from functools import lru_cache
 import numpy as np
 
 from lib.stack import residual_stream
-from presentation.html import plain
-from presentation.numbers import fixed, percentage, plural, readout
+from engine.presentation.html import plain
+from engine.presentation.numbers import fixed, percentage, plural, readout
 
-from ..kit.figure_view import set_limits, whole_ticks
-from ..kit.layout import controls, lab_root, slider, verdict_widget
+from engine.kit.figure_view import set_limits, whole_ticks
+from engine.kit.layout import controls, lab_root, slider, verdict_widget
 
 STREAM_MAX = 24
 
@@ -63,7 +63,7 @@ class ResidualStreamLab:
         import ipywidgets as widgets
         from matplotlib.ticker import FuncFormatter
 
-        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         self.seed = int(seed)
         self.blocks = slider("int", value=blocks, min=1, max=STREAM_MAX, step=1, description="blocks")

@@ -12,14 +12,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.own import Use
+from engine.core.own import Use
 from lib.norm import layer_norm, rms_norm
 from lib.stack import MODES, random_rotations, run_stack, start_vector
-from presentation.html import plain
-from presentation.numbers import amount, fixed, percentage, plural, power_of_ten, readout
+from engine.presentation.html import plain
+from engine.presentation.numbers import amount, fixed, percentage, plural, power_of_ten, readout
 
-from ..kit.figure_view import decades, set_limits, whole_ticks
-from ..kit.layout import controls, lab_root, menu, slider, verdict_widget
+from engine.kit.figure_view import decades, set_limits, whole_ticks
+from engine.kit.layout import controls, lab_root, menu, slider, verdict_widget
 
 D = 8                              # the stack lab's vector has 8 numbers
 SQRT_D = float(np.sqrt(D))         # the length of 8 numbers with mean 0 and std 1
@@ -138,7 +138,7 @@ def _rms_without_gain(rms_norm_fn):
 
 
 # The exercises whose functions this lab (and, for LayerNorm, the which-axis lab) can run instead of
-# the course's (see labs/kit/own_function.py).
+# the course's (see engine/kit/own_function.py).
 LAYER_NORM_USE = Use("layer-norm-fix", course_layer_norm, "lib.norm.layer_norm")
 RMS_NORM_USE = Use("rms-norm-16bit", course_rms_norm, "lib.norm.rms_norm", adapt=_rms_without_gain)
 
@@ -205,8 +205,8 @@ class StackLab:
     def __init__(self, mode="plain", gain=0.5, layers=30, dtype="float64", seed=0):
         import ipywidgets as widgets
 
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
-        from ..kit.own_function import OwnFunctionSwitch
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.own_function import OwnFunctionSwitch
 
         self.seed = int(seed)
         self.gain = slider("float", value=gain, min=GAIN_MIN, max=GAIN_MAX, step=0.05,

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from presentation.html import plain
-from presentation.numbers import fixed, readout
-from presentation.tables import table
+from engine.presentation.html import plain
+from engine.presentation.numbers import fixed, readout
+from engine.presentation.tables import table
 
-from ..kit.figure_view import cell_grid, set_cells
-from ..kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
+from engine.kit.figure_view import cell_grid, set_cells
+from engine.kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
 from .stack import LAYER_NORM_USE, course_layer_norm
 
 TOKENS = ("the", "cat", "sat", "down")
@@ -85,8 +85,8 @@ class AxisLab:
         from matplotlib.colors import TwoSlopeNorm
         from matplotlib.patches import Rectangle
 
-        from ..kit.figure_view import FigureView, new_figure
-        from ..kit.own_function import OwnFunctionSwitch
+        from engine.kit.figure_view import FigureView, new_figure
+        from engine.kit.own_function import OwnFunctionSwitch
 
         self.value = slider("float", value=value, min=-4.0, max=4.0, step=0.5,
                              description=f"{TOKENS[CHANGED[0]]}'s first number", readout_format=readout(1))

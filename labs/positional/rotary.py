@@ -12,14 +12,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from exercises.core.own import Use
+from engine.core.own import Use
 from lib.positional import PAIRINGS, rope
 from lib.positional import rope as course_rope
-from presentation.html import plain
-from presentation.numbers import fixed, plural, scientific
+from engine.presentation.html import plain
+from engine.presentation.numbers import fixed, plural, scientific
 
-from ..kit.figure_view import set_limits
-from ..kit.layout import controls, lab_root, menu, pick_slider, slider, verdict_widget
+from engine.kit.figure_view import set_limits
+from engine.kit.layout import controls, lab_root, menu, pick_slider, slider, verdict_widget
 
 
 def _rope_one_as_rope(rope_one):
@@ -40,7 +40,7 @@ def _rope_one_as_rope(rope_one):
     return turn
 
 
-# The exercise whose function this lab can run instead of the course's (see labs/kit/own_function.py).
+# The exercise whose function this lab can run instead of the course's (see engine/kit/own_function.py).
 ROPE_USE = Use("rope-rotation", rope, "lib.positional.rope", adapt=_rope_one_as_rope)
 
 HEAD_SIZE = 32
@@ -124,8 +124,14 @@ def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, r
                "key": (float(np.linalg.norm(KEY)), float(np.linalg.norm(k_turned)))}
     kept = all(math.isclose(a, b, rel_tol=1e-12) for a, b in lengths.values())
     same = "the same to 12 decimals" if spread < 1e-12 else f"within {scientific(spread)}"
+    if len(shifts) > 1:
+        together_words = (f"Moved together to any of the {len(shifts)} places this distance has in the "
+                          f"lab's range, 0 to {POS_MAX}, the score stays {fixed(score, 3)} ({same}). ")
+    else:
+        together_words = (f"This distance has no other place in the lab's range, 0 to {POS_MAX}, so there "
+                          "is nothing to move together. ")
     verdict = (f"Query at m = {m}, key at n = {n}, {distance_words(m - n)}: score {fixed(score, 3)}. "
-               f"Moved together anywhere from 0 to {POS_MAX}, the score stays {fixed(score, 3)} ({same}). "
+               + together_words +
                f"The turn keeps the lengths: query {fixed(lengths['query'][1])}, key {fixed(lengths['key'][1])}"
                f"{'' if kept else ' (changed!)'}.")
     theta = base ** (-pair / (HEAD_SIZE // 2))
@@ -133,7 +139,8 @@ def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, r
             "indices": (i, j), "theta": theta,
             "q_before": (QUERY[i], QUERY[j]), "q_after": (q_turned[i], q_turned[j]),
             "k_before": (KEY[i], KEY[j]), "k_after": (k_turned[i], k_turned[j]),
-            "score": score, "together": together, "spread": spread, "distances": distances,
+            "score": score, "together": together, "places": len(shifts), "last_position": POS_MAX,
+            "spread": spread, "distances": distances,
             "curve": curve, "lengths": lengths, "lengths_kept": kept, "verdict": verdict}
 
 
@@ -145,8 +152,8 @@ class RotaryLab:
         import ipywidgets as widgets
         from matplotlib.patches import Circle
 
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
-        from ..kit.own_function import OwnFunctionSwitch
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.own_function import OwnFunctionSwitch
 
         self.q_slider = slider("int", value=query_pos, min=0, max=POS_MAX,
                                description="query position")

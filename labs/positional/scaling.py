@@ -1,5 +1,5 @@
 """The scale-factor lab (notebook 01): the words are multiplied by a factor before their position
-rows are added. The factor decides how much of the input is the word and how much the position,
+rows are added. The factor sets the size of the word against the size of the position in the input,
 and so whether attention's outputs follow the words or their places when the sentence is reordered.
 
 Model: ``scaling_model`` (``lib.attention.attention`` on the shuffle lab's words and weights).
@@ -14,11 +14,11 @@ import math
 import numpy as np
 
 from lib.attention import attention
-from presentation.html import plain
-from presentation.numbers import number, percent
+from engine.presentation.html import plain
+from engine.presentation.numbers import number, percent
 
-from ..kit.figure_view import set_limits
-from ..kit.layout import controls, lab_root, pick_slider, verdict_widget
+from engine.kit.figure_view import set_limits
+from engine.kit.layout import controls, lab_root, pick_slider, verdict_widget
 from .shuffle import D_MODEL, PERMUTATIONS, WK, WO, WORDS, WQ, WV, X
 from .table import TABLE_USE, course_table
 
@@ -98,12 +98,17 @@ def scaling_model(factor=USUAL, table=course_table) -> dict:
         other = "positions" if follows == "words" else "words"
         keeps = ("a word's output stays closer to itself wherever the word goes" if follows == "words"
                  else "the output at each place stays closer to itself whatever word stands there")
+        if min(by_word, by_place) > 0.5:
+            follow_words = (f"Either way the outputs move by more than half an output's length: they follow "
+                            f"neither the words nor the positions alone, the {follows} a little more.")
+        else:
+            follow_words = f"The outputs follow the {follows} more than the {other}: {keeps}."
         verdict = (f"Scale factor {factor_label(factor)}: of the words' and the positions' squared "
                    f"lengths added, the words hold {percent(share)} and the positions "
                    f"{percent(1 - share)}. Reorder the "
                    f"sentence and each word's output moves by {percent(by_word)} of an output's "
                    f"length on average, while the output at each place moves by {percent(by_place)}. "
-                   f"The outputs follow the {follows} more than the {other}: {keeps}.")
+                   + follow_words)
     return {"factor": factor, "word_share": share, "position_share": 1 - share, "by_word": by_word,
             "by_place": by_place, "follows": follows, "finite": finite, "factors": np.array(FACTORS),
             "share_curve": curves[:, 0], "by_word_curve": curves[:, 1], "by_place_curve": curves[:, 2],
@@ -115,8 +120,8 @@ class ScalingLab:
     matched by word and by place, against the factor, with the current factor marked."""
 
     def __init__(self, factor=USUAL):
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
-        from ..kit.own_function import OwnFunctionSwitch
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.own_function import OwnFunctionSwitch
 
         start = min(FACTORS, key=lambda f: abs(f - float(factor)))
         self.factor = pick_slider([(factor_label(f), f) for f in FACTORS], start, "scale factor")

@@ -17,12 +17,12 @@ import numpy as np
 from lib.attention import attention
 from lib.positional import add_positions
 from lib.weights import random_weights
-from presentation.html import plain
-from presentation.numbers import amount, fixed, word_list
-from presentation.tables import table
+from engine.presentation.html import plain
+from engine.presentation.numbers import amount, fixed, word_list
+from engine.presentation.tables import table
 
-from ..kit.figure_view import cell_grid, set_cells, set_changed, set_limits
-from ..kit.layout import controls, lab_root, menu, numbers_widget, switch, verdict_widget
+from engine.kit.figure_view import cell_grid, set_cells, set_changed, set_limits
+from engine.kit.layout import controls, lab_root, menu, numbers_widget, switch, verdict_widget
 from .table import TABLE_USE, course_table
 
 TOL = 1e-9  # below this, two outputs count as identical
@@ -171,8 +171,8 @@ class ShuffleLab:
     def __init__(self, order=(2, 1, 0), add_positions=False, causal=False, seed=0):
         import ipywidgets as widgets
 
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
-        from ..kit.own_function import OwnFunctionSwitch
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.own_function import OwnFunctionSwitch
 
         self.rng = np.random.default_rng(seed)
         self.colours = OKABE_ITO

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.own import Use
+from engine.core.own import Use
 from lib.positional import sinusoidal
-from presentation.html import code, plain, text_block
-from presentation.numbers import fixed, plural, significant
+from engine.presentation.html import code, plain, text_block
+from engine.presentation.numbers import fixed, plural, significant
 
-from ..kit.figure_view import whole_ticks
-from ..kit.layout import controls, lab_root, slider, verdict_widget
+from engine.kit.figure_view import whole_ticks
+from engine.kit.layout import controls, lab_root, slider, verdict_widget
 
 
 def course_table(length, d_model):
@@ -24,8 +24,8 @@ def course_table(length, d_model):
 
 
 # The exercise whose function this lab and the shuffle lab can run instead of the course's
-# (see labs/kit/own_function.py).
-TABLE_USE = Use("sinusoidal-table", course_table, "lib.positional.sinusoidal")
+# (see engine/kit/own_function.py).
+TABLE_USE = Use("position-table", course_table, "lib.positional.sinusoidal")
 
 D_MAX, LENGTH_MAX = 64, 64
 # The heatmap's frame, columns and rows: the smallest of FRAMES that holds the table, so the table
@@ -89,8 +89,8 @@ class PositionTableLab:
         import ipywidgets as widgets
         from matplotlib.patches import Circle, Rectangle
 
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
-        from ..kit.own_function import OwnFunctionSwitch
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.own_function import OwnFunctionSwitch
 
         self.d_slider = slider("int", value=_even(d_model), min=2, max=D_MAX, step=2, description="d_model")
         self.d_slider.add_class("course-slider-d-model")

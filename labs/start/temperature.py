@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.own import Use
+from engine.core.own import Use
 from lib.attention import softmax
-from presentation.html import plain
-from presentation.numbers import fixed, percent, percentage, readout
+from engine.presentation.html import plain
+from engine.presentation.numbers import fixed, percent, percentage, readout
 
-from ..kit.layout import controls, lab_root, slider, verdict_widget
+from engine.kit.layout import controls, lab_root, slider, verdict_widget
 
 WORDS = ("cat", "sat", "on", "the", "mat")
 SCORES = np.array([2.0, 1.0, 0.5, 0.1, -1.0])
 T_MIN, T_MAX = 0.1, 5.0
-NEARLY_EVEN = 1.4   # the top weight at most 1.4 times an even split: from T = 4.1 on the slider
+FLATTENED = 1.4     # the top weight at most 1.4 times an even split: from T = 4.1 on the slider
 
 
 def course_softmax(scores):
@@ -26,7 +26,7 @@ def course_softmax(scores):
     return softmax(scores)
 
 
-# The exercise whose function this lab can run instead of the course's (labs/kit/own_function.py).
+# The exercise whose function this lab can run instead of the course's (engine/kit/own_function.py).
 SOFTMAX_USE = Use("stable-softmax", course_softmax, "lib.attention.softmax")
 
 
@@ -45,9 +45,9 @@ def temperature_model(temperature: float, scores=SCORES, words=WORDS, softmax_fn
         taken = "over 99.9%" if share > 0.999 else percentage(share, 1)
         verdict = (f"At temperature {fixed(t)}, \u201c{words[top]}\u201d takes {taken} of the "
                    "weight: nearly a hard choice of one word.")
-    elif share <= NEARLY_EVEN * even:
-        verdict = (f"At temperature {fixed(t)} the weights are nearly even: the largest is "
-                   f"{percentage(share)}, an even split would give {percentage(even)} each.")
+    elif share <= FLATTENED * even:
+        verdict = (f"At temperature {fixed(t)} the weights have flattened towards an even split: the "
+                   f"largest is {percentage(share)}, against {percentage(even)} each for an even split.")
     else:
         verdict = (f"At temperature {fixed(t)}, \u201c{words[top]}\u201d leads with {percentage(share)}; "
                    f"the smallest weight is {percent(weights.min())}.")
@@ -82,8 +82,8 @@ class TemperatureLab:
     """The view: a "temperature" slider, a bar plot redrawn in place, and the verdict."""
 
     def __init__(self, temperature: float = 1.0):
-        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
-        from ..kit.own_function import OwnFunctionSwitch
+        from engine.kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
+        from engine.kit.own_function import OwnFunctionSwitch
 
         self.colours = (OKABE_ITO["blue"], OKABE_ITO["orange"])
         self.slider = slider("float", value=temperature, min=T_MIN, max=T_MAX, step=0.05,

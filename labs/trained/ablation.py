@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from lib import model
-from presentation.html import plain
-from presentation.numbers import amount, count, fixed
+from engine.presentation.html import plain
+from engine.presentation.numbers import amount, count, fixed
 
-from ..kit.layout import controls, lab_root, slider, switch, verdict_widget
+from engine.kit.layout import controls, lab_root, slider, switch, verdict_widget
 from .held_out import GROUPS, WATCHED_TOP, context, held_out, run, setting_perplexities, texts, watched_words
 from .kind_bars import KindBars
 
@@ -99,7 +99,7 @@ class AblationLab:
 
     def __init__(self, keep=(True, True, True, True), positions=True, watch=None):
 
-        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         layers = model.info()["config"]["layers"]
         watched = held_out()[2]

@@ -28,12 +28,12 @@ import numpy as np
 
 from lib import model
 from lib.attention import causal_weights
-from presentation.html import plain
-from presentation.numbers import amount, count, fixed
-from presentation.tables import table
+from engine.presentation.html import plain
+from engine.presentation.numbers import amount, count, fixed
+from engine.presentation.tables import table
 
-from ..kit.figure_view import cell_grid, decades, set_cells, set_changed, set_limits
-from ..kit.layout import choice, controls, lab_root, menu, numbers_widget, switch, verdict_widget
+from engine.kit.figure_view import cell_grid, decades, set_cells, set_changed, set_limits
+from engine.kit.layout import choice, controls, lab_root, menu, numbers_widget, switch, verdict_widget
 from .held_out import texts
 from .precomputed import precomputed
 
@@ -400,7 +400,7 @@ class HeadsLab:
     that leaves the head out; the head's map of the sentence, the copy and reverse perplexities."""
 
     def __init__(self, text=1, sentence=1, block=1, head=1, leave_out=False):
-        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         layers, heads = model.info()["config"]["layers"], model.info()["config"]["heads"]
         for t in range(len(texts())):        # every text looked up now (or computed now, not on a later move)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from presentation.numbers import amount, count
+from engine.presentation.numbers import amount, count
 
-from ..kit.figure_view import decades, set_changed
+from engine.kit.figure_view import decades, set_changed
 from .held_out import GROUPS, counts
 
 SHORT = {"sums and differences": "sums+diff"}     # a tick label that fits under its bars
@@ -21,7 +21,7 @@ class KindBars:
     (labelled ``now_label``); ``update`` sets their heights and the axis's range."""
 
     def __init__(self, ax, now_label):
-        from ..kit.figure_view import OKABE_ITO, Bars
+        from engine.kit.figure_view import OKABE_ITO, Bars
 
         n = counts()
         labels = [f"{SHORT.get(label, label)} ({count(n[label])})" for label, _k in GROUPS]

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from presentation.html import plain
-from presentation.numbers import amount, fixed, percentage, readout, scientific, significant
+from engine.presentation.html import plain
+from engine.presentation.numbers import amount, fixed, percentage, readout, scientific, significant
 
-from ..kit.layout import choice, controls, lab_root, log_slider, switch, verdict_widget
+from engine.kit.layout import choice, controls, lab_root, log_slider, switch, verdict_widget
 from .held_out import first_text_changes, held_out, setting_perplexities, texts
 from .kind_bars import KindBars
 from .settings import BASE_MAX, BASE_MIN, BASE_POWERS, EPS_MAX, EPS_MIN, EPS_POWERS, round_log
@@ -89,7 +89,7 @@ class MismatchLab:
     def __init__(self, pairing="halves", base=10000.0, positions=True, norm="rms", eps=1e-5):
         import ipywidgets as widgets
 
-        from ..kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.base = log_slider(value=base, base=10, min=BASE_POWERS[0], max=BASE_POWERS[1], step=BASE_POWERS[2],
                                description="RoPE base",

@@ -4,7 +4,7 @@ Many numbers of notebook 05 and of its labs are the trained model's runs on the 
 with a setting the learner picks from a fixed list: a block left out, another RoPE base, another
 ε. Each takes whole forward passes, and in the browser (NumPy without BLAS) a cell or a lab's
 first visit would wait seconds for them. So each such function is decorated with
-:func:`precomputed` (this module's store of ``labs.kit.precomputed``): its body is the computation, and for the inputs the course ships it is run
+:func:`precomputed` (this module's store of ``engine.kit.precomputed``): its body is the computation, and for the inputs the course ships it is run
 once, by ``python -m training.precomputed`` when the course is built, and its result kept in
 ``lib/trained/precomputed.npz`` (served beside the model's weights and fetched with them,
 ``lib.files``). A call looks its result up there and computes it live when it is not there.
@@ -28,7 +28,7 @@ import numpy as np
 
 from lib import files, model
 
-from ..kit.precomputed import Store
+from engine.kit.precomputed import Store
 
 FILE = "precomputed.npz"
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from lib import model
-from presentation.html import plain
-from presentation.numbers import count, fixed
+from engine.presentation.html import plain
+from engine.presentation.numbers import count, fixed
 
-from ..kit.layout import controls, lab_root, slider, verdict_widget
+from engine.kit.layout import controls, lab_root, slider, verdict_widget
 from .held_out import held_out, trace
 
 
@@ -60,7 +60,7 @@ class TrainedStreamLab:
     """The view: a slider for the token (-1 = the average), bars per block, the stream's size."""
 
     def __init__(self, position=-1):
-        from ..kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
+        from engine.kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
         n = len(held_out()[0])
         layers = model.info()["config"]["layers"]

@@ -5,11 +5,16 @@
 //   where this site says they are? The kernel reads the same settings (jupyter-lite.json): its
 //   pyodideUrl (or the CDN by default) and the lock file that names each package's file. Each file
 //   is asked for its first bytes only, which must be what such a file starts with (a WebAssembly
-//   module, a zip archive, a script rather than a web page): a file that is missing, empty, or
-//   replaced by a host's error page is found, not taken for ready.
+//   module, a zip archive, a script rather than a web page), and for a file of this site, be as
+//   long as the build wrote down (config.sizes, read from the answer's Content-Range): a file
+//   that is missing, empty, cut short by a copy, or replaced by a host's error page is found, not
+//   taken for ready.
 // - work(): can this browser keep the learner's work for this site? Site storage (IndexedDB)
 //   must open; without a secure context (plain http:// at an address other than this
-//   computer's own) the kernel has no drive, and the course keeps progress in that storage.
+//   computer's own) the kernel has no drive, and the course keeps progress in that storage. It
+//   asks the browser to keep the site's data for good (navigator.storage.persist()); where the
+//   browser will not (a private window, or a site it does not know well), it says the work may
+//   not last and reminds the learner to export it.
 // Each returns {kind: "ok" | "problem", parts: [headline, sentences...]}, and pythonStarts: true
 // for a problem that lets Python start but stops the notebooks (a package missing or damaged),
 // stopsJupyterLab: true for one that stops JupyterLab itself (no site storage).
@@ -38,14 +43,31 @@
     return MAGIC[kind].every((byte, i) => bytes[i] === byte);
   }
 
-  async function firstBytes(url) {
-    // {ok: true} when the file answers with what it should start with; else {ok: false, why}.
+  function totalLength(response) {
+    // The whole file's length: a range answer's Content-Range total, or a whole answer's length.
+    const range = /\/(\d+)\s*$/.exec(response.headers.get("Content-Range") || "");
+    if (range) return Number(range[1]);
+    const length = response.headers.get("Content-Length");
+    return response.status === 200 && length && !response.headers.get("Content-Encoding") ? Number(length) : null;
+  }
+
+  async function firstBytes(url, size) {
+    // {ok: true} when the file answers with what it should start with (and, when the site says
+    // how long it is, with that length); else {ok: false, why}.
     const control = new AbortController();
     const timer = setTimeout(() => control.abort(), TIMEOUT_MS);
     try {
       const response = await fetch(url, { cache: "no-store", signal: control.signal,
                                           headers: { Range: "bytes=0-15" } });
+      if (response.status === 416) {                  // no first bytes to give: shorter than 16
+        return { ok: false, why: totalLength(response) === 0 ? "empty" : "damaged" };
+      }
       if (!response.ok) return { ok: false, why: "missing", status: response.status };
+      const total = totalLength(response);
+      if (size != null && total != null && total !== size) {
+        response.body.cancel().catch(() => {});
+        return { ok: false, why: "damaged" };          // cut short, or another file in its place
+      }
       const reader = response.body.getReader();
       let bytes = new Uint8Array(0);
       while (bytes.length < 16) {
@@ -95,13 +117,21 @@
       "for the self-hosted version of the course, which loads everything from the course's own site."];
   }
 
+  function sizeOf(config, root, url) {
+    // The length the site's build wrote down for a file of the site (null: not known).
+    const base = new URL(root).pathname;
+    if (url.origin !== new URL(root).origin || !url.pathname.startsWith(base)) return null;
+    const size = (config.sizes || {})[decodeURIComponent(url.pathname.slice(base.length))];
+    return size === undefined ? null : size;
+  }
+
   async function python(config, root) {
     const settings = await kernelSettings(config, root);
     const pyodideUrl = new URL(settings.pyodideUrl || config.defaultPyodideUrl, root);
     const sameSite = pyodideUrl.origin === window.location.origin;
     const runtime = ["pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip"]
       .map((name) => (name === "pyodide.mjs" ? pyodideUrl : new URL(name, pyodideUrl)));
-    const runtimeAnswers = await Promise.all(runtime.map(firstBytes));
+    const runtimeAnswers = await Promise.all(runtime.map((url) => firstBytes(url, sizeOf(config, root, url))));
     const failed = runtimeAnswers.map((a, i) => (a.ok ? null : runtime[i].pathname.split("/").pop() + ": " + a.why))
       .filter(Boolean);
     if (failed.length) return { kind: "problem", parts: unreachable(pyodideUrl.host, sameSite, failed) };
@@ -115,8 +145,11 @@
         "What to do: ask your instructor to rebuild the site."] };
     }
     const packages = lock.packages || {};
-    const answers = await Promise.all(config.needs.map((name) => (packages[name]
-      ? firstBytes(new URL(packages[name].file_name, lockUrl)) : { ok: false, why: "missing" })));
+    const answers = await Promise.all(config.needs.map((name) => {
+      if (!packages[name]) return { ok: false, why: "missing" };
+      const url = new URL(packages[name].file_name, lockUrl);
+      return firstBytes(url, sizeOf(config, root, url));
+    }));
     const spoilt = (answer) => answer.why === "empty" || answer.why === "damaged";
     const missing = config.needs.filter((name, i) => !answers[i].ok && !spoilt(answers[i]));
     const damaged = config.needs.filter((name, i) => spoilt(answers[i]));
@@ -173,16 +206,32 @@
         "What to do: allow this site to keep data (cookies and site data) in the browser's settings, " +
           "or open the course in a normal window of Chromium, Chrome, Edge or Firefox."] };
     }
-    if (window.isSecureContext && "serviceWorker" in navigator) {
-      return { kind: "ok", parts: ["Your work is kept in this browser, for this site's address: your " +
-        "notebooks as you save them, and your progress."] };
+    const kept = "Your work is kept in this browser, for this site's address: " + window.location.origin +
+      ". It holds your notebooks as you save them, and your progress.";
+    const lasting = await persistent();
+    const parts = [kept, lasting ? "This browser keeps it until you delete it yourself."
+      : "This browser may not keep it for good: in a private window it lasts only until the window " +
+        "is closed, and otherwise the browser may clear it (when site data is cleared, or the disk " +
+        "runs low). Export your work now and then (Your work, below) to keep a copy."];
+    if (!(window.isSecureContext && "serviceWorker" in navigator)) {
+      parts.push("This site is served over plain http:// (not https://, not this computer's own address), so " +
+        "Python in the notebooks cannot open your saved files: your progress is kept in this " +
+        "browser's storage instead. A check cannot tell whether you changed a cell since you ran it " +
+        "(run the cell, then its check), and notices about new versions of the course do not appear.");
     }
-    return { kind: "ok", parts: ["Your work is kept in this browser, for this site's address: your " +
-      "notebooks as you save them, and your progress.",
-      "This site is served over plain http:// (not https://, not this computer's own address), so " +
-      "Python in the notebooks cannot open your saved files: your progress is kept in this " +
-      "browser's storage instead. A check cannot tell whether you changed a cell since you ran it " +
-      "(run the cell, then its check), and notices about new versions of the course do not appear."] };
+    return { kind: "ok", parts, persisted: lasting };
+  }
+
+  async function persistent() {
+    // Ask the browser to keep this site's data for good (it may say no: a private window, or
+    // a site the browser does not yet know well); true when it will.
+    try {
+      if (!navigator.storage || !navigator.storage.persist) return false;
+      if (await navigator.storage.persisted()) return true;
+      return await navigator.storage.persist();
+    } catch (error) {
+      return false;
+    }
   }
 
   async function config(root) {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lib.params import ModelConfig, block_parameters
 
-from exercises.core.definition import Question
+from engine.core.definition import Question
 
 NOTEBOOK = "04_decoder_block"
 
@@ -216,7 +216,7 @@ QUESTIONS = [PREDICT_SIZE, SHAPE_SCORES, PREDICT_COLLAPSE, PREDICT_ZERO_FFN, PRE
              NUMBER_NORMS, NUMBER_WIDTH, PREDICT_GPT2, NUMBER_KV_CACHE, PREDICT_TRAINING]
 
 
-# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
+# ---------------------------------------------------------------- skip-ahead set (engine/ui/skip_ahead.py)
 
 SKIP_AHEAD = [
     Question("decoder-out-scores-shape", NOTEBOOK, "shape",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lib.params import equal_count_gated_width, ffn_parameters
+from lib.params import equal_count_gated_width
 
-from exercises.core.definition import Question
+from engine.core.definition import Question
 
 NOTEBOOK = "02_feed_forward"
 
@@ -73,8 +73,9 @@ PREDICT_NO_ACTIVATION = Question(
     answer=0,
     explanation="A matrix product plus a bias, followed by another, is again one matrix product plus a "
                 "bias: the two matrices collapse into one, a 2 x 2 matrix here, whatever the width in "
-                "between. Extra width without an activation adds parameters but no new behaviour; the "
-                "bends come only from the activation. Which matrix and which bias, the exercise below "
+                "between. Extra width without an activation adds parameters but no new behaviour: in this "
+                "FFN the bends come from the activation alone (a gated FFN, later, multiplies two "
+                "projections, and that product bends too). Which matrix and which bias, the exercise below "
                 "works out.",
     reveals=[
         r"\bcollapses? into one\b",
@@ -102,7 +103,7 @@ PREDICT_ROUTING_RULES = Question(
     notebook=NOTEBOOK,
     kind="predict",
     prompt="Three routers read the example token's 8 scores and keep 2 experts each. A: the top 2, "
-           "then a softmax over just those two scores (as in the exercise above). B: a softmax over "
+           "then a softmax over just those two scores. B: a softmax over "
            "all 8 scores, then the 2 largest kept as they are. C: the sigmoid of every score, then the "
            "2 largest, divided by their sum. Compared with each other, the three routers...",
     choices=["send the token to the same two experts, with the same weights",
@@ -124,32 +125,38 @@ PREDICT_ROUTING_RULES = Question(
 QUESTIONS = [PREDICT_ALONE, SHAPE_HIDDEN, NUMBER_ON, PREDICT_NO_ACTIVATION, PREDICT_ROUTING_RULES, NUMBER_FAIR]
 
 
-# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
+# ---------------------------------------------------------------- skip-ahead set (engine/ui/skip_ahead.py)
 
 SKIP_AHEAD = [
-    Question("ffn-out-hidden-shape", NOTEBOOK, "shape",
-             "x has shape (3, 5, 64) and the FFN's first matrix W_up has shape (64, 256). What is "
-             "the shape of the hidden layer, before W_down?",
-             answer=(3, 5, 256),
-             explanation="Every token's 64 numbers become 256; the batch and token axes stay."),
-    Question("ffn-out-count", NOTEBOOK, "number",
-             "How many parameters has a plain FFN without biases at d_model = 512 and d_ff = 2048?",
-             answer=float(ffn_parameters(512, 2048)), rtol=1e-9,
-             explanation="Two matrices, 512 \u00d7 2048 and 2048 \u00d7 512."),
-    Question("ffn-out-linear", NOTEBOOK, "predict",
-             "Take the activation out of an FFN (x @ W_up + b_up, then @ W_down + b_down). What is left?",
-             choices=["One affine map: a single matrix and a bias would do the same",
-                      "A network that can still bend, only more gently",
-                      "Nothing: the output is zero",
-                      "The same FFN, just faster"],
-             answer=0,
-             explanation="Two affine maps in a row (a matrix and a bias each) are one affine map.",
-             reveals=[r"\bcollapses? into one\b",
-                      r"\b(one|a single) (linear|affine) map\b",
-                      r"\bsingle matrix and a bias would do the same\b"]),
+    Question("ffn-out-rows-used", NOTEBOOK, "number",
+             "An FFN with ReLU has 3,072 hidden units. For one token, 1,100 of them are above 0 before "
+             "the ReLU. How many rows of W_down (3,072 \u00d7 d_model) take part in that token's output?",
+             answer=1100, tol=0.0,
+             explanation="A unit that is off gives 0 after the ReLU, and 0 times its row of W_down adds "
+                         "nothing: only the 1,100 units that are on bring in their rows."),
+    Question("ffn-out-token-flops", NOTEBOOK, "number",
+             "A plain FFN has d_model = 512 and d_ff = 2,048, and no biases. How many floating-point "
+             "operations (FLOPs) do its two matrix products cost for one token?",
+             answer=float(2 * 2 * 512 * 2048), tol=0.0,
+             explanation="Each weight multiplies one number and adds the product to a running sum: two "
+                          "FLOPs per weight, and the two matrices hold 2 \u00d7 512 \u00d7 2,048 weights."),
     Question("ffn-out-gated-width", NOTEBOOK, "number",
-             "A gated FFN (SwiGLU) has three matrices. At d_model = 768, what hidden width keeps "
-             "the parameter count of a plain FFN with d_ff = 3072?",
-             answer=float(equal_count_gated_width(3072)), rtol=1e-9,
-             explanation="Three matrices instead of two: two thirds of the width."),
+             "A model replaces its plain FFN (ReLU, d_ff = 4 \u00d7 d_model, no biases) by a gated one "
+             "(three matrices, no biases) with the same number of parameters. At d_model = 1,536, how "
+             "wide is the gated FFN's hidden layer?",
+             answer=float(equal_count_gated_width(4 * 1536)), tol=0.0,
+             explanation="Two matrices of 1,536 \u00d7 6,144 hold as much as three of 1,536 \u00d7 w when "
+                         "3w = 2 \u00d7 6,144: w = 4,096."),
+    Question("ffn-out-mixture-cost", NOTEBOOK, "predict",
+             "A mixture block holds 16 experts, each exactly as large as the dense model's FFN, and sends "
+             "each token to its top 2. Against the dense FFN, the experts' weights in memory and the "
+             "expert arithmetic one token costs are\u2026",
+             choices=["\u00d716 in memory and \u00d72 per token",
+                      "\u00d716 in memory and \u00d716 per token",
+                      "\u00d72 in memory and \u00d72 per token",
+                      "\u00d716 in memory and \u00d71 per token"],
+             answer=0,
+             explanation="Every expert must be stored, since any token may go to any of them, but a token "
+                         "runs only its 2.",
+             reveals=[r"\bany token may go to any of them\b"]),
 ]

@@ -6,7 +6,7 @@ import numpy as np
 
 from lib.norm import layer_norm, rms_norm
 
-from exercises.core.definition import Question
+from engine.core.definition import Question
 
 NOTEBOOK = "03_norms_and_residuals"
 
@@ -225,7 +225,7 @@ QUESTIONS = [PREDICT_STACK, NUMBER_FIVE, NUMBER_MEANS, NUMBER_LENGTH, PREDICT_ZE
              PREDICT_GRADIENT, PREDICT_STREAM, PREDICT_STREAM_WHY, NUMBER_LATE_SHARE]
 
 
-# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
+# ---------------------------------------------------------------- skip-ahead set (engine/ui/skip_ahead.py)
 
 SKIP_AHEAD = [
     Question("norms-out-layer-norm", NOTEBOOK, "number",

@@ -6,7 +6,7 @@ import numpy as np
 
 from lib.attention import softmax
 
-from exercises.core.definition import Question
+from engine.core.definition import Question
 
 NOTEBOOK = "00_start_here"
 
@@ -17,6 +17,12 @@ def _two_decimals(values) -> str:
     return "[" + ", ".join(f"{v:.2f}" for v in values) + "]"
 
 
+def _from_lowest(scores):
+    """Each score minus the lowest, divided by the total of those: a rule that is not softmax."""
+    shifted = scores - scores.min()
+    return shifted / shifted.sum()
+
+
 PREDICT_SOFTMAX = Question(
     id="start-predict-softmax",
     notebook=NOTEBOOK,
@@ -24,16 +30,15 @@ PREDICT_SOFTMAX = Question(
     prompt=f"Three words have the scores {[float(v) for v in SOFTMAX_SCORES]}. "
            "What does softmax make of them?",
     choices=[
-        f"The scores divided by their total, {SOFTMAX_SCORES.sum():g}: "
-        f"{_two_decimals(SOFTMAX_SCORES / SOFTMAX_SCORES.sum())}",
-        "Weights that add up to 1 and depend only on the gaps between the scores: the first "
-        "word, 1 point above the second, gets "
-        f"{np.exp(SOFTMAX_SCORES[0] - SOFTMAX_SCORES[1]):.2f} (e) times its weight",
-        "All the weight on the first word: [1, 0, 0]",
-        "Equal weights, a third each",
+        f"Each score over the scores' total: {_two_decimals(SOFTMAX_SCORES / SOFTMAX_SCORES.sum())}",
+        f"Each score's exp over the exps' total: {_two_decimals(softmax(SOFTMAX_SCORES))}",
+        f"Everything to the highest score: {_two_decimals(SOFTMAX_SCORES == SOFTMAX_SCORES.max())}",
+        "Each score minus the lowest, over their total: "
+        f"{_two_decimals(_from_lowest(SOFTMAX_SCORES))}",
     ],
     answer=1,
-    explanation="Softmax takes exp of each score and divides by the total of those. "
+    explanation="Softmax takes exp of each score and divides by the total of those, so the weights "
+                "add up to 1. "
                 "exp turns a gap of one point into a factor of e: two weights' ratio is "
                 "exp(score \u2212 other score), whatever the scores are, so adding the same "
                 "number to every score changes nothing. Every word keeps some weight and "
@@ -43,8 +48,8 @@ PREDICT_SOFTMAX = Question(
                 + f"{softmax(SOFTMAX_SCORES)[0] / softmax(SOFTMAX_SCORES)[1]:.2f} times the second. "
                 "Dividing the raw scores by their total keeps their ratios instead (the first "
                 + f"{SOFTMAX_SCORES[0] / SOFTMAX_SCORES[1]:g} times the second), which would "
-                "break for negative scores, and a hard pick is what "
-                "softmax approaches only when the scores are far apart.",
+                "break for negative scores; measuring from the lowest score gives that word no weight "
+                "at all; and a hard pick is what softmax approaches only when the scores are far apart.",
     reveals=[
         r"\b(add|adds|adding) up to (1|one)\b",
         r"\bsum(s|ming)? to (1|one)\b",

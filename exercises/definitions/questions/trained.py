@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from exercises.core.definition import Question
+from engine.core.definition import Question
 
 NOTEBOOK = "05_trained_model"
 
@@ -132,7 +132,7 @@ PREDICT_MISMATCH = Question(
 QUESTIONS = [NUMBER_UNIFORM, PREDICT_STREAM, PREDICT_BLOCK, PREDICT_COPY_HEAD, PREDICT_MISMATCH]
 
 
-# ---------------------------------------------------------------- skip-ahead set (exercises/ui/skip_ahead.py)
+# ---------------------------------------------------------------- skip-ahead set (engine/ui/skip_ahead.py)
 
 SKIP_AHEAD = [
     Question("trained-out-perplexity", NOTEBOOK, "number",

@@ -1,0 +1,80 @@
+"""Which release of the course is running, and which of the learner's notebooks are older.
+
+Each build of the site is a release. The build writes into every shipped notebook's metadata
+``course.release = {"fingerprint": ..., "version": ...}`` (the fingerprint is a hash of the
+notebook as written in ``content/``), and packs a manifest and the shipped notebooks into the
+course's wheel itself (its release folder, :attr:`engine.core.course.Course.release`), so a kernel
+started after a rebuild knows the new release with no action from the learner.
+
+A learner's saved copy keeps the metadata of the release it came from. Comparing the two tells
+which notebooks are older than the shipped ones; nothing here ever changes a learner's file.
+Plain Python only (no numpy), so it works wherever the kernel starts.
+"""
+
+import json
+from pathlib import Path
+
+from .course import current
+from .workspace import workspace_root
+
+NEW_VERSION_SUFFIX = " (new version)"
+
+
+def release_dir() -> Path:
+    """The folder of the running release: the course's release folder (in its wheel)."""
+    return current().release
+
+
+def manifest():
+    """The running release: {"version", "built", "notebooks": {path: fingerprint}}, or None
+    when running from a checkout that was not built into a site."""
+    try:
+        return json.loads((release_dir() / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def fingerprint_of(path):
+    """The release fingerprint stored in a notebook file, or None (unreadable, or never built)."""
+    try:
+        notebook = json.loads(Path(path).read_text(encoding="utf-8"))
+        return notebook["metadata"]["course"]["release"]["fingerprint"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def outdated_notebooks(root=None, release=None):
+    """The learner's notebooks older than the running release, as a list of dicts
+    {"path", "yours", "shipped"} (paths relative to the workspace, fingerprints)."""
+    release = release or manifest()
+    if release is None:
+        return []
+    root = Path(root) if root is not None else workspace_root()
+    older = []
+    for path, shipped in sorted(release["notebooks"].items()):
+        yours = fingerprint_of(root / path)
+        if yours is not None and yours != shipped:
+            older.append({"path": path, "yours": yours, "shipped": shipped})
+    return older
+
+
+def fresh_copy_path(root, path):
+    """A file name next to `path` that does not exist yet: '01_x (new version).ipynb', then
+    '01_x (new version 2).ipynb', and so on."""
+    original = Path(root) / path
+    for n in range(1, 1000):
+        label = NEW_VERSION_SUFFIX if n == 1 else f"{NEW_VERSION_SUFFIX[:-1]} {n})"
+        candidate = original.with_name(original.stem + label + original.suffix)
+        if not candidate.exists():
+            return candidate
+    raise FileExistsError(f"too many new-version copies of {path}")
+
+
+def save_new_version(path, root=None):
+    """Write the shipped notebook `path` as a fresh copy beside the learner's own, which stays
+    untouched. Returns the new file's path relative to the workspace."""
+    root = Path(root) if root is not None else workspace_root()
+    shipped = release_dir() / "notebooks" / path
+    target = fresh_copy_path(root, path)
+    target.write_bytes(shipped.read_bytes())
+    return target.relative_to(root).as_posix()

@@ -1,0 +1,103 @@
+"""Which run a check judges: it gives a verdict only on code the learner ran, and says which run.
+
+Before judging the object a notebook's namespace holds, ``check`` asks :func:`judge`, with the
+kernel's :class:`~engine.core.runs.RunLog`:
+
+- the latest run of the cell that defines the name stopped before defining it (a
+  ``SyntaxError``, an error above the ``def``), so the kernel still holds an older object:
+  no verdict, "Your exercise cell did not run" and the error with its line;
+- the notebook, saved after that run, no longer holds the code that ran (the learner changed
+  the cell and did not run it; :mod:`engine.core.saved`): no verdict, "You changed the cell
+  since you ran it";
+- otherwise the check judges, and a line says which run it judged (its prompt number and when).
+
+The feedback without a verdict is an :class:`Unjudged`: status "blank", not a pass, not a miss.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .checker import Feedback
+from .definition import Exercise
+from .runs import Run, RunLog
+from .saved import compare_run
+
+HEADLINES = {
+    "not-run": "Your exercise cell did not run",
+    "changed": "You changed the cell since you ran it",
+}
+RUN_IT = "Run the exercise cell (Shift+Enter), then this check."
+_MISSING = object()
+
+
+class Unjudged(Feedback):
+    """A check that gave no verdict, because the code in the kernel is not the code the cell
+    holds or last tried to run. ``kind`` is "not-run" or "changed"."""
+
+    @property
+    def headline(self) -> str:
+        return HEADLINES.get(self.kind, self.kind)
+
+    @property
+    def status(self) -> str:
+        return "blank"
+
+    @property
+    def attempted(self) -> bool:
+        return False
+
+    def text(self) -> str:
+        return "\n".join([f"[not checked] {self.exercise}: {self.headline}"]
+                         + [f"  - {d}" for d in self.details])
+
+
+def ago(then: float, now: float | None = None) -> str:
+    """When ``then`` was, by the clock: "at 14:05", or "on 5 Dec at 14:05" on another day than
+    ``now``. A check's output is saved with the notebook: "just now" would stay in it for good."""
+    moment = time.localtime(then)
+    today = time.localtime(time.time() if now is None else now)
+    clock = time.strftime("%H:%M", moment)
+    if (moment.tm_year, moment.tm_yday) == (today.tm_year, today.tm_yday):
+        return f"at {clock}"
+    return f"on {moment.tm_mday} {time.strftime('%b', moment)} at {clock}"
+
+
+def _not_run(ex: Exercise, latest: Run, earlier: Run | None, now: float | None) -> Unjudged:
+    run = f"Its latest run, {latest.label} ({ago(latest.started, now)}),"
+    if latest.error:
+        first = (f"{run} stopped before defining `{ex.name}`: {latest.error}. Fix it and run it "
+                 "again (Shift+Enter), then this check.")
+    else:
+        first = f"{run} no longer defines `{ex.name}`. {RUN_IT}"
+    older = f"an earlier run, {earlier.label}" if earlier is not None else "an earlier run"
+    return Unjudged(ex.id, "not-run", [
+        first, f"This check judged nothing: the `{ex.name}` still in this kernel is from {older}."])
+
+
+def judge(ex: Exercise, namespace: dict, log: RunLog, folder, session: str | None = None,
+          now: float | None = None) -> tuple[Unjudged | None, str]:
+    """``(feedback, note)``: the feedback to show instead of a verdict (None: judge), and the
+    line saying which run the verdict is on ("" when the log knows no run of the name)."""
+    if namespace.get(ex.name, _MISSING) is _MISSING:
+        return None, ""
+    latest = log.latest(ex.name)
+    if latest is None:
+        return None, ""
+    if not latest.defined:
+        return _not_run(ex, latest, log.defined_by(ex.name), now), ""
+    saved = compare_run(latest.source, latest.cell_id, ex.id, latest.started, folder, session)
+    if saved is not None and not saved.same:
+        return Unjudged(ex.id, "changed", [
+            f"Your notebook {saved.notebook}, saved {ago(saved.saved, now)}, no longer holds the "
+            f"code that ran as {latest.label} ({ago(latest.started, now)}). {RUN_IT}",
+            "This check judged nothing: it judges only code that ran."]), ""
+    note = f"Judged: the `{ex.name}` defined when your cell ran as {latest.label}, {ago(latest.started, now)}."
+    if latest.error:
+        note += f" That run then stopped with {latest.error}."
+    if log.running is not None and latest.number != log.running - 1:
+        note += " Changed the cell since? Run it again (Shift+Enter), then this check."
+    return None, note
+
+
+__all__ = ["HEADLINES", "Unjudged", "ago", "judge"]

@@ -1,0 +1,3 @@
+"""An old module path, kept for notebooks saved from earlier releases: see exercises/compat.py."""
+
+from exercises.compat import byte_size  # noqa: F401

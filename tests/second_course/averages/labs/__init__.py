@@ -1,0 +1,1 @@
+"""The labs of the averages course, one package per notebook (``weights``)."""
