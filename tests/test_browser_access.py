@@ -762,10 +762,32 @@ FITS_ONE_VIEW = """(lab) => {
 }"""
 
 
+def readable_height(layout) -> float:
+    """The least height (CSS px) the figure of ``layout`` could have with every axes readable
+    (tests/figure_layout.py: at least LOWEST_AXES high, no flatter than 1 : FLATTEST), its texts
+    around the axes keeping the room they have: each row of axes at its least readable height."""
+    from figure_layout import FLATTEST, LOWEST_AXES
+
+    rows = []                                          # [top, bottom, least readable height]
+    for ax in layout["axes"]:
+        if ax["colorbar"]:
+            continue
+        x0, y0, x1, y1 = ax["box"]
+        least = max(LOWEST_AXES, (x1 - x0) / FLATTEST)
+        row = next((r for r in rows if min(r[1], y1) - max(r[0], y0) > 1), None)
+        if row is None:
+            rows.append([y0, y1, least])
+        else:
+            row[0], row[1], row[2] = min(row[0], y0), max(row[1], y1), max(row[2], least)
+    return layout["height"] - sum(bottom - top for top, bottom, _ in rows) + sum(least for *_, least in rows)
+
+
 def test_plots_are_drawn_for_a_phone_and_fit_one_view_at_200_percent(opened):
     """At 390 px every lab's plot is redrawn for the width it is shown at, its smallest text at
     least 11 CSS px; at 200 % zoom (640 x 450 CSS px) each lab's first control and its whole plot
-    fit the notebook's view at once."""
+    fit the notebook's view at once, unless the plot cannot be both readable and that low (its
+    rows of axes at their least readable height, as the kernel laid it out, already too tall with
+    the control): then the plot comes first at the view's top, the control right under it."""
     page = opened.page
     problems = []
     try:
@@ -793,8 +815,15 @@ def test_plots_are_drawn_for_a_phone_and_fit_one_view_at_200_percent(opened):
                                        timeout=30_000)
             except Exception:  # noqa: BLE001 - said below with the places measured
                 found = lab.evaluate(FITS_ONE_VIEW)
-                problems.append(f"200 %, {name}: first control at {found['control']}, plot at {found['plot']} "
-                                f"px in a view {found['view']} px high")
+                (top, bottom), control = found["plot"], found["control"]
+                figures = kernel_value(page, _layouts_probe(), "_course_layouts()").get(name, [])
+                least = max([readable_height(figure) for figure in figures] or [0.0])
+                drawn = [f"{figure['width']:.0f} x {figure['height']:.0f}" for figure in figures]
+                told = lab.evaluate("lab => [...lab.querySelectorAll('.course-figure-size input')].map(i => i.value)")
+                cannot = top + least + (control[1] - bottom) > found["view"]
+                if not (cannot and top <= 5 and 0 <= control[0] - bottom <= 24):
+                    problems.append(f"200 %, {name}: first control at {control}, plot at {found['plot']} px in a "
+                                    f"view {found['view']} px high (drawn {drawn} for {told}, readable at {least:.0f} px)")
     finally:
         opened.viewport(WIDE)
     assert problems == []

@@ -652,3 +652,23 @@ def test_a_sharp_screen_gets_more_pixels_per_css_px_but_never_more_than_the_desi
     view.fit(1000, None, 2.0)                                                    # a desktop at 2x: the design
     assert view.pixels().shape[0] * view.pixels().shape[1] <= design * 1.01
     labs.close(root, views)
+
+
+@pytest.mark.parametrize("name", _lab_ids())
+def test_a_lab_s_plot_laid_out_for_a_phone_then_at_200_percent_is_as_if_laid_out_at_once(name):
+    """A phone's layout leaves nothing behind: laid out for 390 px and then for 200 % zoom, each
+    figure of the lab is the size it has when laid out for 200 % zoom at once (it grew only for
+    what the settled layout needs)."""
+    from benchmarks import labs
+
+    sizes = []
+    for steps in ([(512, 278)], [(262, 700), (512, 278)]):
+        views = []
+        with labs.patched_views("shipped", views):
+            root = labs.all_labs()[name]()
+        for width, height in steps:
+            for view in views:
+                view.fit(width, height)
+        sizes.append([view.pixels().shape for view in views])
+        labs.close(root, views)
+    assert sizes[1] == sizes[0]

@@ -98,7 +98,7 @@ LOWEST = 120                 # pixels: no panel is made lower than this to fit a
 NARROWEST = 200              # pixels: no figure is drawn narrower (a narrower box scales it down)
 READABLE_AXES = 100          # CSS px: a figure laid out again grows until each axes is this high...
 FLATTEST = 4.0               # ...and no axes is wider than this many times its height
-LAYOUT_PASSES = 5            # lay out again while wrapped texts or grown panels move things
+LAYOUT_PASSES = 8            # lay out again while wrapped texts or grown panels move things
 GROWTH = 2.0                 # a figure grows by at most twice its height for its panels to be readable
 TICK_GAP = 3                 # CSS px between two tick labels of an axis; closer, every other one goes
 SHARPEST = 2.0               # a screen with more device pixels per CSS px gets the figure at most 2x...
@@ -689,15 +689,21 @@ class _Design:
             with warnings.catch_warnings(record=True) as refused:
                 warnings.simplefilter("always")      # a layout that cannot be met is drawn as it comes
                 figure.tight_layout(rect=(0, bottom, 1, 1 - top), h_pad=0.8 if stacked else None)
+            # Nothing moved, and the texts made room for are those drawn: the layout has settled.
+            # Only a settled layout is measured for growing (a pass from another width's layout
+            # can leave a panel low for a moment: growing for it would stay).
+            settled = self._texts_laid_out(figure) == texts and np.allclose(
+                before, [tuple(ax.get_position().bounds) for ax in figure.axes], atol=1e-4)
+            if not settled:
+                continue
             # Only a layout that could not make room for everything leaves labels off the figure.
             short = self._too_low(figure) + (self._overflow(figure, renderer) if refused else 0.0)
             if short > 0.5 and grown < GROWTH * designed:
                 height, grown = height + short, grown + short
                 figure.set_size_inches(width / dpi, height / dpi)
                 renderer = figure.canvas.get_renderer()
-            elif self._texts_laid_out(figure) == texts and np.allclose(
-                    before, [tuple(ax.get_position().bounds) for ax in figure.axes], atol=1e-4):
-                break                                # nothing moved, and the texts made room for are those drawn
+            else:
+                break
         self._thin_ticks(figure, renderer)
         self._keep_where_best(moved, renderer)
 
