@@ -435,7 +435,8 @@ def test_flow_view_shape_menus():
             if problem:
                 assert text_of(lab.shapes.value) == problem
             else:
-                assert f"{c['batch']:,}, {c['length']:,}, {c['d_model']:,}" in text_of(lab.shapes.value)
+                # A shape as NumPy prints it: "(2, 1024, 16)", never "(2, 1,024, 16)" (five axes?)
+                assert f"({c['batch']}, {c['length']}, {c['d_model']})" in text_of(lab.shapes.value)
         control.value = control.options[1][1]
     assert "(2, 2, 8, 8)" in text_of(FlowLab().shapes.value)       # the shape question's answer
 

@@ -24,6 +24,7 @@ from lib.positional import sinusoidal
 from lib.weights import random_weights
 from engine.presentation.html import plain
 from engine.presentation.numbers import amount, count, fixed, percentage, plural, word_list
+from engine.presentation.numbers import shape as write_shape
 from engine.presentation.tables import table
 
 from engine.kit.figure_view import decades, set_limits, whole_ticks
@@ -413,7 +414,7 @@ class FlowLab:
             self.shapes.value = plain(problem)
         else:
             self.shapes.value = table(
-                [(name, "(" + ", ".join(count(n) for n in shape) + ")", what) for name, shape, what in rows],
+                [(name, write_shape(dims), what) for name, dims, what in rows],
                 header=("tensor", "shape", "what it is"))
         return rows
 

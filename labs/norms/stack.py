@@ -223,8 +223,10 @@ class StackLab:
         (self.edge,) = ax.plot([], [], linestyle="none", marker="^", markersize=8,
                                color=OKABE_ITO["vermillion"], transform=ax.get_xaxis_transform(),
                                clip_on=False)
-        self.edge_text = ax.text(0, 0.9, "", color=OKABE_ITO["vermillion"], fontsize=9,
-                                 transform=ax.get_xaxis_transform(), va="center")
+        # What left the chart, said inside the axes on the side away from where the curve left it
+        # (a line each, so that it fits a phone's narrow axes).
+        self.edge_text = ax.text(0.02, 0.04, "", color=OKABE_ITO["vermillion"], fontsize=8,
+                                 transform=ax.transAxes, va="bottom", linespacing=1.15)
         ax.set_xlabel("layer (0 = the input)")
         ax.set_ylabel("length of the vector (log)")
         self.title = ax.set_title("x \u2190 f(x), scale 0.50, 30 layers", fontsize=10)
@@ -293,11 +295,13 @@ class StackLab:
             self.edge.set_marker("^" if where == "above" else "v")
             limit = power_of_ten(y_range(m["mode"])[1 if where == "above" else 0])
             arrow = "\u2191" if where == "above" else "\u2193"
-            # two short lines, so that the note stays inside the axes whichever side it is on
-            self.edge_text.set_text(f"{arrow} {where} {limit}\nfrom layer {at}")
-            left = at < 0.5 * x_end(n)
-            self.edge_text.set_position((at + (0.8 if left else -0.8), 0.9 if where == "above" else 0.1))
-            self.edge_text.set_horizontalalignment("left" if left else "right")
+            self.edge_text.set_text(f"{arrow} off the chart\n({where} {limit})\n"
+                                    f"from layer {at};\nlast length {amount(last)}")
+            away = at >= 0.55 * x_end(n)                    # the curve left on the right: say it on the left
+            above = where == "above"
+            self.edge_text.set_position((0.02 if away else 0.98, 0.96 if above else 0.04))
+            self.edge_text.set_horizontalalignment("left" if away else "right")
+            self.edge_text.set_verticalalignment("top" if above else "bottom")
         self.title.set_text(f"{MODES[m['mode']]}, scale {fixed(m['gain'])}, {plural(n, 'layer')}")
         self.view.redraw(state=(self._y, self._x))
         self.verdict.value = plain(m["verdict"])
