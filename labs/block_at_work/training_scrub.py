@@ -19,6 +19,7 @@ from engine.presentation.numbers import fixed
 from engine.presentation.tables import table
 
 SHOWN_KINDS = ("grammar", "count", "copy", "reverse", "sum")   # the loss curves drawn
+PREVIOUS_FROM, INDUCTION_FROM, COPY_FROM = 0.3, 0.25, 0.5      # a head "is" one from these scores on
 
 
 @lru_cache(maxsize=1)
@@ -26,7 +27,8 @@ def named_heads() -> dict:
     """The two heads the record singles out, found from its scores at the last checkpoint
     (averaged over the probes): the previous-token head (the highest previous-token score in
     the first block) and the induction head (the highest induction score in a later block),
-    each as (block, head) counted from 0, with the steps their scores first pass 0.3 and 0.25."""
+    each as (block, head) counted from 0, with the steps their scores (averaged over the probes)
+    first reach PREVIOUS_FROM and INDUCTION_FROM and the copy accuracy COPY_FROM."""
     r = record()
     previous, induction = r.previous[-1].mean(axis=0), r.induction[-1].mean(axis=0)      # (L, H)
     prev_head = (0, int(np.argmax(previous[0])))
@@ -35,8 +37,8 @@ def named_heads() -> dict:
     prev_curve = r.previous[:, :, prev_head[0], prev_head[1]].mean(axis=1)
     ind_curve = r.induction[:, :, ind_head[0], ind_head[1]].mean(axis=1)
     return {"previous": prev_head, "induction": ind_head, "previous_curve": prev_curve, "induction_curve": ind_curve,
-            "previous_from": first_step(prev_curve, 0.3), "induction_from": first_step(ind_curve, 0.25),
-            "copy_from": first_step(r.accuracy[:, r.kinds.index("copy")], 0.5)}
+            "previous_from": first_step(prev_curve, PREVIOUS_FROM), "induction_from": first_step(ind_curve, INDUCTION_FROM),
+            "copy_from": first_step(r.accuracy[:, r.kinds.index("copy")], COPY_FROM)}
 
 
 def _maps_step(step: int) -> int:
