@@ -17,7 +17,7 @@ import numpy as np
 from lib.train import LiveTraining, current_token_loss
 from engine.kit.layout import choice, controls, lab_root, numbers_widget, pick_slider, switch, verdict_widget
 from engine.presentation.html import plain
-from engine.presentation.numbers import amount, count, fixed
+from engine.presentation.numbers import count, fixed, number
 from engine.presentation.tables import table
 
 MAX_STEPS = 300            # a run's length
@@ -35,9 +35,10 @@ def training_summary(losses, baseline: float, placement: str = "pre", lr: float 
     (``seconds`` spent stepping) and the verdict."""
     losses = np.asarray(losses, dtype=float)
     steps = len(losses)
-    setting = f"{placement}-norm, learning rate {amount(lr)}" + (f", warm-up over {warmup} steps" if warmup else "")
+    setting = f"{placement}-norm, learning rate {number(lr, 3)}" + (f", warm-up over {warmup} steps" if warmup else "")
+    given = {"placement": placement, "lr": float(lr), "warmup": int(warmup)}
     if not steps:
-        return {"steps": 0, "losses": losses, "now": float("nan"), "first": float("nan"), "baseline": baseline,
+        return {**given, "steps": 0, "losses": losses, "now": float("nan"), "first": float("nan"), "baseline": baseline,
                 "steps_per_second": 0.0, "diverged": False, "verdict":
                 f"{setting}: no step yet. Press start; copying the current token would score {fixed(baseline)}."}
     now, first = float(np.mean(losses[-WINDOW:])), float(np.mean(losses[:WINDOW]))
@@ -52,7 +53,7 @@ def training_summary(losses, baseline: float, placement: str = "pre", lr: float 
                    f"current token.")
     if rate:
         verdict += f" Here {count(int(rate))} steps a second."
-    return {"steps": steps, "losses": losses, "now": now, "first": first, "baseline": baseline,
+    return {**given, "steps": steps, "losses": losses, "now": now, "first": first, "baseline": baseline,
             "window": min(WINDOW, steps), "steps_per_second": rate, "whole_steps_per_second": int(rate), "diverged": diverged, "verdict": verdict}
 
 
