@@ -36,7 +36,7 @@ def training_summary(losses, baseline: float, placement: str = "pre", lr: float 
     losses = np.asarray(losses, dtype=float)
     steps = len(losses)
     setting = f"{placement}-norm, learning rate {number(lr, 3)}" + (f", warm-up over {warmup} steps" if warmup else "")
-    given = {"placement": placement, "lr": float(lr), "warmup": int(warmup)}
+    given = {"placement": placement, "lr": float(lr), "warmup": int(warmup), "setting": setting}
     if not steps:
         return {**given, "steps": 0, "losses": losses, "now": float("nan"), "first": float("nan"), "baseline": baseline,
                 "steps_per_second": 0.0, "diverged": False, "verdict":
@@ -87,19 +87,19 @@ class LiveTrainingLab:
         ax = fig.add_subplot()
         (self.before,) = ax.plot([], [], color=OKABE_ITO["sky"], linestyle=":", linewidth=1.2, label="the run before")
         (self.line,) = ax.plot([], [], color=OKABE_ITO["blue"], linewidth=1.2, label="this run")
-        self.baseline = ax.axhline(0.0, color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1,
-                                   label="copying the current token")
+        self.baseline = ax.axhline(current_token_loss(LiveTraining().task), color=OKABE_ITO["vermillion"],
+                                   linestyle="--", linewidth=1, label="copying the current token")
         ax.set_xlim(0, MAX_STEPS)
         ax.set_ylim(0, Y_TOP)
         ax.set_xlabel("training step")
         ax.set_ylabel("loss")
-        ax.set_title("copy the previous token: the loss while it trains", fontsize=10)
+        self.title = ax.set_title("", fontsize=10)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper right", fontsize=8, frameon=False)
         fig.tight_layout()
         self.ax = ax
         self.view = FigureView(fig, description="Line: the training loss at every step",
-                               changing=[self.before, self.line])
+                               changing=[self.before, self.line, self.title])
         self.root = lab_root("live-training", [controls(self.start, self.again),
                                                controls(self.placement, self.lr, self.warmup),
                                                self.view.widget, self.verdict, self.numbers])
@@ -118,7 +118,6 @@ class LiveTrainingLab:
         self.run = LiveTraining(placement=self.placement.value, lr=self.lr.value,
                                 warmup=WARMUP if self.warmup.value else 0)
         self.seconds = 0.0
-        self.baseline.set_ydata([current_token_loss(self.run.task)] * 2)
         return self.update()
 
     def frame(self) -> dict:
@@ -160,6 +159,7 @@ class LiveTrainingLab:
         m = training_summary(losses, current_token_loss(self.run.task), self.run.placement, self.run.lr,
                              self.run.warmup, self.seconds)
         self.line.set_data(np.arange(1, len(losses) + 1), np.minimum(np.nan_to_num(losses, nan=Y_TOP), Y_TOP))
+        self.title.set_text(f"copying the previous token: {m['setting']}")
         self.view.redraw()
         self.verdict.value = plain(m["verdict"])
         self.numbers.value = table([["steps", str(m["steps"])], ["loss now", fixed(m["now"]) if m["steps"] else "none yet"],

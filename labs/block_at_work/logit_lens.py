@@ -72,8 +72,14 @@ class LensLab:
                       for j in range(most)]
         ax.set_xlabel("the answer's next tokens, in order", labelpad=14)
         ax.set_title("the right next token's probability, read from each stream", fontsize=10)
-        fig.colorbar(self.mesh, ax=ax, fraction=0.04, pad=0.02).ax.tick_params(labelsize=8)
-        fig.tight_layout()
+        from matplotlib.cm import ScalarMappable
+        from matplotlib.colors import Normalize
+
+        scale = ScalarMappable(norm=Normalize(0, 1), cmap="viridis")   # not the mesh: its changes redraw no bar
+        bar = fig.colorbar(scale, ax=ax, fraction=0.05, pad=0.03)
+        bar.ax.tick_params(labelsize=8)
+        bar.set_label("probability", fontsize=8)
+        fig.subplots_adjust(left=0.2, right=0.78, top=0.88, bottom=0.3)
         self.ax, self.most = ax, most
         self.view = FigureView(fig, description="Grid: the right next token's probability read from the stream "
                                                 "after the embedding and after each block",
