@@ -81,10 +81,10 @@ class ScrubLab:
         self.step = pick_slider([(str(s), int(s)) for s in r.steps], int(step), "training step")
         self.probe = menu([(model.decode(p), i) for i, p in enumerate(r.probes)], int(probe), "probe text")
         self.verdict, self.numbers = verdict_widget(), numbers_widget()
-        fig = new_figure(6.4, 4.2)
-        grid = fig.add_gridspec(2, 2, width_ratios=[1.3, 1], hspace=0.55, wspace=0.3)
-        loss_ax, score_ax = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0])
-        prev_ax, ind_ax = fig.add_subplot(grid[0, 1]), fig.add_subplot(grid[1, 1])
+        fig = new_figure(6.4, 4.6)
+        grid = fig.add_gridspec(2, 2, height_ratios=[1, 1.25], hspace=0.5, wspace=0.3)
+        loss_ax, score_ax = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])   # the cursors: top row only
+        prev_ax, ind_ax = fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1])
         colours = [OKABE_ITO[c] for c in ("blue", "orange", "vermillion", "green", "purple")]
         styles = ["-", "--", "-", ":", "-."]
         for kind, colour, style in zip(SHOWN_KINDS, colours, styles):
@@ -96,13 +96,14 @@ class ScrubLab:
         score_ax.plot(r.steps, r.accuracy[:, r.kinds.index("copy")], color=OKABE_ITO["vermillion"],
                       label="copy accuracy")
         score_ax.plot(r.steps, heads["previous_curve"], color=OKABE_ITO["blue"], linestyle="--",
-                      label=f"previous-token score, block {pb + 1} head {ph + 1}")
+                      label="previous-token head's score")
         score_ax.plot(r.steps, heads["induction_curve"], color=OKABE_ITO["green"], linestyle=":",
-                      label=f"induction score, block {ib + 1} head {ih + 1}")
+                      label="induction head's score")
         score_ax.set_ylim(0, 1.05)
         score_ax.set_xlabel("training step")
+        loss_ax.set_xlabel("training step")
         score_ax.set_title("copying and the two heads", fontsize=9)
-        score_ax.legend(fontsize=8, frameon=False, loc="upper left")
+        score_ax.legend(fontsize=8, frameon=False, loc="center right")
         self.cursors = [ax.axvline(0, color=OKABE_ITO["black"], linewidth=1) for ax in (loss_ax, score_ax)]
         n = r.probes.shape[1]
         self.prev_mesh = cell_grid(prev_ax, np.zeros((n, n)), cmap="Blues", vmin=0, vmax=1)
@@ -121,6 +122,7 @@ class ScrubLab:
                                                 self.numbers])
         for control in (self.step, self.probe):
             control.observe(lambda _c: self.update(), names="value")
+        self.shown = None                  # the (maps step, probe) the maps show
         self.update()
 
     def update(self) -> dict:
@@ -129,8 +131,10 @@ class ScrubLab:
         m = scrub_model(self.step.value, self.probe.value)
         for cursor in self.cursors:
             cursor.set_xdata([m["step"], m["step"]])
-        set_cells(self.prev_mesh, m["previous_map"])
-        set_cells(self.ind_mesh, m["induction_map"])
+        if self.shown != (m["maps_step"], m["probe"]):          # the maps change at a dozen steps only
+            set_cells(self.prev_mesh, m["previous_map"])
+            set_cells(self.ind_mesh, m["induction_map"])
+            self.shown = (m["maps_step"], m["probe"])
         self.view.redraw()
         self.verdict.value = plain(m["verdict"])
         kinds = record().kinds
