@@ -9,7 +9,7 @@
    bypassed the cache (`cache: "no-store"`, which the Fetch standard sends as
    `Cache-Control: no-cache`).
 2. Each server serves that site in turn (`python -m tools.site serve --no-build`, nginx and caddy
-   with the README's configurations: tools/static_hosts.py) to N simulated learners who all start
+   with the configurations of docs/instructors.md: tools/static_hosts.py) to N simulated learners who all start
    at once. Each learner replays the requests in order over at most 6 keep-alive connections, as
    a browser does, with a browser's `Accept-Encoding` (`identity` for a range, as the Fetch
    standard says); a range answered with the whole file is read to its 16th byte and its

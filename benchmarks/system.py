@@ -154,6 +154,8 @@ def run_site(build: bool = True, log=print) -> dict:
             wheels = list((site / "static" / "pyodide-lock").glob("transformer_course-*.whl"))
             if wheels:
                 adds["course wheel (lib, exercises, labs)"] = _size(wheels[0])
+            for archive in (site / "static" / "pyodide-lock").glob("release-notebooks-*.zip"):
+                adds["the release's notebooks, served beside the wheel (fetched for a fresh copy)"] = _size(archive)
             out["preloaded"] = preloaded_course_bytes(site)
             out["site_bytes"] = _size(site)
             log(f"  site build: {seconds:.1f} s, {out['site_bytes'] / 1e6:.1f} MB in all")

@@ -1,5 +1,5 @@
 """Mutation testing of every exercise's check: each small change of an official solution (the
-mutation engine's learner's slips, tools/mutate.py: operators, axes, keepdims, constants, slice
+mutation engine's learner's slips, tools/mutation/: operators, axes, keepdims, constants, slice
 bounds, argument order, dropped terms, swapped variables, in-place variants) must be rejected by
 the exercise's fixed cases alone, so that it is rejected on every run whatever random cases are
 drawn. A mutant that changes nothing a caller can see is listed, with the reason, in
@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from engine.core.cell import run_cell
 from engine.core.checker import Feedback, evaluate
 from engine.core.registry import all_exercises, get_exercise
-from tools.mutate import EQUIVALENTS as EQUIVALENTS_FILE
-from tools.mutate import judge, load_equivalents, solution_mutants
+from tools.mutation.generate import EQUIVALENTS as EQUIVALENTS_FILE
+from tools.mutation.generate import load_equivalents
+from tools.mutation.targets import judge, solution_mutants
 
 EXERCISES = [ex for ex in all_exercises() if ex.kind == "function"]
 IDS = [ex.id for ex in EXERCISES]

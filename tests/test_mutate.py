@@ -1,4 +1,4 @@
-"""tools/mutate.py, the one mutation engine: on a tiny package of its own, which mutants it makes,
+"""tools/mutation/ and its command tools/mutate.py, the one mutation engine: on a tiny package of its own, which mutants it makes,
 that their ids stay the same when other lines move, and that a run tells killed from surviving
 mutants; on the exercises' solutions, that a learner's slips are made for them alone and that a
 check with too few fixed cases lets some survive."""
@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.mutate import LIBRARY, SOLUTION, main, mutants, reference_targets, run_solutions, solution_targets
+from tools.mutate import main
+from tools.mutation.generate import LIBRARY, SOLUTION, mutants
+from tools.mutation.targets import reference_targets, run_solutions, solution_targets
 
 ROOT = Path(__file__).resolve().parents[1]
 

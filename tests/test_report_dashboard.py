@@ -157,11 +157,11 @@ def test_the_dashboard_renders_in_chromium_with_no_serious_axe_violation(dashboa
     assert requests == [path.as_uri()]
 
 
-def test_the_readme_states_the_reports_rules_as_the_code_has_them():
+def test_the_instructors_guide_states_the_reports_rules_as_the_code_has_them():
     from engine.report import dashboard
     from engine.report import spreadsheet
 
-    readme = " ".join((ROOT / "README.md").read_text().split())
+    readme = " ".join((ROOT / "docs" / "instructors.md").read_text().split())
     assert (f"checked an exercise {dashboard.STUCK_CHECKS} or more times without passing it, opened "
             f"{dashboard.SOLUTIONS} or more solutions, or passed fewer than half as many") in readme
     assert dashboard.BEHIND == 0.5

@@ -1,5 +1,5 @@
 """`./course serve`'s HTTP server (tools/serve.py) on a small site, and nginx and caddy with the
-README's configurations: keep-alive, ranges, 304s, cache headers, the build's gzip copies,
+configurations of docs/instructors.md: keep-alive, ranges, 304s, cache headers, the build's gzip copies,
 nothing outside the site, timeouts for idle and half-sent requests, a listen queue for a class.
 Not timed: a slow machine makes nothing here fail, it only waits longer."""
 
@@ -218,15 +218,15 @@ def static_hosts_free_port():
         return probe.getsockname()[1]
 
 
-# ---------------------------------------------------------------- nginx and caddy, as the README says
+# ---------------------------------------------------------------- nginx and caddy, as docs/instructors.md says
 
-def test_the_readme_configurations_use_the_servers_rule_for_hashed_names():
+def test_the_documented_configurations_use_the_servers_rule_for_hashed_names():
     for kind in static_hosts.KINDS:
-        assert serve.HASHED_NAME in static_hosts.readme_config(kind), kind
+        assert serve.HASHED_NAME in static_hosts.documented_config(kind), kind
 
 
 @pytest.mark.parametrize("kind", static_hosts.KINDS)
-def test_the_readme_configuration_serves_the_site_as_course_serve_does(kind, site, tmp_path):
+def test_the_documented_configuration_serves_the_site_as_course_serve_does(kind, site, tmp_path):
     if static_hosts.program(kind) is None:
         message = f"{kind} is not installed (apt-get install {'nginx-light' if kind == 'nginx' else kind})"
         if os.environ.get("CI") == "true":
@@ -253,7 +253,7 @@ def test_the_readme_configuration_serves_the_site_as_course_serve_does(kind, sit
         again, _ = get(port, "/", {"If-None-Match": index.headers["ETag"]})
         assert again.status == 304
         assert get(port, "/static/")[0].status in (403, 404)
-        if kind == "nginx":                 # caddy follows links: the README says to keep none
+        if kind == "nginx":                 # caddy follows links: docs/instructors.md says to keep none
             assert get(port, "/static/secret.txt")[0].status in (403, 404)
         idle = socket.create_connection(("127.0.0.1", port))
         assert get(port, "/")[0].status == 200

@@ -6,7 +6,7 @@ import json
 import zipfile
 
 from conftest import notebooks, CONTENT
-from engine.core import inventory
+from engine.core import inventory, release
 from tools import lock as locks
 
 KERNEL = "@jupyterlite/pyodide-kernel-extension:kernel"
@@ -54,7 +54,32 @@ def test_lock_registers_the_course_wheel_with_its_imports(online_site):
     assert "exercises/_release/manifest.json" in release
     shipped = zipfile.ZipFile(wheel).read("exercises/_release/inventory.json").decode()
     assert shipped == inventory.to_json(inventory.scan(CONTENT))       # what the registry reads there
-    assert {f"exercises/_release/notebooks/{p.relative_to(CONTENT).as_posix()}" for p in notebooks()} <= release
+
+
+def test_the_site_serves_the_stamped_notebooks_in_one_hashed_zip_beside_the_wheel_not_in_it(online_site):
+    """A fresh copy of a newer notebook comes from the zip the manifest in the wheel names; the
+    wheel every notebook preloads holds no notebook."""
+    site, _ = online_site
+    lock_dir = site / "static/pyodide-lock"
+    wheel = lock_dir / served_lock(site)["packages"]["transformer-course"]["file_name"]
+    with zipfile.ZipFile(wheel) as archive:
+        manifest = json.loads(archive.read("exercises/_release/manifest.json"))
+        assert [n for n in archive.namelist() if n.endswith(".ipynb")] == []
+    name = manifest[release.ARCHIVE]
+    served = lock_dir / name
+    data = served.read_bytes()
+    assert name == f"release-notebooks-{hashlib.sha256(data).hexdigest()[:12]}.zip"
+    assert sorted(lock_dir.glob("release-notebooks-*.zip")) == [served]
+    expected = sorted(p.relative_to(CONTENT).as_posix() for p in notebooks())
+    assert sorted(manifest["notebooks"]) == expected
+    with zipfile.ZipFile(served) as archive:
+        assert archive.namelist() == expected
+        assert {entry.date_time for entry in archive.infolist()} == {(2026, 1, 1, 0, 0, 0)}
+        for path in expected:
+            notebook = json.loads(archive.read(path))
+            assert notebook["metadata"]["course"]["release"] == {
+                "fingerprint": manifest["notebooks"][path], "version": manifest["version"]}, path
+            assert notebook["cells"] == json.loads((CONTENT / path).read_text())["cells"], path
 
 
 def served_arrays_problems(site):

@@ -9,6 +9,7 @@ Where there is none (a GitHub runner has Google Chrome), :func:`find_chromium` f
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -28,6 +29,20 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 APP = "window.jupyterapp"
+
+
+def page_snippets(path: Path, **values: str) -> dict[str, str]:
+    """{name: JavaScript} of a file of snippets for page.evaluate, each after a line
+    ``// --- NAME`` (the file's other ``//`` lines at the start of a line are comments). In each,
+    ``__KEY__`` becomes ``values[KEY]``, or the snippet KEY written above it."""
+    snippets: dict[str, str] = {}
+    for part in re.split(r"(?m)^// --- ", path.read_text(encoding="utf-8"))[1:]:
+        name, _, body = part.partition("\n")
+        code = "\n".join(line for line in body.splitlines() if not line.startswith("//")).strip()
+        snippets[name.strip()] = re.sub(r"__([A-Z_]+)__", lambda m: {**values, **snippets}[m.group(1)], code)
+    return snippets
+
+
 OTHER_CHROMIUMS = ("chromium", "google-chrome", "google-chrome-stable", "chromium-browser")
 
 

@@ -2,7 +2,7 @@
 (`pyodide.asm.wasm.gz` beside `pyodide.asm.wasm`).
 
 A server sends the `.gz` copy to a browser that accepts gzip (`./course serve`, nginx's
-`gzip_static on`, caddy's `precompressed gzip`: README, Serving a classroom), so a first visit
+`gzip_static on`, caddy's `precompressed gzip`: docs/instructors.md, Serving a classroom), so a first visit
 costs about half the bytes, without the server compressing anything while a class waits. Wheels,
 zip archives and the trained model's arrays are compressed already and get no copy; nor does a
 file the copy would not make at least 10 % smaller.

@@ -146,7 +146,7 @@ def main(argv=None) -> int:
         print(f"error: {refusal}", file=sys.stderr)
         return 1
     print("Wrote:\n" + "\n".join(f"  {p.relative_to(ROOT)}" for p in paths))
-    print("Next: rewrite each file for the notebook's subject (the README's For authors says how), "
+    print("Next: rewrite each file for the notebook's subject (docs/authors.md says how), "
           "then ./course test.")
     return 0
 

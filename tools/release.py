@@ -1,26 +1,35 @@
 """Stamp a release: fingerprint every shipped notebook and describe the build.
 
 The site is built from a staged copy of content/ in which every notebook carries
-`metadata.course.release` (its fingerprint and the release version). The manifest
-and the stamped notebooks also go into the course wheel, in the course's release folder
-(exercises/_release/, which exercises/course.py names), so a kernel knows which release it runs
-and can hand a learner a fresh copy (engine.core.release). So does the course's inventory
-(exercises/_release/inventory.json: the notebooks, their labs, exercises and questions, read
-from them by engine.core.inventory), which the registry reads in the browser, where the wheel
-holds no content/.
+`metadata.course.release` (its fingerprint and the release version). The manifest goes into
+the course wheel, in the course's release folder (exercises/_release/, which exercises/course.py
+names), so a kernel knows which release it runs (engine.core.release). So does the course's
+inventory (exercises/_release/inventory.json: the notebooks, their labs, exercises and
+questions, read from them by engine.core.inventory), which the registry reads in the browser,
+where the wheel holds no content/.
+
+The stamped notebooks themselves stay out of the wheel, which every notebook loads before its
+first cell runs: they are needed only when a learner asks for a fresh copy of a newer notebook.
+The site serves them beside the wheel as one zip (:func:`notebooks_archive`), named by a hash of
+its bytes, and the manifest names it (:data:`ARCHIVE`); engine.core.release fetches it then.
 """
 
 import hashlib
+import io
 import json
 import os
 import shutil
 import time
+import zipfile
 from pathlib import Path
 
 from engine.core import inventory
+from engine.core.release import ARCHIVE
 from exercises.course import COURSE
 
 RELEASE = COURSE.release.relative_to(COURSE.content.parent).as_posix()     # "exercises/_release"
+ARCHIVE_STEM = "release-notebooks"          # the served zip of the stamped notebooks
+ARCHIVE_TIME = (2026, 1, 1, 0, 0, 0)        # the time stamp of every entry in it
 
 
 # What a notebook's fingerprint leaves out: what running or re-saving it changes without changing
@@ -94,11 +103,25 @@ def stage_contents(content_dir, staging_dir):
     return {"version": version, "built": build_time(content_dir), "notebooks": notebooks}
 
 
-def wheel_files(manifest, staging_dir):
-    """{path in the wheel: bytes}: the manifest, the course's inventory and the stamped notebooks,
-    under the course's release folder (:data:`RELEASE`)."""
-    files = {f"{RELEASE}/manifest.json": json.dumps(manifest, indent=1).encode(),
-             f"{RELEASE}/{inventory.INDEX}": inventory.to_json(inventory.scan(staging_dir, COURSE)).encode()}
-    for path in manifest["notebooks"]:
-        files[f"{RELEASE}/notebooks/{path}"] = (Path(staging_dir) / path).read_bytes()
-    return files
+def notebooks_archive(manifest, staging_dir) -> tuple[str, bytes]:
+    """(the name the site serves it under, its bytes): one zip of the stamped notebooks of the
+    manifest, each at its path in content/. The same notebooks always give the same bytes (names
+    sorted, one fixed time and permissions for every entry), and the name holds a hash of them
+    ("release-notebooks-1a2b3c4d5e6f.zip"), so a new release gets a new name."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(manifest["notebooks"]):
+            entry = zipfile.ZipInfo(path, date_time=ARCHIVE_TIME)
+            entry.compress_type, entry.external_attr, entry.create_system = zipfile.ZIP_DEFLATED, 0o644 << 16, 3
+            archive.writestr(entry, (Path(staging_dir) / path).read_bytes(), compresslevel=9)
+    data = buffer.getvalue()
+    return f"{ARCHIVE_STEM}-{hashlib.sha256(data).hexdigest()[:12]}.zip", data
+
+
+def wheel_files(manifest, staging_dir, archive_name):
+    """{path in the wheel: bytes}: the manifest, naming the served zip of the stamped notebooks
+    (archive_name, :func:`notebooks_archive`), and the course's inventory, under the course's
+    release folder (:data:`RELEASE`)."""
+    shipped = {**manifest, ARCHIVE: archive_name}
+    return {f"{RELEASE}/manifest.json": json.dumps(shipped, indent=1).encode(),
+            f"{RELEASE}/{inventory.INDEX}": inventory.to_json(inventory.scan(staging_dir, COURSE)).encode()}

@@ -1,6 +1,6 @@
 """The HTTP server of `./course serve`: the built site, served to a class by aiohttp's web server.
 
-aiohttp was chosen by measuring (README: For instructors, The server; `./course bench --only
+aiohttp was chosen by measuring (docs/instructors.md, The server; `./course bench --only
 classroom`): it answers a class of learners opening the site at once over HTTP/1.1 keep-alive,
 sends files with the operating system's sendfile, answers `Range` with 206 and `If-None-Match` /
 `If-Modified-Since` with 304 (its FileResponse), and closes a connection that sends no request,
@@ -54,8 +54,8 @@ TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "applicat
          ".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".txt": "text/plain",
          ".md": "text/markdown", ".py": "text/x-python", ".tar": "application/x-tar"}
 # A file name with a hash of the file's bytes in it: a part of 7 to 64 hex digits (after a "g",
-# as in the course wheel's version) between dots, dashes, pluses or underscores. The README's
-# nginx and caddy configurations use the same expression (tests/test_serve.py).
+# as in the course wheel's version) between dots, dashes, pluses or underscores. The
+# nginx and caddy configurations of docs/instructors.md use the same expression (tests/test_serve.py).
 HASHED_NAME = r"[/._+-]g?[0-9a-f]{7,64}[._+-][^/]*$"
 
 

@@ -10,7 +10,9 @@ autosave interval, as jupyterlite/demo keeps them), then adds what makes `import
 `import labs` work in every notebook: the course wheel, ipywidgets and comm, registered in the
 Pyodide lock file the site serves, and preloaded with numpy and matplotlib when the kernel
 starts; the trained model's arrays, served beside the wheel and fetched only when notebook 05
-first needs them (tools/wheel.py, lib/files.py); and the course's landing page at the site root. Only what each build computes is written
+first needs them (tools/wheel.py, lib/files.py); the release's stamped notebooks, one zip beside
+the wheel, fetched only for a learner's fresh copy (tools/release.py, engine/core/release.py); and
+the course's landing page at the site root. Only what each build computes is written
 into the site's settings: the address of its lock file (named by a hash of it), the packages to
 preload and, for a self-hosted site, where Pyodide is. It refuses notebooks that must not ship (stored
 outputs, exercises filled in: tools/guard.py), which `check` looks for alone.
@@ -256,7 +258,10 @@ def _build_into(output: Path, content: Path, pyodide, dist_dir):
         manifest = release.stage_contents(content, staged)
         run_lite_build(output, staged)
         lock_dir = output / LOCK_DIR
-        added = [build_wheel(lock_dir, extra_files=release.wheel_files(manifest, staged))]
+        lock_dir.mkdir(parents=True, exist_ok=True)
+        archive, notebooks = release.notebooks_archive(manifest, staged)   # beside the wheel, not in it
+        (lock_dir / archive).write_bytes(notebooks)
+        added = [build_wheel(lock_dir, extra_files=release.wheel_files(manifest, staged, archive))]
         for name, path in served_files().items():        # the trained model's arrays, beside the wheel
             shutil.copy2(path, lock_dir / name)
         for wheel in fetch_added_wheels():
@@ -373,7 +378,7 @@ def serve(server, urls, output, public=False):
                      "read-only); use --host 127.0.0.1 to keep it to this machine.\n")
         lines.append("Browsers give a plain http:// address of another computer no service worker: there the "
                      "course keeps learners' progress in their browser's own storage, and a check cannot "
-                     "tell whether a cell changed since it ran (README: Serving a classroom).\n")
+                     "tell whether a cell changed since it ran (docs/instructors.md: Serving a classroom).\n")
     lines.append("Press Ctrl+C to stop.")
     print("\n".join(lines), flush=True)
     try:

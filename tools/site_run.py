@@ -38,20 +38,19 @@ local JupyterLab with a CPython kernel (:class:`JupyterLabServer`), as the brows
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import re
 import sys
 import time
 import urllib.parse
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.browser import APP, CHROMIUM_ARGS, find_chromium, settle
+from tools.browser import APP, CHROMIUM_ARGS, find_chromium, page_snippets, settle
+from tools.site_plan import (CELL_SECONDS, KERNEL_SECONDS, LAB_SECONDS, CellTime, CourseRun, LabAnswer,
+                             NotebookRun, Plan, Stop, Verdict, default_budgets, plan_of, site_notebooks,
+                             solved_copy)
+from tools.site_report import one_line, kernel_sentence, notebook_line
 
-CELL_SECONDS = 60.0       # one code cell, from the kernel starting it to finishing it
-KERNEL_SECONDS = 180.0    # from opening a notebook to an idle kernel (Pyodide and its packages loaded)
-LAB_SECONDS = 30.0        # from a lab's control to the lab's first change
 SOLVED_FOLDER = "solved"
 SHIPPED, SOLVED = "shipped", "solved"
 EXPECTED_VERDICT = {SHIPPED: "not attempted", SOLVED: "passed"}
@@ -78,162 +77,6 @@ print(_j.dumps({"python": _p.python_version(), "platform": _y.platform, "machine
                 "pointer_bits": _s.calcsize("P") * 8, "numpy": _n}))
 del _j, _p, _s, _y, _n
 """
-
-
-# ---------------------------------------------------------------- what a notebook holds
-
-@dataclass(frozen=True)
-class Plan:
-    """What one notebook holds: its labs and exercises as the course's inventory reads them
-    (engine/core/inventory.py), and the cells that run, call each lab and check each exercise.
-
-    Cells are numbered from 1 over all cells, markdown included, in the order JupyterLab shows.
-    """
-    path: str                          # as the site's JupyterLab names it: "00_start_here.ipynb"
-    code: tuple[int, ...]              # indices (from 0) of the code cells, in order
-    first_lines: dict[int, str]        # index -> the cell's first line of code
-    labs: dict[int, tuple[str, ...]]   # index -> the labs the cell calls ("labs.start.temperature_lab")
-    checks: dict[int, str]             # index -> the exercise id of a check cell
-    inventory_labs: tuple[str, ...] = ()
-    inventory_exercises: tuple[str, ...] = ()
-
-
-def _source(cell: dict) -> str:
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else str(src)
-
-
-def _calls(source: str, functions: dict[str, str]) -> tuple[str, ...]:
-    """Of ``functions`` (name -> dotted name), those the code calls, in order."""
-    import ast
-
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return ()
-    calls = [functions[n.func.id] for n in ast.walk(tree) if isinstance(n, ast.Call)
-             and isinstance(n.func, ast.Name) and n.func.id in functions]
-    return tuple(dict.fromkeys(calls))
-
-
-def plan_of(notebook: dict, path: str) -> Plan:
-    """The plan of one notebook (parsed JSON) that the site's JupyterLab opens at ``path``."""
-    from engine.core import inventory
-    from engine.core.notebooks import _CHECK_CALL, exercise_id
-
-    entry = inventory.read_notebook(notebook, path)
-    functions = {lab.rsplit(".", 1)[1]: lab for lab in entry.labs}
-    cells = notebook.get("cells", [])
-    code, first_lines, labs, checks = [], {}, {}, {}
-    for index, cell in enumerate(cells):
-        if cell.get("cell_type") != "code":
-            continue
-        source = _source(cell)
-        code.append(index)
-        first_lines[index] = next((line.strip() for line in source.splitlines() if line.strip()), "")
-        if called := _calls(source, functions):
-            labs[index] = called
-        if "check" in (cell.get("metadata", {}).get("tags") or []):
-            named = _CHECK_CALL.findall(source)
-            before = exercise_id(cells[index - 1]) if index else None
-            if named or before:
-                checks[index] = named[0] if named else before
-    return Plan(path, tuple(code), first_lines, labs, checks, entry.labs, entry.exercises)
-
-
-def site_notebooks(site: Path) -> dict[str, dict]:
-    """{path in the site's JupyterLab: parsed notebook} for every notebook the site ships, in the
-    course's order (its inventory of the site's files)."""
-    from engine.core import inventory
-
-    files = Path(site) / "files"
-    return {nb.path: json.loads((files / nb.path).read_text(encoding="utf-8")) for nb in inventory.scan(files)}
-
-
-def solved_copy(notebook: dict) -> dict:
-    """The notebook with every exercise's blanks filled with its solution (``./course solve``)."""
-    from engine.core.notebooks import solve_notebook
-
-    return solve_notebook(copy.deepcopy(notebook))[0]
-
-
-# ---------------------------------------------------------------- what a run records
-
-@dataclass
-class CellTime:
-    cell: int                    # numbered from 1, markdown cells included
-    line: str                    # its first line of code
-    seconds: float | None        # None: it did not finish within its budget
-    error: str | None = None     # the error output or stderr it showed, in one line
-
-
-@dataclass
-class LabAnswer:
-    cell: int
-    name: str                    # the lab's class name: "temperature" for course-lab-temperature
-    control: str                 # what was driven: "slider 'temperature' (arrow key)"
-    seconds: float | None        # from the key press or click to the lab's first change
-
-
-@dataclass
-class Verdict:
-    cell: int
-    exercise: str
-    verdict: str                 # passed, failed, not attempted, or "no feedback"
-
-
-@dataclass
-class NotebookRun:
-    path: str
-    form: str                    # "shipped" or "solved"
-    kernel_seconds: float | None = None
-    cells: list[CellTime] = field(default_factory=list)
-    labs: list[LabAnswer] = field(default_factory=list)
-    checks: list[Verdict] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    stopped: bool = False        # the whole run stopped here (no kernel, no NumPy)
-
-    @property
-    def passed(self) -> bool:
-        return not self.problems and not self.stopped
-
-    @property
-    def result(self) -> str:
-        if self.stopped:
-            return "the run stopped here"
-        return "passed" if self.passed else f"{len(self.problems)} problem(s)"
-
-    def fail(self, problem: str) -> None:
-        self.problems.append(f"{self.path} ({self.form}): {problem}")
-
-
-def default_budgets() -> dict:
-    return {"kernel": KERNEL_SECONDS, "cell": CELL_SECONDS, "lab": LAB_SECONDS}
-
-
-@dataclass
-class CourseRun:
-    target: str                            # "JupyterLite (the site's Pyodide kernel)", ...
-    kernel: dict | None = None             # the kernel's own report (PROBE)
-    budgets: dict = field(default_factory=default_budgets)
-    notebooks: list[NotebookRun] = field(default_factory=list)
-    stopped: str | None = None             # why the run stopped before the end
-
-    @property
-    def problems(self) -> list[str]:
-        found = [p for run in self.notebooks for p in run.problems]
-        return found + ([self.stopped] if self.stopped else [])
-
-    @property
-    def passed(self) -> bool:
-        return bool(self.notebooks) and not self.problems
-
-    def markdown(self) -> str:
-        return summary_markdown(self)
-
-
-class Stop(Exception):
-    """The run cannot go on (no kernel, or no NumPy): the message says why, in one sentence."""
 
 
 # ---------------------------------------------------------------- where notebooks open
@@ -281,118 +124,17 @@ class JupyterLabServer:
 
 # ---------------------------------------------------------------- in the page
 
-# Run All, as the learner's menu does, timing each code cell in the page from the kernel's "busy"
-# to its "idle" for that cell's request (queued cells do not wait on the page in between); stop
-# waiting when one cell has been running for longer than `ms`.
-RUN_ALL = f"""async ([code, ms]) => {{
-    const panel = {CURRENT}, nb = panel.content, kernel = panel.sessionContext.session.kernel;
-    const cells = nb.widgets, sent = [], busy = {{}}, idle = {{}}, replies = {{}};
-    code.forEach(i => cells[i].node.setAttribute('data-course-run-cell', String(i)));
-    let next = 0;
-    const listen = (_, {{msg, direction}}) => {{
-        const type = msg.header.msg_type, parent = msg.parent_header && msg.parent_header.msg_id;
-        if (direction === 'send' && type === 'execute_request') {{
-            while (next < code.length && cells[code[next]].model.sharedModel.getSource() !== msg.content.code) next++;
-            if (next < code.length) sent.push([msg.header.msg_id, code[next++]]);
-        }} else if (direction === 'recv' && parent) {{
-            const now = performance.now(), state = msg.content.execution_state;
-            if (type === 'status' && state === 'busy' && !(parent in busy)) busy[parent] = now;
-            if (type === 'status' && state === 'idle' && !(parent in idle)) idle[parent] = now;
-            if (type === 'execute_reply') replies[parent] = msg.content.status;
-        }}
-    }};
-    kernel.anyMessage.connect(listen);
-    let late = null, timer = null;
-    const all = {APP}.commands.execute('notebook:run-all-cells').then(() => true, () => true);
-    const watch = new Promise(resolve => {{
-        timer = setInterval(() => {{
-            const now = performance.now();
-            for (const [id, index] of sent)
-                if (id in busy && !(id in idle) && now - busy[id] > ms) {{ late = index; resolve(false); }}
-        }}, 100);
-    }});
-    await Promise.race([all, watch]);
-    clearInterval(timer);
-    kernel.anyMessage.disconnect(listen);
-    return {{late, cells: sent.map(([id, index]) => ({{
-        index, status: replies[id] || null,
-        seconds: id in busy && id in idle ? (idle[id] - busy[id]) / 1000 : null,
-        outputs: cells[index].model.outputs.toJSON().map(o => ({{
-            type: o.output_type, name: o.name || null, ename: o.ename || null, evalue: o.evalue || null,
-            text: o.output_type === 'stream' ? [].concat(o.text).join('') : null}}))}}))}};
-}}"""
-
-PROBE_KERNEL = f"""async code => {{
-    const future = {KERNEL}.requestExecute({{code, silent: false, store_history: false}});
-    let text = '';
-    future.onIOPub = msg => {{
-        if (msg.header.msg_type === 'stream') text += msg.content.text;
-        if (msg.header.msg_type === 'error') text += msg.content.ename + ': ' + msg.content.evalue;
-    }};
-    await future.done;
-    return text;
-}}"""
-
-# What a lab shows in answer to its controls: its pictures and its text, the controls' own
-# labels and readouts left out (they change at once, before the lab has answered).
-LAB_STATE = """lab => {
-    const copy = lab.cloneNode(true);
-    copy.querySelectorAll('.widget-slider, .widget-readout, select, input, button, label')
-        .forEach(n => n.remove());
-    return [...lab.querySelectorAll('img')].map(i => i.src).join('|') + copy.textContent;
-}"""
-
-# Note the lab's state, then the time of the first input event (key press, click, change) and of
-# the first change of the lab's state after it.
-WATCH_LAB = f"""lab => {{
-    const state = {LAB_STATE};
-    const before = state(lab);
-    lab.__courseInput = null;
-    lab.__courseAnswer = null;
-    const mark = () => {{ if (lab.__courseInput === null) lab.__courseInput = performance.now(); }};
-    for (const type of ['keydown', 'pointerdown', 'change', 'input']) lab.addEventListener(type, mark, true);
-    const observer = new MutationObserver(() => {{
-        if (lab.__courseInput !== null && lab.__courseAnswer === null && state(lab) !== before) {{
-            lab.__courseAnswer = performance.now() - lab.__courseInput;
-            observer.disconnect();
-        }}
-    }});
-    observer.observe(lab, {{subtree: true, childList: true, attributes: true, characterData: true}});
-}}"""
-
-LAB_NAME = """lab => ([...lab.classList].find(c => c.startsWith('course-lab-')) || 'course-lab-?').slice(11)"""
-
-FEEDBACK = """cell => [...cell.querySelectorAll('.course-feedback')].map(f =>
-    [f.getAttribute('data-exercise'), [...f.classList].join(' '), f.innerText.slice(0, 300)])"""
-
-STDERR = f"""() => [...document.querySelectorAll(
-        "{PANEL} .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")]
-    .map(o => [Number((o.closest('[data-course-run-cell]') || {{getAttribute: () => -1}})
-                      .getAttribute('data-course-run-cell')), o.innerText.slice(0, 300)])"""
-
-# The notebook at `path` is open, its kernel idle.
-OPENED = f"""path => {{
-    const app = {APP};
-    if (!app || !app.shell) return false;
-    const panel = [...app.shell.widgets('main')].find(w => w.context && w.context.path === path);
-    const kernel = panel && panel.sessionContext.session && panel.sessionContext.session.kernel;
-    return Boolean(kernel) && kernel.status === 'idle';
-}}"""
-# Close every other document (JupyterLite may restore the last one opened), make it the current one.
-ALONE = f"""async path => {{
-    const app = {APP};
-    for (const w of [...app.shell.widgets('main')]) {{
-        if (w.context && w.context.path === path) {{ app.shell.activateById(w.id); continue; }}
-        try {{ if (w.sessionContext) await w.sessionContext.shutdown(); }} catch (e) {{}}
-        w.dispose();
-    }}
-    return {CURRENT}.context.path === path;
-}}"""
-
-
-def _one_line(text: str, limit: int = 200) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+# The JavaScript the run evaluates in the page: tools/site_run.js, one snippet per name.
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"), APP=APP, CURRENT=CURRENT, KERNEL=KERNEL, PANEL=PANEL)
+RUN_ALL = SNIPPETS["RUN_ALL"]
+PROBE_KERNEL = SNIPPETS["PROBE_KERNEL"]
+LAB_STATE = SNIPPETS["LAB_STATE"]
+WATCH_LAB = SNIPPETS["WATCH_LAB"]
+LAB_NAME = SNIPPETS["LAB_NAME"]
+FEEDBACK = SNIPPETS["FEEDBACK"]
+STDERR = SNIPPETS["STDERR"]
+OPENED = SNIPPETS["OPENED"]
+ALONE = SNIPPETS["ALONE"]
 
 
 def _error_of(outputs: list[dict]) -> tuple[str | None, bool]:
@@ -401,10 +143,10 @@ def _error_of(outputs: list[dict]) -> tuple[str | None, bool]:
         if out["type"] == "error":
             name = re.sub(r"^<class '(?:builtins\.)?(.*)'>$", r"\1", out["ename"] or "")  # Pyodide's kernel
             missing = name == "ModuleNotFoundError" and "'numpy'" in (out["evalue"] or "")   # sends the repr
-            return _one_line(f"{name}: {out['evalue']}"), missing
+            return one_line(f"{name}: {out['evalue']}"), missing
     for out in outputs:
         if out["type"] == "stream" and out["name"] == "stderr":
-            return _one_line(f"stderr: {out['text']}"), False
+            return one_line(f"stderr: {out['text']}"), False
     return None, False
 
 
@@ -416,7 +158,7 @@ def open_notebook(page, target, path: str, seconds: float = KERNEL_SECONDS) -> f
     try:
         page.wait_for_function(OPENED, arg=path, polling=100, timeout=seconds * 1000)
     except Exception as exc:  # noqa: BLE001 - Playwright's TimeoutError, or a crashed page
-        raise Stop(f"The kernel of {path} did not start within {seconds:g} s ({_one_line(exc, 120)}): "
+        raise Stop(f"The kernel of {path} did not start within {seconds:g} s ({one_line(exc, 120)}): "
                    "the site's Python could not be loaded in the browser.") from None
     ready = time.perf_counter() - started
     if not page.evaluate(ALONE, path):
@@ -430,7 +172,7 @@ def probe_kernel(page) -> dict:
     try:
         return json.loads(text.strip().splitlines()[-1])
     except (ValueError, IndexError):
-        return {"error": _one_line(text)}
+        return {"error": one_line(text)}
 
 
 def run_cells(page, plan: Plan, run: NotebookRun, seconds: float = CELL_SECONDS) -> None:
@@ -440,7 +182,7 @@ def run_cells(page, plan: Plan, run: NotebookRun, seconds: float = CELL_SECONDS)
     done = page.evaluate(RUN_ALL, [list(plan.code), seconds * 1000])
     for cell in done["cells"]:
         index = cell["index"]
-        line = _one_line(plan.first_lines[index], 80)
+        line = one_line(plan.first_lines[index], 80)
         if index == done["late"]:
             run.cells.append(CellTime(index + 1, plan.first_lines[index], None, f"did not finish within {seconds:g} s"))
             run.fail(f"cell {index + 1} ({line}) did not finish within its budget of {seconds:g} s; "
@@ -531,7 +273,7 @@ def drive_labs(page, plan: Plan, run: NotebookRun, seconds: float = LAB_SECONDS,
                 settle(page, idle_seconds)
             except Exception as exc:  # noqa: BLE001 - Playwright's TimeoutError
                 run.fail(f"cell {index + 1}: the page was still busy {idle_seconds:g} s after the lab "
-                         f"{name!r} appeared ({_one_line(exc, 120)}).")
+                         f"{name!r} appeared ({one_line(exc, 120)}).")
             lab.evaluate(WATCH_LAB)
             control = _drive(page, lab)
             if control is None:
@@ -576,7 +318,7 @@ def read_checks(page, plan: Plan, run: NotebookRun) -> None:
         run.checks.append(Verdict(index + 1, exercise, verdict))
         if verdict != expected:
             run.fail(f"cell {index + 1}: the check of {exercise!r} says {verdict!r} where a "
-                     f"{run.form} copy should say {expected!r}: {_one_line(text)}")
+                     f"{run.form} copy should say {expected!r}: {one_line(text)}")
 
 
 def read_stderr(page, run: NotebookRun) -> None:
@@ -586,7 +328,7 @@ def read_stderr(page, run: NotebookRun) -> None:
         if index + 1 not in flagged:
             flagged.add(index + 1)
             where = f"cell {index + 1}" if index >= 0 else "an output outside the cells"
-            run.fail(f"{where} shows an error after it ran: {_one_line(text)}")
+            run.fail(f"{where} shows an error after it ran: {one_line(text)}")
 
 
 def run_notebook(page, target, plan: Plan, form: str = SHIPPED, budgets: dict | None = None,
@@ -682,88 +424,6 @@ def run_course(browser, target, notebooks: dict[str, dict], forms=(SHIPPED,),
     except Stop as stop:
         course.stopped = str(stop)
     return course
-
-
-# ---------------------------------------------------------------- the report
-
-def _s(seconds: float | None, digits: int = 2) -> str:
-    return "–" if seconds is None else f"{seconds:.{digits}f}"
-
-
-def notebook_line(run: NotebookRun) -> str:
-    total = sum(c.seconds or 0 for c in run.cells)
-    answered = sum(lab.seconds is not None for lab in run.labs)
-    return (f"{run.path} ({run.form}): kernel {_s(run.kernel_seconds, 1)} s, {len(run.cells)} cells in "
-            f"{total:.1f} s, {answered} of {len(run.labs)} labs answered, "
-            f"{len(run.checks)} checks: {run.result}")
-
-
-def kernel_sentence(kernel: dict | None) -> str:
-    if not kernel:
-        return "Kernel: none started."
-    if "error" in kernel:
-        return f"Kernel: its report could not be read ({kernel['error']})."
-    bits = kernel.get("pointer_bits")
-    numpy = f"NumPy {kernel['numpy']}" if kernel.get("numpy") else "no NumPy installed"
-    return (f"Kernel: Python {kernel.get('python')} on {kernel.get('platform')} "
-            f"({kernel.get('machine')}, {bits}-bit pointers, so NumPy's default integer is {bits} bits), "
-            f"{numpy}.")
-
-
-def summary_markdown(course: CourseRun) -> str:
-    """The run as Markdown: the verdict, the kernel, one row per notebook, every lab's first
-    answer, every check's verdict and, folded, every cell's time."""
-    b = course.budgets
-    lines = [f"## The course in the browser: {course.target}", ""]
-    if course.passed:
-        lines.append(f"**Passed**: {len(course.notebooks)} notebook runs, no problem.")
-    else:
-        lines.append(f"**Failed**: {len(course.problems)} problem(s).")
-        lines += [""] + [f"- {_md(p)}" for p in course.problems]
-    lines += ["", kernel_sentence(course.kernel) + f" Budgets: kernel start {b['kernel']:g} s, each cell "
-              f"{b['cell']:g} s, each lab's first answer {b['lab']:g} s. Cells are numbered from 1, "
-              "markdown cells included.", ""]
-    lines += ["| notebook | copy | kernel ready, s | code cells run | all cells, s | slowest cell, s | "
-              "labs answered | checks | result |", "|---|---|---|---|---|---|---|---|---|"]
-    for run in course.notebooks:
-        timed = [c for c in run.cells if c.seconds is not None]
-        slowest = max(timed, key=lambda c: c.seconds, default=None)
-        verdicts = {}
-        for check in run.checks:
-            verdicts[check.verdict] = verdicts.get(check.verdict, 0) + 1
-        lines.append(
-            f"| {_md(run.path)} | {run.form} | {_s(run.kernel_seconds, 1)} | {len(run.cells)} | "
-            f"{sum(c.seconds for c in timed):.2f} | "
-            f"{f'cell {slowest.cell}: {slowest.seconds:.2f}' if slowest else '–'} | "
-            f"{sum(lab.seconds is not None for lab in run.labs)} of {len(run.labs)} | "
-            f"{', '.join(f'{n} {v}' for v, n in verdicts.items()) or '–'} | "
-            f"{run.result} |")
-    labs = [(run, lab) for run in course.notebooks for lab in run.labs]
-    if labs:
-        lines += ["", "### Each lab's first answer", "",
-                  "From the key press or click on one of its controls to the first change of its plot "
-                  "or text.", "", "| notebook | copy | cell | lab | control | first answer, ms |",
-                  "|---|---|---|---|---|---|"]
-        lines += [f"| {_md(run.path)} | {run.form} | {lab.cell} | {_md(lab.name)} | {_md(lab.control)} | "
-                  f"{'no answer' if lab.seconds is None else f'{lab.seconds * 1000:.0f}'} |"
-                  for run, lab in labs]
-    for run in course.notebooks:
-        if not run.cells:
-            continue
-        total = sum(c.seconds or 0 for c in run.cells)
-        lines += ["", f"<details><summary>{_md(run.path)} ({run.form}): each cell's time, "
-                  f"{len(run.cells)} cells, {total:.1f} s</summary>", "",
-                  "| cell | first line | s | error |", "|---|---|---|---|"]
-        lines += [f"| {c.cell} | `{_md(_one_line(c.line, 70)).replace('`', '')}` | "
-                  f"{'over budget' if c.seconds is None else f'{c.seconds:.3f}'} | {_md(c.error or '')} |"
-                  for c in run.cells]
-        lines += ["", "</details>"]
-    return "\n".join(lines) + "\n"
-
-
-def _md(text: str) -> str:
-    """Text for a Markdown table cell: pipes escaped, HTML's angle brackets kept as text."""
-    return str(text).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
 
 
 # ---------------------------------------------------------------- serving and the command line

@@ -82,10 +82,11 @@ KEPT = "kept-from-the-previous-build.json"
 def keep_previous(output: Path, built: Path, folder: str, hashed) -> list[str]:
     """Copy into the new site `built` the files of output/folder that the previous build made and
     the new one does not have, when their names hold a hash of their bytes (`hashed(name)`): the
-    course wheel and the trained model's arrays. A kernel that read the previous build's lock
-    just before the swap still finds the wheel it names, and the arrays that wheel names. Only
-    the previous build's own files are kept (a list of what was kept over is written beside
-    them), so nothing piles up across builds. Returns the names kept."""
+    course wheel, the zip of the release's notebooks and the trained model's arrays. A kernel that
+    read the previous build's lock just before the swap still finds the wheel it names, and the
+    notebooks and arrays that wheel names. Only the previous build's own files are kept (a list of
+    what was kept over is written beside them), so nothing piles up across builds. Returns the
+    names kept."""
     old, new = Path(output) / folder, Path(built) / folder
     if not new.is_dir():
         return []

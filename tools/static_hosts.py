@@ -1,8 +1,8 @@
-"""nginx and caddy serving a built site with the README's configurations (README: Serving a
-classroom), for the test that runs them (tests/test_serve.py) and the classroom benchmark
+"""nginx and caddy serving a built site with the configurations of docs/instructors.md (its
+"Larger classes: nginx or caddy"), for the test that runs them (tests/test_serve.py) and the classroom benchmark
 (benchmarks/classroom.py), which puts `./course serve` beside nginx.
 
-The README holds one ```nginx block (a `server { }` for Debian's /etc/nginx/sites-enabled/) and
+docs/instructors.md holds one ```nginx block (a `server { }` for Debian's /etc/nginx/sites-enabled/) and
 one ```caddyfile block (a whole Caddyfile), written for a site in SITE_ROOT on port 8000. Here
 they run as they are, with only the folder and the port replaced, nginx inside a main
 configuration like Debian's nginx.conf (its events, mime.types and sendfile), each process in
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+DOCUMENT = ROOT / "docs" / "instructors.md"     # where the configurations are written
 SITE_ROOT = "/srv/course/_output"
 PORT = "8000"
 KINDS = ("nginx", "caddy")
@@ -49,12 +49,12 @@ http {{
 """
 
 
-def readme_config(kind: str, readme: Path = README) -> str:
-    """The README's configuration for kind ("nginx" or "caddy"), as written there."""
-    text = readme.read_text(encoding="utf-8")
+def documented_config(kind: str, document: Path = DOCUMENT) -> str:
+    """docs/instructors.md's configuration for kind ("nginx" or "caddy"), as written there."""
+    text = document.read_text(encoding="utf-8")
     found = re.findall(rf"^```{BLOCKS[kind]}\n(.*?)^```", text, flags=re.S | re.M)
     if len(found) != 1:
-        raise LookupError(f"README.md holds {len(found)} ```{BLOCKS[kind]} blocks, not one")
+        raise LookupError(f"{document.name} holds {len(found)} ```{BLOCKS[kind]} blocks, not one")
     return found[0]
 
 
@@ -64,9 +64,9 @@ def program(kind: str) -> str | None:
 
 
 def _configured(kind: str, site: Path, port: int) -> str:
-    text = readme_config(kind)
+    text = documented_config(kind)
     if SITE_ROOT not in text or PORT not in text:
-        raise LookupError(f"README.md's {kind} configuration names no {SITE_ROOT} or port {PORT}")
+        raise LookupError(f"docs/instructors.md's {kind} configuration names no {SITE_ROOT} or port {PORT}")
     return text.replace(SITE_ROOT, str(Path(site).resolve())).replace(PORT, str(port))
 
 
@@ -84,7 +84,7 @@ def _wait_for_port(port: int, process: subprocess.Popen, log: Path, seconds: flo
 
 @contextlib.contextmanager
 def running(kind: str, site: Path, port: int, work: Path, pids: list | None = None):
-    """kind serving site on 127.0.0.1:port with the README's configuration; yields the base URL
+    """kind serving site on 127.0.0.1:port with the configuration of docs/instructors.md; yields the base URL
     (and appends its process id to pids, when given)."""
     work = Path(work)
     work.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "lib", "exercises", "labs", "presentation")
 # The files pyproject.toml's package-data ships besides the modules.
 DATA = {"lib/trained": ("*.json",), "labs/decoder": ("precomputed.npz",), "labs/norms": ("precomputed.npz",),
-        "engine/presentation": ("access.css", "access.js")}
+        "engine/presentation": ("access.css", "access.js"), "engine/core": ("page_store.js",)}
 SERVED = {"lib/trained": ("*.npz",)}       # served by the site beside the wheel, not inside it
 SERVED_INDEX = "lib/trained/served.json"
 FIXED_EPOCH = "1767225600"  # 2026-01-01 00:00 UTC: the time stamp of every entry

@@ -42,8 +42,9 @@ class Course:
     ``labs``: the package of its labs, one package per notebook ("labs"; a notebook calls
     ``from labs.norms import stack_lab``).
     ``content``: its notebooks, in a checkout (an installed wheel has none).
-    ``release``: where the site build writes the release into the course's wheel: the inventory,
-    the manifest and the notebooks as shipped (a folder inside one of the course's packages).
+    ``release``: where the site build writes the release into the course's wheel: the inventory
+    and the manifest, which names the zip of the notebooks as shipped that the site serves beside
+    the wheel (a folder inside one of the course's packages).
     ``start``: the file name of its first notebook, which marks the learner's workspace.
     ``retired``: the package of its retired exercises, or None.
     ``export_id``: what an exported progress file names as its course (``name`` unless given).

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 from .course import current
 from .workspace import in_browser_drive
@@ -101,46 +102,9 @@ def _set(name: str, reason: str = "") -> None:
             pass
 
 
-_SYNC_JS = """
-(() => {
-  let opened = null;
-  function open(name, storeName) {
-    if (!opened) {
-      opened = new Promise((resolve, reject) => {
-        const request = indexedDB.open(name, 1);
-        request.onupgradeneeded = () => request.result.createObjectStore(storeName);
-        request.onsuccess = () => resolve(request.result);
-        request.onerror = () => reject(request.error);
-        request.onblocked = () => reject(new Error("the storage is blocked by another tab"));
-      });
-      opened.catch(() => { opened = null; });
-    }
-    return opened;
-  }
-  // Merge `mine` into the stored record (or write it as it is, with replace) in one
-  // transaction; resolves to the record now stored.
-  return async (name, storeName, key, mine, merge, replace) => {
-    const db = await open(name, storeName);
-    return await new Promise((resolve, reject) => {
-      const transaction = db.transaction(storeName, "readwrite");
-      const store = transaction.objectStore(storeName);
-      let stored = mine;
-      if (replace) {
-        store.put(mine, key);
-      } else {
-        const request = store.get(key);
-        request.onsuccess = () => {
-          stored = request.result === undefined ? mine : merge(request.result, mine);
-          store.put(stored, key);
-        };
-      }
-      transaction.oncomplete = () => resolve(stored);
-      transaction.onerror = () => reject(transaction.error);
-      transaction.onabort = () => reject(transaction.error || new Error("the write was abandoned"));
-    });
-  };
-})()
-"""
+def _script() -> str:
+    """The page's side of the store (``page_store.js``, beside this module)."""
+    return Path(__file__).with_name("page_store.js").read_text(encoding="utf-8")
 
 
 def site_key() -> str:
@@ -176,7 +140,7 @@ def mirror(data: dict, merge, settle, replace: bool = False) -> None:
             import js  # noqa: PLC0415
 
             _state["secure"] = bool(getattr(js, "isSecureContext", False))
-            _sync = (run_js(_SYNC_JS), create_proxy(_merge_text(merge)))
+            _sync = (run_js(_script()), create_proxy(_merge_text(merge)))
         function, merger = _sync
         promise = function(database(), STORE, site_key(), json.dumps(data, sort_keys=True), merger, replace)
     except Exception as error:  # noqa: BLE001 - storage refused at once

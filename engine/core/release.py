@@ -2,22 +2,31 @@
 
 Each build of the site is a release. The build writes into every shipped notebook's metadata
 ``course.release = {"fingerprint": ..., "version": ...}`` (the fingerprint is a hash of the
-notebook as written in ``content/``), and packs a manifest and the shipped notebooks into the
-course's wheel itself (its release folder, :attr:`engine.core.course.Course.release`), so a kernel
-started after a rebuild knows the new release with no action from the learner.
+notebook as written in ``content/``), and packs a manifest into the course's wheel itself (its
+release folder, :attr:`engine.core.course.Course.release`), so a kernel started after a rebuild
+knows the new release with no action from the learner. The shipped notebooks, needed only for a
+fresh copy, stay out of the wheel every notebook loads: the site serves them beside it as one zip,
+which the manifest names (:data:`ARCHIVE`), and :func:`save_new_version` fetches it
+(:func:`engine.core.site_files.fetch`). A release folder that holds the notebooks themselves
+(``notebooks/``, as built before) is read instead.
 
 A learner's saved copy keeps the metadata of the release it came from. Comparing the two tells
 which notebooks are older than the shipped ones; nothing here ever changes a learner's file.
 Plain Python only (no numpy), so it works wherever the kernel starts.
 """
 
+import io
 import json
+import zipfile
+import zlib
 from pathlib import Path
 
+from . import site_files
 from .course import current
 from .workspace import workspace_root
 
 NEW_VERSION_SUFFIX = " (new version)"
+ARCHIVE = "notebooks_archive"      # the manifest's key: the name of the served zip of the notebooks
 
 
 def release_dir() -> Path:
@@ -70,11 +79,35 @@ def fresh_copy_path(root, path):
     raise FileExistsError(f"too many new-version copies of {path}")
 
 
+def shipped_notebook(path) -> bytes:
+    """The bytes of the notebook `path` as this release ships it: from the release folder's
+    ``notebooks/`` when it has them, else from the zip the course site serves beside the wheel.
+    Raises OSError, in plain words, when neither has it."""
+    local = release_dir() / "notebooks" / path
+    if local.is_file():
+        return local.read_bytes()
+    name = (manifest() or {}).get(ARCHIVE)
+    if not name:
+        raise OSError(f"this installation of the course does not hold the new version of {path}: "
+                      "open the notebook from the course site.")
+    try:
+        data = site_files.fetch(name)
+    except OSError as error:
+        raise OSError(f"the course site did not send this release's notebooks: {error}") from None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return archive.read(path)
+    except (zipfile.BadZipFile, KeyError, zlib.error, EOFError):
+        raise OSError(f"the notebooks the course site sent ({name}) do not hold a readable {path}: "
+                      "reload the page and try again.") from None
+
+
 def save_new_version(path, root=None):
-    """Write the shipped notebook `path` as a fresh copy beside the learner's own, which stays
-    untouched. Returns the new file's path relative to the workspace."""
+    """Write the shipped notebook `path` (:func:`shipped_notebook`) as a fresh copy beside the
+    learner's own, which stays untouched. Returns the new file's path relative to the workspace;
+    raises OSError, in plain words, when the shipped notebook cannot be had."""
     root = Path(root) if root is not None else workspace_root()
-    shipped = release_dir() / "notebooks" / path
+    shipped = shipped_notebook(path)
     target = fresh_copy_path(root, path)
-    target.write_bytes(shipped.read_bytes())
+    target.write_bytes(shipped)
     return target.relative_to(root).as_posix()
