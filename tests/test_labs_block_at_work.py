@@ -55,7 +55,7 @@ def test_the_generation_view_redraws_in_place_over_every_control():
     lab = GenerationLab()
     fig, image = lab.view.figure, lab.view.image
     for control, values in ((lab.prompt, PROMPTS), (lab.temperature, (2.0, 0.0, 1.0)),
-                            (lab.top_k, [v for _l, v in lab.top_k.options]), (lab.top_p, (0.05, 1.0)),
+                            (lab.top_k, [v for _l, v in lab.top_k.options]), (lab.top_p, (0.1, 1.0)),
                             (lab.seed, (9, 0))):
         for value in values:
             control.value = value

@@ -33,7 +33,7 @@ def generation_model(prompt: str = PROMPTS[0], temperature: float = 0.0, top_k: 
     the whole continuation (their product) and the verdict."""
     prompt = prompt if prompt in PROMPTS else PROMPTS[0]
     temperature = float(np.clip(temperature, 0.0, 5.0)) if np.isfinite(temperature) else 1.0
-    top_p = float(np.clip(top_p, 0.05, 1.0)) if np.isfinite(top_p) else 1.0
+    top_p = float(np.clip(top_p, 0.1, 1.0)) if np.isfinite(top_p) else 1.0
     top_k = int(np.clip(int(top_k), 0, len(model.vocab())))
     out = generate.generate(model.encode(prompt), STEPS, temperature=temperature, top_k=top_k or None,
                             top_p=None if top_p >= 1.0 else top_p, seed=int(seed), stop=".")
@@ -63,8 +63,8 @@ class GenerationLab:
         self.temperature = slider("float", value=temperature, min=0.0, max=2.0, step=0.1,
                                   description="temperature (0 = greedy)", readout_format=readout(1))
         self.top_k = pick_slider(TOP_K, top_k, "top-k")
-        self.top_p = slider("float", value=top_p, min=0.05, max=1.0, step=0.05, description="top-p (1 = off)",
-                            readout_format=readout(2))
+        self.top_p = slider("float", value=top_p, min=0.1, max=1.0, step=0.1, description="top-p (1 = off)",
+                            readout_format=readout(1))
         self.seed = slider("int", value=seed, min=0, max=9, step=1, description="seed")
         self.verdict, self.numbers = verdict_widget(), numbers_widget()
         fig = new_figure(6.4, 3.0)

@@ -41,6 +41,12 @@ def named_heads() -> dict:
             "copy_from": first_step(r.accuracy[:, r.kinds.index("copy")], COPY_FROM)}
 
 
+def _short(ids) -> str:
+    """A probe text's first words, short enough for a menu on a phone: "copy b d a e | …"."""
+    words = model.decode(ids).split()
+    return " ".join(words[:words.index("|") + 1]) + " \u2026"
+
+
 def _maps_step(step: int) -> int:
     """The latest step with full maps at or before ``step``."""
     steps = record().map_steps
@@ -79,7 +85,7 @@ class ScrubLab:
 
         r, heads = record(), named_heads()
         self.step = pick_slider([(str(s), int(s)) for s in r.steps], int(step), "training step")
-        self.probe = menu([(model.decode(p), i) for i, p in enumerate(r.probes)], int(probe), "probe text")
+        self.probe = menu([(f"probe {i + 1}: {_short(p)}", i) for i, p in enumerate(r.probes)], int(probe), "text")
         self.verdict, self.numbers = verdict_widget(), numbers_widget()
         fig = new_figure(6.4, 4.6)
         grid = fig.add_gridspec(2, 2, height_ratios=[1, 1.25], hspace=0.5, wspace=0.3)
