@@ -77,6 +77,7 @@ class LiveTrainingLab:
 
         self.start = widgets.Button(description="start", icon="play", layout=widgets.Layout(width="auto"),
                                     tooltip="train, a few steps per frame; press again to stop")
+        self.start.add_class("course-live-start")
         self.again = widgets.Button(description="start again", icon="refresh", layout=widgets.Layout(width="auto"),
                                     tooltip="new weights, the same settings")
         self.placement = choice([("pre-norm", "pre"), ("post-norm", "post")], placement, "norm")
