@@ -112,6 +112,18 @@ def test_the_hint_ladder_climbs_by_itself_exactly_when_notebook_00_says_it_does(
     assert misspelt.kind == "error" and misspelt.ladder is None
 
 
+def test_a_hint_shown_with_an_unnamed_miss_says_it_is_the_next_on_the_method_not_a_reading():
+    """The hint the ladder shows by itself with a miss the check cannot name is marked as the
+    exercise's next hint on the method, in the text and in the HTML, so it does not read like a
+    diagnosis of the code."""
+    from engine.core.verdict import LADDER_NOTE
+    from engine.ui.feedback import feedback_html
+    fb = _checked("row-mean", {0: "x.sum(axis=-1, keepdims=True).reshape(1, -1) + 1"})
+    assert fb.ladder and not fb.hint, fb.text()
+    assert f"Hint 1 of 3 ({LADDER_NOTE}): " in fb.text()
+    assert "course-hint-ladder" in feedback_html(fb) and "not a reading of your code" in feedback_html(fb)
+
+
 def test_how_to_stop_a_runaway_cell_is_said_with_the_runaway_feedback_and_in_00(monkeypatch):
     from engine.core import budget
     monkeypatch.setattr(budget, "CALL_SECONDS", 0.2)

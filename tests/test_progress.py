@@ -122,6 +122,22 @@ def test_a_failed_check_climbs_the_ladder_only_after_a_wrong_result():
     assert levels[-1] is None and hints.hints_left(ex, record) == 0   # used up: nothing repeated
 
 
+def test_a_hint_is_never_passed_over_for_its_words_nor_counted_as_seen_unshown():
+    """ffn-width's hints speak of "columns" and nudge-growth's of "a grid of the same shape", in
+    the words' ordinary sense: after a miss whose results had the right shape, the ladder still
+    climbs them in order, one per miss. A hint declared about the shape (row-mean's) waits, and
+    nothing is recorded as seen."""
+    for ex_id in ("ffn-width", "nudge-growth"):
+        ex, record = get_exercise(ex_id), Progress()
+        steps = [hints.hint_after_miss(ex, record, "values", ("shape",)) for _ in ex.hints]
+        assert [(level, text) for level, _total, text in steps] == list(enumerate(ex.hints, start=1))
+    ex, record = get_exercise("row-mean"), Progress()
+    assert all(getattr(h, "about", "") == "shape" for h in ex.hints)
+    assert hints.hint_after_miss(ex, record, "values", ("shape",)) is None
+    assert hints.hints_seen(ex, record) == [] and "hints" not in record.exercise("row-mean")
+    assert hints.hint_after_miss(ex, record, "values", ())[0] == 1          # the shape was wrong: it is shown
+
+
 def test_a_record_changes_in_memory_until_saved(progress_file):
     record = Progress.load()
     record.record_check("row-mean", True, "pass")

@@ -5,10 +5,12 @@
   notebooks themselves);
 - what an exercise is: ``definition`` (data types, blanks ``____`` in templates), ``blank`` (the
   placeholder object), ``registry`` (every notebook and what it defines);
-- checking: ``cell`` (run a cell's code), ``checker`` (evaluate an answer into ``Feedback``),
+- checking: ``cell`` (run a cell's code), ``checker`` (evaluate an answer into a ``Feedback``,
+  ``verdict``), with ``compare`` (a result against the reference's, in words), ``calls`` (the
+  learner's function run on the cases), ``failures`` (errors, timeouts, changed inputs),
   ``sandbox`` (the learner's function run on copies of its inputs, random cases seeded from its
   code), ``budget`` (a time budget for the learner's code, kept by a hook on its lines),
-  ``diagnose`` (the slip a wrong result shows), ``questions`` (grading), ``hints`` (hint
+  ``diagnose`` (the slip a wrong result shows: a package, one module per family of slips), ``questions`` (grading), ``hints`` (hint
   ladder, solution lock), ``own`` (the learner's passing functions, for the labs), ``runs``
   (what ran in this kernel), ``saved`` (the learner's notebooks as saved), ``which_run`` (a
   check judges only code that ran), ``restart`` (what a new kernel does not hold);

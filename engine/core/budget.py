@@ -111,7 +111,7 @@ class _Watch:
 
     def __init__(self, deadline: float, seconds: float, total: bool, hook: str, outer, each_line=None):
         self.deadline, self.seconds, self.total = deadline, seconds, total
-        self.each_line = each_line    # called with (file name, line) before each of the learner's lines
+        self.each_line = each_line    # called with (file name, line, frame) before each of the learner's lines
         self.hook = hook          # "monitoring" or "trace"
         self.outer = outer        # the frame of Budget.call: the learner's frames are above it
         self.stops = 0
@@ -156,7 +156,7 @@ def _line_event(code, line):
         if _clock() > watch.deadline:
             raise watch.stop(sys._getframe(1))
         if watch.each_line is not None:
-            watch.each_line(code.co_filename, line)
+            watch.each_line(code.co_filename, line, sys._getframe(1))
     return None
 
 
@@ -216,7 +216,7 @@ def _trace_line(frame, event, arg):
         _watch_rearming()
         raise watch.stop(frame)
     if watch.each_line is not None:
-        watch.each_line(frame.f_code.co_filename, frame.f_lineno)
+        watch.each_line(frame.f_code.co_filename, frame.f_lineno, frame)
     return _trace_line
 
 
@@ -277,8 +277,9 @@ class Budget:
         return self.watched(None, func, *args, **kwargs)
 
     def watched(self, each_line: Callable | None, func: Callable, *args, **kwargs):
-        """:meth:`call`, with ``each_line(file name, line)`` called before each line of the
-        learner's code runs (the checker uses it to find the line that changed an argument)."""
+        """:meth:`call`, with ``each_line(file name, line, frame)`` called before each line of
+        the learner's code runs (the checker uses it to find the line that changed an argument,
+        and to read the values of the learner's steps)."""
         global _watch
         left = self.total - self.used
         if left <= 0:

@@ -104,6 +104,22 @@ def signature_contract(function: Callable) -> Contract:
 Code = Mapping[int, str] | str     # fills by blank number, or the cell's whole source
 
 
+class Hint(str):
+    """A hint of an exercise's ladder, declared to be about one thing a check can see the code do
+    right (``about``: ``"shape"``, the shape of the result: which axis to reduce, ``keepdims``).
+    A failed check whose results had the right shape on every fixed case does not show it by
+    itself (:func:`engine.core.hints.hint_after_miss`); the hint button still does. It is the
+    hint's text everywhere else. A plain string is a hint about nothing in particular: it is never
+    passed over, whatever words it uses."""
+
+    about: str
+
+    def __new__(cls, text: str, about: str = "") -> "Hint":
+        hint = super().__new__(cls, text)
+        hint.about = about
+        return hint
+
+
 @dataclass
 class Mistake:
     """A known wrong answer, declared once: the mistaken code and the hint that matches it.

@@ -4,10 +4,12 @@ Each request shows one more hint, up to the last. A failed check that matches no
 climbs one step too, when its result was wrong (:data:`AFTER_A_WRONG_RESULT`): the hints are
 about the method, so they do not follow an error Python raised, a missing ``return`` or a wrong
 type (the feedback itself says what to fix), and no hint is shown twice. Nor does it offer a hint
-about something the check saw the code do right (:func:`contradicts`): code whose results have
-the right shape on every fixed case gets no hint about the axis. The solution opens only once the
-check has seen an attempt (a check run with the blanks still in place is none), and opening it is
-recorded, so a later pass counts as "passed after the solution".
+its exercise declares to be about something the check saw the code do right (:func:`contradicts`;
+:class:`~engine.core.definition.Hint`): code whose results have the right shape on every fixed
+case is not offered a hint about the axis. Such a hint is then not passed over either: the ladder
+waits there (the button shows it), so every hint recorded as seen was shown. The solution opens
+only once the check has seen an attempt (a check run with the blanks still in place is none),
+and opening it is recorded, so a later pass counts as "passed after the solution".
 """
 
 from __future__ import annotations
@@ -17,10 +19,6 @@ from .progress import Progress
 
 # Feedback kinds after which the ladder climbs: the code ran and gave a wrong result.
 AFTER_A_WRONG_RESULT = ("values", "shape", "nan")
-
-# What a hint is about, by the words it uses, for each thing a check can see the code do right
-# (engine.core.diagnose.settled).
-SUBJECTS = {"shape": ("axis", "axes", "keepdims", "shape", "column")}
 
 NOT_YET_REVEAL = ("The solution opens after your first attempt: fill in the blank, "
                   "run the cell and its check once. Until then, try a hint.")
@@ -41,23 +39,25 @@ def next_hint(ex: Exercise, record: Progress) -> tuple[int, int, str]:
 
 
 def contradicts(hint: str, right=()) -> bool:
-    """True when ``hint`` is about something the code was seen to do right (``right``, such as
-    ("shape",)): a hint about the axis, for code whose results had the right shape everywhere."""
-    words = hint.lower()
-    return any(word in words for subject in right for word in SUBJECTS.get(subject, ()))
+    """True when ``hint`` is declared to be about something the code was seen to do right
+    (``right``, such as ("shape",), from :func:`engine.core.diagnose.settled`): a
+    ``Hint(..., about="shape")``, for code whose results had the right shape everywhere. The
+    words a hint uses never decide ("a grid of the same shape as the nudge" is no hint about the
+    axis)."""
+    about = getattr(hint, "about", "")
+    return bool(about) and about in right
 
 
 def hint_after_miss(ex: Exercise, record: Progress, kind: str, right=()) -> tuple[int, int, str] | None:
     """The ladder's next hint for a failed check of feedback ``kind``, recorded: None when the
-    result was not a wrong one (see the module's docstring) or every hint was shown already.
-    Hints about what the check saw the code do right (``right``) are passed over."""
+    result was not a wrong one (see the module's docstring), every hint was shown already, or
+    the next hint is about something the check saw the code do right (``right``). No hint is
+    passed over: the record counts the hints seen, so a hint skipped would count as seen."""
     seen = len(hints_seen(ex, record))
     if kind not in AFTER_A_WRONG_RESULT or seen >= len(ex.hints):
         return None
     level = seen + 1
-    while level <= len(ex.hints) and contradicts(ex.hints[level - 1], right):
-        level += 1
-    if level > len(ex.hints):
+    if contradicts(ex.hints[level - 1], right):
         return None
     record.record_hint(ex.id, level)
     return level, len(ex.hints), ex.hints[level - 1]

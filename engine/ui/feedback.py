@@ -7,6 +7,7 @@ import html
 import ipywidgets as widgets
 
 from engine.core.checker import Feedback
+from engine.core.verdict import LADDER_NOTE
 from engine.core.hints import NOT_YET_REVEAL, hints_seen, next_hint, reveal_solution
 from engine.core.progress import Progress
 from engine.core.registry import get_exercise
@@ -25,7 +26,8 @@ def feedback_html(fb: Feedback) -> str:
         body += f'<div class="course-hint course-hint-mistake"><b>Hint:</b> {inline(fb.hint)}</div>'
     if fb.ladder:
         level, total, text = fb.ladder
-        body += f'<div class="course-hint"><b>Hint {level} of {total}:</b> {inline(text)}</div>'
+        body += (f'<div class="course-hint course-hint-ladder"><b>Hint {level} of {total}</b> '
+                 f'<span class="course-hint-note">({html.escape(LADDER_NOTE)})</span>: {inline(text)}</div>')
     return box(fb.status, body, f"course-feedback course-{fb.status}",
                data={"exercise": fb.exercise, "kind": fb.kind})
 

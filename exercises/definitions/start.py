@@ -8,7 +8,7 @@ import numpy as np
 
 from lib.attention import softmax as _softmax_reference
 
-from engine.core.definition import Case, Contract, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Contract, Exercise, Hint, Mistake, in_float32, three_of
 from exercises.definitions.questions import start as questions
 
 NOTEBOOK = "00_start_here"
@@ -71,14 +71,14 @@ ROW_MEAN = Exercise(
     contract=ROW_MEAN_CONTRACT,
     fixed=_row_mean_fixed,
     draw=three_of(_row_mean_case),
-    hints=[
-        "A row's numbers lie along the last axis of `x`. Reductions such as `x.sum(...)` "
-        "take an `axis` argument that says which axis to add along.",
-        "Count axes from the end with negative numbers: `axis=-1` is the last axis of a (2, 3) array "
-        "and of a (4, 2, 3) batch alike.",
-        "Adding along an axis removes it: a (2, 3) array summed along its last axis has shape (2,). "
-        "`keepdims=True` keeps the summed axis with length 1, so the totals come out as a column of "
-        "shape (2, 1).",
+    hints=[   # all about the result's shape: not offered by a check that saw the shape right
+        Hint("A row's numbers lie along the last axis of `x`. Reductions such as `x.sum(...)` "
+             "take an `axis` argument that says which axis to add along.", about="shape"),
+        Hint("Count axes from the end with negative numbers: `axis=-1` is the last axis of a (2, 3) array "
+             "and of a (4, 2, 3) batch alike.", about="shape"),
+        Hint("Adding along an axis removes it: a (2, 3) array summed along its last axis has shape (2,). "
+             "`keepdims=True` keeps the summed axis with length 1, so the totals come out as a column of "
+             "shape (2, 1).", about="shape"),
     ],
     mistakes=[
         Mistake("whole array", {0: "x.sum()"},
@@ -166,8 +166,8 @@ STABLE_SOFTMAX = Exercise(
         "the row's largest score makes the biggest exponent exp(0) = 1, so nothing overflows.",
         "Both blanks are a reduction over the last axis, one number per row: the first "
         "takes the largest score, the second adds up the exponentials.",
-        "Each of those per-row numbers must stay a column (shape (rows, 1)) to line up "
-        "with the rows when you subtract or divide; `row_mean` above did the same.",
+        Hint("Each of those per-row numbers must stay a column (shape (rows, 1)) to line up "
+             "with the rows when you subtract or divide; `row_mean` above did the same.", about="shape"),
     ],
     mistakes=[
         Mistake("no shift", {0: "0"},

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.core.definition import Case, Exercise, Mistake, in_float32, three_of
+from engine.core.definition import Case, Exercise, Hint, Mistake, in_float32, three_of
 from exercises.definitions.norms import (NOTEBOOK, NUDGE_W, _RMS_KEEPDIMS, _layer_norm_fix_case,
                                          _layer_norm_fix_fixed, _layer_norm_reference, _ln, _random_shape,
                                          _rms, _rms_16_reference, _rms_cases, _tanh_layer, _zeros_f)
@@ -30,8 +30,8 @@ LAYER_NORM = Exercise(
         "standard deviation, which is the square root of the variance.",
         "A token whose numbers are all equal has variance 0, and 0 / 0 is NaN. The small "
         "number `eps` is there to keep the division safe; it belongs inside the square root.",
-        "`var` already has one number per token, kept as a column, so it lines up with "
-        "`x - mean` without any reshaping.",
+        Hint("`var` already has one number per token, kept as a column, so it lines up with "
+             "`x - mean` without any reshaping.", about="shape"),
     ],
     mistakes=[
         Mistake("eps outside the root", {0: "(np.sqrt(var) + eps)"},
