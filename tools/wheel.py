@@ -32,17 +32,23 @@ PACKAGES = ("engine", "lib", "exercises", "labs", "presentation")
 DATA = {"lib/trained": ("*.json",), "labs/decoder": ("precomputed.npz",), "labs/norms": ("precomputed.npz",),
         "engine/presentation": ("access.css", "access.js"), "engine/core": ("page_store.js",)}
 SERVED = {"lib/trained": ("*.npz",)}       # served by the site beside the wheel, not inside it
+# The instructors' report and dashboard run on the instructor's machine (./course report), never
+# in a learner's browser: the wheel every notebook loads before its first cell leaves them out.
+INSTRUCTORS_ONLY = ("engine/report",)
 SERVED_INDEX = "lib/trained/served.json"
 FIXED_EPOCH = "1767225600"  # 2026-01-01 00:00 UTC: the time stamp of every entry
 
 
 def source_files(root=ROOT):
-    """{path in the wheel: bytes} of every module and data file of the course packages."""
+    """{path in the wheel: bytes} of every module and data file of the course packages, less
+    :data:`INSTRUCTORS_ONLY`."""
     files = {}
     for package in PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
-            if "__pycache__" not in path.parts and "_release" not in path.parts:
-                files[path.relative_to(root).as_posix()] = path.read_bytes()
+            name = path.relative_to(root).as_posix()
+            if ("__pycache__" not in path.parts and "_release" not in path.parts
+                    and not name.startswith(tuple(f"{folder}/" for folder in INSTRUCTORS_ONLY))):
+                files[name] = path.read_bytes()
     for folder, patterns in DATA.items():
         for pattern in patterns:
             for path in sorted((root / folder).glob(pattern)):
