@@ -113,7 +113,7 @@ def error(ex: Exercise, exc: BaseException, where: str) -> Feedback:
     line = location.split(": ", 1)[1] if location and ": " in location else ""
     hint = diagnose.reduction_for_pairwise(line) if line else None
     return Feedback(ex.id, "error", [f"On {where}: {type(exc).__name__}: {exc}"], location=location,
-                    hint=hint or diagnose.misspelt_name(exc))
+                    hint=hint or diagnose.misspelt_name(exc) or diagnose.error_cause(exc, line))
 
 
 

@@ -46,7 +46,8 @@ import warnings
 import numpy as np
 
 from . import arguments, counts, shape, statistics, transforms
-from .names import close_name, loops_in, misspelt_name, reduction_for_pairwise
+from .errors import error_cause
+from .names import builtin_reduction, close_name, loops_in, misspelt_name, reduction_for_pairwise
 from .observed import describe
 from .steps import first_wrong as first_wrong_step
 from .steps import part_names, step_names, wrong_line

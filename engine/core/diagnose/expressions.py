@@ -74,6 +74,13 @@ class _Replacer(ast.NodeTransformer):
         return super().visit(node)
 
 
+def _rounded_up(nodes) -> list[ast.AST]:
+    """The ``//`` of every ``-(-a // b)`` among ``nodes``: a division rounded up, not down."""
+    return [n.operand for n in nodes if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub)
+            and isinstance(n.operand, ast.BinOp) and isinstance(n.operand.op, ast.FloorDiv)
+            and isinstance(n.operand.left, ast.UnaryOp) and isinstance(n.operand.left.op, ast.USub)]
+
+
 def _parse(text: str) -> ast.expr:
     return ast.parse(text, mode="eval").body
 
@@ -98,9 +105,12 @@ def variants(expression: str, names: list[str], whole: frozenset = frozenset(),
             twin = ast.IfExp(node.test, node.orelse, node.body)
             yield (_replace(tree, node, twin),
                    f"the two outcomes of `{_short(code(node))}` the other way round")
+    upward = _rounded_up(nodes)
     for node in nodes:                                   # an operator exchanged, two sides swapped
         if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
             old, old_words = OPERATORS[type(node.op)]
+            if node in upward:
+                old_words = "divided and rounded up, as `-(-a // b)` does"
             for kind, (new, new_words) in OPERATORS.items():
                 if kind is not type(node.op):
                     yield (_replace(tree, node, ast.BinOp(node.left, kind(), node.right)),

@@ -27,7 +27,7 @@ from engine.presentation.numbers import exact
 from .bounded import bounded, namespace
 from .expressions import variants
 from .observed import describe
-from .slips import Probe, as_numbers
+from .slips import RAISED, Probe, as_numbers
 
 SECONDS = 1.5          # the most the changed lines of one diagnosis may take
 
@@ -147,6 +147,8 @@ def first_wrong(ex, probes, yours, solution, func, close, explain) -> tuple[str,
         judged = [(p, a, b) for p, a, b in pairs if a is not None]
         if any(as_numbers(b) is None for _p, _a, b in pairs):
             continue                                     # a step that is not numbers: not judged here
+        if judged and len(judged) < len(pairs) and any(p.got is RAISED for p, a, _b in pairs if a is None):
+            return _stopped(compared, name)              # the code raised before this step on a case
         if not judged:
             return None                                  # the learner's code never got to this step
         if any(as_numbers(a) is None for _p, a, _b in judged):
@@ -182,6 +184,15 @@ def first_wrong(ex, probes, yours, solution, func, close, explain) -> tuple[str,
     if change:
         return f"{listed}; the line that turns {them} into the result gives yours with {change}.", True
     return f"{listed}: what is wrong is the line that turns {them} into the result.", False
+
+
+def _stopped(compared, name) -> tuple[str, bool] | None:
+    """Where the code raised before giving step ``name`` a value on some case: nothing after the
+    steps right on every case is said to be right."""
+    if not compared:
+        return None
+    return (f"Your {_listed(compared)} {_are(len(compared))} right; on a test where your code raised "
+            f"the error, `{name}` never got a value: its line is where to look.", False)
 
 
 def wrong_line(ex, probes, func, close) -> str | None:
