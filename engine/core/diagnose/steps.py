@@ -147,13 +147,13 @@ def first_wrong(ex, probes, yours, solution, func, close, explain) -> tuple[str,
         judged = [(p, a, b) for p, a, b in pairs if a is not None]
         if any(as_numbers(b) is None for _p, _a, b in pairs):
             continue                                     # a step that is not numbers: not judged here
-        if judged and len(judged) < len(pairs) and any(p.got is RAISED for p, a, _b in pairs if a is None):
-            return _stopped(compared, name)              # the code raised before this step on a case
         if not judged:
             return None                                  # the learner's code never got to this step
         if any(as_numbers(a) is None for _p, a, _b in judged):
             return None
         differs = [(p, a, b) for p, a, b in judged if not close(a, b, p.case)]
+        if not differs and any(p.got is RAISED for p, a, _b in pairs if a is None):
+            return _stopped(compared, name)              # right where it got a value; never where it raised
         if not differs:
             compared.append(name)
             continue
@@ -187,8 +187,8 @@ def first_wrong(ex, probes, yours, solution, func, close, explain) -> tuple[str,
 
 
 def _stopped(compared, name) -> tuple[str, bool] | None:
-    """Where the code raised before giving step ``name`` a value on some case: nothing after the
-    steps right on every case is said to be right."""
+    """Where the code raised before giving step ``name`` a value on some case (and the step is
+    right where it got one): no step from there on is said to be right."""
     if not compared:
         return None
     return (f"Your {_listed(compared)} {_are(len(compared))} right; on a test where your code raised "

@@ -1,6 +1,6 @@
 """Slips that change the expected result as a whole: its sign flipped, a size of the input as a
 factor (a sum where the mean was wanted, n - 1 for n, a square root), rearranged (transposed,
-shifted by one entry or row, reversed), a function of it (1 / expected, its square, root, log, a
+rolled round or shifted by one entry or row, reversed), a function of it (1 / expected, its square, root, log, a
 log in another base), a constant factor or term, rounded, precision lost in float32."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def size_factor(ex, probes, numeric, close):
 
 
 def rearranged(ex, probes, numeric, close):
-    """The expected grid transposed, shifted by one along an axis, or reversed."""
+    """The expected grid transposed, rolled round or shifted by one along an axis, or reversed."""
     def transposed(p):
         exp = p.wanted
         return np.swapaxes(exp, -1, -2) if exp.ndim >= 2 and exp.shape[-1] == exp.shape[-2] else None
