@@ -44,9 +44,12 @@ def test_sorted_values_used_as_positions_are_named_by_the_step_and_the_error():
     assert "must hold positions" in text, text
 
 
-def test_a_matrix_product_of_mismatched_sizes_names_the_inner_sizes():
+def test_a_matrix_product_of_mismatched_sizes_names_the_inner_sizes_beside_the_step():
+    """`W_up.T @ W_down` raises on the example and runs on a square case: the step is read there."""
     fb = _checked("one-matrix", {0: "W_up.T @ W_down"})
-    assert fb.kind == "error" and "`a @ b` pairs each row of `a` with each column of `b`" in fb.text(), fb.text()
+    text = fb.text()
+    assert fb.kind == "error" and "`a @ b` pairs each row of `a` with each column of `b`" in text, text
+    assert "`W_up` transposed" in fb.hint, text
 
 
 def test_pythons_own_sum_on_an_array_is_said_to_add_the_rows():
