@@ -86,3 +86,12 @@ def test_a_division_rounded_up_is_never_said_to_round_down():
     words = [w for code, w in variants("-(-budget // (per_unit * multiple))", ["budget", "per_unit", "multiple"])
              if code == "-(-budget / (per_unit * multiple))"]
     assert words and "rounded up" in words[0] and "rounded down" not in words[0], words
+
+
+@pytest.mark.parametrize("fill, words", [
+    ("shifted - np.log(np.exp(scores).sum(axis=-1, keepdims=True))", "`np.exp(scores)` where `np.exp(shifted)` was wanted"),
+    ("scores - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))", "`scores - np.log("),
+])
+def test_a_name_replaced_in_one_place_of_a_line_is_named_there(fill, words):
+    fb = _checked("perplexity-logits", {2: fill})
+    assert not fb.passed and fb.hint and "`log_p` is the first" in fb.hint and words in fb.hint, fb.text()
