@@ -298,7 +298,8 @@ def test_the_engine_core_and_plain_presentation_load_no_widgets(tmp_path):
 
 
 DEFINITIONS_LINES = 3_000       # exercises/definitions/*.py: the live course
-RETIRED_LINES = 1114            # exercises/retired/*.py: compatibility code, which must not grow unseen
+RETIRED_LINES = 1_249           # exercises/retired/*.py: compatibility code, which must not grow unseen (nudge-growth and
+                                # leave-one-out retired with it)
 
 
 def test_the_exercise_definitions_stay_data_and_within_their_size():

@@ -762,10 +762,32 @@ FITS_ONE_VIEW = """(lab) => {
 }"""
 
 
+def readable_height(layout) -> float:
+    """The least height (CSS px) the figure of ``layout`` could have with every axes readable
+    (tests/figure_layout.py: at least LOWEST_AXES high, no flatter than 1 : FLATTEST), its texts
+    around the axes keeping the room they have: each row of axes at its least readable height."""
+    from figure_layout import FLATTEST, LOWEST_AXES
+
+    rows = []                                          # [top, bottom, least readable height]
+    for ax in layout["axes"]:
+        if ax["colorbar"]:
+            continue
+        x0, y0, x1, y1 = ax["box"]
+        least = max(LOWEST_AXES, (x1 - x0) / FLATTEST)
+        row = next((r for r in rows if min(r[1], y1) - max(r[0], y0) > 1), None)
+        if row is None:
+            rows.append([y0, y1, least])
+        else:
+            row[0], row[1], row[2] = min(row[0], y0), max(row[1], y1), max(row[2], least)
+    return layout["height"] - sum(bottom - top for top, bottom, _ in rows) + sum(least for *_, least in rows)
+
+
 def test_plots_are_drawn_for_a_phone_and_fit_one_view_at_200_percent(opened):
     """At 390 px every lab's plot is redrawn for the width it is shown at, its smallest text at
     least 11 CSS px; at 200 % zoom (640 x 450 CSS px) each lab's first control and its whole plot
-    fit the notebook's view at once."""
+    fit the notebook's view at once, unless the plot cannot be both readable and that low (its
+    rows of axes at their least readable height, as the kernel laid it out, already too tall with
+    the control): then the plot comes first at the view's top, the control right under it."""
     page = opened.page
     problems = []
     try:
@@ -793,8 +815,15 @@ def test_plots_are_drawn_for_a_phone_and_fit_one_view_at_200_percent(opened):
                                        timeout=30_000)
             except Exception:  # noqa: BLE001 - said below with the places measured
                 found = lab.evaluate(FITS_ONE_VIEW)
-                problems.append(f"200 %, {name}: first control at {found['control']}, plot at {found['plot']} "
-                                f"px in a view {found['view']} px high")
+                (top, bottom), control = found["plot"], found["control"]
+                figures = kernel_value(page, _layouts_probe(), "_course_layouts()").get(name, [])
+                least = max([readable_height(figure) for figure in figures] or [0.0])
+                drawn = [f"{figure['width']:.0f} x {figure['height']:.0f}" for figure in figures]
+                told = lab.evaluate("lab => [...lab.querySelectorAll('.course-figure-size input')].map(i => i.value)")
+                cannot = top + least + (control[1] - bottom) > found["view"]
+                if not (cannot and top <= 5 and 0 <= control[0] - bottom <= 24):
+                    problems.append(f"200 %, {name}: first control at {control}, plot at {found['plot']} px in a "
+                                    f"view {found['view']} px high (drawn {drawn} for {told}, readable at {least:.0f} px)")
     finally:
         opened.viewport(WIDE)
     assert problems == []
@@ -844,3 +873,247 @@ def test_nothing_in_the_course_moves_by_itself(opened):
         .filter(el => parseFloat(getComputedStyle(el).transitionDuration) > 0 || getComputedStyle(el).animationName !== 'none')
         .map(el => el.tagName + '.' + el.className).slice(0, 5)""")
     assert slow == []
+
+
+# ---------------------------------------------------------------- what a learner sees, at every width
+
+# A desktop, a phone (390 CSS px, 3 device pixels per CSS px) and a 1280 x 900 window at 200 %
+# zoom (640 x 450 CSS px, 2 device pixels per CSS px).
+SCREENS = (("1280 px", 1280, 900, 1), ("390 px", 390, 844, 3), ("200 % zoom", 640, 450, 2))
+
+# Every picture of the course's labs told the width its box has now and the screen's device
+# pixels per CSS px (engine/presentation/access.js writes them into the figure's size box), and drawn
+# for them: its width (CSS px, the kernel's) the width it takes on the page, and decoded.
+PICTURES_FIT = """(ratio) => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .course-lab .course-figure')]
+    .filter(figure => figure.querySelector('img.course-figure-image') && figure.offsetParent !== null)
+    .every(figure => {
+        const img = figure.querySelector('img.course-figure-image');
+        const told = (figure.querySelector('.course-figure-size input') || {value: ''}).value.split(' ').map(Number);
+        const box = img.parentElement, style = getComputedStyle(box), own = getComputedStyle(img);
+        const room = Math.floor(box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+                                - parseFloat(own.marginLeft) - parseFloat(own.marginRight));
+        return told[0] === room && told[2] === ratio && img.complete && img.naturalWidth > 0
+               && Math.abs(Number(img.getAttribute('width')) - img.getBoundingClientRect().width) <= 1.5
+               && img.naturalWidth >= Number(img.getAttribute('width')) - 1;
+    })"""
+
+# In one course widget: a choice whose text leaves its label, or whose label leaves its group;
+# two choices, or any two of its parts (controls, texts, pictures, buttons), drawn over each other.
+OVERLAPS = """(root) => {
+    const out = [];
+    const shown = el => el.offsetParent !== null && !el.closest('.course-access')
+                        && el.getBoundingClientRect().width > 0 && el.getBoundingClientRect().height > 0;
+    const name = el => (el.textContent || el.getAttribute('alt') || el.className || '').replace(/\\s+/g, ' ').trim().slice(0, 40);
+    const meet = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+                           && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+    for (const group of root.querySelectorAll('.widget-radio-box')) {
+        if (!shown(group)) continue;
+        const labels = [...group.querySelectorAll(':scope > label')].filter(shown);
+        const around = group.getBoundingClientRect();
+        labels.forEach((label, i) => {
+            const box = label.getBoundingClientRect();
+            const range = document.createRange();
+            range.selectNodeContents(label);
+            const spills = [...range.getClientRects()].some(r => r.width > 0 &&
+                (r.top < box.top - 1 || r.bottom > box.bottom + 1 || r.left < box.left - 1 || r.right > box.right + 1));
+            if (spills) out.push('the text of the choice “' + name(label) + '” spills out of its label');
+            if (box.bottom > around.bottom + 1 || box.right > around.right + 1)
+                out.push('the choice “' + name(label) + '” lies outside its group');
+            for (const other of labels.slice(i + 1))
+                if (meet(box, other.getBoundingClientRect()))
+                    out.push('the choices “' + name(label) + '” and “' + name(other) + '” overlap');
+        });
+    }
+    const parts = '.widget-radio-box, .widget-radio > .widget-label, .jupyter-button, .widget-slider, .widget-text, '
+                + '.widget-dropdown, .widget-checkbox, .widget-html, .widget-label, img.course-figure-image';
+    const all = [...root.querySelectorAll(parts)].filter(shown);
+    const outer = all.filter(el => !all.some(other => other !== el && other.contains(el)));
+    outer.forEach((el, i) => {
+        for (const other of outer.slice(i + 1))
+            if (meet(el.getBoundingClientRect(), other.getBoundingClientRect()))
+                out.push('“' + name(el) + '” and “' + name(other) + '” are drawn over each other');
+    });
+    return out;
+}"""
+
+
+def course_roots(opened):
+    """Every course widget the notebook shows (labs, questions, checks, the progress view...)."""
+    return opened.page.locator(f"{PANEL} .course-widget").all()
+
+
+def screen(opened, width, height, ratio):
+    """Show the notebook in a window of ``width`` x ``height`` CSS px of ``ratio`` device pixels
+    each, JupyterLab's side panels closed on a narrow one; wait until every lab's picture is
+    drawn for the width it is shown at and the kernel has answered."""
+    page = opened.page
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": ratio,
+                                                     "mobile": False})
+    page.wait_for_function(f"() => window.innerWidth === {width} && window.devicePixelRatio === {ratio}")
+    if width < 800:
+        page.evaluate(f"{APP}.shell.collapseLeft(); {APP}.shell.collapseRight();")
+    else:
+        page.evaluate(f"{APP}.shell.expandLeft();")
+    page.wait_for_function(f"() => document.querySelector('{PANEL}').getBoundingClientRect().right <= window.innerWidth + 1")
+    opened.painted()
+    page.wait_for_function(PICTURES_FIT, arg=ratio, timeout=90_000)
+    opened.settle()
+    page.wait_for_function(PICTURES_FIT, arg=ratio)
+    return cdp
+
+
+def kernel_value(page, code, expression):
+    """The value of the Python ``expression`` (a JSON text) after ``code`` ran in the open
+    notebook's kernel, quietly: no output, no prompt number, nothing in its history."""
+    import ast
+
+    reply = page.evaluate("""async ([code, expression]) => {
+        const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+        const future = kernel.requestExecute({code, silent: true, store_history: false,
+                                              user_expressions: {value: expression}});
+        const reply = await future.done;
+        return reply.content;
+    }""", [code, expression])
+    value = reply["user_expressions"]["value"]
+    assert value.get("status") == "ok", value
+    return json.loads(ast.literal_eval(value["data"]["text/plain"]))
+
+
+# Run in the notebook's kernel: {lab: the layout of each of its figures, as drawn now}
+# (tests/figure_layout.py's layout_of, sent as its source).
+def _layouts_probe() -> str:
+    import inspect
+
+    import figure_layout
+
+    return inspect.getsource(figure_layout.layout_of) + '''
+def _course_layouts():
+    import gc, json
+    from ipywidgets.widgets.widget import _instances
+    from engine.kit.figure_view import FigureView
+    views = {v.image.model_id: v for v in gc.get_objects()
+             if isinstance(v, FigureView) and v.image.comm is not None}
+    found = {}
+    for root in list(_instances.values()):
+        classes = getattr(root, "_dom_classes", ())
+        if "course-lab" not in classes:
+            continue
+        name = next(c[len("course-lab-"):] for c in classes if c.startswith("course-lab-"))
+        todo = [root]
+        while todo:
+            widget = todo.pop()
+            todo += list(getattr(widget, "children", ()) or ())
+            for output in getattr(widget, "outputs", ()) or ():
+                shown = (output.get("data") or {}).get("application/vnd.jupyter.widget-view+json") \\
+                    if isinstance(output, dict) else None
+                if shown and shown.get("model_id") in views:
+                    found.setdefault(name, []).append(layout_of(views[shown["model_id"]]))
+    return json.dumps(found)
+'''
+
+
+def test_what_a_learner_sees_at_every_width_is_whole_and_readable(opened):
+    """On a desktop, a phone and at 200 % zoom, in every course widget of the notebook: no
+    choice's text leaves its label or runs over another choice, no two controls, texts or
+    pictures are drawn over each other, no control or label is cut off; in every lab's plot, as
+    its kernel drew it for that width, every axes is at least 80 CSS px high and no flatter than
+    1:4, no two texts overlap and none is cut at the picture's edge (tests/figure_layout.py).
+    The labs the notebook calls (the course's inventory) are all checked."""
+    from engine.core import inventory
+    from figure_layout import problems
+
+    page = opened.page
+    expected = {lab.rsplit(".", 1)[-1].removesuffix("_lab") for lab in inventory.notebook(opened.stem).labs}
+    probe = _layouts_probe()
+    found = []
+    try:
+        for label, width, height, ratio in SCREENS:
+            screen(opened, width, height, ratio)
+            for root in course_roots(opened):
+                found += [f"{label}: {p}" for p in root.evaluate(OVERLAPS)]
+            found += [f"{label}: {p}" for p in controls_that_do_not_fit(opened)]
+            layouts = kernel_value(page, probe, "_course_layouts()")
+            shown = page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('{PANEL} .course-lab')].map(lab =>
+                [[...lab.classList].find(c => c.startsWith('course-lab-')).slice(11),
+                 [...lab.querySelectorAll('img.course-figure-image')].map(img => img.getBoundingClientRect().width)]))""")
+            assert len(shown) == len(expected) >= 1, (sorted(shown), sorted(expected))
+            assert set(layouts) == {name for name, widths in shown.items() if widths}, (sorted(layouts), shown)
+            for name, figures in layouts.items():
+                assert [round(f["width"]) for f in figures] == [round(w) for w in shown[name]], \
+                    f"{label}, {name}: the kernel drew it {[f['width'] for f in figures]} px wide, shown {shown[name]}"
+                for figure in figures:
+                    found += problems(figure, f"{label}, {name}: ")
+    finally:
+        page.context.new_cdp_session(page).send("Emulation.clearDeviceMetricsOverride")
+        opened.viewport(WIDE)
+    assert found == []
+
+
+# ---------------------------------------------------------------- a reload brings every lab back
+
+WIDGETS_IN_KERNEL = "str(len(__import__('ipywidgets').widgets.widget._instances))"
+
+CELLS_WITH_COURSE_WIDGETS = f"""() => {APP}.shell.currentWidget.content.widgets
+    .map((cell, i) => cell.node.querySelector('.jp-OutputArea .course-widget') ? i : -1).filter(i => i >= 0)"""
+
+LABS_BACK = f"""(count) => {{
+    const outputs = [...document.querySelectorAll('{PANEL} .jp-OutputArea-output')];
+    if (outputs.some(o => /model not found|Loading widget/.test(o.textContent))) return false;
+    const labs = [...document.querySelectorAll('{PANEL} .course-lab')];
+    return labs.length === count && labs.every(lab => [...lab.querySelectorAll('img.course-figure-image')]
+        .every(img => img.complete && img.naturalWidth > 0));
+}}"""
+
+NOT_FOUND = f"""() => [...document.querySelectorAll('{PANEL} .jp-OutputArea-output')]
+    .filter(o => /model not found/.test(o.textContent)).length"""
+
+
+def test_a_cell_run_again_leaves_no_widget_behind_and_a_reload_brings_every_lab_back(opened):
+    """Every cell that shows a course widget run again: the kernel holds as many widgets as
+    before (each run's widgets replace the last run's). The notebook saved and the page
+    reloaded, with its kernel running: every lab the notebook calls (the course's inventory)
+    is on the page again with its plot, none says "model not found", and the kernel still
+    answers each lab's first slider."""
+    from engine.core import inventory
+
+    page = opened.page
+    count = len(inventory.notebook(opened.stem).labs)
+    opened.settle()
+    before = kernel_value(page, "", WIDGETS_IN_KERNEL)
+    for index in page.evaluate(CELLS_WITH_COURSE_WIDGETS):
+        page.evaluate(f"{APP}.shell.currentWidget.content.activeCellIndex = {index}")
+        page.evaluate(f"{APP}.commands.execute('notebook:run-cell')")
+        opened.settle()
+    assert kernel_value(page, "", WIDGETS_IN_KERNEL) == before, "running the cells again left widgets in the kernel"
+    page.evaluate(f"{APP}.commands.execute('docmanager:save')")
+    page.wait_for_function(f"() => !{APP}.shell.currentWidget.context.model.dirty")
+    page.reload()
+    page.wait_for_function(f"{APP} && {APP}.shell.currentWidget && {APP}.shell.currentWidget.sessionContext "
+                           f"&& {APP}.shell.currentWidget.sessionContext.session "
+                           f"&& {APP}.shell.currentWidget.sessionContext.session.kernel", timeout=60_000)
+    try:
+        page.wait_for_function(LABS_BACK, arg=count, timeout=90_000)
+    except Exception:  # noqa: BLE001 - said below with what the page shows
+        shown = page.locator(f"{PANEL} .course-lab").count()
+        raise AssertionError(f"after the reload {shown} of {count} labs are back, "
+                             f"{page.evaluate(NOT_FOUND)} outputs say 'model not found'") from None
+    opened.settle()
+    driven = 0
+    for lab in opened.labs().all():
+        pair = lab.locator(".course-slider-with-box").first
+        if not pair.count():
+            continue
+        # The kernel writes the slider's value into its number box: it answers the slider.
+        handle, box = pair.locator(".noUi-handle"), pair.locator(".course-number-box input")
+        shown = box.input_value()
+        at_end = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+        focus(page, handle)
+        page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
+        page.wait_for_function("([el, before]) => el.value !== before", arg=[box.element_handle(), shown])
+        page.keyboard.press("ArrowRight" if at_end else "ArrowLeft")
+        page.wait_for_function("([el, before]) => el.value === before", arg=[box.element_handle(), shown])
+        opened.settle()
+        driven += 1
+    assert driven >= 1 and page.evaluate(NOT_FOUND) == 0
+    assert cell_errors(page) == []

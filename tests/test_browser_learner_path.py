@@ -134,13 +134,13 @@ def test_an_edit_saved_but_not_run_gets_no_verdict(jupyter_server, page, artifac
 def test_a_check_that_finds_no_function_is_not_an_attempt(jupyter_server, page, progress_file):
     base, root = jupyter_server
     open_notebook(page, base, copy_of(root, NORMS, "not-found.ipynb"))
-    before = progress_entry(progress_file, "nudge-growth")
+    before = progress_entry(progress_file, "relative-growth")
     run_cell(page, cell_index(page, source="import numpy as np"))
-    check = cell_index(page, exercise="nudge-growth") + 1
+    check = cell_index(page, exercise="relative-growth") + 1
     run_cell(page, check)
     status, text = feedback(page, check)
     assert "course-blank" in status and "Not attempted yet" in text and "I cannot find" in text
-    after = progress_entry(progress_file, "nudge-growth")
+    after = progress_entry(progress_file, "relative-growth")
     assert after["checks"] == before.get("checks", 0) + 1 and after["last"] == "missing"
     assert after.get("attempts", 0) == before.get("attempts", 0)
     assert after.get("misses", 0) == before.get("misses", 0)

@@ -193,6 +193,16 @@ def nudge_growth(draw):
 
 
 @st.composite
+def relative_growth(draw):
+    """nudge_growth's inputs, and a stream never all zero (the contract's x): the growth is then
+    measured against it."""
+    (x, nudge, layers, norm, placement), kwargs = draw(nudge_growth())
+    if not np.any(x):
+        x = x + 1.0
+    return (x, nudge, layers, norm, placement), kwargs
+
+
+@st.composite
 def cached_causal_weights(draw):
     ndim, keys = draw(st.sampled_from([2, 3, 4])), draw(sizes(1, 7))
     queries = draw(sizes(1, keys))
@@ -273,6 +283,23 @@ def leave_one_out(draw):
     return (x, blocks, draw(st.sampled_from(SCORES))), {}
 
 
+def _biased_block(rng, d):
+    w, v, b = rng.normal(0, 1 / np.sqrt(d), (d, d)), rng.normal(0, 0.5 / np.sqrt(d), (d, d)), rng.normal(0, 1, d)
+    return lambda x: x + np.tanh(x @ w + b) @ v
+
+
+@st.composite
+def ablated(draw):
+    n, d = draw(sizes(1, 5)), draw(sizes(1, 6))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    make = draw(st.sampled_from([_toy_block, _biased_block]))
+    distinct = [make(rng, d) for _ in range(draw(sizes(1, 4)))]
+    blocks = draw(st.sampled_from([distinct, [distinct[0]] * 2 + distinct]))
+    k = draw(st.integers(0, len(blocks) - 1))
+    x = rng.normal(size=(n, d)).astype(draw(dtypes("float64", "float32")))
+    return (x, blocks, draw(whole(k)), draw(st.sampled_from(["skip", "zero", "mean"]))), {}
+
+
 @st.composite
 def trained_block(draw):
     from lib.block import BlockWeights
@@ -291,10 +318,10 @@ STRATEGIES = {"row-mean": row_mean, "stable-softmax": softmax, "position-table":
               "rope-rotation": rope_one, "rope-signed-distance": scores_by_distance, "one-matrix": one_matrix,
               "swiglu": swiglu, "top2-routing": top2_weights, "moe-counts": moe_block_counts,
               "ffn-width": ffn_width, "layer-norm-fix": layer_norm, "rms-norm-16bit": rms_norm,
-              "nudge-growth": nudge_growth, "cached-causal-weights": cached_causal_weights,
+              "relative-growth": relative_growth, "cached-causal-weights": cached_causal_weights,
               "future-leak-nudge": future_leak, "grouped-parameters": grouped_parameters,
               "perplexity-logits": perplexity_logits,
-              "leave-one-out": leave_one_out,
+              "ablate-three-ways": ablated,
               "capstone-block": trained_block}
 
 
@@ -379,10 +406,11 @@ def test_the_solution_agrees_with_the_reference_and_passes_its_check_across_the_
 
 def test_leaving_a_block_out_by_what_it_is_fails_on_a_list_that_repeats_a_block():
     """Notebook 03 builds its layer lists as `[layer] * 3`: leaving block i out by identity or
-    equality drops every copy of it, which a fixed case now shows."""
+    equality drops every copy of it, which a fixed case now shows (the exercise is retired, its
+    cases kept for saved notebooks; ablate-three-ways promises the same edge)."""
     from engine.core.checker import evaluate_fixed
     ex = get_exercise("leave-one-out")
-    assert "repeated" in ex.contract.edges
+    assert "repeated" in get_exercise("ablate-three-ways").contract.edges
     for fill in ("[b for b in blocks if b is not blocks[left_out]]", "[b for b in blocks if b != blocks[left_out]]",
                  "[b for b in blocks if b not in blocks[left_out:left_out + 1]]"):
         fb = evaluate_fixed(ex, run_cell(ex.variant_source({0: fill}), ex.context, ex.id))

@@ -550,11 +550,15 @@ def test_a_build_that_fails_leaves_the_previous_site_as_it_was(tmp_path, monkeyp
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.building-")] == []
 
 
-def test_a_served_site_is_never_half_replaced(tmp_path):
+@pytest.mark.parametrize("swap", ["exchange", "two renames"])
+def test_a_served_site_is_never_half_replaced(tmp_path, monkeypatch, swap):
     """While a site folder is replaced again and again, every request is answered, from the old
-    site or the new one, never a 404 of a half-deleted or half-built folder."""
+    site or the new one, never a 404 of a half-deleted or half-built folder: with the folders
+    exchanged in one step, and with the two renames of a system that cannot exchange them."""
     from tools import site_swap
 
+    if swap == "two renames":
+        monkeypatch.setattr(site_swap, "_exchange", lambda built, output: False)
     output = tmp_path / "site"
 
     def make(folder, label):
@@ -570,7 +574,7 @@ def test_a_served_site_is_never_half_replaced(tmp_path):
 
     def fetch():
         while not done.is_set():
-            for name in ("index.html", "lab/index.html", "jupyter-lite.json"):
+            for name in ("index.html", "lab/index.html", "jupyter-lite.json", "lab/"):
                 try:
                     with urllib.request.urlopen(f"http://127.0.0.1:{port}/{name}", timeout=10) as page:
                         seen.append(page.read().decode())

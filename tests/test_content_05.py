@@ -21,7 +21,7 @@ NOTEBOOK = "05_trained_model.ipynb"
 PATH = ROOT / "content" / NOTEBOOK
 FIGURES = {"held-out-texts", "training-record", "logits-match", "perplexity", "residual-stream", "rms-by-hand",
            "largest-value", "float16", "gates-shut", "ablations", "heads", "mismatches", "rope-base-pairs", "parameters",
-           "loss-curve"}
+           "loss-curve"}          # "three-ways" runs the learner's function: tests/test_content_05.py runs the solution
 
 
 @pytest.fixture(scope="module")
@@ -369,7 +369,7 @@ def test_the_labs_bars_are_described_as_what_they_show(cells):
 def _heads_rows(text):
     rows = {}
     for line in text.splitlines():
-        if line.startswith("block "):
+        if re.match(r"block \d, head \d +\d", line):                   # the table's rows, not the lines by distance
             name, values = line[:16], numbers(line[16:])
             b, h = (int(n) for n in re.findall(r"\d+", name))
             rows[(b, h)] = dict(zip(("copy", "reverse", "after", "previous"), values))
@@ -430,8 +430,8 @@ def test_the_copying_head_is_what_the_prose_says(figures, cells):
     assert pooled_perplexities(2, 4)["copy"] < 1.5
     summary = head_summary()
     assert summary.counts == {"copy": 109, "reverse": 100, "previous": 213}
-    question = get_question("trained-predict-copy-head")
-    assert question.choices[question.answer].startswith("a single head of block 2, with more than half")
+    question = get_question("trained-predict-copy-which")
+    assert question.choices[question.answer] == "one head of block 2, with most of its weight on the letter"
     assert "Block 2's head 2 is the copying head." in prose(cells)
     assert ("In a copy, past its first letter, the token it lands on stands just after an earlier copy of "
             "the row's letter") in prose(cells)
@@ -530,6 +530,7 @@ def test_question_answers_match_the_model():
     from labs.trained.heads import head_summary
     looks = head_summary().copy
     assert get_question("trained-predict-copy-head").answer == 1 and np.unravel_index(looks.argmax(), looks.shape) == (1, 1)
+    assert get_question("trained-predict-copy-which").answer == 1
 
 
 # ---------------------------------------------------------------- exercises and the capstone
@@ -564,15 +565,64 @@ def test_the_perplexity_exercise_is_model_perplexity_and_needs_the_log_without_a
     assert "a probability can be so small that it rounds to 0, and the log of 0 is minus infinity" in prose(cells)
 
 
-def test_leave_one_out_gives_the_ablation_tables_numbers():
+def test_skipping_in_ablated_gives_the_ablation_tables_numbers_and_leave_one_out_is_retired():
     from engine.core.cell import run_cell
-    ex = get_exercise("leave-one-out")
-    leave_one_out = run_cell(ex.solution_source, ex.context)["leave_one_out"]
+    old = get_exercise("leave-one-out")
+    assert old.retired and old.id not in {ex.id for ex in all_exercises()} and try_variant(old).passed
+    ex = get_exercise("ablate-three-ways")
+    ablated = run_cell(ex.solution_source, ex.context)["ablated"]
     text = model.heldout()
-    found = leave_one_out(model.embed(text.ids), model.blocks(),
-                          lambda stream: model.perplexity(model.output_logits(stream), text.ids))
+    found = [model.perplexity(model.output_logits(ablated(model.embed(text.ids), model.blocks(), k, "skip")), text.ids)
+             for k in range(4)]
     expected = [model.perplexity(model.forward(text.ids, skip={i}), text.ids) for i in range(4)]
     assert np.allclose(found, expected, rtol=1e-9)
+
+
+def _three_ways(ids):
+    from engine.core.cell import run_cell
+    ex = get_exercise("ablate-three-ways")
+    ablated = run_cell(ex.solution_source, ex.context)["ablated"]
+    stream = model.embed(ids)
+    return {how: [model.perplexity(model.output_logits(ablated(stream, model.blocks(), k, how)), ids) for k in range(4)]
+            for how in ("skip", "zero", "mean")}
+
+
+def test_the_three_ways_are_what_the_prose_and_the_zeroed_question_say(cells):
+    """On the first 128 tokens of the first text (the cell's run, with the course's solution): zeroing
+    gives 55 exactly for every block; skipping and the mean both find block 1 the one that matters
+    most, by far; the mean hurts blocks 3 and 4 more than skipping them, there and in the first 128
+    tokens of every held-out text; on the first text it ranks block 4 above blocks 2 and 3 where
+    skipping ranks it last. trained-predict-zeroed's explanation: a stream of zeros stays zeros
+    through every later part, and the output is the uniform guess."""
+    texts = model.heldout_texts()
+    first = _three_ways(texts[0].ids[:128])
+    assert first["zero"] == pytest.approx([55.0] * 4, abs=1e-9) and len(model.vocab()) == 55
+    for how in ("skip", "mean"):
+        assert np.argmax(first[how]) == 0 and first[how][0] > 20 * max(first[how][1:])      # 'by far'
+    assert first["skip"][3] == min(first["skip"]) and first["mean"][3] > max(first["mean"][1:3])
+    for t in texts:
+        ways = _three_ways(t.ids[:128])
+        assert ways["mean"][2] > ways["skip"][2] and ways["mean"][3] > ways["skip"][3]
+        assert ways["zero"] == pytest.approx([55.0] * 4, abs=1e-9)
+    x = np.zeros((5, 96), dtype=np.float32)
+    for block in model.blocks():                                        # zeros stay zeros, part by part
+        assert not np.any(block(x))
+    assert not np.any(model.output_logits(x))
+    q = get_question("trained-predict-zeroed")
+    assert q.choices[q.answer].startswith("every block alike")
+    lengths = [len(c) for c in q.choices]
+    assert max(lengths) < 1.4 * min(lengths)
+    said = prose(cells)
+    for claim in ("Zeroing gives 55 for every block, the uniform guess over the vocabulary, exactly",
+                  "the mean hurts blocks 3 and 4 more than skipping them (here, and in the first 128 tokens of every "
+                  "held-out text)", "on this text it ranks block 4 above blocks 2 and 3 where skipping ranks it last",
+                  "both find block 1 the one that matters most, by far"):
+        assert claim in said, claim
+    code = [source(c) for c in cells if c["cell_type"] == "code"]
+    asked = code.index('ask("trained-predict-zeroed")')
+    ran = next(i for i, s in enumerate(code) if 'for how in ("skip", "zero", "mean")' in s)
+    exercise = next(i for i, s in enumerate(code) if s.startswith("def ablated("))
+    assert exercise < asked < ran and "part = texts[0].ids[:128]" in code[ran]
 
 
 def test_your_parts_takes_the_learners_passing_functions_and_falls_back_otherwise(tmp_path):
@@ -633,8 +683,8 @@ def test_examples_quoted_by_the_feedback_are_in_sight_above_their_checks(cells):
     before = {ex: "\n".join(source(c) for c in cells[:i]) for ex, i in index.items()}
     assert "example_logits = np.array([[0.5, 2.5, 0.0, 1.0, -1.0]," in before["perplexity-logits"]
     assert "example_ids = np.array([3, 1, 0, 2])" in before["perplexity-logits"]
-    assert "example_x = model.embed(ids[:12])" in before["leave-one-out"]
-    assert "def example_score(stream):" in before["leave-one-out"]
+    assert "example_x = model.embed(ids[:12])" in before["ablate-three-ways"]
+    assert "example_blocks = model.blocks()" in before["ablate-three-ways"]
     assert "example_x, example_w = example_block()" in before["capstone-block"]
     assert "parts = your_parts()" in before["capstone-block"]
     for ex_id, i in index.items():
@@ -650,16 +700,16 @@ def test_structure(cells):
     for lab in ("ablation_lab()", "heads_lab()", "mismatch_lab()", "stream_lab()"):
         assert any(lab in s for s in code), lab
     for question in ("trained-number-uniform", "trained-predict-stream", "trained-predict-block",
-                     "trained-predict-copy-head", "trained-predict-mismatch"):
+                     "trained-predict-copy-which", "trained-predict-mismatch", "trained-predict-zeroed"):
         assert f'ask("{question}")' in code
     exercises = [c["metadata"]["course"]["exercise"] for c in cells if "exercise" in c["metadata"].get("tags", [])]
-    assert exercises == ["perplexity-logits", "leave-one-out", "capstone-block"]
+    assert exercises == ["perplexity-logits", "ablate-three-ways", "capstone-block"]
     first_code = next(c for c in cells if c["cell_type"] == "code")
     assert first_code["metadata"]["tags"] == ["setup"]
     assert "torch" not in "".join(code)
     # the learner predicts before each lab that answers the question
     for question, lab in (("trained-predict-stream", "stream_lab()"), ("trained-predict-block", "ablation_lab()"),
-                          ("trained-predict-copy-head", "heads_lab()"), ("trained-predict-mismatch", "mismatch_lab()")):
+                          ("trained-predict-copy-which", "heads_lab()"), ("trained-predict-mismatch", "mismatch_lab()")):
         assert code.index(f'ask("{question}")') < next(i for i, s in enumerate(code) if lab in s)
     figures = {c["metadata"].get("course", {}).get("figure") for c in cells if c["cell_type"] == "code"}
     assert FIGURES <= figures
@@ -682,10 +732,102 @@ def test_the_heads_left_out_in_turn_are_as_many_as_the_text_says(cells):
     assert len(ast.literal_eval(left_out)) == 3
 
 
-def test_the_check_and_leave_one_out_run_the_texts_their_text_names(cells):
+def test_the_check_and_the_three_ways_run_the_texts_their_text_names(cells):
     """'The cell runs the model on the first three held-out texts ... put `texts` in place of
-    `texts[:3]`' and 'then on the first held-out text'."""
+    `texts[:3]`' and 'then on the first 128 tokens of the first held-out text'."""
     check = next(source(c) for c in cells if "checked = " in source(c))
     assert "checked = texts[:3]" in check and "for t in checked" in check
-    said = next(i for i, c in enumerate(cells) if "then on the first held-out text" in source(c))
-    assert "first = texts[0]" in source(cells[said + 1]) and "texts[:" not in source(cells[said + 1])
+    said = next(i for i, c in enumerate(cells) if "128 tokens of the first held-out text" in source(c))
+    assert "part = texts[0].ids[:128]" in source(cells[said + 1])
+
+
+def test_block_1_head_3_looks_a_fixed_distance_back(figures, cells):
+    """'its weight on it is high one token back and five back, and near 0 seven and nine back; at a
+    reverse prediction one back, the bar's row, the letter to write is the token just before': the
+    lines by distance, pooled over every text (head_summary, looked up, equal to a live run in
+    tests/test_precomputed.py)."""
+    from labs.trained.heads import head_summary, predictions
+    by = head_summary().by_distance
+    weight = {kind: dict(zip(by[kind][0].tolist(), by[kind][2][0, 2].tolist())) for kind in ("copy", "reverse")}
+    assert weight["reverse"][1] > 0.8 and weight["reverse"][5] > 0.5
+    assert weight["reverse"][7] < 0.05 and weight["reverse"][9] < 0.05
+    assert weight["copy"][5] > 0.4 > 0.15 > weight["copy"][2]
+    for i, t in enumerate(model.heldout_texts()):                      # one back: the bar's row
+        p = predictions(i)
+        one = (p.kinds == "reverse") & (p.rows - p.sources == 1)
+        assert np.all(t.ids[p.rows[one]] == model.vocab().index("|"))
+    text = figures["heads"]
+    line = line_with(text, "block 1, head 3, on the letter to write at the reverse predictions")
+    assert "1 back 0.89 (29)" in line and "9 back 0.00" in line
+    said = prose(cells)
+    assert ("its weight on it is high one token back and five back, and near 0 seven and nine back; at a reverse "
+            "prediction one back, the bar's row, the letter to write is the token just before") in said
+
+
+def test_the_induction_head_is_named_with_its_sources_and_why_it_needs_two_blocks(cells):
+    said = prose(cells)
+    for claim in ("called it an **induction head**", "a **previous-token head**", "**K-composition**",
+                  "It is the best-studied mechanism by which language models copy from their context, and it needs "
+                  "two blocks: the heads of one block all read the stream as it was before the block",
+                  "That is why block 1 \"could not aim\"."):
+        assert claim in said, claim
+    refs = " ".join(source(cells[-2]).split())
+    for paper in ("A Mathematical Framework for Transformer Circuits", "In-context Learning and Induction Heads",
+                  "Mixed Precision Training"):
+        assert paper in refs
+    assert "Block 1 could not aim so well" in get_question("trained-predict-copy-which").explanation
+
+
+def test_the_copy_question_s_choices_are_equally_detailed_and_not_narrowed_above(cells):
+    """The ablation table above leaves block 2; the choices then differ by how many heads, each
+    written with the same detail (no choice alone carries a number)."""
+    q = get_question("trained-predict-copy-which")
+    assert sum("block 2" in c for c in q.choices) == 3
+    assert all(re.search(r"\b(most|half|quarter)\b", c) for c in q.choices)
+    assert max(len(c) for c in q.choices) < 1.2 * min(len(c) for c in q.choices)
+    sources = [source(c) for c in cells]
+    asked = sources.index('ask("trained-predict-copy-which")')
+    above = " ".join(" ".join(sources[:asked]).split())
+    for giveaway in ("head 2", "one head", "single head", "more than half"):
+        assert giveaway not in above, giveaway
+
+
+def test_removing_rope_changes_nearly_every_score(cells):
+    """'taking it out turns every query and key but those of the first position, so nearly every
+    score changes'; 'The sums collapse far further than the predictions the order decides.'"""
+    from lib.positional import rope
+    q = np.random.default_rng(3).normal(size=(1, 6, 24))
+    turned = rope(q)
+    assert np.allclose(turned[:, 0], q[:, 0]) and not np.any(np.isclose(turned[:, 1:], q[:, 1:]).all(axis=-1))
+    said = prose(cells)
+    assert "the model was never trained without RoPE" in said
+    assert "The sums collapse far further than the predictions the order decides." in said
+
+
+def test_the_texts_start_ends_at_a_whole_word_and_the_lab_counts_predictions(cells):
+    """K11: the printed start ends at a word; K9: the ablation lab's first verdict counts the
+    2,040 predictions its bars count, not the 2,048 tokens."""
+    from labs.trained.ablation import ablation_model
+    text = model.decode(model.heldout().ids)
+    shown = text[:400].rsplit(" ", 1)[0]
+    assert text.startswith(shown + " ") and shown.split()[-1] in set(text.split())
+    code = next(source(c) for c in cells if "text = model.decode(model.heldout().ids)" in source(c))
+    assert 'text[:400].rsplit(" ", 1)[0]' in code
+    verdict = ablation_model()["verdict"]
+    assert "2,040 predictions" in verdict and "2,048" not in verdict
+
+
+def test_the_skip_ahead_set_tests_transfer():
+    from exercises.definitions.questions.trained import SKIP_AHEAD
+    ids = [q.id for q in SKIP_AHEAD]
+    assert ids == ["trained-out-perplexity", "trained-out-floor", "trained-out-check", "trained-out-induction",
+                   "trained-out-bfloat16"]
+    by_id = {q.id: q for q in SKIP_AHEAD}
+    assert by_id["trained-out-floor"].answer == pytest.approx(np.exp(np.log(4)))
+    assert by_id["trained-out-induction"].answer == 2
+    bf16_largest = float(np.array([0x7F7F0000], dtype=np.uint32).view(np.float32)[0])
+    assert f"{bf16_largest:.1e}" == "3.4e+38" and float(np.finfo(np.float16).max) == 65504
+    for q in SKIP_AHEAD:
+        if q.kind == "predict":
+            lengths = [len(c) for c in q.choices]
+            assert max(lengths) < 1.5 * min(lengths), q.id

@@ -218,6 +218,25 @@ def test_nudge_reference_is_the_growth_of_the_gap_through_either_placement():
     assert norms._nudge_reference(x, nudge, [], norm, "pre") == pytest.approx(1.0)
 
 
+def test_relative_reference_is_the_gap_s_growth_over_the_stream_s_growth():
+    """relative-growth: the gap's growth divided by the stream's (the unnudged run's) growth, with
+    either placement; with no layers, or layers that return zeros under pre-norm, exactly 1."""
+    rng = np.random.default_rng(14)
+    layers = [norms._tanh_layer(rng.normal(size=(4, 4))) for _ in range(5)]
+    norm = partial(rms_norm, gain=np.ones(4))
+    x = 3.0 * rng.normal(size=(2, 3, 4))
+    nudge = rng.normal(scale=1e-3, size=(2, 3, 4))
+    for placement in ("pre", "post"):
+        a = x
+        for f in layers:
+            a = a + f(norm(a)) if placement == "pre" else norm(a + f(a))
+        stream_growth = np.sqrt(np.mean(a ** 2)) / np.sqrt(np.mean(x ** 2))
+        expected = _growth(x, nudge, layers, norm, placement == "pre") / stream_growth
+        np.testing.assert_allclose(norms._relative_reference(x, nudge, layers, norm, placement), expected)
+    assert norms._relative_reference(x, nudge, [], norm, "post") == pytest.approx(1.0)
+    assert norms._relative_reference(x, nudge, [norms._zeros_f] * 3, norm, "pre") == pytest.approx(1.0)
+
+
 # ---------------------------------------------------------------- positional
 
 def test_scores_by_distance_are_lib_rope_scores_over_the_root_of_d():
@@ -275,6 +294,27 @@ def test_perplexity_reference_works_in_double_precision_on_float32_probabilities
     right = probs.astype(np.float64)[[0, 1], [1, 2]]
     assert retired_trained._perplexity_reference(probs, [1, 2]) == pytest.approx(np.exp(-np.mean(np.log(right))),
                                                                          rel=1e-12)
+
+
+def test_ablated_reference_skips_zeroes_or_averages_what_the_block_adds():
+    """ablate-three-ways: skipping block k is running the others; zeroing it hands on zeros, which
+    residual blocks without a bias keep at zero; its mean adds each token the average addition,
+    which for one token is its own (nothing changes)."""
+    rng = np.random.default_rng(21)
+    blocks = trained._toy_blocks(rng, 4, 3)
+    x = rng.normal(size=(5, 4))
+    for k in range(3):
+        kept = [b for i, b in enumerate(blocks) if i != k]
+        np.testing.assert_allclose(trained._ablated_reference(x, blocks, k, "skip"),
+                                   trained._run_blocks_reference(x, kept, set()))
+        assert not np.any(trained._ablated_reference(x, blocks, k, "zero"))
+    before = blocks[0](x)
+    added = blocks[1](before) - before
+    expected = blocks[2](before + added.mean(axis=0))
+    np.testing.assert_allclose(trained._ablated_reference(x, blocks, 1, "mean"), expected)
+    one = x[:1]
+    np.testing.assert_allclose(trained._ablated_reference(one, blocks, 1, "mean"),
+                               trained._run_blocks_reference(one, blocks, set()))
 
 
 def test_leave_one_out_reference_returns_floats_when_the_scores_are_whole_numbers():

@@ -448,23 +448,56 @@ def test_texts_drawn_from_kept_pixels_are_matplotlib_s_own_pixels():
         assert np.array_equal(view.pixels(), _plain_matplotlib_pixels(fig))
 
 
-def test_a_legend_moved_inside_a_narrow_figure_stays_where_it_was_put_as_the_data_move():
+def _legend_figure():
     fig = new_figure(6.4, 3.2)
     ax, other = fig.subplots(1, 2)
     (line,) = ax.plot(np.arange(10), np.full(10, -9.0), label="a line with a long label")
     ax.set_ylim(-11, 11)
-    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0))            # above the axes: moved inside
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0))            # above the axes, as designed
     other.plot([0, 1], [0, 1])
-    view = FigureView(fig, changing=[line])
-    view.fit(300, 600)
+    return FigureView(fig, changing=[line]), ax, line
+
+
+def _legend_stays_put_as_the_data_move(view, ax, line):
     legend = ax.get_legend()
-    placed = legend.get_window_extent(fig.canvas.get_renderer()).bounds
+    placed = legend.get_window_extent(view.figure.canvas.get_renderer()).bounds
     for level in (9, 0, -9):                                           # over the legend, and away
         line.set_ydata(np.full(10, float(level)) + np.sin(np.arange(10)))
         view.redraw()
         assert view.last == "blit"
         _same_as_full_draw(view)
-        assert legend.get_window_extent(fig.canvas.get_renderer()).bounds == pytest.approx(placed)
+        assert legend.get_window_extent(view.figure.canvas.get_renderer()).bounds == pytest.approx(placed)
+    return legend.get_window_extent(view.figure.canvas.get_renderer())
+
+
+def test_a_legend_outside_its_axes_goes_inside_a_narrowed_figure_and_stays_where_it_was_put():
+    view, ax, line = _legend_figure()
+    view.fit(520, 600)                                                 # narrower than the design, not a phone
+    box = _legend_stays_put_as_the_data_move(view, ax, line)
+    inside = ax.get_window_extent(view.figure.canvas.get_renderer())
+    assert inside.x0 - 1 <= box.x0 and box.x1 <= inside.x1 + 1 and inside.y0 - 1 <= box.y0 and box.y1 <= inside.y1 + 1
+
+
+def test_on_a_phone_a_legend_goes_under_its_axes_and_labels_and_stays_there():
+    view, ax, line = _legend_figure()
+    view.fit(300, 600)
+    box = _legend_stays_put_as_the_data_move(view, ax, line)
+    renderer = view.figure.canvas.get_renderer()
+    legend = ax.get_legend()
+    legend.set_in_layout(False)
+    above = ax.get_tightbbox(renderer)                                 # the axes with its labels
+    legend.set_in_layout(True)
+    assert box.y1 <= above.y0 and box.y0 >= 0                          # under them, in the picture
+
+
+def test_a_figure_back_at_its_design_has_its_legends_where_the_design_put_them():
+    view, ax, line = _legend_figure()
+    renderer = view.figure.canvas.get_renderer()
+    designed = ax.get_legend().get_window_extent(renderer).bounds
+    for width in (300, 520):
+        view.fit(width, 600)
+        view.fit(1000)
+        assert ax.get_legend().get_window_extent(view.figure.canvas.get_renderer()).bounds == pytest.approx(designed)
 
 
 def test_a_colorbar_stays_beside_its_picture_when_the_panels_go_one_under_another():
@@ -550,3 +583,92 @@ def test_every_lab_is_drawn_for_a_phone_and_back_with_its_text_kept_and_its_upda
         assert view.pixels().shape == before.shape
         _same_as_full_draw(view)
     labs.close(root, views)
+
+
+# ---------------------------------------------------------------- readable at every width
+
+# The sizes the page gives a lab's plot (tools and tests measure them in Chromium): the design at
+# 1280 px; 262 px wide at 390 px, with the height left under the lab's controls (little in a lab
+# of many controls); 512 x 278 at 200 % zoom; and the same on screens of 2 and 3 device pixels
+# per CSS px.
+READ_AT = [(1000, None, 1.0), (262, 660, 1.0), (262, 250, 1.0), (512, 278, 1.0), (262, 400, 3.0), (512, 278, 2.0),
+           (1000, None, 2.0)]
+
+
+@pytest.mark.parametrize("name", _lab_ids())
+def test_every_lab_s_plot_is_readable_at_every_width_and_setting(name):
+    """At each size the page gives a lab's plot, and at the first setting of each of its
+    controls on a phone: every axes at least 80 CSS px high and no flatter than 1:4, no text over
+    another, no text cut at the picture's edge (tests/figure_layout.py)."""
+    from benchmarks import labs
+    from figure_layout import layout_of, problems
+
+    views = []
+    with labs.patched_views("shipped", views):
+        root = labs.all_labs()[name]()
+    found = []
+    for width, height, ratio in READ_AT:
+        for view in views:
+            view.fit(width, height, ratio)
+            found += problems(layout_of(view), f"{width} x {height} at {ratio:g}x: ")
+    for kind, widget in labs.controls(root):
+        original = widget.value
+        for value in labs.sweep(kind, widget, False, quick=True)[:2]:
+            try:
+                widget.value = value
+            except Exception:  # noqa: BLE001 - a value another control has made invalid
+                continue
+            for view in views:
+                found += problems(layout_of(view), f"{getattr(widget, 'description', kind)} = {value}: ")
+        try:
+            widget.value = original
+        except Exception:  # noqa: BLE001
+            pass
+    labs.close(root, views)
+    assert found == []
+
+
+def test_a_sharp_screen_gets_more_pixels_per_css_px_but_never_more_than_the_design_has():
+    """On a screen of 3 device pixels per CSS px a phone's plot is drawn with 1.25 to 2 figure
+    pixels per CSS px (never more pixels than the design); the image keeps its CSS size and
+    the text its CSS size; on a 1x screen one pixel per CSS px."""
+    from benchmarks import labs
+
+    views = []
+    with labs.patched_views("shipped", views):
+        root = labs.all_labs()["start.temperature_lab"]()
+    view = views[0]
+    design = view.pixels().shape[0] * view.pixels().shape[1]
+    view.fit(262, 660, 1.0)
+    one = view.pixels().shape
+    assert one[1] == 262 and view.image.width == "262"
+    view.fit(262, 660, 3.0)
+    sharp = view.pixels().shape
+    scale = sharp[1] / 262
+    assert 1.25 <= scale <= 2.0 and sharp[0] * sharp[1] <= design * 1.01
+    assert (view.image.width, view.image.height) == ("262", str(one[0]))
+    assert smallest_text(view.figure) * view.dpi / 72 / scale >= 11          # 11 CSS px, as at 1x
+    _same_as_full_draw(view)
+    view.fit(1000, None, 2.0)                                                    # a desktop at 2x: the design
+    assert view.pixels().shape[0] * view.pixels().shape[1] <= design * 1.01
+    labs.close(root, views)
+
+
+@pytest.mark.parametrize("name", _lab_ids())
+def test_a_lab_s_plot_laid_out_for_a_phone_then_at_200_percent_is_as_if_laid_out_at_once(name):
+    """A phone's layout leaves nothing behind: laid out for 390 px and then for 200 % zoom, each
+    figure of the lab is the size it has when laid out for 200 % zoom at once (it grew only for
+    what the settled layout needs)."""
+    from benchmarks import labs
+
+    sizes = []
+    for steps in ([(512, 278)], [(262, 700), (512, 278)]):
+        views = []
+        with labs.patched_views("shipped", views):
+            root = labs.all_labs()[name]()
+        for width, height in steps:
+            for view in views:
+                view.fit(width, height)
+        sizes.append([view.pixels().shape for view in views])
+        labs.close(root, views)
+    assert sizes[1] == sizes[0]

@@ -373,6 +373,58 @@ def test_flow_view_toggle_changes_the_verdict_and_new_blocks():
     assert lab.view.image.value != image
 
 
+def test_flow_small_outputs_run_the_lab_s_blocks_with_wo_and_w_down_scaled():
+    """The switch 'small Wo and W_down' runs the same 48 blocks with Wo and W_down times
+    1/sqrt(2 x 48), GPT-2's rule; the dashed run with every part on keeps the lab's weights; the
+    verdict and the title say so."""
+    from labs.decoder.layer_flow import SMALL_OUTPUTS, _stack
+    blocks = [b for b in _stack(0, small_outputs=True)[:12]]
+    sentence = flow_inputs(True)[0]
+    run = decoder(sentence, blocks, placement="none", final_norm=False, norm="rms", activation="gelu")
+    m = flow_model(12, norms=False, final_norm=False, small_outputs=True)
+    assert np.allclose(m["sizes"], [root_mean_square(s) for s in run.streams], rtol=1e-12)
+    assert m["full"]["alike"][-1] == flow_model(12)["alike"][-1]              # the dashed line: the lab's weights
+    assert m["small_outputs"] and m["small_factor"] == pytest.approx(SMALL_OUTPUTS)
+    assert "Wo and W_down at 0.10 of the lab's size (1/\u221a(2 \u00d7 48)" in m["summary"]
+    assert "Wo and W_down" not in flow_model(12, norms=False, final_norm=False)["summary"]
+    lab = FlowLab()
+    assert "course-toggle-small-outputs" in lab.small._dom_classes and lab.small.description == "small Wo and W_down"
+    lab.small.value = True
+    assert text_of(lab.verdict.value) == flow_model(12, lab.seed, small_outputs=True)["verdict"]
+    assert lab.suptitle.get_text().endswith("; small Wo and W_down")
+    lab.small.value = False
+    assert text_of(lab.verdict.value) == flow_model(12, lab.seed)["verdict"]
+
+
+def test_flow_several_parts_removed_say_their_numbers_are_those_of_all_removed_together():
+    """With several parts removed, each part's sentence gives the combined run's numbers, and the
+    verdict says so (a reader of 'Without the residual add ... similarity 1.000' with four parts
+    off is told the 1.000 is theirs together)."""
+    m = flow_model(48, residual=False, norms=False, ffn=False, final_norm=False)
+    assert ("The sentences below give the numbers of this run, with the 4 parts removed together; remove one "
+            "at a time to see what each does on its own.") in m["summary"]
+    assert m["removed_count"] == 4
+    one = flow_model(48, residual=False)
+    assert "removed together" not in one["summary"]
+
+
+def test_calculator_writes_memory_as_every_cell_does_and_names_its_sources():
+    """The verdict's memory is byte_size's (1.2 TiB, as the KV-cache cell writes DeepSeek-V3's
+    weights, not 1,249.9 GiB); a count is not repeated in brackets when its short form is the same;
+    the experts hold parameters 'that any one token does not use'; the trained model's count is
+    'in its weights file', not 'published'."""
+    from engine.presentation.numbers import byte_size
+    deep = calculator_model(preset="DeepSeek-V3")
+    assert f"{byte_size(deep['total'] * 2)} at 2 bytes per number" in deep["verdict"] and "1.2 TiB" in deep["verdict"]
+    assert "GiB at" not in deep["verdict"]
+    assert "that any one token does not use" in deep["verdict"] and "never uses" not in deep["verdict"]
+    ours = calculator_model(preset=TRAINED_MODEL)
+    assert ours["verdict"].startswith("448,512 parameters, ") and "(448,512)" not in ours["verdict"]
+    lab = CalculatorLab(preset=TRAINED_MODEL)
+    rows = table_rows(lab.gap.value)
+    assert rows[-1][0] == "in its weights file" and not any(r[0] == "published" for r in rows)
+
+
 def test_flow_view_shape_menus():
     lab = FlowLab()
     for name, control in lab.shape_controls.items():
@@ -383,7 +435,8 @@ def test_flow_view_shape_menus():
             if problem:
                 assert text_of(lab.shapes.value) == problem
             else:
-                assert f"{c['batch']:,}, {c['length']:,}, {c['d_model']:,}" in text_of(lab.shapes.value)
+                # A shape as NumPy prints it: "(2, 1024, 16)", never "(2, 1,024, 16)" (five axes?)
+                assert f"({c['batch']}, {c['length']}, {c['d_model']})" in text_of(lab.shapes.value)
         control.value = control.options[1][1]
     assert "(2, 2, 8, 8)" in text_of(FlowLab().shapes.value)       # the shape question's answer
 

@@ -111,6 +111,14 @@ def _same(lab_factory, ex_id, numbers, tick_setup=None):
     return lab
 
 
+def test_temperature_lab_weighs_the_words_with_the_learners_softmax():
+    from labs.start.temperature import TemperatureLab
+
+    lab = _same(TemperatureLab, "stable-softmax", lambda m: [m["weights"], m["top_share"]])
+    lab.slider.value = lab.slider.min                       # a low temperature: large scores, still theirs
+    assert lab.own.running_own and "called" in _badge(lab) and "softmax(array (1, 5))" in _badge(lab)
+
+
 def test_position_table_lab():
     from labs.positional.table import PositionTableLab
 

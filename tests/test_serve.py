@@ -21,6 +21,7 @@ from tools.compress import write_gzip_copies
 
 HASHED_JS = "build/1.a8fa7b2.js"
 WHEEL = "static/pyodide-lock/transformer_course-0.1.0+g55c9922c91-py3-none-any.whl"
+BIG = "static/big.bin"
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +38,8 @@ def site(tmp_path_factory):
         (root / name).write_text(text)
     (root / "static/pyodide/pyodide.asm.wasm").write_bytes(b"\0asm" + bytes(range(256)) * 200)
     (root / WHEEL).write_bytes(b"PK\x03\x04" + os.urandom(5000))
+    (root / BIG).write_bytes(os.urandom(serve.KEPT_BYTES + 300_000))      # sent from disk, not memory
+    (root / "static/defaced-notes.ipynb").write_text("{}")                # a word of hex letters, no hash
     (root / "static/empty-folder").mkdir()
     write_gzip_copies(root)
     outside = root.parent / "outside"
@@ -109,7 +112,8 @@ def test_unchanged_files_answer_304_and_each_file_has_the_cache_rule_of_its_name
                        ("/course/static/pyodide-lock/pyodide-lock.json?v=1", "no-cache"),
                        ("/course/static/pyodide/pyodide.asm.wasm", "no-cache"),
                        (f"/course/{HASHED_JS}", "public, max-age=31536000, immutable"),
-                       (f"/course/{WHEEL}", "public, max-age=31536000, immutable")):
+                       (f"/course/{WHEEL}", "public, max-age=31536000, immutable"),
+                       ("/course/static/defaced-notes.ipynb", "no-cache"), (f"/course/{BIG}", "no-cache")):
         first, _ = get(server.port, path)
         assert first.headers["Cache-Control"] == rule, path
         assert first.headers["X-Content-Type-Options"] == "nosniff"
@@ -117,6 +121,47 @@ def test_unchanged_files_answer_304_and_each_file_has_the_cache_rule_of_its_name
         assert again.status == 304 and body == b"", path
         since, _ = get(server.port, path, {"If-Modified-Since": first.headers["Last-Modified"]})
         assert since.status == 304, path
+
+
+def test_a_hashed_name_holds_a_part_of_hex_digits_with_a_digit_among_them():
+    for name in ("1.a8fa7b2.js", os.path.basename(WHEEL), "weights-14b0d71634b2.npz", "abcdef0.js",
+                 "x-" + "a" * 63 + "1.js"):
+        assert serve.content_hashed(name), name
+    for name in ("defaced-notes.ipynb", "deadbeef.js", "index.html", "cafe-bad.js", "1.a8fa7b.js", "1.a8fa7b2"):
+        assert not serve.content_hashed(name), name
+
+
+@pytest.mark.parametrize("path", ["static/pyodide/pyodide.mjs", BIG])     # from memory, from disk
+def test_conditions_and_ranges_are_answered_alike_from_memory_and_from_disk(server, site, path):
+    url, whole = f"/course/{path}", (site / path).read_bytes()
+    first, body = get(server.port, url)
+    etag, size = first.headers["ETag"], len(whole)
+    assert first.status == 200 and body == whole and first.headers["Accept-Ranges"] == "bytes"
+    head, body = get(server.port, url, method="HEAD")
+    assert head.status == 200 and body == b"" and head.headers["Content-Length"] == str(size)
+    assert get(server.port, url, {"If-Match": '"other"'})[0].status == 412
+    assert get(server.port, url, {"If-Match": etag})[0].status == 200
+    assert get(server.port, url, {"If-Unmodified-Since": "Mon, 01 Jan 2001 00:00:00 GMT"})[0].status == 412
+    assert get(server.port, url, {"If-None-Match": f'"other", W/{etag}'})[0].status == 304
+    for asked, status, expected in (("bytes=0-15", 206, whole[:16]), ("bytes=-10", 206, whole[-10:]),
+                                    (f"bytes={size - 5}-", 206, whole[-5:]), ("bytes=0-3,8-9", 200, whole)):
+        response, body = get(server.port, url, {"Range": asked})
+        assert (response.status, body) == (status, expected), asked
+    response, body = get(server.port, url, {"Range": "bytes=5-", "If-Range": etag})
+    assert response.status == 206 and body == whole[5:]
+    assert response.headers["Content-Range"] == f"bytes 5-{size - 1}/{size}"
+    response, body = get(server.port, url, {"Range": "bytes=5-", "If-Range": '"other"'})
+    assert response.status == 200 and body == whole
+    response, _ = get(server.port, url, {"Range": f"bytes={size}-"})
+    assert response.status == 416 and response.headers["Content-Range"] == f"bytes */{size}"
+
+
+def test_a_file_rewritten_with_as_many_bytes_is_answered_with_its_new_bytes(server, site):
+    page = site / "static/pyodide-lock/pyodide-lock.json"
+    old = get(server.port, "/course/static/pyodide-lock/pyodide-lock.json")[1]
+    assert old == get(server.port, "/course/static/pyodide-lock/pyodide-lock.json")[1] == page.read_bytes()
+    page.write_bytes(old.replace(b"packages", b"PACKAGES"))
+    assert get(server.port, "/course/static/pyodide-lock/pyodide-lock.json")[1] == page.read_bytes() != old
 
 
 def test_pyodides_files_have_their_types(server):
@@ -148,6 +193,35 @@ def test_a_link_inside_the_site_is_served_and_the_sub_path_redirects(server):
     folder, _ = get(server.port, "/course/lab?path=a.ipynb")
     assert folder.status == 301 and folder.headers["Location"] == "lab/?path=a.ipynb"
     assert get(server.port, "/course/", method="POST")[0].status == 405
+
+
+def test_a_file_opened_in_a_folder_swapped_out_meanwhile_is_looked_up_in_the_new_one(tmp_path, monkeypatch):
+    """The swap happens between opening a file and reading its real path back: the old folder
+    is then elsewhere (and deleted), so the file is found again in the folder now in place."""
+    from tools import site_swap
+
+    output, built = tmp_path / "site", tmp_path / "new"
+    for folder, label in ((output, "old"), (built, "new")):
+        folder.mkdir()
+        (folder / "index.html").write_text(label)
+    site = serve.Site(output)
+    assert open(site.find("index.html")[0]).read() == "old"
+    looked_up = []
+
+    def swapped_meanwhile(path):                     # tools.serve._real_path, with the swap inside
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            if not looked_up:
+                site_swap.put_in_place(built, output)
+            looked_up.append(os.readlink(f"/proc/self/fd/{fd}"))
+            return looked_up[-1]
+        finally:
+            os.close(fd)
+
+    monkeypatch.setattr(serve, "_real_path", swapped_meanwhile)
+    real, why, _ = site.find("index.html")
+    assert not looked_up[0].startswith(str(output) + os.sep)        # the first look saw the old folder
+    assert why == "" and real == str(output / "index.html") and open(real).read() == "new"
 
 
 def test_the_listen_queue_holds_a_class(server):
@@ -243,6 +317,7 @@ def test_the_documented_configuration_serves_the_site_as_course_serve_does(kind,
         assert hashed.headers["Cache-Control"] == "public, max-age=31536000, immutable"
         assert get(port, f"/{WHEEL}")[0].headers["Cache-Control"] == "public, max-age=31536000, immutable"
         assert get(port, "/jupyter-lite.json")[0].headers["Cache-Control"] == "no-cache"
+        assert get(port, "/static/defaced-notes.ipynb")[0].headers["Cache-Control"] == "no-cache"
         packed, body = get(port, f"/{HASHED_JS}", {"Accept-Encoding": "gzip"})
         assert packed.headers["Content-Encoding"] == "gzip"
         assert gzip.decompress(body) == (served / HASHED_JS).read_bytes()

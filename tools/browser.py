@@ -19,7 +19,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from tools.lab import KERNEL_MANAGER, bound_environment
+from tools.lab import KERNEL_MANAGER, bound_environment, lab_extensions
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"
@@ -85,7 +85,7 @@ def local_jupyterlab(workdir, progress_file, content=CONTENT):
          "--ip=127.0.0.1", "--allow-root", "--ServerApp.token=", "--ServerApp.password=",
          "--ServerApp.disable_check_xsrf=True", "--LabApp.expose_app_in_browser=True",
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", KERNEL_MANAGER,
-         f"--ServerApp.root_dir={root}"],
+         lab_extensions(workdir / "labextensions"), f"--ServerApp.root_dir={root}"],
         stdout=log, stderr=subprocess.STDOUT, env=env,
     )
     url = f"http://127.0.0.1:{port}/"

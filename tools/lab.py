@@ -39,9 +39,37 @@ def sync_copy(content=CONTENT, workspace=WORKSPACE) -> list[Path]:
     return copied
 
 
-def command(folder, extra, as_root) -> list[str]:
-    """The jupyter lab command line."""
-    args = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={folder}", KERNEL_MANAGER, *extra]
+SITE_ONLY_EXTENSIONS = ("@jupyterlite",)   # the site's kernel; a local JupyterLab cannot load it
+
+
+def lab_extensions(folder) -> str:
+    """The JupyterLab option that loads the installed JupyterLab extensions but JupyterLite's
+    (links to them in ``folder``, made afresh). JupyterLab loads the code of every extension it
+    finds, even one turned off, and JupyterLite's fails to load outside JupyterLite: two
+    errors in the console of every page."""
+    from jupyter_core.paths import jupyter_path
+
+    folder = Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for root in map(Path, jupyter_path("labextensions")):
+        if not root.is_dir():
+            continue
+        for package in root.glob("**/package.json"):
+            name = package.parent.relative_to(root)
+            if len(name.parts) > 2 or name.parts[0] in SITE_ONLY_EXTENSIONS:
+                continue
+            link = folder / name
+            if not link.exists() and not any(p.is_symlink() for p in link.parents):
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(package.parent, target_is_directory=True)
+    return f"--LabApp.labextensions_path={folder}"
+
+
+def command(folder, extra, as_root, extensions=None) -> list[str]:
+    """The jupyter lab command line (``extensions``: :func:`lab_extensions`' option)."""
+    args = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={folder}", KERNEL_MANAGER,
+            *([extensions] if extensions else []), *extra]
     if as_root and "--allow-root" not in extra:
         args.append("--allow-root")
     return args
@@ -64,7 +92,8 @@ def main(argv=None):
         print(f"JupyterLab opens {WORKSPACE.name}/, your working copy of the notebooks "
               f"({len(copied)} file(s) copied from content/ just now); content/, what the site "
               "ships, is never touched. To start afresh, delete _lab/.")
-    cmd = command(folder, extra, as_root=hasattr(os, "geteuid") and os.geteuid() == 0)
+    cmd = command(folder, extra, as_root=hasattr(os, "geteuid") and os.geteuid() == 0,
+                  extensions=lab_extensions(ROOT / ".cache" / "labextensions"))
     sys.stdout.flush()
     os.execve(cmd[0], cmd, bound_environment())
 

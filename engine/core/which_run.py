@@ -53,15 +53,14 @@ class Unjudged(Feedback):
 
 
 def ago(then: float, now: float | None = None) -> str:
-    """"just now", "40 s ago", "3 min ago", "2 h ago"."""
-    seconds = max(0.0, (time.time() if now is None else now) - then)
-    if seconds < 5:
-        return "just now"
-    if seconds < 90:
-        return f"{int(seconds)} s ago"
-    if seconds < 90 * 60:
-        return f"{round(seconds / 60)} min ago"
-    return f"{round(seconds / 3600)} h ago"
+    """When ``then`` was, by the clock: "at 14:05", or "on 5 Dec at 14:05" on another day than
+    ``now``. A check's output is saved with the notebook: "just now" would stay in it for good."""
+    moment = time.localtime(then)
+    today = time.localtime(time.time() if now is None else now)
+    clock = time.strftime("%H:%M", moment)
+    if (moment.tm_year, moment.tm_yday) == (today.tm_year, today.tm_yday):
+        return f"at {clock}"
+    return f"on {moment.tm_mday} {time.strftime('%b', moment)} at {clock}"
 
 
 def _not_run(ex: Exercise, latest: Run, earlier: Run | None, now: float | None) -> Unjudged:

@@ -151,8 +151,9 @@ def log_scale(axis):
 
 def lab_root(name, children):
     """A lab's outer box, with the classes ``course-lab`` and ``course-lab-<name>``, marked as a
-    course widget (``engine.presentation.access``)."""
+    course widget (``engine.presentation.access``). Its widgets share their layouts and styles: a
+    lab never changes a widget's layout or style after it is made (a shared one refuses)."""
     import ipywidgets as widgets
 
     from engine.presentation.access import course_root
-    return course_root(widgets.VBox(children), "course-lab", f"course-lab-{name}")
+    return course_root(widgets.VBox(children), "course-lab", f"course-lab-{name}", share=True)

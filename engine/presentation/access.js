@@ -10,9 +10,10 @@
 // - a text box with no description is named by its question's prompt, a number box by its slider
 //   or by the name before it.
 // - Tab from a cell that holds a course widget, in command mode, goes to its first control.
-// - each lab's figure is told the width it is shown at, and the height it may take for the
-//   lab's first control and the plot to fit one screen, so the kernel draws it for that size
-//   (engine/kit/figure_view.py): it writes "width height" into the figure's hidden size box.
+// - each lab's figure is told the width it is shown at, the height it may take for the lab's
+//   first control and the plot to fit one screen, and the screen's device pixels per CSS px,
+//   so the kernel draws it for that size (engine/kit/figure_view.py): it writes "width height
+//   ratio" into the figure's hidden size box.
 // It installs itself once per page; running it again only refreshes.
 (function () {
   "use strict";
@@ -143,7 +144,10 @@
                                         : (plot.top - home.top) + Math.max(control.bottom - plot.bottom, 0);
     const height = Math.floor(viewHeight(figure) - rest - 16);
     if (width <= 0) return;
-    const size = width + " " + Math.max(height, 0);
+    // The screen's device pixels per CSS px (3 on many phones, 2 at 200 % zoom): the kernel
+    // draws the plot sharper for it, within its budget of pixels.
+    const ratio = Math.round((window.devicePixelRatio || 1) * 100) / 100;
+    const size = width + " " + Math.max(height, 0) + " " + ratio;
     if (told.get(figure) === size) return;
     told.set(figure, size);
     field.value = size;

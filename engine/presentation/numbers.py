@@ -7,6 +7,7 @@ the same number always looks the same.
     amount(0.0007) -> "0.0007"      amount(9.523) -> "9.52"         amount(7.3e8) -> "7.3e+08"
     significant(1e-5) -> "1e-05"    significant(27.51, 2) -> "28"   scientific(0.000123) -> "1.2e-04"
     count(7079424) -> "7,079,424"   size(85_000_000) -> "85.0 M"    size(85_000_000, 0) -> "85 M"
+    shape((2, 1024, 4096)) -> "(2, 1024, 4096)"      shape([5]) -> "(5,)"
     byte_size(36_864) -> "36.0 KiB" byte_size(219_029_504) -> "208.9 MiB"   byte_size(512) -> "512 bytes"
     exact(2.0) -> "2"               exact(1 / 3) -> "0.333333"      exact(4718592) -> "4,718,592"
     array([[1, 2.5], [1 / 3, 0]]) -> "[[1.    , 2.5   ],\n [0.3333, 0.    ]]"
@@ -126,6 +127,13 @@ def power_of_ten(exponent: int) -> str:
 def count(n) -> str:
     """A whole number with thousands separators: 7,079,424."""
     return f"{int(n):,}"
+
+
+def shape(dims) -> str:
+    """An array's shape as NumPy prints it: "(2, 1024, 4096)", "(5,)". No thousands separators:
+    "(2, 1,024)" would read as three axes."""
+    dims = tuple(int(d) for d in dims)
+    return "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
 
 
 def size(n, digits: int = 1) -> str:

@@ -99,7 +99,7 @@ def exercise_controls(exercise_id: str, in_feedback: int = 0) -> widgets.VBox:
     hint_button.on_click(on_hint)
     solution_button.on_click(on_solution)
     row = widgets.HBox([hint_button, solution_button])
-    controls = course_root(widgets.VBox([row, hints_area, solution_area]), "course-controls")
+    controls = course_root(widgets.VBox([row, hints_area, solution_area]), "course-controls", share=True)
     controls.hint_button, controls.solution_button = hint_button, solution_button
     controls.hints_area, controls.solution_area = hints_area, solution_area
     return controls

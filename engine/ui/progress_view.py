@@ -93,7 +93,7 @@ def progress_view() -> widgets.VBox:
                         description="Export as", layout=widgets.Layout(width="auto", max_width="360px"))
     name.add_class("course-progress-learner")
     upload = widgets.FileUpload(accept=".json,application/json", multiple=False,
-                                description="Import progress")
+                                description="Import progress", layout=widgets.Layout(width="auto"))
     upload.add_class("course-progress-import")
     reset = widgets.Button(description="Reset progress", layout=widgets.Layout(width="auto"))
     reset.add_class("course-progress-reset")

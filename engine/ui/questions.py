@@ -39,7 +39,8 @@ def _prompt(q: Question) -> widgets.HTML:
 
 
 def _root(q: Question, children) -> widgets.VBox:
-    return course_root(widgets.VBox(children), "course-question", f"course-question-{q.kind}", f"course-q-{q.id}")
+    return course_root(widgets.VBox(children), "course-question", f"course-question-{q.kind}", f"course-q-{q.id}",
+                       share=True)
 
 
 def predict_widget(q: Question) -> widgets.VBox:
@@ -93,6 +94,7 @@ def _typed_widget(q: Question, placeholder: str) -> widgets.VBox:
     reveal = widgets.Button(description="Show the answer", layout=widgets.Layout(width="auto",
                             display="none"))
     reveal.add_class("course-reveal-button")
+    reveal._course_own_layout = True            # shown and hidden as the answers come: not shared
     result = widgets.HTML("")
     result.add_class("course-question-result")
 

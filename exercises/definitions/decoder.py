@@ -105,7 +105,8 @@ CACHED_CAUSAL_WEIGHTS = Exercise(
         "With Lq = Lk the allowed pairs are the lower triangle, diagonal included. Here the grid is "
         "Lq x Lk and its diagonal is shifted: `np.tril(grid, k)` keeps the entries with "
         "j <= i + k. Start from a grid of True values.",
-        "A forbidden pair must end with weight exactly 0 after the softmax. Which score gives e^score = 0?",
+        "A forbidden pair must end with weight exactly 0 after the softmax. A score of 0 does not do it: "
+        "e^0 = 1, so the key would still be read. Which score gives e^score = 0?",
     ],
     mistakes=[
         Mistake("no shift", {0: "np.tril(np.ones((Lq, Lk), dtype=bool))"},

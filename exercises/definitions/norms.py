@@ -125,7 +125,7 @@ LAYER_NORM_FIX = Exercise(
         Mistake("the draft", {0: "x.mean(axis=0)", 1: "x.var(axis=0)"},
                 "These are the draft's statistics: axis 0 holds a token's own numbers only when x is "
                 "a single token. In a text it runs down the tokens, so each column was normalised "
-                "across the tokens, the which-axis lab's wrong mode."),
+                "across the tokens instead of each token by its own numbers."),
         Mistake("axis 1", {0: "x.mean(axis=1, keepdims=True)", 1: "x.var(axis=1, keepdims=True)"},
                 "Axis 1 holds a token's numbers only in a text (tokens, d): in a batch (texts, tokens, "
                 "d) it runs across the tokens, and a single token has no axis 1. Count from the end: "
@@ -426,79 +426,131 @@ def _nudge_case(rng) -> Case:
                 f"random: {n} layers on {tokens} tokens of {d} numbers, {placement}-norm")
 
 
-NUDGE_GROWTH = Exercise(
-    id="nudge-growth", notebook=NOTEBOOK, name="nudge_growth",
-    title="A small change through pre-norm and post-norm layers",
-    template='''def nudge_growth(x, nudge, layers, norm, placement):
-    """How many times larger a small change of the input is when it reaches the top.
+# ---------------------------------------------------------------- the same change, measured against the stream
 
-    x and x + nudge both go through the layers (functions f(h)), each layer wrapped in the
-    placement "pre" or "post" (the two orders of add and norm above); norm(h) normalises.
-    The answer is the root mean square of the gap between the two runs at the top, divided
-    by the root mean square of the nudge."""
+def _relative_reference(x, nudge, layers, norm, placement):
+    a, b = _run_both(x, nudge, layers, _placed(norm, placement))
+    return (_rms_of(a - b) / _rms_of(a)) / (_rms_of(nudge) / _rms_of(x))
+
+
+RELATIVE_CONTRACT = Contract(
+    args={**NUDGE_CONTRACT.args, "x": "the stream, shape (..., d): tokens of d >= 2 numbers, not all zero"},
+    returns="the change's share of the stream at the top over its share at the bottom (each share the root "
+            "mean square of the change over that of the stream), one number > 0",
+    ndims=(2, 3), dtypes=("float64",),
+    edges={**NUDGE_CONTRACT.edges,
+           "growing stream": "pre-norm layers under which the stream grows several times over",
+           "stream not of size 1": "a stream whose root mean square is far from 1, post-norm"},
+)
+
+
+def _relative_fixed() -> list[Case]:
+    fixed = np.random.default_rng(37)
+    x = np.cos(np.arange(24.0)).reshape(4, 6) * 0.5
+    return _nudge_fixed() + [
+        Case((x, 1e-4 * np.sin(np.arange(24.0)).reshape(4, 6), _random_tanh_layers(fixed, 6, 12, 3.0), _rms, "pre"),
+             "12 pre-norm layers under which the stream grows several times over", covers=("growing stream",)),
+        Case((x * 40.0, 1e-3 * np.cos(np.arange(24.0) * 0.7).reshape(4, 6), _random_tanh_layers(fixed, 6, 3, 1.0),
+              _ln, "post"), "a stream of size 20, three post-norm layers", covers=("stream not of size 1", "post")),
+    ]
+
+
+RELATIVE_GROWTH = Exercise(
+    id="relative-growth", notebook=NOTEBOOK, name="relative_growth",
+    title="A small change, measured against the stream it rides on",
+    template='''def relative_growth(x, nudge, layers, norm, placement):
+    """How much a small change of the input grows on its way to the top, leaving out the growth
+    of the stream itself: 1 when the change keeps its share of the stream, above 1 when it grows
+    faster than the stream, below 1 when it is squeezed.
+
+    x is the stream, x + nudge the same stream nudged; both go through the layers (functions
+    f(h)), each wrapped as the step below says; norm(h) normalises each token."""
     def step(h, f):
-        if placement == "pre":
-            return ____
-        return ____
+        return h + f(norm(h)) if placement == "pre" else norm(h + f(h))
 
-    a, b = x, x + nudge
+    def rms(v):
+        return np.sqrt(np.mean(v ** 2))
+
+    a, b = x, x + nudge                  # the stream, and the stream nudged
     for f in layers:
         a, b = step(a, f), step(b, f)
-    return ____
+    at_start = ____                      # the change at the bottom, measured as you chose
+    at_top = ____                        # the same measure at the top
+    return at_top / at_start
 ''',
-    solution=["h + f(norm(h))", "norm(h + f(h))",
-              "np.sqrt(np.mean((a - b) ** 2)) / np.sqrt(np.mean(nudge ** 2))"],
-    reference=_nudge_reference,
-    contract=NUDGE_CONTRACT,
-    fixed=_nudge_fixed,
+    solution=["rms(nudge) / rms(x)", "rms(a - b) / rms(a)"],
+    reference=_relative_reference,
+    contract=RELATIVE_CONTRACT,
+    fixed=_relative_fixed,
     draw=three_of(_nudge_case),
     hints=[
-        "Pre-norm normalises only the copy that the layer reads, and adds the layer's result to the plain "
-        "stream. Post-norm adds first, then normalises the sum, so the stream itself is rescaled.",
-        "Both runs went through the same layers. What reached the top is the gap between them: "
-        "one run minus the other, a grid of the same shape as the nudge.",
-        "A root mean square is the square root of the mean of the squares. Divide the gap's by "
-        "the nudge's: 1 means the change arrived as large as it left, above 1 that it grew.",
+        "A change that only keeps its share of a growing stream grows with it. To leave that growth "
+        "out, measure the change as a share of the stream it belongs to, at the bottom and again at "
+        "the top.",
+        "At the bottom the stream is x and the change is the nudge. At the top the stream is the run "
+        "of x, `a`, and the change is what separates the two runs there.",
+        "Each share is one root mean square over another, the change's over the stream's; `rms` is "
+        "defined above the loop.",
     ],
     mistakes=[
-        Mistake("swapped", {0: "norm(h + f(h))", 1: "h + f(norm(h))"},
-                "Your pre-norm and post-norm steps are swapped. Pre-norm: the layer reads a normalised copy "
-                "and its result is added to the plain stream. Post-norm: add, then normalise the sum."),
-        Mistake("no residual", {0: "f(norm(h))"},
-                "In your pre-norm step the layer's result replaced the stream instead of being "
-                "added to it: keep the plain stream and add the result on."),
-        Mistake("raw read", {0: "h + f(h)"},
-                "In your pre-norm step the layer reads the raw stream. Give it the normalised "
-                "copy; only the copy is normalised, never the stream you add to."),
-        Mistake("added to the copy", {0: "norm(h) + f(norm(h))"},
-                "In your pre-norm step the layer's result was added to the normalised copy, so the "
-                "stream itself was rescaled after all. Add it to the plain stream h."),
-        Mistake("post without norm", {1: "h + f(h)"},
-                "In your post-norm step nothing is normalised: post-norm adds the layer's result to "
-                "the stream, then normalises the sum."),
-        Mistake("post without residual", {1: "norm(f(h))"},
-                "In your post-norm step the layer's result replaced the stream: post-norm "
-                "normalises the sum of the stream and the layer's result."),
-        Mistake("upside down", {2: "np.sqrt(np.mean(nudge ** 2)) / np.sqrt(np.mean((a - b) ** 2))"},
-                "Your ratio is upside down: a change that grew must give a number above 1. "
-                "Divide the gap at the top by the nudge, not the other way round."),
-        Mistake("not divided", {2: "np.sqrt(np.mean((a - b) ** 2))"},
-                "You returned the size of the gap at the top. Divide it by the size of the nudge, "
-                "so that the answer says how many times larger the change became."),
-        Mistake("sizes compared",
-                {2: "abs(np.sqrt(np.mean(a ** 2)) - np.sqrt(np.mean(b ** 2))) / np.sqrt(np.mean(nudge ** 2))"},
-                "You compared the sizes of the two runs, not the runs themselves: two grids of the same size "
-                "can still differ everywhere. Take the root mean square of their difference."),
-        Mistake("mean size", {2: "np.mean(np.abs(a - b)) / np.mean(np.abs(nudge))"},
-                "You compared the average sizes |gap| and |nudge|. The answer compares root mean "
-                "squares: square every number, average, then take the square root."),
-        Mistake("not rooted", {2: "np.mean((a - b) ** 2) / np.mean(nudge ** 2)"},
-                "Your answer is the square of the right one: you compared the mean squares. Take "
-                "the square root of each before dividing."),
+        Mistake("raw growth", {0: "rms(nudge)", 1: "rms(a - b)"},
+                "You measured the change by its own size, so its growth includes the stream's: a "
+                "change that only keeps its share of a stream that grew ten times comes out ten "
+                "times larger. Divide each change by the size of the stream it belongs to."),
+        Mistake("stream at the top only", {0: "rms(nudge)"},
+                "You measured the change at the top against the stream, but the nudge at the bottom "
+                "by its own size, so the two shares are not the same measure. Divide the nudge by "
+                "the size of x too."),
+        Mistake("stream at the bottom only", {1: "rms(a - b)"},
+                "You measured the nudge against the stream at the bottom, but the change at the top "
+                "by its own size, so the stream's growth is counted after all. Divide the gap at the "
+                "top by the size of the stream there, `a`."),
+        Mistake("nudged runs", {0: "rms(nudge) / rms(x + nudge)", 1: "rms(a - b) / rms(b)"},
+                "You measured against the nudged run. The stream is the run of x (`x` at the "
+                "bottom, `a` at the top); the nudged run differs from it by the very change you "
+                "measure."),
+        Mistake("nudged run at the top", {1: "rms(a - b) / rms(b)"},
+                "At the top you measured against the nudged run, at the bottom against x. The "
+                "stream is the run of x (`x` at the bottom, `a` at the top); the nudged run differs "
+                "from it by the very change you measure."),
+        Mistake("nudged run at the bottom", {0: "rms(nudge) / rms(x + nudge)"},
+                "At the bottom you measured the nudge against the nudged input, at the top against "
+                "`a`. The stream is the run of x (`x` at the bottom, `a` at the top); the nudged run "
+                "differs from it by the very change you measure."),
+        Mistake("what the layers added", {1: "rms(a - b) / rms(a - x)"},
+                "At the top you divided by what the layers added to the stream, `a - x`, not by the "
+                "stream itself: the stream there is the whole run of x, `a`, x included."),
+        Mistake("plain means", {0: "np.mean(nudge) / np.mean(x)", 1: "np.mean(a - b) / np.mean(a)"},
+                "You compared plain means, in which positive and negative numbers cancel: a stream "
+                "whose numbers average 0 has no size by that measure, and a share can even come out "
+                "negative. Compare root mean squares, as `rms` computes them."),
+        Mistake("standard deviations", {0: "np.std(nudge) / np.std(x)", 1: "np.std(a - b) / np.std(a)"},
+                "You compared standard deviations, which subtract each array's mean first: a nudge of "
+                "equal numbers, like the example's, has a standard deviation of 0, and the stream's "
+                "offset is dropped. Compare root mean squares, as `rms` computes them."),
+        Mistake("number by number", {0: "rms(nudge / x)", 1: "rms((a - b) / a)"},
+                "You divided the change by the stream number by number, so a number of the stream "
+                "close to 0 makes its share huge (or infinite). Take the size of the change and the "
+                "size of the stream first, then divide one by the other."),
+        Mistake("largest numbers", {0: "np.abs(nudge).max() / np.abs(x).max()",
+                                    1: "np.abs(a - b).max() / np.abs(a).max()"},
+                "You compared the largest numbers, which say how big one number is, not the whole "
+                "change or stream. Compare root mean squares, as `rms` computes them."),
+        Mistake("the stream's growth", {0: "rms(x)", 1: "rms(a)"},
+                "Your answer is how much the stream grew, whatever the nudge did. Measure the "
+                "change: the nudge at the bottom, the gap between the two runs at the top."),
+        Mistake("sizes compared", {1: "abs(rms(a) - rms(b)) / rms(a)"},
+                "At the top you compared the sizes of the two runs, not the runs themselves: two "
+                "grids of the same size can still differ everywhere. Take the root mean square of "
+                "their difference."),
+        Mistake("mean size", {0: "np.mean(np.abs(nudge)) / np.mean(np.abs(x))",
+                              1: "np.mean(np.abs(a - b)) / np.mean(np.abs(a))"},
+                "You compared average sizes |v|. The shares compare root mean squares, as `rms` "
+                "computes them: square every number, average, then take the square root."),
     ],
     rtol=1e-6, atol=1e-9,
 )
 
 
-DEFINITIONS = [LAYER_NORM_FIX, RMS_NORM_16, NUDGE_GROWTH, *questions.QUESTIONS]
+DEFINITIONS = [LAYER_NORM_FIX, RMS_NORM_16, RELATIVE_GROWTH, *questions.QUESTIONS]
 SKIP_AHEAD = questions.SKIP_AHEAD

@@ -263,59 +263,147 @@ def _leave_one_out_case(rng) -> Case:
                 f"random blocks: {n} blocks of {d} numbers")
 
 
-LEAVE_ONE_OUT = Exercise(
-    id="leave-one-out", notebook=NOTEBOOK, title="Leave each block out in turn", name="leave_one_out",
-    template='''def leave_one_out(x, blocks, score):
-    """For each block in turn, leave it out: run the stream x through the OTHER blocks, in their
-    order, and score the stream that comes out with score(stream). Each block is a function,
-    block(stream), that returns the new stream with its residual already added. Returns one
-    score per block left out, in a list."""
-    scores = []
-    for left_out in range(len(blocks)):
-        kept = ____               # every block but block number `left_out`, in their order
-        stream = x
-        for block in kept:
-            stream = block(stream)
-        scores.append(____)       # the score of the stream the kept blocks produced
-    return scores
+# ---------------------------------------------------------------- a block taken out three ways
+
+def _ablated_reference(x, blocks, k, how):
+    stream = x
+    for i, block in enumerate(blocks):
+        if i == k and how == "skip":
+            continue
+        new = block(stream)
+        if i == k and how == "zero":
+            new = np.zeros_like(new)
+        elif i == k and how == "mean":
+            new = stream + (new - stream).mean(axis=0, keepdims=True)
+        stream = new
+    return stream
+
+
+ABLATE_CONTRACT = Contract(
+    args={"x": "the stream entering the first block, shape (n, d): n >= 1 tokens of d >= 1 numbers",
+          "blocks": "a list of at least one block, each a function block(stream) that returns the new stream, "
+                    "its residual included",
+          "k": "the block taken out, counted from 0: a whole number (Python or NumPy), 0 <= k < len(blocks)",
+          "how": "\"skip\", \"zero\" or \"mean\""},
+    returns="the stream that leaves the last block, shape (n, d)",
+    ndims=(2,), dtypes=("float64", "float32"),
+    edges={"trained": "the trained model's blocks (in float32, as it runs)",
+           "first": "the first block taken out", "last": "the last block taken out",
+           "one block": "a single block", "one token": "a text of one token (its mean is the token itself)",
+           "repeated": "the same block more than once in the list (as `[layer] * 3` builds it)",
+           "numpy k": "k given as a NumPy integer", "square": "as many tokens as numbers per token",
+           "biased": "blocks with a bias, which turn a stream of zeros into one that is not"},
+)
+
+
+def _biased_blocks(rng, d, n):
+    """n small residual blocks with a bias, x -> x + tanh(x @ W + b) @ V: unlike the others, they
+    turn a stream of zeros into one that is not."""
+    blocks = []
+    for _ in range(n):
+        W, V, b = rng.normal(0, 1 / np.sqrt(d), (d, d)), rng.normal(0, 0.5 / np.sqrt(d), (d, d)), rng.normal(0, 1, d)
+        blocks.append(lambda x, W=W, V=V, b=b: x + np.tanh(x @ W + b) @ V)
+    return blocks
+
+
+def _ablate_fixed() -> list[Case]:
+    from lib import model
+    ids = model.heldout().ids
+    x = np.array(model.embed(ids[:12]))                                  # float32, as the model runs
+    fixed = np.random.default_rng(8)
+    repeat = np.random.default_rng(81)
+    same, other = _toy_blocks(repeat, 5, 2)
+    float32_tolerance = dict(rtol=FLOAT32_RTOL, atol=FLOAT32_ATOL)     # an answer may compute in float64
+    six = _toy_blocks(fixed, 5, 6)
+    return [
+        Case((x.copy(), model.blocks(), 0, "mean"), "the example", visible=True, covers=("trained", "first", "float32"),
+             **float32_tolerance),
+        Case((fixed.normal(size=(3, 5)), six, 2, "mean"), "six small blocks, block 2 replaced by its mean"),
+        Case((fixed.normal(size=(3, 5)), six, 5, "zero"), "six small blocks, the last one zeroed", covers=("last",)),
+        Case((fixed.normal(size=(4, 5)), six, 0, "skip"), "six small blocks, the first one skipped"),
+        Case((fixed.normal(size=(4, 5)), six, 3, "zero"), "six small blocks, block 3 zeroed"),
+        Case((fixed.normal(size=(1, 6)), _toy_blocks(fixed, 6, 3), 1, "mean"),
+             "a text of one token (its mean is the token itself)", covers=("one token",)),
+        Case((fixed.normal(size=(4, 4)), _toy_blocks(fixed, 4, 1), np.int64(0), "mean"),
+             "a single block, 4 tokens of 4 numbers, k a NumPy integer", covers=("one block", "numpy k", "square")),
+        Case((np.array(model.embed(ids[40:60])), model.blocks(), 3, "zero"),
+             "the trained blocks on 20 other tokens, the last one zeroed", covers=("trained", "last", "float32"),
+             **float32_tolerance),
+        Case((np.array(model.embed(ids[40:60])), model.blocks(), 1, "skip"),
+             "the trained blocks on 20 other tokens, block 1 skipped", covers=("trained", "float32"),
+             **float32_tolerance),
+        Case((repeat.normal(size=(3, 5)), [same] * 3 + [other], 1, "mean"),
+             "the same block three times in the list, then another", covers=("repeated",)),
+        Case((fixed.normal(size=(2, 3)), _toy_blocks(fixed, 3, 1), 0, "skip"),
+             "a single block, skipped (the stream leaves as it came)", covers=("one block", "first", "last")),
+        Case((fixed.normal(size=(3, 4)), _biased_blocks(fixed, 4, 4), 1, "zero"),
+             "four blocks with biases (a stream of zeros does not stay zeros), block 1 zeroed",
+             covers=("biased",)),
+    ]
+
+
+def _ablate_case(rng) -> Case:
+    d, n = int(rng.integers(2, 9)), int(rng.integers(2, 7))
+    k, how = int(rng.integers(0, n)), str(rng.choice(["skip", "zero", "mean"]))
+    return Case((rng.normal(size=(int(rng.integers(1, 6)), d)), _toy_blocks(rng, d, n), k, how),
+                f"random blocks: {n} blocks of {d} numbers, block {k} taken out ({how})")
+
+
+ABLATE = Exercise(
+    id="ablate-three-ways", notebook=NOTEBOOK, title="A block taken out three ways", name="ablated",
+    template='''def ablated(x, blocks, k, how):
+    """The stream that leaves the blocks when block k (counted from 0) is taken out, one of three
+    ways: "skip" (the stream passes block k unchanged), "zero" (block k hands on a stream of zeros)
+    or "mean" (block k adds the same vector to every token: the average, over the tokens, of what
+    it adds to each). Each block is a function, block(stream), that returns the new stream, its
+    residual already added; x and every stream have shape (tokens, d)."""
+    stream = x
+    for i, block in enumerate(blocks):
+        if i == k and how == "skip":
+            continue
+        new = block(stream)
+        if i == k and how == "zero":
+            new = ____
+        elif i == k and how == "mean":
+            new = ____
+        stream = new
+    return stream
 ''',
-    solution=["blocks[:left_out] + blocks[left_out + 1:]", "score(stream)"],
-    reference=_leave_one_out_reference,
-    contract=LEAVE_ONE_OUT_CONTRACT,
-    fixed=_leave_one_out_fixed,
-    draw=three_of(_leave_one_out_case),
+    solution=["np.zeros_like(new)", "stream + (new - stream).mean(axis=0, keepdims=True)"],
+    reference=_ablated_reference,
+    contract=ABLATE_CONTRACT,
+    fixed=_ablate_fixed,
+    draw=three_of(_ablate_case),
     hints=[
-        "Leaving a block out means the stream skips it: the block before it hands its stream straight to the "
-        "block after it. So the blocks to run are those before `left_out` and those after it, in that order.",
-        "Slices pick runs of a list: `blocks[:k]` stops just before number k, `blocks[k:]` starts "
-        "at number k. Adding two lists joins them.",
-        "Every run starts again from x (the line after the blank), and what gets scored is where "
-        "that run ended.",
+        "A block returns the stream with its addition already in it. What it adds to each token is what "
+        "separates the stream it returns from the stream it read.",
+        "Average that addition over the tokens, the rows: one vector of d numbers, which every token then "
+        "gets in place of its own addition. The tokens are the first axis of a (tokens, d) grid.",
+        "A stream of zeros has the shape of the stream it replaces; NumPy makes one from any array.",
     ],
     mistakes=[
-        Mistake("kept every block", {0: "blocks[:left_out] + blocks[left_out:]"},
-                "Your list of kept blocks still holds the block that should be left out, so every "
-                "score is the whole model's. The second slice must start one block later."),
-        Mistake("only the later blocks", {0: "blocks[left_out + 1:]"},
-                "Your list drops the blocks before the one left out as well: keep those before it "
-                "and those after it."),
-        Mistake("stopped at the gap", {0: "blocks[:left_out]"},
-                "Your list stops at the block left out and drops everything after it: the blocks "
-                "after it run too, on the stream the earlier ones left."),
-        Mistake("only the left-out block", {0: "blocks[left_out:left_out + 1]"},
-                "Your list holds only the block that should be left out. Keep the others instead."),
-        Mistake("counted from one", {0: "blocks[:left_out - 1] + blocks[left_out:]"},
-                "You left out the block before the intended one: `left_out` counts from 0, like "
-                "the positions in a list."),
-        Mistake("dropped two", {0: "blocks[:left_out] + blocks[left_out + 2:]"},
-                "Your second slice starts two blocks after the one left out, so the block right "
-                "after it is dropped as well. It starts one block later."),
-        Mistake("out of order", {0: "blocks[left_out + 1:] + blocks[:left_out]"},
-                "Your kept blocks run in another order: the blocks after the one left out come "
-                "first. Each block must read the stream the blocks before it left, so keep their "
-                "order: those before, then those after."),
-        Mistake("scored the input", {1: "score(x)"},
-                "You scored x, the stream before any block ran. Score the stream that the kept blocks produced."),
+        Mistake("mean of the stream", {1: "new.mean(axis=0, keepdims=True)"},
+                "You replaced the whole stream by its average over the tokens, so every token leaves block k "
+                "with the same vector and what the earlier blocks wrote into each is lost. Keep each token's "
+                "stream and replace only what block k adds by its average."),
+        Mistake("mean over each token's numbers", {1: "stream + (new - stream).mean(axis=-1, keepdims=True)"},
+                "You averaged each token's addition over its own d numbers (the last axis). The average is "
+                "over the tokens, the first axis: one vector of d numbers that every token gets."),
+        Mistake("one number for everything", {1: "stream + (new - stream).mean()"},
+                "You averaged the addition over the whole grid, one number added to every number of the "
+                "stream. The average is over the tokens only: a vector of d numbers, one per column."),
+        Mistake("mean added twice", {1: "new + (new - stream).mean(axis=0, keepdims=True)"},
+                "You added the average to the stream block k returned, which already holds each token's own "
+                "addition. Start from the stream block k read, `stream`, and add the average to that."),
+        Mistake("the stream's mean added", {1: "stream + stream.mean(axis=0, keepdims=True)"},
+                "You added the average of the stream block k read, not of what block k adds to it: that "
+                "is `new - stream`."),
+        Mistake("zero is skipping", {0: "stream"},
+                "Handing on the stream block k read is skipping it. Zeroing its output hands on a stream of "
+                "zeros instead, and what the earlier blocks wrote goes with it."),
+        Mistake("zero as one number", {0: "0"},
+                "A stream of zeros must keep the stream's shape (tokens, d), so that the next block can read "
+                "it; `np.zeros_like` makes one from any array."),
     ],
     rtol=1e-9, atol=1e-9,
 )
@@ -489,5 +577,5 @@ CAPSTONE = Exercise(
     rtol=1e-3, atol=1e-4,
 )
 
-DEFINITIONS = [PERPLEXITY_LOGITS, LEAVE_ONE_OUT, CAPSTONE, *questions.QUESTIONS]
+DEFINITIONS = [PERPLEXITY_LOGITS, ABLATE, CAPSTONE, *questions.QUESTIONS]
 SKIP_AHEAD = questions.SKIP_AHEAD

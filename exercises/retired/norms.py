@@ -1,5 +1,6 @@
 """Retired exercises of notebook 03, "Normalisation and residual connections": layer-norm (replaced by
-layer-norm-fix), rms-norm (by rms-norm-16bit) and pre-norm-update (by nudge-growth). Kept so that
+layer-norm-fix), rms-norm (by rms-norm-16bit), pre-norm-update (by nudge-growth) and nudge-growth (by
+relative-growth). Kept so that
 notebooks saved from earlier releases still check them (see :mod:`exercises.retired`); what they
 share with the live exercises is imported from :mod:`exercises.definitions.norms`."""
 
@@ -9,8 +10,9 @@ import numpy as np
 
 from engine.core.definition import Case, Exercise, Hint, Mistake, in_float32, three_of
 from exercises.definitions.norms import (NOTEBOOK, NUDGE_W, _RMS_KEEPDIMS, _layer_norm_fix_case,
-                                         _layer_norm_fix_fixed, _layer_norm_reference, _ln, _random_shape,
-                                         _rms, _rms_16_reference, _rms_cases, _tanh_layer, _zeros_f)
+                                         _layer_norm_fix_fixed, _layer_norm_reference, _ln, _nudge_case,
+                                         _nudge_fixed, _nudge_reference, _random_shape, _rms,
+                                         _rms_16_reference, _rms_cases, _tanh_layer, _zeros_f)
 
 
 LAYER_NORM = Exercise(
@@ -190,4 +192,78 @@ PRE_NORM = Exercise(
 )
 
 
-DEFINITIONS = [LAYER_NORM, RMS_NORM, PRE_NORM]
+NUDGE_GROWTH = Exercise(
+    id="nudge-growth", notebook=NOTEBOOK, name="nudge_growth",
+    title="A small change through pre-norm and post-norm layers",
+    template='''def nudge_growth(x, nudge, layers, norm, placement):
+    """How many times larger a small change of the input is when it reaches the top.
+
+    x and x + nudge both go through the layers (functions f(h)), each layer wrapped in the
+    placement "pre" or "post" (the two orders of add and norm above); norm(h) normalises.
+    The answer is the root mean square of the gap between the two runs at the top, divided
+    by the root mean square of the nudge."""
+    def step(h, f):
+        if placement == "pre":
+            return ____
+        return ____
+
+    a, b = x, x + nudge
+    for f in layers:
+        a, b = step(a, f), step(b, f)
+    return ____
+''',
+    solution=["h + f(norm(h))", "norm(h + f(h))",
+              "np.sqrt(np.mean((a - b) ** 2)) / np.sqrt(np.mean(nudge ** 2))"],
+    reference=_nudge_reference,
+    fixed=_nudge_fixed,
+    draw=three_of(_nudge_case),
+    hints=[
+        "Pre-norm normalises only the copy that the layer reads, and adds the layer's result to the plain "
+        "stream. Post-norm adds first, then normalises the sum, so the stream itself is rescaled.",
+        "Both runs went through the same layers. What reached the top is the gap between them: "
+        "one run minus the other, a grid of the same shape as the nudge.",
+        "A root mean square is the square root of the mean of the squares. Divide the gap's by "
+        "the nudge's: 1 means the change arrived as large as it left, above 1 that it grew.",
+    ],
+    mistakes=[
+        Mistake("swapped", {0: "norm(h + f(h))", 1: "h + f(norm(h))"},
+                "Your pre-norm and post-norm steps are swapped. Pre-norm: the layer reads a normalised copy "
+                "and its result is added to the plain stream. Post-norm: add, then normalise the sum."),
+        Mistake("no residual", {0: "f(norm(h))"},
+                "In your pre-norm step the layer's result replaced the stream instead of being "
+                "added to it: keep the plain stream and add the result on."),
+        Mistake("raw read", {0: "h + f(h)"},
+                "In your pre-norm step the layer reads the raw stream. Give it the normalised "
+                "copy; only the copy is normalised, never the stream you add to."),
+        Mistake("added to the copy", {0: "norm(h) + f(norm(h))"},
+                "In your pre-norm step the layer's result was added to the normalised copy, so the "
+                "stream itself was rescaled after all. Add it to the plain stream h."),
+        Mistake("post without norm", {1: "h + f(h)"},
+                "In your post-norm step nothing is normalised: post-norm adds the layer's result to "
+                "the stream, then normalises the sum."),
+        Mistake("post without residual", {1: "norm(f(h))"},
+                "In your post-norm step the layer's result replaced the stream: post-norm "
+                "normalises the sum of the stream and the layer's result."),
+        Mistake("upside down", {2: "np.sqrt(np.mean(nudge ** 2)) / np.sqrt(np.mean((a - b) ** 2))"},
+                "Your ratio is upside down: a change that grew must give a number above 1. "
+                "Divide the gap at the top by the nudge, not the other way round."),
+        Mistake("not divided", {2: "np.sqrt(np.mean((a - b) ** 2))"},
+                "You returned the size of the gap at the top. Divide it by the size of the nudge, "
+                "so that the answer says how many times larger the change became."),
+        Mistake("sizes compared",
+                {2: "abs(np.sqrt(np.mean(a ** 2)) - np.sqrt(np.mean(b ** 2))) / np.sqrt(np.mean(nudge ** 2))"},
+                "You compared the sizes of the two runs, not the runs themselves: two grids of the same size "
+                "can still differ everywhere. Take the root mean square of their difference."),
+        Mistake("mean size", {2: "np.mean(np.abs(a - b)) / np.mean(np.abs(nudge))"},
+                "You compared the average sizes |gap| and |nudge|. The answer compares root mean "
+                "squares: square every number, average, then take the square root."),
+        Mistake("not rooted", {2: "np.mean((a - b) ** 2) / np.mean(nudge ** 2)"},
+                "Your answer is the square of the right one: you compared the mean squares. Take "
+                "the square root of each before dividing."),
+    ],
+    rtol=1e-6, atol=1e-9,
+    retired=True,
+)
+
+
+DEFINITIONS = [LAYER_NORM, RMS_NORM, PRE_NORM, NUDGE_GROWTH]

@@ -1,5 +1,5 @@
 """Retired exercises of notebook 05, "Inside a trained model": perplexity (replaced by
-perplexity-logits) and leave-out-blocks (by leave-one-out). Kept so that notebooks saved from
+perplexity-logits), leave-out-blocks (by leave-one-out) and leave-one-out (by ablate-three-ways). Kept so that notebooks saved from
 earlier releases still check them (see :mod:`exercises.retired`); what they share with the live
 exercises is imported from :mod:`exercises.definitions.trained`."""
 
@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.core.definition import Case, Exercise, Mistake, in_float32, three_of
-from exercises.definitions.trained import NOTEBOOK, _run_blocks_reference, _toy_blocks
+from exercises.definitions.trained import (NOTEBOOK, _leave_one_out_case, _leave_one_out_fixed,
+                                           _leave_one_out_reference, _run_blocks_reference, _toy_blocks)
 
 
 # ---------------------------------------------------------------- perplexity
@@ -199,4 +200,62 @@ RUN_BLOCKS = Exercise(
 )
 
 
-DEFINITIONS = [PERPLEXITY, RUN_BLOCKS]
+LEAVE_ONE_OUT = Exercise(
+    id="leave-one-out", notebook=NOTEBOOK, title="Leave each block out in turn", name="leave_one_out",
+    template='''def leave_one_out(x, blocks, score):
+    """For each block in turn, leave it out: run the stream x through the OTHER blocks, in their
+    order, and score the stream that comes out with score(stream). Each block is a function,
+    block(stream), that returns the new stream with its residual already added. Returns one
+    score per block left out, in a list."""
+    scores = []
+    for left_out in range(len(blocks)):
+        kept = ____               # every block but block number `left_out`, in their order
+        stream = x
+        for block in kept:
+            stream = block(stream)
+        scores.append(____)       # the score of the stream the kept blocks produced
+    return scores
+''',
+    solution=["blocks[:left_out] + blocks[left_out + 1:]", "score(stream)"],
+    reference=_leave_one_out_reference,
+    fixed=_leave_one_out_fixed,
+    draw=three_of(_leave_one_out_case),
+    hints=[
+        "Leaving a block out means the stream skips it: the block before it hands its stream straight to the "
+        "block after it. So the blocks to run are those before `left_out` and those after it, in that order.",
+        "Slices pick runs of a list: `blocks[:k]` stops just before number k, `blocks[k:]` starts "
+        "at number k. Adding two lists joins them.",
+        "Every run starts again from x (the line after the blank), and what gets scored is where "
+        "that run ended.",
+    ],
+    mistakes=[
+        Mistake("kept every block", {0: "blocks[:left_out] + blocks[left_out:]"},
+                "Your list of kept blocks still holds the block that should be left out, so every "
+                "score is the whole model's. The second slice must start one block later."),
+        Mistake("only the later blocks", {0: "blocks[left_out + 1:]"},
+                "Your list drops the blocks before the one left out as well: keep those before it "
+                "and those after it."),
+        Mistake("stopped at the gap", {0: "blocks[:left_out]"},
+                "Your list stops at the block left out and drops everything after it: the blocks "
+                "after it run too, on the stream the earlier ones left."),
+        Mistake("only the left-out block", {0: "blocks[left_out:left_out + 1]"},
+                "Your list holds only the block that should be left out. Keep the others instead."),
+        Mistake("counted from one", {0: "blocks[:left_out - 1] + blocks[left_out:]"},
+                "You left out the block before the intended one: `left_out` counts from 0, like "
+                "the positions in a list."),
+        Mistake("dropped two", {0: "blocks[:left_out] + blocks[left_out + 2:]"},
+                "Your second slice starts two blocks after the one left out, so the block right "
+                "after it is dropped as well. It starts one block later."),
+        Mistake("out of order", {0: "blocks[left_out + 1:] + blocks[:left_out]"},
+                "Your kept blocks run in another order: the blocks after the one left out come "
+                "first. Each block must read the stream the blocks before it left, so keep their "
+                "order: those before, then those after."),
+        Mistake("scored the input", {1: "score(x)"},
+                "You scored x, the stream before any block ran. Score the stream that the kept blocks produced."),
+    ],
+    rtol=1e-9, atol=1e-9,
+    retired=True,
+)
+
+
+DEFINITIONS = [PERPLEXITY, RUN_BLOCKS, LEAVE_ONE_OUT]

@@ -18,7 +18,7 @@ from dataclasses import replace
 from lib.params import (ModelConfig, beyond_plain, count_parameters, doubled, gap_steps, kv_cache_per_token,
                         mebibytes, training_memory)
 from engine.presentation.html import plain
-from engine.presentation.numbers import byte_size, count, fixed, percentage, plural, size
+from engine.presentation.numbers import byte_size, count, fixed, percentage, plural, readout, size
 from engine.presentation.tables import table
 
 from engine.kit.figure_view import set_changed
@@ -110,9 +110,9 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
         depth2, width2 = (_count_with(counter, doubled(config, w)) for w in ("depth", "width"))
     mib = mebibytes(total, nbytes)
     big = max(parts, key=parts.get)
-    memory = (f"{fixed(mib, 1, grouped=True)} MiB" if mib < 10_000
-              else f"{fixed(mib / 1024, 1, grouped=True)} GiB")
-    text = (f"{count(total)} parameters ({size(total)}), {memory} at "
+    memory = byte_size(total * nbytes)            # written as every memory of the course is
+    short = "" if size(total) == count(total) else f" ({size(total)})"
+    text = (f"{count(total)} parameters{short}, {memory} at "
             f"{plural(nbytes, 'byte')} per number; the {big} holds {percentage(shares[big], 1)}.")
     if active != total:
         text += f" A token uses only {size(active)} of them ({percentage(active / total, 1)})."
@@ -134,7 +134,7 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
         elif published_active:
             text += (f" Published: {size(published)} stored, {size(published_active)} active. The simple "
                      f"count ({size(simple)}) does not come close: the experts hold "
-                     f"{size(parameters.ffn - parameters.ffn_active)} that a token never uses, and the full "
+                     f"{size(parameters.ffn - parameters.ffn_active)} that any one token does not use, and the full "
                      f"count gives {size(total)} stored, {size(active)} active.")
         else:
             said = "In its weights file" if preset == TRAINED_MODEL else "Published"
@@ -144,7 +144,7 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
     beyond = memory_beyond_weights(config, total, config.context or context, nbytes)
     return {"ok": True, "config": config, "preset": preset, "note": note, "count": parameters, "total": total,
             "active": active, "parts": parts, "shares": shares, "mib": mib, "memory": memory, "bytes": nbytes,
-            "gib": mib / 1024, "depth2": depth2, "width2": width2,
+            "weight_bytes": total * nbytes, "kib": mib * 1024, "gib": mib / 1024, "tib": mib / 1024 ** 2, "depth2": depth2, "width2": width2,
             "depth2_ratio": depth2 / total, "width2_ratio": width2 / total,
             "steps": steps, "gap": gap, "published": published, "published_active": published_active,
             "asked_heads": asked_heads, **beyond, "verdict": text}
@@ -185,7 +185,8 @@ class CalculatorLab:
         self.presets = presets()
         self.preset = menu([self.CUSTOM] + list(self.presets), preset, "model")
         self.preset.add_class("course-preset")
-        self.d_model = slider("int", value=768, min=32, max=8192, step=32, description="d_model")
+        self.d_model = slider("int", value=768, min=32, max=8192, step=32, description="d_model",
+                              readout_format=readout(0, grouped=True))      # 8,192, as every count is written
         self.d_model.add_class("course-slider-d-model")
         self.layers = slider("int", value=12, min=1, max=128, step=1, description="layers (blocks)")
         self.layers.add_class("course-slider-layers")
@@ -332,7 +333,8 @@ class CalculatorLab:
                 lines = [(what, f"+{size(added)}" if added >= 0 else f"\u2212{size(-added)}", size(total))
                          for what, added, total in m["steps"]]
                 if m["published"]:
-                    lines.append(("published", "", size(m["published"])))
+                    said = "in its weights file" if m["preset"] == TRAINED_MODEL else "published"
+                    lines.append((said, "", size(m["published"])))
                 if m["published_active"]:
                     lines.append(("published, used per token", "", size(m["published_active"])))
                 self.gap.value = table(lines, header=(f"from the simple count to {name}", "adds", "total"))

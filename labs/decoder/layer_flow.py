@@ -1,7 +1,8 @@
 """The layer-flow lab (notebook 04): a sentence of 8 words through a stack of random blocks. Every
 part of the block (position vectors, attention, causal mask, residual add, norms, FFN, final
 norm) can be removed, and the depth runs from 1 to 48 blocks; each removed part gets one sentence
-saying what went wrong. Below it, the shape of every tensor in a block.
+saying what went wrong. A switch starts the output projections (Wo and W_down) small, as GPT-2's
+initialisation does. Below it, the shape of every tensor in a block.
 
 Model: ``flow_model`` (``lib.block.decoder``, with the learner's ``causal_weights`` if asked) and
 ``block_shapes``. View: ``FlowLab``. Root widget: ``flow_lab()``.
@@ -9,6 +10,7 @@ Model: ``flow_model`` (``lib.block.decoder``, with the learner's ``causal_weight
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -22,6 +24,7 @@ from lib.positional import sinusoidal
 from lib.weights import random_weights
 from engine.presentation.html import plain
 from engine.presentation.numbers import amount, count, fixed, percentage, plural, word_list
+from engine.presentation.numbers import shape as write_shape
 from engine.presentation.tables import table
 
 from engine.kit.figure_view import decades, set_limits, whole_ticks
@@ -37,6 +40,7 @@ EXACT = 1e-12                            # below this, a change is rounding and 
 VANISHED = 1e-9                          # a stream smaller than this has vanished
 SIZE_RANGES = ((-1, 2), (-12, 12))       # the sizes' plot: powers of ten, near or far
 LEAK_SCALES = (0.05, 0.5, 5.0, 50.0, 500.0, 5000.0)   # the leaks' plot: the first that holds them
+SMALL_OUTPUTS = float(1 / np.sqrt(2 * DEPTH_MAX))   # GPT-2's rule for the output projections of 48 blocks
 
 
 @lru_cache(maxsize=1)
@@ -48,8 +52,14 @@ def _vocabulary():
 
 
 @lru_cache(maxsize=4)
-def _stack(seed: int):
-    return random_stack(DEPTH_MAX, FLOW_D, FLOW_FF, FLOW_HEADS, seed=1000 * int(seed))
+def _stack(seed: int, small_outputs: bool = False):
+    """The lab's 48 random blocks; with ``small_outputs``, the same blocks with Wo and W_down
+    multiplied by SMALL_OUTPUTS = 1/√(2 × 48), as GPT-2 starts the projections whose output is
+    added to the stream (every other weight as it was)."""
+    stack = random_stack(DEPTH_MAX, FLOW_D, FLOW_FF, FLOW_HEADS, seed=1000 * int(seed))
+    if not small_outputs:
+        return stack
+    return [replace(w, Wo=w.Wo * SMALL_OUTPUTS, W_down=w.W_down * SMALL_OUTPUTS) for w in stack]
 
 
 def flow_inputs(positions: bool = True):
@@ -80,23 +90,23 @@ def _largest(a, b) -> float:
 
 
 @lru_cache(maxsize=64)
-def _runs(on: tuple, seed: int, weigh) -> list:
+def _runs(on: tuple, seed: int, weigh, small: bool = False) -> list:
     """The three sentences (as one batch, (3, 8, 16)) and their streams block by block, as deep
     as asked for so far: :func:`_streams` extends the list (a setting not asked for in a while
     leaves the cache and is run again when it comes back)."""
     return [np.stack(flow_inputs(dict(zip(PARTS, on))["positions"]))]
 
 
-def _streams(on: tuple, depth: int, seed: int, weigh=causal_weights) -> np.ndarray:
+def _streams(on: tuple, depth: int, seed: int, weigh=causal_weights, small: bool = False) -> np.ndarray:
     """The streams of the sentence, and of it with its first and with its last word swapped,
     through the first ``depth`` blocks: (depth + 1, 3, 8, 16). The first k blocks of a stack are
     the same whatever its depth, so each setting runs every block once: a deeper stack only runs
     the blocks not run yet, and a shallower one reads the first streams of a deeper run."""
-    runs = _runs(on, seed, weigh)
+    runs = _runs(on, seed, weigh, small)
     if len(runs) <= depth:
         parts = dict(zip(PARTS, on))
         with np.errstate(all="ignore"):
-            more = decoder(runs[-1], _stack(seed)[len(runs) - 1:depth], final_norm=False,
+            more = decoder(runs[-1], _stack(seed, small)[len(runs) - 1:depth], final_norm=False,
                            **_options(parts, weigh))
         runs.extend(more.streams[1:])
     return np.array(runs[:depth + 1])
@@ -110,9 +120,9 @@ def _options(parts: dict, weigh) -> dict:
 
 
 @lru_cache(maxsize=512)
-def _flow(on: tuple, depth: int, seed: int, weigh=causal_weights) -> dict:
+def _flow(on: tuple, depth: int, seed: int, weigh=causal_weights, small: bool = False) -> dict:
     parts = dict(zip(PARTS, on))
-    every = _streams(on, depth, seed, weigh)
+    every = _streams(on, depth, seed, weigh, small)
     with np.errstate(all="ignore"):            # the final norm alone: a decoder with no block
         top = decoder(every[-1], [], final_norm=parts["final_norm"], norm="rms").output
     streams, out, first_out, last_out = every[:, 0], top[0], top[1], top[2]
@@ -204,10 +214,13 @@ def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int) -> st
 CAUSAL_USE = Use("cached-causal-weights", causal_weights, "lib.attention.causal_weights")
 
 
-def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, **parts) -> dict:
+def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, small_outputs: bool = False,
+               **parts) -> dict:
     """The sentence through ``depth`` random blocks with the chosen parts (keywords of ``PARTS``,
     True = on, all on by default); ``causal_weights`` optionally replaces the course's causal
-    mask and softmax (the learner's function from the exercise). Per block: the stream's size
+    mask and softmax (the learner's function from the exercise); ``small_outputs`` starts Wo and
+    W_down at 1/√(2 × 48) of the lab's size (GPT-2's rule; the run with every part on, the dashed
+    line, keeps the lab's weights). Per block: the stream's size
     (RMS), how alike the words are (mean cosine similarity) and how far word 1 moves when the
     last word changes. At the top:
     how far the last word's output moves when the first word changes, and how far apart the two
@@ -220,7 +233,8 @@ def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, **
         raise TypeError(f"unknown parts {sorted(unknown)}; the parts are {list(PARTS)}")
     on = {name: bool(parts.get(name, True)) for name in PARTS}
     key = tuple(on.values())
-    m = _flow(key, depth, int(seed), causal_weights)
+    small = bool(small_outputs)
+    m = _flow(key, depth, int(seed), causal_weights, small)
     full = _flow(tuple(True for _ in PARTS), depth, int(seed))
     removed = [name for name in PARTS if not on[name]]
     blocks = plural(depth, 'block')
@@ -230,8 +244,13 @@ def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, **
         future = (f"word 1 moves by only {amount(m['leak'])}, rounding, when the last word changes")
     else:
         future = "no word reads the future (word 1 moves by exactly 0 when the last word changes)"
-    after = (f"With the {word_list(PARTS[name] for name in removed)} removed together, after {blocks}"
-             if len(removed) > 1 else f"After {blocks}")
+    scaled = (f"Wo and W_down at {fixed(SMALL_OUTPUTS)} of the lab's size (1/\u221a(2 \u00d7 {DEPTH_MAX}), "
+              f"the factor GPT-2 starts them smaller by in {DEPTH_MAX} blocks)")
+    if len(removed) > 1:
+        after = (f"With the {word_list(PARTS[name] for name in removed)} removed together"
+                 f"{' and ' + scaled if small else ''}, after {blocks}")
+    else:
+        after = f"With {scaled}, after {blocks}" if small else f"After {blocks}"
     if m["overflow_at"] is not None:
         summary = f"{after}: the numbers overflowed at block {m['overflow_at']}, and {future}."
     elif m["vanished_at"] is not None:
@@ -242,10 +261,15 @@ def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, **
         summary = (f"{after}{' with every part on' if not removed else ''}: the stream's size went "
                    f"from {amount(m['sizes'][0])} to {amount(m['sizes'][-1])}, the words' similarity "
                    f"from {fixed(m['alike'][0])} to {fixed(m['alike'][-1], 3)}, and {future}.")
+    if len(removed) > 1:                 # each part's sentence gives the numbers of this run, all removed
+        summary += (f" The sentences below give the numbers of this run, with the {len(removed)} parts "
+                    "removed together; remove one at a time to see what each does on its own.")
     # Every sentence is about the two runs plotted: this setting's and the one with every part on.
     sentences = {name: _part_sentence(name, m, full, on, depth) for name in removed}
     verdict = " ".join([summary] + list(sentences.values()))
     return {**m, "depth": depth, "seed": int(seed), "parts": on, "removed": removed, "full": full,
+            "small_outputs": small, "small_factor": SMALL_OUTPUTS, "rule_terms": (2, DEPTH_MAX),
+            "removed_count": len(removed),
             "copies_words": tuple(c + 1 for c in COPIES),
             "ffn_share": _ffn_share(), "summary": summary, "sentences": sentences, "verdict": verdict}
 
@@ -294,7 +318,7 @@ class FlowLab:
     SIZES = {"batch": (1, 2, 4, 8, 32), "length": (4, 8, 16, 128, 1024),
              "d_model": (16, 64, 128, 768, 4096), "heads": (1, 2, 3, 4, 8, 12, 32)}
 
-    def __init__(self, depth=12, seed=0, batch=2, length=8, d_model=16, heads=2, **parts):
+    def __init__(self, depth=12, seed=0, batch=2, length=8, d_model=16, heads=2, small_outputs=False, **parts):
         import ipywidgets as widgets
 
         from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
@@ -307,6 +331,9 @@ class FlowLab:
             toggle = switch(label, parts.get(name, True), f"switch the {label} on or off")
             toggle.add_class(f"course-toggle-{name.replace('_', '-')}")
             self.toggles[name] = toggle
+        self.small = switch("small Wo and W_down", bool(small_outputs),
+                            "scale Wo and W_down by 1/\u221a(2 \u00d7 48), as GPT-2 starts them smaller")
+        self.small.add_class("course-toggle-small-outputs")
         self.new = widgets.Button(description="new random blocks", icon="refresh",
                                   layout=widgets.Layout(width="auto"))
         self.new.add_class("course-button-new-blocks")
@@ -352,14 +379,14 @@ class FlowLab:
                                                 "how alike the words are, and how far word 1 moves when the "
                                                 "last word changes",
                                changing=[self.lines, self.refs, self.suptitle])
-        toggles = controls(*self.toggles.values())
+        toggles = controls(*self.toggles.values(), self.small)
         from engine.kit.own_function import OwnFunctionSwitch
         self.own = OwnFunctionSwitch([CAUSAL_USE], self.update)
         self.root = lab_root("layer-flow", [
             controls(self.depth, self.new), toggles, self.own.widget, self.view.widget, self.verdict,
             controls(*self.shape_controls.values()), self.shapes])
         self.depth.observe(lambda _c: self.update(), names="value")
-        for toggle in self.toggles.values():
+        for toggle in (*self.toggles.values(), self.small):
             toggle.observe(lambda _c: self.update(), names="value")
         for control in self.shape_controls.values():
             control.observe(lambda _c: self.update_shapes(), names="value")
@@ -387,14 +414,15 @@ class FlowLab:
             self.shapes.value = plain(problem)
         else:
             self.shapes.value = table(
-                [(name, "(" + ", ".join(count(n) for n in shape) + ")", what) for name, shape, what in rows],
+                [(name, write_shape(dims), what) for name, dims, what in rows],
                 header=("tensor", "shape", "what it is"))
         return rows
 
     def update(self) -> dict:
         parts = {name: toggle.value for name, toggle in self.toggles.items()}
         masked = parts["causal"] and parts["attention"]     # only then is a causal mask computed
-        m = self.own.run(lambda weights: flow_model(self.depth.value, self.seed, causal_weights=weights, **parts),
+        m = self.own.run(lambda weights: flow_model(self.depth.value, self.seed, causal_weights=weights,
+                                                    small_outputs=self.small.value, **parts),
                           "cached-causal-weights" if masked else None)
         n = m["depth"]
         k = np.arange(n + 1)
@@ -411,7 +439,8 @@ class FlowLab:
         leak = next((s for s in LEAK_SCALES if top <= s), LEAK_SCALES[-1])
         self._scales(SIZE_RANGES[0] if near else SIZE_RANGES[1], leak)
         removed = [PARTS[name] for name in m["removed"]]
-        self.suptitle.set_text("Every part on" if not removed else "Removed: " + ", ".join(removed))
+        title = "Every part on" if not removed else "Removed: " + ", ".join(removed)
+        self.suptitle.set_text(title + ("; small Wo and W_down" if m["small_outputs"] else ""))
         self.view.redraw(state=self._state)
         self.verdict.value = plain(m["verdict"])
         self.model = m

@@ -5,6 +5,7 @@ without a view: the notebook prints their numbers.
 - ``near_identity_model``: the flow lab's width (8 tokens of 16 numbers), NumPy's random weights;
 - ``rand_demonstration``: another small setup (4 tokens of 8 numbers), its weights drawn
   uniformly between -0.1 and 0.1 by a C library's ``rand()``, reproduced here number for number;
+  the notebook no longer shows it, and it is kept for notebooks saved from earlier releases;
 - ``start_of_training``: ``lib.initialisation``'s, with the notebook's run at GPT-2 Small's size
   computed when the course is built and looked up (``labs.decoder.precomputed``).
 """

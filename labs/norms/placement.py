@@ -14,7 +14,7 @@ import numpy as np
 
 from lib.block import norm_placement_experiment
 from engine.presentation.html import plain
-from engine.presentation.numbers import amount, fixed, plural, significant
+from engine.presentation.numbers import count, fixed, plural, significant
 
 from engine.kit.figure_view import decades, set_limits, whole_ticks
 from engine.kit.layout import controls, lab_root, slider, verdict_widget
@@ -37,18 +37,36 @@ STACKS, STACKS_DEPTH = 50, 48    # the notebook's sample: 50 stacks of 48 blocks
 @precomputed(lambda: [{"depth": STACKS_DEPTH, "count": STACKS}])
 def _many_stacks(depth, count) -> dict:
     runs = [norm_placement_experiment(depth, seed=NEW_BLOCKS_STEP * k) for k in range(1, count + 1)]
-    return {name: np.array([run[name].gaps for run in runs]) for name in ("pre", "post")}
+    found = {}
+    for name in ("pre", "post"):
+        found[f"{name}_gaps"] = np.array([run[name].gaps for run in runs])
+        found[f"{name}_ends"] = np.array([run[name].sizes[[0, -1]] for run in runs])     # the stream's first and last
+    return found
 
 
 def many_stacks(depth: int = STACKS_DEPTH, count: int = STACKS) -> dict:
     """``count`` stacks of ``depth`` random blocks (``lib.block``'s experiment with seeds 100, 200,
     ...: no two share a block). For "pre" and "post" (-norm): the size of the gap between the run
     and the nudged run after each block of each stack ("gaps", (count, depth + 1), column 0 the
-    nudge itself) and how much it grew from bottom to top ("amplification", (count,)). The
-    notebook's 50 stacks of 48 were computed when the course was built
-    (``labs.norms.precomputed``); any other call runs live."""
+    nudge itself), the size of the stream at the bottom and at the top ("ends", (count, 2): the
+    input's, then the last block's), how much the gap grew from bottom to top ("amplification",
+    (count,)) and how much it grew measured against the stream it is a change of ("relative",
+    (count,): the gap over the stream's size at the top, divided by the nudge over the input's
+    size). The notebook's 50
+    stacks of 48 were computed when the course was built (``labs.norms.precomputed``); any other
+    call runs live."""
     found = _many_stacks(depth=int(depth), count=int(count))
-    return {name: {"gaps": gaps, "amplification": gaps[:, -1] / gaps[:, 0]} for name, gaps in found.items()}
+    out = {}
+    for name in ("pre", "post"):
+        gaps, ends = found[f"{name}_gaps"], found[f"{name}_ends"]
+        out[name] = {"gaps": gaps, "ends": ends, "amplification": gaps[:, -1] / gaps[:, 0],
+                     "relative": (gaps[:, -1] / ends[:, 1]) / (gaps[:, 0] / ends[:, 0])}
+    return out
+
+
+def times(value: float) -> str:
+    """A ratio as the verdicts write it: three significant digits, a whole number from 1,000."""
+    return significant(value, 3) if value < 1000 else count(round(value))
 
 
 def placement_model(depth: int = 48, seed: int = 1) -> dict:
@@ -68,14 +86,14 @@ def placement_model(depth: int = 48, seed: int = 1) -> dict:
         return "amplified" if f > 1 else "shrunk"
     ratio = pre["factor"] / post["factor"]
     apart = max(ratio, 1 / ratio)
-    out.update(ratio=ratio, apart=apart, sqrt_depth=float(np.sqrt(depth)))
+    out.update(ratio=ratio, apart=apart, start=float(pre["sizes"][0]))
     if apart < 1.05:
         compared = "about the same with both"
     else:
-        compared = (f"{'pre' if ratio > 1 else 'post'}-norm's {amount(apart)} times as large as "
+        compared = (f"{'pre' if ratio > 1 else 'post'}-norm's {times(apart)} times as large as "
                     f"{'post' if ratio > 1 else 'pre'}-norm's")
-    out["verdict"] = (f"After {plural(depth, 'block')}: the pre-norm stream has size "
-                      f"{fixed(pre['size'])} (\u221a{depth} = {fixed(out['sqrt_depth'])}), the post-norm stream "
+    out["verdict"] = (f"After {plural(depth, 'block')}: the pre-norm stream has gone from size "
+                      f"{fixed(out['start'])} to {fixed(pre['size'])}, the post-norm stream is at "
                       f"{fixed(post['size'])}. A tiny change at the bottom arrives {how(pre['factor'])} "
                       f"\u00d7{significant(pre['factor'], 3)} with pre-norm and {how(post['factor'])} "
                       f"\u00d7{significant(post['factor'], 3)} with post-norm: {compared}.")
@@ -101,8 +119,6 @@ class PlacementLab:
         left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
         colours = {"pre": OKABE_ITO["blue"], "post": OKABE_ITO["orange"]}
         styles = {"pre": "-", "post": "--"}
-        (self.sqrt_line,) = left.plot([], [], color=OKABE_ITO["black"], linestyle=":", linewidth=1.2,
-                                      label="\u221ablocks")
         self.lines = {}
         for name in ("pre", "post"):
             label = f"{name}-norm"
@@ -125,7 +141,7 @@ class PlacementLab:
         self.left, self.right = left, right
         self._scales()
         fig.tight_layout()
-        changing = [self.sqrt_line] + [line for pair in self.lines.values() for line in pair]
+        changing = [line for pair in self.lines.values() for line in pair]
         self.view = FigureView(fig, description="Two plots: the stream's size and a small change's growth per block",
                                changing=changing)
         self.root = lab_root("placement", [controls(self.depth, self.button), self.view.widget, self.verdict])
@@ -136,7 +152,7 @@ class PlacementLab:
     def _scales(self) -> None:
         """Fixed vertical scales for the seed's 64 blocks, so moving the depth only redraws the lines."""
         whole = placement_model(PLACEMENT_DEPTH, self.seed)
-        top = max(whole["pre"]["sizes"].max(), np.sqrt(PLACEMENT_DEPTH), 1.5)
+        top = max(whole["pre"]["sizes"].max(), 1.5)
         set_limits(self.left, y=(0, round(float(top) * 1.1, 1)))
         growth = np.concatenate([whole["pre"]["growth"], whole["post"]["growth"]])
         growth = growth[np.isfinite(growth) & (growth > 0)]
@@ -156,7 +172,6 @@ class PlacementLab:
         for name, (size_line, growth_line) in self.lines.items():
             size_line.set_data(k, m[name]["sizes"])
             growth_line.set_data(k, m[name]["growth"])
-        self.sqrt_line.set_data(k, np.sqrt(k))
         self.view.redraw(state=self._state)
         self.verdict.value = plain(m["verdict"])
         self.model = m

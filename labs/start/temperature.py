@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.core.own import Use
 from lib.attention import softmax
 from engine.presentation.html import plain
 from engine.presentation.numbers import fixed, percent, percentage, readout
@@ -20,13 +21,23 @@ T_MIN, T_MAX = 0.1, 5.0
 FLATTENED = 1.4     # the top weight at most 1.4 times an even split: from T = 4.1 on the slider
 
 
-def temperature_model(temperature: float, scores=SCORES, words=WORDS) -> dict:
-    """Softmax of ``scores / temperature`` and a one-line verdict drawn from the numbers."""
+def course_softmax(scores):
+    """The course's softmax along the last axis, as the learner's ``softmax(scores)`` is called."""
+    return softmax(scores)
+
+
+# The exercise whose function this lab can run instead of the course's (engine/kit/own_function.py).
+SOFTMAX_USE = Use("stable-softmax", course_softmax, "lib.attention.softmax")
+
+
+def temperature_model(temperature: float, scores=SCORES, words=WORDS, softmax_fn=course_softmax) -> dict:
+    """Softmax of ``scores / temperature`` and a one-line verdict drawn from the numbers.
+    ``softmax_fn``: the softmax to use, called on one row of scores (a (1, words) array)."""
     scores = np.asarray(scores, dtype=float)
     t = float(temperature)
     if not np.isfinite(t) or t <= 0:
         t = 1e-3  # the limit of a very low temperature: the top score takes everything
-    weights = softmax(scores / t)
+    weights = np.asarray(softmax_fn((scores / t)[None, :]), dtype=float)[0]
     top = int(np.argmax(weights))
     even = 1.0 / len(weights)
     share = float(weights[top])
@@ -72,6 +83,7 @@ class TemperatureLab:
 
     def __init__(self, temperature: float = 1.0):
         from engine.kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
+        from engine.kit.own_function import OwnFunctionSwitch
 
         self.colours = (OKABE_ITO["blue"], OKABE_ITO["orange"])
         self.slider = slider("float", value=temperature, min=T_MIN, max=T_MAX, step=0.05,
@@ -100,15 +112,17 @@ class TemperatureLab:
         self.view = FigureView(fig, description="Bar chart of softmax weights for five words",
                                changing=[self.bars.artist, self.labels, self.title])
 
-        self.root = lab_root("temperature", [controls(self.slider), self.view.widget, self.verdict])
+        self.own = OwnFunctionSwitch([SOFTMAX_USE], self.update)
+        self.root = lab_root("temperature", [controls(self.slider), self.own.widget, self.view.widget, self.verdict])
         self.slider.observe(self._on_change, names="value")
         self.update(temperature)
 
     def _on_change(self, change) -> None:
         self.update(change["new"])
 
-    def update(self, temperature: float) -> dict:
-        model = temperature_model(temperature)
+    def update(self, temperature: float | None = None) -> dict:
+        temperature = self.slider.value if temperature is None else temperature
+        model = self.own.run(lambda fn: temperature_model(temperature, softmax_fn=fn))
         self.bars.set(model["weights"], [self.colours[1] if i == model["top"] else self.colours[0]
                                          for i in range(len(model["weights"]))])
         for i, w in enumerate(model["weights"]):

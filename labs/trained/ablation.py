@@ -44,7 +44,8 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
     pool = texts()
     if not removed:
         change = (f"The whole model: perplexity {amount(whole_full)} on the {len(pool)} held-out texts "
-                  f"({count(sum(len(t.ids) for t in pool))} tokens). Leave something out and compare.")
+                  f"({count(sum(len(t.ids) - 1 for t in pool))} predictions, one for each token after a text's "
+                  "first). Leave something out and compare.")
     else:
         ratios = {label: now[label] / full[label] for label, _k in GROUPS[:-1]
                   if np.isfinite(now[label]) and np.isfinite(full[label])}
@@ -61,7 +62,8 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
     watched_text += (f"; the top word is \u201c{guess}\u201d ({fixed(top_p)})"
                      + (", the word that came." if top[0] == right else ", not the word that came."))
     return {"keep": keep, "skip": skip, "removed_blocks": [i + 1 for i in skip], "texts": len(pool),
-            "tokens": sum(len(t.ids) for t in pool), "ratio": whole_now / whole_full,
+            "tokens": sum(len(t.ids) for t in pool), "predictions": sum(len(t.ids) - 1 for t in pool),
+            "ratio": whole_now / whole_full,
             "positions": bool(positions), "watch": watch,
             "position": position, "kind": target_kinds[position], "full": full, "now": now,
             "right": right, "right_full": float(full_probs[position, right]),
@@ -72,9 +74,10 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
 
 
 def _below_every_word(ax, word) -> float:
-    """Where (in ``ax``'s height, from its bottom) a label clears the top words written like
+    """How far (in points, below ``ax``'s bottom) a label clears the top words written like
     ``word``, whichever word of the vocabulary, with its check mark, a bar is given: the word is
-    rotated, so a tick-style axis label would sit across it."""
+    rotated, so a tick-style axis label would sit across it. The words hang a fixed number of
+    points under the axes, so the label clears them at any height the axes is drawn."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     renderer = FigureCanvasAgg(ax.figure).get_renderer()
@@ -83,7 +86,7 @@ def _below_every_word(ax, word) -> float:
                     va=word.get_va(), fontsize=word.get_fontsize(), transform=word.get_transform())
     lowest = probe.get_window_extent(renderer).y0
     probe.remove()
-    return float(ax.transAxes.inverted().transform((0, lowest))[1]) - 0.03
+    return (ax.get_window_extent(renderer).y0 - lowest) * 72 / ax.figure.dpi + 2
 
 
 def _first_watch(kind: str = "reverse") -> int:
@@ -98,6 +101,8 @@ class AblationLab:
     """The view: a slider for the watched prediction, a toggle per block and for the positions."""
 
     def __init__(self, keep=(True, True, True, True), positions=True, watch=None):
+
+        from matplotlib.transforms import offset_copy
 
         from engine.kit.figure_view import OKABE_ITO, Bars, FigureView, new_figure
 
@@ -123,15 +128,18 @@ class AblationLab:
         right.set_xticks(x, [""] * TOP, fontsize=9)
         # The top words change with every setting: texts under the bars, not tick labels (those
         # would cost a full draw of the figure on every change).
-        self.words = [right.text(i, -0.04, "word", rotation=30, ha="right", va="top", fontsize=9,
-                                 transform=right.get_xaxis_transform()) for i in x]
+        under_axis = offset_copy(right.get_xaxis_transform(), fig=fig, y=-3, units="points")
+        self.words = [right.text(i, 0, "word", rotation=30, ha="right", va="top", fontsize=9,
+                                 transform=under_axis) for i in x]
         right.set_ylabel("probability")
         self.right_title = right.set_title("", fontsize=9)
         right.grid(True, axis="y", alpha=0.3)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.84, bottom=0.27)
         self.right = right
-        self.axis_label = right.text(0.5, _below_every_word(right, self.words[0]), "top words now", ha="center",
-                                     va="top", fontsize=9, transform=right.transAxes)
+        under_words = offset_copy(right.transAxes, fig=fig, y=-_below_every_word(right, self.words[0]),
+                                  units="points")
+        self.axis_label = right.text(0.5, 0, "top words now", ha="center", va="top", fontsize=9,
+                                     transform=under_words)
         self.view = FigureView(fig, description="Bars: perplexity per kind of prediction, and one prediction's top words",
                                changing=[self.kinds.changing(), self.top_full.artist, self.top_now.artist,
                                          self.words, self.right_title])

@@ -238,12 +238,15 @@ class HeadSummary(NamedTuple):
     """Each head's average weight (L, H) over every held-out text: ``copy`` and ``reverse`` on the
     letter to write, at the copy and at the reverse predictions; ``after`` on the token just after
     it, at the reverse predictions; ``previous`` on the token before, at the letters before a
-    bar; and how many rows each average rests on (``counts``)."""
+    bar; and how many rows each average rests on (``counts``). ``by_distance``: for "copy" and
+    "reverse", (distances (n,), rows (n,), weights (L, H, n)): the weight on the letter to write
+    averaged over the predictions whose letter stands that many tokens before the row."""
     copy: np.ndarray
     reverse: np.ndarray
     after: np.ndarray
     previous: np.ndarray
     counts: dict
+    by_distance: dict
 
 
 @precomputed(lambda: [{}])
@@ -254,9 +257,16 @@ def _pooled_looks() -> dict:
     after = np.concatenate([r.after for r in runs], axis=-1)
     previous = np.concatenate([r.previous for r in runs], axis=-1)
     copy, reverse = kinds == "copy", kinds == "reverse"
-    return {"copy": source[..., copy].mean(-1), "reverse": source[..., reverse].mean(-1),
-            "after": after[..., reverse].mean(-1), "previous": previous.mean(-1),
-            "copy_rows": int(copy.sum()), "reverse_rows": int(reverse.sum()), "previous_rows": previous.shape[-1]}
+    back = np.concatenate([predictions(i).rows - predictions(i).sources for i in range(len(runs))])
+    found = {"copy": source[..., copy].mean(-1), "reverse": source[..., reverse].mean(-1),
+             "after": after[..., reverse].mean(-1), "previous": previous.mean(-1),
+             "copy_rows": int(copy.sum()), "reverse_rows": int(reverse.sum()), "previous_rows": previous.shape[-1]}
+    for kind, where in (("copy", copy), ("reverse", reverse)):        # how far back the letter stands
+        distances = np.unique(back[where])
+        found[f"{kind}_distances"] = distances
+        found[f"{kind}_distance_rows"] = np.array([int((back[where] == d).sum()) for d in distances])
+        found[f"{kind}_by_distance"] = np.stack([source[..., where & (back == d)].mean(-1) for d in distances], -1)
+    return found
 
 
 @lru_cache(maxsize=1)
@@ -265,7 +275,9 @@ def head_summary() -> HeadSummary:
     course was built: ``precomputed``)."""
     looks = _pooled_looks()
     return HeadSummary(looks["copy"], looks["reverse"], looks["after"], looks["previous"],
-                       {kind: int(looks[f"{kind}_rows"]) for kind in ("copy", "reverse", "previous")})
+                       {kind: int(looks[f"{kind}_rows"]) for kind in ("copy", "reverse", "previous")},
+                       {kind: (looks[f"{kind}_distances"], looks[f"{kind}_distance_rows"], looks[f"{kind}_by_distance"])
+                        for kind in KINDS})
 
 
 def _every_head() -> list:

@@ -31,8 +31,11 @@ class KindBars:
                         edgecolor="white")
         decades(ax.yaxis, 0, TOP_POWER)
         ax.set_ylim(0.8, 10.0 ** TOP_POWER)
-        self.over = [ax.text(i + 0.2, 0.98, "", ha="center", va="top", fontsize=8, rotation=90,
-                             transform=ax.get_xaxis_transform()) for i in x]
+        # A bar above the chart is marked beside its top, on white (over the hatched bar it was
+        # hard to read).
+        self.over = [ax.text(i + 0.42, 0.98, "", ha="left", va="top", fontsize=8, rotation=90,
+                             transform=ax.get_xaxis_transform(),
+                             bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0}) for i in x]
         ax.set_xticks(x, labels, rotation=40, ha="right", fontsize=9)
         ax.set_ylabel("perplexity (log)")
         # The legend sits in a row between the title and the chart: inside it, it would lie

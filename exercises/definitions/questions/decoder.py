@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lib.params import ModelConfig, block_parameters
+from lib.params import ModelConfig, block_parameters, kv_cache_per_token
 
 from engine.core.definition import Question
 
@@ -53,15 +53,18 @@ PREDICT_COLLAPSE = Question(
     choices=["as different from each other as at the start", "all nearly the same vector",
              "exactly zero", "each still equal to its own input"],
     answer=1,
-    # The last two sentences are pinned by tests/test_content_04.py, which runs the flow lab's
-    # model (labs.decoder.flow_model) with the residual add but no norms, with the FFN too, and
-    # with the residual add and the norms.
+    # The last three sentences are pinned by tests/test_content_04.py, which runs the flow lab's
+    # model (labs.decoder.flow_model) with the residual add but no norms, with the FFN too, with
+    # small output projections, and with the residual add and the norms.
     explanation="Every attention layer replaces each word by an average of the words it sees. "
                 "Averages of averages become more and more alike, so after many layers every "
-                "position holds nearly the same vector and the sentence is lost. The residual add "
-                "alone does not stop this: without the norms, even with the FFN, the stream grows "
-                "block after block and the words end as alike as with attention alone. The residual "
-                "add together with the norms keeps them apart; try each in the lab.",
+                "position holds nearly the same vector and the sentence is lost. Whether the "
+                "residual add stops this depends on how much each block adds: with the lab's "
+                "weights and no norms, each block adds about as much as the stream holds, the "
+                "stream grows block after block, and what the words share dwarfs what tells them "
+                "apart. A norm before each part, or output projections that start small, keeps each "
+                "addition small next to the stream, and the add then keeps the words apart; try "
+                "each in the lab.",
     reveals=[
         r"\baverages? of averages\b",
         r"\b(all )?(nearly |almost )?the same vector\b",
@@ -178,7 +181,8 @@ NUMBER_KV_CACHE = Question(
     kind="number",
     prompt="LLaMA-7B has 32 blocks of width d = 4,096, and each of its 32 heads has its own keys and "
            "values. While it generates, every block keeps each token's key and value, in bfloat16 "
-           "(2 bytes a number). How many bytes does one token add to this cache?",
+           "(2 bytes a number). How many bytes does one token add to this cache? Give a number "
+           "of bytes, not of KiB or MiB.",
     answer=2 * 32 * 4096 * 2,
     rtol=1e-9,
     # Pinned by tests/test_content_04.py against lib.params.kv_cache_per_token and LLaMA-7B's
@@ -205,9 +209,9 @@ PREDICT_TRAINING = Question(
     answer=2,
     explanation="Four numbers per weight instead of one: the weight, its gradient and AdamW's two "
                 f"averages, 4 + 4 + 8 = {FLOAT32_TRAINING} bytes per parameter. Keeping weights and "
-                "gradients in bfloat16 saves nothing: the updates are then added to a float32 copy "
-                f"of the weights, and the total is {MIXED_TRAINING} bytes per parameter too "
-                "(2 + 2 + 4 + 8).",
+                "gradients in bfloat16 does not shrink this: the updates are then added to a float32 "
+                f"copy of the weights, and the total is {MIXED_TRAINING} bytes per parameter too "
+                "(2 + 2 + 4 + 8). Computing in 16 bits saves elsewhere: the activations, and time.",
     reveals=[r"\b16 bytes (per|a|for each) (parameter|weight)\b", r"\b4 \+ 4 \+ 8\b",
              r"\bfour numbers per weight\b"],
 )
@@ -224,27 +228,45 @@ SKIP_AHEAD = [
              "the score array (one score per head, query and key)?",
              answer=(2, 4, 10, 10),
              explanation="Batch, heads, then a 10 \u00d7 10 grid of query-key pairs."),
-    Question("decoder-out-causal", NOTEBOOK, "predict",
-             "With the causal mask, which tokens may the token at position 3 (counting from 0) "
-             "attend to?",
-             choices=["Positions 0, 1, 2 and 3", "Positions 0, 1 and 2 only",
-                      "Every position", "Position 3 only"],
+    Question("decoder-out-cached", NOTEBOOK, "predict",
+             "A decoder has cached the keys and values of 6 tokens (positions 0 to 5) and now computes "
+             "2 new tokens at once (positions 6 and 7). Which keys may the second new token read?",
+             choices=["positions 0 to 7: the cached ones, the first new one and its own",
+                      "positions 0 to 6: every key before its own, not its own",
+                      "positions 6 and 7: only the keys computed in this step",
+                      "positions 0 to 5: only the keys kept in the cache"],
              answer=0,
-             explanation="A query sees its own key and every earlier one, never a later one.",
-             reveals=[r"\bj\s*(≤|<=)\s*i\b",
-                      r"\bpositions 0, 1, 2 and 3\b"]),
-    Question("decoder-out-block-count", NOTEBOOK, "number",
-             "One pre-norm block at d_model = 256 with a plain FFN of width 1024, no biases and "
-             "two RMSNorm gains: how many parameters?",
-             answer=float(block_parameters(ModelConfig(d_model=256, layers=1, d_ff=1024, vocab=1)).total),
+             explanation="Query i of the new tokens is position i + 6; it may read every key up to "
+                         "its own position, its own included, wherever the key was computed.",
+             reveals=[r"\bi\s*\+\s*(Lk\s*[−-]\s*Lq|6)\b[^.]{0,60}\bown\b"]),
+    Question("decoder-out-grouped-block", NOTEBOOK, "number",
+             "One pre-norm block at d_model = 512 whose 8 query heads share 2 sets of keys and values, "
+             "with a plain FFN of width 2,048, no biases and two RMSNorm gains: how many parameters?",
+             answer=float(block_parameters(ModelConfig(d_model=512, layers=1, d_ff=2048, vocab=1, heads=8,
+                                                       kv_heads=2)).total),
              rtol=1e-9,
-             explanation="Four 256 \u00d7 256 attention matrices, two FFN matrices, two gains."),
-    Question("decoder-out-final", NOTEBOOK, "predict",
-             "In a pre-norm decoder, what happens to the stream after the last block, before the "
-             "output layer turns it into scores for the vocabulary?",
-             choices=["One final norm", "Nothing", "Another residual add", "A causal mask"],
+             explanation="Wq and Wo are 512 \u00d7 512; Wk and Wv are 512 \u00d7 128 (2 sets of 64 "
+                         "numbers); the FFN's two matrices 512 \u00d7 2,048; two gains of 512."),
+    Question("decoder-out-identity", NOTEBOOK, "predict",
+             "What makes each block of a deep pre-norm stack start close to doing nothing, whatever "
+             "the width?",
+             choices=["drawing the output projections Wo and W_down small, or at zero",
+                      "drawing every matrix at a standard deviation of 0.02",
+                      "a norm after each add as well as before each part",
+                      "a large \u03b5 in the norms, so that each copy is read small"],
              answer=0,
-             explanation="Pre-norm blocks never normalise the stream itself, so a final norm does.",
-             reveals=[r"\bone (\*\*)?final norm\b",
-                      r"\bfinal norm\b[^.]{0,30}\brescales\b"]),
+             explanation="A block only adds to the stream, and what it adds comes out of Wo and W_down: "
+                         "small there, the block adds little. A standard deviation of 0.02 multiplies "
+                         "a vector's size by about 0.02 \u00d7 \u221a(rows), which is not small at "
+                         "a width of a few thousand.",
+             reveals=[r"\bwhat it adds comes out of Wo and W_down\b"]),
+    Question("decoder-out-kv-bytes", NOTEBOOK, "number",
+             "A model of 24 blocks of width 1,024, each of its 16 heads with its own keys and values, "
+             "keeps its KV cache in bfloat16. How many bytes does one token add to the cache? Give a "
+             "number of bytes.",
+             answer=float(2 * kv_cache_per_token(ModelConfig(d_model=1024, layers=24, d_ff=4096, vocab=1,
+                                                             heads=16))),
+             rtol=1e-9,
+             explanation="A key and a value of 1,024 numbers in each of 24 blocks, 2 bytes each: "
+                         "2 \u00d7 24 \u00d7 1,024 \u00d7 2 = 98,304 bytes."),
 ]
