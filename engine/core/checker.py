@@ -183,7 +183,8 @@ def _diagnose(fb: Feedback, run: Runner, failing: Case) -> None:
             return
     observed = [diagnose.Probe(case, got, reference(ex, case)) for got, (_i, case) in zip(seen, probes)]
     if fb.kind in ("values", "shape", "nan"):       # an error, None or a wrong type says what to fix itself
-        fb.hint = diagnose.explain(ex, observed[:len(fixed)], lambda a, b, case: close(a, b, ex, case))
+        fb.hint = diagnose.explain(ex, observed[:len(fixed)], lambda a, b, case: close(a, b, ex, case)) \
+            or diagnose.builtin_reduction(run.func)
     if fb.kind in ("values", "shape", "nan", "error"):      # where in the learner's own steps it goes wrong
         _locate(fb, run, observed[:len(fixed)])
     if fb.hint is None and fb.kind == "values":     # no slip fits: what the result observably is
@@ -220,7 +221,10 @@ def _locate(fb: Feedback, run: Runner, probes: list) -> None:
     if found is None:
         return
     sentence, named = found
-    if named and fb.hint is None:
+    if named and fb.hint is not None and fb.kind == "error":     # the step says why it raised
+        fb.details.append(fb.hint)
+        fb.hint = sentence
+    elif named and fb.hint is None:
         fb.hint = sentence
     else:
         fb.details.append(sentence)

@@ -111,9 +111,18 @@ def error(ex: Exercise, exc: BaseException, where: str) -> Feedback:
             f"{on(where)} your function asked for {requested_size(exc)}: more memory than "
             "there is, for inputs of a few numbers."], hint=MEMORY_HINT, location=location)
     line = location.split(": ", 1)[1] if location and ": " in location else ""
-    hint = diagnose.reduction_for_pairwise(line) if line else None
-    return Feedback(ex.id, "error", [f"On {where}: {type(exc).__name__}: {exc}"], location=location,
-                    hint=hint or diagnose.misspelt_name(exc))
+    hint = (diagnose.reduction_for_pairwise(line) if line else None) or diagnose.misspelt_name(exc)
+    if hint is None and _raised_in_own_code(exc):      # an error a library raised says less of this code
+        hint = diagnose.error_cause(exc, line)
+    return Feedback(ex.id, "error", [f"On {where}: {type(exc).__name__}: {exc}"], location=location, hint=hint)
+
+
+def _raised_in_own_code(exc: BaseException) -> bool:
+    """True when the innermost frame of the traceback is the learner's code (not a library's)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and is_learners(tb.tb_frame.f_code.co_filename)
 
 
 

@@ -109,6 +109,14 @@ ONE_MATRIX = Exercise(
         Mistake("output bias subtracted", {1: "b_up @ W_down - b_down"},
                 "b_down is added at the end of the FFN, so it is added to the bias too, not "
                 "subtracted. The example's b_down is zero, so the sign did not show there."),
+        Mistake("ReLU on the bias", {1: "np.maximum(b_up, 0) @ W_down + b_down"},
+                "This FFN has no activation, but your bias puts b_up through a ReLU (`np.maximum(..., 0)`) "
+                "first, so its negative numbers became 0. b_up goes through W_down as it is."),
+        Mistake("bias on top", '''def one_matrix(W_up, b_up, W_down, b_down):
+    return np.vstack([b_up @ W_down + b_down, W_up @ W_down])
+''',
+                "Your rows are in the wrong order: b came first. `np.vstack` stacks its list in "
+                "order, and the result has W's rows first and b below them, as its last row."),
         Mistake("bias number by number", {1: "b_up * W_down + b_down"},
                 "`b_up * W_down` multiplies number by number and makes a matrix. b_up goes through "
                 "W_down as a token's numbers do, by a matrix product, `@`, which gives d_out numbers."),
@@ -222,6 +230,12 @@ def swiglu(x, W_gate, W_up, W_down):
         Mistake("every other number", {1: "both[..., ::2]", 2: "both[..., 1::2]"},
                 "W_both holds W_gate's columns side by side with W_up's, not interleaved: the gate is "
                 "the first d_ff numbers of every token, the up projection the last d_ff."),
+        Mistake("ReLU for SiLU", {0: "np.maximum(z, 0)"},
+                "Your `silu` is a ReLU: a negative gate gives exactly 0, where SiLU gives z times the "
+                "sigmoid of z, a small negative number."),
+        Mistake("brackets of the sigmoid", {0: "z * (1 / 1 + np.exp(-z))"},
+                "`1 / 1 + np.exp(-z)` divides first: it is 1 + e^(\u2212z), not the sigmoid "
+                "1 / (1 + e^(\u2212z)). Put brackets around the whole denominator."),
         Mistake("sigmoid only", {0: "1 / (1 + np.exp(-z))"},
                 "Your `silu` returns the sigmoid alone, which stays between 0 and 1. SiLU multiplies it by z."),
         Mistake("sign of the exponent", {0: "z / (1 + np.exp(z))"},
@@ -374,6 +388,16 @@ TOP2_ROUTING = Exercise(
         Mistake("two smallest", {0: "np.argsort(scores)[:2]"},
                 "You kept the two lowest scores: `np.argsort` sorts from lowest to highest, so the "
                 "best two are at the end of its list."),
+        Mistake("an index for a slice", {0: "np.argsort(scores)[-2]"},
+                "`[-2]` picks one number of `np.argsort`'s list, the second-best expert alone; the "
+                "slice `[-2:]` keeps the last two, the two best."),
+        Mistake("runner-up counted without the best",
+                {0: "[np.argmax(scores), np.argmax(np.delete(scores, np.argmax(scores)))]"},
+                "Your runner-up is numbered in the scores with the best removed: after `np.delete`, "
+                "every expert after the best has moved one place down, so its number is one too small."),
+        Mistake("sigmoid for the share", {2: "1 / (1 + np.exp(-scores[best]))"},
+                "With over=\"all\", each kept expert got the sigmoid of its own score. The rule is its "
+                "share of a softmax over every expert: its exponential divided by the total of all of them."),
         Mistake("top 1", {0: "np.argmax(scores)"},
                 "Only one expert got weight: `np.argmax` finds the single best. Keep the two best scores."),
         Mistake("second and third", {0: "np.argsort(scores)[-3:-1]"},
@@ -474,6 +498,10 @@ MOE_COUNTS = Exercise(
         Mistake("no router", {0: "0"},
                 "The router is missing from both counts: it is a matrix of its own, one column of "
                 "d weights per expert."),
+        Mistake("stored scaled down", {2: "stored * top_k // experts"},
+                "Your used count scales the whole stored count by top_k / experts, as if attention, the "
+                "router and the norms were shared out among the experts too. Only the experts are "
+                "chosen: a token uses all of the rest and top_k experts."),
         Mistake("every expert used", {2: "stored"},
                 "A token runs only the top_k experts it is sent to, not all of them: the used "
                 "count has top_k experts."),
@@ -578,6 +606,9 @@ FFN_WIDTH = Exercise(
         "number up. `a // b` rounds down; -(-a // b) rounds up.",
     ],
     mistakes=[
+        Mistake("not rounded", {2: "budget / per_unit / multiple"},
+                "Your number of groups is not always a whole number: `/` divides exactly, so the width "
+                "is a whole multiple only when the budget divides evenly. Take the next whole number up."),
         Mistake("rounded down", {2: "budget // (per_unit * multiple)"},
                 "You rounded the number of groups down, so the FFN holds less than the budget: "
                 "take the next whole number up instead."),

@@ -256,6 +256,9 @@ ROPE_ROTATION = Exercise(
                 "Your pairs turn the wrong way (clockwise): the sines went in with their sign "
                 "flipped. The last line already has the signs of a turn by the angle; take the "
                 "sines as the table holds them."),
+        Mistake("sine of the table", {1: "np.sin(row[0::2])", 2: "np.cos(row[1::2])"},
+                "The table already holds the sines and the cosines, not the angles: `np.sin` and "
+                "`np.cos` of its numbers give something else. Take them from the row as they are."),
         Mistake("halves of the row", {1: "row[:half]", 2: "row[half:]"},
                 "The table does not keep its sines in its first half: it alternates, the sine of "
                 "pair i in column 2i and its cosine in column 2i + 1. Take every other number."),
@@ -377,8 +380,10 @@ ROPE_SIGNED_DISTANCE = Exercise(
                 "last line already divides every score."),
         Mistake("nothing turned", {0: "np.tile(query, (rows, 1)) @ key",
                                    1: "(np.tile(key, (rows, 1))[1:] @ query)[::-1]"},
-                "Every score equals the one at distance 0: nothing was turned. Use the turned rows, "
-                "`turned_q` and `turned_k`."),
+                "Every score equals the one at distance 0: in each of your scores the query and the key "
+                "stand at the same position (neither turned, or both turned for the same position, as "
+                "on the diagonal of `turned_q @ turned_k.T`). Keep one of them at position 0 and take "
+                "the other from the turned rows."),
     ],
 )
 

@@ -200,6 +200,14 @@ STABLE_SOFTMAX = Exercise(
         Mistake("wrong axis", {1: "e.sum(axis=0, keepdims=True)"},
                 "You added down the columns (axis 0), so each column sums to 1 instead of "
                 "each row. A row's scores lie along the last axis."),
+        Mistake("total of the shifted scores", {1: "shifted.sum(axis=-1, keepdims=True)"},
+                "You divided by the total of the shifted scores, not of their exponentials: the "
+                "shifted scores are at most 0, so that total is negative and so are your weights. "
+                "Divide `e` by the total of `e`."),
+        Mistake("total of the unshifted exponentials", {1: "np.exp(scores).sum(axis=-1, keepdims=True)"},
+                "You divided the shifted exponentials `e` by the total of the unshifted ones, "
+                "`np.exp(scores)`: every row comes out divided by e to the power of its largest score "
+                "as well, and a large score still overflows. Divide `e` by the total of `e`."),
         Mistake("missing keepdims (total)", {1: "e.sum(axis=-1)"}, _KEEPDIMS_HINT),
         Mistake("missing keepdims (max)", {0: "scores.max(axis=-1)"}, _KEEPDIMS_HINT),
         Mistake("missing keepdims (both)", {0: "scores.max(axis=-1)", 1: "e.sum(axis=-1)"},

@@ -22,10 +22,13 @@ does not, and it differs from the reference's somewhere. The families, one modul
                   statistics was wanted; another axis, or the whole array; each row times a
                   number of its own (a division by each row's total missing)
     transforms    every sign flipped; a size of the input as a factor (a sum where the mean was
-                  wanted, n - 1 for n, a square root); the grid transposed, shifted, reversed;
+                  wanted, n - 1 for n, a square root); the grid transposed, rolled, shifted, reversed;
                   1 / expected, its square, root, log, a log in another base; a constant factor
                   or term; rounded; right in float64 and wrong in float32 only
-    names         causes the code itself shows: loops, ``np.max`` of two arrays, a misspelt name
+    names         causes the code itself shows: loops, ``np.max`` of two arrays, a misspelt name,
+                  Python's own ``sum`` (or max, min) of an array
+    errors        what an error says of the code: an index one past the end, values used as
+                  positions, a matrix product of mismatched inner sizes
 
 Beside the result, :mod:`~engine.core.diagnose.steps` reads the learner's own steps (the names the
 cell assigns) and names the first that differs from the solution's, with the change of its line
@@ -46,7 +49,8 @@ import warnings
 import numpy as np
 
 from . import arguments, counts, shape, statistics, transforms
-from .names import close_name, loops_in, misspelt_name, reduction_for_pairwise
+from .errors import error_cause
+from .names import builtin_reduction, close_name, loops_in, misspelt_name, reduction_for_pairwise
 from .observed import describe
 from .steps import first_wrong as first_wrong_step
 from .steps import part_names, step_names, wrong_line
@@ -133,5 +137,6 @@ def settled(probes: list[Probe]) -> tuple[str, ...]:
     return ()
 
 
-__all__ = ["ORDER", "RAISED", "Probe", "Slip", "close_name", "describe", "explain", "first_wrong_step", "fits", "loops_in", "misspelt_name",
-           "part_names", "reduction_for_pairwise", "settled", "step_names", "wrong_line"]
+__all__ = ["ORDER", "RAISED", "Probe", "Slip", "builtin_reduction", "close_name", "describe", "error_cause",
+           "explain", "first_wrong_step", "fits", "loops_in", "misspelt_name", "part_names",
+           "reduction_for_pairwise", "settled", "step_names", "wrong_line"]

@@ -74,6 +74,13 @@ class _Replacer(ast.NodeTransformer):
         return super().visit(node)
 
 
+def _rounded_up(nodes) -> list[ast.AST]:
+    """The ``//`` of every ``-(-a // b)`` among ``nodes``: a division rounded up, not down."""
+    return [n.operand for n in nodes if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub)
+            and isinstance(n.operand, ast.BinOp) and isinstance(n.operand.op, ast.FloorDiv)
+            and isinstance(n.operand.left, ast.UnaryOp) and isinstance(n.operand.left.op, ast.USub)]
+
+
 def _parse(text: str) -> ast.expr:
     return ast.parse(text, mode="eval").body
 
@@ -98,9 +105,12 @@ def variants(expression: str, names: list[str], whole: frozenset = frozenset(),
             twin = ast.IfExp(node.test, node.orelse, node.body)
             yield (_replace(tree, node, twin),
                    f"the two outcomes of `{_short(code(node))}` the other way round")
+    upward = _rounded_up(nodes)
     for node in nodes:                                   # an operator exchanged, two sides swapped
         if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
             old, old_words = OPERATORS[type(node.op)]
+            if node in upward:
+                old_words = "divided and rounded up, as `-(-a // b)` does"
             for kind, (new, new_words) in OPERATORS.items():
                 if kind is not type(node.op):
                     yield (_replace(tree, node, ast.BinOp(node.left, kind(), node.right)),
@@ -169,6 +179,7 @@ def variants(expression: str, names: list[str], whole: frozenset = frozenset(),
             continue
         for pattern, words in (WHOLE_WRAPS if name in whole else WRAPS):
             yield _renamed(tree, name, pattern.format(name)), words.format(name)
+    yield from _one_occurrence(tree, nodes, names, whole, flags)
     sizes = [n for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
              and n.func.attr in SIZED]                   # a size passed to np.zeros, np.arange...
     inside = {id(sub) for call in sizes for arg in call.args for sub in ast.walk(arg)}
@@ -178,6 +189,24 @@ def variants(expression: str, names: list[str], whole: frozenset = frozenset(),
                 yield _replace(tree, node, _parse(pattern.format(code(node)))), words.format(_short(code(node)))
     for pattern, words in WRAPS:
         yield pattern.format(expression), words.format(_short(expression))
+
+
+def _one_occurrence(tree, nodes, names, whole, flags) -> Iterator[Variant]:
+    """A name the line reads more than once, replaced by another in one place only, said with the
+    call around it ("`shifted.sum(axis=-1)` where `e.sum(axis=-1)` was wanted")."""
+    parents = {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
+    found = [n for n in nodes if isinstance(n, ast.Name) and n.id in names]
+    for node in found:
+        if sum(n.id == node.id for n in found) < 2 or node.id in flags:
+            continue
+        around = node
+        while id(around) in parents and not isinstance(around, ast.Call):
+            around = parents[id(around)]
+        for other in names:
+            if other != node.id and (node.id in whole) == (other in whole) and other not in flags:
+                new = ast.Name(other, ast.Load())
+                yield (_replace(tree, node, new),
+                       f"`{_short(_replace(around, node, new))}` where `{_short(code(around))}` was wanted")
 
 
 # NumPy's functions whose arguments are sizes: a changed size could ask for far too much memory.

@@ -26,6 +26,34 @@ def loops_in(func) -> list[tuple[int, str]]:
     return [(n, lines[n - 1].strip()) for n in found if 0 < n <= len(lines)]
 
 
+BUILTIN_REDUCTIONS = {"sum": ("adds", "its rows together", "x.sum(axis=0)", ".sum(axis=...)"),
+                      "max": ("compares", "its rows with each other", "the rows themselves", ".max(axis=...)"),
+                      "min": ("compares", "its rows with each other", "the rows themselves", ".min(axis=...)")}
+
+
+def builtin_reduction(func) -> str | None:
+    """For code that calls Python's own ``sum``, ``max`` or ``min`` (not NumPy's) in the function:
+    what it does to an array of rows, and NumPy's reduction that takes an axis."""
+    code = getattr(func, "__code__", None)
+    if code is None or code.co_name == "<lambda>":
+        return None
+    lines = linecache.getlines(code.co_filename)
+    try:
+        tree = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in BUILTIN_REDUCTIONS \
+                and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], (ast.List, ast.Tuple,
+                                                                                                 ast.GeneratorExp)):
+            name = node.func.id
+            verb, what, like, method = BUILTIN_REDUCTIONS[name]
+            return (f"Your code calls Python's own `{name}` (line {node.lineno}): given an array of rows it "
+                    f"{verb} {what}, down the first axis ({like}), never the numbers within each row. "
+                    f"NumPy's `{method}` says which axis to work along.")
+    return None
+
+
 # NumPy's reductions whose second positional argument is an axis, and what the learner who
 # passes two arrays to one of them meant.
 PAIRWISE = {"max": "maximum", "amax": "maximum", "min": "minimum", "amin": "minimum"}

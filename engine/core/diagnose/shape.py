@@ -52,6 +52,12 @@ def _shape_words(got, exp, p, close) -> str | None:
         return (f"Your function returns one number per row ({seen}) where a single number was "
                 "wanted: the step that combines them into one is missing.")
     if exp.ndim >= 1 and got.ndim == 0:
+        picked, summed = _picked(got, exp, same), same(np.asarray(exp.sum()), got)
+        if picked:
+            also = (" (It is also their total: if that line adds up, the sum ran over every axis.)"
+                    if summed else "")
+            return (f"Your function returns one number in all ({seen}) where {exp.size} were wanted: "
+                    f"{picked}{also}")
         total = " it is the total of the expected ones, so the sum ran over every axis where one " \
                 "sum per row was wanted (`axis=-1`)." if same(np.asarray(exp.sum()), got) else ""
         return (f"Your function returns one number in all ({seen}) where one per row was wanted:"
@@ -98,3 +104,14 @@ def number_type(ex, probes, numeric, close):
     if len(narrow) == len(wrong):
         yield Slip(f"Your result is in {narrow[0]} where {wrong[0].wanted.dtype} was wanted{example_quote(wrong)}: "
                    f"{narrow[0]} keeps fewer digits. Keep the number type of the input.")
+
+
+def _picked(got, exp, same) -> str | None:
+    """The words for one number that is one of the expected ones (and not their total): a single
+    index where a slice that keeps several was wanted."""
+    flat = exp.reshape(-1)
+    at = [i for i in range(flat.size) if same(np.asarray(flat[i]), got)]
+    if not at or len(at) == flat.size:
+        return None
+    return (f"it is one of them (entry {at[0]}), so a single index picked one entry where a slice "
+            "that keeps several (`[i:]`, `[:k]`) was wanted.")

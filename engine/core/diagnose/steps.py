@@ -27,7 +27,7 @@ from engine.presentation.numbers import exact
 from .bounded import bounded, namespace
 from .expressions import variants
 from .observed import describe
-from .slips import Probe, as_numbers
+from .slips import RAISED, Probe, as_numbers
 
 SECONDS = 1.5          # the most the changed lines of one diagnosis may take
 
@@ -152,6 +152,8 @@ def first_wrong(ex, probes, yours, solution, func, close, explain) -> tuple[str,
         if any(as_numbers(a) is None for _p, a, _b in judged):
             return None
         differs = [(p, a, b) for p, a, b in judged if not close(a, b, p.case)]
+        if not differs and any(p.got is RAISED for p, a, _b in pairs if a is None):
+            return _stopped(compared, name)              # right where it got a value; never where it raised
         if not differs:
             compared.append(name)
             continue
@@ -182,6 +184,15 @@ def first_wrong(ex, probes, yours, solution, func, close, explain) -> tuple[str,
     if change:
         return f"{listed}; the line that turns {them} into the result gives yours with {change}.", True
     return f"{listed}: what is wrong is the line that turns {them} into the result.", False
+
+
+def _stopped(compared, name) -> tuple[str, bool] | None:
+    """Where the code raised before giving step ``name`` a value on some case (and the step is
+    right where it got one): no step from there on is said to be right."""
+    if not compared:
+        return None
+    return (f"Your {_listed(compared)} {_are(len(compared))} right; on a test where your code raised "
+            f"the error, `{name}` never got a value: its line is where to look.", False)
 
 
 def wrong_line(ex, probes, func, close) -> str | None:

@@ -1,6 +1,6 @@
 """Slips that change the expected result as a whole: its sign flipped, a size of the input as a
 factor (a sum where the mean was wanted, n - 1 for n, a square root), rearranged (transposed,
-shifted by one entry or row, reversed), a function of it (1 / expected, its square, root, log, a
+rolled round or shifted by one entry or row, reversed), a function of it (1 / expected, its square, root, log, a
 log in another base), a constant factor or term, rounded, precision lost in float32."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def size_factor(ex, probes, numeric, close):
 
 
 def rearranged(ex, probes, numeric, close):
-    """The expected grid transposed, shifted by one along an axis, or reversed."""
+    """The expected grid transposed, rolled round or shifted by one along an axis, or reversed."""
     def transposed(p):
         exp = p.wanted
         return np.swapaxes(exp, -1, -2) if exp.ndim >= 2 and exp.shape[-1] == exp.shape[-2] else None
@@ -64,8 +64,8 @@ def rearranged(ex, probes, numeric, close):
             got, exp = p.yours, p.wanted
             if exp.ndim < -axis or got.shape != exp.shape:
                 return None
-            if exp.shape[axis] < 2:
-                return SKIP
+            if exp.shape[axis] < 3:
+                return SKIP                   # a shift of two entries rests on a single number
             out = np.roll(exp, step, axis=axis).astype(float)
             edge = [slice(None)] * exp.ndim
             edge[axis] = slice(0, 1) if step > 0 else slice(-1, None)
@@ -83,7 +83,21 @@ def rearranged(ex, probes, numeric, close):
 
     yield Slip("Your numbers are the expected grid transposed: rows and columns swapped (a `.T`, or two "
                "indices the other way round){example}.", transposed)
+    def rolled(axis, step):
+        def predict(p):
+            exp = p.wanted
+            if exp.ndim < -axis or p.yours.shape != exp.shape:
+                return None
+            return np.roll(exp, step, axis=axis) if exp.shape[axis] > 1 else SKIP
+        return predict
+
     for axis, unit, units in ((-1, "entry", "entries"), (-2, "row", "rows")):
+        yield Slip(f"Your {units} are the expected ones with the last {unit} moved to the front: the "
+                   f"pieces joined (stacked or concatenated) in the wrong order, or an index one too "
+                   f"small that wrapped round to the end{{example}}.", rolled(axis, 1), least=2)
+        yield Slip(f"Your {units} are the expected ones with the first {unit} moved to the end: the "
+                   f"pieces joined (stacked or concatenated) in the wrong order, or an index one too "
+                   f"large that wrapped round to the start{{example}}.", rolled(axis, -1), least=2)
         yield Slip(f"Your numbers are the expected ones moved one {unit} on: an index, a count or a "
                    f"slice one {unit} too early{{example}}.", shifted(axis, 1))
         yield Slip(f"Your numbers are the expected ones moved one {unit} back: an index, a count or a "
