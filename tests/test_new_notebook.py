@@ -19,8 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 COPIED = ("engine", "lib", "exercises", "labs", "presentation", "content", "tests", "tools", "benchmarks", "training",
           "conftest.py", "pytest.ini", ".importlinter", "pyproject.toml")
-NEW = ["content/06_demo_topic.ipynb", "exercises/definitions/demo_topic.py", "labs/demo_topic/__init__.py",
-       "labs/demo_topic/demo_topic.py", "tests/test_labs_demo_topic.py", "tests/data/answers/06_demo_topic.toml"]
+# the number after the highest notebook's, as ``./course new`` gives it
+NUMBER = f"{max(int(p.name[:2]) for p in (ROOT / 'content').glob('[0-9][0-9]_*.ipynb')) + 1:02d}"
+NEW = [f"content/{NUMBER}_demo_topic.ipynb", "exercises/definitions/demo_topic.py", "labs/demo_topic/__init__.py",
+       "labs/demo_topic/demo_topic.py", "tests/test_labs_demo_topic.py", f"tests/data/answers/{NUMBER}_demo_topic.toml"]
 SUITES = ["tests/test_labs_demo_topic.py", "tests/test_inventory.py", "tests/test_notebooks.py",
           "tests/test_exercises.py", "tests/test_check_mutants.py", "tests/test_content_00.py",
           "tests/test_figure_view.py", "tests/test_labs_packages.py", "tests/test_labs_number_formats.py",
@@ -58,7 +60,7 @@ def test_a_new_notebook_passes_the_suites_that_concern_it_with_no_list_edited(tm
     after = files_of(copy)
     assert sorted(set(after) - set(before)) == sorted(NEW)
     assert all(after[name] == data for name, data in before.items()), "the scaffold edited a file"
-    assert "# 06 A demonstration" in after["content/06_demo_topic.ipynb"].decode()
+    assert f"# {NUMBER} A demonstration" in after[f"content/{NUMBER}_demo_topic.ipynb"].decode()
 
     done = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-o", "addopts=",
                            *SUITES, "-k", CHOSEN], cwd=copy, env=env, capture_output=True, text=True, timeout=900)
@@ -67,14 +69,14 @@ def test_a_new_notebook_passes_the_suites_that_concern_it_with_no_list_edited(tm
     summary = done.stdout.strip().splitlines()[-1]
     assert " failed" not in summary and " error" not in summary, tail
     passed = {line.split(" PASSED")[0] for line in done.stdout.splitlines() if " PASSED" in line}
-    for test in ("tests/test_notebooks.py::test_notebook_runs_as_shipped[06_demo_topic.ipynb]",
-                 "tests/test_notebooks.py::test_notebook_runs_solved_with_every_check_passing[06_demo_topic.ipynb]",
-                 "tests/test_exercises.py::test_notebook_follows_the_conventions[06_demo_topic.ipynb]",
+    for test in (f"tests/test_notebooks.py::test_notebook_runs_as_shipped[{NUMBER}_demo_topic.ipynb]",
+                 f"tests/test_notebooks.py::test_notebook_runs_solved_with_every_check_passing[{NUMBER}_demo_topic.ipynb]",
+                 f"tests/test_exercises.py::test_notebook_follows_the_conventions[{NUMBER}_demo_topic.ipynb]",
                  "tests/test_check_mutants.py::test_every_mutant_of_the_solution_is_rejected_by_the_fixed_cases"
                  "[demo-topic-centre]",
-                 "tests/test_content_00.py::test_each_notebook_ends_with_its_references[06_demo_topic.ipynb]",
+                 f"tests/test_content_00.py::test_each_notebook_ends_with_its_references[{NUMBER}_demo_topic.ipynb]",
                  "tests/test_answers_in_sight.py::test_no_answer_in_sight_above_a_question_or_an_exercise"
-                 "[06-demo-topic-centre]",
+                 f"[{NUMBER}-demo-topic-centre]",
                  "tests/test_figure_view.py::test_every_lab_shows_the_pixels_of_a_full_draw_after_every_change"
                  "[demo_topic.demo_topic_lab]",
                  "tests/test_labs_packages.py::test_each_package_re_exports_exactly_what_the_notebooks_import"

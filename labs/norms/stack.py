@@ -289,7 +289,7 @@ class StackLab:
             self.edge.set_data([], [])
             self.edge_text.set_text("")
         else:
-            where, at, _last = leaves
+            where, at, last = leaves
             edge = 0.97 if where == "above" else 0.03
             self.edge.set_data([at], [edge])
             self.edge.set_marker("^" if where == "above" else "v")
