@@ -452,10 +452,10 @@ def visits(names=None, quick: bool = False, log=print) -> list:
 # ---------------------------------------------------------------- profiles
 
 PARTS = (  # (label, how a profiled function is recognised), the first match wins per function
-    ("FigureView redraw (Agg draw + PNG)", lambda f, n: n == "redraw" and f.endswith("figure_view.py")),
+    ("FigureView redraw (Agg draw + PNG)", lambda f, n: n == "redraw" and f.endswith("kit/figure_view.py")),
     ("  of which Figure.draw", lambda f, n: n == "draw" and f.endswith("matplotlib/figure.py")),
     ("  of which axes' ticks and tick labels", lambda f, n: n == "draw" and f.endswith("matplotlib/axis.py")),
-    ("  of which PNG encoding", lambda f, n: n == "write" and f.endswith("figure_view.py")),
+    ("  of which PNG encoding", lambda f, n: n == "write" and f.endswith("kit/png.py")),
     ("the lab's model (*_model)", lambda f, n: n.endswith("_model") and "/labs/" in f),
     ("legend built anew", lambda f, n: n == "__init__" and f.endswith("matplotlib/legend.py")),
     ("layout (tight_layout)", lambda f, n: n == "tight_layout"),

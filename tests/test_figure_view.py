@@ -1,4 +1,5 @@
-"""The figure view (engine/kit/figure_view.py): blitting gives exactly the pixels of a plain full
+"""The figure view (engine/kit/figure_view.py and the modules it is built from: figure_parts,
+figure_layout, regions, png, text_cache): blitting gives exactly the pixels of a plain full
 draw, a full draw happens when (and only when) something static changed, known static states are
 reused, the PNG it writes decodes to the pixels drawn and reaches the image widget as a data: URL,
 and ``set_changed`` leaves an artist alone when nothing differs. Every lab is driven through its
@@ -19,7 +20,8 @@ from PIL import Image
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.kit import figure_view
+from engine.kit import figure_view, text_cache
+from engine.kit import png as png_module
 from engine.kit.figure_view import (FigureView, PngWriter, decades, encode_png, new_figure, set_changed, smallest_text,
                                   whole_ticks)
 from engine.presentation.numbers import power_of_ten
@@ -270,8 +272,8 @@ def test_a_new_picture_compresses_again_only_the_bands_that_changed(monkeypatch)
     picture = rng.integers(0, 256, (40, 9, 4), dtype=np.uint8)
     writer = PngWriter(band=16)                                  # bands: rows 0-15, 16-31, 32-39
     compressed = []
-    fresh = figure_view.zlib.compressobj
-    monkeypatch.setattr(figure_view.zlib, "compressobj", lambda *a: compressed.append(1) or fresh(*a))
+    fresh = png_module.zlib.compressobj
+    monkeypatch.setattr(png_module.zlib, "compressobj", lambda *a: compressed.append(1) or fresh(*a))
     assert np.array_equal(_decoded(writer.write(picture)), picture) and len(compressed) == 3
     assert writer.write(picture.copy()) is None and len(compressed) == 3       # the same pixels
     picture[20, 4, :3] = 255 - picture[20, 4, :3]
@@ -304,7 +306,7 @@ def test_every_png_written_decodes_to_its_pixels_whatever_changed(height, width,
 
 @given(st.binary(max_size=300), st.binary(max_size=300))
 def test_checksums_of_two_pieces_combine_into_the_checksum_of_both(first, second):
-    combined = figure_view._adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
+    combined = png_module._adler32_combine(zlib.adler32(first), zlib.adler32(second), len(second))
     assert combined == zlib.adler32(first + second)
 
 
@@ -446,6 +448,24 @@ def test_texts_drawn_from_kept_pixels_are_matplotlib_s_own_pixels():
     for width in (300, 1000):                           # narrow, then wide again: other renderers
         view.fit(width)
         assert np.array_equal(view.pixels(), _plain_matplotlib_pixels(fig))
+
+
+def test_the_text_drawing_patch_is_for_the_matplotlib_installed_and_in_use():
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    installed = ".".join(matplotlib.__version__.split(".")[:2])
+    assert installed == text_cache.WRITTEN_FOR, (
+        f"engine/kit/text_cache.py draws texts through matplotlib's private RendererAgg._prepare_font "
+        f"and draw_text_image as matplotlib {text_cache.WRITTEN_FOR} has them; matplotlib {installed} is "
+        f"installed: read RendererAgg.draw_text of this version, bring _draw_text_once in line with it, "
+        f"then set WRITTEN_FOR to {installed!r}")
+    canvas = text_cache.canvas_class()
+    assert canvas is not FigureCanvasAgg and issubclass(canvas, FigureCanvasAgg), (
+        f"matplotlib {installed} has no RendererAgg._prepare_font: texts are drawn by matplotlib itself, "
+        f"rasterised on every draw")
+    renderer = canvas(new_figure()).get_renderer()
+    assert "draw_text" in vars(renderer), "the canvas's renderer does not draw texts from kept pixels"
 
 
 def _legend_figure():

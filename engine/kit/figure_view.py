@@ -37,802 +37,42 @@ static axes, which lays out all their tick labels: each is measured when first n
 until that axes changes.
 
 **Cheap pixels.** The PNG is encoded only when the pixels differ from the image already shown,
-without PNG's per-row filters and at zlib level 1: for flat-coloured plots that is both the
-smallest and by far the fastest of the settings measured (``benchmarks/NOTES.md``). Its rows
-are compressed in bands, and only the bands whose pixels changed are compressed again
-(:class:`PngWriter`).
+and only the bands of rows that changed are compressed again (:mod:`engine.kit.png`); texts are
+drawn from pixels rasterised once (:mod:`engine.kit.text_cache`). The image widget gets the PNG
+as a ``data:`` URL (``format="url"``), decoded in the page at once, where raw bytes would go
+through a blob URL and the browser's network layer first (``benchmarks/NOTES.md``).
 
-**Shown at once.** The image widget receives the PNG as a ``data:`` URL (``format="url"``)
-rather than as raw bytes: for raw bytes the page makes a blob URL, which the browser fetches
-through its network layer before decoding, while a ``data:`` URL is decoded in the page
-straight away. The base64 text is a third larger; in Chromium the plot still reaches the
-screen sooner (``benchmarks/NOTES.md``). :attr:`FigureView.png` is the PNG itself.
+**Drawn for the width shown.** The page writes the width the figure is shown at, the height it
+may take and the screen's device pixels per CSS px into a hidden text box,
+:attr:`FigureView.size_box`; :meth:`FigureView.fit` lays the figure out again for a narrower
+width (:mod:`engine.kit.figure_layout`). The backgrounds are dropped: the next redraw is a full
+draw. The image's class ``course-figure-text-N`` gives its smallest text in tenths of a figure
+pixel (``course-figure-text-111``: 11.1 px), which a test measures.
 
-**Drawn for the width shown.** A lab designs its figure for 640 px (6.4 inches at 100 dpi). The
-page tells the view how wide the figure is shown, and how tall it may be for the lab's first
-control and the plot to fit one screen (``engine/presentation/access.js`` measures the lab and writes
-"width height" in CSS px into a hidden text box of the view, :attr:`FigureView.size_box`).
-Narrower than the design, :meth:`FigureView.fit` draws the figure at that width with one figure
-pixel per CSS pixel, so its text keeps its size (8 pt is 11 CSS px): the panels are laid out
-again by matplotlib's ``tight_layout``, side-by-side panels go one under the other below
-:data:`STACK_BELOW` of the design's width, titles wrap and legends go to one column when they do
-not fit (one outside its axes goes inside them, where it covers least). The model and the
-lab's artists are untouched; the cached backgrounds are dropped, so
-the redraw after a resize is a full draw and the updates after it are blits again. The image's
-``width`` and ``height`` are the PNG's, and its class ``course-figure-text-N`` gives its smallest
-text in tenths of a figure pixel (``course-figure-text-111``: 11.1 px), which a test measures
-against the width the plot is shown at.
-
-Importing this module imports neither matplotlib nor ipywidgets (the helpers import what they
-use), so a lab's model can be imported and tested without them.
+What a lab builds its figure from (:data:`OKABE_ITO`, :func:`new_figure`, :class:`Bars`,
+:func:`set_changed`...) is in :mod:`engine.kit.figure_parts`, imported here too. Importing this
+module imports neither matplotlib nor ipywidgets, so a lab's model can be tested without them.
 """
 
 from __future__ import annotations
 
 import base64
-import math
-import struct
-import zlib
-from functools import lru_cache
-from types import MethodType
 
 import numpy as np
 
-from engine.presentation.numbers import power_of_ten
+from engine.kit.figure_layout import NARROWEST, Design, read_size, sharpness
+from engine.kit.figure_parts import (OKABE_ITO, Bars, cell_grid, decades, flatten, new_figure, set_cells,
+                                     set_changed, set_limits, smallest_text, whole_ticks)
+from engine.kit.png import PNG_BAND, PNG_COMPRESS_LEVEL, PngWriter, encode_png
+from engine.kit.regions import (MARGIN, dirty_parts, draw_order, draw_within, overlap, paint_bounds, painted_extent,
+                                parts_reached)
+from engine.kit.text_cache import canvas_class
 
-# Okabe-Ito palette: distinguishable with the common colour-vision deficiencies.
-OKABE_ITO = {
-    "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "yellow": "#F0E442",
-    "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7", "black": "#000000",
-}
+__all__ = ["CHANGING_ZORDER", "OKABE_ITO", "PNG_BAND", "PNG_COMPRESS_LEVEL", "Bars", "FigureView", "PngWriter",
+           "cell_grid", "decades", "encode_png", "new_figure", "set_cells", "set_changed", "set_limits",
+           "smallest_text", "whole_ticks"]
 
-PNG_COMPRESS_LEVEL = 1       # zlib level: fastest, and plots are mostly flat colour
-PNG_BAND = 16                # rows of a PNG compressed together (only changed bands again)
 CHANGING_ZORDER = 100        # added to a changing artist's zorder: drawn above the static ones
-MARGIN = 2                   # pixels around a changing artist's extent (antialiasing)
-DIRTY_SHARE = 0.6            # a changed part larger than this share of the figure: redraw it all
-STACK_BELOW = 0.7            # shown narrower than this share of the design: panels one under another
-NARROW_HEIGHT = 0.8          # a figure shown narrower than its design: this share of its height...
-PANEL_HEIGHT = 0.7           # ...or, panels stacked, this share of it per panel
-LOWEST = 120                 # pixels: no panel is made lower than this to fit a screen
-NARROWEST = 200              # pixels: no figure is drawn narrower (a narrower box scales it down)
-READABLE_AXES = 100          # CSS px: a figure laid out again grows until each axes is this high...
-FLATTEST = 4.0               # ...and no axes is wider than this many times its height
-LAYOUT_PASSES = 8            # lay out again while wrapped texts or grown panels move things
-GROWTH = 2.0                 # a figure grows by at most twice its height for its panels to be readable
-TICK_GAP = 3                 # CSS px between two tick labels of an axis; closer, every other one goes
-SHARPEST = 2.0               # a screen with more device pixels per CSS px gets the figure at most 2x...
-PIXEL_BUDGET = 1.0           # ...and never with more pixels than the design has (an update costs no more)
-
-
-def new_figure(width: float = 6.4, height: float = 3.2):
-    """A figure not managed by pyplot, white background (readable in light and dark themes)."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), facecolor="white")
-    return fig
-
-
-def set_changed(artist, **properties) -> None:
-    """Set those of ``properties`` (as ``artist.set`` takes them) that differ from the artist's own.
-
-    matplotlib marks an artist as changed on every ``set_height`` or ``set_facecolor``, even to
-    the value it has, and the view redraws every artist marked changed. A control that moves
-    one bar of twenty then redraws that bar alone:
-
-        for bar, h in zip(bars, heights): set_changed(bar, height=h, facecolor=colour)
-    """
-    from matplotlib.colors import same_color
-
-    new = {}
-    for name, value in properties.items():
-        now = getattr(artist, f"get_{name}")()
-        same = same_color(now, value) if name.endswith("color") else np.array_equal(now, value)
-        if not same:
-            new[name] = value
-    if new:
-        artist.set(**new)
-
-
-def decades(axis, low: int, high: int, label_every: int = 1) -> None:
-    """A fixed log scale on ``axis`` (ax.xaxis or ax.yaxis) from 10**low to 10**high: a tick and
-    a grid line at every power of ten, so each is ten times the one below, a label on every
-    ``label_every``-th; no minor ticks. The limits and ticks never change afterwards, so the
-    axis is drawn once into the view's background."""
-    from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
-
-    ax = axis.axes
-    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
-    exponents = range(int(low), int(high) + 1)
-    axis.set_major_locator(FixedLocator([10.0 ** e for e in exponents]))
-    axis.set_major_formatter(FixedFormatter([power_of_ten(e) if (e - low) % label_every == 0 else ""
-                                             for e in exponents]))
-    axis.set_minor_locator(NullLocator())
-    (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(10.0 ** low, 10.0 ** high)
-
-
-def whole_ticks(axis, low: int, high: int, most: int = 9) -> None:
-    """Fixed whole-number ticks on ``axis`` from ``low`` to ``high``: every 1, 2, 5, 10, 20...
-    so that at most ``most`` show (counts are never ticked 2.5 or 0.5)."""
-    span = max(int(high) - int(low), 1)
-    step = next(s * 10 ** k for k in range(8) for s in (1, 2, 5) if span / (s * 10 ** k) < most)
-    first = -(-int(low) // step) * step
-    axis.set_ticks(range(first, int(high) + 1, step))
-
-
-def set_limits(ax, x=None, y=None) -> None:
-    """Set an axes' limits where they differ from the present ones. Setting a limit, even to
-    the same value, marks the figure changed and costs a full draw."""
-    if x is not None and tuple(ax.get_xlim()) != (float(x[0]), float(x[1])):
-        ax.set_xlim(*x)
-    if y is not None and tuple(ax.get_ylim()) != (float(y[0]), float(y[1])):
-        ax.set_ylim(*y)
-
-
-class Bars:
-    """Vertical bars drawn as one collection of shapes (a matplotlib ``PolyCollection``).
-    ``ax.bar`` makes one patch per bar and matplotlib draws each on its own, a quarter of a
-    millisecond apiece here; a collection is drawn in one call, so a redraw that must draw
-    twenty bars again draws one artist. Give :attr:`artist` to the view as changing (and to a
-    legend: pass ``label``); set the heights, and the colours, with :meth:`set`.
-
-        bars = Bars(ax, range(24), width=0.7, facecolor="#56B4E9")
-        bars.set(heights)                 # bars for the first len(heights) places
-    """
-
-    def __init__(self, ax, x, width: float = 0.8, **style):
-        from matplotlib.collections import PolyCollection
-
-        self.x = np.asarray(x, dtype=float)
-        self.width = float(width)
-        self.heights = np.zeros(0)
-        self.artist = PolyCollection([], **style)
-        ax.add_collection(self.artist, autolim=False)
-        half = self.width / 2            # the places' extent across, as ax.bar would take it
-        ax.update_datalim([(self.x.min() - half, 0.0), (self.x.max() + half, 0.0)], updatey=False)
-        ax.autoscale_view(scaley=False)
-        self._shown = None
-
-    def set(self, heights, colours=None) -> None:
-        """Bars of ``heights`` at the first ``len(heights)`` places (the others, and a height that
-        is NaN, show no bar) and, if given, one colour for each. Nothing is marked changed when
-        nothing differs."""
-        heights = np.asarray(heights, dtype=float)
-        present = np.isfinite(heights)                      # a NaN height: no bar
-        x, tops = self.x[:len(heights)][present], heights[present]
-        left, right, base = x - self.width / 2, x + self.width / 2, np.zeros_like(x)
-        corners = np.stack([np.stack(corner, axis=-1) for corner in
-                            ((left, base), (left, tops), (right, tops), (right, base))], axis=1)
-        colours = None if colours is None else [c for c, keep in zip(colours, present) if keep]
-        shown = (corners, None if colours is None else tuple(colours))
-        if (self._shown is not None and np.array_equal(self._shown[0], corners, equal_nan=True)
-                and self._shown[1] == shown[1]):
-            return
-        self.artist.set_verts(corners)
-        if colours is not None:
-            self.artist.set_facecolor(list(colours))
-        self.heights, self._shown = heights, shown
-
-    def boxes(self):
-        """Each bar's box on the figure, in pixels (matplotlib Bboxes), as it is drawn now."""
-        from matplotlib.transforms import Bbox
-
-        to_pixels = self.artist.get_transform()
-        return [Bbox.from_extents(*np.min(corners, axis=0), *np.max(corners, axis=0))
-                for corners in (to_pixels.transform(path.vertices[:4]) for path in self.artist.get_paths())]
-
-
-def cell_grid(ax, data, **colour):
-    """A grid of coloured cells for ``data`` (rows, columns), laid out as ``imshow`` lays out an
-    image (cell (i, j) centred on (j, i), the first row at the top) but drawn as a mesh of
-    shapes: a few hundred cells are drawn far faster as shapes than as an image resampled to the
-    screen's pixels. ``colour`` goes to ``pcolormesh`` (cmap, norm, vmin, vmax). Change the
-    numbers with :func:`set_cells`."""
-    rows, columns = np.shape(data)
-    mesh = ax.pcolormesh(np.arange(columns + 1) - 0.5, np.arange(rows + 1) - 0.5, data, **colour)
-    ax.set_xlim(-0.5, columns - 0.5)
-    ax.set_ylim(rows - 0.5, -0.5)
-    return mesh
-
-
-def set_cells(mesh, data) -> None:
-    """New numbers for a :func:`cell_grid` of the same shape (a mesh's new numbers do not mark
-    it as changed by themselves)."""
-    mesh.set_array(data)
-    mesh.changed()
-
-
-def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-
-def _adler32_combine(first: int, second: int, second_length: int) -> int:
-    """The Adler-32 checksum of two pieces of data one after the other, from each piece's own
-    (as zlib's ``adler32_combine``, which Python's zlib does not offer)."""
-    base = 65521
-    rest = second_length % base
-    low = ((first & 0xFFFF) + (second & 0xFFFF) + base - 1) % base
-    high = (rest * (first & 0xFFFF) + (first >> 16) + (second >> 16) + base - rest) % base
-    return low | (high << 16)
-
-
-class PngWriter:
-    """PNGs of successive pictures of one figure, compressing again only what changed.
-
-    Each row is stored unfiltered (PNG filter type 0) and compressed with zlib: a plot is mostly
-    long runs of one colour, which zlib finds without a filter's help. The rows are compressed in
-    bands of :data:`PNG_BAND` rows, each by a fresh compressor and ending on a whole byte (a
-    *sync flush*), so a band's compressed bytes depend on that band alone: a picture that differs
-    from the last one in a few bands compresses those bands and reuses the others' bytes. The
-    pixels are written as they are drawn, RGBA: leaving out an opaque alpha channel takes a copy
-    that costs more than compressing it (it compresses to almost nothing).
-    """
-
-    def __init__(self, compress_level: int = PNG_COMPRESS_LEVEL, band: int = PNG_BAND):
-        self.level, self.band = compress_level, band
-        self.pixels = None           # (height, width, 4) uint8: a copy of the pixels last written
-        self._rows = None            # (height, 1 + width * 4): each row's filter byte and pixels
-        self._bands = []             # [(compressed bytes, Adler-32, length)] of each band
-
-    def write(self, rgba) -> bytes | None:
-        """The PNG of ``rgba``, (height, width, 4) uint8; None if it equals the last one written."""
-        rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
-        height, width = rgba.shape[:2]
-        if self.pixels is None or self.pixels.shape != rgba.shape:     # a first picture, or another size
-            self.pixels = np.empty_like(rgba)
-            self._rows = np.zeros((height, 1 + width * 4), dtype=np.uint8)        # filter 0 on each row
-            self._bands = [None] * -(-height // self.band)
-            changed = range(len(self._bands))
-        else:
-            changed = self._changed_bands(rgba)
-        if not changed:
-            return None
-        for index in changed:
-            rows = slice(index * self.band, (index + 1) * self.band)
-            self.pixels[rows] = rgba[rows]
-            self._rows[rows, 1:] = rgba[rows].reshape(-1, width * 4)
-            data = self._rows[rows].data
-            compressor = zlib.compressobj(self.level, zlib.DEFLATED, -15)        # raw deflate
-            self._bands[index] = (compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH),
-                                  zlib.adler32(data), data.nbytes)
-        checksum = 1                                                    # Adler-32 of nothing
-        for _data, adler, length in self._bands:
-            checksum = _adler32_combine(checksum, adler, length)
-        stream = (b"\x78\x01" + b"".join(data for data, _a, _l in self._bands)
-                  + b"\x03\x00" + struct.pack(">I", checksum))        # header, bands, last block, sum
-        header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)    # 8 bits, RGBA
-        return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", header) + _chunk(b"IDAT", stream)
-                + _chunk(b"IEND", b""))
-
-    def _changed_bands(self, rgba) -> list:
-        """The indices of the bands whose pixels differ from those last written (of the same size)."""
-        height, width = rgba.shape[:2]
-        count = len(self._bands)
-        rows = np.any(rgba.view(np.uint32).reshape(height, width) != self.pixels.view(np.uint32).reshape(height, width),
-                      axis=1)
-        padded = np.zeros(count * self.band, dtype=bool)
-        padded[:height] = rows
-        return np.flatnonzero(padded.reshape(count, self.band).any(axis=1)).tolist()
-
-
-def encode_png(rgba, compress_level: int = PNG_COMPRESS_LEVEL) -> bytes:
-    """PNG bytes of an (height, width, 4) uint8 RGBA array."""
-    return PngWriter(compress_level).write(rgba)
-
-
-# ---------------------------------------------------------------- text drawn once
-
-TEXT_IMAGES_KEPT = 4096      # texts whose pixels are kept (a few kB each)
-_text_images = {}            # (text, font, size, dpi, settings) -> (its pixels, descent, offsets)
-
-
-@lru_cache(maxsize=1)
-def _canvas_class():
-    """matplotlib's Agg canvas, whose renderer draws each text from pixels rasterised once.
-
-    Agg draws a text by laying out and rasterising its glyphs (FreeType) at the origin, then
-    laying that grey image on the canvas at the text's place, rounded to a whole pixel, in the
-    text's colour and angle. The image depends only on the text, its font and size, the dpi
-    and the text settings, so it is kept: a lab redraws the same labels again and again, and
-    rasterising was most of a text's time. The pixels are those of matplotlib's own drawing
-    (a test compares them)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
-
-    if not callable(getattr(RendererAgg, "_prepare_font", None)):   # another matplotlib: its own drawing
-        return FigureCanvasAgg
-
-    class TextOnceCanvas(FigureCanvasAgg):
-        def get_renderer(self):
-            renderer = super().get_renderer()
-            if "draw_text" not in vars(renderer):          # a new renderer (a new size or dpi)
-                renderer.draw_text = MethodType(_draw_text_once, renderer)
-            return renderer
-
-    return TextOnceCanvas
-
-
-def _draw_text_once(renderer, gc, x, y, s, prop, angle, ismath=False, mtext=None):
-    """``RendererAgg.draw_text`` with each text's image rasterised once (:func:`_canvas_class`)."""
-    import matplotlib as mpl
-    from matplotlib.backends.backend_agg import RendererAgg, get_hinting_flag
-
-    if ismath:
-        return RendererAgg.draw_text(renderer, gc, x, y, s, prop, angle, ismath, mtext)
-    flags, antialiased = get_hinting_flag(), gc.get_antialiased()
-    font = (tuple(prop.get_family()), prop.get_slant(), prop.get_variant(), prop.get_weight(), prop.get_stretch(),
-            prop.get_size_in_points(), prop.get_file(), prop.get_math_fontfamily())
-    key = (s, font, renderer.dpi, flags, antialiased, mpl.rcParams["text.hinting_factor"],
-           mpl.rcParams["text.kerning_factor"])
-    found = _text_images.get(key)
-    if found is None:
-        face = renderer._prepare_font(prop)
-        face.set_text(s, 0, flags=flags)
-        face.draw_glyphs_to_bitmap(antialiased=antialiased)
-        offset_x, offset_y = face.get_bitmap_offset()
-        if len(_text_images) >= TEXT_IMAGES_KEPT:
-            _text_images.clear()
-        found = _text_images[key] = (np.array(face.get_image()), face.get_descent() / 64.0,
-                                     offset_x / 64.0, offset_y / 64.0)
-    image, descent, offset_x, offset_y = found
-    x = round(x + offset_x + descent * math.sin(math.radians(angle)))      # as RendererAgg.draw_text
-    y = round(y + offset_y + descent * math.cos(math.radians(angle)))
-    renderer._renderer.draw_text_image(image, x, y + 1, angle, gc)
-
-
-def _drawn_whole(artist) -> bool:
-    """True for an image in an axes: a redraw of part of the figure draws it whole (its pixels
-    are resampled for the whole of it), so that part must hold it."""
-    from matplotlib.image import AxesImage
-
-    return isinstance(artist, AxesImage)
-
-
-def _pixel_bounds(box, width: int, height: int) -> tuple:
-    """The whole pixels (x0, y0, x1, y1) a matplotlib Bbox may paint, with MARGIN around it for
-    antialiasing, within a figure ``width`` x ``height`` pixels."""
-    x0, y0, x1, y1 = box.padded(MARGIN).extents
-    if not np.all(np.isfinite([x0, y0, x1, y1])):
-        return (0, 0, width, height)
-    return (max(int(np.floor(x0)), 0), max(int(np.floor(y0)), 0), min(int(np.ceil(x1)), width),
-            min(int(np.ceil(y1)), height))
-
-
-def _overlap(a, b) -> bool:
-    """True if pixel bounds a and b, (x0, y0, x1, y1) with x1 and y1 excluded, share a pixel."""
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
-
-def _holding(box, others):
-    """The smallest bounds holding ``box`` and each of ``others``."""
-    for other in others:
-        box = (min(box[0], other[0]), min(box[1], other[1]), max(box[2], other[2]), max(box[3], other[3]))
-    return box
-
-
-def _joined(boxes) -> list:
-    """The boxes with any that overlap replaced by the bounds holding them, until none overlap."""
-    parts = []
-    for box in boxes:
-        if box[2] <= box[0] or box[3] <= box[1]:
-            continue
-        while True:
-            touching = [part for part in parts if _overlap(part, box)]
-            if not touching:
-                break
-            parts = [part for part in parts if not _overlap(part, box)]
-            box = _holding(box, touching)
-        parts.append(box)
-    return parts
-
-
-def _colorbar_of(ax):
-    """The axes a colorbar axes belongs to (the axes of the picture it keys), or None."""
-    colorbar = getattr(ax, "_colorbar", None)
-    return getattr(getattr(colorbar, "mappable", None), "axes", None)
-
-
-def _flatten(artists) -> list:
-    """Artists, with containers (what ``ax.bar`` returns, lists of texts) opened up."""
-    from matplotlib.artist import Artist
-
-    out = []
-    for item in artists:
-        if isinstance(item, Artist):
-            out.append(item)
-        elif item is not None:
-            out.extend(_flatten(item))
-    return out
-
-
-def smallest_text(figure) -> float:
-    """The size in points of the smallest text ``figure`` shows (tick labels included)."""
-    from matplotlib.text import Text
-
-    sizes = [t.get_fontsize() for t in figure.findobj(Text) if t.get_visible() and t.get_text().strip()]
-    return min(sizes, default=0.0)
-
-
-@lru_cache(maxsize=1)
-def _thinned_class():
-    """A matplotlib tick formatter that keeps every ``step``-th of the labels the formatter it
-    wraps writes (the one at 0 among them when there is one), and blanks the others."""
-    from matplotlib.ticker import Formatter
-
-    class Thinned(Formatter):
-        def __init__(self, formatter, step):
-            self.formatter, self.step = formatter, int(step)
-
-        def set_axis(self, axis):
-            super().set_axis(axis)
-            self.formatter.set_axis(axis)
-
-        def format_ticks(self, values):
-            labels = self.formatter.format_ticks(values)
-            shown = [i for i, label in enumerate(labels) if label.strip()]      # counted among the labelled
-            zero = next((k for k, i in enumerate(shown) if values[i] == 0), 0)
-            kept = {i for k, i in enumerate(shown) if (k - zero) % self.step == 0}
-            return [label if i in kept else "" for i, label in enumerate(labels)]
-
-        def __call__(self, x, pos=None):
-            return self.formatter(x, pos)
-
-        def get_offset(self):
-            return self.formatter.get_offset()
-
-        def format_data_short(self, value):
-            return self.formatter.format_data_short(value)
-
-    return Thinned
-
-
-class _Design:
-    """A figure's layout as the lab made it, and the same figure laid out again for a width.
-
-    Kept: the figure's size, each axes' place in its grid and its position, each title's
-    wrapping and each legend's columns, labels and place, so the design is restored exactly."""
-
-    def __init__(self, figure):
-        self.size = tuple(figure.get_size_inches())
-        self.axes = [(ax, ax.get_subplotspec(), ax.get_position(original=True)) for ax in figure.axes]
-        self.titles = self._titles(figure)
-        self.wraps = [t.get_wrap() for t in self.titles]
-        self.legends = [(legend, legend._ncols, list(legend.legend_handles), [t.get_text() for t in legend.texts],
-                         legend._loc, legend._bbox_to_anchor) for legend in self._legends(figure)]
-        # Each legend's own box as the lab made it: put back as it is (a box made again from the
-        # legend's handles is not the same: they are the legend's copies of the lab's artists).
-        self.boxes = [(legend._legend_box, legend.texts, legend.legend_handles, legend._ncols)
-                      for legend in self._legends(figure)]
-        self.thinned = []            # [(axis, its own formatter)] of the axes whose labels were thinned
-        self.relabelled = []         # [(label, its own text)] of the labels wrapped onto more lines
-
-    @staticmethod
-    def _titles(figure):
-        out = [figure._suptitle] if figure._suptitle is not None else []
-        for ax in figure.axes:
-            out += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label]
-        return out
-
-    @staticmethod
-    def _inside_texts(figure) -> list:
-        """The texts a lab placed inside an axes, in the axes' own fractions (a note in a corner).
-        Laid out with the axes, one wider than the narrowed axes would push them ever narrower."""
-        return [text for ax in figure.axes for text in ax.texts
-                if text.get_transform() is ax.transAxes and 0 <= text.get_position()[0] <= 1
-                and 0 <= text.get_position()[1] <= 1]
-
-    @staticmethod
-    def _legends(figure):
-        return list(figure.legends) + [ax.get_legend() for ax in figure.axes if ax.get_legend() is not None]
-
-    def pixels(self, dpi):
-        return self.size[0] * dpi, self.size[1] * dpi
-
-    def _restore(self, figure):
-        figure.set_size_inches(*self.size)
-        for ax, spec, position in self.axes:
-            if spec is not None:
-                ax.set_subplotspec(spec)
-            ax._set_position(position)              # set_position would take it out of any layout
-        for title, wrap in zip(self.titles, self.wraps):
-            title.set_wrap(wrap)
-        for (legend, _columns, _handles, _labels, loc, anchor), (box, texts, handles, columns) in zip(
-                self.legends, self.boxes):
-            # The anchor kept is the legend's own, already in display units: set_bbox_to_anchor
-            # would transform it a second time (and fly the legend off the figure).
-            legend._bbox_to_anchor = anchor
-            legend._legend_box, legend.texts, legend.legend_handles, legend._ncols = box, texts, handles, columns
-            legend._set_loc(loc)
-            legend.stale = True
-        for axis, formatter in self.thinned:
-            if isinstance(axis.get_major_formatter(), _thinned_class()):
-                axis.set_major_formatter(formatter)
-        self.thinned = []
-        for label, text in self.relabelled:
-            label.set_text(text)
-        self.relabelled = []
-        for legend in self._legends(figure):
-            legend.set_in_layout(True)
-        for text in self._inside_texts(figure):
-            text.set_in_layout(True)
-
-    @staticmethod
-    def _remake(legend, columns, handles, labels):
-        """Lay ``legend`` out again in ``columns`` columns with ``labels`` (matplotlib lays a
-        legend out once, when it is made: its box is made anew from the same handles)."""
-        if legend._ncols != columns or [t.get_text() for t in legend.texts] != list(labels):
-            legend.set_ncols(columns)
-            legend._init_legend_box(handles, labels)
-            legend._set_loc(legend._loc)           # the new box placed where the old one was
-            legend.stale = True
-
-    def _fit_legends(self, figure, width, renderer, under=False) -> list:
-        """Each legend within its axes (one outside them, beside, above or below, goes inside,
-        where it covers least) or, a figure's own, within the figure: in one column if it is
-        too wide, then with its labels wrapped. ``under``: an axes' legend goes under the axes
-        and its labels instead (on a phone an axes has no room to spare for a legend over its
-        data and texts). Returns the legends moved inside their axes."""
-        import textwrap
-
-        moved = []
-        for legend, columns, handles, labels, _loc, anchor in self.legends:
-            ax = legend.axes if legend.parent is not figure else None
-            if ax is not None and anchor is not None and not under:
-                box = anchor.transformed(ax.transAxes.inverted())
-                if box.x0 >= 0.99 or box.y0 >= 0.99 or box.x1 < 0 or box.y1 < 0:   # outside the axes
-                    legend.set_bbox_to_anchor(None)
-                    legend._set_loc(0)                          # "best"
-                    moved.append(legend)
-            fit = 0.95 * (width if ax is None else min(width, ax.bbox.width))
-            if legend.get_window_extent(renderer).width > fit:
-                self._remake(legend, 1, handles, labels)
-            wide = legend.get_window_extent(renderer).width
-            if wide > fit:
-                longest = max((len(label) for label in labels), default=1)
-                chars = max(int(longest * fit / wide) - 1, 8)
-                self._remake(legend, 1, handles, [textwrap.fill(label, chars) for label in labels])
-            if ax is not None and under:
-                self._put_under(legend, ax, renderer)
-        return moved
-
-    @staticmethod
-    def _put_under(legend, ax, renderer) -> None:
-        """Place an axes' legend centred under the axes, its tick labels and its x label, and
-        have the layout make room for it."""
-        from matplotlib.transforms import offset_copy
-
-        legend.set_in_layout(False)
-        below = ax.bbox.y0 - ax.get_tightbbox(renderer).y0      # the axes' labels, the legend left out
-        points = below / renderer.points_to_pixels(1.0) + 3
-        # So many points under the axes' bottom edge: the place holds as the layout resizes the axes.
-        legend.set_bbox_to_anchor((0.5, 0.0), transform=offset_copy(ax.transAxes, fig=ax.get_figure(root=True),
-                                                                     y=-points, units="points"))
-        legend._set_loc(9)                                      # "upper center"
-        legend.set_in_layout(True)
-
-    @staticmethod
-    def _keep_where_best(legends, renderer):
-        """Fix each legend where matplotlib's "best" puts it now. "Best" is worked out again at
-        every draw from what the axes show, changing artists included; a blit draws the legend
-        only with the background, so its place must not move with the data."""
-        for legend in legends:
-            box, within = legend.get_window_extent(renderer), legend.get_bbox_to_anchor()
-            legend._set_loc(((box.x0 - within.x0) / within.width, (box.y0 - within.y0) / within.height))
-
-    def lay_out(self, figure, dpi, width=None, room=None):
-        """The design (``width`` None), or the figure ``width`` px wide, at most ``room`` px tall
-        if it can (each panel at least :data:`LOWEST`)."""
-        import warnings
-
-        from matplotlib.gridspec import GridSpec
-
-        self._restore(figure)
-        if width is None:
-            return
-        design_width, design_height = self.pixels(dpi)
-        placed = sorted((a for a in self.axes if a[1] is not None),
-                        key=lambda a: (a[1].rowspan.start, a[1].colspan.start))
-        columns = max((spec.get_gridspec().ncols for _ax, spec, _p in placed), default=1)
-        stacked = columns > 1 and width < STACK_BELOW * design_width
-        if stacked:
-            bars = {id(_colorbar_of(ax)): (ax, position) for ax, _s, position in placed if _colorbar_of(ax)}
-            panels = [a for a in placed if _colorbar_of(a[0]) is None]
-            grid = GridSpec(len(panels), 1, figure=figure)
-            for row, (ax, _spec, position) in enumerate(panels):
-                if id(ax) not in bars:
-                    ax.set_subplotspec(grid[row])
-                    continue
-                bar, beside = bars[id(ax)]          # a colorbar stays beside its axes, as designed
-                gap = max(beside.x0 - position.x1, 0.0) / ((position.width + beside.width) / 2)
-                pair = grid[row].subgridspec(1, 2, width_ratios=[position.width, beside.width], wspace=gap)
-                ax.set_subplotspec(pair[0])
-                bar.set_subplotspec(pair[1])
-            panels, height = len(panels), len(panels) * PANEL_HEIGHT * design_height
-        else:
-            panels, height = max(len(placed), 1) if columns == 1 else 1, NARROW_HEIGHT * design_height
-            plain = {}
-            for ax, spec, _position in placed:
-                # tight_layout leaves a grid alone whose spacing the lab set (wspace=...): the same
-                # grid without it, for tight_layout to space as the narrow figure needs.
-                grid = spec.get_gridspec()
-                if getattr(grid, "locally_modified_subplot_params", lambda: False)():
-                    if id(grid) not in plain:
-                        plain[id(grid)] = GridSpec(grid.nrows, grid.ncols, figure=figure,
-                                                   width_ratios=grid.get_width_ratios(),
-                                                   height_ratios=grid.get_height_ratios())
-                    rows, cols = spec.rowspan, spec.colspan
-                    ax.set_subplotspec(plain[id(grid)][rows.start:rows.stop, cols.start:cols.stop])
-        if room is not None:
-            height = max(min(height, room), LOWEST * panels)
-        for title in self.titles:
-            title.set_wrap(True)
-        figure.set_size_inches(width / dpi, height / dpi)
-        renderer = figure.canvas.get_renderer() if hasattr(figure.canvas, "get_renderer") else None
-        if renderer is None:
-            return
-        under = width < STACK_BELOW * design_width   # a phone: legends under their axes
-        for legend in self._legends(figure):
-            if legend.parent is not figure:          # inside its axes: no room made for it
-                legend.set_in_layout(False)
-        for text in self._inside_texts(figure):       # a note inside an axes: no room made for it either
-            text.set_in_layout(False)
-        grown, designed = 0.0, height
-        for _ in range(LAYOUT_PASSES):
-            # A title or label wraps for the room its axes has, and the axes move as the layout
-            # makes room for it: lay out again until nothing moves. A panel left too low or too
-            # flat to read makes the figure taller (a readable plot before one that fits the
-            # screen), as long as growing helps.
-            before = [tuple(ax.get_position().bounds) for ax in figure.axes]
-            moved = self._fit_legends(figure, width, renderer, under)
-            self._wrap_side_labels(figure, renderer)
-            texts = self._texts_laid_out(figure)
-            bottom, top = self._figure_legend_room(figure, renderer, height)
-            with warnings.catch_warnings(record=True) as refused:
-                warnings.simplefilter("always")      # a layout that cannot be met is drawn as it comes
-                figure.tight_layout(rect=(0, bottom, 1, 1 - top), h_pad=0.8 if stacked else None)
-            # Nothing moved, and the texts made room for are those drawn: the layout has settled.
-            # Only a settled layout is measured for growing (a pass from another width's layout
-            # can leave a panel low for a moment: growing for it would stay).
-            settled = self._texts_laid_out(figure) == texts and np.allclose(
-                before, [tuple(ax.get_position().bounds) for ax in figure.axes], atol=1e-4)
-            if not settled:
-                continue
-            # Only a layout that could not make room for everything leaves labels off the figure.
-            short = self._too_low(figure) + (self._overflow(figure, renderer) if refused else 0.0)
-            if short > 0.5 and grown < GROWTH * designed:
-                height, grown = height + short, grown + short
-                figure.set_size_inches(width / dpi, height / dpi)
-                renderer = figure.canvas.get_renderer()
-            else:
-                break
-        self._thin_ticks(figure, renderer)
-        self._keep_where_best(moved, renderer)
-
-    def _texts_laid_out(self, figure) -> tuple:
-        """The figure's height and the lines its wrapped titles and labels break into where they
-        stand now (they break for the room their axes give them)."""
-        return (figure.bbox.height, tuple(title._get_wrapped_text() for title in self.titles),
-                tuple(ax.yaxis.label.get_text() for ax in figure.axes))
-
-    @staticmethod
-    def _overflow(figure, renderer) -> float:
-        """How many pixels of the axes and their labels lie above or below the figure (a layout
-        that cannot make room for them all leaves them where they were)."""
-        height = figure.bbox.height
-        boxes = [ax.get_tightbbox(renderer) for ax in figure.axes if ax.get_visible()]
-        boxes = [box for box in boxes if box is not None]
-        if not boxes:
-            return 0.0
-        return max(0.0, -min(box.y0 for box in boxes)) + max(0.0, max(box.y1 for box in boxes) - height)
-
-    def _wrap_side_labels(self, figure, renderer) -> None:
-        """A y label longer than its axes is high (or will be: :data:`READABLE_AXES`) goes onto
-        more lines (matplotlib wraps a turned text only at the figure's edge)."""
-        import textwrap
-
-        for ax in figure.axes:
-            label = ax.yaxis.label
-            known = next((kept for artist, kept in self.relabelled if artist is label), None)
-            text = known if known is not None else label.get_text()
-            if not text.strip() or "\n" in text:
-                continue
-            # The room the axes will have: at least READABLE_AXES (the layout grows it to that), so
-            # that a panel squeezed on the way does not wrap its label ever narrower.
-            room = max(ax.get_position().transformed(figure.transFigure).height, READABLE_AXES)
-            label.set_text(text)
-            long = label.get_window_extent(renderer).height
-            if long <= room or room <= 0:
-                continue
-            chars = max(int(len(text) * room / long) - 1, 8)
-            if known is None:
-                self.relabelled.append((label, text))
-            label.set_text(textwrap.fill(text, chars))
-
-    @staticmethod
-    def _rows(figure) -> dict:
-        """{row of the figure's grid: its axes} for the axes placed in a grid (colorbars with
-        their panel)."""
-        rows = {}
-        for ax in figure.axes:
-            spec = ax.get_subplotspec()
-            if spec is None or not ax.get_visible():
-                continue
-            rows.setdefault(spec.get_topmost_subplotspec().rowspan.start, []).append(ax)
-        return rows
-
-    def _too_low(self, figure) -> float:
-        """How many pixels taller the figure must be for every axes to be at least
-        :data:`READABLE_AXES` px high and no flatter than :data:`FLATTEST` (the rows' shortfalls
-        added up; 0 when none falls short). An axes of a fixed aspect (a square plane) keeps its
-        shape and counts with the box it is drawn in."""
-        short = 0.0
-        for axes in self._rows(figure).values():
-            row = 0.0
-            for ax in axes:
-                if _colorbar_of(ax) is not None:
-                    continue
-                box = ax.get_position(original=True).transformed(figure.transFigure)
-                width, height = box.width, box.height
-                if ax.get_aspect() != "auto":
-                    ax.apply_aspect()
-                    width = ax.get_position().transformed(figure.transFigure).width
-                need = max(READABLE_AXES, width / FLATTEST, height * self._crowding(ax))
-                row = max(row, need - height)
-            short += row
-        return short
-
-    @staticmethod
-    def _crowding(ax) -> float:
-        """How many times taller ``ax`` must be for the texts a lab placed in it one above
-        another (a label on each row of a grid) to stop touching: they are placed at heights
-        that grow with the axes, their sizes stay. 1 when none touch."""
-        from matplotlib.colors import to_rgba
-
-        renderer = ax.get_figure(root=True).canvas.get_renderer()
-        texts = [t for t in ax.texts if t.get_visible() and t.get_text().strip()
-                 and to_rgba(t.get_color(), t.get_alpha())[3] > 0]
-        placed = [(t.get_window_extent(renderer), t.get_transform().transform(t.get_position())[1]) for t in texts]
-        factor = 1.0
-        for i, (a, ya) in enumerate(placed):
-            for b, yb in placed[i + 1:]:
-                apart = abs(ya - yb)
-                if apart < 0.5 or not a.overlaps(b):
-                    continue
-                factor = max(factor, ((a.height + b.height) / 2 + TICK_GAP) / apart)
-        return factor
-
-    def _thin_ticks(self, figure, renderer) -> None:
-        """An axis whose tick labels touch (closer than :data:`TICK_GAP`) labels every second
-        tick, or every third...: the ticks stay, the labels between them go."""
-        gap = TICK_GAP
-        for ax in figure.axes:
-            for axis, across in ((ax.xaxis, 0), (ax.yaxis, 1)):
-                labels = [t for t in axis.get_ticklabels() if t.get_visible() and t.get_text().strip()]
-                if len(labels) < 3:
-                    continue
-                boxes = [t.get_window_extent(renderer) for t in labels]
-                spans = sorted(((b.x0, b.x1) if across == 0 else (b.y0, b.y1)) for b in boxes)
-                if all(b[0] - a[1] >= gap for a, b in zip(spans, spans[1:])):
-                    continue
-                for step in (2, 3, 4, 5, 10):
-                    kept = spans[::step]
-                    if all(b[0] - a[1] >= gap for a, b in zip(kept, kept[1:])):
-                        break
-                self.thinned.append((axis, axis.get_major_formatter()))
-                axis.set_major_formatter(_thinned_class()(axis.get_major_formatter(), step))
-
-    def _figure_legend_room(self, figure, renderer, height):
-        """The shares of the figure's height its own legends take at the bottom and at the top."""
-        bottom = top = 0.0
-        if renderer is None:
-            return bottom, top
-        for legend in figure.legends:
-            share = (legend.get_window_extent(renderer).height + 4) / height
-            anchor = legend.get_bbox_to_anchor().transformed(figure.transFigure.inverted())
-            if anchor.y0 < 0.5:
-                bottom = max(bottom, share)
-            else:
-                top = max(top, share)
-        return min(bottom, 0.4), min(top, 0.4)
 
 
 class FigureView:
@@ -873,8 +113,8 @@ class FigureView:
         self._writer = PngWriter()   # keeps a copy of the pixels last encoded, and their bands
         self._png = b""              # the PNG of those pixels
         self._smallest = {}          # id(background) -> (background, changing texts' sizes, smallest text)
-        self.changing(*_flatten(changing))
-        self._design = _Design(figure)
+        self.changing(*flatten(changing))
+        self._design = Design(figure)
         self._size = None            # (width, height) in CSS px the figure is laid out for, None: the design
         self._ratio = 1.0            # device pixels per CSS px of the screen it is drawn for
         self.image = widgets.Image(format="url", layout=widgets.Layout(max_width="100%", height="auto"))
@@ -900,13 +140,13 @@ class FigureView:
 
     def changing(self, *artists) -> None:
         """Mark more artists as changing: drawn on every redraw, above the static ones."""
-        for artist in _flatten(artists):
+        for artist in flatten(artists):
             if any(artist is known for known in self._changing):
                 continue
             artist.set_zorder(artist.get_zorder() + CHANGING_ZORDER)
             artist.set_animated(True)
             self._changing.append(artist)
-        self._changing.sort(key=self._draw_order)
+        self._changing.sort(key=lambda artist: draw_order(self.figure, artist))
         self._forget()                               # the static part is now another one
 
     def _forget(self) -> None:
@@ -915,24 +155,12 @@ class FigureView:
         self._states.clear()
         self._smallest.clear()
 
-    def _draw_order(self, artist):
-        """A key that sorts artists as a full draw paints them (figure children, then by zorder)."""
-        axes = artist.axes
-        figure_children = self.figure.get_children()
-        if axes is None:
-            return (1, artist.get_zorder(), 0, 0)
-        rank = next((i for i, child in enumerate(sorted(figure_children, key=lambda a: a.get_zorder()))
-                     if child is axes), 0)
-        children = axes.get_children()
-        index = next((i for i, child in enumerate(children) if child is artist), 0)
-        return (0, rank, artist.get_zorder(), index)
-
     # ---------------------------------------------------------------- drawing
 
     def _agg(self):
         """The figure's Agg canvas (made once; it keeps its renderer between draws)."""
         if self._canvas is None or self.figure.canvas is not self._canvas:
-            self._canvas = _canvas_class()(self.figure)
+            self._canvas = canvas_class()(self.figure)
             self._forget()
         if self.figure.dpi != self.dpi:
             self.figure.set_dpi(self.dpi)
@@ -1019,9 +247,8 @@ class FigureView:
         width, height = int(self.figure.bbox.width), int(self.figure.bbox.height)
 
         def reaching(boxes):
-            parts = _joined([_pixel_bounds(box, width, height) for box in boxes])
-            return parts, [child for child in order if child is changed or any(
-                _overlap(_pixel_bounds(self._static_extent(child, renderer), width, height), part) for part in parts)]
+            return parts_reached(boxes, order, changed, lambda child: self._static_extent(child, renderer),
+                                 width, height)
 
         if len(reaching([known[1]])[1]) == len(order):        # where it was reaches every static artist
             return False
@@ -1039,21 +266,10 @@ class FigureView:
         return True
 
     def _painted(self, child, blank, renderer):
-        """The extent of what ``child``, drawn alone on the canvas, painted: the pixels that
-        differ from the figure's own background, and its box (painted, maybe, in the figure's
-        colour). Measuring what was drawn takes a millisecond; laying out its tick labels again
-        to measure them takes as long as drawing them. ``blank``: :meth:`_blank`."""
-        from matplotlib.transforms import Bbox
-
+        """The extent of what ``child``, drawn alone on the canvas, painted
+        (:func:`engine.kit.regions.painted_extent`). ``blank``: :meth:`_blank`."""
         pixels = np.asarray(self._canvas.buffer_rgba()).view(np.uint32)[..., 0]
-        painted = pixels != blank
-        box = child.get_window_extent(renderer)
-        rows, columns = np.flatnonzero(painted.any(axis=1)), np.flatnonzero(painted.any(axis=0))
-        if rows.size:
-            height = pixels.shape[0]              # rows count from the top, extents from the bottom
-            box = Bbox.union([box, Bbox.from_extents(columns[0], height - rows[-1] - 1, columns[-1] + 1,
-                                                     height - rows[0])])
-        return box
+        return painted_extent(child, pixels, blank, renderer)
 
     def _blank(self):
         """The figure's pixels with nothing drawn on it but its own background, as uint32 (drawn
@@ -1202,52 +418,15 @@ class FigureView:
     # ---------------------------------------------------------------- redrawing only what changed
 
     def _box(self, artist, renderer):
-        """The pixels ``artist`` may paint now, as integer bounds (x0, y0, x1, y1) from the
-        bottom left, or None if it paints nothing."""
-        from matplotlib.image import AxesImage
-        from matplotlib.text import Text
-
-        if not artist.get_visible():
-            return None
-        clip = artist.get_clip_box() if artist.get_clip_on() else None
-        if clip is not None or isinstance(artist, AxesImage):
-            box = clip or self.figure.bbox     # clipped (bars, lines, images): its axes, quick to know
-        else:
-            try:
-                box = self._window_extent(artist, renderer)
-            except Exception:  # noqa: BLE001 - without an extent, assume the clip box or everything
-                box = clip or self.figure.bbox
-            if not isinstance(artist, Text):             # strokes and markers reach past the path
-                width = getattr(artist, "get_linewidth", lambda: 0)()
-                width = max(np.atleast_1d(width)) if np.size(width) else 0
-                marker = getattr(artist, "get_markersize", lambda: 0)()
-                box = box.padded(renderer.points_to_pixels(float(width) + float(marker)))
-        x0, y0, x1, y1 = box.padded(MARGIN).extents
-        if not np.all(np.isfinite([x0, y0, x1, y1])):
-            return (0, 0, int(self.figure.bbox.width), int(self.figure.bbox.height))
-        return (int(np.floor(x0)), int(np.floor(y0)), int(np.ceil(x1)), int(np.ceil(y1)))
+        """The pixels ``artist`` may paint now (:func:`engine.kit.regions.paint_bounds`)."""
+        return paint_bounds(artist, renderer, self.figure.bbox, self._window_extent)
 
     def _dirty(self, fresh):
-        """The parts of the figure the changed artists painted last time or paint now, as a
-        list of bounds (x0, y0, x1, y1) that do not overlap, or None when they cover most of the
-        figure. Each changed artist's bounds, before and now, are one part; overlapping parts are
-        joined; a part an image overlaps grows to hold it whole (an image is drawn whole).
-        fresh: {id(artist): bounds} of each changed artist now (``_box``)."""
-        width, height = int(self.figure.bbox.width), int(self.figure.bbox.height)
-        boxes = [self._drawn.get(key) for key in fresh] + list(fresh.values())
-        parts = _joined([(max(b[0], 0), max(b[1], 0), min(b[2], width), min(b[3], height))
-                         for b in boxes if b is not None])
-        images = [box for artist in self._changing
-                  if _drawn_whole(artist) and (box := self._drawn.get(id(artist)))]
-        while True:                   # parts only grow: this ends
-            grown = _joined([_holding(part, [image for image in images if _overlap(part, image)])
-                             for part in parts])
-            if grown == parts:
-                break
-            parts = grown
-        if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in parts) > DIRTY_SHARE * width * height:
-            return None
-        return parts
+        """The parts of the figure to paint again, or None for all of it
+        (:func:`engine.kit.regions.dirty_parts`). fresh: {id(artist): bounds} of each changed
+        artist now (:meth:`_box`)."""
+        return dirty_parts(fresh, self._drawn, self._changing, int(self.figure.bbox.width),
+                           int(self.figure.bbox.height))
 
     def _blit(self, parts, fresh=None) -> None:
         """Restore the background (only ``parts`` of it, if given) and draw the changing artists
@@ -1271,33 +450,12 @@ class FigureView:
             region = Bbox.from_extents(x0, y0, x1, y1)
             for artist in self._changing:
                 box = fresh[id(artist)] if id(artist) in fresh else self._drawn.get(id(artist))
-                if box is not None and _overlap(box, (x0, y0, x1, y1)):
-                    self._draw_within(artist, region, renderer)
+                if box is not None and overlap(box, (x0, y0, x1, y1)):
+                    draw_within(artist, region, renderer)
         self._drawn.update(fresh)
         for artist in self._changing:
             artist.stale = False
         self.figure.stale = False
-
-    @staticmethod
-    def _draw_within(artist, region, renderer) -> None:
-        """Draw ``artist`` with its clip box narrowed to ``region`` (an image is drawn whole:
-        the part holds it)."""
-        from matplotlib.transforms import Bbox
-
-        if _drawn_whole(artist):
-            artist.draw(renderer)
-            return
-        clip_on, clip = artist.get_clip_on(), artist.get_clip_box()
-        inside = region if not clip_on or clip is None else Bbox.intersection(clip, region)
-        if inside is None:
-            return
-        artist.set_clip_box(inside)
-        artist.set_clip_on(True)
-        try:
-            artist.draw(renderer)
-        finally:
-            artist.set_clip_box(clip)
-            artist.set_clip_on(clip_on)
 
     def _place_axes(self) -> None:
         """Size each axes for its limits as a draw does (an axes with a fixed aspect ratio, such
@@ -1337,15 +495,9 @@ class FigureView:
     def _on_size(self, change) -> None:
         """The page wrote "width height ratio" (CSS px, and device pixels per CSS px) into the
         size box: draw for that size."""
-        parts = str(change["new"]).split()
-        try:
-            numbers = [float(p) for p in parts[:3]]
-            width = numbers[0]
-        except (ValueError, IndexError):
-            return                     # not a size: nothing the learner wrote, nothing to say
-        height = numbers[1] if len(numbers) > 1 else None
-        ratio = numbers[2] if len(numbers) > 2 and math.isfinite(numbers[2]) else 1.0
-        self.fit(width, height, ratio)
+        size = read_size(change["new"])
+        if size is not None:           # not a size: nothing the learner wrote, nothing to say
+            self.fit(*size)
 
     def fit(self, width: float, height: float | None = None, ratio: float = 1.0) -> None:
         """Draw the figure for a box ``width`` CSS px wide, with room for ``height`` px of it
@@ -1370,13 +522,11 @@ class FigureView:
         self.redraw(self._state)
 
     def sharpness(self, ratio: float) -> float:
-        """Figure pixels per CSS px on a screen of ``ratio`` device pixels per CSS px: the ratio,
-        in quarters, at most :data:`SHARPEST`, and less where the figure would have more pixels
-        than its design (:data:`PIXEL_BUDGET`): an update draws and sends no more than at 1x."""
+        """Figure pixels per CSS px on a screen of ``ratio`` device pixels per CSS px
+        (:func:`engine.kit.figure_layout.sharpness`): an update draws and sends no more than at 1x."""
         design = float(np.prod(self._design.pixels(self.base_dpi)))
         shown = float(np.prod(self.figure.get_size_inches())) * self.base_dpi ** 2
-        most = math.sqrt(PIXEL_BUDGET * design / shown) if shown else 1.0
-        return max(1.0, math.floor(4 * min(ratio, SHARPEST, most)) / 4)
+        return sharpness(ratio, design, shown)
 
     def _show_size(self) -> None:
         """The image's width and height, in CSS px (the PNG's, divided by the figure pixels per
