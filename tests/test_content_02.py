@@ -158,15 +158,15 @@ def test_llama_widths_are_the_eight_thirds_rule_rounded_to_256(figures):
 
 
 def test_the_larger_llama_widths_are_eight_thirds_times_1_3_rounded_up(figures):
-    """LLaMA-2 70B and LLaMA-3 8B: 8/3 x d times ffn_dim_multiplier 1.3, rounded up to a multiple of
-    4,096 and 1,024, computed with lib.params.ffn_width, give the released widths."""
+    """LLaMA-2 70B and LLaMA-3 70B: 8/3 x d times ffn_dim_multiplier 1.3, rounded up to a multiple of
+    4,096, computed with lib.params.ffn_width, give the released widths (LLaMA-3 8B's too)."""
     lines = figures["llama-width"].strip().splitlines()[4:]
     found = {re.match(r"(LLaMA-\S+ \S+),", line).group(1):
              re.search(r"multiple of ([\d,]+): ([\d,]+) \(released: ([\d,]+)\)", line).groups() for line in lines}
-    assert set(found) == {"LLaMA-2 70B", "LLaMA-3 8B"}
+    assert set(found) == {"LLaMA-2 70B", "LLaMA-3 70B"}
     for _multiple, rounded, released in found.values():
         assert rounded == released
-    assert found["LLaMA-2 70B"][1:] == ("28,672", "28,672") and found["LLaMA-3 8B"][1:] == ("14,336", "14,336")
+    assert found["LLaMA-2 70B"][1:] == ("28,672", "28,672") == found["LLaMA-3 70B"][1:]
     for d, multiple, width in ((8192, 4096, 28672), (4096, 1024, 14336)):
         widened = int(1.3 * int(8 * d / 3))                       # LLaMA's own rounding: down to a whole number
         assert -(-widened // multiple) * multiple == width

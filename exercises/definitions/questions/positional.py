@@ -34,7 +34,7 @@ PREDICT_SHUFFLE = Question(
         r"\bsame vector\b",
         r"\b(does not|doesn't) care about (the |word )?order\b",
         r"\b(ignores?|cannot see|can't see|is blind to) (the |word )?order\b",
-        r"\btreats? (a text|its input) as a \*?set\b",
+        r"\btreats? (a text|its input) as a \*?(set|bag)\b",
     ],
 )
 
