@@ -144,7 +144,7 @@ def test_where_there_is_no_content_folder_the_index_the_site_ships_is_read(tmp_p
         with pytest.raises(FileNotFoundError, match="cannot be listed"):
             inventory.notebooks()
         index.write_text(inventory.to_json(list(NOTEBOOKS)[:2]))
-        assert [nb.stem for nb in inventory.notebooks()] == ["00_start_here", "01_positional_encoding"]
+        assert [nb.stem for nb in inventory.notebooks()] == [nb.stem for nb in list(NOTEBOOKS)[:2]] != []
     finally:
         inventory.notebooks.cache_clear()
 

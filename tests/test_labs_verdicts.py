@@ -107,6 +107,11 @@ def settings(name: str, found: list):
         yield f"random setting {n}: " + ", ".join(f"{w.description}={v!r}" for w, v in chosen), chosen
 
 
+def _fields(model):
+    """A lab's model as a dict: a NamedTuple result (labs/README.md allows either) by its fields."""
+    return model._asdict() if hasattr(model, "_asdict") else model
+
+
 def visited(name: str) -> tuple:
     """(label, verdict text, model) at every setting of the lab ``name``."""
     from benchmarks import labs
@@ -117,14 +122,14 @@ def visited(name: str) -> tuple:
         lab = lab_object(root)
         found = labs.controls(root)
         verdict = next(w for w in labs._walk(root) if "course-verdict" in getattr(w, "_dom_classes", ()))
-        seen.append(("the opening state", text_of(verdict.value), lab.model))
+        seen.append(("the opening state", text_of(verdict.value), _fields(lab.model)))
         for label, setting in settings(name, found):
             for widget, value in setting:
                 try:
                     widget.value = value
                 except Exception:  # noqa: BLE001 - a value another control has made invalid
                     continue
-            seen.append((label, text_of(verdict.value), lab.model))
+            seen.append((label, text_of(verdict.value), _fields(lab.model)))
         labs.close(root, views)
     return tuple(seen)
 
