@@ -77,6 +77,8 @@ def test_balancing_evens_out_the_router(figures):
     fair = 1024
     assert spreads[0] > fair / 2                    # "left to itself, the router favours some experts"
     assert spreads[-1] < 0.05 * fair                # "close to its fair share" after balancing
+    steps = {re.search(r", (\d+) steps:", line).group(1) for line in lines}  # "as many as it prints"
+    assert len(steps) == 1 and "A few steps of balancing" not in _squeezed()
 
 
 def _cells():
@@ -145,14 +147,31 @@ def test_attention_and_one_ffn_matrix_are_equal_at_every_width():
 
 def test_llama_widths_are_the_eight_thirds_rule_rounded_to_256(figures):
     lines = figures["llama-width"].strip().splitlines()
-    assert len(lines) == 4
-    for line in lines:
+    assert len(lines) == 6
+    for line in lines[:4]:
         rounded, released = re.search(r"256: ([\d,]+) \(released: ([\d,]+)\)", line).groups()
         assert rounded == released
     assert REAL_MODELS["LLaMA-7B"].config.d_ff == 11008 == gated_width(4096, 256)
     prose = _prose()
     assert "d = 4,096" in prose and "next multiple of 256 is 11,008" in prose
     assert 8 * 4096 % 3 != 0                                              # "not a whole number"
+
+
+def test_the_larger_llama_widths_are_eight_thirds_times_1_3_rounded_up(figures):
+    """LLaMA-2 70B and LLaMA-3 70B: 8/3 x d times ffn_dim_multiplier 1.3, rounded up to a multiple of
+    4,096, computed with lib.params.ffn_width, give the released widths (LLaMA-3 8B's too)."""
+    lines = figures["llama-width"].strip().splitlines()[4:]
+    found = {re.match(r"(LLaMA-\S+ \S+),", line).group(1):
+             re.search(r"multiple of ([\d,]+): ([\d,]+) \(released: ([\d,]+)\)", line).groups() for line in lines}
+    assert set(found) == {"LLaMA-2 70B", "LLaMA-3 70B"}
+    for _multiple, rounded, released in found.values():
+        assert rounded == released
+    assert found["LLaMA-2 70B"][1:] == ("28,672", "28,672") == found["LLaMA-3 70B"][1:]
+    for d, multiple, width in ((8192, 4096, 28672), (4096, 1024, 14336)):
+        widened = int(1.3 * int(8 * d / 3))                       # LLaMA's own rounding: down to a whole number
+        assert -(-widened // multiple) * multiple == width
+    prose = _squeezed()
+    assert "The first LLaMA models keep the 8/3 rule" in prose and "`ffn_dim_multiplier` = 1.3" in prose
 
 
 def test_what_a_mixture_costs_per_token(figures):
@@ -370,6 +389,17 @@ def test_the_shared_expert_adds_weight_one_on_top_of_the_routed_weights(figures)
     shared = block_parameters(v3).ffn_active / ffn_parameters(v3.d_model, v3.expert_d_ff, gated=True)
     assert shared == v3.top_k + v3.shared_experts                     # the shared FFN runs for every token
     assert "the shared expert's 1 comes on top" in _prose()
+    assert "`routed_scaling_factor` = 2.5, so there the routed experts together count" in _squeezed()
+
+
+def test_deepseek_v3s_experts_are_fine_grained(figures):
+    """"many small FFNs, each much narrower than the FFN of one of its dense blocks"."""
+    line = figures["shared-expert"].strip().splitlines()[-1]
+    expert, dense, ratio = re.search(r"width ([\d,]+); the FFN of one of its dense blocks, ([\d,]+): x(\d+) that",
+                                     line).groups()
+    v3 = REAL_MODELS["DeepSeek-V3"].config
+    assert (int(expert.replace(",", "")), int(dense.replace(",", ""))) == (v3.expert_d_ff, v3.d_ff)
+    assert int(ratio) >= 4 and v3.experts > 100
 
 
 # ---------------------------------------------------------------- the deeper boxes and the intro
@@ -381,6 +411,7 @@ def test_capacity_is_described_as_a_training_device_and_deepseek_drops_no_tokens
     assert "With top 2 the token still gets its other expert's output, unless that one is full too" in box
     assert "passes the layer through the residual connection alone" in box
     assert "drops no tokens, in training or in inference" in box
+    assert "With a capacity, the layer is no longer position-wise" in re.sub(r"\s+", " ", box)
     assert "Serving systems" not in prose
     cost = "".join(_cells()[_cell_index(lambda c: c["metadata"].get("course", {}).get("figure") == "moe-counts") + 1]["source"])
     assert "capacity" not in cost                                    # one meaning for the word
@@ -437,7 +468,8 @@ def test_a_negative_silu_gate_flips_its_unit(figures):
     up = np.array([2.0, -1.5])
     assert np.all(np.sign(float(lib_silu(-1.28)) * up) == -np.sign(up))
     prose = re.sub(r"\s+", " ", _prose())
-    assert "lets a little of it through with its sign flipped, never more than the size of SiLU's lowest value" in prose
+    assert ("lets it through with its sign flipped and scaled down, by a factor never larger than the size of "
+            "SiLU's lowest value") in prose
     assert float(lib_silu(np.linspace(-40.0, 0.0, 40001)).min()) >= lowest - 0.005      # "never more than"
 
 
@@ -552,7 +584,7 @@ def test_nothing_above_the_activation_question_says_what_removing_it_does():
         re.sub(r"\s+", " ", get_question("ffn-predict-no-activation").explanation)
 
 
-def test_a_gate_bends_on_its_own_as_the_bilinear_cell_shows(figures):
+def test_a_gate_alone_is_more_than_affine_as_the_bilinear_cell_shows(figures):
     """A gated FFN with no activation is homogeneous of degree 2: f(2x) = 4 f(x) for any weights,
     which no affine map is (unless it is 0)."""
     text = figures["bilinear"]
@@ -565,13 +597,15 @@ def test_a_gate_bends_on_its_own_as_the_bilinear_cell_shows(figures):
         f = lambda t: ((t @ W_g) * (t @ W_u)) @ W_d                                     # noqa: E731
         assert np.allclose(f(2 * x), 4 * f(x)) and not np.allclose(f(2 * x), 2 * f(x) - f(np.zeros(4)))
     assert "holds for the plain FFN only" in _squeezed() and "bilinear" in _squeezed()
+    assert "which no affine map does except the one that gives 0 everywhere" in _squeezed()
+    assert "bends on its own" not in _squeezed()                  # a quadratic has no bends
 
 
 def test_the_counts_leave_biases_out_as_recent_blocks_do():
     assert not ModelConfig(d_model=768, layers=1, d_ff=3072, vocab=1).biases
     for name in ("LLaMA-7B", "SmolLM2-360M", "DeepSeek-V3"):
         assert not REAL_MODELS[name].config.biases
-    assert "Recent blocks have no biases at all" in _squeezed()
+    assert "Many recent blocks have no biases at all, though not every one" in _squeezed()
     assert "RMSNorms" not in _prose()[:_prose().index("## Where the parameters are") + 600]
 
 
@@ -625,6 +659,8 @@ def test_balancing_is_said_to_cost_and_the_cell_prints_the_price(figures):
 def test_the_mixture_s_payoff_is_stated_with_its_source():
     prose = _squeezed()
     assert "the Switch Transformer reached the quality of its dense counterpart up to 7 times faster (Fedus et al." in prose
+    assert "it does not say what the 8-expert, top-2 mixture counted here would gain" in prose
+    assert "the course's whole model" not in prose
 
 
 # ---------------------------------------------------------------- the skip-ahead set

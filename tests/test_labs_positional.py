@@ -57,7 +57,7 @@ def test_without_positions_outputs_only_move_rows(order):
             assert f"only its row moved (row 0 \u2192 row {m['new_row'][0]})" in m["verdict"]
         else:
             assert "cat stays at row 0 and its output is identical" in m["verdict"]
-        assert "set of words" in m["verdict"]
+        assert "bag of words" in m["verdict"]
 
 
 @pytest.mark.parametrize("order", MOVED)

@@ -105,7 +105,7 @@ def shuffle_model(order=(2, 1, 0), add_positions=False, causal=False, scale=Fals
             parts.append(f"{word_list(same)} {'is' if len(same) == 1 else 'are'} identical"
                          f"{' too' if change[focus] < TOL else ''}.")
         if not add_positions and not causal:
-            why = "Without positions attention sees a set of words, not a sequence."
+            why = "Without positions attention sees a bag of words, not a sequence."
         elif not add_positions:
             why = ("With the causal mask alone, row i averages the words in rows 0 to i: it sees which "
                    "words came before it, but not in which order.")

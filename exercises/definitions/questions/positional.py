@@ -34,7 +34,7 @@ PREDICT_SHUFFLE = Question(
         r"\bsame vector\b",
         r"\b(does not|doesn't) care about (the |word )?order\b",
         r"\b(ignores?|cannot see|can't see|is blind to) (the |word )?order\b",
-        r"\btreats? (a text|its input) as a \*?set\b",
+        r"\btreats? (a text|its input) as a \*?(set|bag)\b",
     ],
 )
 
@@ -194,7 +194,7 @@ PREDICT_SCALE = Question(
     ],
     answer=0,
     explanation="A large factor makes the word most of the input, so the position row hardly "
-                "counts and attention sees almost a set of words again: each word's output moves "
+                "counts and attention sees almost a bag of words again: each word's output moves "
                 "little when the word moves, while the output at a fixed place changes with the "
                 "word standing there. A small factor does the opposite. The lab and the cell after "
                 "it show both.",
