@@ -78,6 +78,22 @@ def test_each_add_grows_the_stream_about_9_times_in_10(figures, cells):
     assert text.count("about 9 times in 10") == 3 and "almost always" not in text and "nearly always" not in text
     assert "give back about as much as they read" not in text
     assert "almost always leaves larger" in get_question("decoder-predict-size").explanation
+    # 'Here each addition is about as large as the stream it joins': the sizes the cell printed
+    sizes = [float(line.split("size ")[1]) for line in figures["six-steps"].splitlines() if " size " in line]
+    stream, attention_add = sizes[0], sizes[2]
+    assert 0.5 < attention_add / stream < 2 and text.count("in this setup") >= 3
+    # '|x + a| is larger than |x| exactly when the cosine ... is above -|a| / (2|x|)'; 'Added to a
+    # stream many times its size ... a random direction lengthens the stream only a little more often'
+    rng = np.random.default_rng(0)
+    x, a = rng.normal(size=(2, 20_000, 4))
+    for big in (1.0, 10.0):
+        xs = big * x
+        cos = (xs * a).sum(-1) / np.linalg.norm(xs, axis=-1) / np.linalg.norm(a, axis=-1)
+        longer = np.linalg.norm(xs + a, axis=-1) > np.linalg.norm(xs, axis=-1)
+        assert np.array_equal(longer, cos > -np.linalg.norm(a, axis=-1) / (2 * np.linalg.norm(xs, axis=-1)))
+        if big == 10.0:
+            assert 0.5 < longer.mean() < 0.6
+    assert "the bound nears 0, and an addition in a random direction lengthens the stream only a little" in text
 
 
 def test_causal_mask(figures):
@@ -487,10 +503,15 @@ def test_depth_costs_time_width_does_not(figures, cells):
     wider = rows["width 1,536"][2] / rows["as above"][2]
     assert deeper == pytest.approx(1.78, abs=0.01) and wider == pytest.approx(3.55, abs=0.01)
     assert 1.9 < (wider - 1) / (deeper - 1) and 1.9 < wider / deeper < 2.1
+    # 'time follows the arithmetic, and twice the width costs about twice the time that twice the
+    # depth costs (the operations per token in the table)'
+    assert 1.9 < rows["width 1,536"][1] / rows["24 blocks"][1] < 2.1
     text = " ".join(prose(cells).split())
     assert ("When one text is generated, each new token must read every weight from memory" in text
             and "the time per token then follows the bytes of the weights, so twice the width costs about twice "
                 "the time that twice the depth costs" in text)
+    assert "time follows the arithmetic, and twice the width costs about twice the time that twice the depth" in text
+    assert "thousands of cores at once" not in text
 
 
 def test_compute_per_token(figures):
