@@ -193,7 +193,9 @@ def test_a_single_texts_verbs_land_on_either_side_of_three(figures, cells):
     values, counts = [float(p) for p, _ in pairs], [int(n) for _, n in pairs]
     assert len(values) == 8 and sum(counts) == 85 and max(counts) <= 20   # a few verbs per text
     assert min(values) < 3 < max(values) and max(abs(v - 3) for v in values) < 0.1   # a hair, either side
-    assert "land a hair on either side of it by chance: the last line" in " ".join(prose(cells).split())
+    said = " ".join(prose(cells).split())
+    assert "land a hair on either side of it (the last line" in said and "by chance" not in said
+    assert "so the model's verb probabilities are close to 1/3, not equal to it" in said
 
 
 def test_free_words_stay_well_above_one(figures):
@@ -264,6 +266,7 @@ def test_float16_squares_scores_and_ranges(figures, cells):
     assert score < limit / 100                                         # 'far below the limit'
     assert "float16:  largest 65,504; smallest with full precision 6.1e-05, smallest of all 6e-08; 10 bits" in text
     assert "bfloat16: largest 3.4e+38; smallest with full precision 1.2e-38; 7 bits of precision" in text
+    assert text.count("bits of precision stored (and a leading 1 that is not)") == 2     # 11 and 8 with it
     bf16 = np.array([0x7F7F0000, 0x00800000], dtype=np.uint32).view(np.float32)
     as_float32 = bf16.view(np.uint32) & 0xFFFF                         # bfloat16 is float32 cut to 16 bits
     assert not as_float32.any() and bf16[1] == np.finfo(np.float32).tiny
@@ -274,8 +277,8 @@ def test_float16_squares_scores_and_ranges(figures, cells):
     lines = text.splitlines()
     assert lines[-2].startswith("float16:") and lines[-1].startswith("bfloat16:")   # 'the second-last line'
     said = prose(cells)
-    assert "with full precision, about 6e-5, and rounds to 0 what is less than half its smallest number, about " \
-           "6e-8 (the second-last line)" in said
+    assert "with full precision, about 6e-5, and rounds to 0 what is less than half its smallest positive " \
+           "number, 6e-8, so anything below about 3e-8 (the second-last line)" in said
     assert "rounds what is smaller still to 0" not in said
     assert "the 16-bit format large models are trained in" not in said  # they compute in it, keeping float32 weights
     assert "keeping a 32-bit copy of their weights" in said
@@ -385,6 +388,8 @@ def test_heads(figures):
     assert "without block 2's head 2: copy 1.01 -> 41, reverse 1.00 -> 123" in text
     assert "without block 1's head 3: copy 1.01 -> 179, reverse 1.00 -> 35" in text
     assert "without block 1's head 4: copy 1.01 -> 117, reverse 1.00 -> 34" in text
+    without = numbers(line_with(text, "without block 2's head 4").split(":")[1])      # 'change far less'
+    assert text.splitlines()[-1].startswith("without block 2's head 4") and without[1] < 1.5
 
 
 def test_the_copying_head_is_what_the_prose_says(figures, cells):
@@ -765,10 +770,10 @@ def test_structure(cells):
 
 
 def test_the_heads_left_out_in_turn_are_as_many_as_the_text_says(cells):
-    said = next(i for i, c in enumerate(cells) if "with each of three heads left out in turn" in source(c))
+    said = next(i for i, c in enumerate(cells) if "with each of four heads left out in turn" in source(c))
     code = source(cells[said + 1])
     left_out = re.search(r"for block, head in (\(\(.*?\)\)):", code).group(1)
-    assert len(ast.literal_eval(left_out)) == 3
+    assert len(ast.literal_eval(left_out)) == 4
 
 
 def test_the_check_and_the_three_ways_run_the_texts_their_text_names(cells):
@@ -813,10 +818,10 @@ def test_block_1_head_3_s_weight_on_the_letter_depends_on_its_distance_not_as_on
 
 def test_the_induction_head_is_named_with_its_sources_and_why_it_needs_two_blocks(cells):
     said = prose(cells)
-    for claim in ("called it an **induction head**", "a **previous-token head**", "**K-composition**",
+    for claim in ("the one they called an **induction head** (block 2's head 2)", "a **previous-token head**", "**K-composition**",
                   "It is the best-studied mechanism by which language models copy from their context, and it needs "
                   "two blocks: the heads of one block all read the stream as it was before the block",
-                  "That is why block 1 \"could not aim\"."):
+                  "That is why no head of block 1 can find the letter to copy by the letter before it"):
         assert claim in said, claim
     refs = " ".join(source(cells[-2]).split())
     for paper in ("A Mathematical Framework for Transformer Circuits", "In-context Learning and Induction Heads",
