@@ -1056,3 +1056,28 @@ def test_the_stack_without_norms_is_what_the_prose_says(figures, cells):
     assert f"RMS {plain.sizes[-1]:<9.3g} similarity {plain.similarity[-1]:.2f}" in printed
     assert f"RMS {gpt2.sizes[-1]:<9.3g} similarity {gpt2.similarity[-1]:.2f}" in printed
     assert f"RMS {root_mean_square(top):<9.3g} similarity {similarity(top):.2f}" in printed
+
+
+def test_a_layer_norm_is_root_8_long_unless_its_numbers_are_nearly_equal(cells):
+    """'the length ... is √8 whatever numbers went in, unless they are all nearly equal: then ε ...
+    shortens the result, and a token of 8 equal numbers comes out as 8 zeros'."""
+    from lib.norm import layer_norm
+    rng = np.random.default_rng(0)
+    for token in rng.normal(size=(20, 8)) * rng.uniform(0.1, 100, size=(20, 1)):
+        assert np.linalg.norm(layer_norm(token)) == pytest.approx(np.sqrt(8), rel=1e-3)
+    nearly = np.array([1, 1.001, 0.999, 1, 1, 1.001, 0.999, 1])
+    assert np.linalg.norm(layer_norm(nearly)) < 0.5 * np.sqrt(8)
+    assert not np.any(layer_norm(np.full(8, 3.0)))
+    said = " ".join(markdown(cells).split())
+    assert "whatever numbers went in, unless they are all nearly equal" in said
+
+
+def test_gpt2_s_rule_adds_about_one_undamped_addition_whatever_the_depth(cells):
+    """'so that all the additions together add about as much to the stream as a single undamped one
+    would, whatever the depth': 2 · blocks additions, each with its variance divided by 2 · blocks."""
+    from lib.initialisation import output_std
+    for blocks in (6, 12, 48, 96):
+        assert output_std("gpt2", 1.0, blocks) ** 2 * 2 * blocks == pytest.approx(1.0)
+    said = " ".join(markdown(cells).split())
+    assert "as a single undamped one would, whatever the depth" in said
+
