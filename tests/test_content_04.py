@@ -234,9 +234,9 @@ def test_the_residual_add_keeps_the_words_apart_while_each_block_adds_little(cel
                  "keeps them apart only with the norms", "**The residual add and the norms together keep the words apart.**"):
         assert gone not in text, gone
     for said in ("**With these weights, the residual add alone does not keep the words apart.**",
-                 "**Two ways to keep the words apart.** Each keeps what a block adds small next to the stream.",
-                 "Or output projections that start small, or at zero, as GPT-2's initialisation, Fixup and ReZero "
-                 "start them",
+                 "**Two ways to keep the words apart.** Each stops what a block adds from growing with the stream.",
+                 "Or output projections that start small, or at zero, as GPT-2's initialisation (the next section) "
+                 "and Fixup (notebook 03) start them; ReZero, also in notebook 03, instead multiplies",
                  "the residual add keeps the words apart with **no norm at all**, further apart than with every part on",
                  "the residual add keeps them apart only while each block adds little next to the stream, which a "
                  "norm before each part or small output projections ensure"):
@@ -298,7 +298,7 @@ def test_near_identity_at_a_real_width(figures, cells):
     assert "85 million random numbers" in text
     # the cell looks the run up (labs/decoder/precomputed.py), so the prose says so and asks no patience
     assert "give it a moment" not in text
-    assert "its result was computed when the course was built and the cell looks it up" in " ".join(text.split())
+    assert "the cell looks up the run's stored result" in " ".join(text.split())
     assert 12 * (4 * 768 ** 2 + 2 * 768 * 3072) == 84_934_656
     # 'on a stream of 8 tokens of size 1, in float32': the run the cell makes
     assert "on a stream of 8 tokens of size 1, in float32, started the three ways" in " ".join(text.split())
