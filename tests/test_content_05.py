@@ -291,6 +291,10 @@ def test_gates_shut(figures):
     low, high, always = numbers(line_with(text, "two tokens share"))
     assert high < 50 and always == 0                               # 'only a small part', 'no unit ... every token'
     assert "the lowest SiLU goes: -0.2785 at z = -1.28" in text
+    pairs = numbers(line_with(text, "the same, block by block, against chance").split(":", 1)[1])
+    observed, chance = pairs[0::2], pairs[1::2]
+    assert len(observed) == 4 and all(c < o < 2 * c for o, c in zip(observed, chance))   # 'more ... less than twice'
+    assert text.splitlines()[-2].startswith("the same, block by block, against chance")  # 'the second-last line'
 
 
 def _ablation_rows(text):
