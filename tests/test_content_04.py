@@ -885,3 +885,12 @@ def test_the_skip_ahead_set_asks_what_the_notebook_teaches_in_new_cases():
         if q.kind == "predict":
             lengths = [len(c) for c in q.choices]
             assert max(lengths) < 1.7 * min(lengths), q.id
+
+
+def test_gpt2_s_published_sizes_are_the_recount_and_the_paper_s_are_named(cells):
+    """'For GPT-2 that is the size counted from its released weights (124, 355 and 774 M); its paper
+    gave 117, 345 and 762 M'."""
+    sizes = [REAL_MODELS[f"GPT-2 {name}"].published / 1e6 for name in ("Small", "Medium", "Large")]
+    assert sizes == [124, 355, 774]
+    assert "(124, 355 and 774 M); its paper gave 117, 345 and 762 M" in " ".join(prose(cells).split())
+
