@@ -894,3 +894,21 @@ def test_gpt2_s_published_sizes_are_the_recount_and_the_paper_s_are_named(cells)
     assert sizes == [124, 355, 774]
     assert "(124, 355 and 774 M); its paper gave 117, 345 and 762 M" in " ".join(prose(cells).split())
 
+
+def test_new_tokens_after_a_cache_take_rope_from_the_cache_s_length(cells):
+    """'a new token's query and key are turned for its place in the whole text, the cache's length
+    onwards ...: turned from 0, every score between a new token and a cached one would read the
+    wrong distance'. Placed after the cached-causal-weights check."""
+    from lib.positional import rope
+    rng = np.random.default_rng(1)
+    q, k = rng.normal(size=(2, 5, 8))                   # a text of 5 tokens: 3 cached, 2 new
+    whole = rope(q) @ rope(k).T
+    cached = rope(k[:3])
+    right = rope(q[3:], offset=3) @ np.vstack([cached, rope(k[3:], offset=3)]).T
+    wrong = rope(q[3:]) @ np.vstack([cached, rope(k[3:])]).T
+    assert np.allclose(right, whole[3:])
+    assert not np.any(np.isclose(wrong[:, :3], whole[3:, :3])) and np.allclose(wrong[:, 3:], whole[3:, 3:])
+    sources = ["".join(c["source"]) for c in cells]
+    said = next(i for i, t in enumerate(sources) if t.startswith("A cache asks the same of the positions."))
+    assert said > sources.index('check("cached-causal-weights")')
+
