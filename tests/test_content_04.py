@@ -912,3 +912,14 @@ def test_new_tokens_after_a_cache_take_rope_from_the_cache_s_length(cells):
     said = next(i for i, t in enumerate(sources) if t.startswith("A cache asks the same of the positions."))
     assert said > sources.index('check("cached-causal-weights")')
 
+
+def test_the_parallel_block_is_four_steps_in_a_row_and_computes_both_parts_from_one_norm(cells):
+    """'GPT-J and PaLM run attention and the FFN side by side on the same normalised stream ... a
+    block is four steps in a row instead of six': attention's products (queries, keys and values
+    together; the scores; the mix; Wo) against the FFN's (W_up; W_down), the longer of the two."""
+    attention_steps, ffn_steps = 4, 2
+    assert attention_steps + ffn_steps == 6 and max(attention_steps, ffn_steps) == 4
+    box = " ".join(next("".join(c["source"]) for c in cells if "Deeper: depth costs time" in "".join(c["source"])).split())
+    assert "(queries, keys and values together; the scores; the mix of values; Wo; W_up; W_down), six steps" in box
+    assert "a block is four steps in a row instead of six" in box
+
