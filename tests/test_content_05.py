@@ -887,3 +887,16 @@ def test_the_skip_ahead_set_tests_transfer():
         if q.kind == "predict":
             lengths = [len(c) for c in q.choices]
             assert max(lengths) < 1.5 * min(lengths), q.id
+
+
+def test_a_large_eps_shrinks_the_first_norm_s_copy_more_for_smaller_tokens(cells):
+    """'a large ε shrinks the normalised copy the first norm hands on, and the more the smaller a
+    token's numbers': RMSNorm with ε = 0.1 on the embedding of the first text, no gain."""
+    from lib.norm import rms_norm
+    x = model.embed(model.heldout().ids).astype(np.float64)
+    size = np.sqrt((x ** 2).mean(axis=-1))
+    copy = np.sqrt((rms_norm(x, eps=0.1) ** 2).mean(axis=-1))
+    assert copy.max() < 0.6 and np.all(np.diff(copy[np.argsort(size)]) >= 0)
+    assert np.allclose(np.sqrt((rms_norm(x, eps=1e-5) ** 2).mean(axis=-1)), 1, atol=1e-2)
+    assert "a large ε shrinks the normalised copy the first norm hands on, and the more the smaller" in prose(cells)
+
