@@ -366,7 +366,7 @@ def _spread(text, name):
 
 def test_almost_always_larger_with_pre_norm_by_a_median_factor_of_tens(figures):
     """'In almost every stack ... larger with pre-norm ..., by a median factor of tens, but the
-    factor varies widely: thousands in some stacks, below 1 in the few where post-norm wins ...
+    factor varies widely, from below 1 in the few stacks where post-norm wins to thousands at most ...
     in some stacks it amplifies it as well'."""
     line = line_with(figures["placement-48"], "larger with pre-norm").replace(",", "")
     larger, total, lowest, highest, ratio, amplified = numbers(line)
