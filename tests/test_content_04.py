@@ -78,6 +78,22 @@ def test_each_add_grows_the_stream_about_9_times_in_10(figures, cells):
     assert text.count("about 9 times in 10") == 3 and "almost always" not in text and "nearly always" not in text
     assert "give back about as much as they read" not in text
     assert "almost always leaves larger" in get_question("decoder-predict-size").explanation
+    # 'Here each addition is about as large as the stream it joins': the sizes the cell printed
+    sizes = [float(line.split("size ")[1]) for line in figures["six-steps"].splitlines() if " size " in line]
+    stream, attention_add = sizes[0], sizes[2]
+    assert 0.5 < attention_add / stream < 2 and text.count("in this setup") >= 3
+    # '|x + a| is larger than |x| exactly when the cosine ... is above -|a| / (2|x|)'; 'Added to a
+    # stream many times its size ... a random direction lengthens the stream only a little more often'
+    rng = np.random.default_rng(0)
+    x, a = rng.normal(size=(2, 20_000, 4))
+    for big in (1.0, 10.0):
+        xs = big * x
+        cos = (xs * a).sum(-1) / np.linalg.norm(xs, axis=-1) / np.linalg.norm(a, axis=-1)
+        longer = np.linalg.norm(xs + a, axis=-1) > np.linalg.norm(xs, axis=-1)
+        assert np.array_equal(longer, cos > -np.linalg.norm(a, axis=-1) / (2 * np.linalg.norm(xs, axis=-1)))
+        if big == 10.0:
+            assert 0.5 < longer.mean() < 0.6
+    assert "the bound nears 0, and an addition in a random direction lengthens the stream only a little" in text
 
 
 def test_causal_mask(figures):
@@ -218,9 +234,9 @@ def test_the_residual_add_keeps_the_words_apart_while_each_block_adds_little(cel
                  "keeps them apart only with the norms", "**The residual add and the norms together keep the words apart.**"):
         assert gone not in text, gone
     for said in ("**With these weights, the residual add alone does not keep the words apart.**",
-                 "**Two ways to keep the words apart.** Each keeps what a block adds small next to the stream.",
-                 "Or output projections that start small, or at zero, as GPT-2's initialisation, Fixup and ReZero "
-                 "start them",
+                 "**Two ways to keep the words apart.** Each stops what a block adds from growing with the stream.",
+                 "Or output projections that start small, or at zero, as GPT-2's initialisation (the next section) "
+                 "and Fixup (notebook 03) start them; ReZero, also in notebook 03, instead multiplies",
                  "the residual add keeps the words apart with **no norm at all**, further apart than with every part on",
                  "the residual add keeps them apart only while each block adds little next to the stream, which a "
                  "norm before each part or small output projections ensure"):
@@ -282,7 +298,7 @@ def test_near_identity_at_a_real_width(figures, cells):
     assert "85 million random numbers" in text
     # the cell looks the run up (labs/decoder/precomputed.py), so the prose says so and asks no patience
     assert "give it a moment" not in text
-    assert "its result was computed when the course was built and the cell looks it up" in " ".join(text.split())
+    assert "the cell looks up the run's stored result" in " ".join(text.split())
     assert 12 * (4 * 768 ** 2 + 2 * 768 * 3072) == 84_934_656
     # 'on a stream of 8 tokens of size 1, in float32': the run the cell makes
     assert "on a stream of 8 tokens of size 1, in float32, started the three ways" in " ".join(text.split())
@@ -487,10 +503,15 @@ def test_depth_costs_time_width_does_not(figures, cells):
     wider = rows["width 1,536"][2] / rows["as above"][2]
     assert deeper == pytest.approx(1.78, abs=0.01) and wider == pytest.approx(3.55, abs=0.01)
     assert 1.9 < (wider - 1) / (deeper - 1) and 1.9 < wider / deeper < 2.1
+    # 'time follows the arithmetic, and twice the width costs about twice the time that twice the
+    # depth costs (the operations per token in the table)'
+    assert 1.9 < rows["width 1,536"][1] / rows["24 blocks"][1] < 2.1
     text = " ".join(prose(cells).split())
     assert ("When one text is generated, each new token must read every weight from memory" in text
             and "the time per token then follows the bytes of the weights, so twice the width costs about twice "
                 "the time that twice the depth costs" in text)
+    assert "time follows the arithmetic, and twice the width costs about twice the time that twice the depth" in text
+    assert "thousands of cores at once" not in text
 
 
 def test_compute_per_token(figures):
@@ -864,3 +885,41 @@ def test_the_skip_ahead_set_asks_what_the_notebook_teaches_in_new_cases():
         if q.kind == "predict":
             lengths = [len(c) for c in q.choices]
             assert max(lengths) < 1.7 * min(lengths), q.id
+
+
+def test_gpt2_s_published_sizes_are_the_recount_and_the_paper_s_are_named(cells):
+    """'For GPT-2 that is the size counted from its released weights (124, 355 and 774 M); its paper
+    gave 117, 345 and 762 M'."""
+    sizes = [REAL_MODELS[f"GPT-2 {name}"].published / 1e6 for name in ("Small", "Medium", "Large")]
+    assert sizes == [124, 355, 774]
+    assert "(124, 355 and 774 M); its paper gave 117, 345 and 762 M" in " ".join(prose(cells).split())
+
+
+def test_new_tokens_after_a_cache_take_rope_from_the_cache_s_length(cells):
+    """'a new token's query and key are turned for its place in the whole text, the cache's length
+    onwards ...: turned from 0, every score between a new token and a cached one would read the
+    wrong distance'. Placed after the cached-causal-weights check."""
+    from lib.positional import rope
+    rng = np.random.default_rng(1)
+    q, k = rng.normal(size=(2, 5, 8))                   # a text of 5 tokens: 3 cached, 2 new
+    whole = rope(q) @ rope(k).T
+    cached = rope(k[:3])
+    right = rope(q[3:], offset=3) @ np.vstack([cached, rope(k[3:], offset=3)]).T
+    wrong = rope(q[3:]) @ np.vstack([cached, rope(k[3:])]).T
+    assert np.allclose(right, whole[3:])
+    assert not np.any(np.isclose(wrong[:, :3], whole[3:, :3])) and np.allclose(wrong[:, 3:], whole[3:, 3:])
+    sources = ["".join(c["source"]) for c in cells]
+    said = next(i for i, t in enumerate(sources) if t.startswith("A cache asks the same of the positions."))
+    assert said > sources.index('check("cached-causal-weights")')
+
+
+def test_the_parallel_block_is_four_steps_in_a_row_and_computes_both_parts_from_one_norm(cells):
+    """'GPT-J and PaLM run attention and the FFN side by side on the same normalised stream ... a
+    block is four steps in a row instead of six': attention's products (queries, keys and values
+    together; the scores; the mix; Wo) against the FFN's (W_up; W_down), the longer of the two."""
+    attention_steps, ffn_steps = 4, 2
+    assert attention_steps + ffn_steps == 6 and max(attention_steps, ffn_steps) == 4
+    box = " ".join(next("".join(c["source"]) for c in cells if "Deeper: depth costs time" in "".join(c["source"])).split())
+    assert "(queries, keys and values together; the scores; the mix of values; Wo; W_up; W_down), six steps" in box
+    assert "a block is four steps in a row instead of six" in box
+
