@@ -10,9 +10,9 @@ The names the notebook imports are re-exported here, so ``from labs.attention im
 works in notebooks old and new.
 """
 
-from .circuits import circuits_lab, raises_itself
+from .circuits import circuits_lab, raises_by_chance, raises_itself
 from .scale import raw_scores, scale_lab, scale_model
 from .several_heads import several_heads_lab, several_heads_model
 
-__all__ = ["circuits_lab", "raises_itself", "raw_scores", "scale_lab", "scale_model", "several_heads_lab",
+__all__ = ["circuits_lab", "raises_by_chance", "raises_itself", "raw_scores", "scale_lab", "scale_model", "several_heads_lab",
            "several_heads_model"]

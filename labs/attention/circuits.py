@@ -43,18 +43,24 @@ def text_maps(text: str) -> np.ndarray:
     return maps
 
 
+def read_through_embedding(ov: np.ndarray) -> np.ndarray:
+    """OV matrices (..., d, d) read through the tied embedding: (..., vocab, vocab), row s what
+    the matrix adds to the logits when it reads token s alone, E ov diag(g) Eᵀ (E the embedding,
+    g the final norm's gain), centred on the row's mean and divided by its spread."""
+    weights = model.weights()
+    embedding = np.asarray(weights.embedding, dtype=np.float64)                  # (vocab, d)
+    out = embedding @ ov @ (np.asarray(weights.final_norm_gain, dtype=np.float64)[:, None] * embedding.T)
+    return (out - out.mean(axis=-1, keepdims=True)) / out.std(axis=-1, keepdims=True)
+
+
 @lru_cache(maxsize=1)
 def ov_readings() -> np.ndarray:
     """(blocks, heads, vocab, vocab): row s of head h in block b is what the head's OV circuit
-    adds to the logits when it reads token s alone, E G W_V,h W_O,h diag(g) Eᵀ (E the tied
-    embedding, G the block's attention norm gain, g the final norm's gain), centred on the
-    row's mean and divided by its spread. The norms' divisions by the RMS scale a whole row and
-    change nothing here. Read-only."""
-    weights = model.weights()
-    embedding = np.asarray(weights.embedding, dtype=np.float64)                  # (vocab, d)
+    adds to the logits when it reads token s alone, E G W_V,h W_O,h diag(g) Eᵀ (G the block's
+    attention norm gain; ``read_through_embedding``). The norms' divisions by the RMS scale a
+    whole row and change nothing here. Read-only."""
     _qk, ov = circuits.head_circuits(model.weight_arrays(), model.config().heads)  # (blocks, heads, d, d)
-    out = embedding @ ov @ (np.asarray(weights.final_norm_gain, dtype=np.float64)[:, None] * embedding.T)
-    out = (out - out.mean(axis=-1, keepdims=True)) / out.std(axis=-1, keepdims=True)
+    out = read_through_embedding(ov)
     out.setflags(write=False)
     return out
 
@@ -63,6 +69,16 @@ def raises_itself() -> np.ndarray:
     """(blocks, heads): for how many of the vocabulary's tokens each head's OV reading raises the
     token it reads above that row's mean (the diagonal of ``ov_readings`` above 0)."""
     return (np.diagonal(ov_readings(), axis1=-2, axis2=-1) > 0).sum(axis=-1)
+
+
+def raises_by_chance(draws: int = 100, seed: int = 0) -> np.ndarray:
+    """(draws,): the count of ``raises_itself`` for heads whose W_V,h (d, size) and W_O,h (size, d)
+    are random normal numbers, of the trained heads' shapes, read the same way: what an OV
+    circuit unrelated to the tokens scores."""
+    d, heads = model.config().d_model, model.config().heads
+    rng = np.random.default_rng(seed)
+    ov = rng.normal(size=(draws, d, d // heads)) @ rng.normal(size=(draws, d // heads, d))
+    return (np.diagonal(read_through_embedding(ov), axis1=-2, axis2=-1) > 0).sum(axis=-1)
 
 
 class Looks(NamedTuple):

@@ -148,6 +148,8 @@ NUMBER_PARAMETERS = Question(
                 "heads or 96.",
     reveals=[
         r"\b4\s*[\u00d7x\u00b7*]\s*96\s*(\u00b2|\^\s*2|[\u00d7x\u00b7*]\s*96)",
+        r"\badds? no (new )?matri(x|ces)\b",
+        r"\bheads (do not add matrices|only share out the columns)\b",
     ],
 )
 
@@ -159,6 +161,10 @@ SHAPE_WEIGHTS = Question(
     answer=(4, 11, 11),
     explanation="One grid per head, and in each grid one row per query and one column per key: "
                 "(4, 11, 11).",
+    reveals=[
+        r"\b(one|a) grid (of (scores|weights) )?per head\b",
+        r"\beach head keeps (a grid of scores of its own|its own \(n, n\) weights)\b",
+    ],
 )
 
 PREDICT_OV = Question(
