@@ -10,15 +10,18 @@ import pytest
 
 from engine.core.registry import get_question
 from lib import generate, model
-from lib.circuits import keys_without
-from labs.block_at_work.live_training import live_training_model
-from labs.block_at_work.logit_lens import lens_model
+from lib.circuits import head_scores, keys_without
+from lib.train import LiveTraining
+from lib.training_record import record
+from labs.block_at_work.live_training import WINDOW, live_training_model
+from labs.block_at_work.logit_lens import TEXTS, lens_model
 from labs.block_at_work import training_scrub
 from labs.block_at_work.training_scrub import named_heads
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = "06_block_at_work.ipynb"
-FIGURES = {"greedy", "sampling-draws", "cache-match", "decoding-work", "cache-bytes", "named-heads"}
+FIGURES = {"greedy", "sampling-draws", "cache-match", "decoding-work", "cache-bytes", "named-heads",
+           "k-composition", "lens-numbers", "norm-placement"}
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +40,9 @@ def test_every_figure_cell_printed(figures):
 
 
 def test_the_greedy_copy_prints_each_letter_with_its_probability(figures):
-    rows = [line.split() for line in figures["greedy"].strip().splitlines()]
+    header, *lines = figures["greedy"].strip().splitlines()
+    assert header.split() == ["token", "probability"]
+    rows = [line.split() for line in lines]
     out = generate.greedy(model.encode("copy b d a |"), 6, stop=".")
     assert [r[0] for r in rows] == [model.vocab()[i] for i in out.ids] == ["b", "d", "a", "."]
     np.testing.assert_allclose([float(r[1]) for r in rows], out.probabilities, atol=5e-5)
@@ -68,15 +73,35 @@ def test_cached_decoding_gives_the_logits_of_a_full_rerun(figures):
 
 
 def test_with_a_cache_only_attention_grows_and_a_rerun_costs_n_cached_steps(figures, prose):
-    rows = [line.replace(",", "").split() for line in figures["decoding-work"].strip().splitlines()[1:]]
+    table, sums = figures["decoding-work"].strip().split("\n\n")
+    rows = [line.replace(",", "").split() for line in table.splitlines()[1:]]
     for n, cached, attention, rerun, ratio in ([int(x) for x in row] for row in rows):
         work = generate.decoding_work(n)
         assert (cached, attention, rerun) == (work.total, work.attention, generate.decoding_work(n, cached=False).total)
         assert rerun == n * cached and ratio == n
         assert attention == n * generate.decoding_work(1).attention
         assert cached - attention == generate.decoding_work(1).total - generate.decoding_work(1).attention
-    assert "only the attention column grows with n, in proportion to it" in prose
-    assert "exactly n times the cached step" in prose
+    one = generate.decoding_work(1)
+    fixed, per_token = (int(x) for x in re.findall(r"[\d,]{3,}", sums.splitlines()[0].replace(",", "")))
+    assert (fixed, per_token) == (one.total - one.attention, one.attention)
+    assert "only attention grows, in proportion to n" in prose
+    assert "costs exactly n times the cached step" in prose
+
+
+def test_over_a_text_cached_attention_still_grows_with_the_square_of_its_length(figures, prose):
+    line = figures["decoding-work"].strip().splitlines()[-1].replace(",", "")
+    n, with_cache, attention, share, rerun = (int(x) for x in re.findall(r"\d+", line))
+    per_token = generate.decoding_work(1).attention
+    assert attention == per_token * n * (n + 1) // 2                     # the square of the length, halved
+    assert with_cache == sum(generate.decoding_work(k).total for k in range(1, n + 1))
+    assert rerun == sum(generate.decoding_work(k, cached=False).total for k in range(1, n + 1)) > with_cache
+    assert share == round(100 * attention / with_cache)
+    for k in (2, 16, 64):                                                 # the rerun counts the masked half and
+        rerun_k = generate.decoding_work(k, cached=False)                 # every position's logits
+        assert rerun_k.attention == k * k * per_token
+        assert rerun_k.output == k * generate.decoding_work(k).output
+    assert "its attention work grows with the square of the length" in prose
+    assert "all n × n scores, the masked half too, and logits at every position" in prose
     question = get_question("work-predict-cache-work")
     assert "fixed part, plus a part in proportion to n" in question.choices[question.answer]
 
@@ -93,26 +118,91 @@ def test_the_heads_form_in_the_order_the_question_gives(figures, prose):
     assert question.choices[question.answer].startswith("the previous-token head, long before")
     assert heads["previous_from"] < heads["induction_from"]
     text = figures["named-heads"]
-    assert f"previous-token head: block 1, head 4, from step {heads['previous_from']}" in text
-    assert f"induction head:      block 2, head 2, from step {heads['induction_from']}" in text
+    assert f"previous-token head: block 1, head 4, its score passes 0.3 at step {heads['previous_from']}" in text
+    assert f"induction head:      block 2, head 2, its score passes 0.25 at step {heads['induction_from']}" in text
+    assert f"copy accuracy passes 0.5 at step {heads['copy_from']}, before the induction score passes 0.25" in text
     thresholds = (training_scrub.PREVIOUS_FROM, training_scrub.INDUCTION_FROM, training_scrub.COPY_FROM)
     assert thresholds == (0.3, 0.25, 0.5)
-    assert ("the previous-token score passing 0.3, the induction score passing 0.25, the copy accuracy 0.5"
-            in prose)
 
 
-def test_without_the_previous_token_head_the_induction_pattern_falls_apart(figures):
-    intact, without = (float(x) for x in re.findall(r": (\d\.\d\d)", figures["named-heads"]))
-    probe = model.encode("copy b d a e | b d a e .")
-    assert intact == pytest.approx(keys_without(probe, None, (1, 1)).induction.item(), abs=0.005)
-    assert without == pytest.approx(keys_without(probe, (0, 3), (1, 1)).induction.item(), abs=0.005)
-    assert without < intact / 2
+def test_copying_passes_its_threshold_before_the_induction_head_and_both_move_together(figures, prose):
+    heads, r = named_heads(), record()
+    assert heads["copy_from"] < heads["induction_from"]
+    assert "With these thresholds copying passes 0.5 before the induction head passes 0.25" in prose
+    table = figures["named-heads"].strip().split("\n\n")[1].splitlines()[1:]
+    copy = r.kinds.index("copy")
+    steps = [int(row.split()[0]) for row in table]
+    assert heads["copy_from"] in steps and heads["induction_from"] in steps
+    for row in table:
+        step, previous, induction, accuracy, loss = row.split()
+        i = int(np.flatnonzero(r.steps == int(step))[0])
+        np.testing.assert_allclose([float(previous), float(induction), float(accuracy), float(loss)],
+                                   [heads["previous_curve"][i], heads["induction_curve"][i], r.accuracy[i, copy],
+                                    r.loss[i, copy]], atol=0.006)
+    # over the checkpoints between the two starts the copy accuracy, the copy loss and the induction score all move
+    a, b = (int(np.flatnonzero(r.steps == s)[0]) for s in (heads["copy_from"], heads["induction_from"]))
+    assert heads["induction_curve"][b] > 2 * heads["induction_curve"][a]
+    assert r.accuracy[b, copy] > r.accuracy[a, copy] + 0.2 and r.loss[b, copy] < r.loss[a, copy] / 2
+
+
+def test_without_the_previous_token_head_the_induction_score_falls_most_of_the_way_to_an_even_spread(figures, prose):
+    lines = figures["k-composition"].strip().splitlines()
+    probes = (model.encode("copy b d a e | b d a e ."), *record().probes)
+    assert len(lines) == len(probes) == 3
+    for line, probe in zip(lines, probes):
+        assert line.startswith(repr(model.decode(probe)))
+        intact, without, even = (float(x) for x in re.findall(r"\d\.\d\d", line.split(": ", 1)[1]))
+        assert intact == pytest.approx(keys_without(probe, None, (1, 1)).induction.item(), abs=0.005)
+        assert without == pytest.approx(keys_without(probe, (0, 3), (1, 1)).induction.item(), abs=0.005)
+        n = len(probe)
+        spread = head_scores(np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None], probe).induction
+        assert even == pytest.approx(spread, abs=0.005)
+        assert intact - without > without - even > 0                     # most of the way, not all of it
+    assert "the score falls most of the way towards the even spread's" in prose
+    assert "It does not reach it" in prose
 
 
 def test_block_2_first_makes_the_copy_answerable_as_the_question_says():
     question = get_question("work-predict-lens")
     assert question.choices[question.answer] == f"after block {lens_model('copy')['block']}"
     assert "Block 2 holds the induction head" in question.explanation and named_heads()["induction"][0] == 1
+
+
+def test_the_lens_numbers_are_the_labs_and_the_embedding_names_the_current_token(figures, prose):
+    table, last = figures["lens-numbers"].strip().split("\n\n")
+    for row, name in zip(table.splitlines()[1:], TEXTS, strict=True):
+        m = lens_model(name)
+        numbers = [float(x) for x in row.split()[1:1 + len(m["mean"])]]
+        np.testing.assert_allclose(numbers, m["mean"], atol=5e-4)
+        where = "the embedding" if m["block"] == 0 else f"block {m['block']}" if m["block"] else "none"
+        assert row.endswith(f"first at least {m['threshold']}: {where}")
+    assert lens_model("copy")["threshold"] == 0.5 and "the first stream that makes it at least 0.5" in prose
+    ids = model.encode(TEXTS["copy"][0])
+    read = model.probabilities(model.output_logits(model.embed(ids)).astype(np.float64))
+    assert model.config().tied and (read.argmax(axis=-1) == ids).all()
+    assert "names the current token at 100% of the positions" in last
+    assert f"mean probability {read[np.arange(len(ids)), ids].mean():.2f}" in last
+    assert "the lens names the token itself, not the next one" in prose
+
+
+def test_the_tiny_models_task_is_the_one_the_prose_describes(prose):
+    run = LiveTraining()
+    assert len(run.blocks) == 2 and run.task.table.shape == (8, 16) and run.task.positions.shape == (8, 16)
+    assert all(block.heads == 1 and block.Wq.shape == (16, 16) for block in run.blocks)
+    assert ("two blocks of one head, 16 numbers per token. A text is 8 tokens, each one of 8 random vectors"
+            in prose)
+
+
+def test_a_short_run_of_each_placement_prints_falling_losses_pre_norm_lower(figures):
+    pre_line, post_line, baseline_line = figures["norm-placement"].strip().splitlines()
+    for line, placement in ((pre_line, "pre"), (post_line, "post")):
+        run = live_training_model(placement, 0.01, False, steps=100)
+        assert line == (f"{placement}-norm, 100 steps: mean loss {run['first']:.3f} over the first {WINDOW}, "
+                        f"{run['now']:.3f} over the last {WINDOW}")
+        assert run["now"] < run["first"]
+    pre, post = (live_training_model(p, 0.01, False, steps=100) for p in ("pre", "post"))
+    assert pre["now"] < post["now"]
+    assert baseline_line == f"outputting each token's own vector: {pre['baseline']:.3f}"
 
 
 def test_pre_norm_ends_lower_than_post_norm_as_the_question_says():

@@ -40,8 +40,8 @@ PREDICT_CACHE_WORK = Question(
     answer=1,
     explanation="The projections, the FFN and the output layer see one token, whatever n: a fixed "
                 "cost. Only attention depends on the text's length: one score per cached key and a "
-                "weighted mean of n values, so it grows in proportion to n. Rerunning the whole text costs "
-                "n times a cached step, which adds up to n\u00b2 over a text.",
+                "weighted mean of n values, so it grows in proportion to n. Rerunning the whole text, as "
+                "the model reads it in one pass, costs n times a cached step.",
     reveals=[r"\bfixed part, plus a part in proportion to n\b", r"\bonly attention depends on the text's length\b"],
 )
 
@@ -59,7 +59,8 @@ PREDICT_HEADS_ORDER = Question(
     answer=0,
     explanation="The previous-token head is useful on its own (the word before predicts much in this "
                 "language), so it forms early. The induction head is useful only once the previous-token "
-                "head writes what it reads, so it forms later, and copying appears with it.",
+                "head writes what it reads, so it forms later, over the same checkpoints in which copying "
+                "takes off.",
     reveals=[r"\bprevious-token head is useful on its own\b", r"\bthe previous-token head, long before\b",
              r"\bforms? (early|first)\b"],
 )
