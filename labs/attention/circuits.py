@@ -162,8 +162,8 @@ class CircuitsLab:
         self.verdict = verdict_widget()
         self.numbers = numbers_widget()
 
-        fig = new_figure(6.4, 3.6)
-        grid = fig.add_gridspec(1, 2, width_ratios=[1.35, 1], wspace=0.5)
+        fig = new_figure(6.4, 4.0)
+        grid = fig.add_gridspec(1, 3, width_ratios=[1.35, 1, 0.06], wspace=0.7)   # the last: the colour bar
         left, right = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
         blues = colormaps["Blues"].with_extremes(bad="#e4e4e4")
         self.map = cell_grid(left, np.full((LONGEST, LONGEST), np.nan), cmap=blues, vmin=0, vmax=1)
@@ -208,12 +208,12 @@ class CircuitsLab:
         # a scale of its own: the grid's new numbers never reach the colour bar
         scale = ScalarMappable(norm=Normalize(-Z_LIMIT, Z_LIMIT), cmap=diverging)
         scale.axes = right             # the picture it keys, for the view's layout on a narrow screen
-        bar = fig.colorbar(scale, ax=right, fraction=0.06, pad=0.04)
+        bar = fig.colorbar(scale, cax=fig.add_subplot(grid[2]))
         bar.set_ticks([-Z_LIMIT, 0, Z_LIMIT], labels=["lowers", "0", "raises"], fontsize=8)
         bar.outline.set_visible(False)
         fig.legend(handles=[self.diagonal], loc="lower right", bbox_to_anchor=(0.99, 0.0), fontsize=8,
                    frameon=False, handlelength=1)
-        fig.subplots_adjust(left=0.13, right=0.97, top=0.72, bottom=0.1)
+        fig.subplots_adjust(left=0.13, right=0.9, top=0.72, bottom=0.1)       # room for the bar's words
         self.left, self.right = left, right
         self.view = FigureView(fig, description="Heat maps: one head's attention map on a text, and what its "
                                                 "OV circuit raises for each token it reads",
