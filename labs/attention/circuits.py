@@ -163,7 +163,7 @@ class CircuitsLab:
         self.verdict = verdict_widget()
         self.numbers = numbers_widget()
 
-        fig = new_figure(6.4, 4.0)
+        fig = new_figure(6.4, 3.6)
         # Cells as wide in both grids (the map's LONGEST columns, the OV grid's MOST_WORDS), so
         # that the tokens above the columns have the same room in each; the last: the colour bar.
         grid = fig.add_gridspec(1, 3, width_ratios=[LONGEST, MOST_WORDS, 0.5], wspace=0.7)
