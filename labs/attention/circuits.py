@@ -33,6 +33,7 @@ LONGEST = max(len(t.split()) for t in TEXTS)                     # 11 tokens
 MOST_WORDS = max(len(dict.fromkeys(t.split())) for t in TEXTS)   # 7 distinct tokens
 COPIES, LOWERS = 45, 10          # of the 55 tokens: from this many on it copies, up to this many it lowers
 Z_LIMIT = 3.0                    # the colour scale of the OV grid, in spreads
+WORD_SIZE, WORD_GAP = 8, 2       # points: the tokens' size beside the grids, and their gap to the cells
 
 
 @lru_cache(maxsize=len(TEXTS))
@@ -179,7 +180,9 @@ class CircuitsLab:
         self.numbers = numbers_widget()
 
         fig = new_figure(6.4, 3.6)
-        grid = fig.add_gridspec(1, 2, width_ratios=[1.35, 1], wspace=0.5)
+        # Cells as wide in both grids (the map's LONGEST columns, the OV grid's MOST_WORDS), so
+        # that the tokens above the columns have the same room in each; the last: the colour bar.
+        grid = fig.add_gridspec(1, 3, width_ratios=[LONGEST, MOST_WORDS, 0.5], wspace=0.7)
         left, right = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
         blues = colormaps["Blues"].with_extremes(bad="#e4e4e4")
         self.map = cell_grid(left, np.full((LONGEST, LONGEST), np.nan), cmap=blues, vmin=0, vmax=1)
@@ -198,23 +201,37 @@ class CircuitsLab:
                 spine.set_visible(False)
             self.covers[ax] = [ax.add_patch(Rectangle((size - 0.5, -0.5), 0, size, facecolor="white",
                                                       edgecolor="none", zorder=2)) for _ in range(2)]
-        # Column words above each grid and row words to its left: they stay beside the cells
-        # whatever the text's length (the cells beyond it are covered).
+        # Column words above each grid and row words to its left, WORD_GAP points from the cells:
+        # they stay beside the cells whatever the text's length (the cells beyond it are covered).
+        # The grid's labels stand just beyond the longest of the texts' words, measured: every
+        # point left over is taken from the grids, whose columns are narrow on a phone.
+        from matplotlib.font_manager import FontProperties
+        from matplotlib.textpath import text_to_path
+        from matplotlib.transforms import offset_copy
+
+        font = FontProperties(size=WORD_SIZE)
+        longest = max(text_to_path.get_text_width_height_descent(word, font, ismath=False)[0]
+                      for text in TEXTS for word in text.split())
+        pad = longest + 2 * WORD_GAP
         for ax, across, down in ((left, "looks at (key)", "token (query)"),
                                  (right, "raises this token", "reads this token")):
             ax.xaxis.set_label_position("top")
-            ax.set_xlabel(across, fontsize=9, labelpad=34)
-            ax.set_ylabel(down, fontsize=9, labelpad=40)
-        self.map_title = left.set_title("", fontsize=9, pad=50)
-        self.ov_title = right.set_title("", fontsize=9, pad=50)
+            ax.set_xlabel(across, fontsize=9, labelpad=pad)
+            ax.set_ylabel(down, fontsize=9, labelpad=pad)
+        self.map_title = left.set_title("", fontsize=9, pad=pad + 16)
+        self.ov_title = right.set_title("", fontsize=9, pad=pad + 16)
         # The words change with the text: texts beside the grids, not tick labels (those would cost
         # a full draw of the figure on every change).
-        self.map_rows = [left.text(-0.7, i, "", ha="right", va="center", fontsize=8) for i in range(LONGEST)]
-        self.map_columns = [left.text(i, -0.7, "", ha="center", va="bottom", fontsize=8, rotation=90)
-                            for i in range(LONGEST)]
-        self.ov_rows = [right.text(-0.7, i, "", ha="right", va="center", fontsize=8) for i in range(MOST_WORDS)]
-        self.ov_columns = [right.text(i, -0.7, "", ha="center", va="bottom", fontsize=8, rotation=90)
-                           for i in range(MOST_WORDS)]
+        def words(ax, size):
+            beside = offset_copy(ax.transData, fig=fig, x=-WORD_GAP, units="points")
+            above = offset_copy(ax.transData, fig=fig, y=WORD_GAP, units="points")
+            return ([ax.text(-0.5, i, "", ha="right", va="center", fontsize=WORD_SIZE, transform=beside)
+                     for i in range(size)],
+                    [ax.text(i, -0.5, "", ha="center", va="bottom", fontsize=WORD_SIZE, rotation=90,
+                             transform=above) for i in range(size)])
+
+        self.map_rows, self.map_columns = words(left, LONGEST)
+        self.ov_rows, self.ov_columns = words(right, MOST_WORDS)
         (self.diagonal,) = right.plot([], [], linestyle="none", marker="s", markersize=9, markerfacecolor="none",
                                       markeredgecolor=OKABE_ITO["black"], markeredgewidth=1.0,
                                       label="reads and raises the same token")
@@ -224,12 +241,12 @@ class CircuitsLab:
         # a scale of its own: the grid's new numbers never reach the colour bar
         scale = ScalarMappable(norm=Normalize(-Z_LIMIT, Z_LIMIT), cmap=diverging)
         scale.axes = right             # the picture it keys, for the view's layout on a narrow screen
-        bar = fig.colorbar(scale, ax=right, fraction=0.06, pad=0.04)
+        bar = fig.colorbar(scale, cax=fig.add_subplot(grid[2]))
         bar.set_ticks([-Z_LIMIT, 0, Z_LIMIT], labels=["lowers", "0", "raises"], fontsize=8)
         bar.outline.set_visible(False)
         fig.legend(handles=[self.diagonal], loc="lower right", bbox_to_anchor=(0.99, 0.0), fontsize=8,
                    frameon=False, handlelength=1)
-        fig.subplots_adjust(left=0.13, right=0.97, top=0.72, bottom=0.1)
+        fig.subplots_adjust(left=0.13, right=0.9, top=0.72, bottom=0.1)       # room for the bar's words
         self.left, self.right = left, right
         self.view = FigureView(fig, description="Heat maps: one head's attention map on a text, and what its "
                                                 "OV circuit raises for each token it reads",
