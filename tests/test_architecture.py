@@ -298,7 +298,7 @@ def test_the_engine_core_and_plain_presentation_load_no_widgets(tmp_path):
 
 
 DEFINITIONS_LINES = 3_400       # exercises/definitions/*.py: the live course (eight notebooks)
-RETIRED_LINES = 1_249           # exercises/retired/*.py: compatibility code, which must not grow unseen (nudge-growth and
+RETIRED_LINES = 1_250           # exercises/retired/*.py: compatibility code, which must not grow unseen (nudge-growth and
                                 # leave-one-out retired with it)
 
 

@@ -537,7 +537,7 @@ def test_the_router_lab_text_names_its_steps_slider():
 
 
 def test_the_mixture_exercise_says_the_router_has_no_bias_and_counts_as_used():
-    from exercises.definitions.ffn import MOE_COUNTS
+    from exercises.definitions.mixture import MOE_COUNTS
     d, d_ff, experts, top_k = 768, 3072, 8, 2
     stored, used = MOE_COUNTS.reference(d, d_ff, experts, top_k)
     assert used == 4 * d * d + top_k * 2 * d * d_ff + d * experts + 2 * d         # router + gains used

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from engine.core import budget, inventory, registry
-from exercises.definitions import decoder, ffn, norms, positional, trained
+from exercises.definitions import decoder, mixture, norms, positional, trained
 from exercises.retired import decoder as retired_decoder, ffn as retired_ffn
 from exercises.retired import norms as retired_norms, positional as retired_positional, trained as retired_trained
 from lib.attention import causal_weights
@@ -174,7 +174,7 @@ def test_top2_reference_puts_lib_route_shares_on_the_two_chosen_experts():
         routing = route(np.asarray(scores, dtype=float), top_k=2)
         expected = np.zeros(len(scores))
         expected[routing.experts] = routing.shares
-        got = ffn._top2_reference(scores)
+        got = mixture._top2_reference(scores)
         np.testing.assert_allclose(got, expected)
         assert np.count_nonzero(got) == 2 and np.isclose(got.sum(), 1.0)
 
@@ -183,7 +183,7 @@ def test_moe_and_block_references_are_lib_block_parameters():
     for d, d_ff, experts, top_k in [(4, 8, 4, 2), (6, 10, 8, 1), (5, 7, 3, 3)]:
         count = block_parameters(ModelConfig(d_model=d, layers=1, d_ff=d_ff, vocab=1, experts=experts,
                                              top_k=top_k))
-        np.testing.assert_array_equal(ffn._moe_reference(d, d_ff, experts, top_k), [count.total, count.active])
+        np.testing.assert_array_equal(mixture._moe_reference(d, d_ff, experts, top_k), [count.total, count.active])
     for d, d_ff, gated in [(4, 16, False), (6, 10, True), (3, 5, 1)]:
         expected = block_parameters(ModelConfig(d_model=d, layers=1, d_ff=d_ff, vocab=1, gated=bool(gated))).total
         assert retired_ffn._block_reference(d, d_ff, gated) == expected

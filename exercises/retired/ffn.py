@@ -2,7 +2,7 @@
 (replaced by one-matrix), block-count (by ffn-width) and top2-weights (by top2-routing, which asks
 for the softmax over the kept scores and over all of them). Kept so that notebooks saved from earlier
 releases still check them (see :mod:`exercises.retired`); what they share with the live exercises is
-imported from :mod:`exercises.definitions.ffn`."""
+imported from :mod:`exercises.definitions.ffn` and :mod:`exercises.definitions.mixture`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from lib.ffn import ffn as _ffn, worked_example
 from lib.params import ModelConfig, block_parameters as _block_parameters
 
 from engine.core.definition import Case, Exercise, Mistake, in_float32, three_of
-from exercises.definitions.ffn import NOTEBOOK, _random_weights, _top2_reference, top2_case, top2_fixed
+from exercises.definitions.ffn import NOTEBOOK, _random_weights
+from exercises.definitions.mixture import _top2_reference, top2_case, top2_fixed
 
 
 def _example_args():

@@ -10,8 +10,9 @@ generation_lab`` works in notebooks old and new.
 """
 
 from .generation import generation_lab
-from .live_training import live_training_lab
-from .logit_lens import lens_lab
-from .training_scrub import named_heads, scrub_lab
+from .live_training import WINDOW, live_training_lab, live_training_model
+from .logit_lens import TEXTS as LENS_TEXTS, lens_lab, lens_model
+from .training_scrub import COPY_FROM, INDUCTION_FROM, PREVIOUS_FROM, named_heads, scrub_lab
 
-__all__ = ["generation_lab", "lens_lab", "live_training_lab", "named_heads", "scrub_lab"]
+__all__ = ["COPY_FROM", "INDUCTION_FROM", "LENS_TEXTS", "PREVIOUS_FROM", "WINDOW", "generation_lab", "lens_lab",
+           "lens_model", "live_training_lab", "live_training_model", "named_heads", "scrub_lab"]
