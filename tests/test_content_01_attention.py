@@ -31,7 +31,8 @@ PINNED = {
                    "[24 24 24 24 24 24 24 24 24 24 24 24 24 24 24 24]"],
     "two-circuits": ["rank of each head's W_V,h W_O,h: [24 24 24 24 24 24 24 24 24 24 24 24 24 24 24 24]"],
     "copying": ["block 1: head 1 raises 50 of 55", "block 2: head 1 raises 25 of 55, head 2 raises  2 of 55",
-                "100 random heads: 28 of 55 on average, 90 % of them from 18 to 37"],
+                "100 random heads: 28 of 55 on average, 90 % of them from 18 to 37",
+                "below that range: block 2 head 2, block 2 head 3, block 3 head 3, block 4 head 1, block 4 head 4"],
 }
 
 
@@ -158,11 +159,17 @@ def test_copying_and_lowering_stand_outside_chance_and_the_rest_within(figures):
     assert f"{len(chance)} random heads: {chance.mean():.0f} of 55 on average" in figures["copying"]
     assert abs(chance.mean() - 55 / 2) < 3                                         # "about half"
     counts = raises_itself()
-    copies, lowers = counts >= COPIES, counts < low                                # below nearly every random head
+    copies, lowers = counts > high, counts < low                                   # the rule the prose states
     assert copies.sum() >= 2 and lowers.sum() >= 2 and lowers[1, 1]               # block 2, head 2 lowers
+    assert (counts[counts >= COPIES] > high).all()                                 # the lab's "copies" agree
     assert named_heads()["induction"] == (1, 1)                                    # the induction head of notebook 06
     rest = counts[~copies & ~lowers]
-    assert rest.min() >= low and rest.max() <= high + 2                            # "about as many"
+    assert rest.min() >= low and rest.max() <= high                                # "within their range"
+    named = {side: re.findall(r"block (\d) head (\d)", line) for side, line in
+             re.findall(r"^(above|below) that range: (.*)$", figures["copying"], re.M)}
+    assert named == {side: [(str(b + 1), str(h + 1)) for b, h in zip(*np.nonzero(kept))]
+                     for side, kept in (("above", copies), ("below", lowers))}
+    assert "(above the random heads' 90 % range)" in said and "(below that range)" in said
 
 
 def test_some_heads_give_the_first_token_of_a_short_text_a_large_share():
