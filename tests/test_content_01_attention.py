@@ -47,10 +47,10 @@ def _sources():
 
 
 def _prose(start):
-    """The markdown cell whose text starts with ``start``."""
+    """The markdown cell whose text starts with ``start``, its lines joined by single spaces."""
     found = [s for s in _sources() if s.startswith(start)]
     assert len(found) == 1, start
-    return found[0]
+    return " ".join(found[0].split())
 
 
 @pytest.mark.parametrize("figure", sorted(PINNED))
@@ -104,7 +104,7 @@ def test_at_d_4_the_undivided_slope_is_larger_and_its_top_weight_nearer_one_half
 
 
 def test_with_the_mask_what_follows_changes_nothing_and_without_it_every_output_moves(figures):
-    assert "it could read its target instead of\npredicting it" in _prose("## The causal mask")
+    assert "it could read its target instead of predicting it" in _prose("## The causal mask")
     changes = {kind: float(c) for kind, c in re.findall(r"(with|without) the mask: .* at most ([\d.e+-]+)",
                                                        figures["mask-leak"])}
     assert changes["with"] == 0.0 and changes["without"] > 0.1
@@ -119,7 +119,7 @@ def test_one_head_makes_9_and_4_compete_and_two_heads_each_get_nearly_all(figure
 
 def test_the_model_reads_the_two_numbers_with_two_heads_not_at_a_fixed_distance(figures):
     said = _prose("At the row of *is*, head 2 of block 1")
-    assert "head 4 gives\nthe second number more than the first" in said
+    assert "head 4 gives the second number more than the first" in said
     assert "head 2 gives the token 3 back far less, and head 4 gives the token 1 back less" in said
     rows = re.findall(r"head (\d): ([\d.]+) to the first number, ([\d.]+) to the second;\s+at the other [\d,]+ rows, "
                       r"([\d.]+) to the token 3 back, ([\d.]+) to the token 1 back", figures["difference-heads"])
@@ -174,14 +174,14 @@ def test_copying_and_lowering_stand_outside_chance_and_the_rest_within(figures):
 
 def test_some_heads_give_the_first_token_of_a_short_text_a_large_share():
     said = _prose("Some heads copy")
-    assert "some heads give the text's first\ntoken a large share" in said
+    assert "some heads give the text's first token a large share" in said
     shares = np.array([[looks(text_maps(t)[b]).first for b in range(4)] for t in TEXTS])
     assert shares.max() > 0.5 and (shares > 0.3).sum() >= 5
     assert sum(t.split()[0] in ("copy", "reverse", "count") for t in TEXTS) >= len(TEXTS) / 2   # "often names the task"
 
 
 def test_the_mask_alone_gives_row_i_an_even_share_of_one_over_i_plus_one():
-    assert "gives the first token\n1/(i + 1) of row i" in _prose("## Where positions come in")
+    assert "gives the first token 1/(i + 1) of row i" in _prose("## Where positions come in")
     n = 6
     assert np.allclose(causal_weights(np.zeros((n, n)))[:, 0], 1 / (np.arange(n) + 1))
 
