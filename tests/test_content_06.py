@@ -46,9 +46,10 @@ def test_the_greedy_copy_prints_each_letter_with_its_probability(figures):
     out = generate.greedy(model.encode("copy b d a |"), 6, stop=".")
     assert [r[0] for r in rows] == [model.vocab()[i] for i in out.ids] == ["b", "d", "a", "."]
     np.testing.assert_allclose([float(r[1]) for r in rows], out.probabilities, atol=5e-5)
+    assert min(out.probabilities) > 0.99
 
 
-def test_sampling_changes_the_sentence_and_not_the_copy(figures):
+def test_sampling_changes_the_sentence_and_not_the_copy(figures, prose):
     question = get_question("work-predict-sampling")
     assert question.choices[question.answer].startswith("the copy comes out the same")
     copy, cat = figures["sampling-draws"].strip().splitlines()
@@ -58,6 +59,7 @@ def test_sampling_changes_the_sentence_and_not_the_copy(figures):
     draws = {model.decode(generate.generate(model.encode("the big cat"), 10, temperature=1.0, seed=s, stop=".").ids)
              for s in range(10)}
     assert len(draws) == kinds
+    assert "each of its tokens has probability above 0.99" in prose
 
 
 def test_cached_decoding_gives_the_logits_of_a_full_rerun(figures):
@@ -89,7 +91,12 @@ def test_with_a_cache_only_attention_grows_and_a_rerun_costs_n_cached_steps(figu
 
 
 def test_over_a_text_cached_attention_still_grows_with_the_square_of_its_length(figures, prose):
-    line = figures["decoding-work"].strip().splitlines()[-1].replace(",", "")
+    *_, growth_line, line = figures["decoding-work"].strip().replace(",", "").splitlines()
+    *lengths_and_work, ratio = re.findall(r"\d+(?:\.\d+)?", growth_line)
+    per_token_attention = generate.decoding_work(1).attention
+    for length, work in zip(lengths_and_work[::2], lengths_and_work[1::2]):
+        assert int(work) == per_token_attention * int(length) * (int(length) + 1) // 2
+    assert 3.9 < float(ratio) < 4.0 and "twice the length, close to four times the work" in prose
     n, with_cache, attention, share, rerun = (int(x) for x in re.findall(r"\d+", line))
     per_token = generate.decoding_work(1).attention
     assert attention == per_token * n * (n + 1) // 2                     # the square of the length, halved
@@ -121,6 +128,10 @@ def test_the_heads_form_in_the_order_the_question_gives(figures, prose):
     assert f"previous-token head: block 1, head 4, its score passes 0.3 at step {heads['previous_from']}" in text
     assert f"induction head:      block 2, head 2, its score passes 0.25 at step {heads['induction_from']}" in text
     assert f"copy accuracy passes 0.5 at step {heads['copy_from']}, before the induction score passes 0.25" in text
+    r = record()
+    assert text.strip().split("\n\n")[2] == (f"after the table the induction score goes on rising: "
+                                             f"{heads['induction_curve'][-1]:.2f} at step {r.steps[-1]}, the last checkpoint")
+    assert heads["induction_curve"][-1] > heads["induction_curve"][np.flatnonzero(r.steps <= heads["induction_from"] + 150)].max()
     thresholds = (training_scrub.PREVIOUS_FROM, training_scrub.INDUCTION_FROM, training_scrub.COPY_FROM)
     assert thresholds == (0.3, 0.25, 0.5)
 
@@ -193,7 +204,7 @@ def test_the_tiny_models_task_is_the_one_the_prose_describes(prose):
             in prose)
 
 
-def test_a_short_run_of_each_placement_prints_falling_losses_pre_norm_lower(figures):
+def test_a_short_run_of_each_placement_prints_falling_losses_pre_norm_lower(figures, prose):
     pre_line, post_line, baseline_line = figures["norm-placement"].strip().splitlines()
     for line, placement in ((pre_line, "pre"), (post_line, "post")):
         run = live_training_model(placement, 0.01, False, steps=100)
@@ -201,7 +212,7 @@ def test_a_short_run_of_each_placement_prints_falling_losses_pre_norm_lower(figu
                         f"{run['now']:.3f} over the last {WINDOW}")
         assert run["now"] < run["first"]
     pre, post = (live_training_model(p, 0.01, False, steps=100) for p in ("pre", "post"))
-    assert pre["now"] < post["now"]
+    assert pre["now"] < post["now"] and "here pre-norm ends lower" in prose
     assert baseline_line == f"outputting each token's own vector: {pre['baseline']:.3f}"
 
 
