@@ -823,8 +823,12 @@ def test_block_1_head_3_s_weight_on_the_letter_depends_on_its_distance_not_as_on
 def test_the_induction_head_is_named_with_its_sources_and_why_it_needs_two_blocks(cells):
     said = prose(cells)
     for claim in ("the one they called an **induction head** (block 2's head 2)", "a **previous-token head**", "**K-composition**",
-                  "It is the best-studied mechanism by which language models copy from their context, and it needs "
-                  "two blocks: the heads of one block all read the stream as it was before the block",
+                  "The induction circuit is the best-studied mechanism by which language models copy from their "
+                  "context, and it needs two blocks: the heads of one block all read the stream as it was before "
+                  "the block",
+                  "**V-composition**", "consistent with what the cells show",
+                  "leaving out one head at a time cannot tell the two apart",
+                  "A turn counts only up to whole turns of 2π",
                   "That is why no head of block 1 can find the letter to copy by the letter before it"):
         assert claim in said, claim
     refs = " ".join(source(cells[-2]).split())
