@@ -389,9 +389,9 @@ def test_heads(figures):
     rows = _heads_rows(text)
     assert len(rows) == 16
     assert rows[(2, 2)] == {"copy": 0.61, "reverse": 0.02, "after": 0.38, "previous": 0.03}
-    assert "without block 2's head 2: copy 1.01 -> 41, reverse 1.00 -> 123" in text
-    assert "without block 1's head 3: copy 1.01 -> 179, reverse 1.00 -> 35" in text
-    assert "without block 1's head 4: copy 1.01 -> 117, reverse 1.00 -> 34" in text
+    assert "without block 2's head 2: copy 1.01 -> 41.0, reverse 1.00 -> 122.9" in text
+    assert "without block 1's head 3: copy 1.01 -> 179.2, reverse 1.00 -> 35.3" in text
+    assert "without block 1's head 4: copy 1.01 -> 116.6, reverse 1.00 -> 33.9" in text
     without = numbers(line_with(text, "without block 2's head 4").split(":")[1])      # 'change far less'
     assert text.splitlines()[-1].startswith("without block 2's head 4") and without[1] < 1.5
 
