@@ -112,64 +112,24 @@ def local_jupyterlab(workdir, progress_file, content=CONTENT):
         log.close()
 
 
+# The JavaScript these functions evaluate in the page: tools/browser.js, one snippet per name.
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"), APP=APP)
+ANSWERED = SNIPPETS["ANSWERED"]
+PICTURES_LOADED = SNIPPETS["PICTURES_LOADED"]
+TWO_FRAMES = SNIPPETS["TWO_FRAMES"]
+
+
 def open_notebook(page, base, path):
     """Open the notebook at path (relative to the server's root) alone; wait for an idle kernel."""
     page.goto(f"{base}lab/tree/{urllib.parse.quote(path)}?reset")  # no other notebook restored
-    page.wait_for_function(f"{APP} && {APP}.shell.currentWidget && {APP}.shell.currentWidget.sessionContext", timeout=60_000)
-    page.wait_for_function(
-        f"{APP}.shell.currentWidget.sessionContext.session && "
-        f"{APP}.shell.currentWidget.sessionContext.session.kernel && "
-        f"{APP}.shell.currentWidget.sessionContext.session.kernel.status === 'idle'", timeout=60_000)
+    page.wait_for_function(SNIPPETS["NOTEBOOK_OPEN"], timeout=60_000)
+    page.wait_for_function(SNIPPETS["KERNEL_IDLE"], timeout=60_000)
 
 
 def run_all(page):
     """Run every cell and wait until the kernel has finished them all."""
     page.evaluate(f"{APP}.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(
-        f"""() => {{
-            const nb = {APP}.shell.currentWidget.content;
-            const code = nb.widgets.filter(c => c.model.type === 'code');
-            return code.every(c => c.model.executionCount !== null) &&
-                   !code.some(c => (c.node.querySelector('.jp-InputPrompt')?.innerText || '').includes('[*]')) &&
-                   {APP}.shell.currentWidget.sessionContext.session.kernel.status === 'idle';
-        }}""", timeout=180_000)
-
-
-# The kernel of the open notebook has answered everything the page sent it: it is idle, and no
-# request (a cell to run, a control's new value, a button's click) still waits for the kernel's
-# answer to end (a request is done once its reply and the "idle" that follows its answer are in).
-# The kernel's updates to the widgets come before that "idle", and JupyterLab applies them in
-# order, so they are on the page by then. JupyterLab keeps its requests in its kernel
-# connection's _futures (no public API lists them); each one's public `done` settles when its
-# answer has ended.
-ANSWERED = f"""() => {{
-    const widget = {APP} && {APP}.shell.currentWidget;
-    const session = widget && widget.sessionContext && widget.sessionContext.session;
-    const kernel = session && session.kernel;
-    if (!kernel) return false;
-    if (!(kernel._futures instanceof Map))
-        throw new Error('this JupyterLab keeps no _futures in its kernel connection: '
-                        + 'tools/browser.py cannot tell when the kernel has answered');
-    let waiting = 0;
-    for (const future of kernel._futures.values()) {{
-        if (!('__ended' in future)) {{
-            future.__ended = false;
-            const end = () => {{ future.__ended = true; }};
-            future.done.then(end, end);
-        }}
-        if (!future.__ended && !future.isDisposed) waiting += 1;
-    }}
-    return kernel.status === 'idle' && waiting === 0;
-}}"""
-
-# Every picture in the open notebook's course widgets has loaded (a plot the kernel just sent is
-# decoded after it arrives).
-PICTURES_LOADED = """() => [...document.querySelectorAll(
-    '.jp-NotebookPanel:not(.lm-mod-hidden) .course-widget img')].every(img => img.complete)"""
-
-# Two frames: what the page does on its next frame is done (the course's page script names the
-# controls and describes the plots there).
-TWO_FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    page.wait_for_function(SNIPPETS["ALL_CELLS_RUN"], timeout=180_000)
 
 
 def settle(page, timeout=60.0):

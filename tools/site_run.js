@@ -120,3 +120,32 @@ async path => {
     }
     return __CURRENT__.context.path === path;
 }
+
+// --- CLOSE_ALL
+// Shut every open document's kernel down and close the document.
+async () => {
+    for (const w of [...__APP__.shell.widgets('main')]) {
+        try { if (w.sessionContext) await w.sessionContext.shutdown(); } catch (e) {}
+        w.dispose();
+    }
+}
+
+// --- SAVE_NOTEBOOKS
+// Save each [path, notebook] of `files` into the drive (the browser's, or the server's folder),
+// making the folders on the way; check that each one is there.
+async ([folder, files]) => {
+    const contents = __APP__.serviceManager.contents;
+    const made = new Set();
+    for (const [path, notebook] of files) {
+        const parts = path.split('/');
+        for (let i = 1; i < parts.length; i++) {
+            const dir = parts.slice(0, i).join('/');
+            if (made.has(dir)) continue;
+            try { await contents.get(dir, {content: false}); }
+            catch (e) { await contents.save(dir, {type: 'directory'}); }
+            made.add(dir);
+        }
+        await contents.save(path, {type: 'notebook', format: 'json', content: notebook});
+        await contents.get(path, {content: false});   // it is there, or this throws
+    }
+}

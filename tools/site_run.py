@@ -362,12 +362,7 @@ def run_notebook(page, target, plan: Plan, form: str = SHIPPED, budgets: dict | 
 def close(page) -> None:
     """Shut every open notebook's kernel down and close it, so the next notebook opens alone."""
     try:
-        page.evaluate(f"""async () => {{
-            for (const w of [...{APP}.shell.widgets('main')]) {{
-                try {{ if (w.sessionContext) await w.sessionContext.shutdown(); }} catch (e) {{}}
-                w.dispose();
-            }}
-        }}""")
+        page.evaluate(SNIPPETS["CLOSE_ALL"])
     except Exception:  # noqa: BLE001 - a page that is gone has nothing left to close
         pass
 
@@ -378,22 +373,7 @@ def add_solved_copies(page, target, copies: dict[str, dict]) -> dict[str, str]:
     page.goto(target.url(None))
     page.wait_for_function(f"() => {APP} && {APP}.serviceManager", polling=100, timeout=60_000)
     placed = {path: f"{SOLVED_FOLDER}/{path}" for path in copies}
-    page.evaluate(f"""async ([folder, files]) => {{
-        const contents = {APP}.serviceManager.contents;
-        const made = new Set();
-        for (const [path, notebook] of files) {{
-            const parts = path.split('/');
-            for (let i = 1; i < parts.length; i++) {{
-                const dir = parts.slice(0, i).join('/');
-                if (made.has(dir)) continue;
-                try {{ await contents.get(dir, {{content: false}}); }}
-                catch (e) {{ await contents.save(dir, {{type: 'directory'}}); }}
-                made.add(dir);
-            }}
-            await contents.save(path, {{type: 'notebook', format: 'json', content: notebook}});
-            await contents.get(path, {{content: false}});   // it is there, or this throws
-        }}
-    }}""", [SOLVED_FOLDER, [[placed[p], nb] for p, nb in copies.items()]])
+    page.evaluate(SNIPPETS["SAVE_NOTEBOOKS"], [SOLVED_FOLDER, [[placed[p], nb] for p, nb in copies.items()]])
     return placed
 
 
