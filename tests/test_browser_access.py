@@ -28,12 +28,16 @@ and record does not reach the other browser tests); then, in this order:
 import json
 import re
 import urllib.request
+from pathlib import Path
 
 import pytest
 
 from conftest import CONTENT, local_jupyterlab, notebooks
 from test_browser_live import APP, PANEL, cell_errors, open_notebook, run_all
-from tools.browser import settle
+from tools.browser import page_snippets, settle
+
+# The JavaScript these tests evaluate in the page: tests/test_browser_access.js, one snippet per name.
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"), APP=APP, PANEL=PANEL)
 
 NOTEBOOKS = [p.relative_to(CONTENT).as_posix() for p in notebooks()]
 SERIOUS = ("serious", "critical")
@@ -126,29 +130,9 @@ def opened(request, access_server, browser):
 
 # ---------------------------------------------------------------- keyboard
 
-FOCUSABLE = """(root) => {
-    const all = [...root.querySelectorAll('input, select, textarea, button, [tabindex], [contenteditable="true"]')];
-    const usable = all.filter(el => !el.disabled && el.tabIndex >= 0 && el.offsetParent !== null
-                                    && !el.closest('.course-access'));
-    usable.forEach((el, i) => el.dataset.key = el.dataset.key || ('k' + Math.random().toString(36).slice(2)));
-    // A radio group is one stop for Tab (the arrows choose inside it): keep one radio per group.
-    const seen = new Set();
-    return usable.filter(el => {
-        if (el.type !== 'radio' || !el.name) return true;
-        if (seen.has(el.name)) return false;
-        seen.add(el.name);
-        return true;
-    }).map(el => el.type === 'radio' && el.name ? 'radio:' + el.name : el.dataset.key);
-}"""
+FOCUSABLE = SNIPPETS["FOCUSABLE"]
 
-ACTIVE = """(root) => {
-    const el = document.activeElement;
-    if (!el || !root.contains(el)) return null;
-    const style = getComputedStyle(el);
-    return {key: el.type === 'radio' && el.name ? 'radio:' + el.name : el.dataset.key,
-            ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
-            what: el.tagName + ' ' + (el.getAttribute('aria-labelledby') || el.textContent || el.type || '').slice(0, 40)};
-}"""
+ACTIVE = SNIPPETS["ACTIVE"]
 
 
 def tab_through(page, lab):
@@ -174,8 +158,7 @@ def focus(page, locator):
     locator.focus()
 
 
-VALUE = """el => el.type === 'checkbox' || el.type === 'radio' ? el.checked + ':' + el.value
-                  : el.getAttribute('aria-valuenow') || el.value"""
+VALUE = SNIPPETS["VALUE"]
 
 
 def press_and_back(opened, locator, key, back):
@@ -237,9 +220,7 @@ def tab_from_the_cell(opened):
     assert problems == []
 
 
-WHAT_HAS_FOCUS = """() => { const el = document.activeElement;
-    return el ? (el.tagName + ' ' + (el.getAttribute('title') || el.getAttribute('aria-label') || el.className || '')).slice(0, 80)
-              : 'nothing'; }"""
+WHAT_HAS_FOCUS = SNIPPETS["WHAT_HAS_FOCUS"]
 
 
 def check_every_lab_by_keyboard(opened):
@@ -293,9 +274,7 @@ def check_the_verdict_speaks(opened, lab):
     assert live.get_attribute("aria-live") == "polite"
     # Read both in one step, once they agree: the kernel may still be sending the next update.
     agreed = opened.page.wait_for_function(
-        "([img, verdict]) => { const said = verdict.innerText.replace(/\\s+/g, ' ').trim();"
-        " return said && img.alt === said && img.getAttribute('role') !== 'presentation' ? said : null; }",
-        arg=[lab.locator("img.course-figure-image").element_handle(), verdict.element_handle()]).json_value()
+        SNIPPETS["VERDICT_AGREES"], arg=[lab.locator("img.course-figure-image").element_handle(), verdict.element_handle()]).json_value()
     assert agreed and lab.get_by_role("img").count() >= 1
 
 
@@ -502,29 +481,7 @@ def test_keyboard_reaches_and_works_every_control(opened):
 
 # ---------------------------------------------------------------- controls that fit
 
-FIT = """(root) => {
-    const tracks = [], clipped = [];
-    const ruler = document.createElement('canvas').getContext('2d');
-    for (const slider of root.querySelectorAll('.widget-hslider')) {
-        const label = slider.querySelector('.widget-label');
-        tracks.push([label ? label.textContent : '?', slider.querySelector('.slider-container').getBoundingClientRect().width]);
-    }
-    const parts = '.widget-label, .widget-label-basic span, .widget-radio-box label, .jupyter-button, .widget-readout';
-    for (const el of root.querySelectorAll(parts)) {
-        if (el.offsetParent === null || !el.textContent.trim()) continue;
-        if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)
-            clipped.push(el.textContent.trim());
-    }
-    for (const menu of root.querySelectorAll('select')) {
-        const style = getComputedStyle(menu);
-        ruler.font = style.font;
-        const shown = menu.options[menu.selectedIndex];
-        const room = menu.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-        for (const option of menu.options)          // every option, shown in the closed menu
-            if (ruler.measureText(option.text).width > room + 1) clipped.push(option.text);
-    }
-    return {tracks, clipped};
-}"""
+FIT = SNIPPETS["FIT"]
 
 
 def controls_that_do_not_fit(opened):
@@ -544,18 +501,7 @@ def test_every_slider_track_and_option_label_fits(opened):
 
 # ---------------------------------------------------------------- axe
 
-AUDIT_ROOTS = """() => {
-    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
-    const ours = el => [...el.classList].some(c => c.startsWith('course-'));
-    const roots = [...panel.querySelectorAll('[class*="course-"]')].filter(el => {
-        if (!ours(el)) return false;
-        for (let up = el.parentElement; up; up = up.parentElement) if (ours(up)) return false;
-        return true;
-    });
-    document.querySelectorAll('[data-course-audit]').forEach(el => el.removeAttribute('data-course-audit'));
-    roots.forEach(el => el.setAttribute('data-course-audit', ''));
-    return roots.length;
-}"""
+AUDIT_ROOTS = SNIPPETS["AUDIT_ROOTS"]
 
 
 def axe_run(page, context, options):
@@ -564,22 +510,13 @@ def axe_run(page, context, options):
 
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.evaluate(AXE_SCRIPT)
-    return page.evaluate("""async ([context, options]) => {
-        const result = await axe.run(context, {...options, resultTypes: ['violations']});
-        return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-            nodes: v.nodes.map(n => n.target.join(' ') + '  ' + n.html.slice(0, 160))}));
-    }""", [context, options])
+    return page.evaluate(SNIPPETS["AXE_RUN"], [context, options])
 
 
 def run_exercise(opened, exercise_id, source):
     """Fill an exercise cell with ``source`` (as a learner types it), run it and its check."""
     page = opened.page
-    index = page.evaluate("""([id, source]) => {
-        const cells = window.jupyterapp.shell.currentWidget.content.widgets;
-        const i = cells.findIndex(c => (c.model.getMetadata('course') || {}).exercise === id);
-        cells[i].model.sharedModel.setSource(source);
-        return i;
-    }""", [exercise_id, source])
+    index = page.evaluate(SNIPPETS["FILL_EXERCISE"], [exercise_id, source])
     for cell in (index, index + 1):                 # the exercise cell, then its check
         page.evaluate(f"{APP}.shell.currentWidget.content.activeCellIndex = {cell}")
         page.evaluate(f"{APP}.commands.execute('notebook:run-cell')")
@@ -606,12 +543,7 @@ def make_feedback_states(opened):
     opened.settle()
 
 
-SPOKEN = """(lab) => {
-    const verdict = lab.querySelector('.course-verdict');
-    const image = lab.querySelector('img.course-figure-image');
-    return {live: verdict.querySelector('.widget-html-content').getAttribute('aria-live'),
-            verdict: verdict.innerText.replace(/\\s+/g, ' ').trim(), alt: image && image.alt};
-}"""
+SPOKEN = SNIPPETS["SPOKEN"]
 
 
 def test_axe_finds_no_serious_violation_in_the_course(opened, axe_outside_course):
@@ -645,42 +577,14 @@ def test_axe_finds_no_serious_violation_in_the_course(opened, axe_outside_course
 
 # ---------------------------------------------------------------- narrow and zoomed
 
-STICKING_OUT = """(lab) => {
-    const area = lab.closest('.jp-OutputArea-output').getBoundingClientRect();
-    const out = [];
-    const parts = '.widget-box, .widget-inline-hbox, .widget-html, .widget-output, img, table, select, input, button, .slider-container';
-    for (const el of lab.querySelectorAll(parts)) {
-        const box = el.getBoundingClientRect();
-        if (box.width === 0 || el.closest('.course-access')) continue;
-        if (box.right > area.right + 1 || box.left < area.left - 1)
-            out.push(el.tagName.toLowerCase() + '.' + String(el.className).split(' ').slice(-1)[0] + ' '
-                     + Math.round(box.left - area.left) + '..' + Math.round(box.right - area.left) + ' of ' + Math.round(area.width));
-    }
-    const image = lab.querySelector('img.course-figure-image');
-    return {out, image: image ? [image.getBoundingClientRect().width, image.naturalWidth] : null, area: area.width};
-}"""
+STICKING_OUT = SNIPPETS["STICKING_OUT"]
 
-WIDER_THAN_THE_NOTEBOOK = f"""() => {{
-    const nb = {APP}.shell.currentWidget.content.node;
-    const view = (nb.querySelector('.jp-WindowedPanel-outer') || nb).getBoundingClientRect();
-    const wide = [...document.querySelectorAll('[data-course-audit]')]
-        .filter(el => el.getBoundingClientRect().right > view.right + 1)
-        .map(el => String(el.className).split(' ').filter(c => c.startsWith('course-')).join(' '));
-    return {{page: document.documentElement.scrollWidth > window.innerWidth, wide}};
-}}"""
+WIDER_THAN_THE_NOTEBOOK = SNIPPETS["WIDER_THAN_THE_NOTEBOOK"]
 
 
-OVERFLOWING_OUTPUTS = f"""() => [...document.querySelectorAll('{PANEL} .jp-OutputArea-output')]
-    .filter(out => out.offsetParent !== null && out.scrollWidth > out.clientWidth)
-    .map(out => {{
-        const lab = out.querySelector('.course-lab');
-        const what = lab ? [...lab.classList].find(c => c.startsWith('course-lab-'))
-                         : out.innerText.trim().slice(0, 40);
-        return what + ': ' + out.scrollWidth + ' px in ' + out.clientWidth;
-    }})"""
+OVERFLOWING_OUTPUTS = SNIPPETS["OVERFLOWING_OUTPUTS"]
 
-BROKEN_MID_WORD = f"""() => [...document.querySelectorAll('{PANEL} .jp-OutputArea-output pre')]
-    .filter(pre => getComputedStyle(pre).wordBreak === 'break-all').length"""
+BROKEN_MID_WORD = SNIPPETS["BROKEN_MID_WORD"]
 
 
 def lab_names(opened):
@@ -728,38 +632,15 @@ def test_narrow_screen_and_zoom_need_no_horizontal_scrolling(opened, artifacts):
     assert problems == []
 
 
-DRAWN_FOR_ITS_WIDTH = """(image) => {
-    // A plot drawn for the width it is shown at: as many pixels wide as it is shown (within a
-    // pixel), so its text is shown at the size it was drawn.
-    const shown = image.getBoundingClientRect().width;
-    return image.complete && image.naturalWidth > 0 && Math.abs(image.naturalWidth - shown) <= 1;
-}"""
+DRAWN_FOR_ITS_WIDTH = SNIPPETS["DRAWN_FOR_ITS_WIDTH"]
 
-TEXT_SHOWN = """(image) => {
-    const drawn = [...image.classList].find(c => c.startsWith('course-figure-text-'));
-    const shown = image.getBoundingClientRect().width / image.naturalWidth;
-    return {px: drawn ? Number(drawn.slice('course-figure-text-'.length)) / 10 * shown : null,
-            shown: image.getBoundingClientRect().width, natural: image.naturalWidth};
-}"""
+TEXT_SHOWN = SNIPPETS["TEXT_SHOWN"]
 
 SMALLEST_TEXT_PX = 11
 
 PHONE_ZOOMED = {"width": 640, "height": 450}      # a 1280 x 900 window at 200 % zoom, in CSS px
 
-FITS_ONE_VIEW = """(lab) => {
-    // The lab scrolled to the top of the notebook's view; then its first control and its whole
-    // plot lie inside the view.
-    const view = lab.closest('.jp-WindowedPanel-outer') || lab.closest('.jp-Notebook');
-    const top = view.getBoundingClientRect().top;
-    view.scrollTop += lab.getBoundingClientRect().top - top;
-    const bottom = Math.min(view.getBoundingClientRect().bottom, window.innerHeight);
-    const first = [...lab.querySelectorAll('input, select, button, .noUi-handle')].find(el => el.offsetParent !== null);
-    const image = lab.querySelector('img.course-figure-image');
-    const a = first.getBoundingClientRect(), b = image.getBoundingClientRect();
-    return {fits: image.complete && a.top >= top - 1 && a.bottom <= bottom + 1 && b.top >= top - 1 && b.bottom <= bottom + 1,
-            control: [Math.round(a.top - top), Math.round(a.bottom - top)],
-            plot: [Math.round(b.top - top), Math.round(b.bottom - top)], view: Math.round(bottom - top)};
-}"""
+FITS_ONE_VIEW = SNIPPETS["FITS_ONE_VIEW"]
 
 
 def readable_height(layout) -> float:
@@ -850,8 +731,7 @@ def test_a_notebook_opens_with_the_side_panel_closed_on_a_phone(access_server, b
     try:
         open_notebook(page, base, NOTEBOOKS[0])
         page.wait_for_function(f"{APP}.shell.leftCollapsed", timeout=30_000)
-        page.wait_for_function("() => { const stack = document.querySelector('#jp-left-stack');"
-                               " return !stack || stack.getBoundingClientRect().width === 0; }")
+        page.wait_for_function(SNIPPETS["LEFT_PANEL_CLOSED"])
         width = page.evaluate(f"() => document.querySelector('{PANEL}').getBoundingClientRect().width")
         # All but JupyterLab's activity bar and the margins around its documents.
         assert width >= 0.75 * 390, f"the notebook is {width:.0f} px wide in a 390 px window"
@@ -865,13 +745,9 @@ def test_a_notebook_opens_with_the_side_panel_closed_on_a_phone(access_server, b
 def test_nothing_in_the_course_moves_by_itself(opened):
     """Nothing in the course animates (so nothing depends on timing); with reduced motion asked
     for (this browser context asks), not even a transition is left."""
-    running = opened.page.evaluate("""() => document.getAnimations()
-        .filter(a => a.effect && a.effect.target && a.effect.target.closest && a.effect.target.closest('.course-widget'))
-        .map(a => a.effect.target.className)""")
+    running = opened.page.evaluate(SNIPPETS["ANIMATED"])
     assert running == []
-    slow = opened.page.evaluate("""() => [...document.querySelectorAll('.course-widget *')]
-        .filter(el => parseFloat(getComputedStyle(el).transitionDuration) > 0 || getComputedStyle(el).animationName !== 'none')
-        .map(el => el.tagName + '.' + el.className).slice(0, 5)""")
+    slow = opened.page.evaluate(SNIPPETS["TRANSITIONS"])
     assert slow == []
 
 
@@ -881,60 +757,9 @@ def test_nothing_in_the_course_moves_by_itself(opened):
 # zoom (640 x 450 CSS px, 2 device pixels per CSS px).
 SCREENS = (("1280 px", 1280, 900, 1), ("390 px", 390, 844, 3), ("200 % zoom", 640, 450, 2))
 
-# Every picture of the course's labs told the width its box has now and the screen's device
-# pixels per CSS px (engine/presentation/access.js writes them into the figure's size box), and drawn
-# for them: its width (CSS px, the kernel's) the width it takes on the page, and decoded.
-PICTURES_FIT = """(ratio) => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .course-lab .course-figure')]
-    .filter(figure => figure.querySelector('img.course-figure-image') && figure.offsetParent !== null)
-    .every(figure => {
-        const img = figure.querySelector('img.course-figure-image');
-        const told = (figure.querySelector('.course-figure-size input') || {value: ''}).value.split(' ').map(Number);
-        const box = img.parentElement, style = getComputedStyle(box), own = getComputedStyle(img);
-        const room = Math.floor(box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
-                                - parseFloat(own.marginLeft) - parseFloat(own.marginRight));
-        return told[0] === room && told[2] === ratio && img.complete && img.naturalWidth > 0
-               && Math.abs(Number(img.getAttribute('width')) - img.getBoundingClientRect().width) <= 1.5
-               && img.naturalWidth >= Number(img.getAttribute('width')) - 1;
-    })"""
+PICTURES_FIT = SNIPPETS["PICTURES_FIT"]
 
-# In one course widget: a choice whose text leaves its label, or whose label leaves its group;
-# two choices, or any two of its parts (controls, texts, pictures, buttons), drawn over each other.
-OVERLAPS = """(root) => {
-    const out = [];
-    const shown = el => el.offsetParent !== null && !el.closest('.course-access')
-                        && el.getBoundingClientRect().width > 0 && el.getBoundingClientRect().height > 0;
-    const name = el => (el.textContent || el.getAttribute('alt') || el.className || '').replace(/\\s+/g, ' ').trim().slice(0, 40);
-    const meet = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
-                           && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
-    for (const group of root.querySelectorAll('.widget-radio-box')) {
-        if (!shown(group)) continue;
-        const labels = [...group.querySelectorAll(':scope > label')].filter(shown);
-        const around = group.getBoundingClientRect();
-        labels.forEach((label, i) => {
-            const box = label.getBoundingClientRect();
-            const range = document.createRange();
-            range.selectNodeContents(label);
-            const spills = [...range.getClientRects()].some(r => r.width > 0 &&
-                (r.top < box.top - 1 || r.bottom > box.bottom + 1 || r.left < box.left - 1 || r.right > box.right + 1));
-            if (spills) out.push('the text of the choice “' + name(label) + '” spills out of its label');
-            if (box.bottom > around.bottom + 1 || box.right > around.right + 1)
-                out.push('the choice “' + name(label) + '” lies outside its group');
-            for (const other of labels.slice(i + 1))
-                if (meet(box, other.getBoundingClientRect()))
-                    out.push('the choices “' + name(label) + '” and “' + name(other) + '” overlap');
-        });
-    }
-    const parts = '.widget-radio-box, .widget-radio > .widget-label, .jupyter-button, .widget-slider, .widget-text, '
-                + '.widget-dropdown, .widget-checkbox, .widget-html, .widget-label, img.course-figure-image';
-    const all = [...root.querySelectorAll(parts)].filter(shown);
-    const outer = all.filter(el => !all.some(other => other !== el && other.contains(el)));
-    outer.forEach((el, i) => {
-        for (const other of outer.slice(i + 1))
-            if (meet(el.getBoundingClientRect(), other.getBoundingClientRect()))
-                out.push('“' + name(el) + '” and “' + name(other) + '” are drawn over each other');
-    });
-    return out;
-}"""
+OVERLAPS = SNIPPETS["OVERLAPS"]
 
 
 def course_roots(opened):
@@ -968,13 +793,7 @@ def kernel_value(page, code, expression):
     notebook's kernel, quietly: no output, no prompt number, nothing in its history."""
     import ast
 
-    reply = page.evaluate("""async ([code, expression]) => {
-        const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
-        const future = kernel.requestExecute({code, silent: true, store_history: false,
-                                              user_expressions: {value: expression}});
-        const reply = await future.done;
-        return reply.content;
-    }""", [code, expression])
+    reply = page.evaluate(SNIPPETS["KERNEL_VALUE"], [code, expression])
     value = reply["user_expressions"]["value"]
     assert value.get("status") == "ok", value
     return json.loads(ast.literal_eval(value["data"]["text/plain"]))
@@ -1034,9 +853,7 @@ def test_what_a_learner_sees_at_every_width_is_whole_and_readable(opened):
                 found += [f"{label}: {p}" for p in root.evaluate(OVERLAPS)]
             found += [f"{label}: {p}" for p in controls_that_do_not_fit(opened)]
             layouts = kernel_value(page, probe, "_course_layouts()")
-            shown = page.evaluate(f"""() => Object.fromEntries([...document.querySelectorAll('{PANEL} .course-lab')].map(lab =>
-                [[...lab.classList].find(c => c.startsWith('course-lab-')).slice(11),
-                 [...lab.querySelectorAll('img.course-figure-image')].map(img => img.getBoundingClientRect().width)]))""")
+            shown = page.evaluate(SNIPPETS["LAB_WIDTHS"])
             assert len(shown) == len(expected) >= 1, (sorted(shown), sorted(expected))
             assert set(layouts) == {name for name, widths in shown.items() if widths}, (sorted(layouts), shown)
             for name, figures in layouts.items():
@@ -1054,19 +871,11 @@ def test_what_a_learner_sees_at_every_width_is_whole_and_readable(opened):
 
 WIDGETS_IN_KERNEL = "str(len(__import__('ipywidgets').widgets.widget._instances))"
 
-CELLS_WITH_COURSE_WIDGETS = f"""() => {APP}.shell.currentWidget.content.widgets
-    .map((cell, i) => cell.node.querySelector('.jp-OutputArea .course-widget') ? i : -1).filter(i => i >= 0)"""
+CELLS_WITH_COURSE_WIDGETS = SNIPPETS["CELLS_WITH_COURSE_WIDGETS"]
 
-LABS_BACK = f"""(count) => {{
-    const outputs = [...document.querySelectorAll('{PANEL} .jp-OutputArea-output')];
-    if (outputs.some(o => /model not found|Loading widget/.test(o.textContent))) return false;
-    const labs = [...document.querySelectorAll('{PANEL} .course-lab')];
-    return labs.length === count && labs.every(lab => [...lab.querySelectorAll('img.course-figure-image')]
-        .every(img => img.complete && img.naturalWidth > 0));
-}}"""
+LABS_BACK = SNIPPETS["LABS_BACK"]
 
-NOT_FOUND = f"""() => [...document.querySelectorAll('{PANEL} .jp-OutputArea-output')]
-    .filter(o => /model not found/.test(o.textContent)).length"""
+NOT_FOUND = SNIPPETS["NOT_FOUND"]
 
 
 def test_a_cell_run_again_leaves_no_widget_behind_and_a_reload_brings_every_lab_back(opened):

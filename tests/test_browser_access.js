@@ -1,0 +1,313 @@
+// The JavaScript tests/test_browser_access.py evaluates in the page (Playwright's evaluate and
+// wait_for_function). Each snippet follows a line '// --- NAME'; __APP__ and __PANEL__ stand for
+// JupyterLab's handle in the page and the selector of the notebook shown.
+
+// --- FOCUSABLE
+// The course's controls in `root` that Tab reaches, each marked with a data-key (a radio group
+// counts once, as Tab stops on it once).
+(root) => {
+    const all = [...root.querySelectorAll('input, select, textarea, button, [tabindex], [contenteditable="true"]')];
+    const usable = all.filter(el => !el.disabled && el.tabIndex >= 0 && el.offsetParent !== null
+                                    && !el.closest('.course-access'));
+    usable.forEach((el, i) => el.dataset.key = el.dataset.key || ('k' + Math.random().toString(36).slice(2)));
+    // A radio group is one stop for Tab (the arrows choose inside it): keep one radio per group.
+    const seen = new Set();
+    return usable.filter(el => {
+        if (el.type !== 'radio' || !el.name) return true;
+        if (seen.has(el.name)) return false;
+        seen.add(el.name);
+        return true;
+    }).map(el => el.type === 'radio' && el.name ? 'radio:' + el.name : el.dataset.key);
+}
+
+// --- ACTIVE
+// The control that has focus, if it is in `root`: its key, whether its focus ring shows, and what
+// it is.
+(root) => {
+    const el = document.activeElement;
+    if (!el || !root.contains(el)) return null;
+    const style = getComputedStyle(el);
+    return {key: el.type === 'radio' && el.name ? 'radio:' + el.name : el.dataset.key,
+            ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+            what: el.tagName + ' ' + (el.getAttribute('aria-labelledby') || el.textContent || el.type || '').slice(0, 40)};
+}
+
+// --- VALUE
+// A control's value: checked and value for a check box or a radio button, else aria-valuenow or
+// value.
+el => el.type === 'checkbox' || el.type === 'radio' ? el.checked + ':' + el.value
+                                                    : el.getAttribute('aria-valuenow') || el.value
+
+// --- WHAT_HAS_FOCUS
+// What has focus on the page, in a few words.
+() => {
+    const el = document.activeElement;
+    return el ? (el.tagName + ' ' + (el.getAttribute('title') || el.getAttribute('aria-label') || el.className || '')).slice(0, 80)
+              : 'nothing';
+}
+
+// --- VERDICT_AGREES
+// The verdict's words once the plot's text alternative says the same (null until then).
+([img, verdict]) => {
+    const said = verdict.innerText.replace(/\s+/g, ' ').trim();
+    return said && img.alt === said && img.getAttribute('role') !== 'presentation' ? said : null;
+}
+
+// --- FIT
+// The width of each slider's track in `root`, and the words of labels, buttons, readouts and menu
+// options that are cut off.
+(root) => {
+    const tracks = [], clipped = [];
+    const ruler = document.createElement('canvas').getContext('2d');
+    for (const slider of root.querySelectorAll('.widget-hslider')) {
+        const label = slider.querySelector('.widget-label');
+        tracks.push([label ? label.textContent : '?', slider.querySelector('.slider-container').getBoundingClientRect().width]);
+    }
+    const parts = '.widget-label, .widget-label-basic span, .widget-radio-box label, .jupyter-button, .widget-readout';
+    for (const el of root.querySelectorAll(parts)) {
+        if (el.offsetParent === null || !el.textContent.trim()) continue;
+        if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)
+            clipped.push(el.textContent.trim());
+    }
+    for (const menu of root.querySelectorAll('select')) {
+        const style = getComputedStyle(menu);
+        ruler.font = style.font;
+        const shown = menu.options[menu.selectedIndex];
+        const room = menu.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        for (const option of menu.options)          // every option, shown in the closed menu
+            if (ruler.measureText(option.text).width > room + 1) clipped.push(option.text);
+    }
+    return {tracks, clipped};
+}
+
+// --- AUDIT_ROOTS
+// Mark the course's outermost elements in the notebook shown for axe (data-course-audit); return
+// how many.
+() => {
+    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+    const ours = el => [...el.classList].some(c => c.startsWith('course-'));
+    const roots = [...panel.querySelectorAll('[class*="course-"]')].filter(el => {
+        if (!ours(el)) return false;
+        for (let up = el.parentElement; up; up = up.parentElement) if (ours(up)) return false;
+        return true;
+    });
+    document.querySelectorAll('[data-course-audit]').forEach(el => el.removeAttribute('data-course-audit'));
+    roots.forEach(el => el.setAttribute('data-course-audit', ''));
+    return roots.length;
+}
+
+// --- AXE_RUN
+// axe-core's violations in `context` (its include and exclude selectors) with `options`, each with
+// the elements it found.
+async ([context, options]) => {
+    const result = await axe.run(context, {...options, resultTypes: ['violations']});
+    return result.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+        nodes: v.nodes.map(n => n.target.join(' ') + '  ' + n.html.slice(0, 160))}));
+}
+
+// --- FILL_EXERCISE
+// Put `source` in the cell of exercise `id`, as a learner types it; return the cell's index.
+([id, source]) => {
+    const cells = __APP__.shell.currentWidget.content.widgets;
+    const i = cells.findIndex(c => (c.model.getMetadata('course') || {}).exercise === id);
+    cells[i].model.sharedModel.setSource(source);
+    return i;
+}
+
+// --- SPOKEN
+// What a lab says: its verdict's aria-live, the verdict's words and the plot's text alternative.
+(lab) => {
+    const verdict = lab.querySelector('.course-verdict');
+    const image = lab.querySelector('img.course-figure-image');
+    return {live: verdict.querySelector('.widget-html-content').getAttribute('aria-live'),
+            verdict: verdict.innerText.replace(/\s+/g, ' ').trim(), alt: image && image.alt};
+}
+
+// --- STICKING_OUT
+// The parts of a lab that stick out of its output area, and its plot's shown and drawn widths.
+(lab) => {
+    const area = lab.closest('.jp-OutputArea-output').getBoundingClientRect();
+    const out = [];
+    const parts = '.widget-box, .widget-inline-hbox, .widget-html, .widget-output, img, table, select, input, button, .slider-container';
+    for (const el of lab.querySelectorAll(parts)) {
+        const box = el.getBoundingClientRect();
+        if (box.width === 0 || el.closest('.course-access')) continue;
+        if (box.right > area.right + 1 || box.left < area.left - 1)
+            out.push(el.tagName.toLowerCase() + '.' + String(el.className).split(' ').slice(-1)[0] + ' '
+                     + Math.round(box.left - area.left) + '..' + Math.round(box.right - area.left) + ' of ' + Math.round(area.width));
+    }
+    const image = lab.querySelector('img.course-figure-image');
+    return {out, image: image ? [image.getBoundingClientRect().width, image.naturalWidth] : null, area: area.width};
+}
+
+// --- WIDER_THAN_THE_NOTEBOOK
+// Whether the page scrolls sideways, and the course's elements that reach past the notebook's view.
+() => {
+    const nb = __APP__.shell.currentWidget.content.node;
+    const view = (nb.querySelector('.jp-WindowedPanel-outer') || nb).getBoundingClientRect();
+    const wide = [...document.querySelectorAll('[data-course-audit]')]
+        .filter(el => el.getBoundingClientRect().right > view.right + 1)
+        .map(el => String(el.className).split(' ').filter(c => c.startsWith('course-')).join(' '));
+    return {page: document.documentElement.scrollWidth > window.innerWidth, wide};
+}
+
+// --- OVERFLOWING_OUTPUTS
+// The outputs of the notebook shown that scroll sideways: what each shows, its width and its room.
+() => [...document.querySelectorAll('__PANEL__ .jp-OutputArea-output')]
+.filter(out => out.offsetParent !== null && out.scrollWidth > out.clientWidth)
+.map(out => {
+    const lab = out.querySelector('.course-lab');
+    const what = lab ? [...lab.classList].find(c => c.startsWith('course-lab-'))
+                     : out.innerText.trim().slice(0, 40);
+    return what + ': ' + out.scrollWidth + ' px in ' + out.clientWidth;
+})
+
+// --- BROKEN_MID_WORD
+// How many printed outputs of the notebook shown break their lines inside words.
+() => [...document.querySelectorAll('__PANEL__ .jp-OutputArea-output pre')]
+    .filter(pre => getComputedStyle(pre).wordBreak === 'break-all').length
+
+// --- DRAWN_FOR_ITS_WIDTH
+// A plot drawn for the width it is shown at: as many pixels wide as it is shown (within a
+// pixel), so its text is shown at the size it was drawn.
+(image) => {
+    const shown = image.getBoundingClientRect().width;
+    return image.complete && image.naturalWidth > 0 && Math.abs(image.naturalWidth - shown) <= 1;
+}
+
+// --- TEXT_SHOWN
+// A plot's smallest text as shown, CSS px (its class course-figure-text-N gives it as drawn, in
+// tenths of a px), and its shown and drawn widths.
+(image) => {
+    const drawn = [...image.classList].find(c => c.startsWith('course-figure-text-'));
+    const shown = image.getBoundingClientRect().width / image.naturalWidth;
+    return {px: drawn ? Number(drawn.slice('course-figure-text-'.length)) / 10 * shown : null,
+            shown: image.getBoundingClientRect().width, natural: image.naturalWidth};
+}
+
+// --- FITS_ONE_VIEW
+// The lab scrolled to the top of the notebook's view; then its first control and its whole
+// plot lie inside the view.
+(lab) => {
+    const view = lab.closest('.jp-WindowedPanel-outer') || lab.closest('.jp-Notebook');
+    const top = view.getBoundingClientRect().top;
+    view.scrollTop += lab.getBoundingClientRect().top - top;
+    const bottom = Math.min(view.getBoundingClientRect().bottom, window.innerHeight);
+    const first = [...lab.querySelectorAll('input, select, button, .noUi-handle')].find(el => el.offsetParent !== null);
+    const image = lab.querySelector('img.course-figure-image');
+    const a = first.getBoundingClientRect(), b = image.getBoundingClientRect();
+    return {fits: image.complete && a.top >= top - 1 && a.bottom <= bottom + 1 && b.top >= top - 1 && b.bottom <= bottom + 1,
+            control: [Math.round(a.top - top), Math.round(a.bottom - top)],
+            plot: [Math.round(b.top - top), Math.round(b.bottom - top)], view: Math.round(bottom - top)};
+}
+
+// --- LEFT_PANEL_CLOSED
+// JupyterLab's left panel is closed (or there is none).
+() => { const stack = document.querySelector('#jp-left-stack'); return !stack || stack.getBoundingClientRect().width === 0; }
+
+// --- ANIMATED
+// The course's elements that are animating.
+() => document.getAnimations()
+        .filter(a => a.effect && a.effect.target && a.effect.target.closest && a.effect.target.closest('.course-widget'))
+        .map(a => a.effect.target.className)
+
+// --- TRANSITIONS
+// The first few of the course's elements that have a transition or an animation.
+() => [...document.querySelectorAll('.course-widget *')]
+        .filter(el => parseFloat(getComputedStyle(el).transitionDuration) > 0 || getComputedStyle(el).animationName !== 'none')
+        .map(el => el.tagName + '.' + el.className).slice(0, 5)
+
+// --- PICTURES_FIT
+// Every picture of the course's labs told the width its box has now and the screen's device
+// pixels per CSS px (engine/presentation/access.js writes them into the figure's size box), and
+// drawn
+// for them: its width (CSS px, the kernel's) the width it takes on the page, and decoded.
+(ratio) => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .course-lab .course-figure')]
+.filter(figure => figure.querySelector('img.course-figure-image') && figure.offsetParent !== null)
+.every(figure => {
+    const img = figure.querySelector('img.course-figure-image');
+    const told = (figure.querySelector('.course-figure-size input') || {value: ''}).value.split(' ').map(Number);
+    const box = img.parentElement, style = getComputedStyle(box), own = getComputedStyle(img);
+    const room = Math.floor(box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
+                            - parseFloat(own.marginLeft) - parseFloat(own.marginRight));
+    return told[0] === room && told[2] === ratio && img.complete && img.naturalWidth > 0
+           && Math.abs(Number(img.getAttribute('width')) - img.getBoundingClientRect().width) <= 1.5
+           && img.naturalWidth >= Number(img.getAttribute('width')) - 1;
+})
+
+// --- OVERLAPS
+// In one course widget: a choice whose text leaves its label, or whose label leaves its group;
+// two choices, or any two of its parts (controls, texts, pictures, buttons), drawn over each other.
+(root) => {
+    const out = [];
+    const shown = el => el.offsetParent !== null && !el.closest('.course-access')
+                        && el.getBoundingClientRect().width > 0 && el.getBoundingClientRect().height > 0;
+    const name = el => (el.textContent || el.getAttribute('alt') || el.className || '').replace(/\s+/g, ' ').trim().slice(0, 40);
+    const meet = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+                           && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+    for (const group of root.querySelectorAll('.widget-radio-box')) {
+        if (!shown(group)) continue;
+        const labels = [...group.querySelectorAll(':scope > label')].filter(shown);
+        const around = group.getBoundingClientRect();
+        labels.forEach((label, i) => {
+            const box = label.getBoundingClientRect();
+            const range = document.createRange();
+            range.selectNodeContents(label);
+            const spills = [...range.getClientRects()].some(r => r.width > 0 &&
+                (r.top < box.top - 1 || r.bottom > box.bottom + 1 || r.left < box.left - 1 || r.right > box.right + 1));
+            if (spills) out.push('the text of the choice “' + name(label) + '” spills out of its label');
+            if (box.bottom > around.bottom + 1 || box.right > around.right + 1)
+                out.push('the choice “' + name(label) + '” lies outside its group');
+            for (const other of labels.slice(i + 1))
+                if (meet(box, other.getBoundingClientRect()))
+                    out.push('the choices “' + name(label) + '” and “' + name(other) + '” overlap');
+        });
+    }
+    const parts = '.widget-radio-box, .widget-radio > .widget-label, .jupyter-button, .widget-slider, .widget-text, '
+                + '.widget-dropdown, .widget-checkbox, .widget-html, .widget-label, img.course-figure-image';
+    const all = [...root.querySelectorAll(parts)].filter(shown);
+    const outer = all.filter(el => !all.some(other => other !== el && other.contains(el)));
+    outer.forEach((el, i) => {
+        for (const other of outer.slice(i + 1))
+            if (meet(el.getBoundingClientRect(), other.getBoundingClientRect()))
+                out.push('“' + name(el) + '” and “' + name(other) + '” are drawn over each other');
+    });
+    return out;
+}
+
+// --- KERNEL_VALUE
+// Run `code` quietly in the open notebook's kernel (no output, no prompt number, no history);
+// return its reply, with the value of `expression`.
+async ([code, expression]) => {
+    const kernel = __APP__.shell.currentWidget.sessionContext.session.kernel;
+    const future = kernel.requestExecute({code, silent: true, store_history: false,
+                                          user_expressions: {value: expression}});
+    const reply = await future.done;
+    return reply.content;
+}
+
+// --- LAB_WIDTHS
+// {lab name: the widths its pictures are shown at} for every lab of the notebook shown.
+() => Object.fromEntries([...document.querySelectorAll('__PANEL__ .course-lab')].map(lab =>
+    [[...lab.classList].find(c => c.startsWith('course-lab-')).slice(11),
+     [...lab.querySelectorAll('img.course-figure-image')].map(img => img.getBoundingClientRect().width)]))
+
+// --- CELLS_WITH_COURSE_WIDGETS
+// The indexes of the cells whose output holds a course widget.
+() => __APP__.shell.currentWidget.content.widgets
+    .map((cell, i) => cell.node.querySelector('.jp-OutputArea .course-widget') ? i : -1).filter(i => i >= 0)
+
+// --- LABS_BACK
+// `count` labs are back after a reload, every picture decoded, no widget missing or still loading.
+(count) => {
+    const outputs = [...document.querySelectorAll('__PANEL__ .jp-OutputArea-output')];
+    if (outputs.some(o => /model not found|Loading widget/.test(o.textContent))) return false;
+    const labs = [...document.querySelectorAll('__PANEL__ .course-lab')];
+    return labs.length === count && labs.every(lab => [...lab.querySelectorAll('img.course-figure-image')]
+        .every(img => img.complete && img.naturalWidth > 0));
+}
+
+// --- NOT_FOUND
+// How many outputs of the notebook shown say a widget's model was not found.
+() => [...document.querySelectorAll('__PANEL__ .jp-OutputArea-output')]
+    .filter(o => /model not found/.test(o.textContent)).length
