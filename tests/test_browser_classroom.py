@@ -18,14 +18,18 @@ import hashlib
 import json
 import shutil
 import urllib.parse
+from pathlib import Path
 
 import pytest
 
-from tools.browser import CHROMIUM, CHROMIUM_ARGS
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, page_snippets
 
 HOST = "classroom.test"
 CDN = "https://cdn.jsdelivr.net/"
 CORS = {"Access-Control-Allow-Origin": "*"}
+
+# The JavaScript these tests evaluate in the page: tests/test_browser_classroom.js, one snippet per name.
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"))
 
 
 def classroom(base):
@@ -59,10 +63,7 @@ def open_landing(page, base):
 
 
 def start_button(page):
-    return page.evaluate("""() => { const a = document.getElementById('course-start');
-        return {href: a.getAttribute('href'), disabled: a.getAttribute('aria-disabled'),
-                why: document.getElementById('course-start-why').hidden ? '' :
-                     document.getElementById('course-start-why').innerText}; }""")
+    return page.evaluate(SNIPPETS["START_BUTTON"])
 
 
 def repl(page, base, codes):
@@ -89,20 +90,7 @@ def run_more(page, code, printed):
     return page.inner_text(".jp-CodeConsole-content")
 
 
-STORED = """async () => {
-  const db = await new Promise((resolve, reject) => {
-    const request = indexedDB.open('transformer-course');
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
-  });
-  if (!db.objectStoreNames.contains('progress')) { db.close(); return []; }
-  const all = await new Promise((resolve) => {
-    const request = db.transaction('progress').objectStore('progress').getAll();
-    request.onsuccess = () => resolve(request.result);
-  });
-  db.close();
-  return all;
-}"""
+STORED = SNIPPETS["STORED"]
 
 # What begin() does in a notebook's setup cell (begin itself needs numpy, which this site lacks).
 SHOW_STORAGE = ("from engine.core import progress, page_store\n"

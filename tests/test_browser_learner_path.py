@@ -12,14 +12,19 @@ screenshots are saved in test-artifacts/.
 
 import json
 import shutil
+from pathlib import Path
 
 from engine.core.registry import get_exercise, get_question
 from engine.presentation.numbers import exact
 from test_browser_live import APP, PANEL, open_notebook
+from tools.browser import page_snippets
 
 NB = f"{APP}.shell.currentWidget.content"
 KERNEL = f"{APP}.shell.currentWidget.sessionContext.session.kernel"
 NORMS = "03_norms_and_residuals.ipynb"
+
+# The JavaScript these tests evaluate in the page: tests/test_browser_learner_path.js, one snippet per name.
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"), APP=APP, NB=NB)
 
 
 def copy_of(root, notebook, name):
@@ -32,10 +37,7 @@ def copy_of(root, notebook, name):
 
 def cell_index(page, exercise=None, source=None):
     """The index of the exercise's cell, or of the first code cell whose text starts with source."""
-    return page.evaluate(
-        f"""([exercise, source]) => {NB}.widgets.findIndex(c => c.model.type === 'code' && (exercise
-            ? (c.model.getMetadata('course') || {{}}).exercise === exercise
-            : c.model.sharedModel.getSource().startsWith(source)))""", [exercise, source])
+    return page.evaluate(SNIPPETS["CELL_INDEX"], [exercise, source])
 
 
 def paste(page, index, text):
@@ -45,9 +47,7 @@ def paste(page, index, text):
 
 def run_cell(page, index):
     """Run one cell (as Ctrl+Enter does) and wait until the kernel has finished it."""
-    page.evaluate(f"""async i => {{ {NB}.activeCellIndex = i; {NB}.deselectAll();
-                      {NB}.widgets[i].model.executionCount = null;
-                      await {APP}.commands.execute('notebook:run-cell'); }}""", index)
+    page.evaluate(SNIPPETS["RUN_CELL"], index)
     page.wait_for_function(
         f"""i => {NB}.widgets[i].model.executionCount !== null && {KERNEL}.status === 'idle'""",
         arg=index, timeout=60_000)
@@ -167,9 +167,7 @@ def test_after_a_restart_and_a_reload_the_setup_cell_and_the_badge_explain(jupyt
     # The lab still on screen says, in words, that it needs its cell run again (not an icon).
     stale = page.locator(f"{PANEL} .jp-Cell").nth(lab).locator(".course-lab.jupyter-widgets-disconnected")
     stale.wait_for()
-    said = stale.evaluate("""el => ({root: getComputedStyle(el, '::before').content,
-        inside: [...el.querySelectorAll('.jupyter-widgets-disconnected')]
-                .map(c => getComputedStyle(c, '::before').content).filter(c => c !== 'none')})""")
+    said = stale.evaluate(SNIPPETS["RESTART_NOTICE"])
     assert "The kernel restarted" in said["root"] and "Run its cell again" in said["root"], said
     assert said["inside"] == [], "a broken-link icon is left inside the lab"
     stale.screenshot(path=str(artifacts / "live-learner-restarted-lab.png"))

@@ -11,41 +11,23 @@ none of this needs).
 import json
 import shutil
 import urllib.parse
+from pathlib import Path
 
 import pytest
 
 from conftest import CONTENT, _build
 from test_browser_site import run_in_repl, watch
+from tools.browser import page_snippets
 
 NOTEBOOK = "01_positional_encoding.ipynb"
 NOTE = "# my own note, kept across updates"
 CORRECTION = "Corrected in the second release."
 
+# The JavaScript these tests evaluate in the page: tests/test_browser_release.js, one snippet per name.
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"))
 
-# The notebook at `path`, as JupyterLite keeps it in this browser (IndexedDB, the "files" store of
-# its "JupyterLite Storage - <base URL>" database), holds `text`.
-STORED = """async ([path, text]) => {
-    const names = (await indexedDB.databases()).map(d => d.name).filter(n => n.startsWith('JupyterLite Storage'));
-    for (const name of names) {
-        const db = await new Promise((resolve, reject) => {
-            const request = indexedDB.open(name);
-            request.onsuccess = () => resolve(request.result);
-            request.onerror = () => reject(request.error);
-        });
-        try {
-            if (!db.objectStoreNames.contains('files')) continue;
-            const file = await new Promise((resolve, reject) => {
-                const request = db.transaction('files').objectStore('files').get(path);
-                request.onsuccess = () => resolve(request.result);
-                request.onerror = () => reject(request.error);
-            });
-            if (file && JSON.stringify(file).includes(text)) return true;
-        } finally {
-            db.close();
-        }
-    }
-    return false;
-}"""
+
+STORED = SNIPPETS["STORED"]
 
 
 def course_version(site):
@@ -68,20 +50,7 @@ def two_builds(tmp_path_factory, pyodide_npm_tarball):
     return first, second, root / "served"
 
 
-# The tab of the notebook named `path` is the current one, and its notebook is shown; if the tab is
-# there but another is in front, it is clicked (JupyterLab restores the notebooks this browser had
-# open, and may bring one of them to the front after the one the address names).
-IN_FRONT = """path => {
-    const tab = [...document.querySelectorAll('#jp-main-dock-panel .lm-TabBar-tab')]
-        .find(t => (t.querySelector('.lm-TabBar-tabLabel') || {}).textContent === path);
-    if (!tab) return false;
-    if (!tab.classList.contains('lm-mod-current')) {
-        tab.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true, cancelable: true, button: 0}));
-        return false;
-    }
-    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
-    return !!panel && !!panel.querySelector('.jp-CodeCell .cm-content');
-}"""
+IN_FRONT = SNIPPETS["IN_FRONT"]
 
 
 def open_in_lab(page, base, path):

@@ -13,10 +13,16 @@ One server per address and one Chromium serve the whole file."""
 
 import json
 import urllib.parse
+from pathlib import Path
 
 import pytest
 
+from tools.browser import page_snippets
+
 NOTEBOOK = "00_start_here.ipynb"
+
+# The JavaScript these tests evaluate in the page: tests/test_browser_work.js, one snippet per name.
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"))
 
 
 @pytest.fixture(scope="module")
@@ -55,16 +61,7 @@ def save(page):
 
 def drive_file(page, path):
     """The record of path in this address's JupyterLite drive (IndexedDB), or None."""
-    return page.evaluate("""async ([name, path]) => {
-        if (!(await indexedDB.databases()).some(d => d.name === name)) return null;
-        const db = await new Promise((ok, no) => { const r = indexedDB.open(name); r.onsuccess = () => ok(r.result);
-                                                   r.onerror = () => no(r.error); });
-        if (!db.objectStoreNames.contains('files')) { db.close(); return null; }
-        const value = await new Promise(ok => { const r = db.transaction('files').objectStore('files').get(path);
-                                                r.onsuccess = () => ok(r.result); });
-        db.close();
-        return value === undefined ? null : JSON.stringify(value);
-    }""", ["JupyterLite Storage - /course/", path])
+    return page.evaluate(SNIPPETS["DRIVE_FILE"], ["JupyterLite Storage - /course/", path])
 
 
 def repl(page, base, code):
@@ -122,10 +119,7 @@ def test_work_moves_to_a_new_address_with_one_export_and_one_import(addresses, b
         context.close()
 
 
-DRIVE_HAS = """(path => new Promise(ok => { const r = indexedDB.open('JupyterLite Storage - /course/');
-    r.onsuccess = () => { const db = r.result; if (!db.objectStoreNames.contains('files')) { db.close(); return ok(false); }
-      const g = db.transaction('files').objectStore('files').get(path);
-      g.onsuccess = () => { db.close(); ok(g.result !== undefined); }; }; }))"""
+DRIVE_HAS = SNIPPETS["DRIVE_HAS"]
 
 
 def test_a_browser_that_may_clear_the_work_says_so_and_one_that_keeps_it_says_that(addresses, browser):

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -18,9 +19,13 @@ from engine.report import dashboard
 from engine.core import export, progress
 from engine.report import report, report_who
 from engine.core.registry import all_exercises
+from tools.browser import page_snippets
 
 LIVE = [ex.id for ex in all_exercises()]
 RETIRED = sorted(ex.id for ex in all_exercises(retired=True) if ex.retired)
+
+# The JavaScript these tests evaluate in the page: tests/test_report_classroom.js, one snippet per name.
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"))
 
 
 @pytest.fixture(autouse=True)
@@ -168,16 +173,7 @@ def test_the_dashboard_prints_every_learner_whole_in_colour(folder, tmp_path, br
         page = context.new_page()
         page.goto(page_path.as_uri())
         page.emulate_media(media="print")
-        found = page.evaluate("""() => {
-            const box = document.querySelector('.scroll'), style = getComputedStyle(box);
-            const names = [...document.querySelectorAll('.heat tbody th')];
-            const line = parseFloat(getComputedStyle(names[0]).lineHeight) || 14;
-            const cell = document.querySelector('.heat td.passed, .heat td[class]');
-            return {overflow: style.overflowY, maxHeight: style.maxHeight, rows: names.length,
-                    tallest: Math.max(...names.map(n => n.getBoundingClientRect().height)), line,
-                    clipped: box.scrollHeight > box.clientHeight + 1 || box.scrollWidth > box.clientWidth + 1,
-                    adjust: getComputedStyle(cell).printColorAdjust || getComputedStyle(cell).webkitPrintColorAdjust};
-        }""")
+        found = page.evaluate(SNIPPETS["PRINTED_HEATMAP"])
         assert found["overflow"] == "visible" and found["maxHeight"] == "none", found
         assert found["rows"] == 40 and not found["clipped"], found
         assert found["tallest"] < 2 * found["line"] + 4, found        # a name on one line, not a letter a line

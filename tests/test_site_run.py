@@ -11,13 +11,18 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from conftest import CONTENT, ROOT, notebooks
 from tools import site_run
+from tools.browser import page_snippets
 
 FIRST = notebooks()[0].relative_to(CONTENT).as_posix()       # the course's first notebook
+
+# The JavaScript these tests evaluate in the page: tests/test_site_run.js, one snippet per name.
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"), APP=site_run.APP)
 
 
 def test_on_a_core_only_site_the_kernel_boots_runs_cells_and_the_run_stops_at_numpy(
@@ -55,9 +60,7 @@ def test_the_solved_copies_are_written_into_the_sites_own_drive(self_hosted_site
         page = context.new_page()
         placed = site_run.add_solved_copies(page, target, copies)
         assert placed == {p: f"solved/{p}" for p in shipped}
-        stored = page.evaluate(f"""async paths => Promise.all(paths.map(async p =>
-            (await {site_run.APP}.serviceManager.contents.get(p, {{content: true}})).content.cells
-                .map(c => [c.cell_type, c.source])))""", list(placed.values()))
+        stored = page.evaluate(SNIPPETS["SAVED_CELLS"], list(placed.values()))
     finally:
         context.close()
     def text(source):
