@@ -14,8 +14,8 @@ Model: ``circuits_model`` (a ``CircuitsResult``). View: ``CircuitsLab``. Root wi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
@@ -82,7 +82,8 @@ def raises_by_chance(draws: int = 100, seed: int = 0) -> np.ndarray:
     return (np.diagonal(read_through_embedding(ov), axis1=-2, axis2=-1) > 0).sum(axis=-1)
 
 
-class Looks(NamedTuple):
+@dataclass(frozen=True)
+class Looks:
     """Where the heads of one block look on a text, each a (heads,) mean weight: ``previous`` on the
     token just before (rows 1 ... n − 1), ``itself`` on the token itself (every row), ``first``
     on the text's first token (rows 1 ... n − 1)."""
@@ -99,7 +100,8 @@ def looks(maps: np.ndarray) -> Looks:
                  maps[:, 1:, 0].mean(axis=-1))
 
 
-class CircuitsResult(NamedTuple):
+@dataclass(frozen=True)
+class CircuitsResult:
     """One setting of the lab (block and head counted from 1, as the lab shows them).
 
     words: the text's tokens; grid: (LONGEST, LONGEST) the head's map, NaN beyond the text and
