@@ -25,6 +25,7 @@ from engine.presentation.tables import table
 
 from engine.kit.figure_view import cell_grid, set_cells, set_changed
 from engine.kit.layout import choice, controls, lab_root, menu, numbers_widget, verdict_widget
+from engine.kit.result import Result
 from lib import circuits, model
 
 TEXTS = ("copy b d a e | b d a e .", "reverse g a b | b a g .", "9 minus 4 is 5 .",
@@ -101,7 +102,7 @@ def looks(maps: np.ndarray) -> Looks:
 
 
 @dataclass(frozen=True)
-class CircuitsResult:
+class CircuitsResult(Result):
     """One setting of the lab (block and head counted from 1, as the lab shows them).
 
     words: the text's tokens; grid: (LONGEST, LONGEST) the head's map, NaN beyond the text and

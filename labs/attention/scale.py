@@ -20,6 +20,7 @@ from engine.presentation.html import plain
 from engine.presentation.numbers import fixed, number, percentage
 
 from engine.kit.layout import controls, lab_root, pick_slider, switch, verdict_widget
+from engine.kit.result import Result
 from lib.attention import softmax
 
 WIDTHS = (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)     # d, the numbers of a query and of a key
@@ -63,7 +64,7 @@ def measured(d: int, divided: bool) -> Measured:
 
 
 @dataclass(frozen=True)
-class ScaleResult:
+class ScaleResult(Result):
     """One setting of the lab.
 
     d, divided: the width and whether the scores are divided by √d; root_d: √d.

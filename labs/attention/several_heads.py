@@ -26,6 +26,7 @@ from engine.presentation.numbers import count, fixed, number, readout
 from engine.presentation.tables import table
 
 from engine.kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
+from engine.kit.result import Result
 from lib.attention import attention
 
 TOKENS = ("9", "minus", "4", "is")
@@ -65,7 +66,7 @@ def cost(heads: int) -> Cost:
 
 
 @dataclass(frozen=True)
-class HeadsResult:
+class HeadsResult(Result):
     """One setting of the lab.
 
     heads: 1 or 2; first, second: the scores of 9 and of 4.

@@ -16,6 +16,7 @@ from engine.presentation.html import plain
 from engine.presentation.numbers import fixed, percent, percentage, readout
 
 from engine.kit.layout import controls, lab_root, slider, verdict_widget
+from engine.kit.result import Result
 
 WORDS = ("cat", "sat", "on", "the", "mat")
 SCORES = np.array([2.0, 1.0, 0.5, 0.1, -1.0])
@@ -33,7 +34,7 @@ SOFTMAX_USE = Use("stable-softmax", course_softmax, "lib.attention.softmax")
 
 
 @dataclass(frozen=True)
-class TemperatureResult:
+class TemperatureResult(Result):
     """What the temperature lab shows at one temperature.
 
     weights: (words,) the softmax of the scores divided by the temperature.
