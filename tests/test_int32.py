@@ -99,7 +99,7 @@ def test_the_calculator_given_32_bit_controls_counts_as_with_python_integers():
     assert narrow["verdict"] == wide["verdict"]
     block = strict(parameters_model, as_int32(16384), 8.0, True, as_int32(256))
     assert block == parameters_model(16384, 8.0, True, 256)
-    assert all(whole(block[k]) for k in ("attention", "ffn", "norms", "total", "width", "d_ff"))
+    assert all(whole(getattr(block, k)) for k in ("attention", "ffn", "norms", "total", "width", "d_ff"))
 
 
 def test_positions_and_sizes_given_as_32_bit_integers_give_the_same_tables():

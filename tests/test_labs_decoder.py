@@ -713,8 +713,8 @@ def test_sizes_given_as_32_bit_integers_count_exactly_as_python_integers():
     reference = MODEL_PARAMETERS.reference(*(np.int32(v) for v in (d, layers, d_ff, vocab)))
     assert _is_whole(reference) and reference == by_hand
     m = parameters_model(np.int32(4096), 8.0)
-    assert all(_is_whole(m[k]) for k in ("attention", "ffn", "norms", "total"))
-    assert m["total"] == 4 * 4096 ** 2 + 2 * 4096 * 8 * 4096 + 2 * 4096
+    assert all(_is_whole(getattr(m, k)) for k in ("attention", "ffn", "norms", "total"))
+    assert m.total == 4 * 4096 ** 2 + 2 * 4096 * 8 * 4096 + 2 * 4096
 
 
 # ---------------------------------------------------------------- the steps' labels
