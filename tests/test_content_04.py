@@ -390,7 +390,7 @@ def test_the_other_setup_is_gone_from_the_notebook_and_kept_for_saved_notebooks(
 
     lengths, changes = _other_setup()
     m = rand_demonstration()
-    assert np.allclose(m["lengths"], lengths, rtol=0, atol=1e-6) and np.allclose(m["relative"], changes, atol=1e-6)
+    assert np.allclose(m.lengths, lengths, rtol=0, atol=1e-6) and np.allclose(m.relative, changes, atol=1e-6)
     text = prose(cells)
     assert "rand_demonstration" not in text and "Another small setup" not in text
     code = [source(c) for c in cells if c["cell_type"] == "code"]

@@ -445,11 +445,11 @@ def test_flow_view_shape_menus():
 
 def test_near_identity():
     small = near_identity_model(4, 0.02, seed=2)
-    assert len(small["lengths"]) == 5 and np.all(small["changes"] < 0.05)
-    assert abs(small["lengths"][-1] / small["lengths"][0] - 1) < 0.01
+    assert len(small.lengths) == 5 and np.all(small.changes < 0.05)
+    assert abs(small.lengths[-1] / small.lengths[0] - 1) < 0.01
     large = near_identity_model(4, 0.2, seed=2)
-    assert large["lengths"][-1] > 3 * large["lengths"][0]
-    assert np.all((0.01 < small["relative"]) & (small["relative"] < 0.03)) and large["relative"][0] > 3
+    assert large.lengths[-1] > 3 * large.lengths[0]
+    assert np.all((0.01 < small.relative) & (small.relative < 0.03)) and large.relative[0] > 3
 
 
 def test_relative_changes_are_each_blocks_change_over_the_stream_it_read():
@@ -466,9 +466,9 @@ def test_c_rand_is_the_linear_congruential_generator_of_a_common_c_library():
 
 def test_the_rand_setup_moves_its_tokens_by_a_few_percent_per_block():
     m = rand_demonstration()
-    assert [f"{v:.4f}" for v in m["lengths"]] == ["1.3809", "1.3990", "1.4163", "1.4205", "1.4256"]
-    assert np.all((0.01 < m["relative"]) & (m["relative"] < 0.09))
-    assert m["sigma"] == pytest.approx(0.1 / np.sqrt(3)) and len(rand_demonstration(2)["lengths"]) == 3
+    assert [f"{v:.4f}" for v in m.lengths] == ["1.3809", "1.3990", "1.4163", "1.4205", "1.4256"]
+    assert np.all((0.01 < m.relative) & (m.relative < 0.09))
+    assert m.sigma == pytest.approx(0.1 / np.sqrt(3)) and len(rand_demonstration(2).lengths) == 3
 
 
 # ---------------------------------------------------------------- parameter calculator
