@@ -154,7 +154,7 @@ def output_range(width: int) -> tuple:
     """The plot's vertical range at a width: the first of ±SCALES that holds both outputs and
     their one-matrix lines with and without the activation (so switching it keeps the scale),
     with room above for the legend. Returns (low, high)."""
-    top = max(float(np.abs(collapse_model(width, activation)[key]).max())
+    top = max(float(np.abs(getattr(collapse_model(width, activation), key)).max())
               for activation in ("relu", "none") for key in ("along", "straight"))
     scale = next((s for s in SCALES if top <= s), float(np.ceil(top)))
     return -1.15 * scale, 1.6 * scale
