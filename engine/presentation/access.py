@@ -136,15 +136,34 @@ def _send_states(comm) -> None:
     comm.send({"method": "update_states", "states": states, "buffer_paths": paths}, buffers=buffers)
 
 
-def on_enter(field, callback) -> None:
-    """Call ``callback()`` when Enter is pressed in ``field`` (a ``Text`` widget).
+def on_enter(field, callback):
+    """Call ``callback(typed)`` when Enter is pressed in ``field`` (a ``Text`` widget), ``typed``
+    being the text in the box when Enter was pressed. Returns the field's hidden partner, a
+    ``Text`` to put beside it (in the same course widget).
 
-    The browser side of a text box sends the message ``{"event": "submit"}`` on Enter, after the
-    typed value; ``Text.on_submit`` (deprecated) listens for the same message."""
+    ipywidgets sends a box's typed value and its Enter (``{"event": "submit"}``) as separate
+    messages, and holds a value back while an earlier one of the box is still on its way: a value
+    typed fast, then Enter, would be judged as the box held it a few keys earlier. So
+    ``access.js`` sends Enter as a value of the partner, "<stamp> <typed text>": the text judged
+    travels with the Enter. Without the page script, ipywidgets' own Enter calls
+    ``callback(field.value)``."""
+    import ipywidgets as widgets
+
+    field.add_class("course-enter")
+    sent = widgets.Text(layout=widgets.Layout(display="none"))
+    sent.add_class("course-enter-sent")
+
     def listen(_widget, content, _buffers):
         if isinstance(content, dict) and content.get("event") == "submit":
-            callback()
+            callback(field.value)
+
+    def on_sent(change):
+        stamp, space, typed = change["new"].partition(" ")
+        if stamp and space:
+            callback(typed)
     field.on_msg(listen)
+    sent.observe(on_sent, names="value")
+    return sent
 
 
 def course_root(box, *classes, share: bool = False):
