@@ -12,8 +12,9 @@ carries :func:`support`, a hidden output holding two files of this folder:
 - ``access.js``: run once per page, it names each slider after its description, makes each
   verdict and result a polite live region, gives each lab's image the lab's verdict as its
   text alternative (kept up to date), groups radio buttons, keeps JupyterLab's command
-  shortcuts from taking the keys a focused control needs, and tells each lab's figure view
-  the size it is shown at, so the kernel draws the figure for it.
+  shortcuts from taking the keys a focused control needs, tells each lab's figure view the
+  size it is shown at, so the kernel draws the figure for it, and sends Enter in an answer box
+  together with the box's text (:func:`on_enter`).
 
 The root of each such widget has the class ``course-widget``, which both files select on.
 """
