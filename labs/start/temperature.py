@@ -138,7 +138,7 @@ class TemperatureLab:
     def _on_change(self, change) -> None:
         self.update(change["new"])
 
-    def update(self, temperature: float | None = None) -> dict:
+    def update(self, temperature: float | None = None) -> TemperatureResult:
         temperature = self.slider.value if temperature is None else temperature
         model = self.own.run(lambda fn: temperature_model(temperature, softmax_fn=fn))
         self.bars.set(model.weights, [self.colours[1] if i == model.top else self.colours[0]
