@@ -107,6 +107,8 @@ def noblas_tables(n: dict, every_cell: bool = True) -> list[str]:
     t = {k: f"{v:g}" for k, v in n["targets"].items()}
     out += _noblas_intro(n, t) + [""]
     out += _text("NOBLAS_LABS", runs=_runs(n), rows=_rows(_noblas_lab_row(r) for r in n["labs"]), **t) + [""]
+    if n.get("live_training"):
+        out += _live_training(n["live_training"]) + [""]
     out += _text("NOBLAS_NOTEBOOKS", rows=_rows(_notebook_row(nb, n.get("factor")) for nb in n["cells"]), **t) + [""]
     missed = [[nb["notebook"]] + _cell_row(c) for nb in n["cells"] for c in nb["cells"]
               if c.get("meets_target") is False]
@@ -120,6 +122,22 @@ def noblas_tables(n: dict, every_cell: bool = True) -> list[str]:
     if (n.get("throughput") or {}).get("flops_per_s"):
         out += [_throughput(n["throughput"], n.get("budgets"), n.get("factor")), ""]
     return out
+
+
+def _live_training(lt: dict) -> list[str]:
+    """The live-training lab's steps a second and frames: OpenBLAS, no BLAS and the estimate."""
+    from .training import FRAME_TARGET_MS
+
+    estimate = lt.get("estimate") or {}
+    shown = [("OpenBLAS", lt.get("openblas")), ("no BLAS", lt.get("noblas"))]
+    if estimate.get("factor"):
+        shown.append((f"browser estimate (× {estimate['factor']:g})", estimate))
+    rows = [[name, f"{m['steps_per_second']['pre']:,.0f}", f"{m['steps_per_second']['post']:,.0f}",
+             f"{m['frame_median_ms']:.1f}", f"{m['frame_p95_ms']:.1f}"] for name, m in shown if m]
+    verdict = {True: _line("LIVE_TRAINING_MET"), False: _line("LIVE_TRAINING_MISSED")}.get(estimate.get("meets_target"), "")
+    steps = (lt.get("noblas") or lt.get("openblas") or {}).get("steps_per_frame", "a few")
+    return _text("LIVE_TRAINING", steps_per_frame=steps, target_ms=f"{FRAME_TARGET_MS:g}", rows=_rows(rows),
+                 verdict=verdict)
 
 
 def _noblas_intro(n: dict, t: dict) -> list[str]:

@@ -17,7 +17,7 @@ HEADINGS = ["# Performance", "## Machine", "## Results",
             "### PNG encoding, every lab's final picture, ms and kB",
             "### WebAssembly factors: the same workloads in Pyodide under Node and in CPython, ms",
             "### The browser's NumPy: every lab and every cell without BLAS, and the browser estimate",
-            "#### Labs, ms", "#### Notebooks: every code cell, solved, run top to bottom in a fresh kernel, s",
+            "#### Labs, ms", "#### The live-training lab at work (notebook 06)", "#### Notebooks: every code cell, solved, run top to bottom in a fresh kernel, s",
             "#### The cells that miss the target", "### In Chromium (local JupyterLab, CPython kernel), ms",
             "### Notebooks under nbval (whole pytest run), s", "### Site",
             "### A class opening the site at once (`./course serve` beside nginx, same run)",
@@ -48,6 +48,7 @@ def _variants() -> dict[str, dict]:
     within = copy.deepcopy(RESULTS)
     for cell in within["sections"]["noblas"]["cells"][0]["cells"]:
         cell["meets_target"] = True
+    within["sections"]["noblas"]["live_training"]["estimate"].update(frame_median_ms=40.2, meets_target=False)
     return {"stored": RESULTS, "skipped": skipped, "no factor": no_factor, "cells within": within}
 
 
@@ -94,6 +95,10 @@ def test_the_figures_of_the_stored_run_are_in_their_tables():
     assert "| **course adds in all, MB** | **1.45** | met (≤ 5 MB) |" in page
     assert "| PyTorch CPU float32, one thread each | 9.0 | 11.7 | NumPy / PyTorch = 3.3 |" in page
     assert "- **norms.stack_lab** (21.5 ms per change under the profiler): draw 50.0%, model 30.0%." in page
+    assert "| browser estimate (× 1.99) | 241 | 251 | 19.9 | 24.9 |" in page
+    assert "3 steps and then a redraw per frame" in page and "a frame ≤ 33.3 ms" in page
+    assert "The estimated frame meets the target." in page
+    assert "**The estimated frame misses the target.**" in report.markdown(_variants()["cells within"])
     assert page.endswith(report.NOTES.read_text().strip() + "\n")
 
 
