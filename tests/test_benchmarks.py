@@ -302,3 +302,25 @@ def test_each_lab_figure_is_the_least_of_its_runs_in_fresh_processes(monkeypatch
     answers = iter([result(40, 9), result(60, 5)])
     [row] = browser_estimate.time_labs(pythons, ["start.temperature_lab"], quick=True, log=lambda _t: None)
     assert row["runs"] == 1 and row["noblas"]["first_visit_slowest_ms"] == 60
+
+
+def test_the_live_training_lab_is_timed_in_steps_a_second_and_frames():
+    """A real (short) measurement in this interpreter: both placements train, and a frame of the
+    running lab (its steps, then the redraw) is timed."""
+    from benchmarks import training
+
+    found = training.measure(quick=True)
+    assert set(found["steps_per_second"]) == {"pre", "post"} and min(found["steps_per_second"].values()) > 0
+    assert found["steps_per_frame"] == 3 and 0 < found["frame_median_ms"] <= found["frame_p95_ms"]
+
+
+def test_the_live_training_estimate_divides_the_rate_and_multiplies_the_frame_by_the_factor():
+    from benchmarks import training
+
+    noblas = {"steps_per_second": {"pre": 300.0, "post": 250.0}, "steps_per_frame": 3,
+              "frame_median_ms": 15.0, "frame_p95_ms": 20.0}
+    judged = training.judge({"openblas": noblas, "noblas": noblas}, 2.0)
+    assert judged["steps_per_second"] == {"pre": 150.0, "post": 125.0}
+    assert (judged["frame_median_ms"], judged["frame_p95_ms"], judged["meets_target"]) == (30.0, 40.0, True)
+    assert training.judge({"noblas": {**noblas, "frame_median_ms": 17.0}}, 2.0)["meets_target"] is False
+    assert training.judge({"noblas": noblas}, None)["meets_target"] is None

@@ -21,7 +21,7 @@ NOTEBOOK = "05_trained_model.ipynb"
 PATH = ROOT / "content" / NOTEBOOK
 FIGURES = {"held-out-texts", "training-record", "logits-match", "perplexity", "residual-stream", "rms-by-hand",
            "largest-value", "float16", "gates-shut", "ablations", "heads", "mismatches", "rope-base-pairs", "parameters",
-           "loss-curve"}          # "three-ways" runs the learner's function: tests/test_content_05.py runs the solution
+           "loss-curve", "ablation-by-text"}          # "three-ways" runs the learner's function: tests/test_content_05.py runs the solution
 
 
 @pytest.fixture(scope="module")
@@ -635,15 +635,21 @@ def test_the_three_ways_are_what_the_prose_and_the_zeroed_question_say(cells):
     assert len(texts) == 8
 
 
-def test_the_mean_over_other_texts_still_hurts_blocks_3_and_4_more_than_skipping(cells):
-    """'Taken over the tokens of the other 7 held-out texts instead, the mean still hurts blocks 3
-    and 4 more than skipping them, in each of the 8 texts' first 128 tokens': each text's first 128
-    tokens, block k's addition replaced by its mean over every token of the other texts (no token of
-    the text itself, so nothing from later in it), against skipping block k."""
+def test_the_mean_over_other_texts_still_hurts_blocks_3_and_4_more_than_skipping(cells, figures):
+    """'Taken over the first 128 tokens of the other 7 held-out texts instead, the mean still hurts
+    blocks 3 and 4 more than skipping them, in each of the 8 texts' first 128 tokens': each text's
+    first 128 tokens, block k's addition replaced by its mean over the first 128 tokens of each other
+    text (no token of the text itself, so nothing from later in it), against skipping block k. The
+    cell after the claim prints every text's three rows; each printed number is this test's own run
+    (skipping by model.forward's switch, the means added block by block); its last lines count 16
+    of 16."""
+    printed = {line.rsplit(None, 2)[0]: numbers(" ".join(line.rsplit(None, 2)[1:]))
+               for line in figures["ablation-by-text"].splitlines() if line.startswith("text ")}
+    assert len(printed) == 3 * 8
     texts, blocks = model.heldout_texts(), model.blocks()
-    sums, counts = np.zeros((len(texts), 4, 96)), np.array([len(t.ids) for t in texts])
+    sums, counts = np.zeros((len(texts), 4, 96)), np.array([128] * len(texts))
     for j, t in enumerate(texts):                       # each block's summed addition, text by text
-        stream = model.embed(t.ids)
+        stream = model.embed(t.ids[:128])
         for k, block in enumerate(blocks):
             new = block(stream)
             sums[j, k] = (new - stream).sum(axis=0)
@@ -658,8 +664,18 @@ def test_the_mean_over_other_texts_still_hurts_blocks_3_and_4_more_than_skipping
             mean = model.perplexity(model.output_logits(stream), part)
             skip = model.perplexity(model.forward(part, skip={k}), part)
             assert mean > skip, (j, k, mean, skip)
+            assert printed[f"text {j + 1}, mean over the other 7 texts"][k - 2] == pytest.approx(mean, abs=6e-4)
+            assert printed[f"text {j + 1}, skipped"][k - 2] == pytest.approx(skip, abs=6e-4)
+        own = _three_ways(part)
+        assert printed[f"text {j + 1}, mean over its own tokens"] == pytest.approx(own["mean"][2:], abs=6e-4)
+        assert all(m > s for m, s in zip(printed[f"text {j + 1}, mean over its own tokens"],
+                                         printed[f"text {j + 1}, skipped"]))
+    for way in ("its own tokens", "the other 7 texts"):
+        assert f"The mean over {way} hurts more than skipping in 16 of 16 (8 texts, blocks 3 and 4)." \
+            in figures["ablation-by-text"]
     said = prose(cells)
-    assert f"other {len(texts) - 1} held-out texts" in said and f"each of the {len(texts)} texts' first 128" in said
+    assert f"first 128 tokens of the other {len(texts) - 1} held-out texts" in said
+    assert f"each of the {len(texts)} texts' first 128" in said
     for name in ("*zero-ablation*", "*mean-ablation*", "Papers take the mean over other texts"):
         assert name in said, name
 
