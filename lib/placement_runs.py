@@ -40,6 +40,7 @@ VARIANTS = {"pre": "pre-norm: x + f(RMSNorm(x))",
             "damped": "no norm, Wo and W_down damped by 1/sqrt(2 x blocks)",
             "rezero": "no norm, x + a f(x) with a starting at 0 (ReZero)"}
 OUTCOMES = ("learned", "stalled", "diverged")
+FINAL_POINTS = 5            # a run's final loss: the mean of its curve's last points
 
 
 class PlacementRuns(NamedTuple):
@@ -90,7 +91,7 @@ def steps_to(curve, level):
     return int(runs().steps[below[0]]) if below.size else None
 
 
-def final_loss(curve, points=5):
+def final_loss(curve, points=FINAL_POINTS):
     """The mean of a curve's last ``points`` points (NaN if the run diverged)."""
     return float(np.mean(np.asarray(curve, dtype=np.float64)[-points:]))
 

@@ -220,6 +220,32 @@ def test_enter_in_an_answer_box_checks_the_answer(jupyter_server, page, artifact
     assert "course-pass" in result.inner_html()
 
 
+def test_enter_right_after_fast_typing_judges_what_the_box_shows(jupyter_server, page):
+    """Typed with no pause between keys and Enter at once, the answer judged is the box's text,
+    not the one it held a few keys earlier. The kernel is kept busy while the keys are typed, so
+    ipywidgets holds back the box's later values behind its first one, every time."""
+    base, root = jupyter_server
+    open_notebook(page, base, copy_of(root, "00_start_here.ipynb", "fast-enter.ipynb"))
+    run_cell(page, cell_index(page, source="import numpy as np"))
+    question_id = "start-number-equal-scores"
+    run_cell(page, cell_index(page, source=f'ask("{question_id}")'))
+    right = exact(get_question(question_id).answer)
+    assert len(right) > 1                                     # the first key alone is not the answer
+    question = page.locator(f"{PANEL} .course-q-{question_id}")
+    box = question.locator(".course-answer input")
+    result = question.locator(".course-question-result")
+    before = result.inner_text()                              # "You answered this already" or ""
+    box.click()
+    page.evaluate(f"() => {{ {KERNEL}.requestExecute({{code: 'import time; time.sleep(3)'}}); }}")
+    page.wait_for_function(f"() => {KERNEL}.status === 'busy'")
+    page.keyboard.type(right)                                 # no delay between keys
+    page.keyboard.press("Enter")
+    page.wait_for_function("([el, before]) => el.innerText.trim() !== before.trim()",
+                           arg=[result.element_handle(), before], timeout=30_000)
+    assert "course-pass" in result.inner_html(), result.inner_text()
+    assert "Right." in result.inner_text() and "not it yet" not in result.inner_text()
+
+
 def test_the_site_saves_an_edited_notebook_within_seconds(online_site, serve_site, page):
     """The built site autosaves every few seconds (so a check soon sees an edit not run): the
     notebook's tab loses its unsaved mark without Ctrl+S."""

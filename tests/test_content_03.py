@@ -1004,7 +1004,7 @@ def test_the_runs_read_as_the_prose_says(figures, cells):
     for d in (2, 6, 12):
         assert max(_crossings("pre", False, d)) < min(_crossings("pre", True, d))
     assert all(settings[(v, False, d)].outcomes["learned"] == 3 for v in ("damped", "rezero") for d in (2, 6, 12))
-    intro = sources[sources.index('ask("norms-predict-training")') + 3]
+    intro = next(text for text in sources if text.startswith("### No norm at all"))
     assert "the first of them\nfastest of all at 12 blocks" in intro
     damped = max(_crossings("damped", False, 12))
     others = [c for v, w in {k[:2] for k in settings} if v != "damped" for c in _crossings(v, w, 12)]

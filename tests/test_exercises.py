@@ -651,3 +651,16 @@ def test_a_mistake_is_code_of_the_cell_other_than_the_solution():
 def test_fill_blanks_leaves_longer_underscores_alone():
     assert count_blanks("a = _____ + ____x + x____ + ____") == 1
     assert fill_blanks("f(____, ____)", ["1", "2"]) == "f(1, 2)"
+
+
+def test_the_row_mean_hints_each_name_one_more_piece_of_the_fill():
+    """Each hint of row-mean's ladder is more concrete than the one before: the first names the
+    reduction (`x.sum(...)`) and its `axis` argument, the second adds which axis (`axis=-1`), the
+    third the argument that keeps it (`keepdims=True`), the fill's pieces in that order."""
+    ex = get_exercise("row-mean")
+    assert ex.solution == ["x.sum(axis=-1, keepdims=True)"]
+    pieces = ["x.sum(", "axis=-1", "keepdims=True"]
+    for rung, hint in enumerate(ex.hints):
+        named = [piece in hint for piece in pieces]
+        assert named[rung], (rung, hint)                       # this rung's piece
+        assert not any(named[rung + 1:]), (rung, hint)         # nothing of a later rung yet

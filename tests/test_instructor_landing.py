@@ -4,6 +4,9 @@ file's first bytes), saying in plain words what happened when it cannot (the CDN
 core-only self-hosted build) and turning the start button off. (Plain-HTTP classroom addresses,
 browsers that keep no site data and damaged files: test_browser_classroom.py.)"""
 
+import re
+import urllib.parse
+
 from conftest import CONTENT, notebooks
 from test_browser_site import watch
 from test_site import first_heading
@@ -119,5 +122,33 @@ def test_the_page_lists_the_notebooks_and_starts_00_by_keyboard(online_site, ser
         page.wait_for_function("text => document.querySelector('.jp-NotebookPanel').innerText.includes(text)",
                                arg=first_heading(CONTENT / "00_start_here.ipynb"))
         assert all(u.startswith(CDN) for u in record["outside"]), record["outside"]
+    finally:
+        page.context.close()
+
+
+def test_the_list_shows_each_notebook_s_own_number_only_and_the_site_has_an_icon(online_site, serve_site, browser):
+    """The notebooks' titles carry their numbers ("01 Attention: ..."), so the list draws no
+    "1.", "2." of its own beside them; the page, and JupyterLab's page, name the site's icon, which
+    the site serves (a browser's request for it is not a 404), at its root as well."""
+    base = serve_site(online_site[0], "/course/")
+    page, record = open_landing(browser, base, cdn=cdn_with_every_file([]))
+    try:
+        items = page.locator(".notebooks li")
+        assert items.count() == len(notebooks())
+        markers = page.evaluate("[...document.querySelectorAll('.notebooks li')]"
+                                ".map(li => getComputedStyle(li).listStyleType)")
+        assert set(markers) == {"none"}
+        first = page.locator(".notebooks li").first.inner_text()
+        assert first.startswith(first_heading(CONTENT / "00_start_here.ipynb"))
+        icons = [page.evaluate("document.querySelector('link[rel=icon]').href")]
+        lab = page.request.get(base + "lab/index.html").text()           # JupyterLab's page names it too
+        icons.append(urllib.parse.urljoin(base + "lab/index.html",
+                                          re.search(r'<link rel="icon" href="([^"]+)"', lab).group(1)))
+        for href in icons:
+            answer = page.request.get(href)
+            assert answer.status == 200 and answer.body()[:4] == b"\0\0\1\0", href   # an ICO file
+        root = page.request.get(base + "favicon.ico")
+        assert root.status == 200 and root.body()[:4] == b"\0\0\1\0"
+        assert not [e for e in record["errors"] if "404" in e], record["errors"]
     finally:
         page.context.close()

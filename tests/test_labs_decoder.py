@@ -233,7 +233,7 @@ def test_flow_part_sentences_describe_the_runs_plotted():
         assert m["summary"].startswith(f"With the position vectors, causal mask and norms removed together, "
                                        f"after {depth} blocks:")
         for name in m["removed"]:
-            assert m["sentences"][name].startswith(f"Without {WITHOUT[name]},")
+            assert m["sentences"][name].startswith(f"With {WITHOUT[name]} and 2 other parts removed, ")
         assert f"its size reaches {amount(m['sizes'][-1])} after {depth} blocks (every part on: " \
                f"{amount(full['sizes'][-1])})" in m["sentences"]["norms"]
         assert f"moves word 1's output by {amount(m['leak'])}" in m["sentences"]["causal"]
@@ -404,8 +404,12 @@ def test_flow_several_parts_removed_say_their_numbers_are_those_of_all_removed_t
     assert ("The sentences below give the numbers of this run, with the 4 parts removed together; remove one "
             "at a time to see what each does on its own.") in m["summary"]
     assert m["removed_count"] == 4
+    for name in ("residual", "norms", "ffn", "final_norm"):        # each sentence names the combination
+        assert m["sentences"][name].startswith(f"With {WITHOUT[name]} and 3 other parts removed, ")
+    assert "Without" not in m["verdict"]
     one = flow_model(48, residual=False)
     assert "removed together" not in one["summary"]
+    assert one["sentences"]["residual"].startswith("Without the residual add, each block replaces the stream")
 
 
 def test_calculator_writes_memory_as_every_cell_does_and_names_its_sources():

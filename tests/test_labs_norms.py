@@ -11,6 +11,7 @@ from labs import norms
 from labs.norms.placement import PLACEMENT_DEPTH, PlacementLab, placement_model
 from labs.norms.residual_stream import ResidualStreamLab, stream_model
 from labs.norms.stack import DTYPES, GAIN_MAX, GAIN_MIN, LAYERS_MAX, SQRT_D, StackLab, stack_model
+from labs.norms.training_curves import curves_model
 from labs.norms.which_axis import AXIS_MODES, BATCH, CHANGED, TOKENS, AxisLab, axis_model, axis_table
 from lib.block import norm_placement_experiment
 from lib.norm import layer_norm, root_mean_square
@@ -271,7 +272,8 @@ def test_stream_view_over_every_control():
 
 def test_lab_functions_return_root_widgets():
     for make, name in ((norms.stack_lab, "stack"), (norms.axis_lab, "axis"),
-                       (norms.placement_lab, "placement"), (norms.stream_lab, "stream")):
+                       (norms.placement_lab, "placement"), (norms.stream_lab, "stream"),
+                       (norms.curves_lab, "training-curves")):
         root = make()
         assert f"course-lab-{name}" in root._dom_classes
 
@@ -386,3 +388,57 @@ def test_axis_table_shows_no_negative_zero_at_any_setting():
         for value in np.arange(-4.0, 4.5, 0.5):
             cells = " ".join(" ".join(row) for row in table_rows(axis_table(axis_model(value, how))))
             assert "-0.00" not in cells.replace(",", " ").split()
+
+
+# ---------------------------------------------------------------- the loss curves of the training runs
+
+def test_the_curves_are_the_stored_runs_of_each_placement_at_the_depth_and_warm_up_picked():
+    from lib.placement_runs import runs
+
+    r = runs()
+    for depth in (2, 6, 12):
+        for warmup in (False, True):
+            m = curves_model(depth, warmup)
+            assert m.depth == depth and m.warmup == {"pre": warmup, "post": warmup, "damped": False, "rezero": False}
+            for variant, curves in m.curves.items():
+                assert len(curves) == 3
+                for seed, curve in zip((1, 2, 3), curves):
+                    assert np.array_equal(curve, r.curves[r.index(variant, m.warmup[variant], depth, seed)], equal_nan=True)
+    assert curves_model(7).depth == 6 and curves_model(100).depth == 12      # the nearest depth run
+
+
+def test_the_curves_verdict_counts_what_the_curves_show():
+    """12 blocks without warm-up: post-norm learned in 1 seed and stalled in 2 (its two stalled
+    curves still above the bigram loss over their last 50 steps); with warm-up every run learned."""
+    from lib.placement_runs import runs
+
+    bigram = runs().bigram_loss
+    m = curves_model(12, False)
+    assert m.outcomes["post"].count("stalled") == 2 and m.outcomes["pre"] == ["learned"] * 3
+    stalled = [c for c, o in zip(m.curves["post"], m.outcomes["post"]) if o == "stalled"]
+    assert all(np.mean(c[-5:]) > bigram for c in stalled) and m.steps[-1] - m.steps[-6] == 50
+    assert "post-norm 1 learned, 2 stalled" in m.verdict and "pre-norm 3 learned" in m.verdict
+    assert "the mean loss of its last 50 steps is below the bigram loss (1.94)" in m.verdict
+    warm = curves_model(12, True)
+    assert all(o == "learned" for found in warm.outcomes.values() for o in found)
+    assert "without warm-up only" in warm.verdict and "without warm-up only" not in m.verdict
+    for variant, steps in m.below.items():                 # a stalled seed never got below the mark
+        assert [s is None for s in steps] == [o == "stalled" for o in m.outcomes[variant]]
+
+
+def test_the_curves_view_redraws_in_place_at_every_setting():
+    from labs.norms.training_curves import Y_TOP, CurvesLab
+
+    lab = CurvesLab()
+    fig, renders = lab.view.figure, lab.view.renders
+    for depth in (2, 6, 12):
+        for warmup in (True, False):
+            lab.depth.value, lab.warmup.value = depth, warmup
+            m = curves_model(depth, warmup)
+            assert html_text(lab.verdict.value) == m.verdict
+            for variant, lines in lab.lines.items():
+                for line, curve in zip(lines, m.curves[variant]):
+                    assert np.array_equal(line.get_ydata(), np.minimum(curve, Y_TOP))
+            assert lab.title.get_text() == f"{depth} blocks, " + ("warm-up" if warmup else "no warm-up")
+    assert lab.view.figure is fig and lab.view.renders > renders + 5
+    assert "first step below the bigram loss" in lab.numbers.value and "never" in lab.numbers.value

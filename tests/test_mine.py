@@ -2,6 +2,7 @@
 guard, and replaced by the course's function (with a one-line reason) when they fail."""
 
 import html
+import re
 
 import numpy as np
 import pytest
@@ -135,7 +136,7 @@ def test_shuffle_lab_with_positions():
     lab = _same(ShuffleLab, "position-table", lambda m: [m["out_before"], m["out_after"], m["change"]],
                 positions_on)
     lab.positions.value = False
-    assert "this setting uses no" in _badge(lab) and not lab.own.running_own
+    assert "this setting runs no function of yours" in _badge(lab) and not lab.own.running_own
 
 
 @pytest.mark.parametrize("pairing", ["halves", "neighbours"])
@@ -189,7 +190,7 @@ def test_stack_lab_uses_the_norm_of_its_mode(mode, ex_id):
         lab.mode.value = mode
     lab = _same(StackLab, ex_id, lambda m: [m["lengths"][np.isfinite(m["lengths"])]], choose)
     lab.mode.value = "plain"
-    assert "this setting uses no" in _badge(lab)
+    assert "this setting runs no function of yours" in _badge(lab)
     other = "pre-rms" if ex_id == "layer-norm-fix" else "pre-layer"
     lab.mode.value = other                                      # the other norm has not passed
     assert not lab.own.running_own and "has not passed its check" in _badge(lab)
@@ -252,7 +253,7 @@ def test_flow_lab_runs_the_learners_causal_weights():
 
     lab = _same(FlowLab, "cached-causal-weights", lambda m: [m["sizes"], m["alike"], m["leaks"], m["output"]])
     lab.toggles["causal"].value = False                  # no mask computed: nothing of theirs runs
-    assert not lab.own.running_own and "this setting uses no" in _badge(lab)
+    assert not lab.own.running_own and "this setting runs no function of yours" in _badge(lab)
     lab.toggles["causal"].value = True
     assert lab.own.running_own
 
@@ -310,3 +311,15 @@ def test_call_summary_names_arrays_by_shape_and_numbers_by_value():
     assert call_summary("f", (np.zeros((2, 3)), 4, 0.5), {"eps": 1e-5, "pairing": "halves"}) == \
         "f(array (2, 3), 4, 0.5, eps=1e-05, pairing='halves')"
     assert call_summary("g", (), {}) == "g()"
+
+
+def test_shuffle_lab_at_first_visit_names_no_function_the_learner_has_not_met():
+    """01's shuffle lab comes long before the position-table exercise: its badge, positions off,
+    says that no function of the learner's runs, without naming ``position_table``."""
+    from labs.positional.shuffle import ShuffleLab
+
+    lab = ShuffleLab()
+    assert not lab.positions.value
+    said = html.unescape(re.sub(r"<[^>]+>", "", _badge(lab)))
+    assert said == "running: the course's code \u2014 this setting runs no function of yours"
+    assert "position_table" not in said

@@ -5,6 +5,8 @@ solved by `python -m engine solve` with COURSE_STRICT=1 (every check must pass; 
 run is shared with tests/test_matrix_budget.py, conftest's ``solved_run``).
 """
 
+import re
+
 import nbformat
 import pytest
 
@@ -33,6 +35,32 @@ def test_notebook_is_valid_and_shipped_clean(notebook):
 def assert_passed(result):
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert " passed" in result.stdout and " failed" not in result.stdout
+
+
+def _shown(line: str) -> str:
+    """What a line of code shows or computes: ``print(x)`` and ``x`` alike, comment dropped."""
+    line = line.split("#")[0].strip()
+    match = re.fullmatch(r"print\((.*)\)", line)
+    return match.group(1).strip() if match else line
+
+
+def _calls(cell) -> set:
+    """The lines of a code cell that call something and show or compute it, not a name's
+    assignment, a return, an import or the head of a block."""
+    shown = {_shown(line) for line in cell.source.splitlines()}
+    return {line for line in shown if "(" in line and "=" not in line.split("(")[0]
+            and not line.startswith(("import ", "from ", "for ", "if ", "with ", "return ", "def "))}
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)
+def test_no_code_cell_shows_again_what_the_cell_before_it_printed(notebook):
+    """A result is printed once: two code cells in a row never show the same call's value (one
+    printing it, the next ending on it, as 03 once did with its check's example)."""
+    code = [(index, cell) for index, cell in enumerate(nbformat.read(notebook, as_version=4).cells)
+            if cell.cell_type == "code"]
+    repeated = [(cell_number(i), sorted(_calls(a) & _calls(b))) for (_, a), (i, b) in zip(code, code[1:])
+                if _calls(a) & _calls(b)]
+    assert not repeated, repeated
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=IDS)

@@ -7,6 +7,7 @@ from engine.core import progress
 from engine.core.questions import grade, parse_number, parse_shape
 from engine.core.definition import Question
 from engine.core.registry import all_questions, get_question
+from engine.presentation.numbers import exact
 
 
 @pytest.fixture(autouse=True)
@@ -244,3 +245,40 @@ def test_lib_and_the_exercise_core_do_not_import_ipywidgets():
             "print('ipywidgets' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_transposed_shape_answer_is_told_its_sizes_are_swapped():
+    """K16: (8, 10) for a (10, 8) answer is named as swapped, not as wrong sizes."""
+    q = get_question("pos-shape-ten-tokens")
+    assert tuple(q.answer) == (10, 8)
+    assert grade(q, "8, 10") == (False, "(8, 10) has the right sizes, but swapped: which axis comes first?")
+    assert grade(q, "10, 10") == (False, "(10, 10) has the right number of axes, but not the right sizes.")
+    s = get_question("start-shape-row-mean")               # (4, 2, 1): three axes in another order
+    assert grade(s, "1, 2, 4") == (False, "(1, 2, 4) has the right sizes, but in the wrong order: "
+                                          "which axis comes where?")
+
+
+@pytest.mark.parametrize("question_id,typed,said", [
+    ("norms-number-length", "8", "8 is not it yet: too large, by a factor between 2 and 10."),
+    ("decoder-number-norms", "6", "6 is not it yet: close, within 25 % of the answer, but too small."),
+    ("trained-number-uniform", "4.01", "4.01 is not it yet: too small, by more than a factor of 10."),
+    ("decoder-number-kv-cache", "262,144", "262,144 is not it yet: too small, but within a factor of 2."),
+    ("decoder-number-kv-cache", "525,000", "525,000 is not it yet: close, within 1 % of the answer, but too large."),
+    ("decoder-number-norms", "-7", "-7 is not it yet: its sign is not the answer's."),
+    ("decoder-number-norms", "0", "0 is not it yet."),
+])
+def test_a_wrong_number_is_told_how_far_off_it_is_without_the_answer(question_id, typed, said):
+    """K20: the walk's near misses (the sum of squares for the length, the final norm forgotten,
+    the loss for the perplexity, the keys alone for the cache) get the direction and a band of
+    the gap, never the answer itself."""
+    q = get_question(question_id)
+    ok, message = grade(q, typed)
+    assert not ok and message == said
+    assert exact(q.answer) not in message.replace(typed, "")
+
+
+def test_a_number_with_a_unit_is_asked_for_without_it():
+    """C8: "512 KiB" is refused with the reason (a unit) and what to type instead."""
+    q = get_question("decoder-number-kv-cache")
+    with pytest.raises(ValueError, match="type the number alone, without a unit"):
+        grade(q, "512 KiB")

@@ -1,14 +1,14 @@
 """The course's landing page, written at the site root (index.html) by the build.
 
-It shows the course's title, the notebooks in order with what each covers (the first heading
-and first paragraph of each notebook, from the course's inventory: engine/core/inventory.py),
-and a start button that opens 00 in JupyterLab. Its checks (landing_page/course-check.js, no
-outside code) find whether Python can be loaded from where the site says it is (the kernel
-settings in jupyter-lite.json), each file's first bytes being what such a file starts with, and
-whether this browser can keep the learner's work for the site; the page says in plain words what
-happened and what to do when something is wrong (the CDN unreachable, a self-hosted site built
-from Pyodide's core only, a damaged file, site storage blocked), and turns the start button off,
-with the reason beside it.
+It shows the course's title, the notebooks in order with what each covers (the first heading and
+first paragraph of each notebook, from the course's inventory: engine/core/inventory.py), and a
+start button that opens 00 in JupyterLab; the site's icon (favicon.ico) is at its root. Its
+checks (landing_page/course-check.js, no outside code) find whether Python can be loaded from
+where the site says it is (the kernel settings in jupyter-lite.json), each file's first bytes
+being what such a file starts with, and whether this browser can keep the learner's work for the
+site; the page says in plain words what happened and what to do when something is wrong (the CDN
+unreachable, a self-hosted site built from Pyodide's core only, a damaged file, site storage
+blocked), and turns the start button off, with the reason beside it.
 
 The build also adds to JupyterLab's own pages (lab/, notebooks/) a script that shows a notice
 when a notebook's Python has not started within a few seconds, with what the same checks
@@ -31,6 +31,7 @@ ASSETS_COPIED = ("landing.css", "landing.js", "course-check.js", "kernel-watch.j
                  "side-panel.js", "work.js", "two-tabs.js")
 CONFIG = "course-config.json"        # the checks' settings, for the pages that do not embed them
 WATCHED_PAGES = ("lab/index.html", "notebooks/index.html")
+FAVICON = "favicon.ico"                # the site's icon, at its root, where browsers look for it
 START = "00_start_here.ipynb"
 
 
@@ -72,6 +73,7 @@ def write(output: Path, content: Path, title: str, config: dict) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     for name in ASSETS_COPIED:
         shutil.copy2(ASSETS / name, target / name)
+    shutil.copy2(ASSETS / FAVICON, output / FAVICON)
     (target / CONFIG).write_text(json.dumps(config, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     index = output / "index.html"
     index.write_text(page, encoding="utf-8")
@@ -87,7 +89,8 @@ def watch_kernel(output: Path, relative: str) -> None:
     if not page.is_file():
         return
     up = "../" * (len(Path(relative).parts) - 1)
-    tags = (f'<link rel="stylesheet" href="{up}{ASSET_DIR}/kernel-watch.css">\n'
+    tags = (f'<link rel="icon" href="{up}{FAVICON}" sizes="16x16 32x32">\n'
+            f'    <link rel="stylesheet" href="{up}{ASSET_DIR}/kernel-watch.css">\n'
             f'    <script src="{up}{ASSET_DIR}/course-check.js" defer></script>\n'
             f'    <script src="{up}{ASSET_DIR}/kernel-watch.js" defer></script>\n'
             f'    <script src="{up}{ASSET_DIR}/side-panel.js" defer></script>\n'

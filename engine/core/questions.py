@@ -42,7 +42,7 @@ def grade(question: Question, answer) -> tuple[bool, str]:
         value = parse_number(answer) if isinstance(answer, str) else float(answer)
         target = float(question.answer)
         ok = math.isclose(value, target, rel_tol=question.rtol, abs_tol=question.tol)
-        return ok, ("Right." if ok else f"{exact(value)} is not it yet.")
+        return ok, ("Right." if ok else f"{exact(value)} is not it yet{_how_far(value, target)}.")
     shape = parse_shape(answer) if isinstance(answer, str) else tuple(int(n) for n in answer)
     ok = shape == tuple(question.answer)
     if ok:
@@ -50,4 +50,33 @@ def grade(question: Question, answer) -> tuple[bool, str]:
     if len(shape) != len(question.answer):
         return False, (f"{shape} has {plural(len(shape), 'axis', 'axes')}; the answer has "
                        f"{len(question.answer)}.")
+    if sorted(shape) == sorted(question.answer):
+        if len(shape) == 2:
+            return False, f"{shape} has the right sizes, but swapped: which axis comes first?"
+        return False, f"{shape} has the right sizes, but in the wrong order: which axis comes where?"
     return False, f"{shape} has the right number of axes, but not the right sizes."
+
+
+# How far a number is from the answer, in bands that do not give the answer away: the largest
+# relative gap (a fraction of the answer) each phrase covers.
+_NEAR = ((0.01, "within 1 %"), (0.1, "within 10 %"), (0.25, "within 25 %"))
+
+
+def _how_far(value: float, target: float) -> str:
+    """": close, within 1 % of the answer, but too small", ": too large, by a factor between 2
+    and 10", ...: the direction and size of a wrong number's gap, or "" (the answer or it 0)."""
+    if target == 0 or value == 0:
+        return ""
+    if (value < 0) != (target < 0):
+        return ": its sign is not the answer's"
+    gap = abs(value - target) / abs(target)
+    side = "too large" if abs(value) > abs(target) else "too small"
+    for limit, words in _NEAR:
+        if gap <= limit:
+            return f": close, {words} of the answer, but {side}"
+    ratio = max(abs(value), abs(target)) / min(abs(value), abs(target))
+    if ratio <= 2:
+        return f": {side}, but within a factor of 2"
+    if ratio <= 10:
+        return f": {side}, by a factor between 2 and 10"
+    return f": {side}, by more than a factor of 10"

@@ -158,9 +158,8 @@ class OwnFunctionSwitch:
         return self._earlier[ex_id]
 
     def _badge_html(self, use, is_own: bool, note: str, kind: str = "") -> str:
-        if use is None:
-            names = " or ".join(code(self.uses[e].name) for e in self.uses)
-            body = f"running: the course's code \u2014 this setting uses no {names}"
+        if use is None:                 # named by what it is, not by a function met later
+            body = "running: the course's code \u2014 this setting runs no function of yours"
             status, state = "blank", "none"
         elif is_own:
             calls = self.calls

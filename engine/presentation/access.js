@@ -10,6 +10,7 @@
 // - a text box with no description is named by its question's prompt, a number box by its slider
 //   or by the name before it.
 // - Tab from a cell that holds a course widget, in command mode, goes to its first control.
+// - Enter in an answer box sends the box's text with it, so a check judges what the box shows.
 // - each lab's figure is told the width it is shown at, the height it may take for the lab's
 //   first control and the plot to fit one screen, and the screen's device pixels per CSS px,
 //   so the kernel draws it for that size (engine/kit/figure_view.py): it writes "width height
@@ -221,6 +222,24 @@
   new MutationObserver((mutations) => {
     if (mutations.some(touchesCourse)) schedule();
   }).observe(document.body, { childList: true, subtree: true, characterData: true });
+
+  // Enter in an answer box (access.py's on_enter) sends the box's text in the same message
+  // that asks for the check, as the value of the box's hidden partner: ipywidgets sends a typed
+  // value and an Enter separately, and holds the value back while the box's earlier one is on
+  // its way, so text typed fast and then Enter would be judged as it stood a few keys earlier.
+  let enters = 0;
+  document.addEventListener("keypress", (event) => {
+    if (event.key !== "Enter" || event.shiftKey || event.ctrlKey || event.altKey || event.metaKey) return;
+    const field = event.target;
+    if (!(field instanceof HTMLInputElement) || !field.closest(".course-enter")) return;
+    const root = field.closest(ROOT);
+    const sent = root && root.querySelector(".course-enter-sent input");
+    if (!sent) return;                                 // no partner: ipywidgets' own Enter checks
+    event.preventDefault();
+    event.stopPropagation();
+    sent.value = Date.now() + "." + (++enters) + " " + field.value;    // a new value each time
+    sent.dispatchEvent(new Event("change", { bubbles: true }));       // ipywidgets listens on the box
+  }, true);
 
   // Home and End: noUiSlider keeps the ends it had when it was made; a lab may have moved them
   // since (the position table's rows follow its length), so go to the current ones.

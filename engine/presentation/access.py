@@ -12,8 +12,9 @@ carries :func:`support`, a hidden output holding two files of this folder:
 - ``access.js``: run once per page, it names each slider after its description, makes each
   verdict and result a polite live region, gives each lab's image the lab's verdict as its
   text alternative (kept up to date), groups radio buttons, keeps JupyterLab's command
-  shortcuts from taking the keys a focused control needs, and tells each lab's figure view
-  the size it is shown at, so the kernel draws the figure for it.
+  shortcuts from taking the keys a focused control needs, tells each lab's figure view the
+  size it is shown at, so the kernel draws the figure for it, and sends Enter in an answer box
+  together with the box's text (:func:`on_enter`).
 
 The root of each such widget has the class ``course-widget``, which both files select on.
 """
@@ -136,15 +137,34 @@ def _send_states(comm) -> None:
     comm.send({"method": "update_states", "states": states, "buffer_paths": paths}, buffers=buffers)
 
 
-def on_enter(field, callback) -> None:
-    """Call ``callback()`` when Enter is pressed in ``field`` (a ``Text`` widget).
+def on_enter(field, callback):
+    """Call ``callback(typed)`` when Enter is pressed in ``field`` (a ``Text`` widget), ``typed``
+    being the text in the box when Enter was pressed. Returns the field's hidden partner, a
+    ``Text`` to put beside it (in the same course widget).
 
-    The browser side of a text box sends the message ``{"event": "submit"}`` on Enter, after the
-    typed value; ``Text.on_submit`` (deprecated) listens for the same message."""
+    ipywidgets sends a box's typed value and its Enter (``{"event": "submit"}``) as separate
+    messages, and holds a value back while an earlier one of the box is still on its way: a value
+    typed fast, then Enter, would be judged as the box held it a few keys earlier. So
+    ``access.js`` sends Enter as a value of the partner, "<stamp> <typed text>": the text judged
+    travels with the Enter. Without the page script, ipywidgets' own Enter calls
+    ``callback(field.value)``."""
+    import ipywidgets as widgets
+
+    field.add_class("course-enter")
+    sent = widgets.Text(layout=widgets.Layout(display="none"))
+    sent.add_class("course-enter-sent")
+
     def listen(_widget, content, _buffers):
         if isinstance(content, dict) and content.get("event") == "submit":
-            callback()
+            callback(field.value)
+
+    def on_sent(change):
+        stamp, space, typed = change["new"].partition(" ")
+        if stamp and space:
+            callback(typed)
     field.on_msg(listen)
+    sent.observe(on_sent, names="value")
+    return sent
 
 
 def course_root(box, *classes, share: bool = False):

@@ -14,6 +14,7 @@ import re
 _GROUPED = re.compile(r"[+-]?\d{1,3}([, _]\d{3})+(\.\d*)?")
 _DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+")
 _FRACTION = re.compile(r"[+-]?[\d.]+\s*/\s*[\d.]+")
+_WITH_UNIT = re.compile(r"[+-]?[\d.,]*\d\s*(?![eE]$)[^\W\d]+")     # "512 KiB", "3tokens"
 
 
 def read_number(text: str) -> float:
@@ -38,6 +39,9 @@ def read_number(text: str) -> float:
         else:
             value = float(t)
     except (ValueError, ZeroDivisionError):
+        if _WITH_UNIT.fullmatch(t):
+            raise ValueError(f"{text.strip()!r} is not a number I can read: type the number alone, "
+                             "without a unit, in the unit the question asks for.") from None
         raise ValueError(f"{text!r} is not a number I can read.") from None
     if not math.isfinite(value):
         raise ValueError("Type a finite number.")

@@ -103,13 +103,15 @@ def _typed_widget(q: Question, placeholder: str) -> widgets.VBox:
             return str(tuple(q.answer))
         return exact(q.answer)
 
-    def on_check(_button=None) -> None:
+    def on_check(typed=None) -> None:
+        """Judge ``typed`` (Enter's text), or the box's value (the button)."""
+        answer = typed if isinstance(typed, str) else text.value
         try:
-            correct, message = grade(q, text.value)
+            correct, message = grade(q, answer)
         except ValueError as exc:
             result.value = _result("blank", html.escape(str(exc)), "course-blank")
             return
-        progress.record_answer(q.id, text.value.strip(), correct)
+        progress.record_answer(q.id, answer.strip(), correct)
         if correct:
             result.value = _result("pass", f"<b>{html.escape(message)}</b> {_explanation(q)}", "course-pass")
             reveal.layout.display = "none"
@@ -124,12 +126,12 @@ def _typed_widget(q: Question, placeholder: str) -> widgets.VBox:
                                f"{_explanation(q)}", "course-revealed")
 
     button.on_click(on_check)
-    on_enter(text, on_check)                    # Enter in the box checks, like the button
+    sent = on_enter(text, on_check)             # Enter in the box checks, like the button
     reveal.on_click(on_reveal)
     earlier = progress.question_entry(q.id)
     if earlier.get("ever_correct"):
         result.value = _result("pass", f"<b>You answered this already.</b> {_explanation(q)}", "course-pass")
-    root = _root(q, [_prompt(q), widgets.HBox([text, button, reveal]), result])
+    root = _root(q, [_prompt(q), widgets.HBox([text, sent, button, reveal]), result])
     root.text, root.check_button, root.reveal_button, root.result = text, button, reveal, result
     return root
 

@@ -51,14 +51,14 @@ class Review:
         self.start_over.add_class("course-review-start-over")
         self.result = widgets.HTML()
         self.result.add_class("course-review-result")
-        self.work = widgets.VBox([self.about, self.code, self.choices, self.text,
+        sent = on_enter(self.text, self._on_check)     # Enter in the box checks, like the button
+        self.work = widgets.VBox([self.about, self.code, self.choices, self.text, sent,
                                   widgets.HBox([self.check_button, self.start_over],
                                                layout=widgets.Layout(flex_flow="row wrap")),
                                   self.result])
         self.menu.observe(self._on_pick, names="value")
         self.refresh_button.on_click(lambda _b: self.refresh())
         self.check_button.on_click(self._on_check)
-        on_enter(self.text, self._on_check)
         self.start_over.on_click(self._on_start_over)
         self.root = widgets.VBox([widgets.HTML(code_textarea_css("course-review-code")), self.summary,
                                   widgets.HBox([self.menu, self.refresh_button],
@@ -139,7 +139,8 @@ class Review:
             self.code.value = get_exercise(item.id).template
             self.result.value = ""
 
-    def _on_check(self, _button=None):
+    def _on_check(self, typed=None):
+        """Check the item: Enter's text (``typed``), or what the boxes hold (the button)."""
         item = self._item(self.menu.value)
         if item is None:
             return None
@@ -150,7 +151,8 @@ class Review:
             outcome = fb
         else:
             q = get_question(item.id)
-            answer = self.choices.value if q.kind == "predict" else self.text.value
+            answer = self.choices.value if q.kind == "predict" else \
+                typed if isinstance(typed, str) else self.text.value
             if answer is None:
                 self.result.value = box("blank", "Pick an answer first.", "course-blank")
                 return None

@@ -159,9 +159,12 @@ WITHOUT = {"positions": "position vectors", "attention": "attention", "causal": 
 
 def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int) -> str:
     """What goes wrong without ``part``: m is the run plotted (without it, and without any other
-    part removed with it), ref the run with every part on (plotted as the dashed line)."""
+    part removed with it), ref the run with every part on (plotted as the dashed line). With
+    other parts removed too, the sentence opens on the combination its numbers are of."""
     blocks = plural(depth, 'block')
-    without = f"Without {WITHOUT[part]}"
+    others = sum(not on for on in parts.values()) - 1
+    without = (f"With {WITHOUT[part]} and {plural(others, 'other part')} removed" if others
+               else f"Without {WITHOUT[part]}")
     if part == "positions":
         if m["copies"] <= EXACT:
             return (f"{without}, the two copies of \u201cthe\u201d (words 1 and 5) come out "
@@ -176,13 +179,13 @@ def _part_sentence(part: str, m: dict, ref: dict, parts: dict, depth: int) -> st
                 f"{amount(m['context'])} (every part on: {amount(ref['context'])}).")
     if part == "causal":
         if not parts["attention"]:
-            return (f"{without} nothing changes while attention is off: changing the last "
+            return (f"{without}, nothing changes while attention is off: changing the last "
                     f"word moves word 1's output by {amount(m['leak'])}, as no word reads another.")
         masked = "exactly 0" if ref["leak"] <= EXACT else amount(ref["leak"])
         if m["vanished_at"] is not None or m["leak"] <= EXACT:
             why = (f"the stream vanished at block {m['vanished_at']}" if m["vanished_at"] is not None
                    else "little of the last word reaches it")
-            return (f"{without} word 1 may read the future, but {why}, so changing the last "
+            return (f"{without}, word 1 may read the future, but {why}, so changing the last "
                     f"word moves word 1's output by only {amount(m['leak'])} (every part on: {masked}).")
         return (f"{without}, word 1 reads the future: changing the last word "
                 f"({LAST_SWAP[0]} \u2192 {LAST_SWAP[1]}) moves word 1's output by {amount(m['leak'])} "
