@@ -78,7 +78,7 @@ def test_temperature_sharpens_or_flattens_but_never_reorders(figures):
     assert len(orders) == 1                                            # the order never changes
     from labs.start import temperature_model
     for t in np.geomspace(0.01, 100, 30):
-        weights = temperature_model(t)["weights"]
+        weights = temperature_model(t).weights
         assert list(np.argsort(-weights, kind="stable")) == list(range(len(weights)))
 
 

@@ -201,7 +201,7 @@ def test_the_words_outputs_are_compared_as_the_shuffle_lab_compares_them():
             before = words + attention(words, *weights[:4], causal=causal)
             after = words[list(order)] + attention(words[list(order)], *weights[:4], causal=causal)
             per_word = np.linalg.norm(after[np.argsort(order)] - before, axis=-1)
-            np.testing.assert_allclose(per_word, shuffle.shuffle_model(order, causal=causal)["change"],
+            np.testing.assert_allclose(per_word, shuffle.shuffle_model(order, causal=causal).change,
                                        atol=1e-12)
 
 
@@ -320,10 +320,10 @@ def test_the_word_share_is_the_words_squared_length_over_both_parts_added(notebo
         words = scaling.X * factor
         positions = scaling.course_table(len(scaling.WORDS), scaling.D_MODEL)[:len(scaling.WORDS)]
         share = (words ** 2).sum() / ((words ** 2).sum() + (positions ** 2).sum())
-        assert scaling.scaling_model(factor)["word_share"] == pytest.approx(share, rel=1e-12)
+        assert scaling.scaling_model(factor).word_share == pytest.approx(share, rel=1e-12)
         if factor == 2.0:                                  # 55% of |w|² + |p|², 56% of |w + p|²
             assert abs((words ** 2).sum() / ((words + positions) ** 2).sum() - share) > 0.005
-    assert "input's squared length" not in scaling.scaling_model(2.0)["verdict"]
+    assert "input's squared length" not in scaling.scaling_model(2.0).verdict
 
 
 def test_scaling_figure_pins_what_the_outputs_follow(figures):
@@ -476,7 +476,7 @@ def test_a_wrong_pairing_is_called_loud_as_notebook_05_measures_it(notebook):
     assert ("notebook 05 runs its model with the wrong pairing, and its perplexity comes out more than ten "
             "times as large") in prose
     wrong = mismatch_model(pairing="neighbours")
-    assert wrong["status"] == "loud" and wrong["ratio"] > max(LOUD, 10.0), wrong["verdict"]
+    assert wrong.status == "loud" and wrong.ratio > max(LOUD, 10.0), wrong.verdict
 
 
 def test_the_remedies_are_named_for_what_they_are_and_in_the_references(notebook):
@@ -831,7 +831,7 @@ def test_the_signed_distance_exercise_needs_both_sides_of_the_key():
     assert not np.allclose(scores[:n], scores[n + 1:][::-1])
     from labs.positional.rotary import rope_model                     # the lab's right plot: t = -31 ... 31
     lab = rope_model()
-    np.testing.assert_allclose(ex.reference(*example.args[:2], 31), lab["curve"], atol=1e-12)
+    np.testing.assert_allclose(ex.reference(*example.args[:2], 31), lab.curve, atol=1e-12)
 
 
 # ---------------------------------------------------------------- the skip-ahead set

@@ -213,8 +213,8 @@ def test_the_deeper_boxes_hold_true():
     assert (e.X[0] @ e.W_up + e.b_up)[1] == -2                                 # cat's second unit
     from labs.ffn.hidden_units import hidden_units_model, reach
     lab = hidden_units_model(*e.X[0], activation="gelu")                      # the lab, with GELU
-    assert -0.1 < lab["post"][1] < 0 and lab["leaking"] == 2 and "unit 2 gives" in lab["verdict"]
-    assert abs(lab["post"][1]) < 0.004 * 2.65 * reach()[0]      # under 0.4 % of the panel's height: a pixel
+    assert -0.1 < lab.post[1] < 0 and lab.leaking == 2 and "unit 2 gives" in lab.verdict
+    assert abs(lab.post[1]) < 0.004 * 2.65 * reach()[0]      # under 0.4 % of the panel's height: a pixel
     assert "the table and the verdict give cat's second unit a small negative" in prose
     for z in (-3.0, -5.0):
         assert abs(float(lib_silu(z))) < 0.2                               # near 0, large negative z
@@ -617,8 +617,8 @@ def test_the_parameters_lab_keeps_at_least_the_plain_count_as_the_text_says():
         for multiple in np.arange(MULTIPLE_MIN, MULTIPLE_MAX + 0.01, 0.5):
             for round_to in ROUNDINGS:
                 plain, gated = parameters_model(d, multiple, False, round_to), parameters_model(d, multiple, True, round_to)
-                assert plain["ffn"] <= gated["ffn"] < plain["ffn"] + 3 * d * round_to + 3 * d
-                assert gated["width"] % round_to == 0 and gated["width"] >= 2 * plain["width"] / 3
+                assert plain.ffn <= gated.ffn < plain.ffn + 3 * d * round_to + 3 * d
+                assert gated.width % round_to == 0 and gated.width >= 2 * plain.width / 3
     assert "as your `ffn_width` does" not in _prose()
     assert "the lab takes two thirds of the plain width, rounded up to the multiple you choose" in _squeezed()
 

@@ -66,7 +66,7 @@ def test_stack_modes(figures):
         assert rows[post] == [2.83, 2.83, 2.83]                   # pinned at sqrt(8)
     for pre in ("x \u2190 x + f(LayerNorm(x))", "x \u2190 x + f(RMSNorm(x))"):
         assert 3 < rows[pre][0] < rows[pre][1] < rows[pre][2] < 3 * np.sqrt(30 * 8 * 4)
-    assert stack_model("plain", 2.0, 30)["final"] == pytest.approx(plain[2], rel=0.01)
+    assert stack_model("plain", 2.0, 30).final == pytest.approx(plain[2], rel=0.01)
 
 
 def test_half_a_percent_per_layer_is_forgiven(figures, cells):
@@ -83,8 +83,8 @@ def test_the_residual_add_never_came_close_to_vanishing(figures):
     """'on none of the 100 stacks did the vector come close to vanishing', but it can grow."""
     line = line_with(figures["stack-modes"], "x + f(x) at scale 0.5, 100 stacks")
     assert "x1.12 to x149 its start" in line
-    growth = [stack_model("residual", 0.5, 30, seed=seed)["final"] / stack_model("residual", 0.5, 30, seed=seed)[
-        "lengths"][0] for seed in range(100)]
+    runs = [stack_model("residual", 0.5, 30, seed=seed) for seed in range(100)]
+    growth = [run.final / run.lengths[0] for run in runs]
     assert min(growth) > 0.5 and max(growth) > 10
 
 
@@ -96,7 +96,7 @@ def test_the_residual_stack_grows_overall_but_not_at_every_layer(figures, cells)
     shrank, total, stacks, _hundred = numbers(line_with(figures["stack-modes"], "  layers that left").replace(",", ""))
     assert total == 3000 and 0 < shrank < total / 2 and stacks > 0
     runs = [stack_model("residual", 0.5, 30, seed=seed) for seed in range(100)]
-    assert shrank == sum(int((np.diff(run["lengths"]) < 0).sum()) for run in runs)
+    assert shrank == sum(int((np.diff(run.lengths) < 0).sum()) for run in runs)
     text = " ".join(markdown(cells).split())
     assert "grows layer after layer" not in text and "some layers leave the vector shorter" in text
 
@@ -108,8 +108,8 @@ def test_the_residual_add_keeps_the_signal_from_vanishing_but_not_from_growing(f
     rows = {line.split("  ")[0]: numbers(line.split("  ", 1)[1]) for line in figures["stack-modes"].splitlines()[1:7]}
     plain, residual = rows["x \u2190 f(x)"], rows["x \u2190 x + f(x)"]
     assert residual[2] > plain[2]
-    assert stack_model("residual", 1.0, 30)["status"] == "exploded"
-    assert stack_model("residual", 2.0, 30)["final"] > stack_model("plain", 2.0, 30)["final"]
+    assert stack_model("residual", 1.0, 30).status == "exploded"
+    assert stack_model("residual", 2.0, 30).final > stack_model("plain", 2.0, 30).final
     text = " ".join(markdown(cells).split())
     for said in ("The add keeps the signal from vanishing, but it does not stop growth",
                  "so at scale 1 the vector still explodes, and at scale 2 it ends longer than without the add",
@@ -129,14 +129,14 @@ def test_pre_norm_grows_far_less_than_its_additions_and_no_law_is_judged_on_one_
     for mode, label in (("pre-layer", "LayerNorm"), ("pre-rms", "RMSNorm")):
         line = line_with(figures["stack-modes"], f"x \u2190 x + f({label}(x)): the length after 30 layers, as a share")
         printed = [float(n) for n in re.findall(r"(\d+)%", line)]
-        runs = [stack_model(mode, scale, 30)["figures"] for scale in (0.5, 1.0, 2.0)]
+        runs = [stack_model(mode, scale, 30).figures for scale in (0.5, 1.0, 2.0)]
         assert printed == [round(100 * f["final"] / f["line"]) for f in runs]
         assert all(p < 25 for p in printed)                                   # 'a small share'
     # one draw misses the law by more than 10 % in many draws, at every scale; the mean square does not
     for scale in (0.5, 1.0, 2.0):
         runs = [stack_model("pre-layer", scale, 30, seed=seed) for seed in range(60)]
-        law = np.array([np.sqrt(m["start"] ** 2 + 30 * m["figures"]["size"] ** 2) for m in runs])
-        final = np.array([m["final"] for m in runs])
+        law = np.array([np.sqrt(m.start ** 2 + 30 * m.figures["size"] ** 2) for m in runs])
+        final = np.array([m.final for m in runs])
         assert (np.abs(final / law - 1) > 0.1).mean() > 0.4
         assert abs(np.mean((final / law) ** 2) - 1) < 0.15
     text = " ".join(markdown(cells).split())
@@ -307,7 +307,7 @@ def test_placement_48(figures):
     assert "sqrt(48)" not in text            # two additions a block, of sizes 0.35 to 1.47: not the √-law's
     assert "arrives x11.2 with pre-norm, x0.0369 with post-norm" in text
     m = placement_model(48, seed=1)
-    assert m["pre"]["factor"] > 1 > m["post"]["factor"]
+    assert m.pre.factor > 1 > m.post.factor
 
 
 def test_pre_norm_carries_the_change_roughly_intact_against_the_stream_and_post_norm_squeezes_it(figures, cells):
@@ -331,11 +331,11 @@ def test_pre_norm_carries_the_change_roughly_intact_against_the_stream_and_post_
     x, = random_weights([(8, 16)], seed=1, scale=1.0)
     direction, = random_weights([(8, 16)], seed=66, scale=1.0)
     m = placement_model(48, seed=1)
-    for placement in ("pre", "post"):
+    for placement, run in (("pre", m.pre), ("post", m.post)):
         got = mine(x, 1e-6 * direction, layers, rms_norm, placement)
-        lab = (m[placement]["growth"][-1] * m[placement]["sizes"][0] / m[placement]["sizes"][-1])
+        lab = (run.growth[-1] * run.sizes[0] / run.sizes[-1])
         assert got == pytest.approx(lab, rel=1e-6)
-        assert (round(m[placement]["factor"], 4), round(got, 4)) == {"pre": (11.1779, 1.172),
+        assert (round(run.factor, 4), round(got, 4)) == {"pre": (11.1779, 1.172),
                                                                      "post": (0.0369, 0.0336)}[placement]
     stacks = many_stacks(48, 50)
     first = norm_placement_experiment(48, seed=100)
@@ -350,8 +350,8 @@ def test_pre_norm_carries_the_change_roughly_intact_against_the_stream_and_post_
     assert post_median < 0.5 and post_below > 25                          # 'squeezes the change in most stacks'
     relative_wins, _50, raw_wins, _50b = numbers(line_with(text, "larger with pre-norm than with post-norm"))
     assert 25 < relative_wins < raw_wins                                  # 'in fewer stacks ..., but still in most'
-    pre_stream = m["pre"]["sizes"][-1] / m["pre"]["sizes"][0]
-    assert 0.8 < m["pre"]["factor"] / pre_stream < 1.5                    # 'grew about as much as the change did'
+    pre_stream = m.pre.sizes[-1] / m.pre.sizes[0]
+    assert 0.8 < m.pre.factor / pre_stream < 1.5                    # 'grew about as much as the change did'
     prose = " ".join(markdown(cells).split())
     for said in ("Pre-norm carries a change through roughly intact; its raw factor was mostly the stream's own growth.",
                  "it squeezes the change in most stacks",
@@ -565,7 +565,7 @@ def test_the_stack_lab_above_the_question_names_no_law_and_no_right_angle(cells)
     for mode in ("pre-layer", "pre-rms"):
         for scale in np.arange(0.3, 2.01, 0.05):
             for seed in (0, 1, 2):
-                verdict = stack_model(mode, float(scale), 30, seed=seed)["verdict"]
+                verdict = stack_model(mode, float(scale), 30, seed=seed).verdict
                 assert "\u221a" not in verdict and "right angle" not in verdict and "law" not in verdict
 
 
@@ -895,7 +895,7 @@ def test_gain_names_the_norms_weights_only_and_the_stack_lab_says_scale(cells):
     for mode in MODES:                                               # every verdict the lab can show
         for value in (0.3, 1.0, 2.0):
             for dtype in ("float64", "float16"):
-                verdict = stack_model(mode, value, dtype=dtype)["verdict"]
+                verdict = stack_model(mode, value, dtype=dtype).verdict
                 assert "gain" not in verdict, verdict
     lab = StackLab()
     assert lab.gain.description == "scale of each layer"

@@ -160,10 +160,10 @@ def test_attention_alone_makes_one_vector_and_the_raw_residual_add_dwarfs_the_di
         s = np.linalg.svd(stream, compute_uv=False)
         return np.abs(stream - stream[0]).max(), s[1] / s[0]
 
-    spread, second = apart(flow_model(48, residual=False, norms=False, ffn=False, final_norm=False)["output"])
+    spread, second = apart(flow_model(48, residual=False, norms=False, ffn=False, final_norm=False).output)
     assert spread < 1e-12 and second < 1e-12                                 # one vector: rank 1
     for ffn in (False, True):
-        spread, second = apart(flow_model(48, norms=False, ffn=ffn, final_norm=False)["output"])
+        spread, second = apart(flow_model(48, norms=False, ffn=ffn, final_norm=False).output)
         assert spread > 1e4 and 1e-4 < second < 0.05                         # apart, dwarfed
     text = figures["flow-48"]
     assert "second singular value / first 4.9e-16" in line_with(text, "attention alone")
@@ -187,7 +187,7 @@ def _lab_streams(**parts):
     run = decoder(flow_inputs()[0], _stack(0, on["small_outputs"]), placement="pre" if on["norms"] else "none",
                   use_ffn=on["ffn"], use_residual=on["residual"], final_norm=False, norm="rms", activation="gelu")
     streams = np.array(run.streams)
-    lab = flow_model(48, final_norm=False, **parts)["sizes"]
+    lab = flow_model(48, final_norm=False, **parts).sizes
     assert np.allclose([np.sqrt(np.mean(s ** 2)) for s in streams], lab, rtol=1e-12)
     return streams
 
@@ -217,18 +217,18 @@ def test_the_residual_add_keeps_the_words_apart_while_each_block_adds_little(cel
     raw_ffn = flow_model(48, norms=False, final_norm=False)
     with_norms = flow_model(48, ffn=False)
     full = flow_model(48)
-    assert alone["alike"][-1] > 0.999
+    assert alone.alike[-1] > 0.999
     for run in (raw, raw_ffn):
-        assert run["alike"][-1] > 0.999 and round(run["alike"][-1], 3) == round(alone["alike"][-1], 3)
-        assert run["sizes"][-1] > 1e6                                   # 'whose size reaches millions'
-    assert with_norms["alike"][-1] < 0.9 and full["alike"][-1] < with_norms["alike"][-1]
-    assert with_norms["sizes"][-1] < 10 and max(with_norms["alike"]) < 0.92     # apart at every depth
+        assert run.alike[-1] > 0.999 and round(run.alike[-1], 3) == round(alone.alike[-1], 3)
+        assert run.sizes[-1] > 1e6                                   # 'whose size reaches millions'
+    assert with_norms.alike[-1] < 0.9 and full.alike[-1] < with_norms.alike[-1]
+    assert with_norms.sizes[-1] < 10 and max(with_norms.alike) < 0.92     # apart at every depth
     for ffn in (False, True):                                           # no norm at all, small projections
         kept = flow_model(48, norms=False, ffn=ffn, final_norm=False, small_outputs=True)
-        assert 0.25 < kept["alike"][-1] < 0.6 < full["alike"][-1]       # 'further apart than with every part on'
-        assert kept["sizes"][-1] < 2 and max(kept["alike"]) < 0.62
+        assert 0.25 < kept.alike[-1] < 0.6 < full.alike[-1]       # 'further apart than with every part on'
+        assert kept.sizes[-1] < 2 and max(kept.alike) < 0.62
     norms_only = flow_model(48, residual=False)                          # the norms without the add: lost too
-    assert norms_only["alike"][-1] > 0.999
+    assert norms_only.alike[-1] > 0.999
     text = " ".join(prose(cells).split())
     for gone in ("The residual add is the cure", "**The residual add alone is no cure.**",
                  "keeps them apart only with the norms", "**The residual add and the norms together keep the words apart.**"):
@@ -390,7 +390,7 @@ def test_the_other_setup_is_gone_from_the_notebook_and_kept_for_saved_notebooks(
 
     lengths, changes = _other_setup()
     m = rand_demonstration()
-    assert np.allclose(m["lengths"], lengths, rtol=0, atol=1e-6) and np.allclose(m["relative"], changes, atol=1e-6)
+    assert np.allclose(m.lengths, lengths, rtol=0, atol=1e-6) and np.allclose(m.relative, changes, atol=1e-6)
     text = prose(cells)
     assert "rand_demonstration" not in text and "Another small setup" not in text
     code = [source(c) for c in cells if c["cell_type"] == "code"]
@@ -781,7 +781,7 @@ def test_causal_row_4_puts_most_of_its_weight_on_token_1(cells):
 def test_the_raw_stream_reaches_millions_and_billions_with_the_ffn(cells):
     """'whose size the lines above print: millions without the FFN, billions with it'."""
     from labs.decoder import flow_model
-    sizes = [flow_model(48, norms=False, ffn=ffn, final_norm=False)["sizes"][-1] for ffn in (False, True)]
+    sizes = [flow_model(48, norms=False, ffn=ffn, final_norm=False).sizes[-1] for ffn in (False, True)]
     assert 1e6 <= sizes[0] < 1e9 <= sizes[1] < 1e12
     assert "millions without the FFN, billions with it" in prose(cells)
 
@@ -846,10 +846,10 @@ def test_flow_verdict_without_positions_and_mask_describes_the_plotted_run():
     from labs.decoder import flow_model
     for extra in ({}, {"ffn": False}):
         run = flow_model(12, positions=False, causal=False, **extra)
-        sentence = run["sentences"]["positions"]
-        assert run["copies"] == 0
+        sentence = run.sentences["positions"]
+        assert run.copies == 0
         assert "come out identical" in sentence and "causal mask lets" not in sentence
-    masked = flow_model(12, positions=False, ffn=False)["sentences"]["positions"]
+    masked = flow_model(12, positions=False, ffn=False).sentences["positions"]
     assert "causal mask lets word 5 read" in masked                # the mask is on in that run
 
 

@@ -363,8 +363,8 @@ def test_the_labs_bars_are_described_as_what_they_show(cells):
     from labs.trained.held_out import counts
     from labs.trained.mismatch import mismatch_model
     assert counts()["all texts"] == sum(len(t.ids) - 1 for t in model.heldout_texts()) == 2040
-    assert ablation_model(watch=0)["context"] in model.decode(model.heldout().ids)
-    assert len(mismatch_model(base=20_000.0)["gap"]) == len(model.heldout().ids)
+    assert ablation_model(watch=0).context in model.decode(model.heldout().ids)
+    assert len(mismatch_model(base=20_000.0).gap) == len(model.heldout().ids)
     text = prose(cells)
     assert "by kind of prediction over all the held-out texts" in text
     assert "one prediction of the first held-out text, the one printed at the top" in text
@@ -530,10 +530,10 @@ def test_loss_curve(figures):
 
 def test_question_answers_match_the_model():
     from labs.trained import ablation_model, mismatch_model
-    ppl = [ablation_model(tuple(j != i for j in range(4)))["now"]["whole text"] for i in range(4)]
+    ppl = [ablation_model(tuple(j != i for j in range(4))).now["whole text"] for i in range(4)]
     assert get_question("trained-predict-block").answer == int(np.argmax(ppl))
     mistakes = [{"pairing": "neighbours"}, {"base": 100_000.0}, {"positions": False}]
-    ratios = [mismatch_model(**m)["ratio"] for m in mistakes]
+    ratios = [mismatch_model(**m).ratio for m in mistakes]
     assert get_question("trained-predict-mismatch").answer == int(np.argmin(ratios))
     assert get_question("trained-number-uniform").answer == len(model.vocab())
     from labs.trained.heads import head_summary
@@ -889,7 +889,7 @@ def test_the_texts_start_ends_at_a_whole_word_and_the_lab_counts_predictions(cel
     assert text.startswith(shown + " ") and shown.split()[-1] in set(text.split())
     code = next(source(c) for c in cells if "text = model.decode(model.heldout().ids)" in source(c))
     assert 'text[:400].rsplit(" ", 1)[0]' in code
-    verdict = ablation_model()["verdict"]
+    verdict = ablation_model().verdict
     assert "2,040 predictions" in verdict and "2,048" not in verdict
 
 

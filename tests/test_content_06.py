@@ -175,7 +175,7 @@ def test_without_the_previous_token_head_the_induction_score_falls_most_of_the_w
 
 def test_block_2_first_makes_the_copy_answerable_as_the_question_says():
     question = get_question("work-predict-lens")
-    assert question.choices[question.answer] == f"after block {lens_model('copy')['block']}"
+    assert question.choices[question.answer] == f"after block {lens_model('copy').block}"
     assert "Block 2 holds the induction head" in question.explanation and named_heads()["induction"][0] == 1
 
 
@@ -183,11 +183,11 @@ def test_the_lens_numbers_are_the_labs_and_the_embedding_names_the_current_token
     table, last = figures["lens-numbers"].strip().split("\n\n")
     for row, name in zip(table.splitlines()[1:], TEXTS, strict=True):
         m = lens_model(name)
-        numbers = [float(x) for x in row.split()[1:1 + len(m["mean"])]]
-        np.testing.assert_allclose(numbers, m["mean"], atol=5e-4)
-        where = "the embedding" if m["block"] == 0 else f"block {m['block']}" if m["block"] else "none"
-        assert row.endswith(f"first at least {m['threshold']}: {where}")
-    assert lens_model("copy")["threshold"] == 0.5 and "the first stream that makes it at least 0.5" in prose
+        numbers = [float(x) for x in row.split()[1:1 + len(m.mean)]]
+        np.testing.assert_allclose(numbers, m.mean, atol=5e-4)
+        where = "the embedding" if m.block == 0 else f"block {m.block}" if m.block else "none"
+        assert row.endswith(f"first at least {m.threshold}: {where}")
+    assert lens_model("copy").threshold == 0.5 and "the first stream that makes it at least 0.5" in prose
     ids = model.encode(TEXTS["copy"][0])
     read = model.probabilities(model.output_logits(model.embed(ids)).astype(np.float64))
     assert model.config().tied and (read.argmax(axis=-1) == ids).all()
@@ -208,15 +208,15 @@ def test_a_short_run_of_each_placement_prints_falling_losses_pre_norm_lower(figu
     pre_line, post_line, baseline_line = figures["norm-placement"].strip().splitlines()
     for line, placement in ((pre_line, "pre"), (post_line, "post")):
         run = live_training_model(placement, 0.01, False, steps=100)
-        assert line == (f"{placement}-norm, 100 steps: mean loss {run['first']:.3f} over the first {WINDOW}, "
-                        f"{run['now']:.3f} over the last {WINDOW}")
-        assert run["now"] < run["first"]
+        assert line == (f"{placement}-norm, 100 steps: mean loss {run.first:.3f} over the first {WINDOW}, "
+                        f"{run.now:.3f} over the last {WINDOW}")
+        assert run.now < run.first
     pre, post = (live_training_model(p, 0.01, False, steps=100) for p in ("pre", "post"))
-    assert pre["now"] < post["now"] and "here pre-norm ends lower" in prose
-    assert baseline_line == f"outputting each token's own vector: {pre['baseline']:.3f}"
+    assert pre.now < post.now and "here pre-norm ends lower" in prose
+    assert baseline_line == f"outputting each token's own vector: {pre.baseline:.3f}"
 
 
 def test_pre_norm_ends_lower_than_post_norm_as_the_question_says():
     question = get_question("work-predict-placement")
     pre, post = live_training_model("pre", 0.01, False), live_training_model("post", 0.01, False)
-    assert question.choices[question.answer] == "pre-norm" and pre["now"] < post["now"]
+    assert question.choices[question.answer] == "pre-norm" and pre.now < post.now

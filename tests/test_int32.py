@@ -93,13 +93,13 @@ def test_the_calculator_given_32_bit_controls_counts_as_with_python_integers():
     settings = dict(d_model=16384, layers=126, heads=128, d_ff=53248, vocab=128256, experts=64, top_k=4)
     narrow = strict(calculator_model, **{k: as_int32(v) for k, v in settings.items()})
     wide = calculator_model(**settings)
-    assert narrow["ok"] and narrow["total"] == wide["total"] > LARGEST
+    assert narrow.ok and narrow.total == wide.total > LARGEST
     for key in ("total", "active", "depth2", "width2"):
-        assert narrow[key] == wide[key] and whole(narrow[key]), key
-    assert narrow["verdict"] == wide["verdict"]
+        assert getattr(narrow, key) == getattr(wide, key) and whole(getattr(narrow, key)), key
+    assert narrow.verdict == wide.verdict
     block = strict(parameters_model, as_int32(16384), 8.0, True, as_int32(256))
     assert block == parameters_model(16384, 8.0, True, 256)
-    assert all(whole(block[k]) for k in ("attention", "ffn", "norms", "total", "width", "d_ff"))
+    assert all(whole(getattr(block, k)) for k in ("attention", "ffn", "norms", "total", "width", "d_ff"))
 
 
 def test_positions_and_sizes_given_as_32_bit_integers_give_the_same_tables():

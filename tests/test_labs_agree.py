@@ -27,11 +27,11 @@ def test_a_slider_value_a_rounding_away_from_a_token_counts_the_units_the_notebo
         exact_pre = hidden_units(row.astype(float), EXAMPLE.W_up, EXAMPLE.b_up)
         for nudged in (np.nextafter(row.astype(float), np.inf), np.nextafter(row.astype(float), -np.inf)):
             m = hidden_units_model(float(nudged[0]), float(nudged[1]), alone=True)
-            assert m["name"] == name
-            assert m["units_on"] == [int(i) + 1 for i in np.flatnonzero(exact_pre > 0)], m["verdict"]
-            assert m["difference"] == 0.0 and "exactly the same" in m["verdict"], m["verdict"]
+            assert m.name == name
+            assert m.units_on == [int(i) + 1 for i in np.flatnonzero(exact_pre > 0)], m.verdict
+            assert m.difference == 0.0 and "exactly the same" in m.verdict, m.verdict
     cat = hidden_units_model(2.000000000000001, 0.0)
-    assert "2 of 4 units are on (units 1 and 3)" in cat["verdict"]
+    assert "2 of 4 units are on (units 1 and 3)" in cat.verdict
 
 
 # ---------------------------------------------------------------- 01: rotary
@@ -40,11 +40,11 @@ def test_the_rotary_verdict_keeps_the_sign_of_the_distance():
     from labs.positional.rotary import rope_model
 
     ahead, behind = rope_model(query_pos=5, key_pos=2), rope_model(query_pos=0, key_pos=3)
-    assert "the key 3 positions before the query (m \u2212 n = 3)" in ahead["verdict"]
-    assert "the key 3 positions after the query (m \u2212 n = \u22123)" in behind["verdict"]
-    assert ahead["distance"] == 3 and behind["distance"] == -3
-    assert not np.isclose(ahead["score"], behind["score"])      # why the sign must be said
-    assert "m \u2212 n = 0" in rope_model(query_pos=4, key_pos=4)["verdict"]
+    assert "the key 3 positions before the query (m \u2212 n = 3)" in ahead.verdict
+    assert "the key 3 positions after the query (m \u2212 n = \u22123)" in behind.verdict
+    assert ahead.distance == 3 and behind.distance == -3
+    assert not np.isclose(ahead.score, behind.score)      # why the sign must be said
+    assert "m \u2212 n = 0" in rope_model(query_pos=4, key_pos=4).verdict
 
 
 # ---------------------------------------------------------------- 01: position table
@@ -58,7 +58,7 @@ def test_the_position_table_fills_its_frame_at_every_size():
     for d, length in [(lab.d_slider.value, lab.length_slider.value), (2, 1), (8, 16), (10, 17), (64, 64),
                       (34, 3), (D_MAX, 2), (4, LENGTH_MAX)]:
         lab.d_slider.value, lab.length_slider.value = d, length
-        d, length = lab.model["d_model"], lab.model["length"]
+        d, length = lab.model.d_model, lab.model.length
         left, right = lab.ax.get_xlim()
         bottom, top = lab.ax.get_ylim()
         columns, rows = right - left, bottom - top
@@ -104,7 +104,7 @@ def test_the_temperature_labels_stay_clear_of_the_even_split_line_and_the_legend
     for t in (T_MIN, 0.5, 1.0, 2.0, 3.0, 5.0, T_MAX):
         lab.slider.value = t
         renderer = _renderer(lab.view.figure)
-        even = lab.ax.transData.transform((0, lab.model["even_share"]))[1]
+        even = lab.ax.transData.transform((0, lab.model.even_share))[1]
         legend = lab.ax.get_legend().get_window_extent(renderer)
         for text in lab.labels:
             box = text.get_window_extent(renderer)

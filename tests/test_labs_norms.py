@@ -40,21 +40,21 @@ EXPECTED = {  # (mode, gain) at 64 layers in float64 -> status
 @pytest.mark.parametrize("mode,gain", sorted(EXPECTED))
 def test_stack_model_verdicts(mode, gain):
     m = stack_model(mode, gain, LAYERS_MAX)
-    assert m["status"] == EXPECTED[mode, gain], m["verdict"]
-    assert np.allclose(m["lengths"], run_stack(start_vector(8, seed=50_000), random_rotations(64, 8, seed=0),
+    assert m.status == EXPECTED[mode, gain], m.verdict
+    assert np.allclose(m.lengths, run_stack(start_vector(8, seed=50_000), random_rotations(64, 8, seed=0),
                                                gain, mode).lengths, equal_nan=True)
 
 
 def test_stack_model_numbers_in_the_verdict():
     m = stack_model("post-layer", 1.3, 30)
-    assert "2.83" in m["verdict"] and np.allclose(m["lengths"][1:], SQRT_D, rtol=1e-5)
+    assert "2.83" in m.verdict and np.allclose(m.lengths[1:], SQRT_D, rtol=1e-5)
     m = stack_model("plain", 0.5, 30)
-    assert "\u00d70.50 per layer" in m["verdict"] and m["final"] == pytest.approx(m["start"] * 0.5 ** 30)
+    assert "\u00d70.50 per layer" in m.verdict and m.final == pytest.approx(m.start * 0.5 ** 30)
     m = stack_model("pre-layer", 1.0, 64)
-    size = m["steps"].mean()
-    assert m["verdict"].startswith("Grows slowly: every layer adds a change of the same length (2.83)")
-    assert f"far below {m['start']:.2f} + 64 \u00d7 2.83 = {m['start'] + 64 * size:.2f}" in m["verdict"]
-    assert m["final"] < m["start"] + 64 * size / 4
+    size = m.steps.mean()
+    assert m.verdict.startswith("Grows slowly: every layer adds a change of the same length (2.83)")
+    assert f"far below {m.start:.2f} + 64 \u00d7 2.83 = {m.start + 64 * size:.2f}" in m.verdict
+    assert m.final < m.start + 64 * size / 4
 
 
 def test_layer_after_layer_only_when_every_layer_moves_the_same_way():
@@ -64,15 +64,15 @@ def test_layer_after_layer_only_when_every_layer_moves_the_same_way():
     for gain in (0.5, 0.8, 1.0, 1.3):
         for layers in (5, 12, 30, LAYERS_MAX):
             m = stack_model("residual", gain, layers)
-            if m["status"] not in ("grows", "shrinks"):
+            if m.status not in ("grows", "shrinks"):
                 continue
-            ratios = np.asarray(m["lengths"][1:]) / np.asarray(m["lengths"][:-1])
-            against = int((ratios < 1).sum()) if m["status"] == "grows" else int((ratios > 1).sum())
+            ratios = np.asarray(m.lengths[1:]) / np.asarray(m.lengths[:-1])
+            against = int((ratios < 1).sum()) if m.status == "grows" else int((ratios > 1).sum())
             if against == 0:
-                assert "layer after layer" in m["verdict"], m["verdict"]
+                assert "layer after layer" in m.verdict, m.verdict
             else:
-                assert "layer after layer" not in m["verdict"] and " overall, though " in m["verdict"]
-                assert f"{against} layer{'s' if against != 1 else ''} of {layers} left it" in m["verdict"]
+                assert "layer after layer" not in m.verdict and " overall, though " in m.verdict
+                assert f"{against} layer{'s' if against != 1 else ''} of {layers} left it" in m.verdict
             seen.add(against == 0)
     assert seen == {True, False}                                      # both kinds of sentence are reached
 
@@ -82,25 +82,25 @@ def test_layer_after_layer_only_when_every_layer_moves_the_same_way():
 @pytest.mark.parametrize("gain", [GAIN_MIN, GAIN_MAX])
 def test_stack_model_gain_extremes_at_depth_64(mode, dtype, gain):
     m = stack_model(mode, gain, LAYERS_MAX, dtype)
-    assert m["verdict"] and "Traceback" not in m["verdict"]
-    if m["overflow_at"] is not None:
-        assert m["status"] == "overflow"
-        assert f"Overflowed at layer {m['overflow_at']}" in m["verdict"]
+    assert m.verdict and "Traceback" not in m.verdict
+    if m.overflow_at is not None:
+        assert m.status == "overflow"
+        assert f"Overflowed at layer {m.overflow_at}" in m.verdict
 
 
 def test_float16_overflow_is_reported_with_its_layer():
     for mode in ("plain", "residual"):
         m = stack_model(mode, GAIN_MAX, LAYERS_MAX, "float16")
-        assert m["status"] == "overflow" and 5 < m["overflow_at"] < 40
-        assert m["verdict"].startswith(f"Overflowed at layer {m['overflow_at']}")
+        assert m.status == "overflow" and 5 < m.overflow_at < 40
+        assert m.verdict.startswith(f"Overflowed at layer {m.overflow_at}")
     m = stack_model("plain", GAIN_MIN, LAYERS_MAX, "float16")
-    assert m["status"] == "vanished" and "exactly 0" in m["verdict"]
+    assert m.status == "vanished" and "exactly 0" in m.verdict
 
 
 def test_stack_model_odd_inputs_never_raise():
     for args in [("nonsense", 1.0, 10), ("plain", 1e300, 64), ("residual", float("inf"), 64),
                  ("pre-rms", float("nan"), 64), ("plain", 1.0, 0), ("plain", 1.0, 500)]:
-        assert stack_model(*args)["verdict"]
+        assert stack_model(*args).verdict
 
 
 # ---------------------------------------------------------------- stack lab: view
@@ -115,20 +115,20 @@ def test_stack_view_over_every_control():
         for gain, layers in itertools.product((GAIN_MIN, 1.0, GAIN_MAX), (1, LAYERS_MAX)):
             lab.gain.value, lab.layers.value = gain, layers
             m = stack_model(mode, gain, layers, dtype, lab.seed)
-            assert lab.model["status"] == m["status"]
-            assert lab.verdict.value.endswith("</div>") and lab.model["verdict"][:30] in lab.verdict.value
+            assert lab.model.status == m.status
+            assert lab.verdict.value.endswith("</div>") and lab.model.verdict[:30] in lab.verdict.value
             assert len(lab.line.get_xdata()) == layers + 1
-            if m["overflow_at"]:
+            if m.overflow_at:
                 assert lab.stop.get_visible() and "overflow" in lab.stop_text.get_text()
     assert lab.view.figure is fig and lab.view.renders > renders + 50
 
 
 def test_stack_new_random_layers_button():
     lab = StackLab(mode="pre-layer", gain=1.0, layers=64)
-    before = lab.model["lengths"].copy()
+    before = lab.model.lengths.copy()
     lab.button.click()
-    assert lab.seed == 1 and not np.allclose(before, lab.model["lengths"])
-    assert lab.model["status"] == "slow-growth"
+    assert lab.seed == 1 and not np.allclose(before, lab.model.lengths)
+    assert lab.model.status == "slow-growth"
 
 
 def test_stack_first_slider_changes_the_picture():
@@ -143,17 +143,17 @@ def test_stack_first_slider_changes_the_picture():
 def test_axis_model_right_and_wrong():
     for value in (-4.0, 0.0, 2.0, 4.0):
         right = axis_model(value, "token")
-        assert np.allclose(right["out"], layer_norm(right["x"]))
-        assert np.allclose(right["means"], 0, atol=1e-9) and np.allclose(right["stds"], 1, atol=1e-4)
-        assert right["moved_others"] < 1e-12
+        assert np.allclose(right.out, layer_norm(right.x))
+        assert np.allclose(right.means, 0, atol=1e-9) and np.allclose(right.stds, 1, atol=1e-4)
+        assert right.moved_others < 1e-12
         wrong = axis_model(value, "column")
-        assert np.allclose(wrong["out"], layer_norm(wrong["x"].T).T)
-        assert np.allclose(wrong["out"].mean(axis=0), 0, atol=1e-9)
+        assert np.allclose(wrong.out, layer_norm(wrong.x.T).T)
+        assert np.allclose(wrong.out.mean(axis=0), 0, atol=1e-9)
         if value != BATCH[CHANGED]:
-            assert wrong["moved_others"] > 0.05 and "OTHER" in wrong["verdict"]
-            assert "0.00" in right["verdict"] and "nothing else" in right["verdict"]
-    assert "as it starts" in axis_model(float(BATCH[CHANGED]), "token")["verdict"]
-    assert axis_model(float("nan"), "bogus")["how"] == "token"
+            assert wrong.moved_others > 0.05 and "OTHER" in wrong.verdict
+            assert "0.00" in right.verdict and "nothing else" in right.verdict
+    assert "as it starts" in axis_model(float(BATCH[CHANGED]), "token").verdict
+    assert axis_model(float("nan"), "bogus").how == "token"
 
 
 def test_axis_view_over_every_control():
@@ -165,15 +165,15 @@ def test_axis_view_over_every_control():
         for value in (lab.value.min, lab.value.max):
             lab.value.value = value
             m = axis_model(value, how)
-            assert np.allclose(lab.images[1].get_array(), m["out"])
+            assert np.allclose(lab.images[1].get_array(), m.out)
             header, *rows = table_rows(lab.numbers.value)
             assert header == ["token", "in", "out", "out's mean, std"]
             assert [r[0] for r in rows] == list(TOKENS)
-            assert rows[0][3].split(", ")[0] == f"{m['means'][0] + 0.0:.2f}"
-            assert rows[2][3].split(", ")[1] == f"{m['stds'][2]:.2f}"
+            assert rows[0][3].split(", ")[0] == f"{m.means[0] + 0.0:.2f}"
+            assert rows[2][3].split(", ")[1] == f"{m.stds[2]:.2f}"
             assert rows[CHANGED[0]][1].split()[CHANGED[1]] == f"{value:.1f}"
-            assert [float(v) for v in rows[3][2].split()] == pytest.approx(m["out"][3], abs=0.006)
-            assert html_text(lab.verdict.value) == m["verdict"]
+            assert [float(v) for v in rows[3][2].split()] == pytest.approx(m.out[3], abs=0.006)
+            assert html_text(lab.verdict.value) == m.verdict
     assert lab.view.figure is fig and lab.view.renders == renders + 5   # the first toggle value is the start
     assert len(TOKENS) == BATCH.shape[0]
 
@@ -197,18 +197,18 @@ def html_text(value):
 def test_placement_model_against_lib():
     traces = norm_placement_experiment(depth=64, seed=1)
     m = placement_model(48, seed=1)
-    assert np.allclose(m["pre"]["sizes"], traces["pre"].sizes[:49])
-    assert m["pre"]["factor"] == pytest.approx(traces["pre"].gaps[48] / traces["pre"].gaps[0])
-    assert np.allclose(m["post"]["sizes"][1:], 1.0, atol=1e-3)
-    assert m["pre"]["factor"] > 3 and m["post"]["factor"] < 0.3          # direction and rough size
-    assert 0.5 * np.sqrt(48) < m["pre"]["size"] < 2 * np.sqrt(48)
-    assert "amplified" in m["verdict"] and "shrunk" in m["verdict"]
+    assert np.allclose(m.pre.sizes, traces["pre"].sizes[:49])
+    assert m.pre.factor == pytest.approx(traces["pre"].gaps[48] / traces["pre"].gaps[0])
+    assert np.allclose(m.post.sizes[1:], 1.0, atol=1e-3)
+    assert m.pre.factor > 3 and m.post.factor < 0.3          # direction and rough size
+    assert 0.5 * np.sqrt(48) < m.pre.size < 2 * np.sqrt(48)
+    assert "amplified" in m.verdict and "shrunk" in m.verdict
 
 
 @pytest.mark.parametrize("seed", range(1, 6))
 def test_placement_direction_holds_for_other_setups(seed):
     m = placement_model(48, seed)
-    assert m["pre"]["factor"] > 1 > m["post"]["factor"]
+    assert m.pre.factor > 1 > m.post.factor
 
 
 def test_placement_view_over_every_control():
@@ -218,9 +218,9 @@ def test_placement_view_over_every_control():
     for depth in (1, 2, 64, 48):
         lab.depth.value = depth
         assert len(lab.lines["pre"][0].get_xdata()) == depth + 1
-        assert html_text(lab.verdict.value) == placement_model(depth, lab.seed)["verdict"]
+        assert html_text(lab.verdict.value) == placement_model(depth, lab.seed).verdict
     lab.button.click()
-    assert lab.seed == 101 and html_text(lab.verdict.value) == placement_model(48, 101)["verdict"]
+    assert lab.seed == 101 and html_text(lab.verdict.value) == placement_model(48, 101).verdict
     assert lab.view.figure is fig and lab.view.renders == renders + 5
 
 
@@ -238,7 +238,7 @@ def test_placement_new_blocks_share_no_block_with_the_stack_before():
     draws = [set(range(s, s + PLACEMENT_DEPTH + 2)) for s in seeds]
     assert all(not (a & b) for a, b in zip(draws, draws[1:]))
     traces = [placement_model(48, s) for s in seeds]
-    assert all(t["verdict"] != u["verdict"] for t, u in zip(traces, traces[1:]))
+    assert all(t.verdict != u.verdict for t, u in zip(traces, traces[1:]))
 
 
 # ---------------------------------------------------------------- residual stream
@@ -246,10 +246,10 @@ def test_placement_new_blocks_share_no_block_with_the_stack_before():
 def test_stream_model():
     m = stream_model(12)
     r = residual_stream(12, seed=0)
-    assert np.allclose(m["sizes"], r.sizes) and np.allclose(m["shares"], r.shares)
-    assert f"{r.sizes[-1]:.2f}" in m["verdict"] and "12.90" in m["verdict"]
-    assert f"{r.shares[0]:.0%}" in m["verdict"] and f"block 12's {r.shares[-1]:.0%}" in m["verdict"]
-    assert stream_model(1)["verdict"] and stream_model(24, 1.0)["final"] == pytest.approx(24.9)
+    assert np.allclose(m.sizes, r.sizes) and np.allclose(m.shares, r.shares)
+    assert f"{r.sizes[-1]:.2f}" in m.verdict and "12.90" in m.verdict
+    assert f"{r.shares[0]:.0%}" in m.verdict and f"block 12's {r.shares[-1]:.0%}" in m.verdict
+    assert stream_model(1).verdict and stream_model(24, 1.0).final == pytest.approx(24.9)
     assert root_mean_square(np.ones(4)) == 1.0
 
 
@@ -260,11 +260,11 @@ def test_stream_view_over_every_control():
     for blocks, alignment in itertools.product((1, 24), (0.0, 1.0)):
         lab.blocks.value, lab.alignment.value = blocks, alignment
         m = stream_model(blocks, alignment, lab.seed)
-        assert np.allclose(lab.line.get_ydata(), m["sizes"])
-        assert np.array_equal(lab.bars.heights, m["additions"]) and np.array_equal(lab.share_bars.heights, m["shares"])
+        assert np.allclose(lab.line.get_ydata(), m.sizes)
+        assert np.array_equal(lab.bars.heights, m.additions) and np.array_equal(lab.share_bars.heights, m.shares)
         tops = [path.vertices[:4, 1].max() for path in lab.bars.artist.get_paths()]   # one shape per block
-        assert len(tops) == blocks and np.allclose(tops, m["additions"])
-        assert html_text(lab.verdict.value) == m["verdict"]
+        assert len(tops) == blocks and np.allclose(tops, m.additions)
+        assert html_text(lab.verdict.value) == m.verdict
     lab.button.click()
     assert lab.seed == 1
     assert lab.view.figure is fig and lab.view.renders > renders + 4
@@ -303,7 +303,7 @@ def test_the_stack_lab_leaves_the_square_root_law_to_the_stream_question():
     assert not any("law" in label for label in labels), labels
     for mode, gain, layers, seed in itertools.product(("pre-layer", "pre-rms"), (GAIN_MIN, 0.5, 1.0, 2.0),
                                                       (8, 30, 64), (0, 1, 2)):
-        verdict = stack_model(mode, gain, layers, seed=seed)["verdict"]
+        verdict = stack_model(mode, gain, layers, seed=seed).verdict
         for word in ("law", "right angle", "\u221a(", "\u221adepth", "square"):
             assert word not in verdict, verdict
 
@@ -337,7 +337,7 @@ def test_stack_grid_lines_are_ten_times_apart_in_every_mode_and_the_curve_off_th
         shown = ticks[(ticks >= low) & (ticks <= high)]
         assert len(shown) >= 3 and np.allclose(shown[1:] / shown[:-1], 10), (mode, gain)
         assert all(g for g in lab.ax.yaxis.get_gridlines()) and lab.ax.yaxis.get_minor_locator().tick_values(1, 10) == []
-        lengths = lab.model["lengths"]
+        lengths = lab.model.lengths
         outside = np.isfinite(lengths) & (lengths > 0) & ((lengths > high) | (lengths < low))
         if outside.any():
             first = int(np.argmax(outside))
@@ -353,9 +353,9 @@ def test_placement_compares_the_two_nudges_in_words_that_fit_the_numbers():
 
     for depth in range(1, 65):
         m = placement_model(depth)
-        text = m["verdict"]
+        text = m.verdict
         assert not re.search(r"\b[01] times", text), text
-        ratio = m["pre"]["factor"] / m["post"]["factor"]
+        ratio = m.pre.factor / m.post.factor
         apart = max(ratio, 1 / ratio)
         if apart < 1.05:
             assert "about the same" in text

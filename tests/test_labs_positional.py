@@ -37,38 +37,38 @@ def test_shuffle_model_matches_lib_attention():
     pe = sinusoidal(3, 4)
     before = attention(shuffle.X + pe, shuffle.WQ, shuffle.WK, shuffle.WV, shuffle.WO, causal=False)
     after = attention(shuffle.X[[2, 1, 0]] + pe, shuffle.WQ, shuffle.WK, shuffle.WV, shuffle.WO, causal=False)
-    assert np.allclose(m["out_before"], before) and np.allclose(m["out_after"], after)
-    assert m["change"][0] == pytest.approx(np.linalg.norm(after[2] - before[0]))
-    assert m["new_row"] == [2, 1, 0]
+    assert np.allclose(m.out_before, before) and np.allclose(m.out_after, after)
+    assert m.change[0] == pytest.approx(np.linalg.norm(after[2] - before[0]))
+    assert m.new_row == [2, 1, 0]
     scaled = shuffle.shuffle_model((2, 1, 0), add_positions=True, scale=True)
-    assert np.allclose(scaled["inputs_before"], 2 * shuffle.X + pe)
+    assert np.allclose(scaled.inputs_before, 2 * shuffle.X + pe)
     unscaled_no_pos = shuffle.shuffle_model((2, 1, 0), add_positions=False, scale=True)
-    assert np.allclose(unscaled_no_pos["inputs_before"], 2 * shuffle.X)
+    assert np.allclose(unscaled_no_pos.inputs_before, 2 * shuffle.X)
 
 
 @pytest.mark.parametrize("order", MOVED)
 def test_without_positions_outputs_only_move_rows(order):
     for scale in (False, True):
         m = shuffle.shuffle_model(order, add_positions=False, causal=False, scale=scale)
-        assert np.all(m["change"] < 1e-12)
-        for word, row in enumerate(m["new_row"]):
-            assert np.allclose(m["out_after"][row], m["out_before"][word], atol=1e-12)
+        assert np.all(m.change < 1e-12)
+        for word, row in enumerate(m.new_row):
+            assert np.allclose(m.out_after[row], m.out_before[word], atol=1e-12)
         if order[0] != 0:                               # cat moved
-            assert f"only its row moved (row 0 \u2192 row {m['new_row'][0]})" in m["verdict"]
+            assert f"only its row moved (row 0 \u2192 row {m.new_row[0]})" in m.verdict
         else:
-            assert "cat stays at row 0 and its output is identical" in m["verdict"]
-        assert "bag of words" in m["verdict"]
+            assert "cat stays at row 0 and its output is identical" in m.verdict
+        assert "bag of words" in m.verdict
 
 
 @pytest.mark.parametrize("order", MOVED)
 def test_with_positions_every_reordering_changes_outputs(order):
     m = shuffle.shuffle_model(order, add_positions=True)
-    assert np.any(m["change"] > 0.01)
-    moved = [w for w in range(3) if m["new_row"][w] != w]
-    assert all(m["change"][w] > 0.01 for w in moved)
-    assert "a word at a new place is a new input" in m["verdict"]
-    if m["change"][0] >= 1e-9:
-        assert f"cat's output changed by {amount(m['change'][0])}" in m["verdict"]
+    assert np.any(m.change > 0.01)
+    moved = [w for w in range(3) if m.new_row[w] != w]
+    assert all(m.change[w] > 0.01 for w in moved)
+    assert "a word at a new place is a new input" in m.verdict
+    if m.change[0] >= 1e-9:
+        assert f"cat's output changed by {amount(m.change[0])}" in m.verdict
 
 
 def test_causal_mask_alone_gives_a_weak_order():
@@ -77,21 +77,21 @@ def test_causal_mask_alone_gives_a_weak_order():
     assert list((weights[0] > 0).sum(axis=-1)) == [1, 2, 3]
     # cat stays first: its output is the same; the swapped words change.
     m = shuffle.shuffle_model((0, 2, 1), add_positions=False, causal=True)
-    assert m["change"][0] < 1e-12 and m["change"][1] > 0.01
-    assert "cat stays at row 0 and its output is identical" in m["verdict"]
-    assert "the words in rows 0 to i" in m["verdict"] and "not in which order" in m["verdict"]
+    assert m.change[0] < 1e-12 and m.change[1] > 0.01
+    assert "cat stays at row 0 and its output is identical" in m.verdict
+    assert "the words in rows 0 to i" in m.verdict and "not in which order" in m.verdict
     # Swapping the two words before car leaves car's output as it was: the same set of earlier words.
     m = shuffle.shuffle_model((1, 0, 2), add_positions=False, causal=True)
-    assert m["change"][2] < 1e-12 and np.all(m["change"][:2] > 0)
+    assert m.change[2] < 1e-12 and np.all(m.change[:2] > 0)
     m = shuffle.shuffle_model((2, 1, 0), add_positions=False, causal=True)
-    assert np.all(m["change"] > 0)                         # every word sees other words now
+    assert np.all(m.change > 0)                         # every word sees other words now
 
 
 def test_identity_order_and_bad_orders_never_raise():
     for flags in itertools.product((False, True), repeat=3):
         m = shuffle.shuffle_model(IDENTITY, *flags)
-        assert np.all(m["change"] == 0) and "unchanged" in m["verdict"]
-    assert shuffle.shuffle_model((0, 0, 1))["order"] == IDENTITY
+        assert np.all(m.change == 0) and "unchanged" in m.verdict
+    assert shuffle.shuffle_model((0, 0, 1)).order == IDENTITY
     assert amount(0.412) == "0.41" and amount(3e-8) == "3e-08"
 
 
@@ -125,18 +125,18 @@ def test_shuffle_view_every_option_and_toggle():
         for flags in itertools.product((False, True), repeat=2):
             lab.positions.value, lab.causal.value = flags
             model = shuffle.shuffle_model(value, *flags)
-            assert _text(lab.verdict.value) == model["verdict"]
-            assert np.allclose(lab.images[0].get_array(), model["out_before"])
-            assert np.allclose(lab.images[1].get_array(), model["out_after"])
-            assert [b.get_height() for b in lab.bars] == pytest.approx(list(model["change"]))
+            assert _text(lab.verdict.value) == model.verdict
+            assert np.allclose(lab.images[0].get_array(), model.out_before)
+            assert np.allclose(lab.images[1].get_array(), model.out_after)
+            assert [b.get_height() for b in lab.bars] == pytest.approx(list(model.change))
             header, *rows = _table_rows(lab.numbers.value)
             assert header == ["word: row before \u2192 after", "output before", "output after", "change"]
             for w, row in enumerate(rows):
-                after = model["new_row"][w]
+                after = model.new_row[w]
                 assert row[0] == f"{shuffle.WORDS[w]}: row {w} \u2192 {after}"
-                assert [float(v) for v in row[1].split()] == pytest.approx(model["out_before"][w], abs=0.006)
-                assert [float(v) for v in row[2].split()] == pytest.approx(model["out_after"][after], abs=0.006)
-                assert float(row[3]) == pytest.approx(model["change"][w], abs=0.006 + 0.01 * model["change"][w])
+                assert [float(v) for v in row[1].split()] == pytest.approx(model.out_before[w], abs=0.006)
+                assert [float(v) for v in row[2].split()] == pytest.approx(model.out_after[after], abs=0.006)
+                assert float(row[3]) == pytest.approx(model.change[w], abs=0.006 + 0.01 * model.change[w])
             assert lab.title_after.get_text() == f"after: {shuffle.sentence(value)}"
             seen += 1
     assert seen == 6 * 4
@@ -147,35 +147,35 @@ def test_shuffle_toggle_changes_the_verdict_and_the_button_shuffles():
     lab = shuffle.ShuffleLab()
     without = _text(lab.verdict.value)
     lab.positions.value = True
-    change = shuffle.shuffle_model((2, 1, 0), add_positions=True)["change"][0]
+    change = shuffle.shuffle_model((2, 1, 0), add_positions=True).change[0]
     assert _text(lab.verdict.value) != without
     assert f"cat's output changed by {change:.2f}" in _text(lab.verdict.value)
     for _ in range(10):
         old = lab.order.value
         lab.shuffle.click()
         assert lab.order.value != old and lab.order.value in shuffle.PERMUTATIONS
-        assert lab.model["order"] == lab.order.value
+        assert lab.model.order == lab.order.value
 
 
 # ---------------------------------------------------------------- position table
 
 def test_position_table_model_pins_the_figures():
     m = position_table.position_table_model(8, 16, 3)
-    assert np.array_equal(m["table"], sinusoidal(16, 8))
-    assert np.array_equal(m["values"], sinusoidal(16, 8)[3])
-    assert m["speeds"][-1] == pytest.approx(10000 ** (-(8 - 2) / 8))
-    assert position_table.position_table_model(4, 16, 1)["speeds"][-1] == pytest.approx(1 / 100)
+    assert np.array_equal(m.table, sinusoidal(16, 8))
+    assert np.array_equal(m.values, sinusoidal(16, 8)[3])
+    assert m.speeds[-1] == pytest.approx(10000 ** (-(8 - 2) / 8))
+    assert position_table.position_table_model(4, 16, 1).speeds[-1] == pytest.approx(1 / 100)
     two = position_table.position_table_model(2, 5, 0)
-    assert list(two["values"]) == [0.0, 1.0] and "[sin(pos), cos(pos)]" in two["verdict"]
-    assert position_table.position_table_model(8, 10, 0)["table"].shape == (10, 8)
-    assert "0.001 radians per position, 10000^(\u22126/8)" in m["verdict"]
+    assert list(two.values) == [0.0, 1.0] and "[sin(pos), cos(pos)]" in two.verdict
+    assert position_table.position_table_model(8, 10, 0).table.shape == (10, 8)
+    assert "0.001 radians per position, 10000^(\u22126/8)" in m.verdict
 
 
 def test_position_table_model_keeps_settings_meaningful():
-    assert position_table.position_table_model(7, 4, 99)["d_model"] == 6           # odd -> even below
-    assert position_table.position_table_model(1, 4, 99)["d_model"] == 2
-    assert position_table.position_table_model(8, 4, 99)["row"] == 3               # row kept in the table
-    assert position_table.position_table_model(8, 0, -1)["length"] == 1
+    assert position_table.position_table_model(7, 4, 99).d_model == 6           # odd -> even below
+    assert position_table.position_table_model(1, 4, 99).d_model == 2
+    assert position_table.position_table_model(8, 4, 99).row == 3               # row kept in the table
+    assert position_table.position_table_model(8, 0, -1).length == 1
 
 
 def test_position_table_view_slider_extremes():
@@ -190,17 +190,17 @@ def test_position_table_view_slider_extremes():
             for row in (lab.row_slider.min, lab.row_slider.max):
                 lab.row_slider.value = row
                 m = lab.model
-                assert (m["d_model"], m["length"], m["row"]) == (d, length, row)
+                assert (m.d_model, m.length, m.row) == (d, length, row)
                 assert lab.image.get_array().shape == (length, d)
                 assert np.allclose(lab.image.get_array(), sinusoidal(length, d))
                 assert f"PE[{row}] = [" in lab.readout.value
-                assert _text(lab.verdict.value) == m["verdict"]
+                assert _text(lab.verdict.value) == m.verdict
                 fast = lab.fast_hand.get_data()
                 assert fast[0][1] == pytest.approx(math.sin(row)) and fast[1][1] == pytest.approx(math.cos(row))
     lab.length_slider.value = 40
     lab.row_slider.value = 39
     lab.length_slider.value = 5                                         # the row follows
-    assert lab.row_slider.value == 4 and lab.model["row"] == 4
+    assert lab.row_slider.value == 4 and lab.model.row == 4
     assert lab.view.figure is fig and lab.view.renders > renders
 
 
@@ -214,7 +214,7 @@ def test_position_table_a_frame_shown_before_is_redrawn_without_a_full_draw():
                ("d", 64), ("d", 50), ("length", 64), ("length", 3), ("d", 6)]
     for name, value in changes:
         (lab.d_slider if name == "d" else lab.length_slider).value = value
-        d, length = lab.model["d_model"], lab.model["length"]
+        d, length = lab.model.d_model, lab.model.length
         frame = (position_table.frame(d), position_table.frame(length))
         assert lab.view.last == ("blit" if frame in seen else "full"), (name, value, frame, lab.view.why)
         seen.add(frame)
@@ -228,13 +228,13 @@ def test_position_table_a_frame_shown_before_is_redrawn_without_a_full_draw():
 # ---------------------------------------------------------------- rotary positions
 
 def test_rope_model_reproduces_the_worked_scores():
-    assert round(rotary.rope_model(5, 2)["score"], 3) == 0.217
-    assert round(rotary.rope_model(15, 12)["score"], 3) == 0.217
-    assert round(rotary.rope_model(8, 2)["score"], 3) == -0.765
+    assert round(rotary.rope_model(5, 2).score, 3) == 0.217
+    assert round(rotary.rope_model(15, 12).score, 3) == 0.217
+    assert round(rotary.rope_model(8, 2).score, 3) == -0.765
     rng = np.random.default_rng(2026)
     assert np.array_equal(rotary.QUERY, rng.normal(0, 1, 32)) and np.array_equal(rotary.KEY, rng.normal(0, 1, 32))
     m = rotary.rope_model(5, 2)
-    assert "score 0.217" in m["verdict"] and "the same to 12 decimals" in m["verdict"]
+    assert "score 0.217" in m.verdict and "the same to 12 decimals" in m.verdict
 
 
 @pytest.mark.parametrize("pairing", ["halves", "neighbours"])
@@ -242,19 +242,19 @@ def test_rope_model_reproduces_the_worked_scores():
 def test_rope_model_score_depends_only_on_distance(pairing, base):
     for m_pos, n_pos in [(0, 0), (5, 2), (2, 5), (rotary.POS_MAX, 0), (0, rotary.POS_MAX), (rotary.POS_MAX, rotary.POS_MAX)]:
         m = rotary.rope_model(m_pos, n_pos, base, pairing, pair=15)
-        assert m["spread"] < 1e-10 and m["lengths_kept"]
+        assert m.spread < 1e-10 and m.lengths_kept
         turned = rope(rotary.QUERY, base, pairing, offset=m_pos)
-        i, j = m["indices"]
-        assert m["q_after"] == pytest.approx((turned[i], turned[j]))
-        index = list(m["distances"]).index(m_pos - n_pos)
-        assert m["curve"][index] == pytest.approx(m["score"])
-        assert math.hypot(*m["q_after"]) == pytest.approx(math.hypot(*m["q_before"]))
+        i, j = m.indices
+        assert m.q_after == pytest.approx((turned[i], turned[j]))
+        index = list(m.distances).index(m_pos - n_pos)
+        assert m.curve[index] == pytest.approx(m.score)
+        assert math.hypot(*m.q_after) == pytest.approx(math.hypot(*m.q_before))
     assert rotary.pair_indices(3, 32, "halves") == (3, 19) and rotary.pair_indices(3, 32, "neighbours") == (6, 7)
 
 
 def test_rope_model_never_raises_outside_the_range():
     m = rotary.rope_model(-5, 99, 10000.0, "sideways", 99)
-    assert (m["query_pos"], m["key_pos"], m["pairing"], m["pair"]) == (0, rotary.POS_MAX, "halves", 15)
+    assert (m.query_pos, m.key_pos, m.pairing, m.pair) == (0, rotary.POS_MAX, "halves", 15)
 
 
 def test_rotary_view_every_control():
@@ -271,24 +271,24 @@ def test_rotary_view_every_control():
                     m = lab.model
                     expected = rotary.rope_model(lab.q_slider.value, lab.k_slider.value, base, pairing,
                                             lab.pair_slider.value)
-                    assert m["score"] == pytest.approx(expected["score"])
-                    assert _text(lab.verdict.value) == expected["verdict"]
-                    assert list(lab.marker.get_data()[1]) == pytest.approx([m["score"]])
+                    assert m.score == pytest.approx(expected.score)
+                    assert _text(lab.verdict.value) == expected.verdict
+                    assert list(lab.marker.get_data()[1]) == pytest.approx([m.score])
     assert lab.view.figure is fig and lab.view.renders > renders
 
 
 def test_rotary_both_buttons_keep_the_score():
     lab = rotary.RotaryLab(query_pos=5, key_pos=2)
-    score = lab.model["score"]
+    score = lab.model.score
     for _ in range(10):
         lab.up.click()
     assert (lab.q_slider.value, lab.k_slider.value) == (15, 12)
-    assert lab.model["score"] == pytest.approx(score, abs=1e-12)
+    assert lab.model.score == pytest.approx(score, abs=1e-12)
     assert "score 0.217" in _text(lab.verdict.value)
     for _ in range(20):                                  # stops at position 0, never raises
         lab.down.click()
     assert (lab.q_slider.value, lab.k_slider.value) == (3, 0)
-    assert lab.model["score"] == pytest.approx(score, abs=1e-12)
+    assert lab.model.score == pytest.approx(score, abs=1e-12)
     lab.q_slider.value = rotary.POS_MAX
     lab.up.click()                                        # would leave the range: nothing moves
     assert lab.q_slider.value == rotary.POS_MAX
@@ -311,14 +311,14 @@ def test_shuffle_model_keeps_its_scale_argument_for_saved_notebooks():
     import inspect
     assert "scale" in inspect.signature(shuffle.shuffle_model).parameters
     scaled = shuffle.shuffle_model((2, 1, 0), add_positions=True, scale=True)
-    assert np.allclose(scaled["inputs_before"], 2 * shuffle.X + sinusoidal(3, 4))
+    assert np.allclose(scaled.inputs_before, 2 * shuffle.X + sinusoidal(3, 4))
 
 
 def test_scaling_model_matches_lib_attention():
     pe = sinusoidal(3, 4)
     m = scaling.scaling_model(2.0)
     words = 2.0 * shuffle.X
-    assert m["word_share"] == pytest.approx((words ** 2).sum() / ((words ** 2).sum() + (pe ** 2).sum()))
+    assert m.word_share == pytest.approx((words ** 2).sum() / ((words ** 2).sum() + (pe ** 2).sum()))
     before = attention(words + pe, shuffle.WQ, shuffle.WK, shuffle.WV, shuffle.WO, causal=False)
     length = np.linalg.norm(before, axis=-1).mean()
     by_word, by_place = [], []
@@ -328,32 +328,32 @@ def test_scaling_model_matches_lib_attention():
         rows = [order.index(w) for w in range(3)]
         by_word.append(np.linalg.norm(after[rows] - before, axis=-1).mean() / length)
         by_place.append(np.linalg.norm(after - before, axis=-1).mean() / length)
-    assert m["by_word"] == pytest.approx(np.mean(by_word)) and m["by_place"] == pytest.approx(np.mean(by_place))
+    assert m.by_word == pytest.approx(np.mean(by_word)) and m.by_place == pytest.approx(np.mean(by_place))
 
 
 def test_scaling_the_words_up_makes_the_outputs_follow_the_words():
     curves = [scaling.scaling_model(f) for f in scaling.FACTORS]
-    shares = [m["word_share"] for m in curves]
-    by_word = [m["by_word"] for m in curves]
-    by_place = [m["by_place"] for m in curves]
+    shares = [m.word_share for m in curves]
+    by_word = [m.by_word for m in curves]
+    by_place = [m.by_place for m in curves]
     assert all(a < b for a, b in zip(shares, shares[1:]))                 # the word's share grows
     assert all(a < b for a, b in zip(by_place, by_place[1:]))             # a fixed place changes more
     from_one = [w for f, w in zip(scaling.FACTORS, by_word) if f >= 1]
     assert all(a > b for a, b in zip(from_one, from_one[1:]))             # a word moves less, from x1 on
-    assert curves[0]["follows"] == "positions" and curves[-1]["follows"] == "words"
-    assert "follow the positions" in curves[0]["verdict"] and "follow the words" in curves[-1]["verdict"]
+    assert curves[0].follows == "positions" and curves[-1].follows == "words"
+    assert "follow the positions" in curves[0].verdict and "follow the words" in curves[-1].verdict
     usual = scaling.scaling_model(scaling.USUAL)
-    assert 0.4 < usual["word_share"] < 0.6 and "= \u221ad_model" in usual["verdict"]
-    assert np.allclose(usual["share_curve"], shares) and np.allclose(usual["by_word_curve"], by_word)
+    assert 0.4 < usual.word_share < 0.6 and "= \u221ad_model" in usual.verdict
+    assert np.allclose(usual.share_curve, shares) and np.allclose(usual.by_word_curve, by_word)
 
 
 def test_scaling_model_never_raises_for_odd_factors():
     for factor, expected in [(-1, scaling.USUAL), ("x", scaling.USUAL), (float("nan"), scaling.USUAL),
                              (1e9, scaling.FACTORS[-1]), (1e-9, scaling.FACTORS[0])]:
         m = scaling.scaling_model(factor)
-        assert m["factor"] == expected and m["finite"]
+        assert m.factor == expected and m.finite
     broken = scaling.scaling_model(2.0, table=lambda length, d: np.full((length, d), np.inf))
-    assert not broken["finite"] and "overflowed" in broken["verdict"]
+    assert not broken.finite and "overflowed" in broken.verdict
 
 
 def test_scaling_view_every_factor():
@@ -365,27 +365,27 @@ def test_scaling_view_every_factor():
     for factor in scaling.FACTORS:
         lab.factor.value = factor
         m = scaling.scaling_model(factor)
-        assert _text(lab.verdict.value) == m["verdict"]
-        assert list(lab.moved_marker.get_data()[1]) == pytest.approx([100 * m["by_word"], 100 * m["by_place"]])
+        assert _text(lab.verdict.value) == m.verdict
+        assert list(lab.moved_marker.get_data()[1]) == pytest.approx([100 * m.by_word, 100 * m.by_place])
         assert list(lab.share_marker.get_data()[0]) == pytest.approx([math.log2(factor)] * 2)
-        assert list(lab.word_line.get_ydata()) == pytest.approx(list(100 * m["by_word_curve"]))
+        assert list(lab.word_line.get_ydata()) == pytest.approx(list(100 * m.by_word_curve))
     assert lab.view.figure is fig and lab.view.renders > renders
 
 
 def test_the_rotary_verdict_counts_the_places_a_distance_has_and_says_when_there_is_none():
     from labs.positional.rotary import POS_MAX, rope_model
     lone = rope_model(0, POS_MAX)
-    assert lone["places"] == 1 and "has no other place in the lab's range, 0 to 31" in lone["verdict"]
-    assert "Moved together" not in lone["verdict"]
+    assert lone.places == 1 and "has no other place in the lab's range, 0 to 31" in lone.verdict
+    assert "Moved together" not in lone.verdict
     m = rope_model(5, 2)
-    assert m["places"] == POS_MAX + 1 - 3 == len(m["together"])
-    assert f"Moved together to any of the {m['places']} places this distance has" in m["verdict"]
+    assert m.places == POS_MAX + 1 - 3 == len(m.together)
+    assert f"Moved together to any of the {m.places} places this distance has" in m.verdict
 
 
 def test_the_scaling_verdict_says_neither_alone_when_both_move_by_more_than_half():
     from labs.positional import scaling_model
     for factor in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0):
         m = scaling_model(factor)
-        neither = min(m["by_word"], m["by_place"]) > 0.5
-        assert ("follow neither the words nor the positions alone" in m["verdict"]) == neither, factor
-    assert "neither" in scaling_model(2.0)["verdict"] and "neither" in scaling_model(1.0)["verdict"]
+        neither = min(m.by_word, m.by_place) > 0.5
+        assert ("follow neither the words nor the positions alone" in m.verdict) == neither, factor
+    assert "neither" in scaling_model(2.0).verdict and "neither" in scaling_model(1.0).verdict

@@ -55,19 +55,19 @@ def test_the_perplexities_pool_all_eight_texts_and_sums_go_with_differences():
     for label, number in n.items():
         assert counts()[label] == number and number >= 30, label      # every bar rests on 30 or more
     m = ablation_model()
-    assert {k: m["full"][k] for k in expected} == pytest.approx(expected)
+    assert {k: m.full[k] for k in expected} == pytest.approx(expected)
     lab = AblationLab()
     ticks = [t.get_text() for t in lab.view.figure.axes[0].get_xticklabels()] + \
         [t.get_text() for ax in lab.view.figure.axes for t in ax.get_xticklabels()]
     for label, number in counts().items():
         assert f"{label.replace('sums and differences', 'sums+diff')} ({number:,})" in ticks
     quiet = mismatch_model(base=20_000.0)
-    assert quiet["now"]["all texts"] == pytest.approx(_pooled(base=20_000.0)[0]["all texts"])
+    assert quiet.now["all texts"] == pytest.approx(_pooled(base=20_000.0)[0]["all texts"])
     ids = model.heldout().ids
     first = model.forward(ids, base=20_000.0).argmax(-1) == model.forward(ids).argmax(-1)
-    assert quiet["agree"] == pytest.approx(first.mean())
-    assert (f"over the 8 held-out texts; on the first, the top word agrees at {quiet['agree']:.0%} of "
-            "positions") in quiet["verdict"]
+    assert quiet.agree == pytest.approx(first.mean())
+    assert (f"over the 8 held-out texts; on the first, the top word agrees at {quiet.agree:.0%} of "
+            "positions") in quiet.verdict
 
 
 def test_each_block_runs_once_per_text_for_the_whole_model_and_every_setting_that_leaves_blocks_out(monkeypatch):
@@ -95,49 +95,49 @@ def test_each_block_runs_once_per_text_for_the_whole_model_and_every_setting_tha
 
 def test_ablation_model_whole_model_against_lib(ids):
     m = ablation_model()
-    assert m["skip"] == () and m["positions"]
-    assert m["full"]["all texts"] == pytest.approx(_pooled()[0]["all texts"])
-    assert m["full"]["all texts"] != pytest.approx(model.perplexity(model.forward(ids), ids))
-    assert m["now"] == m["full"]
-    assert "Leave something out" in m["verdict"]
-    assert set(m["full"]) == {label for label, _k in GROUPS} | {"whole text", "sums", "differences"}
-    assert m["full"]["whole text"] == m["full"]["all texts"]
+    assert m.skip == () and m.positions
+    assert m.full["all texts"] == pytest.approx(_pooled()[0]["all texts"])
+    assert m.full["all texts"] != pytest.approx(model.perplexity(model.forward(ids), ids))
+    assert m.now == m.full
+    assert "Leave something out" in m.verdict
+    assert set(m.full) == {label for label, _k in GROUPS} | {"whole text", "sums", "differences"}
+    assert m.full["whole text"] == m.full["all texts"]
 
 
 def test_ablation_model_against_lib(ids):
     m = ablation_model((False, True, True, True))
     expected, _n = _pooled(skip={0})
-    assert {k: m["now"][k] for k in expected} == pytest.approx(expected)
-    assert m["skip"] == (0,)
-    assert "Without block 1" in m["verdict"] and amount(expected["all texts"]) in m["verdict"]
+    assert {k: m.now[k] for k in expected} == pytest.approx(expected)
+    assert m.skip == (0,)
+    assert "Without block 1" in m.verdict and amount(expected["all texts"]) in m.verdict
 
 
 def test_ablation_watched_prediction(ids):
     watched = held_out()[2]
     for watch in (0, len(watched) // 2, len(watched) - 1, -5, 10 ** 6):
         m = ablation_model(watch=watch)
-        position = m["position"]
+        position = m.position
         probs = model.probabilities(model.forward(ids))[position]
-        assert m["right"] == ids[position + 1]
-        assert m["right_full"] == pytest.approx(probs[m["right"]])
-        assert m["top"][0] == int(np.argmax(probs))
-        assert m["kind"] not in ("free", "grammar", "end")
-    assert ablation_model(watch=10 ** 6)["watch"] == len(watched) - 1
+        assert m.right == ids[position + 1]
+        assert m.right_full == pytest.approx(probs[m.right])
+        assert m.top[0] == int(np.argmax(probs))
+        assert m.kind not in ("free", "grammar", "end")
+    assert ablation_model(watch=10 ** 6).watch == len(watched) - 1
 
 
 def test_every_ablation_setting_runs():
     for keep in itertools.product((True, False), repeat=4):
         for positions in (True, False):
             m = ablation_model(keep, positions, watch=3)
-            assert np.isfinite(m["now"]["all texts"]) and m["verdict"]
+            assert np.isfinite(m.now["all texts"]) and m.verdict
             if not all(keep) or not positions:
-                assert "Without" in m["verdict"]
+                assert "Without" in m.verdict
     m = ablation_model((False,) * 4, False)
-    assert "block 1 and block 2 and block 3 and block 4 and the positions" in m["verdict"]
+    assert "block 1 and block 2 and block 3 and block 4 and the positions" in m.verdict
 
 
 def test_leaving_out_the_first_block_hurts_most():
-    ppl = [ablation_model(tuple(j != i for j in range(4)))["now"]["all texts"] for i in range(4)]
+    ppl = [ablation_model(tuple(j != i for j in range(4))).now["all texts"] for i in range(4)]
     assert int(np.argmax(ppl)) == 0
 
 
@@ -145,8 +145,8 @@ def test_leaving_out_the_first_block_hurts_most():
 
 def test_mismatch_model_as_trained():
     m = mismatch_model()
-    assert m["status"] == "trained" and m["ratio"] == pytest.approx(1.0) and m["agree"] == 1.0
-    assert m["largest"] == 0.0
+    assert m.status == "trained" and m.ratio == pytest.approx(1.0) and m.agree == 1.0
+    assert m.largest == 0.0
 
 
 @pytest.mark.parametrize("change,status", [({"pairing": "neighbours"}, "loud"),
@@ -154,36 +154,36 @@ def test_mismatch_model_as_trained():
                                            ({"base": 100_000.0}, "quiet")])
 def test_mismatch_loud_and_quiet(ids, change, status):
     m = mismatch_model(**change)
-    assert m["status"] == status, m["verdict"]
+    assert m.status == status, m.verdict
     logits = model.forward(ids, **change)
-    assert m["now"]["all texts"] == pytest.approx(_pooled(**change)[0]["all texts"])
-    assert m["largest"] == pytest.approx(np.abs(logits - model.forward(ids)).max())
-    assert m["verdict"].lower().startswith(status)
+    assert m.now["all texts"] == pytest.approx(_pooled(**change)[0]["all texts"])
+    assert m.largest == pytest.approx(np.abs(logits - model.forward(ids)).max())
+    assert m.verdict.lower().startswith(status)
 
 
 def test_mismatch_quiet_verdict_says_a_reference_comparison_catches_it_when_it_does():
     from labs.trained.mismatch import REFERENCE_TOLERANCE
-    quiet = [m for m in (mismatch_model(base=b) for b in (20_000.0, 100_000.0)) if m["status"] == "quiet"]
+    quiet = [m for m in (mismatch_model(base=b) for b in (20_000.0, 100_000.0)) if m.status == "quiet"]
     assert quiet
     for m in quiet:
-        assert m["largest"] > REFERENCE_TOLERANCE
-        assert "a comparison with reference outputs catches it (it allows 0.0001 on a logit)" in m["verdict"]
-        assert "only a comparison" not in m["verdict"] and "would catch" not in m["verdict"]
+        assert m.largest > REFERENCE_TOLERANCE
+        assert "a comparison with reference outputs catches it (it allows 0.0001 on a logit)" in m.verdict
+        assert "only a comparison" not in m.verdict and "would catch" not in m.verdict
 
 
 def test_mismatch_quiet_verdict_says_a_change_within_the_tolerance_would_be_missed(monkeypatch):
     from labs.trained import mismatch
     monkeypatch.setattr(mismatch, "REFERENCE_TOLERANCE", 50.0)
     m = mismatch_model(base=20_000.0)
-    assert m["status"] == "quiet" and m["largest"] < 50.0
-    assert "even a comparison with reference outputs would miss it (it allows 50 on a logit)" in m["verdict"]
+    assert m.status == "quiet" and m.largest < 50.0
+    assert "even a comparison with reference outputs would miss it (it allows 50 on a logit)" in m.verdict
 
 
 def test_mismatch_verdict_names_the_change():
-    assert "LayerNorm" in mismatch_model(norm="layer")["verdict"]
-    assert "1e-03" in mismatch_model(eps=1e-3)["verdict"]
-    assert "100,000" in mismatch_model(base=1e5)["verdict"]
-    assert "no RoPE" in mismatch_model(positions=False, pairing="neighbours")["verdict"]
+    assert "LayerNorm" in mismatch_model(norm="layer").verdict
+    assert "1e-03" in mismatch_model(eps=1e-3).verdict
+    assert "100,000" in mismatch_model(base=1e5).verdict
+    assert "no RoPE" in mismatch_model(positions=False, pairing="neighbours").verdict
 
 
 def test_every_mismatch_setting_runs():
@@ -191,8 +191,8 @@ def test_every_mismatch_setting_runs():
             ("halves", "neighbours", "nonsense"), ("rms", "layer", "batch"), (True, False),
             (BASE_MIN, BASE_MAX, 1e12, np.nan), (EPS_MIN, EPS_MAX, 0.0, np.inf)):
         m = mismatch_model(pairing, base, positions, norm, eps)
-        assert m["verdict"] and m["status"] in ("trained", "loud", "noticeable", "quiet")
-        assert BASE_MIN <= m["base"] <= BASE_MAX and EPS_MIN <= m["eps"] <= EPS_MAX
+        assert m.verdict and m.status in ("trained", "loud", "noticeable", "quiet")
+        assert BASE_MIN <= m.base <= BASE_MAX and EPS_MIN <= m.eps <= EPS_MAX
 
 
 # ---------------------------------------------------------------- stream model
@@ -200,15 +200,15 @@ def test_every_mismatch_setting_runs():
 def test_stream_model_against_the_trace(ids):
     t = model.forward(ids, trace=True)
     m = stream_model(7)
-    assert np.allclose(m["attention"], np.sqrt((t.attention_adds[:, 7] ** 2).mean(-1)))
-    assert np.allclose(m["ffn"], np.sqrt((t.ffn_adds[:, 7] ** 2).mean(-1)))
-    assert np.allclose(m["stream"], np.sqrt((t.streams[:, 7] ** 2).mean(-1)))
-    assert m["largest"] == pytest.approx(np.abs(t.streams[:, 7]).max())
+    assert np.allclose(m.attention, np.sqrt((t.attention_adds[:, 7] ** 2).mean(-1)))
+    assert np.allclose(m.ffn, np.sqrt((t.ffn_adds[:, 7] ** 2).mean(-1)))
+    assert np.allclose(m.stream, np.sqrt((t.streams[:, 7] ** 2).mean(-1)))
+    assert m.largest == pytest.approx(np.abs(t.streams[:, 7]).max())
     average = stream_model(-1)
-    assert np.allclose(average["stream"], np.sqrt((t.streams ** 2).mean(-1)).mean(-1))
-    assert "65,504" in average["verdict"] and "on average" in average["verdict"]
-    assert stream_model(10 ** 6)["position"] == len(ids) - 1
-    assert stream_model(-50)["position"] == -1
+    assert np.allclose(average.stream, np.sqrt((t.streams ** 2).mean(-1)).mean(-1))
+    assert "65,504" in average.verdict and "on average" in average.verdict
+    assert stream_model(10 ** 6).position == len(ids) - 1
+    assert stream_model(-50).position == -1
 
 
 # ---------------------------------------------------------------- views
@@ -222,12 +222,12 @@ def test_ablation_view_every_control():
     lab = AblationLab()
     figure, verdicts = lab.view.figure, set()
     assert {"course-lab", "course-lab-ablation"} <= set(lab.root._dom_classes)
-    assert lab.model["kind"] == "reverse"                    # starts on a reversed letter
+    assert lab.model.kind == "reverse"                    # starts on a reversed letter
     for value in (lab.watch.max, lab.watch.min):
         renders = lab.view.renders
         lab.watch.value = value
         _redrawn(lab, figure, renders)
-        assert lab.model["watch"] == value
+        assert lab.model.watch == value
         verdicts.add(lab.verdict.value)
     for button in lab.blocks + [lab.positions]:
         renders = lab.view.renders
@@ -238,7 +238,7 @@ def test_ablation_view_every_control():
         assert button.icon == "check"
     lab.blocks[0].value = False
     shown = list(lab.kinds.now.heights)
-    assert shown[-1] == pytest.approx(lab.model["now"]["all texts"])
+    assert shown[-1] == pytest.approx(lab.model.now["all texts"])
     assert "course-verdict" in lab.verdict._dom_classes
     assert len(verdicts) == 2
 
@@ -253,7 +253,7 @@ def test_mismatch_view_every_control():
             renders = lab.view.renders
             slider.value = value
             _redrawn(lab, figure, renders)
-            assert np.isfinite(lab.model["now"]["all texts"])
+            assert np.isfinite(lab.model.now["all texts"])
         lab._as_trained()
     for control, options in ((lab.pairing, ("neighbours", "halves")), (lab.norm, ("layer", "rms")),
                              (lab.positions, (False, True))):
@@ -261,14 +261,14 @@ def test_mismatch_view_every_control():
             renders = lab.view.renders
             control.value = option
             _redrawn(lab, figure, renders)
-        assert lab.model["status"] == "trained"
+        assert lab.model.status == "trained"
     lab.pairing.value = "neighbours"
     assert "Loud" in lab.verdict.value
     lab.reset.click()
-    assert lab.model["status"] == "trained" and lab.pairing.value == "halves"
+    assert lab.model.status == "trained" and lab.pairing.value == "halves"
     lab.base.value = 1e5
     assert "Quiet" in lab.verdict.value
-    assert np.allclose(lab.gap_line.get_ydata(), lab.model["gap"])
+    assert np.allclose(lab.gap_line.get_ydata(), lab.model.gap)
 
 
 def test_stream_view_every_control():
@@ -280,8 +280,8 @@ def test_stream_view_every_control():
         before = lab.view.image.value
         lab.position.value = value
         _redrawn(lab, figure, renders)
-        assert list(lab.attention.heights) == pytest.approx(list(lab.model["attention"]))
-        assert list(lab.ffn.heights) == pytest.approx(list(lab.model["ffn"]))
+        assert list(lab.attention.heights) == pytest.approx(list(lab.model.attention))
+        assert list(lab.ffn.heights) == pytest.approx(list(lab.model.ffn))
         assert lab.view.image.value != before or value == -1
     assert "position 0" in lab.title.get_text()
 
@@ -301,9 +301,9 @@ def test_mismatch_greys_out_the_rope_controls_while_rope_is_off_and_says_why():
     lab.positions.value = False
     assert lab.base.disabled and lab.pairing.disabled
     assert "no effect with RoPE off" in lab.base.description and "no effect with RoPE off" in lab.pairing.description
-    before = lab.model["now"]["all texts"]
+    before = lab.model.now["all texts"]
     lab.base.value = BASE_MIN                   # even if set anyway, nothing changes without RoPE
-    assert lab.model["now"]["all texts"] == before
+    assert lab.model.now["all texts"] == before
     lab.positions.value = True
     assert not lab.base.disabled and not lab.pairing.disabled
     assert lab.base.description == "RoPE base" and lab.pairing.description == "RoPE pairs"
@@ -318,7 +318,7 @@ def test_perplexity_bars_above_the_chart_are_marked_with_their_value():
     lab.positions.value = False
     top = 10.0 ** TOP_POWER
     for (label, _kinds), height, mark in zip(GROUPS, lab.kinds.now.heights, lab.kinds.over):
-        value = lab.model["now"][label]
+        value = lab.model.now[label]
         if np.isfinite(value) and value > top:
             assert height == top and mark.get_text() == f"\u2191{amount(value)}"
         else:
@@ -445,29 +445,29 @@ def test_heads_model_numbers_and_verdict():
     from labs.trained.heads import head_summary, left_out_losses, perplexities, text_attention
     m = heads_model(text=2, sentence=1, block=2, head=2)
     summary = head_summary()
-    assert m["looks"]["copy"] == pytest.approx(summary.copy[1, 1])
-    assert m["whole"] == perplexities(1, text_attention(1).losses) and m["without"] is None
-    assert f"{m['looks']['copy']:.2f} of its weight on the letter to write at the 109 copy" in m["verdict"]
-    assert "with every head" in m["verdict"]
+    assert m.looks["copy"] == pytest.approx(summary.copy[1, 1])
+    assert m.whole == perplexities(1, text_attention(1).losses) and m.without is None
+    assert f"{m.looks['copy']:.2f} of its weight on the letter to write at the 109 copy" in m.verdict
+    assert "with every head" in m.verdict
     out = heads_model(text=2, sentence=1, block=2, head=2, leave_out=True)
-    assert out["without"] == perplexities(1, left_out_losses(1, 1, 1))
-    assert (f"text 2's {out['counts']['copy']} copy predictions go from perplexity {amount(out['whole']['copy'])} to "
-            f"{amount(out['without']['copy'])}") in out["verdict"]
-    assert out["without"]["copy"] > 10 * out["whole"]["copy"]
-    rows = len(m["words"])
-    grid = m["grid"]
+    assert out.without == perplexities(1, left_out_losses(1, 1, 1))
+    assert (f"text 2's {out.counts['copy']} copy predictions go from perplexity {amount(out.whole['copy'])} to "
+            f"{amount(out.without['copy'])}") in out.verdict
+    assert out.without["copy"] > 10 * out.whole["copy"]
+    rows = len(m.words)
+    grid = m.grid
     assert np.isnan(grid[rows:]).all() and np.isnan(grid[:, rows + 1:]).all()
     assert np.isnan(grid[0, 2]) and not np.isnan(grid[1, 2])                      # the future is empty
-    assert all(0 <= r < rows and 1 <= c <= rows for r, c in m["marks"])
-    assert [row[0] for row in m["table"]] == ["head 1", "head 2 (shown)", "head 3", "head 4"]
+    assert all(0 <= r < rows and 1 <= c <= rows for r, c in m.marks)
+    assert [row[0] for row in m.table] == ["head 1", "head 2 (shown)", "head 3", "head 4"]
 
 
 def test_heads_model_takes_any_setting():
     from labs.trained.heads import sentences
     for text, sentence, block, head in ((0, 0, 0, 0), (99, 99, 99, 99), (-3, -3, -3, -3), (8, 1, 4, 4)):
         m = heads_model(text, sentence, block, head, leave_out=True)
-        assert 1 <= m["text"] <= 8 and 1 <= m["sentence"] <= len(sentences(m["text"] - 1))
-        assert 1 <= m["block"] <= 4 and 1 <= m["head"] <= 4 and m["verdict"]
+        assert 1 <= m.text <= 8 and 1 <= m.sentence <= len(sentences(m.text - 1))
+        assert 1 <= m.block <= 4 and 1 <= m.head <= 4 and m.verdict
 
 
 def test_heads_view_every_control():
@@ -482,17 +482,17 @@ def test_heads_view_every_control():
             renders = lab.view.renders
             control.value = value
             _redrawn(lab, figure, renders)
-            assert lab.model[control is lab.leave_out and "leave_out" or
-                             {lab.block: "block", lab.head: "head", lab.sentence: "sentence", lab.text: "text"}.get(
-                                 control, "leave_out")] == value
+            assert getattr(lab.model, control is lab.leave_out and "leave_out" or
+                           {lab.block: "block", lab.head: "head", lab.sentence: "sentence", lab.text: "text"}.get(
+                               control, "leave_out")) == value
     assert lab.sentence.options == tuple(sentence_options(3)) and lab.sentence.value == 1
     lab.block.value, lab.head.value, lab.leave_out.value = 2, 2, True
     assert "Without this head" in lab.verdict.value
-    assert lab.without_bars.heights[0] == pytest.approx(min(lab.model["without"]["copy"], 1e4))
+    assert lab.without_bars.heights[0] == pytest.approx(min(lab.model.without["copy"], 1e4))
     shown = np.ma.filled(lab.image.get_array(), np.nan)
-    np.testing.assert_array_equal(np.isnan(shown), np.isnan(lab.model["grid"]))
-    assert [t.get_text() for t in lab.row_words[:len(lab.model["words"])]] == lab.model["words"]
-    assert len(lab.rings.get_xdata()) == len(lab.model["marks"])
+    np.testing.assert_array_equal(np.isnan(shown), np.isnan(lab.model.grid))
+    assert [t.get_text() for t in lab.row_words[:len(lab.model.words)]] == lab.model.words
+    assert len(lab.rings.get_xdata()) == len(lab.model.marks)
     assert "block 2" in lab.numbers.value and "head 2 (shown)" in lab.numbers.value
 
 
@@ -515,11 +515,11 @@ def test_the_heads_lab_opens_and_shows_every_text_sentence_and_head_without_runn
     lab.block.value, lab.head.value = 3, 4
     monkeypatch.undo()
     assert not calls
-    live = heads.text_attention(lab.model["text"] - 1)
-    s = heads.sentences(lab.model["text"] - 1)[lab.model["sentence"] - 1]
-    expected = heads._map_grid(live.maps[lab.model["sentence"] - 1][2, 3], s)
-    np.testing.assert_array_equal(lab.model["grid"], expected)
-    assert lab.model["whole"] == heads.perplexities(lab.model["text"] - 1, live.losses)
+    live = heads.text_attention(lab.model.text - 1)
+    s = heads.sentences(lab.model.text - 1)[lab.model.sentence - 1]
+    expected = heads._map_grid(live.maps[lab.model.sentence - 1][2, 3], s)
+    np.testing.assert_array_equal(lab.model.grid, expected)
+    assert lab.model.whole == heads.perplexities(lab.model.text - 1, live.losses)
 
 
 def test_moving_the_head_or_the_sentence_is_a_blit_once_each_length_was_drawn():
@@ -528,10 +528,10 @@ def test_moving_the_head_or_the_sentence_is_a_blit_once_each_length_was_drawn():
     for value in (2, 3, 4, 1):
         lab.head.value = value
         assert lab.view.last == "blit", lab.view.why
-    drawn = {len(lab.model["words"])}                        # each sentence length has its own scale
+    drawn = {len(lab.model.words)}                        # each sentence length has its own scale
     for number in range(1, len(lab.sentence.options) + 1):
         lab.sentence.value = number
-        rows = len(lab.model["words"])
+        rows = len(lab.model.words)
         assert lab.view.last == ("blit" if rows in drawn else "full"), lab.view.why
         drawn.add(rows)
     for number in range(1, len(lab.sentence.options) + 1):

@@ -108,7 +108,9 @@ def settings(name: str, found: list):
 
 
 def _fields(model):
-    """A lab's model as a dict: a NamedTuple result (labs/README.md allows either) by its fields."""
+    """A lab's model (a frozen dataclass, labs/README.md) as a dict of its fields, one level deep."""
+    if dataclasses.is_dataclass(model):
+        return {f.name: getattr(model, f.name) for f in dataclasses.fields(model)}
     return model._asdict() if hasattr(model, "_asdict") else model
 
 

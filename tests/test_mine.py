@@ -115,7 +115,7 @@ def _same(lab_factory, ex_id, numbers, tick_setup=None):
 def test_temperature_lab_weighs_the_words_with_the_learners_softmax():
     from labs.start.temperature import TemperatureLab
 
-    lab = _same(TemperatureLab, "stable-softmax", lambda m: [m["weights"], m["top_share"]])
+    lab = _same(TemperatureLab, "stable-softmax", lambda m: [m.weights, m.top_share])
     lab.slider.value = lab.slider.min                       # a low temperature: large scores, still theirs
     assert lab.own.running_own and "called" in _badge(lab) and "softmax(array (1, 5))" in _badge(lab)
 
@@ -123,9 +123,9 @@ def test_temperature_lab_weighs_the_words_with_the_learners_softmax():
 def test_position_table_lab():
     from labs.positional.table import PositionTableLab
 
-    lab = _same(PositionTableLab, "position-table", lambda m: [m["table"], m["values"]])
+    lab = _same(PositionTableLab, "position-table", lambda m: [m.table, m.values])
     lab.d_slider.value, lab.length_slider.value = 64, 64
-    assert lab.own.running_own and lab.model["table"].shape == (64, 64)
+    assert lab.own.running_own and lab.model.table.shape == (64, 64)
 
 
 def test_shuffle_lab_with_positions():
@@ -133,7 +133,7 @@ def test_shuffle_lab_with_positions():
 
     def positions_on(lab):
         lab.positions.value = True
-    lab = _same(ShuffleLab, "position-table", lambda m: [m["out_before"], m["out_after"], m["change"]],
+    lab = _same(ShuffleLab, "position-table", lambda m: [m.out_before, m.out_after, m.change],
                 positions_on)
     lab.positions.value = False
     assert "this setting runs no function of yours" in _badge(lab) and not lab.own.running_own
@@ -146,37 +146,37 @@ def test_rotary_lab_both_pairings(pairing):
     def choose(lab):
         lab.pairing.value = pairing
         lab.base_slider.value = 100.0
-    _same(RotaryLab, "rope-rotation", lambda m: [m["curve"], m["together"], m["score"], m["q_after"]], choose)
+    _same(RotaryLab, "rope-rotation", lambda m: [m.curve, m.together, m.score, m.q_after], choose)
 
 
 def test_remove_activation_lab_draws_its_one_matrix_lines_with_the_learners_one_matrix():
     from labs.ffn.remove_activation import RemoveActivationLab
 
-    lab = _same(RemoveActivationLab, "one-matrix", lambda m: [m["straight"], m["W"], m["b"], m["difference"]])
+    lab = _same(RemoveActivationLab, "one-matrix", lambda m: [m.straight, m.W, m.b, m.difference])
     for activation in ("none", "relu"):                  # both settings draw the one-matrix lines
         lab.activation.value = activation
         lab.width.value = lab.width.max
         assert lab.own.running_own and "called" in _badge(lab)
     lab.activation.value = "none"
-    assert lab.model["matches"], "with the learner's one_matrix the lines lie on the curves"
+    assert lab.model.matches, "with the learner's one_matrix the lines lie on the curves"
 
 
 def test_remove_activation_lab_falls_back_from_a_one_matrix_with_its_bias_left_out():
     from labs.ffn.remove_activation import RemoveActivationLab
 
     lab = RemoveActivationLab(activation="none")
-    reference = lab.model["straight"].copy()
+    reference = lab.model.straight.copy()
     ns = run_cell("def one_matrix(W_up, b_up, W_down, b_down):\n    return W_up @ W_down\n", "import numpy as np\n")
     own.remember("one-matrix", ns["one_matrix"])         # as if it had passed, then was edited
     lab.own.checkbox.value = True
     assert not lab.own.running_own and "course-own-fallback" in _badge(lab) and "shape" in _badge(lab)
-    np.testing.assert_allclose(lab.model["straight"], reference)
+    np.testing.assert_allclose(lab.model.straight, reference)
 
 
 def test_axis_lab():
     from labs.norms.which_axis import AxisLab
 
-    lab = _same(AxisLab, "layer-norm-fix", lambda m: [m["out"], m["means"], m["stds"]])
+    lab = _same(AxisLab, "layer-norm-fix", lambda m: [m.out, m.means, m.stds])
     lab.how.value = "column"
     lab.value.value = lab.value.max
     assert lab.own.running_own
@@ -188,7 +188,7 @@ def test_stack_lab_uses_the_norm_of_its_mode(mode, ex_id):
 
     def choose(lab):
         lab.mode.value = mode
-    lab = _same(StackLab, ex_id, lambda m: [m["lengths"][np.isfinite(m["lengths"])]], choose)
+    lab = _same(StackLab, ex_id, lambda m: [m.lengths[np.isfinite(m.lengths)]], choose)
     lab.mode.value = "plain"
     assert "this setting runs no function of yours" in _badge(lab)
     other = "pre-rms" if ex_id == "layer-norm-fix" else "pre-layer"
@@ -199,12 +199,12 @@ def test_stack_lab_uses_the_norm_of_its_mode(mode, ex_id):
 def test_calculator_lab_counts_models_with_a_plain_ffn_and_shared_keys_and_values():
     from labs.decoder.calculator import CalculatorLab, calculator_model
 
-    lab = _same(CalculatorLab, "grouped-parameters", lambda m: [m["total"], m["depth2"], m["width2"], m["mib"]])
+    lab = _same(CalculatorLab, "grouped-parameters", lambda m: [m.total, m.depth2, m.width2, m.mib])
     lab.kv_heads.value = 4                                  # grouped-query attention: still theirs
-    assert lab.own.running_own and lab.model["total"] == calculator_model(kv_heads=4)["total"] == 100_092_672
+    assert lab.own.running_own and lab.model.total == calculator_model(kv_heads=4).total == 100_092_672
     lab.gated.value = True
     assert not lab.own.running_own and "course-own-not-here" in _badge(lab)
-    assert "gated FFN" in _badge(lab) and lab.model["ok"]
+    assert "gated FFN" in _badge(lab) and lab.model.ok
 
 
 # ---------------------------------------------------------------- falling back
@@ -221,7 +221,7 @@ def test_a_broken_function_makes_the_lab_fall_back_with_a_message(kind):
     from labs.norms.which_axis import AxisLab
 
     lab = AxisLab()
-    reference = lab.model["out"].copy()
+    reference = lab.model.out.copy()
     ns = run_cell(BROKEN[kind], "import numpy as np\n")
     own.remember("layer-norm-fix", ns["layer_norm"])      # as if it had passed, then was edited
     lab.own.checkbox.value = True
@@ -229,9 +229,9 @@ def test_a_broken_function_makes_the_lab_fall_back_with_a_message(kind):
     badge = _badge(lab)
     assert "course-own-fallback" in badge and "the course's" in badge and "Traceback" not in badge
     assert {"raises": "RuntimeError", "wrong shape": "shape", "nan": "NaN"}[kind] in badge
-    np.testing.assert_allclose(lab.model["out"], reference)
+    np.testing.assert_allclose(lab.model.out, reference)
     lab.value.value = -4.0                                # every later setting still works
-    assert np.all(np.isfinite(lab.model["out"]))
+    assert np.all(np.isfinite(lab.model.out))
 
 
 def test_a_failed_recheck_makes_a_running_lab_fall_back():
@@ -251,7 +251,7 @@ def test_a_failed_recheck_makes_a_running_lab_fall_back():
 def test_flow_lab_runs_the_learners_causal_weights():
     from labs.decoder.layer_flow import FlowLab
 
-    lab = _same(FlowLab, "cached-causal-weights", lambda m: [m["sizes"], m["alike"], m["leaks"], m["output"]])
+    lab = _same(FlowLab, "cached-causal-weights", lambda m: [m.sizes, m.alike, m.leaks, m.output])
     lab.toggles["causal"].value = False                  # no mask computed: nothing of theirs runs
     assert not lab.own.running_own and "this setting runs no function of yours" in _badge(lab)
     lab.toggles["causal"].value = True
@@ -262,13 +262,13 @@ def test_flow_lab_falls_back_from_a_causal_mask_that_reads_the_future():
     from labs.decoder.layer_flow import FlowLab
 
     lab = FlowLab()
-    reference = lab.model["output"].copy()
+    reference = lab.model.output.copy()
     ns = run_cell("def causal_weights(scores):\n    return scores[..., :1]\n", "import numpy as np\n")
     own.remember("cached-causal-weights", ns["causal_weights"])
     lab.own.checkbox.value = True
     badge = _badge(lab)
     assert not lab.own.running_own and "course-own-fallback" in badge and "Traceback" not in badge
-    np.testing.assert_allclose(lab.model["output"], reference)
+    np.testing.assert_allclose(lab.model.output, reference)
 
 
 # ---------------------------------------------------------------- the learner sees their code run

@@ -187,21 +187,21 @@ def test_temperature_model_is_sensible_at_every_setting():
 
     for t in [T_MIN, 0.3, 1.0, 2.5, T_MAX, 0.0, -1.0, float("nan"), 1e6]:
         m = temperature_model(t)
-        assert np.isfinite(m["weights"]).all() and m["weights"].sum() == pytest.approx(1.0)
-        assert m["verdict"] and "nan" not in m["verdict"].lower()
-    assert "hard choice" in temperature_model(T_MIN)["verdict"]
-    assert "flattened towards an even split" in temperature_model(1e6)["verdict"]
-    assert "leads with 56%" in temperature_model(1.0)["verdict"]
+        assert np.isfinite(m.weights).all() and m.weights.sum() == pytest.approx(1.0)
+        assert m.verdict and "nan" not in m.verdict.lower()
+    assert "hard choice" in temperature_model(T_MIN).verdict
+    assert "flattened towards an even split" in temperature_model(1e6).verdict
+    assert "leads with 56%" in temperature_model(1.0).verdict
 
 
 def test_each_temperature_verdict_shows_somewhere_on_the_slider():
     from labs.start.temperature import T_MAX, T_MIN, temperature_model
 
     steps = np.arange(T_MIN, T_MAX + 1e-9, 0.05)                  # the slider's values
-    verdicts = [temperature_model(t)["verdict"] for t in steps]
+    verdicts = [temperature_model(t).verdict for t in steps]
     for kind in ("hard choice", "leads with", "flattened towards an even split"):
         assert any(kind in v for v in verdicts), kind
-    assert "flattened towards an even split" in temperature_model(T_MAX)["verdict"]
+    assert "flattened towards an even split" in temperature_model(T_MAX).verdict
 
 
 def test_temperature_lab_redraws_in_place():
@@ -215,7 +215,7 @@ def test_temperature_lab_redraws_in_place():
     lab.slider.value = 0.3
     assert lab.view.figure is fig and lab.bars.artist is bars and lab.view.image is image
     assert lab.view.renders == renders + 1 and image.value != first_png
-    assert list(lab.bars.heights) == pytest.approx(list(lab.model["weights"]))
+    assert list(lab.bars.heights) == pytest.approx(list(lab.model.weights))
     assert "hard choice" in lab.verdict.value
     ax = lab.ax
     assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()

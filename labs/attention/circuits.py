@@ -14,8 +14,8 @@ Model: ``circuits_model`` (a ``CircuitsResult``). View: ``CircuitsLab``. Root wi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from engine.presentation.tables import table
 
 from engine.kit.figure_view import cell_grid, set_cells, set_changed
 from engine.kit.layout import choice, controls, lab_root, menu, numbers_widget, verdict_widget
+from engine.kit.result import Result
 from lib import circuits, model
 
 TEXTS = ("copy b d a e | b d a e .", "reverse g a b | b a g .", "9 minus 4 is 5 .",
@@ -82,7 +83,8 @@ def raises_by_chance(draws: int = 100, seed: int = 0) -> np.ndarray:
     return (np.diagonal(read_through_embedding(ov), axis1=-2, axis2=-1) > 0).sum(axis=-1)
 
 
-class Looks(NamedTuple):
+@dataclass(frozen=True)
+class Looks:
     """Where the heads of one block look on a text, each a (heads,) mean weight: ``previous`` on the
     token just before (rows 1 ... n − 1), ``itself`` on the token itself (every row), ``first``
     on the text's first token (rows 1 ... n − 1)."""
@@ -99,7 +101,8 @@ def looks(maps: np.ndarray) -> Looks:
                  maps[:, 1:, 0].mean(axis=-1))
 
 
-class CircuitsResult(NamedTuple):
+@dataclass(frozen=True)
+class CircuitsResult(Result):
     """One setting of the lab (block and head counted from 1, as the lab shows them).
 
     words: the text's tokens; grid: (LONGEST, LONGEST) the head's map, NaN beyond the text and

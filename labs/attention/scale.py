@@ -11,8 +11,8 @@ Model: ``scale_model`` (a ``ScaleResult``). View: ``ScaleLab``. Root widget: ``s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from engine.presentation.html import plain
 from engine.presentation.numbers import fixed, number, percentage
 
 from engine.kit.layout import controls, lab_root, pick_slider, switch, verdict_widget
+from engine.kit.result import Result
 from lib.attention import softmax
 
 WIDTHS = (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)     # d, the numbers of a query and of a key
@@ -43,7 +44,8 @@ def raw_scores(d: int) -> np.ndarray:
     return scores
 
 
-class Measured(NamedTuple):
+@dataclass(frozen=True)
+class Measured:
     """What one width gives: ``spread`` the standard deviation of the scores, ``top`` the largest
     weight of each query averaged over the queries, ``weights`` query 0's weights largest first."""
     spread: float
@@ -61,7 +63,8 @@ def measured(d: int, divided: bool) -> Measured:
     return Measured(float(scores.std()), float(weights.max(axis=-1).mean()), first)
 
 
-class ScaleResult(NamedTuple):
+@dataclass(frozen=True)
+class ScaleResult(Result):
     """One setting of the lab.
 
     d, divided: the width and whether the scores are divided by √d; root_d: √d.

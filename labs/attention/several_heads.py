@@ -16,8 +16,8 @@ Model: ``several_heads_model`` (a ``HeadsResult``). View: ``SeveralHeadsLab``. R
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from engine.presentation.numbers import count, fixed, number, readout
 from engine.presentation.tables import table
 
 from engine.kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
+from engine.kit.result import Result
 from lib.attention import attention
 
 TOKENS = ("9", "minus", "4", "is")
@@ -48,7 +49,8 @@ def constructed_weights(heads: int, first: float, second: float) -> tuple:
     return Wq, eye, eye, eye
 
 
-class Cost(NamedTuple):
+@dataclass(frozen=True)
+class Cost:
     """What a layer of 4 numbers costs with ``heads`` heads: ``parameters`` in W_Q, W_K, W_V and
     W_O; ``grid_numbers`` the scores of one text of 4 tokens (one 4 x 4 grid per head);
     ``rank`` the largest rank one head's W_Q W_Kᵀ can have (its head size)."""
@@ -63,7 +65,8 @@ def cost(heads: int) -> Cost:
     return Cost(heads, 4 * D_MODEL * D_MODEL, heads * len(TOKENS) ** 2, size)
 
 
-class HeadsResult(NamedTuple):
+@dataclass(frozen=True)
+class HeadsResult(Result):
     """One setting of the lab.
 
     heads: 1 or 2; first, second: the scores of 9 and of 4.

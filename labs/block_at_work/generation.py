@@ -7,12 +7,14 @@ Root widget: ``generation_lab()``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from lib import generate, model
 from engine.kit.layout import controls, lab_root, menu, numbers_widget, pick_slider, slider, verdict_widget
+from engine.kit.result import Result
 from engine.presentation.html import plain
 from engine.presentation.numbers import fixed, plural, readout
 from engine.presentation.tables import table
@@ -23,9 +25,33 @@ STEPS = 10                       # tokens at most; a continuation ends after its
 TOP_K = (("all", 0), ("1", 1), ("2", 2), ("3", 3), ("5", 5), ("10", 10), ("20", 20))
 
 
+@dataclass(frozen=True)
+class GenerationResult(Result):
+    """A prompt's continuation by the trained model.
+
+    ids, probabilities, chosen_from, kept: (tokens,) the tokens chosen, the model's probability
+    of each (before any change), its probability in the distribution it was drawn from, and how
+    many tokens that distribution kept.
+    """
+    prompt: str
+    temperature: float          # 0: greedy
+    top_k: int                  # 0: every token kept
+    top_p: float                # 1: every token kept
+    seed: int
+    ids: np.ndarray
+    words: list                 # the tokens chosen, as words
+    probabilities: np.ndarray
+    chosen_from: np.ndarray
+    kept: np.ndarray
+    joint: float                # the whole continuation's probability: their product
+    lowest: int                 # the entry of the least probable choice
+    lowest_number: int          # the same, counted from 1
+    verdict: str
+
+
 @lru_cache(maxsize=256)
 def generation_model(prompt: str = PROMPTS[0], temperature: float = 0.0, top_k: int = 0, top_p: float = 1.0,
-                     seed: int = 0) -> dict:
+                     seed: int = 0) -> GenerationResult:
     """The continuation of ``prompt`` (one of PROMPTS) by at most STEPS tokens, stopping after
     ".": temperature 0 is greedy; top_k 0 keeps every token, top_p 1 keeps them all. Returns the
     tokens chosen, the model's probability of each (before any change), its probability in the
@@ -48,9 +74,9 @@ def generation_model(prompt: str = PROMPTS[0], temperature: float = 0.0, top_k: 
                f"choice is \u201c{words[lowest]}\u201d, token {lowest + 1}, with probability "
                f"{fixed(out.probabilities[lowest])}; the whole continuation has probability {fixed(joint, 3)} "
                f"under the model.")
-    return {"prompt": prompt, "temperature": temperature, "top_k": top_k, "top_p": top_p, "seed": int(seed),
-            "ids": out.ids, "words": words, "probabilities": out.probabilities, "chosen_from": out.chosen_from,
-            "kept": kept, "joint": joint, "lowest": lowest, "lowest_number": lowest + 1, "verdict": verdict}
+    return GenerationResult(prompt=prompt, temperature=temperature, top_k=top_k, top_p=top_p, seed=int(seed),
+                            ids=out.ids, words=words, probabilities=out.probabilities, chosen_from=out.chosen_from,
+                            kept=kept, joint=joint, lowest=lowest, lowest_number=lowest + 1, verdict=verdict)
 
 
 class GenerationLab:
@@ -94,17 +120,17 @@ class GenerationLab:
             control.observe(lambda _c: self.update(), names="value")
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> GenerationResult:
         m = generation_model(self.prompt.value, self.temperature.value, self.top_k.value, self.top_p.value,
                              self.seed.value)
-        self.model_p.set(m["probabilities"])
-        self.drawn_p.set(m["chosen_from"])
+        self.model_p.set(m.probabilities)
+        self.drawn_p.set(m.chosen_from)
         for i, text in enumerate(self.words):
-            text.set_text(m["words"][i] if i < len(m["words"]) else "")
+            text.set_text(m.words[i] if i < len(m.words) else "")
         self.view.redraw()
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         rows = [[str(i + 1), word, fixed(p), fixed(q), plural(int(k), "token")]
-                for i, (word, p, q, k) in enumerate(zip(m["words"], m["probabilities"], m["chosen_from"], m["kept"]))]
+                for i, (word, p, q, k) in enumerate(zip(m.words, m.probabilities, m.chosen_from, m.kept))]
         self.numbers.value = table(rows, header=["token", "chosen", "model's probability", "drawn with",
                                                  "kept to draw from"], mono_columns=(2, 3))
         self.model = m

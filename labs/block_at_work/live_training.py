@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from lib.train import LiveTraining, current_token_loss
 from engine.kit.layout import choice, controls, lab_root, numbers_widget, pick_slider, switch, verdict_widget
+from engine.kit.result import Result
 from engine.presentation.html import plain
 from engine.presentation.numbers import count, fixed, number
 from engine.presentation.tables import table
@@ -28,8 +30,27 @@ RATES = (("0.001", 0.001), ("0.003", 0.003), ("0.01", 0.01), ("0.03", 0.03), ("0
 Y_TOP = 1.6                # the plot's top: a loss above it is drawn at it
 
 
+@dataclass(frozen=True)
+class TrainingSummary(Result):
+    """A live training run so far. losses: (steps,) its loss at each step."""
+    placement: str              # "pre" or "post"
+    lr: float
+    warmup: int                 # warm-up steps, 0 for none
+    setting: str                # the three in words
+    steps: int
+    losses: np.ndarray
+    now: float                  # the mean of the last window losses (NaN before a step)
+    first: float                # the mean of the first window losses
+    baseline: float             # the loss of copying the current token
+    window: int
+    steps_per_second: float
+    whole_steps_per_second: int
+    diverged: bool
+    verdict: str
+
+
 def training_summary(losses, baseline: float, placement: str = "pre", lr: float = 0.01, warmup: int = 0,
-                     seconds: float = 0.0) -> dict:
+                     seconds: float = 0.0) -> TrainingSummary:
     """What the losses of a run so far say: its steps, the mean of the last WINDOW losses, the
     loss of a model that copies the current token instead (``baseline``), the steps per second
     (``seconds`` spent stepping) and the verdict."""
@@ -38,9 +59,10 @@ def training_summary(losses, baseline: float, placement: str = "pre", lr: float 
     setting = f"{placement}-norm, learning rate {number(lr, 3)}" + (f", warm-up over {warmup} steps" if warmup else "")
     given = {"placement": placement, "lr": float(lr), "warmup": int(warmup), "setting": setting}
     if not steps:
-        return {**given, "steps": 0, "losses": losses, "now": float("nan"), "first": float("nan"), "baseline": baseline,
-                "steps_per_second": 0.0, "diverged": False, "verdict":
-                f"{setting}: no step yet. Press start; copying the current token would score {fixed(baseline)}."}
+        return TrainingSummary(**given, steps=0, losses=losses, now=float("nan"), first=float("nan"),
+                               baseline=baseline, window=0, steps_per_second=0.0, whole_steps_per_second=0,
+                               diverged=False, verdict=f"{setting}: no step yet. Press start; copying the current "
+                                                       f"token would score {fixed(baseline)}.")
     now, first = float(np.mean(losses[-WINDOW:])), float(np.mean(losses[:WINDOW]))
     rate = steps / seconds if seconds > 0 else 0.0
     diverged = not np.isfinite(now)
@@ -53,12 +75,13 @@ def training_summary(losses, baseline: float, placement: str = "pre", lr: float 
                    f"current token.")
     if rate:
         verdict += f" Here {count(int(rate))} steps a second."
-    return {**given, "steps": steps, "losses": losses, "now": now, "first": first, "baseline": baseline,
-            "window": min(WINDOW, steps), "steps_per_second": rate, "whole_steps_per_second": int(rate), "diverged": diverged, "verdict": verdict}
+    return TrainingSummary(**given, steps=steps, losses=losses, now=now, first=first, baseline=baseline,
+                           window=min(WINDOW, steps), steps_per_second=rate, whole_steps_per_second=int(rate),
+                           diverged=diverged, verdict=verdict)
 
 
 def live_training_model(placement: str = "pre", lr: float = 0.01, warmup: bool = False,
-                        steps: int = MAX_STEPS) -> dict:
+                        steps: int = MAX_STEPS) -> TrainingSummary:
     """A whole run of ``steps`` steps with these settings (the lab's run, played at once)."""
     run = LiveTraining(placement=placement, lr=lr, warmup=WARMUP if warmup else 0)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -112,7 +135,7 @@ class LiveTrainingLab:
         self.run, self.seconds = None, 0.0
         self.reset(keep=False)
 
-    def reset(self, keep: bool = True) -> dict:
+    def reset(self, keep: bool = True) -> TrainingSummary:
         """A new run with the settings shown; the run so far becomes "the run before"."""
         if keep and self.run is not None:
             self.before.set_data(np.arange(1, len(self.run.losses) + 1), np.minimum(self.run.losses, Y_TOP))
@@ -121,7 +144,7 @@ class LiveTrainingLab:
         self.seconds = 0.0
         return self.update()
 
-    def frame(self) -> dict:
+    def frame(self) -> TrainingSummary:
         """STEPS_PER_FRAME steps (fewer at the end of the run), then the redraw."""
         left = MAX_STEPS - len(self.run.losses)
         if left > 0:
@@ -155,17 +178,17 @@ class LiveTrainingLab:
     def _buttons(self) -> None:
         self.start.description, self.start.icon = ("stop", "pause") if self.running else ("start", "play")
 
-    def update(self) -> dict:
+    def update(self) -> TrainingSummary:
         losses = np.asarray(self.run.losses, dtype=float)
         m = training_summary(losses, current_token_loss(self.run.task), self.run.placement, self.run.lr,
                              self.run.warmup, self.seconds)
         self.line.set_data(np.arange(1, len(losses) + 1), np.minimum(np.nan_to_num(losses, nan=Y_TOP), Y_TOP))
-        self.title.set_text(f"copying the previous token: {m['setting']}")
+        self.title.set_text(f"copying the previous token: {m.setting}")
         self.view.redraw()
-        self.verdict.value = plain(m["verdict"])
-        self.numbers.value = table([["steps", str(m["steps"])], ["loss now", fixed(m["now"]) if m["steps"] else "none yet"],
-                                    ["copying the current token", fixed(m["baseline"])],
-                                    ["steps a second here", count(int(m["steps_per_second"]))]],
+        self.verdict.value = plain(m.verdict)
+        self.numbers.value = table([["steps", str(m.steps)], ["loss now", fixed(m.now) if m.steps else "none yet"],
+                                    ["copying the current token", fixed(m.baseline)],
+                                    ["steps a second here", count(int(m.steps_per_second))]],
                                    header=["", ""])
         self.model = m
         return m

@@ -8,12 +8,14 @@ every stream). View: ``LensLab``. Root widget: ``lens_lab()``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from lib import model
 from engine.kit.layout import controls, lab_root, menu, numbers_widget, verdict_widget
+from engine.kit.result import Result
 from engine.presentation.html import plain
 from engine.presentation.numbers import fixed
 from engine.presentation.tables import table
@@ -26,8 +28,28 @@ TEXTS = {"copy": ("copy b d a e | b d a e .", "|"), "reverse": ("reverse c a h e
 ANSWERABLE = 0.5           # "answerable": the right token's mean probability reaches this
 
 
+@dataclass(frozen=True)
+class LensResult(Result):
+    """The logit lens on one text's answer.
+
+    rows: (answers,) the positions whose next token is part of the answer; p: (layers + 1,
+    answers) the right next token's probability read from the stream after the embedding (row 0)
+    and after each block; mean: (layers + 1,) its mean per stream.
+    """
+    text: str                   # a key of TEXTS
+    words: str
+    ids: np.ndarray
+    rows: np.ndarray
+    p: np.ndarray
+    mean: np.ndarray
+    block: int | None           # the first stream whose mean reaches threshold (0: the embedding)
+    answers: int
+    threshold: float
+    verdict: str
+
+
 @lru_cache(maxsize=len(TEXTS))
-def lens_model(text: str = "copy") -> dict:
+def lens_model(text: str = "copy") -> LensResult:
     """The logit lens on one of TEXTS: p[i, t], the probability of token t + 1 read from the
     stream after the embedding (i = 0) and after block i, for the predictions of the answer (from
     the token after which it starts to the end); their mean per stream; the first stream whose
@@ -48,8 +70,8 @@ def lens_model(text: str = "copy") -> dict:
                f"{len(rows)} answer predictions is {fixed(mean[0])} read from the embedding and "
                f"{fixed(mean[-1])} after the last block; {where} first makes it at least {fixed(ANSWERABLE, 1)} "
                + (f"({fixed(mean[block])})." if block is not None else "."))
-    return {"text": text, "words": words, "ids": ids, "rows": rows, "p": p, "mean": mean, "block": block,
-            "answers": len(rows), "threshold": ANSWERABLE, "verdict": verdict}
+    return LensResult(text=text, words=words, ids=ids, rows=rows, p=p, mean=mean, block=block,
+                      answers=len(rows), threshold=ANSWERABLE, verdict=verdict)
 
 
 class LensLab:
@@ -61,7 +83,7 @@ class LensLab:
         layers = model.config().layers
         self.text = menu(list(TEXTS), text, "text")
         self.verdict, self.numbers = verdict_widget(), numbers_widget()
-        most = max(len(lens_model(t)["rows"]) for t in TEXTS)
+        most = max(len(lens_model(t).rows) for t in TEXTS)
         fig = new_figure(6.4, 3.0)
         ax = fig.add_subplot()
         self.mesh = cell_grid(ax, np.full((layers + 1, most), np.nan), cmap="viridis", vmin=0, vmax=1)
@@ -88,21 +110,21 @@ class LensLab:
         self.text.observe(lambda _c: self.update(), names="value")
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> LensResult:
         from engine.kit.figure_view import set_cells
 
         m = lens_model(self.text.value)
-        grid = np.full((len(m["p"]), self.most), np.nan)
-        grid[:, :m["p"].shape[1]] = m["p"]
+        grid = np.full((len(m.p), self.most), np.nan)
+        grid[:, :m.p.shape[1]] = m.p
         set_cells(self.mesh, np.ma.masked_invalid(grid))
         vocab = model.vocab()
-        targets = [vocab[i] for i in m["ids"][m["rows"] + 1]]
+        targets = [vocab[i] for i in m.ids[m.rows + 1]]
         for j, text in enumerate(self.words):
             text.set_text(targets[j] if j < len(targets) else "")
         self.view.redraw()
-        self.verdict.value = plain(m["verdict"])
-        names = ["embedding"] + [f"after block {i}" for i in range(1, len(m["mean"]))]
-        self.numbers.value = table([[name, fixed(v)] for name, v in zip(names, m["mean"])],
+        self.verdict.value = plain(m.verdict)
+        names = ["embedding"] + [f"after block {i}" for i in range(1, len(m.mean))]
+        self.numbers.value = table([[name, fixed(v)] for name, v in zip(names, m.mean)],
                                    header=["stream", "mean probability of the right token"])
         self.model = m
         return m

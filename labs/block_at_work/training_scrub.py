@@ -7,6 +7,7 @@ Model: ``scrub_model`` (``lib.training_record``). View: ``ScrubLab``. Root widge
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -14,6 +15,7 @@ import numpy as np
 from lib import model
 from lib.training_record import first_step, record
 from engine.kit.layout import controls, lab_root, menu, numbers_widget, pick_slider, verdict_widget
+from engine.kit.result import Result
 from engine.presentation.html import plain
 from engine.presentation.numbers import fixed
 from engine.presentation.tables import table
@@ -53,7 +55,31 @@ def _maps_step(step: int) -> int:
     return int(steps[max(0, np.searchsorted(steps, step, side="right") - 1)])
 
 
-def scrub_model(step: int = 0, probe: int = 0) -> dict:
+@dataclass(frozen=True)
+class ScrubResult(Result):
+    """The training record at one checkpoint, on one probe text.
+
+    previous_map, induction_map: (n, n) the two named heads' attention maps at maps_step;
+    loss, accuracy: (kinds,) by kind of prediction.
+    """
+    step: int
+    index: int                  # the checkpoint's entry in the record
+    probe: int
+    maps_step: int              # the latest step with maps at or before step
+    previous_map: np.ndarray
+    induction_map: np.ndarray
+    previous_score: float
+    induction_score: float
+    copy_accuracy: float
+    copy_loss: float
+    loss: np.ndarray
+    accuracy: np.ndarray
+    previous_head: tuple        # (block, head) counted from 1
+    induction_head: tuple
+    verdict: str
+
+
+def scrub_model(step: int = 0, probe: int = 0) -> ScrubResult:
     """The record at checkpoint ``step`` (snapped to a recorded one) on probe text ``probe``:
     loss and accuracy by kind, the two named heads' scores, their attention maps at the latest
     step with maps, and the verdict."""
@@ -71,10 +97,10 @@ def scrub_model(step: int = 0, probe: int = 0) -> dict:
                f"{pb + 1}'s head {ph + 1} puts {fixed(previous)} of its weight on the previous token; block "
                f"{ib + 1}'s head {ih + 1} puts {fixed(induction)} on the token after the earlier occurrence "
                f"(maps of step {at}).")
-    return {"step": step, "index": index, "probe": probe, "maps_step": at, "previous_map": maps[pb, ph],
-            "induction_map": maps[ib, ih], "previous_score": previous, "induction_score": induction,
-            "copy_accuracy": accuracy, "copy_loss": loss, "loss": r.loss[index], "accuracy": r.accuracy[index],
-            "previous_head": (pb + 1, ph + 1), "induction_head": (ib + 1, ih + 1), "verdict": verdict}
+    return ScrubResult(step=step, index=index, probe=probe, maps_step=at, previous_map=maps[pb, ph],
+                       induction_map=maps[ib, ih], previous_score=previous, induction_score=induction,
+                       copy_accuracy=accuracy, copy_loss=loss, loss=r.loss[index], accuracy=r.accuracy[index],
+                       previous_head=(pb + 1, ph + 1), induction_head=(ib + 1, ih + 1), verdict=verdict)
 
 
 class ScrubLab:
@@ -131,20 +157,20 @@ class ScrubLab:
         self.shown = None                  # the (maps step, probe) the maps show
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> ScrubResult:
         from engine.kit.figure_view import set_cells
 
         m = scrub_model(self.step.value, self.probe.value)
         for cursor in self.cursors:
-            cursor.set_xdata([m["step"], m["step"]])
-        if self.shown != (m["maps_step"], m["probe"]):          # the maps change at a dozen steps only
-            set_cells(self.prev_mesh, m["previous_map"])
-            set_cells(self.ind_mesh, m["induction_map"])
-            self.shown = (m["maps_step"], m["probe"])
+            cursor.set_xdata([m.step, m.step])
+        if self.shown != (m.maps_step, m.probe):          # the maps change at a dozen steps only
+            set_cells(self.prev_mesh, m.previous_map)
+            set_cells(self.ind_mesh, m.induction_map)
+            self.shown = (m.maps_step, m.probe)
         self.view.redraw()
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         kinds = record().kinds
-        self.numbers.value = table([[kind, fixed(m["loss"][i]), fixed(m["accuracy"][i])] for i, kind in enumerate(kinds)],
+        self.numbers.value = table([[kind, fixed(m.loss[i]), fixed(m.accuracy[i])] for i, kind in enumerate(kinds)],
                                    header=["kind of prediction", "loss", "accuracy"], mono_columns=(1, 2))
         self.model = m
         return m

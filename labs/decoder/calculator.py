@@ -13,16 +13,17 @@ from __future__ import annotations
 import numpy as np
 
 from engine.core.own import NotUsedHere, Use
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from lib.params import (ModelConfig, beyond_plain, count_parameters, doubled, gap_steps, kv_cache_per_token,
-                        mebibytes, training_memory)
+from lib.params import (ModelConfig, ParameterCount, beyond_plain, count_parameters, doubled, gap_steps,
+                        kv_cache_per_token, mebibytes, training_memory)
 from engine.presentation.html import plain
 from engine.presentation.numbers import byte_size, count, fixed, percentage, plural, readout, size
 from engine.presentation.tables import table
 
 from engine.kit.figure_view import set_changed
 from engine.kit.layout import controls, lab_root, menu, number_entry, numbers_widget, slider, verdict_widget
+from engine.kit.result import Result
 from .models import COURSE_EXAMPLE, TRAINED_MODEL, presets
 
 BYTES = {4: "4 (float32)", 2: "2 (bfloat16)", 1: "1 (int8)", 0.5: "0.5 (4-bit)"}
@@ -47,11 +48,49 @@ def memory_beyond_weights(config: ModelConfig, parameters: int, context: int, nb
             "training": {"float32": training_memory(parameters, 4), "bfloat16": training_memory(parameters, 2)}}
 
 
+@dataclass(frozen=True)
+class CalculatorResult(Result):
+    """A model's parameters by part, its memory, and the counts with the depth or width doubled.
+    When the sizes do not make a model, ``ok`` is False, the verdict says why and every field
+    after ``preset`` is None."""
+    ok: bool
+    verdict: str
+    preset: str | None                  # the preset counted, None for the sliders' sizes
+    config: ModelConfig | None = None
+    note: str | None = None             # what the count had to change, in words ("" for nothing)
+    count: ParameterCount | None = None     # the parameters by part
+    total: int | None = None            # parameters stored
+    active: int | None = None           # parameters a token uses (less than total with experts)
+    parts: dict | None = None           # parameters by part: "embedding", "attention", "FFN", ...
+    shares: dict | None = None          # each part's share of the total
+    mib: float | None = None            # the weights' memory at bytes per number
+    memory: str | None = None           # the same, in words
+    bytes: float | None = None          # bytes per number
+    weight_bytes: float | None = None
+    kib: float | None = None
+    gib: float | None = None
+    tib: float | None = None
+    depth2: int | None = None           # the total with twice the blocks, and twice the width
+    width2: int | None = None
+    depth2_ratio: float | None = None
+    width2_ratio: float | None = None
+    steps: list | None = None           # a preset's count step by step: (what, added, total so far)
+    gap: dict | None = None             # a preset against its published size, by name
+    published: float | None = None
+    published_active: float | None = None
+    asked_heads: int | None = None
+    cache_numbers: int | None = None    # the KV cache's numbers for one token
+    cache_token: float | None = None    # its bytes for one token and for ``context`` tokens
+    context: int | None = None
+    cache_context: float | None = None
+    training: dict | None = None        # training's memory by part, "float32" and "bfloat16"
+
+
 def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff: int = 3072,
                      vocab: int = 32000, gated: bool = False, tied: bool = True, biases: bool = False,
                      experts: int = 0, top_k: int = 0, bytes_per_number: float = 2,
                      preset: str | None = None, total=None, kv_heads: int | None = None,
-                     context: int = 2048) -> dict:
+                     context: int = 2048) -> CalculatorResult:
     """Count a model's parameters by part (``lib.params``), its memory in MiB, and the counts with
     the depth or the width doubled. With ``preset`` (a key of ``presets()``) the preset's full
     configuration is used and compared with its published size, step by step. Invalid sizes give
@@ -89,7 +128,7 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
                                  tied=bool(tied), biases=bool(biases), experts=int(experts),
                                  top_k=int(top_k) if int(experts) else 0)
     except (ValueError, TypeError) as problem:
-        return {"ok": False, "verdict": f"These sizes do not make a model: {problem}.", "preset": None}
+        return CalculatorResult(ok=False, verdict=f"These sizes do not make a model: {problem}.", preset=None)
     parameters = count_parameters(config)
     counter = None if total is _course_model_parameters else total    # the course's: count every part
     total, active = parameters.total, parameters.active
@@ -142,12 +181,12 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
                      f"({percentage(simple / published - 1, 1, signed=True)}); the model's details (below) "
                      f"bring it to {size(total)} ({percentage(total / published - 1, 1, signed=True)}).")
     beyond = memory_beyond_weights(config, total, config.context or context, nbytes)
-    return {"ok": True, "config": config, "preset": preset, "note": note, "count": parameters, "total": total,
-            "active": active, "parts": parts, "shares": shares, "mib": mib, "memory": memory, "bytes": nbytes,
-            "weight_bytes": total * nbytes, "kib": mib * 1024, "gib": mib / 1024, "tib": mib / 1024 ** 2, "depth2": depth2, "width2": width2,
-            "depth2_ratio": depth2 / total, "width2_ratio": width2 / total,
-            "steps": steps, "gap": gap, "published": published, "published_active": published_active,
-            "asked_heads": asked_heads, **beyond, "verdict": text}
+    return CalculatorResult(ok=True, verdict=text, preset=preset, config=config, note=note, count=parameters,
+                            total=total, active=active, parts=parts, shares=shares, mib=mib, memory=memory,
+                            bytes=nbytes, weight_bytes=total * nbytes, kib=mib * 1024, gib=mib / 1024,
+                            tib=mib / 1024 ** 2, depth2=depth2, width2=width2, depth2_ratio=depth2 / total,
+                            width2_ratio=width2 / total, steps=steps, gap=gap, published=published,
+                            published_active=published_active, asked_heads=asked_heads, **beyond)
 
 
 def _count_with(counter, config: ModelConfig):
@@ -156,13 +195,13 @@ def _count_with(counter, config: ModelConfig):
                    config.kv_heads or config.heads)
 
 
-def memory_rows(m: dict) -> tuple[list, list]:
+def memory_rows(m: CalculatorResult) -> tuple[list, list]:
     """The memory tables' rows: the weights and the KV cache for one token and for the context;
     then training with AdamW by part, in float32 and in bfloat16 with a float32 copy."""
-    cache = [(f"weights, {plural(m['bytes'], 'byte')} per number", byte_size(m["total"] * m["bytes"])),
-             (f"KV cache, one token ({count(m['cache_numbers'])} numbers)", byte_size(m["cache_token"])),
-             (f"KV cache, {plural(m['context'], 'token')}", byte_size(m["cache_context"]))]
-    single, mixed = m["training"]["float32"], m["training"]["bfloat16"]
+    cache = [(f"weights, {plural(m.bytes, 'byte')} per number", byte_size(m.total * m.bytes)),
+             (f"KV cache, one token ({count(m.cache_numbers)} numbers)", byte_size(m.cache_token)),
+             (f"KV cache, {plural(m.context, 'token')}", byte_size(m.cache_context))]
+    single, mixed = m.training["float32"], m.training["bfloat16"]
     training = [(label, *(byte_size(getattr(t, part)) if getattr(t, part) else "none" for t in (single, mixed)))
                 for label, part in (("weights", "weights"), ("gradients", "gradients"),
                                     ("float32 copy of the weights", "master_copy"),
@@ -289,13 +328,13 @@ class CalculatorLab:
                 self._setting = False
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> CalculatorResult:
         preset = None if self.preset.value == self.CUSTOM else self.preset.value
         values = {key: control.value for key, control in self.sizes.items()}
         nbytes = self.bytes.value
         m = self.own.run(lambda total: calculator_model(**values, bytes_per_number=nbytes, preset=preset,
                                                          total=total))
-        if not m["ok"]:
+        if not m.ok:
             for bar in self.part_bars:
                 set_changed(bar, width=0)
             for bar in self.double_bars:
@@ -305,43 +344,43 @@ class CalculatorLab:
             self.gap.value = ""
         else:
             for i, name in enumerate(self.part_names):
-                share = m["shares"][name]
+                share = m.shares[name]
                 set_changed(self.part_bars[i], width=share)
-            totals = [m["total"], m["depth2"], m["width2"]]
+            totals = [m.total, m.depth2, m.width2]
             for bar, value in zip(self.double_bars, totals):
                 set_changed(bar, height=value / totals[0])
-            name = m["preset"] or "custom"
-            c = m["count"]
-            parts = [(part, size(m["parts"][part]), percentage(m["shares"][part], 1, floor=True))
+            name = m.preset or "custom"
+            c = m.count
+            parts = [(part, size(m.parts[part]), percentage(m.shares[part], 1, floor=True))
                      for part in self.part_names]
-            parts += [("twice the blocks", size(m["depth2"]), f"\u00d7{fixed(m['depth2'] / totals[0])}"),
-                      ("twice the width", size(m["width2"]), f"\u00d7{fixed(m['width2'] / totals[0])}")]
-            rows = [(name, f"{size(m['total'])} parameters, {m['memory']}"),
+            parts += [("twice the blocks", size(m.depth2), f"\u00d7{fixed(m.depth2 / totals[0])}"),
+                      ("twice the width", size(m.width2), f"\u00d7{fixed(m.width2 / totals[0])}")]
+            rows = [(name, f"{size(m.total)} parameters, {m.memory}"),
                     ("embedding table", count(c.embedding)), ("position table", count(c.positions)),
                     ("output layer (0 if tied)", count(c.output)), ("attention, all blocks", count(c.attention)),
                     ("FFN, all blocks", count(c.ffn)), ("router", count(c.router)),
                     ("norms (2 per block + final)", count(c.norms)), ("total", count(c.total))]
-            if m["active"] != m["total"]:
-                rows.append(("used per token", count(m["active"])))
+            if m.active != m.total:
+                rows.append(("used per token", count(m.active)))
             self.numbers.value = (table(parts, header=("part", "parameters", "share of the total"),
                                         mono_columns=(1, 2)) + table(rows))
             cache, training = memory_rows(m)
             self.beyond.value = (table(cache, header=("memory", "bytes"))
                                  + table(training, header=("training with AdamW", "float32",
                                                            "bfloat16 + float32 copy"), mono_columns=(1, 2)))
-            if m["steps"]:
+            if m.steps:
                 lines = [(what, f"+{size(added)}" if added >= 0 else f"\u2212{size(-added)}", size(total))
-                         for what, added, total in m["steps"]]
-                if m["published"]:
-                    said = "in its weights file" if m["preset"] == TRAINED_MODEL else "published"
-                    lines.append((said, "", size(m["published"])))
-                if m["published_active"]:
-                    lines.append(("published, used per token", "", size(m["published_active"])))
+                         for what, added, total in m.steps]
+                if m.published:
+                    said = "in its weights file" if m.preset == TRAINED_MODEL else "published"
+                    lines.append((said, "", size(m.published)))
+                if m.published_active:
+                    lines.append(("published, used per token", "", size(m.published_active)))
                 self.gap.value = table(lines, header=(f"from the simple count to {name}", "adds", "total"))
             else:
                 self.gap.value = ""
         self.view.redraw()
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

@@ -10,7 +10,7 @@ Model: ``flow_model`` (``lib.block.decoder``, with the learner's ``causal_weight
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -29,6 +29,7 @@ from engine.presentation.tables import table
 
 from engine.kit.figure_view import decades, set_limits, whole_ticks
 from engine.kit.layout import controls, lab_root, menu, slider, switch, verdict_widget
+from engine.kit.result import Result
 
 PARTS = {"positions": "position vectors", "attention": "attention", "causal": "causal mask",
          "residual": "residual add", "norms": "norms", "ffn": "FFN", "final_norm": "final norm"}
@@ -119,8 +120,48 @@ def _options(parts: dict, weigh) -> dict:
                 norm="rms", activation="gelu", causal_weights=weigh)
 
 
+@dataclass(frozen=True)
+class FlowRun(Result):
+    """The sentence through a stack of blocks, per block and at the top.
+
+    sizes, alike, leaks: (depth + 1,) before the first block and after each: the stream's size
+    (RMS, NaN once it overflowed), how alike the words are (mean cosine similarity) and how far
+    word 1 moves when the last word changes. output: (words, d_model) the top's output.
+    """
+    sizes: np.ndarray
+    alike: np.ndarray
+    leaks: np.ndarray
+    overflow_at: int | None     # the first stream with a number that is not finite
+    vanished_at: int | None     # the first stream whose size is below VANISHED
+    output: np.ndarray
+    output_size: float
+    leak: float                 # how far word 1's output moves when the last word changes
+    context: float              # how far the last word's output moves when the first word changes
+    copies: float               # how far apart the outputs of the two copies of "the" are
+
+
+@dataclass(frozen=True)
+class FlowResult(FlowRun):
+    """The run with the parts chosen, and what the lab says about it against ``full``, the run
+    with every part on (the dashed line)."""
+    depth: int
+    seed: int
+    parts: dict                 # each part of PARTS: on or off
+    removed: list               # the parts off
+    full: FlowRun
+    small_outputs: bool         # Wo and W_down started at small_factor of the lab's size
+    small_factor: float
+    rule_terms: tuple           # (2, DEPTH_MAX): small_factor is 1/√(2 × DEPTH_MAX)
+    removed_count: int
+    copies_words: tuple         # the words of the two copies of "the", from 1
+    ffn_share: float            # the FFN's share of a block's parameters
+    summary: str                # the verdict's first sentence
+    sentences: dict             # a sentence for each removed part
+    verdict: str
+
+
 @lru_cache(maxsize=512)
-def _flow(on: tuple, depth: int, seed: int, weigh=causal_weights, small: bool = False) -> dict:
+def _flow(on: tuple, depth: int, seed: int, weigh=causal_weights, small: bool = False) -> FlowRun:
     parts = dict(zip(PARTS, on))
     every = _streams(on, depth, seed, weigh, small)
     with np.errstate(all="ignore"):            # the final norm alone: a decoder with no block
@@ -134,17 +175,13 @@ def _flow(on: tuple, depth: int, seed: int, weigh=causal_weights, small: bool = 
     vanished_at = int(tiny[0]) if tiny.size else None
     alike = np.array([similarity(s) if ok else np.nan for s, ok in zip(streams, finite)])
     leaks = np.array([_largest(a[0], b[0]) for a, b in zip(streams, every[:, 2])])
-    result = {
-        "sizes": sizes, "alike": alike, "leaks": leaks, "overflow_at": overflow_at, "vanished_at": vanished_at,
-        "output": out, "output_size": float(root_mean_square(out)) if np.all(np.isfinite(out)) else float("inf"),
-        "leak": _largest(out[0], last_out[0]),
-        "context": _largest(out[-1], first_out[-1]),
-        "copies": _largest(out[COPIES[0]], out[COPIES[1]]),
-    }
-    for value in result.values():
-        if isinstance(value, np.ndarray):
-            value.setflags(write=False)
-    return result
+    for array in (sizes, alike, leaks, out):
+        array.setflags(write=False)
+    return FlowRun(sizes=sizes, alike=alike, leaks=leaks, overflow_at=overflow_at, vanished_at=vanished_at,
+                   output=out,
+                   output_size=float(root_mean_square(out)) if np.all(np.isfinite(out)) else float("inf"),
+                   leak=_largest(out[0], last_out[0]), context=_largest(out[-1], first_out[-1]),
+                   copies=_largest(out[COPIES[0]], out[COPIES[1]]))
 
 
 def _ffn_share() -> float:
@@ -218,7 +255,7 @@ CAUSAL_USE = Use("cached-causal-weights", causal_weights, "lib.attention.causal_
 
 
 def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, small_outputs: bool = False,
-               **parts) -> dict:
+               **parts) -> FlowResult:
     """The sentence through ``depth`` random blocks with the chosen parts (keywords of ``PARTS``,
     True = on, all on by default); ``causal_weights`` optionally replaces the course's causal
     mask and softmax (the learner's function from the exercise); ``small_outputs`` starts Wo and
@@ -241,10 +278,10 @@ def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, sm
     full = _flow(tuple(True for _ in PARTS), depth, int(seed))
     removed = [name for name in PARTS if not on[name]]
     blocks = plural(depth, 'block')
-    if m["leak"] > EXACT:
-        future = f"word 1 reads the future (it moves by {amount(m['leak'])} when the last word changes)"
-    elif m["leak"] > 0:
-        future = (f"word 1 moves by only {amount(m['leak'])}, rounding, when the last word changes")
+    if m.leak > EXACT:
+        future = f"word 1 reads the future (it moves by {amount(m.leak)} when the last word changes)"
+    elif m.leak > 0:
+        future = (f"word 1 moves by only {amount(m.leak)}, rounding, when the last word changes")
     else:
         future = "no word reads the future (word 1 moves by exactly 0 when the last word changes)"
     scaled = (f"Wo and W_down at {fixed(SMALL_OUTPUTS)} of the lab's size (1/\u221a(2 \u00d7 {DEPTH_MAX}), "
@@ -254,27 +291,26 @@ def flow_model(depth: int = 12, seed: int = 0, causal_weights=causal_weights, sm
                  f"{' and ' + scaled if small else ''}, after {blocks}")
     else:
         after = f"With {scaled}, after {blocks}" if small else f"After {blocks}"
-    if m["overflow_at"] is not None:
-        summary = f"{after}: the numbers overflowed at block {m['overflow_at']}, and {future}."
-    elif m["vanished_at"] is not None:
-        summary = (f"{after}: the stream vanished, its size falling from {amount(m['sizes'][0])} "
-                   f"to {amount(m['sizes'][-1])} (below 1e-9 from block {m['vanished_at']}); the words' "
-                   f"similarity went from {fixed(m['alike'][0])} to {fixed(m['alike'][-1], 3)}, and {future}.")
+    if m.overflow_at is not None:
+        summary = f"{after}: the numbers overflowed at block {m.overflow_at}, and {future}."
+    elif m.vanished_at is not None:
+        summary = (f"{after}: the stream vanished, its size falling from {amount(m.sizes[0])} "
+                   f"to {amount(m.sizes[-1])} (below 1e-9 from block {m.vanished_at}); the words' "
+                   f"similarity went from {fixed(m.alike[0])} to {fixed(m.alike[-1], 3)}, and {future}.")
     else:
         summary = (f"{after}{' with every part on' if not removed else ''}: the stream's size went "
-                   f"from {amount(m['sizes'][0])} to {amount(m['sizes'][-1])}, the words' similarity "
-                   f"from {fixed(m['alike'][0])} to {fixed(m['alike'][-1], 3)}, and {future}.")
+                   f"from {amount(m.sizes[0])} to {amount(m.sizes[-1])}, the words' similarity "
+                   f"from {fixed(m.alike[0])} to {fixed(m.alike[-1], 3)}, and {future}.")
     if len(removed) > 1:                 # each part's sentence gives the numbers of this run, all removed
         summary += (f" The sentences below give the numbers of this run, with the {len(removed)} parts "
                     "removed together; remove one at a time to see what each does on its own.")
     # Every sentence is about the two runs plotted: this setting's and the one with every part on.
     sentences = {name: _part_sentence(name, m, full, on, depth) for name in removed}
     verdict = " ".join([summary] + list(sentences.values()))
-    return {**m, "depth": depth, "seed": int(seed), "parts": on, "removed": removed, "full": full,
-            "small_outputs": small, "small_factor": SMALL_OUTPUTS, "rule_terms": (2, DEPTH_MAX),
-            "removed_count": len(removed),
-            "copies_words": tuple(c + 1 for c in COPIES),
-            "ffn_share": _ffn_share(), "summary": summary, "sentences": sentences, "verdict": verdict}
+    return FlowResult(**vars(m), depth=depth, seed=int(seed), parts=on, removed=removed, full=full,
+                      small_outputs=small, small_factor=SMALL_OUTPUTS, rule_terms=(2, DEPTH_MAX),
+                      removed_count=len(removed), copies_words=tuple(c + 1 for c in COPIES),
+                      ffn_share=_ffn_share(), summary=summary, sentences=sentences, verdict=verdict)
 
 
 def block_shapes(batch: int = 2, length: int = 8, d_model: int = 16, heads: int = 2, d_ff: int | None = None):
@@ -421,31 +457,31 @@ class FlowLab:
                 header=("tensor", "shape", "what it is"))
         return rows
 
-    def update(self) -> dict:
+    def update(self) -> FlowResult:
         parts = {name: toggle.value for name, toggle in self.toggles.items()}
         masked = parts["causal"] and parts["attention"]     # only then is a causal mask computed
         m = self.own.run(lambda weights: flow_model(self.depth.value, self.seed, causal_weights=weights,
                                                     small_outputs=self.small.value, **parts),
                           "cached-causal-weights" if masked else None)
-        n = m["depth"]
+        n = m.depth
         k = np.arange(n + 1)
-        series = (m["sizes"], m["alike"], m["leaks"])
-        references = (m["full"]["sizes"], m["full"]["alike"], m["full"]["leaks"])
+        series = (m.sizes, m.alike, m.leaks)
+        references = (m.full.sizes, m.full.alike, m.full.leaks)
         for line, ref, values, reference in zip(self.lines, self.refs, series, references):
             line.set_data(k, np.where(np.isfinite(values), values, np.nan))
             ref.set_data(k, reference)
-        both = np.concatenate([m["sizes"], m["full"]["sizes"]])
+        both = np.concatenate([m.sizes, m.full.sizes])
         both = both[np.isfinite(both) & (both > 0)]
         near = both.size and 10.0 ** SIZE_RANGES[0][0] <= both.min() and both.max() <= 10.0 ** SIZE_RANGES[0][1]
-        leaks = np.concatenate([m["leaks"], m["full"]["leaks"]])
+        leaks = np.concatenate([m.leaks, m.full.leaks])
         top = float(np.max(leaks[np.isfinite(leaks)], initial=0.0)) * 1.05
         leak = next((s for s in LEAK_SCALES if top <= s), LEAK_SCALES[-1])
         self._scales(SIZE_RANGES[0] if near else SIZE_RANGES[1], leak)
-        removed = [PARTS[name] for name in m["removed"]]
+        removed = [PARTS[name] for name in m.removed]
         title = "Every part on" if not removed else "Removed: " + ", ".join(removed)
-        self.suptitle.set_text(title + ("; small Wo and W_down" if m["small_outputs"] else ""))
+        self.suptitle.set_text(title + ("; small Wo and W_down" if m.small_outputs else ""))
         self.view.redraw(state=self._state)
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

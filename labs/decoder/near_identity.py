@@ -12,8 +12,11 @@ without a view: the notebook prints their numbers.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from engine.kit.result import Result
 from lib import initialisation
 from lib.block import decoder, random_block_weights
 from lib.initialisation import RULES
@@ -30,7 +33,18 @@ def relative_changes(streams) -> np.ndarray:
     return np.array([np.sqrt(np.mean((b - a) ** 2) / np.mean(a ** 2)) for a, b in zip(streams, streams[1:])])
 
 
-def near_identity_model(n_blocks: int = 4, scale: float = 0.02, seed: int = 2) -> dict:
+@dataclass(frozen=True)
+class NearIdentityResult(Result):
+    """Tokens through blocks whose matrices start small. lengths: (n_blocks + 1,) a token's
+    average length before the first block and after each; changes, relative: (n_blocks,) the
+    largest change of any number in each block and its change as a share of the stream."""
+    lengths: np.ndarray
+    changes: np.ndarray
+    relative: np.ndarray
+    largest_number: float       # the largest number of the input
+
+
+def near_identity_model(n_blocks: int = 4, scale: float = 0.02, seed: int = 2) -> NearIdentityResult:
     """8 tokens of 16 numbers (drawn at scale 0.35 from ``seed``) through ``n_blocks`` pre-norm blocks
     whose matrices are all drawn at ``scale`` (0.02 is GPT-2's starting scale), no final norm.
     Returns the average length of a token before and after each block, the largest change of
@@ -41,8 +55,8 @@ def near_identity_model(n_blocks: int = 4, scale: float = 0.02, seed: int = 2) -
     streams = decoder(x, blocks, final_norm=False).streams
     lengths = np.array([np.linalg.norm(s, axis=-1).mean() for s in streams])
     changes = np.array([np.abs(b - a).max() for a, b in zip(streams, streams[1:])])
-    return {"lengths": lengths, "changes": changes, "relative": relative_changes(streams),
-            "largest_number": float(np.abs(x).max())}
+    return NearIdentityResult(lengths=lengths, changes=changes, relative=relative_changes(streams),
+                              largest_number=float(np.abs(x).max()))
 
 
 # ---------------------------------------------------------------- another setup: weights from C's rand()
@@ -96,7 +110,17 @@ def _rand_block(x, numbers):
     return (x + hidden.astype(f32) @ w_down.T).astype(f32)
 
 
-def rand_demonstration(n_blocks: int = 4, seed: int = 42) -> dict:
+@dataclass(frozen=True)
+class RandResult(Result):
+    """Tokens through blocks whose weights come from C's rand(). lengths: (n_blocks + 1,) a
+    token's average length before the first block and after each; relative: (n_blocks,) each
+    block's change as a share of the stream."""
+    lengths: np.ndarray
+    relative: np.ndarray
+    sigma: float                # the weights' standard deviation, 0.1 / √3
+
+
+def rand_demonstration(n_blocks: int = 4, seed: int = 42) -> RandResult:
     """4 tokens of 8 numbers (``RAND_TOKENS``) through ``n_blocks`` pre-norm blocks whose weights
     are drawn uniformly between -0.1 and 0.1 by ``c_rand(seed)``, in float32. Returns the average
     length of a token before and after each block (1.3809 -> 1.4256 after 4 blocks), each
@@ -107,7 +131,7 @@ def rand_demonstration(n_blocks: int = 4, seed: int = 42) -> dict:
     for _ in range(int(n_blocks)):
         streams.append(_rand_block(streams[-1], numbers))
     lengths = np.array([np.linalg.norm(s, axis=-1).mean() for s in streams], dtype=float)
-    return {"lengths": lengths, "relative": relative_changes(streams), "sigma": RAND_BOUND / np.sqrt(3.0)}
+    return RandResult(lengths=lengths, relative=relative_changes(streams), sigma=RAND_BOUND / np.sqrt(3.0))
 
 
 # ---------------------------------------------------------------- GPT-2 Small's size, computed ahead

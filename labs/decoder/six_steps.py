@@ -8,6 +8,8 @@ Model: ``six_steps_model`` (``lib.block.block_trace``). View: ``SixStepsLab``. R
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from lib.attention import attention
@@ -19,6 +21,7 @@ from engine.presentation.tables import table
 
 from engine.kit.figure_view import cell_grid, set_cells, set_limits
 from engine.kit.layout import caption_widget, controls, lab_root, numbers_widget, slider, verdict_widget
+from engine.kit.result import Result
 
 STEP_EXPLAINED = {
     Step.INPUT: "the tokens as they enter the block",
@@ -45,7 +48,34 @@ def _change(before: str, after: str) -> str:
     return f"keeps its size, {after}"
 
 
-def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
+@dataclass(frozen=True)
+class SixStepsResult(Result):
+    """The six-step example's grid after every step, and a verdict about the chosen one.
+
+    grids: (7, tokens, width) the input and the grid after each step; sizes: (7,) their sizes
+    (RMS); attention_weights: (tokens, tokens) attention's weights (one head).
+    """
+    step: int                   # 0 = the input, 6 = the block's output
+    seed: int | None            # None: the notebook's example
+    keys: list                  # the seven lib.block Steps, in order
+    names: list                 # their labels
+    grids: np.ndarray
+    sizes: np.ndarray
+    attention_weights: np.ndarray
+    hidden_on: int              # the FFN's hidden units that are positive before GELU
+    hidden_total: int
+    d_ff: int
+    tokens: int
+    width: int
+    numbers: int                # tokens · width
+    row_size: float             # the smallest row size after step 1
+    source_token: int           # where token 1 takes most of its mix from (from 1)
+    key: Step                   # the chosen step
+    name: str                   # and its label
+    verdict: str
+
+
+def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> SixStepsResult:
     """The grid after ``step`` (0 = the input, 6 = the block's output) of the six-step example.
 
     seed None is the notebook's example (``lib.block.six_step_setup()``); another seed draws
@@ -94,24 +124,24 @@ def six_steps_model(step: int = N_STEPS, seed: int | None = None) -> dict:
         text = (f"Step 6, add: the FFN's output (size {s[5]}) is added to the stream, which "
                 f"{_change(s[3], s[6])}. The block's output has size {s[6]} (the input had {s[0]}); "
                 f"row 1 is {vector(grids[6][0], signed=True)}.")
-    return {"step": step, "seed": seed, "keys": keys, "names": names, "grids": grids, "sizes": sizes,
-            "attention_weights": mix, "hidden_on": hidden_on, "hidden_total": hidden_total, "d_ff": weights.d_ff,
-            "tokens": tokens, "width": width, "numbers": tokens * width, "row_size": row_size,
-            "source_token": source, "key": key, "name": name, "verdict": text}
+    return SixStepsResult(step=step, seed=seed, keys=keys, names=names, grids=grids, sizes=sizes,
+                          attention_weights=mix, hidden_on=hidden_on, hidden_total=hidden_total, d_ff=weights.d_ff,
+                          tokens=tokens, width=width, numbers=tokens * width, row_size=row_size,
+                          source_token=source, key=key, name=name, verdict=text)
 
 
-def steps_table(m: dict) -> str:
+def steps_table(m: SixStepsResult) -> str:
     """The two grids shown (the one before the step and the one after) side by side, a row per
     token, and the size (RMS) of every grid."""
-    k = m["step"]
-    grids = m["grids"]
+    k = m.step
+    grids = m.grids
     def row(grid, i):
         return " ".join(fixed(v) for v in grid[i])
     header = ["token"] + (["before", "after"] if k else ["input"])
     rows = [[f"token {i + 1}"] + ([row(grids[k - 1], i)] if k else []) + [row(grids[k], i)]
             for i in range(grids.shape[1])]
     steps = ["in"] + [count(i) for i in range(1, N_STEPS + 1)]
-    sizes = table([[step, fixed(v)] for step, v in zip(steps, m["sizes"])],
+    sizes = table([[step, fixed(v)] for step, v in zip(steps, m.sizes)],
                   header=["step", "size (RMS)"], mono_columns=(1,))
     return table(rows, header=header, mono_columns=(1, 2)) + sizes    # few columns: fits a phone
 
@@ -190,9 +220,9 @@ class SixStepsLab:
         self.seed = None
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> SixStepsResult:
         m = six_steps_model(self.step.value, self.seed)
-        k = m["step"]
+        k = m.step
         shown = [(k - 1 if k > 0 else None), k]
         for image, title, index in zip(self.images, self.titles, shown):
             if index is None:
@@ -200,20 +230,20 @@ class SixStepsLab:
                 image.set_alpha(0.15)
                 title.set_text("(nothing before the input)")
                 continue
-            grid = m["grids"][index]
+            grid = m.grids[index]
             image.set_alpha(1.0)
             set_cells(image, grid)
-            title.set_text("the input\n" if index == 0 else f"after step {index}:\n{m['names'][index]}")
-        top = float(np.max(m["sizes"]))
-        self.bars.set(m["sizes"], [self.colours["orange"] if i == k else self.colours["sky"]
-                                   for i in range(len(m["sizes"]))])
+            title.set_text("the input\n" if index == 0 else f"after step {index}:\n{m.names[index]}")
+        top = float(np.max(m.sizes))
+        self.bars.set(m.sizes, [self.colours["orange"] if i == k else self.colours["sky"]
+                                   for i in range(len(m.sizes))])
         self.numbers.value = steps_table(m)
         set_limits(self.ax_sizes, y=(0, top * 1.25))    # changes only with new weights
         who = "the example's weights" if self.seed is None else f"random weights, draw {self.draws}"
-        self.caption.value = strong(f"Step {k} of {N_STEPS}: {STEP_EXPLAINED[m['key']]} ({who})")
+        self.caption.value = strong(f"Step {k} of {N_STEPS}: {STEP_EXPLAINED[m.key]} ({who})")
         self.back.disabled, self.forward.disabled = k == 0, k == N_STEPS
         self.view.redraw(state=self.seed)
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

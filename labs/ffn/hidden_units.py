@@ -8,6 +8,7 @@ Model: ``hidden_units_model`` (``lib.ffn``). View: ``HiddenUnitsLab``. Root widg
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -19,6 +20,7 @@ from engine.presentation.tables import table
 
 from engine.kit.figure_view import set_changed
 from engine.kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget
+from engine.kit.result import Result
 
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "silu": "SiLU", "none": "no activation"}
 CHOICES = ("relu", "gelu", "silu")          # the activations the lab's buttons offer
@@ -39,8 +41,36 @@ def _token_name(x) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class HiddenUnitsResult(Result):
+    """One token through the worked example's FFN.
+
+    x: (2,) the token; pre, post, on: (units,) the hidden units before and after the activation
+    and which are on (pre above ON_ABOVE); out, in_batch, alone_out: (2,) the output, the same
+    token's output inside the batch and run alone.
+    """
+    x: np.ndarray
+    name: str | None            # the token's name when x is one of the example's tokens
+    label: str                  # its name, or "your token"
+    activation: str
+    pre: np.ndarray
+    post: np.ndarray
+    on: np.ndarray
+    units_on: list              # the units on, numbered from 1
+    on_count: int
+    units: int
+    out: np.ndarray
+    in_batch: np.ndarray
+    alone_out: np.ndarray
+    alone: bool                 # whether the verdict compares the token run alone
+    leaking: int | None         # the off unit that lets the most through (from 1), if any
+    difference: float           # the largest difference between in_batch and alone_out
+    batch_size: int
+    verdict: str
+
+
 def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu",
-                       alone: bool = False) -> dict:
+                       alone: bool = False) -> HiddenUnitsResult:
     """One token [x1, x2] through the worked example's FFN.
 
     Returns the hidden units before (``pre``) and after (``post``) the activation, which are on
@@ -91,10 +121,10 @@ def hidden_units_model(x1: float = 2.0, x2: float = 0.0, activation: str = "relu
                 else f"the same to {scientific(difference)} (rounding in the last digits)")
         verdict += (f" Run alone, {label}'s output is {same} as in the batch of {size}: "
                     "the FFN never looks at the other tokens.")
-    return {"x": x, "name": name, "label": label, "activation": activation, "pre": pre, "post": post,
-            "on": on, "units_on": units_on, "on_count": len(units_on), "units": int(on.size), "out": out,
-            "in_batch": in_batch, "alone_out": by_itself, "alone": bool(alone), "leaking": leaking,
-            "difference": difference, "batch_size": len(batch), "verdict": verdict}
+    return HiddenUnitsResult(x=x, name=name, label=label, activation=activation, pre=pre, post=post,
+                             on=on, units_on=units_on, on_count=len(units_on), units=int(on.size), out=out,
+                             in_batch=in_batch, alone_out=by_itself, alone=bool(alone), leaking=leaking,
+                             difference=difference, batch_size=len(batch), verdict=verdict)
 
 
 SLIDER_STEP = 0.1
@@ -226,33 +256,33 @@ class HiddenUnitsLab:
     def _on_other(self, change) -> None:
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> HiddenUnitsResult:
         x1, x2, activation, alone = self.x1.value, self.x2.value, self.activation.value, self.alone.value
         m = hidden_units_model(x1, x2, activation, alone)
         c = self.colours
-        units = scale_for(np.concatenate([m["pre"], m["post"]]), reach()[0])
-        outputs = scale_for(np.concatenate([m["in_batch"], m["alone_out"]]), reach()[1])
+        units = scale_for(np.concatenate([m.pre, m.post]), reach()[0])
+        outputs = scale_for(np.concatenate([m.in_batch, m.alone_out]), reach()[1])
         self._scales(units, outputs)
         for i in range(4):
-            set_changed(self.before[i], height=m["pre"][i])
-            set_changed(self.after[i], height=m["post"][i], facecolor=c["orange"] if m["on"][i] else c["blue"])
-        act = ACTIVATION_NAMES[m["activation"]]
+            set_changed(self.before[i], height=m.pre[i])
+            set_changed(self.after[i], height=m.post[i], facecolor=c["orange"] if m.on[i] else c["blue"])
+        act = ACTIVATION_NAMES[m.activation]
         for i in range(2):
-            v = m["in_batch"][i]
+            v = m.in_batch[i]
             set_changed(self.out_bars[i], height=v)
-        self.alone_marks.set_data([0, 1], m["alone_out"])
-        self.alone_marks.set_visible(m["alone"])
+        self.alone_marks.set_data([0, 1], m.alone_out)
+        self.alone_marks.set_visible(m.alone)
         self.view.redraw(state=self._state)
-        rows = [("token", f"{m['label']} {vector(m['x'])}"),
-                (f"before {act}", vector(m["pre"])),
-                (f"after {act}", vector(m["post"])),
-                ("units on", f"{int(m['on'].sum())} of 4"),
-                ("output in the batch", vector(m["in_batch"]))]
-        if m["alone"]:
-            rows.append(("output run alone", vector(m["alone_out"])))
-            rows.append(("largest difference", significant(m["difference"])))
+        rows = [("token", f"{m.label} {vector(m.x)}"),
+                (f"before {act}", vector(m.pre)),
+                (f"after {act}", vector(m.post)),
+                ("units on", f"{int(m.on.sum())} of 4"),
+                ("output in the batch", vector(m.in_batch))]
+        if m.alone:
+            rows.append(("output run alone", vector(m.alone_out)))
+            rows.append(("largest difference", significant(m.difference)))
         self.numbers.value = table(rows)
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

@@ -8,6 +8,8 @@ Model: ``parameters_model`` (``lib.params``). View: ``ParametersLab``. Root widg
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from lib.params import ModelConfig, block_parameters, equal_count_gated_width
@@ -17,14 +19,34 @@ from engine.presentation.tables import table
 
 from engine.kit.figure_view import decades, set_changed
 from engine.kit.layout import choice, controls, lab_root, menu, numbers_widget, slider, switch, verdict_widget
+from engine.kit.result import Result
 
 D_MIN, D_MAX, D_STEP = 64, 4096, 64
 MULTIPLE_MIN, MULTIPLE_MAX, MULTIPLE_STEP = 1.0, 8.0, 0.5
 ROUNDINGS = (1, 8, 32, 64, 128, 256)
 
 
+@dataclass(frozen=True)
+class ParametersResult(Result):
+    """One block's parameters by part, with a plain or a gated FFN."""
+    d_model: int
+    d_ff: int                   # the plain FFN's width: multiple · d_model
+    gated: bool
+    round_to: int
+    width: int                  # the FFN's width: d_ff, or gated_width when gated
+    gated_width: int            # the gated width that keeps the plain count
+    attention: int              # parameters of attention, the FFN, the norms and the whole block
+    ffn: int
+    norms: int
+    total: int
+    plain_ffn: int              # the plain FFN's parameters at d_ff
+    shares: dict                # "attention", "ffn", "norms": each part's share of the block
+    gated_change: float         # ffn / plain_ffn - 1
+    verdict: str
+
+
 def parameters_model(d_model: int = 768, multiple: float = 4.0, gated: bool = False,
-                     round_to: int = 32) -> dict:
+                     round_to: int = 32) -> ParametersResult:
     """One block's parameters by part (lib.params), plain or gated.
 
     d_ff = multiple · d_model is the plain FFN's width. Gated, the width is the one that keeps the
@@ -52,11 +74,10 @@ def parameters_model(d_model: int = 768, multiple: float = 4.0, gated: bool = Fa
                    f"{count(block.attention)} ({percentage(shares['attention'], 1)}); the norms only "
                    f"{count(block.norms)}. A gated FFN would keep the count with width "
                    f"{count(gated_width)}.")
-    return {"d_model": d, "d_ff": d_ff, "gated": bool(gated), "round_to": round_to, "width": width,
-            "gated_width": gated_width, "attention": block.attention, "ffn": block.ffn,
-            "norms": block.norms, "total": total, "plain_ffn": plain_ffn, "shares": shares,
-            "gated_change": block.ffn / plain_ffn - 1,
-            "verdict": verdict}
+    return ParametersResult(d_model=d, d_ff=d_ff, gated=bool(gated), round_to=round_to, width=width,
+                            gated_width=gated_width, attention=block.attention, ffn=block.ffn,
+                            norms=block.norms, total=total, plain_ffn=plain_ffn, shares=shares,
+                            gated_change=block.ffn / plain_ffn - 1, verdict=verdict)
 
 
 class ParametersLab:
@@ -126,30 +147,30 @@ class ParametersLab:
     def _on_change(self, change) -> None:
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> ParametersResult:
         m = parameters_model(self.d_model.value, self.multiple.value, self.kind.value, self.round_to.value)
-        d, width = m["d_model"], m["width"]
-        values = [m["attention"], m["ffn"], m["norms"]]
-        shares = [v / m["total"] for v in values]
+        d, width = m.d_model, m.width
+        values = [m.attention, m.ffn, m.norms]
+        shares = [v / m.total for v in values]
         log = bool(self.log_scale.value)
         self._scale(log)
         for i, (bar, v, share) in enumerate(zip(self.bars, values, shares)):
             set_changed(bar, height=share)
-        plain_share = m["plain_ffn"] / m["total"]
+        plain_share = m.plain_ffn / m.total
         self.plain_mark.set_ydata([plain_share, plain_share])
-        self.plain_mark.set_visible(m["gated"])
+        self.plain_mark.set_visible(m.gated)
         self.view.redraw(state=log)
         self.numbers.value = table([
-            (f"one block at d = {count(d)}, {'gated' if m['gated'] else 'plain'}, d_ff = {count(width)}",
+            (f"one block at d = {count(d)}, {'gated' if m.gated else 'plain'}, d_ff = {count(width)}",
              "parameters", "share"),
-            ("attention 4·d²", count(m["attention"]), percentage(shares[0], 1, floor=True)),
-            (f"FFN {'3' if m['gated'] else '2'}·d·{count(width)}", count(m["ffn"]),
+            ("attention 4·d²", count(m.attention), percentage(shares[0], 1, floor=True)),
+            (f"FFN {'3' if m.gated else '2'}·d·{count(width)}", count(m.ffn),
              percentage(shares[1], 1, floor=True)),
-            ("norms 2·d", count(m["norms"]), percentage(shares[2], 1, floor=True)),
-            ("block", count(m["total"]), "100%"),
-            (f"gated width keeping the count (multiple of {m['round_to']})", count(m["gated_width"])),
+            ("norms 2·d", count(m.norms), percentage(shares[2], 1, floor=True)),
+            ("block", count(m.total), "100%"),
+            (f"gated width keeping the count (multiple of {m.round_to})", count(m.gated_width)),
         ])
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

@@ -8,6 +8,7 @@ Model: ``collapse_model`` (``lib.ffn.ffn`` and ``lib.ffn.collapse``, or the lear
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -20,6 +21,7 @@ from engine.presentation.tables import table
 
 from engine.kit.figure_view import set_limits
 from engine.kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
+from engine.kit.result import Result
 from .hidden_units import ACTIVATION_NAMES, EXAMPLE, TOKENS
 
 WIDTH_MIN, WIDTH_MAX, WIDTH_STEP = 4, 64, 4
@@ -66,7 +68,36 @@ def _path_inputs(t):
     return np.stack([2.0 - t, t], axis=-1)
 
 
-def collapse_model(width: int = 4, activation: str = "relu", one_matrix=course_one_matrix) -> dict:
+@dataclass(frozen=True)
+class CollapseResult(Result):
+    """The FFN of one width, with or without its activation, against one matrix W_up @ W_down.
+
+    t: (points,) where on the line through cat, dog and car; along, straight: (points, d_model)
+    the FFN's output there and that of x @ W + b. tokens_out, tokens_one: (3, d_model) the same
+    for the three tokens. W: (d_model, d_model), b: (d_model,) the collapsed matrix and bias.
+    bends: (bend_count,) where along the line a hidden unit crosses zero.
+    """
+    width: int
+    activation: str             # "none" for no activation
+    t: np.ndarray
+    along: np.ndarray
+    straight: np.ndarray
+    tokens_out: np.ndarray
+    tokens_one: np.ndarray
+    W: np.ndarray
+    b: np.ndarray
+    difference: float           # the largest difference between the FFN and x @ W + b
+    matches: bool               # difference < one_matrix_below
+    bends: np.ndarray
+    parameters: int             # the FFN's
+    collapsed_parameters: int   # W's and b's
+    bend_count: int
+    d_model: int
+    one_matrix_below: float
+    verdict: str
+
+
+def collapse_model(width: int = 4, activation: str = "relu", one_matrix=course_one_matrix) -> CollapseResult:
     """The FFN of the given width with or without its activation, against one matrix W_up @ W_down.
 
     Returns the outputs along the line through cat, dog and car (``path``), the collapsed
@@ -108,11 +139,11 @@ def collapse_model(width: int = 4, activation: str = "relu", one_matrix=course_o
         verdict = (f"With {act} the width-{width} FFN ({count(parameters)} parameters) bends at "
                    f"{plural(n, 'point')} along the line, so it is not one matrix: it differs "
                    f"from x @ (W_up @ W_down) + b by up to {number(difference)}.")
-    return {"width": width, "activation": activation, "t": PATH, "along": along, "straight": straight,
-            "tokens_out": tokens_out, "tokens_one": tokens_one, "W": W, "b": b,
-            "difference": difference, "matches": matches, "bends": bends, "parameters": parameters,
-            "collapsed_parameters": collapsed_parameters, "bend_count": len(bends), "d_model": D_MODEL,
-            "one_matrix_below": ONE_MATRIX_BELOW, "verdict": verdict}
+    return CollapseResult(width=width, activation=activation, t=PATH, along=along, straight=straight,
+                          tokens_out=tokens_out, tokens_one=tokens_one, W=W, b=b,
+                          difference=difference, matches=matches, bends=bends, parameters=parameters,
+                          collapsed_parameters=collapsed_parameters, bend_count=len(bends), d_model=D_MODEL,
+                          one_matrix_below=ONE_MATRIX_BELOW, verdict=verdict)
 
 
 SCALES = (5.0, 10.0, 20.0, 40.0, 80.0)
@@ -123,7 +154,7 @@ def output_range(width: int) -> tuple:
     """The plot's vertical range at a width: the first of ±SCALES that holds both outputs and
     their one-matrix lines with and without the activation (so switching it keeps the scale),
     with room above for the legend. Returns (low, high)."""
-    top = max(float(np.abs(collapse_model(width, activation)[key]).max())
+    top = max(float(np.abs(getattr(collapse_model(width, activation), key)).max())
               for activation in ("relu", "none") for key in ("along", "straight"))
     scale = next((s for s in SCALES if top <= s), float(np.ceil(top)))
     return -1.15 * scale, 1.6 * scale
@@ -182,29 +213,29 @@ class RemoveActivationLab:
     def _on_change(self, change) -> None:
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> CollapseResult:
         width, activation = self.width.value, self.activation.value
         m = self.own.run(lambda one_matrix: collapse_model(width, activation, one_matrix))
         for k in range(2):
-            self.curves[k].set_ydata(m["along"][:, k])
-            self.lines[k].set_ydata(m["straight"][:, k])
-        low, high = output_range(m["width"])
+            self.curves[k].set_ydata(m.along[:, k])
+            self.lines[k].set_ydata(m.straight[:, k])
+        low, high = output_range(m.width)
         set_limits(self.ax, y=(low, high))
         for text in self.token_labels:
             text.set_y(low + 0.08 * (high - low))
-        self.bend_marks.set_segments([[(t, low), (t, low + 0.06 * (high - low))] for t in m["bends"]])
-        state = "with ReLU" if m["activation"] != "none" else "activation removed"
-        self.title.set_text(f"FFN of width {m['width']}, {state}: {count(m['parameters'])} parameters")
+        self.bend_marks.set_segments([[(t, low), (t, low + 0.06 * (high - low))] for t in m.bends])
+        state = "with ReLU" if m.activation != "none" else "activation removed"
+        self.title.set_text(f"FFN of width {m.width}, {state}: {count(m.parameters)} parameters")
         self.view.redraw(state=(low, high))
-        W, b = m["W"], m["b"]
+        W, b = m.W, m.b
         self.numbers.value = table([
             ("W_up @ W_down (one 2 × 2 matrix)", f"[{vector(W[0])}, {vector(W[1])}]"),
             ("b_up @ W_down + b_down", vector(b)),
             ("largest |FFN − one matrix|",
-             scientific(m["difference"]) if m["difference"] < 1e-3 else number(m["difference"])),
-            ("parameters: FFN / one matrix", f"{count(m['parameters'])} / {m['collapsed_parameters']}"),
+             scientific(m.difference) if m.difference < 1e-3 else number(m.difference)),
+            ("parameters: FFN / one matrix", f"{count(m.parameters)} / {m.collapsed_parameters}"),
         ])
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

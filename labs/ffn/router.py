@@ -8,6 +8,7 @@ Model: ``router_model`` (``lib.moe.route`` and ``lib.moe.balance_load``; memory 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -20,6 +21,7 @@ from engine.presentation.tables import table
 
 from engine.kit.figure_view import set_changed
 from engine.kit.layout import controls, lab_root, numbers_widget, slider, verdict_widget
+from engine.kit.result import Result
 
 N_EXPERTS, TOP_K, N_TOKENS = 8, 2, 4096
 FAIR_SHARE = N_TOKENS * TOP_K // N_EXPERTS
@@ -73,7 +75,38 @@ def memory_figures() -> dict:
             "mixture_mib_1": mebibytes(m_count.total, 1)}
 
 
-def router_model(strength: float = 0.0, steps: int = 10, token: int = 0) -> dict:
+@dataclass(frozen=True)
+class RouterResult(Result):
+    """The 4,096 tokens routed top-2 over 8 experts after some steps of bias balancing.
+
+    counts, first_counts, bias: (experts,) tokens per expert now and before balancing, and the
+    balancing bias; scores: (experts,) one token's router scores; chosen, shares: (2,) its two
+    experts (numbered from 0) and their shares.
+    """
+    strength: float
+    steps: int
+    token: int
+    counts: np.ndarray
+    first_counts: np.ndarray
+    bias: np.ndarray
+    fair: int                   # the fair share of tokens per expert
+    scores: np.ndarray
+    chosen: np.ndarray
+    shares: np.ndarray
+    moved: bool                 # whether balancing changed the token's experts
+    rerouted: float             # the share of tokens not sent to both experts their scores chose
+    tokens: int
+    busiest: int
+    quietest: int
+    busiest_share: float        # busiest / fair
+    quietest_share: float
+    expert_numbers: list        # chosen, as the verdict numbers them (from 0)
+    unbiased_numbers: list      # the experts the token's own scores chose
+    memory: dict                # memory_figures()
+    verdict: str
+
+
+def router_model(strength: float = 0.0, steps: int = 10, token: int = 0) -> RouterResult:
     """Route the 4,096 tokens top-2 over 8 experts after ``steps`` steps of bias balancing.
 
     Returns tokens per expert (``counts``) against the fair share, the balancing bias, and one
@@ -110,14 +143,13 @@ def router_model(strength: float = 0.0, steps: int = 10, token: int = 0) -> dict
     if moved:
         before = "experts " + " and ".join(f"{int(e)}" for e in unbiased.experts)
         verdict += f" Balancing moved it: its own scores chose {before}."
-    return {"strength": strength, "steps": steps, "token": token, "counts": counts, "first_counts": first,
-            "bias": balancing.bias, "fair": FAIR_SHARE, "scores": scores, "chosen": chosen,
-            "shares": shares, "moved": moved, "rerouted": rerouted, "tokens": N_TOKENS, "busiest": busiest,
-            "quietest": quietest,
-            "busiest_share": busiest / FAIR_SHARE, "quietest_share": quietest / FAIR_SHARE,
-            "expert_numbers": [int(e) for e in chosen],                   # numbered from 0, as the text says
-            "unbiased_numbers": [int(e) for e in unbiased.experts],
-            "memory": memory_figures(), "verdict": verdict}
+    return RouterResult(strength=strength, steps=steps, token=token, counts=counts, first_counts=first,
+                        bias=balancing.bias, fair=FAIR_SHARE, scores=scores, chosen=chosen,
+                        shares=shares, moved=moved, rerouted=rerouted, tokens=N_TOKENS, busiest=busiest,
+                        quietest=quietest, busiest_share=busiest / FAIR_SHARE,
+                        quietest_share=quietest / FAIR_SHARE, expert_numbers=[int(e) for e in chosen],
+                        unbiased_numbers=[int(e) for e in unbiased.experts], memory=memory_figures(),
+                        verdict=verdict)
 
 
 class RouterLab:
@@ -198,11 +230,11 @@ class RouterLab:
     def _on_change(self, change) -> None:
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> RouterResult:
         m = router_model(self.strength.value, self.steps.value, self.token.value)
         c = self.colours
-        scores, bias = m["scores"], m["bias"]
-        kept = {int(e): share for e, share in zip(m["chosen"], m["shares"])}
+        scores, bias = m.scores, m.bias
+        kept = {int(e): share for e, share in zip(m.chosen, m.shares)}
         biased = scores + bias
         values = np.concatenate([scores, biased])
         top = float(np.max(np.abs(values))) * 1.1
@@ -213,22 +245,22 @@ class RouterLab:
         self.biased_marks.set_ydata(biased)
         balancing = bool(np.any(bias != 0))
         self.biased_marks.set_visible(balancing)
-        counts = m["counts"]
+        counts = m.counts
         for e in range(N_EXPERTS):
             set_changed(self.load_bars[e], height=counts[e])
-        state = ("left to itself" if m["strength"] == 0 or m["steps"] == 0
-                 else f"after {plural(m['steps'], 'step')} at strength {fixed(m['strength'])}")
+        state = ("left to itself" if m.strength == 0 or m.steps == 0
+                 else f"after {plural(m.steps, 'step')} at strength {fixed(m.strength)}")
         self.view.redraw(state=self._state)
-        who = "the example token" if m["token"] == 0 else f"token {m['token']}"
+        who = "the example token" if m.token == 0 else f"token {m.token}"
         self.numbers.value = table([
             (f"{who}: experts kept (softmax over those two)",
              ", ".join(f"{e} with share {number(share, 3)}" for e, share in kept.items())),
             (f"tokens per expert (0 to {N_EXPERTS - 1}), {state}", ", ".join(count(n) for n in counts)),
             ("busiest / quietest vs fair",
-             f"{fixed(m['busiest'] / FAIR_SHARE)} × / {fixed(m['quietest'] / FAIR_SHARE)} ×"),
+             f"{fixed(m.busiest / FAIR_SHARE)} × / {fixed(m.quietest / FAIR_SHARE)} ×"),
             ("balancing bias", vector(bias)),
         ])
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

@@ -8,6 +8,7 @@ Root widget: ``placement_lab()``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -18,6 +19,7 @@ from engine.presentation.numbers import count, fixed, plural, significant
 
 from engine.kit.figure_view import decades, set_limits, whole_ticks
 from engine.kit.layout import controls, lab_root, slider, verdict_widget
+from engine.kit.result import Result
 from .precomputed import precomputed
 
 PLACEMENT_DEPTH = 64
@@ -69,35 +71,60 @@ def times(value: float) -> str:
     return significant(value, 3) if value < 1000 else count(round(value))
 
 
-def placement_model(depth: int = 48, seed: int = 1) -> dict:
+@dataclass(frozen=True)
+class PlacementRun(Result):
+    """One placement's first ``depth`` blocks. sizes, growth: (depth + 1,) the stream's size and
+    how many times the tiny change made at the bottom has grown, before block 1 and after each."""
+    sizes: np.ndarray
+    growth: np.ndarray
+    size: float         # sizes[depth]
+    factor: float       # growth[depth]
+
+
+@dataclass(frozen=True)
+class PlacementResult(Result):
+    """Pre-norm's and post-norm's run through the same ``depth`` blocks."""
+    depth: int
+    seed: int
+    pre: PlacementRun
+    post: PlacementRun
+    ratio: float        # pre's factor / post's
+    apart: float        # the larger of ratio and 1 / ratio
+    start: float        # the stream's size before block 1
+    verdict: str
+
+
+def _run(trace, depth: int) -> PlacementRun:
+    """The first ``depth`` blocks of one placement's trace."""
+    return PlacementRun(sizes=trace.sizes[:depth + 1], growth=trace.gaps[:depth + 1] / trace.gaps[0],
+                        size=float(trace.sizes[depth]), factor=float(trace.gaps[depth] / trace.gaps[0]))
+
+
+def placement_model(depth: int = 48, seed: int = 1) -> PlacementResult:
     """The first ``depth`` blocks of a stack of 64 random blocks (``lib.block``'s experiment):
     the stream's size after each block and how much a tiny change made at the bottom has grown
     or shrunk, for pre-norm and post-norm (RMSNorm). Returns numbers and the verdict."""
     depth = int(np.clip(int(depth), 1, PLACEMENT_DEPTH))
     traces = _placement(int(seed))
-    out = {"depth": depth, "seed": int(seed)}
-    for name in ("pre", "post"):
-        t = traces[name]
-        out[name] = {"sizes": t.sizes[:depth + 1], "growth": t.gaps[:depth + 1] / t.gaps[0],
-                     "size": float(t.sizes[depth]), "factor": float(t.gaps[depth] / t.gaps[0])}
-    pre, post = out["pre"], out["post"]
+    pre, post = _run(traces["pre"], depth), _run(traces["post"], depth)
 
     def how(f):
         return "amplified" if f > 1 else "shrunk"
-    ratio = pre["factor"] / post["factor"]
+    ratio = pre.factor / post.factor
     apart = max(ratio, 1 / ratio)
-    out.update(ratio=ratio, apart=apart, start=float(pre["sizes"][0]))
+    start = float(pre.sizes[0])
     if apart < 1.05:
         compared = "about the same with both"
     else:
         compared = (f"{'pre' if ratio > 1 else 'post'}-norm's {times(apart)} times as large as "
                     f"{'post' if ratio > 1 else 'pre'}-norm's")
-    out["verdict"] = (f"After {plural(depth, 'block')}: the pre-norm stream has gone from size "
-                      f"{fixed(out['start'])} to {fixed(pre['size'])}, the post-norm stream is at "
-                      f"{fixed(post['size'])}. A tiny change at the bottom arrives {how(pre['factor'])} "
-                      f"\u00d7{significant(pre['factor'], 3)} with pre-norm and {how(post['factor'])} "
-                      f"\u00d7{significant(post['factor'], 3)} with post-norm: {compared}.")
-    return out
+    verdict = (f"After {plural(depth, 'block')}: the pre-norm stream has gone from size "
+               f"{fixed(start)} to {fixed(pre.size)}, the post-norm stream is at "
+               f"{fixed(post.size)}. A tiny change at the bottom arrives {how(pre.factor)} "
+               f"\u00d7{significant(pre.factor, 3)} with pre-norm and {how(post.factor)} "
+               f"\u00d7{significant(post.factor, 3)} with post-norm: {compared}.")
+    return PlacementResult(depth=depth, seed=int(seed), pre=pre, post=post, ratio=ratio, apart=apart,
+                           start=start, verdict=verdict)
 
 
 class PlacementLab:
@@ -152,9 +179,9 @@ class PlacementLab:
     def _scales(self) -> None:
         """Fixed vertical scales for the seed's 64 blocks, so moving the depth only redraws the lines."""
         whole = placement_model(PLACEMENT_DEPTH, self.seed)
-        top = max(whole["pre"]["sizes"].max(), 1.5)
+        top = max(whole.pre.sizes.max(), 1.5)
         set_limits(self.left, y=(0, round(float(top) * 1.1, 1)))
-        growth = np.concatenate([whole["pre"]["growth"], whole["post"]["growth"]])
+        growth = np.concatenate([whole.pre.growth, whole.post.growth])
         growth = growth[np.isfinite(growth) & (growth > 0)]
         low = int(np.floor(np.log10(min(growth.min(), 0.5))))
         high = int(np.ceil(np.log10(max(growth.max(), 2.0))))
@@ -166,14 +193,14 @@ class PlacementLab:
         self._scales()
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> PlacementResult:
         m = placement_model(self.depth.value, self.seed)
-        k = np.arange(m["depth"] + 1)
+        k = np.arange(m.depth + 1)
         for name, (size_line, growth_line) in self.lines.items():
-            size_line.set_data(k, m[name]["sizes"])
-            growth_line.set_data(k, m[name]["growth"])
+            size_line.set_data(k, getattr(m, name).sizes)
+            growth_line.set_data(k, getattr(m, name).growth)
         self.view.redraw(state=self._state)
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

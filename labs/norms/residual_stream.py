@@ -8,6 +8,7 @@ widget: ``stream_lab()``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -18,6 +19,7 @@ from engine.presentation.numbers import fixed, percentage, plural, readout
 
 from engine.kit.figure_view import set_limits, whole_ticks
 from engine.kit.layout import controls, lab_root, slider, verdict_widget
+from engine.kit.result import Result
 
 STREAM_MAX = 24
 
@@ -32,7 +34,27 @@ def _stream(blocks: int, alignment: float, seed: int):
     return r
 
 
-def stream_model(blocks: int = 12, alignment: float = 0.0, seed: int = 0) -> dict:
+@dataclass(frozen=True)
+class StreamResult(Result):
+    """The residual stream after each of ``blocks`` blocks (entry 0: before block 1).
+
+    sizes, aligned, right_angles: (blocks + 1,) the stream's size, and the size it would have
+    with every addition in one direction or at right angles to the stream; additions, shares:
+    (blocks,) each block's addition's size and its share of the stream it produced.
+    """
+    blocks: int
+    alignment: float
+    seed: int
+    sizes: np.ndarray
+    additions: np.ndarray
+    aligned: np.ndarray
+    right_angles: np.ndarray
+    shares: np.ndarray
+    final: float            # the stream's size after the last block
+    verdict: str
+
+
+def stream_model(blocks: int = 12, alignment: float = 0.0, seed: int = 0) -> StreamResult:
     """``blocks`` pre-norm blocks each adding a vector of size 1.0 to a stream that starts at 0.9
     (``lib.stack.residual_stream``, 64 numbers). ``alignment`` 0 to 1 turns the additions from
     independent directions towards the stream's own direction. Returns numbers and the verdict."""
@@ -51,9 +73,9 @@ def stream_model(blocks: int = 12, alignment: float = 0.0, seed: int = 0) -> dic
     if blocks > 4:
         verdict += f", block {blocks}'s {percentage(shares[-1])}"
     verdict += "."
-    return {"blocks": blocks, "alignment": alignment, "seed": int(seed), "sizes": r.sizes,
-            "additions": r.additions, "aligned": r.aligned, "right_angles": r.right_angles,
-            "shares": shares, "final": final, "verdict": verdict}
+    return StreamResult(blocks=blocks, alignment=alignment, seed=int(seed), sizes=r.sizes,
+                        additions=r.additions, aligned=r.aligned, right_angles=r.right_angles,
+                        shares=shares, final=final, verdict=verdict)
 
 
 class ResidualStreamLab:
@@ -98,7 +120,7 @@ class ResidualStreamLab:
             ax.grid(True, axis="y", alpha=0.3)
             whole_ticks(ax.xaxis, 1, STREAM_MAX, most=7)
         # Fixed scales for every setting: at most 24 additions of size 1, all in one direction.
-        set_limits(left, x=(-0.5, STREAM_MAX + 0.6), y=(0, 1.08 * float(stream_model(STREAM_MAX, 1.0)["aligned"].max())))
+        set_limits(left, x=(-0.5, STREAM_MAX + 0.6), y=(0, 1.08 * float(stream_model(STREAM_MAX, 1.0).aligned.max())))
         set_limits(right, x=(0.4, STREAM_MAX + 0.6))
         fig.tight_layout()
         self.left, self.right = left, right
@@ -116,17 +138,17 @@ class ResidualStreamLab:
         self.seed += 1
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> StreamResult:
         m = stream_model(self.blocks.value, self.alignment.value, self.seed)
-        n = m["blocks"]
+        n = m.blocks
         k = np.arange(n + 1)
-        self.bars.set(m["additions"])                # one bar per block, none beyond the n blocks
-        self.share_bars.set(m["shares"])
-        self.line.set_data(k, m["sizes"])
-        self.law.set_data(k, m["right_angles"])
-        self.aligned.set_data(k, m["aligned"])
+        self.bars.set(m.additions)                # one bar per block, none beyond the n blocks
+        self.share_bars.set(m.shares)
+        self.line.set_data(k, m.sizes)
+        self.law.set_data(k, m.right_angles)
+        self.aligned.set_data(k, m.aligned)
         self.view.redraw()
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

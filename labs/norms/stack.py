@@ -8,6 +8,7 @@ View: ``StackLab``. Root widget: ``stack_lab()``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -20,6 +21,7 @@ from engine.presentation.numbers import amount, fixed, plural, power_of_ten, rea
 
 from engine.kit.figure_view import decades, set_limits, whole_ticks
 from engine.kit.layout import controls, lab_root, menu, slider, verdict_widget
+from engine.kit.result import Result
 
 D = 8                              # the stack lab's vector has 8 numbers
 SQRT_D = float(np.sqrt(D))         # the length of 8 numbers with mean 0 and std 1
@@ -142,8 +144,32 @@ def norm_use(mode: str):
     return None
 
 
+@dataclass(frozen=True)
+class StackResult(Result):
+    """A vector's run through ``layers`` random layers.
+
+    lengths: (layers + 1,) the vector's length before the first layer and after each (inf from an
+    overflow on); steps: (layers,) each layer's ratio of lengths. figures: every number the
+    verdict states, by name (which depend on the status).
+    """
+    mode: str                   # a key of lib.stack.MODES
+    gain: float                 # each layer's scale
+    layers: int
+    dtype: str                  # "float64" or "float16"
+    seed: int
+    lengths: np.ndarray
+    steps: np.ndarray
+    overflow_at: int | None     # the layer a number became infinite at, counted from 1
+    zero_at: int | None         # the layer every number became 0 at
+    final: float                # lengths[-1]
+    start: float                # lengths[0]
+    status: str                 # the verdict's kind: "overflow", "vanished", "exploded", "steady", ...
+    figures: dict
+    verdict: str
+
+
 def stack_model(mode: str = "plain", gain: float = 0.5, layers: int = 30, dtype: str = "float64",
-                seed: int = 0, norm=None) -> dict:
+                seed: int = 0, norm=None) -> StackResult:
     """The vector's length after each of ``layers`` random layers, and the verdict.
 
     mode: a key of ``lib.stack.MODES``; gain: each layer's scale, the number its random matrix is
@@ -158,10 +184,10 @@ def stack_model(mode: str = "plain", gain: float = 0.5, layers: int = 30, dtype:
     rotations, x = _layers(int(seed))
     run = run_stack(x, rotations[:layers], gain, mode, dtype=DTYPES[dtype][0], norm=norm)
     status, verdict, figures = _classify(run.lengths, run.steps, run.overflow_at, run.zero_at, dtype)
-    return {"mode": mode, "gain": float(gain), "layers": layers, "dtype": dtype, "seed": int(seed),
-            "lengths": run.lengths, "steps": run.steps, "overflow_at": run.overflow_at,
-            "zero_at": run.zero_at, "final": float(run.lengths[-1]), "start": float(run.lengths[0]),
-            "status": status, "figures": figures, "verdict": verdict}
+    return StackResult(mode=mode, gain=float(gain), layers=layers, dtype=dtype, seed=int(seed),
+                       lengths=run.lengths, steps=run.steps, overflow_at=run.overflow_at,
+                       zero_at=run.zero_at, final=float(run.lengths[-1]), start=float(run.lengths[0]),
+                       status=status, figures=figures, verdict=verdict)
 
 
 # The plot's fixed scales: the modes without a norm explode or vanish over many powers of ten;
@@ -264,26 +290,26 @@ class StackLab:
         self.seed += 1
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> StackResult:
         mode, gain, layers, dtype = self.mode.value, self.gain.value, self.layers.value, self.dtype.value
         use = norm_use(mode)
         m = self.own.run(lambda norm: stack_model(mode, gain, layers, dtype, self.seed, norm=norm),
                           use.exercise if use else None)
-        n = m["layers"]
-        self._scales(m["mode"], n)
+        n = m.layers
+        self._scales(m.mode, n)
         k = np.arange(n + 1)
-        shown = m["lengths"].copy()
+        shown = m.lengths.copy()
         shown[~(shown > 0)] = np.nan                       # zeros and NaN cannot sit on a log scale
         self.line.set_data(k, shown)
-        stop = m["overflow_at"] or m["zero_at"]
+        stop = m.overflow_at or m.zero_at
         self.stop.set_visible(stop is not None)
         if stop is not None:
             self.stop.set_xdata([stop, stop])
             self.stop_text.set_position((stop + 0.6, 0.5))
-            self.stop_text.set_text("overflow \u2192 inf" if m["overflow_at"] else "all zeros")
+            self.stop_text.set_text("overflow \u2192 inf" if m.overflow_at else "all zeros")
         else:
             self.stop_text.set_text("")
-        low, high = (10.0 ** e for e in y_range(m["mode"]))
+        low, high = (10.0 ** e for e in y_range(m.mode))
         leaves = off_chart(shown, low, high)
         if leaves is None:
             self.edge.set_data([], [])
@@ -293,7 +319,7 @@ class StackLab:
             edge = 0.97 if where == "above" else 0.03
             self.edge.set_data([at], [edge])
             self.edge.set_marker("^" if where == "above" else "v")
-            limit = power_of_ten(y_range(m["mode"])[1 if where == "above" else 0])
+            limit = power_of_ten(y_range(m.mode)[1 if where == "above" else 0])
             arrow = "\u2191" if where == "above" else "\u2193"
             self.edge_text.set_text(f"{arrow} off the chart\n({where} {limit})\n"
                                     f"from layer {at};\nlast length {amount(last)}")
@@ -302,9 +328,9 @@ class StackLab:
             self.edge_text.set_position((0.02 if away else 0.98, 0.96 if above else 0.04))
             self.edge_text.set_horizontalalignment("left" if away else "right")
             self.edge_text.set_verticalalignment("top" if above else "bottom")
-        self.title.set_text(f"{MODES[m['mode']]}, scale {fixed(m['gain'])}, {plural(n, 'layer')}")
+        self.title.set_text(f"{MODES[m.mode]}, scale {fixed(m.gain)}, {plural(n, 'layer')}")
         self.view.redraw(state=(self._y, self._x))
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

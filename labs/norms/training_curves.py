@@ -20,6 +20,7 @@ from engine.kit.layout import (
     switch,
     verdict_widget,
 )
+from engine.kit.result import Result
 from engine.presentation.html import plain
 from engine.presentation.numbers import fixed
 from engine.presentation.tables import table
@@ -31,7 +32,7 @@ Y_BOTTOM, Y_TOP = 1.0, 5.0   # the plot's loss range: every curve ends above 1, 
 
 
 @dataclass(frozen=True)
-class Curves:
+class Curves(Result):
     """One depth and warm-up: ``curves`` {variant: (seeds, P) training losses}, ``steps`` (P,);
     ``warmup`` {variant: whether its runs had warm-up} (the runs without a norm never did);
     ``outcomes`` {variant: [each seed's outcome]}, ``below`` {variant: [each seed's first step

@@ -7,6 +7,8 @@ Model: ``axis_model`` (``lib.norm.layer_norm``, or the learner's ``layer_norm``)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from engine.presentation.html import plain
@@ -15,6 +17,7 @@ from engine.presentation.tables import table
 
 from engine.kit.figure_view import cell_grid, set_cells
 from engine.kit.layout import choice, controls, lab_root, numbers_widget, slider, verdict_widget
+from engine.kit.result import Result
 from .stack import LAYER_NORM_USE, course_layer_norm
 
 TOKENS = ("the", "cat", "sat", "down")
@@ -34,7 +37,26 @@ def normalise(x, how: str = "token", eps: float = 1e-5, norm=course_layer_norm):
     return norm(x, eps=eps) if how == "token" else norm(x.T, eps=eps).T
 
 
-def axis_model(value: float = 2.0, how: str = "token", norm=course_layer_norm) -> dict:
+@dataclass(frozen=True)
+class AxisResult(Result):
+    """The batch with cat's first number set, before and after normalising.
+
+    x, out: (tokens, 4) the batch and its normalised copy; means, stds: (tokens,) each token's mean
+    and std after normalising. moved_others, moved_own: how far the other tokens' results and
+    cat's own moved from those of the batch as it starts (the largest change of a number).
+    """
+    value: float        # cat's first number
+    how: str            # "token" or "column": a key of AXIS_MODES
+    x: np.ndarray
+    out: np.ndarray
+    means: np.ndarray
+    stds: np.ndarray
+    moved_others: float
+    moved_own: float
+    verdict: str
+
+
+def axis_model(value: float = 2.0, how: str = "token", norm=course_layer_norm) -> AxisResult:
     """Normalise BATCH with cat's first number set to ``value``, and compare with the batch as
     it starts. Returns the inputs, outputs, each token's mean and std after normalising, how far
     the other tokens' results moved, and the verdict."""
@@ -64,17 +86,16 @@ def axis_model(value: float = 2.0, how: str = "token", norm=course_layer_norm) -
     else:
         change = (f"Changing {name}'s first number moved the OTHER tokens' results by up to "
                   f"{fixed(moved_others)}: a token's result now depends on what else is in the batch.")
-    return {"value": float(x[CHANGED]), "how": how, "x": x, "out": out, "means": means, "stds": stds,
-            "moved_others": moved_others, "moved_own": moved_own,
-            "verdict": f"{change} {summary}"}
+    return AxisResult(value=float(x[CHANGED]), how=how, x=x, out=out, means=means, stds=stds,
+                      moved_others=moved_others, moved_own=moved_own, verdict=f"{change} {summary}")
 
 
-def axis_table(m: dict) -> str:
+def axis_table(m: AxisResult) -> str:
     """The batch and its normalised copy as one table: a row per token, its numbers before
     and after, and the mean and std of its normalised numbers."""
     header = ["token", "in", "out", "out's mean, std"]
-    rows = [[token, " ".join(fixed(v, 1) for v in m["x"][i]), " ".join(fixed(v) for v in m["out"][i]),
-             f"{fixed(m['means'][i])}, {fixed(m['stds'][i])}"] for i, token in enumerate(TOKENS)]
+    rows = [[token, " ".join(fixed(v, 1) for v in m.x[i]), " ".join(fixed(v) for v in m.out[i]),
+             f"{fixed(m.means[i])}, {fixed(m.stds[i])}"] for i, token in enumerate(TOKENS)]
     return table(rows, header=header, mono_columns=range(1, 4))     # few columns: fits a phone
 
 
@@ -99,7 +120,7 @@ class AxisLab:
         m = axis_model(value, how)
         colour = TwoSlopeNorm(vmin=-3.0, vcenter=0.0, vmax=3.0)
         self.images = []
-        for ax, data, title in zip(self.axes, (m["x"], m["out"]), ("the batch", "after normalising")):
+        for ax, data, title in zip(self.axes, (m.x, m.out), ("the batch", "after normalising")):
             self.images.append(cell_grid(ax, data, cmap="PuOr_r", norm=colour))
             ax.set_xticks(range(data.shape[1]), [f"{j + 1}" for j in range(data.shape[1])])
             ax.set_xlabel("number of the token")
@@ -121,17 +142,17 @@ class AxisLab:
         self.how.observe(lambda _c: self.update(), names="value")
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> AxisResult:
         value, how = self.value.value, self.how.value
         m = self.own.run(lambda norm: axis_model(value, how, norm=norm))
-        for image, data in zip(self.images, (m["x"], m["out"])):
+        for image, data in zip(self.images, (m.x, m.out)):
             set_cells(image, data)
         self.numbers.value = axis_table(m)
         # The title changes only with the mode: it is static, and each mode keeps its background.
-        self.suptitle.set_text("LayerNorm over " + ("each token's numbers (rows)" if m["how"] == "token"
+        self.suptitle.set_text("LayerNorm over " + ("each token's numbers (rows)" if m.how == "token"
                                                       else "each column, across the tokens"))
-        self.view.redraw(state=m["how"])
-        self.verdict.value = plain(m["verdict"])
+        self.view.redraw(state=m.how)
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

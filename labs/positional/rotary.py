@@ -8,6 +8,7 @@ Model: ``rope_model`` (``lib.positional.rope``, or the learner's ``rope_one``). 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -20,6 +21,7 @@ from engine.presentation.numbers import fixed, plural, scientific
 
 from engine.kit.figure_view import set_limits
 from engine.kit.layout import controls, lab_root, menu, pick_slider, slider, verdict_widget
+from engine.kit.result import Result
 
 
 def _rope_one_as_rope(rope_one):
@@ -96,7 +98,39 @@ def _course_scores(base: float, pairing: str) -> np.ndarray:
     return table
 
 
-def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, rope=rope) -> dict:
+@dataclass(frozen=True)
+class RopeResult(Result):
+    """One query and one key turned by rotary positions, and their score.
+
+    together: (places,) the score with both moved together to every place their distance has
+    in 0 ... last_position; distances, curve: (2 · last_position + 1,) every distance m − n and the
+    score at it. lengths: "query" and "key", each (length before, length after) the turn.
+    """
+    query_pos: int          # m
+    key_pos: int            # n
+    distance: int           # m − n
+    base: float
+    pairing: str            # a key of PAIRINGS
+    pair: int
+    indices: tuple          # the pair's two entries of a vector
+    theta: float            # the pair's radians per position
+    q_before: tuple         # the query's pair before and after the turn
+    q_after: tuple
+    k_before: tuple         # the key's
+    k_after: tuple
+    score: float
+    together: np.ndarray
+    places: int
+    last_position: int
+    spread: float           # the largest difference of ``together`` from ``score``
+    distances: np.ndarray
+    curve: np.ndarray
+    lengths: dict
+    lengths_kept: bool
+    verdict: str
+
+
+def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, rope=rope) -> RopeResult:
     """Rotary positions for one query and one key: the turned pair, the score, and its constancy.
 
     ``rope(x, base, pairing, offset)`` turns one vector (``lib.positional.rope`` or the learner's)."""
@@ -135,13 +169,13 @@ def rope_model(query_pos=5, key_pos=2, base=10000.0, pairing="halves", pair=0, r
                f"The turn keeps the lengths: query {fixed(lengths['query'][1])}, key {fixed(lengths['key'][1])}"
                f"{'' if kept else ' (changed!)'}.")
     theta = base ** (-pair / (HEAD_SIZE // 2))
-    return {"query_pos": m, "key_pos": n, "distance": m - n, "base": base, "pairing": pairing, "pair": pair,
-            "indices": (i, j), "theta": theta,
-            "q_before": (QUERY[i], QUERY[j]), "q_after": (q_turned[i], q_turned[j]),
-            "k_before": (KEY[i], KEY[j]), "k_after": (k_turned[i], k_turned[j]),
-            "score": score, "together": together, "places": len(shifts), "last_position": POS_MAX,
-            "spread": spread, "distances": distances,
-            "curve": curve, "lengths": lengths, "lengths_kept": kept, "verdict": verdict}
+    return RopeResult(query_pos=m, key_pos=n, distance=m - n, base=base, pairing=pairing, pair=pair,
+                      indices=(i, j), theta=theta,
+                      q_before=(QUERY[i], QUERY[j]), q_after=(q_turned[i], q_turned[j]),
+                      k_before=(KEY[i], KEY[j]), k_after=(k_turned[i], k_turned[j]),
+                      score=score, together=together, places=len(shifts), last_position=POS_MAX,
+                      spread=spread, distances=distances,
+                      curve=curve, lengths=lengths, lengths_kept=kept, verdict=verdict)
 
 
 class RotaryLab:
@@ -257,13 +291,13 @@ class RotaryLab:
         if not self._holding:
             self.update()
 
-    def update(self) -> dict:
+    def update(self) -> RopeResult:
         args = (self.q_slider.value, self.k_slider.value, self.base_slider.value, self.pairing.value,
                 self.pair_slider.value)
         model = self.own.run(lambda turn: rope_model(*args, rope=turn))
-        (qa, qb), (ka, kb) = model["q_after"], model["k_after"]
-        self.q_start.set_data([model["q_before"][0]], [model["q_before"][1]])
-        self.k_start.set_data([model["k_before"][0]], [model["k_before"][1]])
+        (qa, qb), (ka, kb) = model.q_after, model.k_after
+        self.q_start.set_data([model.q_before[0]], [model.q_before[1]])
+        self.k_start.set_data([model.k_before[0]], [model.k_before[1]])
         self.q_line.set_data([0, qa], [0, qb])
         self.k_line.set_data([0, ka], [0, kb])
         rq, rk = math.hypot(qa, qb), math.hypot(ka, kb)
@@ -271,24 +305,24 @@ class RotaryLab:
         self.k_circle.set_radius(rk)
         r = 1.15 * max(rq, rk, 1e-3)
         plane = next((limit for limit in PLANE_LIMITS if r <= limit), float(np.ceil(r)))
-        top = max(float(np.max(np.abs(model["curve"]))) * 1.15, 0.1)
+        top = max(float(np.max(np.abs(model.curve))) * 1.15, 0.1)
         score = SCORE_LIMIT if top <= SCORE_LIMIT else float(np.ceil(top))   # another rope may go beyond
         self._scales(plane, score)
-        i, j = model["indices"]
-        self.plane_title.set_text(f"pair {model['pair']}: numbers {i} and {j}")
-        distance = model["query_pos"] - model["key_pos"]
-        self.curve_line.set_data(model["distances"], model["curve"])
-        self.marker.set_data([distance], [model["score"]])
-        self.curve_title.set_text(f"score {fixed(model['score'], 3)}, "
-                                  f"base {fixed(model['base'], 0, grouped=True)}")
-        m, n = model["query_pos"], model["key_pos"]
+        i, j = model.indices
+        self.plane_title.set_text(f"pair {model.pair}: numbers {i} and {j}")
+        distance = model.query_pos - model.key_pos
+        self.curve_line.set_data(model.distances, model.curve)
+        self.marker.set_data([distance], [model.score])
+        self.curve_title.set_text(f"score {fixed(model.score, 3)}, "
+                                  f"base {fixed(model.base, 0, grouped=True)}")
+        m, n = model.query_pos, model.key_pos
         self.up.disabled, self.down.disabled = max(m, n) >= POS_MAX, min(m, n) <= 0
         self.up.tooltip = ("move the query and the key one position later" if not self.up.disabled else
                            f"one of them is already at the last position, {POS_MAX}")
         self.down.tooltip = ("move the query and the key one position earlier" if not self.down.disabled else
                              "one of them is already at position 0")
         self.view.redraw(state=self._state)
-        self.verdict.value = plain(model["verdict"])
+        self.verdict.value = plain(model.verdict)
         self.model = model
         return model
 

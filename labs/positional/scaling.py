@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from engine.presentation.numbers import number, percent
 
 from engine.kit.figure_view import set_limits
 from engine.kit.layout import controls, lab_root, pick_slider, verdict_widget
+from engine.kit.result import Result
 from .shuffle import D_MODEL, PERMUTATIONS, WK, WO, WORDS, WQ, WV, X
 from .table import TABLE_USE, course_table
 
@@ -68,7 +70,30 @@ def factor_label(factor: float) -> str:
     return f"\u00d7{number(factor)}" + (" = \u221ad_model" if factor == USUAL else "")
 
 
-def scaling_model(factor=USUAL, table=course_table) -> dict:
+@dataclass(frozen=True)
+class ScalingResult(Result):
+    """What the outputs follow at one scale factor, and across every factor of FACTORS.
+
+    word_share: the words' share of |w|² + |p|²; by_word, by_place: the mean change of the
+    outputs after a reordering matched by word and matched by place (shares of an output's
+    length). factors, share_curve, by_word_curve, by_place_curve: (len(FACTORS),) the same three
+    numbers at every factor (the curves).
+    """
+    factor: float
+    word_share: float
+    position_share: float   # 1 - word_share
+    by_word: float
+    by_place: float
+    follows: str            # "words" or "positions"
+    finite: bool            # False when the outputs overflowed
+    factors: np.ndarray
+    share_curve: np.ndarray
+    by_word_curve: np.ndarray
+    by_place_curve: np.ndarray
+    verdict: str
+
+
+def scaling_model(factor=USUAL, table=course_table) -> ScalingResult:
     """Word share and what the outputs follow, at one scale factor and across all of FACTORS.
 
     factor: the number the words are multiplied by (kept within FACTORS' range; not a positive
@@ -109,10 +134,10 @@ def scaling_model(factor=USUAL, table=course_table) -> dict:
                    f"sentence and each word's output moves by {percent(by_word)} of an output's "
                    f"length on average, while the output at each place moves by {percent(by_place)}. "
                    + follow_words)
-    return {"factor": factor, "word_share": share, "position_share": 1 - share, "by_word": by_word,
-            "by_place": by_place, "follows": follows, "finite": finite, "factors": np.array(FACTORS),
-            "share_curve": curves[:, 0], "by_word_curve": curves[:, 1], "by_place_curve": curves[:, 2],
-            "verdict": verdict}
+    return ScalingResult(factor=factor, word_share=share, position_share=1 - share, by_word=by_word,
+                         by_place=by_place, follows=follows, finite=finite, factors=np.array(FACTORS),
+                         share_curve=curves[:, 0], by_word_curve=curves[:, 1], by_place_curve=curves[:, 2],
+                         verdict=verdict)
 
 
 class ScalingLab:
@@ -132,18 +157,18 @@ class ScalingLab:
         share_ax, moved_ax = fig.subplots(1, 2)
         word_colour, place_colour = OKABE_ITO["blue"], OKABE_ITO["orange"]
         curve = scaling_model(start)
-        (self.share_line,) = share_ax.plot(_X, 100 * curve["share_curve"], "-o", color=word_colour,
+        (self.share_line,) = share_ax.plot(_X, 100 * curve.share_curve, "-o", color=word_colour,
                                            ms=4, label="words")
-        (self.place_share_line,) = share_ax.plot(_X, 100 - 100 * curve["share_curve"], "--s",
+        (self.place_share_line,) = share_ax.plot(_X, 100 - 100 * curve.share_curve, "--s",
                                                  color=place_colour, ms=4, label="positions")
         (self.share_marker,) = share_ax.plot([], [], "o", ms=10, mfc="none", mec="black", mew=1.5,
                                             linestyle="none")
         share_ax.set_ylim(0, 100)
         share_ax.set_ylabel("share of |w|\u00b2 + |p|\u00b2 (%)")
         share_ax.set_title("what the input is made of", fontsize=10)
-        (self.word_line,) = moved_ax.plot(_X, 100 * curve["by_word_curve"], "-o", color=word_colour,
+        (self.word_line,) = moved_ax.plot(_X, 100 * curve.by_word_curve, "-o", color=word_colour,
                                           ms=4, label="matched by word")
-        (self.place_line,) = moved_ax.plot(_X, 100 * curve["by_place_curve"], "--s", color=place_colour,
+        (self.place_line,) = moved_ax.plot(_X, 100 * curve.by_place_curve, "--s", color=place_colour,
                                            ms=4, label="matched by place")
         (self.moved_marker,) = moved_ax.plot([], [], "o", ms=10, mfc="none", mec="black", mew=1.5,
                                              linestyle="none")
@@ -171,25 +196,25 @@ class ScalingLab:
     def _on_change(self, _change=None) -> None:
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> ScalingResult:
         factor = self.factor.value
         model = self.own.run(lambda table: scaling_model(factor, table=table), TABLE_USE.exercise)
-        shares = 100 * np.nan_to_num(model["share_curve"])
+        shares = 100 * np.nan_to_num(model.share_curve)
         self.share_line.set_ydata(shares)
         self.place_share_line.set_ydata(100 - shares)
-        x = math.log2(model["factor"])
+        x = math.log2(model.factor)
         self.share_marker.set_data([x] * 2,
-                                   [100 * model["word_share"], 100 * model["position_share"]])
+                                   [100 * model.word_share, 100 * model.position_share])
         by_word, by_place = (100 * np.nan_to_num(model[k]) for k in ("by_word_curve", "by_place_curve"))
         self.word_line.set_ydata(by_word)
         self.place_line.set_ydata(by_place)
-        self.moved_marker.set_data([x] * 2, [100 * model["by_word"], 100 * model["by_place"]])
+        self.moved_marker.set_data([x] * 2, [100 * model.by_word, 100 * model.by_place])
         top = max(float(np.max(by_word)), float(np.max(by_place)), 1.0) * 1.15   # moves only with the table
         set_limits(self.moved_ax, y=(0, top))
         for cursor in self.cursors:
             cursor.set_xdata([x] * 2)
         self.view.redraw(state=top)
-        self.verdict.value = plain(model["verdict"])
+        self.verdict.value = plain(model.verdict)
         self.model = model
         return model
 

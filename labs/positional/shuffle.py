@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -23,6 +24,7 @@ from engine.presentation.tables import table
 
 from engine.kit.figure_view import cell_grid, set_cells, set_changed, set_limits
 from engine.kit.layout import controls, lab_root, menu, numbers_widget, switch, verdict_widget
+from engine.kit.result import Result
 from .table import TABLE_USE, course_table
 
 TOL = 1e-9  # below this, two outputs count as identical
@@ -57,8 +59,30 @@ def _attend(words, add_pos: bool, causal: bool, scale: bool, table=course_table)
     return inputs, attention(inputs, WQ, WK, WV, WO, heads=1, causal=causal)
 
 
+@dataclass(frozen=True)
+class ShuffleResult(Result):
+    """The sentence's attention outputs before and after reordering, rows in sentence order.
+
+    inputs_before, inputs_after, out_before, out_after: (words, d_model) the inputs and outputs in
+    both orders; change, identical: (words,) how far each word's output moved (the length of the
+    difference between its output after and before) and whether it stayed the same.
+    """
+    order: tuple            # the new sentence, as indices into WORDS
+    sentence_before: str
+    sentence_after: str
+    inputs_before: np.ndarray
+    inputs_after: np.ndarray
+    out_before: np.ndarray
+    out_after: np.ndarray
+    change: np.ndarray
+    new_row: list           # the row each word moved to
+    identical: np.ndarray
+    finite: bool            # False when the outputs overflowed
+    verdict: str
+
+
 def shuffle_model(order=(2, 1, 0), add_positions=False, causal=False, scale=False, focus=0,
-                  table=course_table) -> dict:
+                  table=course_table) -> ShuffleResult:
     """Attention outputs of the sentence before and after reordering, and a verdict.
 
     order: the new sentence, as indices into WORDS ((2, 1, 0) is "car dog cat").
@@ -112,17 +136,17 @@ def shuffle_model(order=(2, 1, 0), add_positions=False, causal=False, scale=Fals
         else:
             why = "With positions added, a word at a new place is a new input."
         verdict = " ".join([first] + parts + [why])
-    return {"order": order, "sentence_before": sentence(range(len(WORDS))),
-            "sentence_after": sentence(order), "inputs_before": in_before, "inputs_after": in_after,
-            "out_before": out_before, "out_after": out_after, "change": change,
-            "new_row": new_row, "identical": change < TOL, "finite": finite, "verdict": verdict}
+    return ShuffleResult(order=order, sentence_before=sentence(range(len(WORDS))),
+                         sentence_after=sentence(order), inputs_before=in_before, inputs_after=in_after,
+                         out_before=out_before, out_after=out_after, change=change,
+                         new_row=new_row, identical=change < TOL, finite=finite, verdict=verdict)
 
 
 @lru_cache(maxsize=1)
 def change_top() -> float:
     """The change panel's fixed height: the largest change of an output over every order and
     every toggle with the course's position table (rounded up to a tenth, at least 0.5)."""
-    largest = max(float(np.nanmax(shuffle_model(order, *flags)["change"]))
+    largest = max(float(np.nanmax(shuffle_model(order, *flags).change))
                   for order in PERMUTATIONS for flags in itertools.product((False, True), repeat=3))
     return max(0.5, float(np.ceil(largest * 10) / 10))
 
@@ -135,16 +159,16 @@ def _fill_heatmap(image, values, limit):
         image.set_clim(-limit, limit)
 
 
-def outputs_table(model: dict) -> str:
+def outputs_table(model: ShuffleResult) -> str:
     """Each word's output before and after the shuffle, its rows before and after, and how far
     its output changed."""
     header = ["word: row before \u2192 after", "output before", "output after", "change"]
     rows = []
     for w, word in enumerate(WORDS):
-        after = model["new_row"][w]
-        change = model["change"][w]
-        rows.append([f"{word}: row {w} \u2192 {after}", " ".join(fixed(v) for v in model["out_before"][w]),
-                     " ".join(fixed(v) for v in model["out_after"][after]),
+        after = model.new_row[w]
+        change = model.change[w]
+        rows.append([f"{word}: row {w} \u2192 {after}", " ".join(fixed(v) for v in model.out_before[w]),
+                     " ".join(fixed(v) for v in model.out_after[after]),
                      "0" if change < TOL else amount(change)])
     return table(rows, header=header, mono_columns=range(1, 4))     # few columns: fits a phone
 
@@ -239,32 +263,32 @@ class ShuffleLab:
     def _on_shuffle(self, _button=None) -> None:
         self.order.value = shuffled(self.order.value, self.rng)          # triggers update
 
-    def update(self) -> dict:
+    def update(self) -> ShuffleResult:
         order, positions, causal = self.order.value, self.positions.value, self.causal.value
         model = self.own.run(lambda table: shuffle_model(order, positions, causal, table=table),
                               TABLE_USE.exercise if positions else None)
-        outs = (model["out_before"], model["out_after"])
+        outs = (model.out_before, model.out_after)
         limit = max(float(np.nanmax(np.abs(np.nan_to_num(np.concatenate(outs))))), 1e-6)
-        words_in_rows = (list(WORDS), [WORDS[i] for i in model["order"]])
+        words_in_rows = (list(WORDS), [WORDS[i] for i in model.order])
         for labels, image, values, rows in zip(self.row_labels, self.images, outs, words_in_rows):
             _fill_heatmap(image, np.nan_to_num(values), limit)
             for r, (label, w) in enumerate(zip(labels, rows)):
                 label.set_text(f"{w} ({r})")
-        self.title_before.set_text(f"before: {model['sentence_before']}")
-        self.title_after.set_text(f"after: {model['sentence_after']}")
+        self.title_before.set_text(f"before: {model.sentence_before}")
+        self.title_after.set_text(f"after: {model.sentence_after}")
         top = change_top()
-        for bar, value in zip(self.bars, model["change"]):
+        for bar, value in zip(self.bars, model.change):
             set_changed(bar, height=value, facecolor=self.colours["vermillion"] if value >= TOL else self.colours["blue"])
         self.numbers.value = outputs_table(model)
-        if np.nanmax(model["change"]) > top:          # another position table went further
-            top = float(np.nanmax(model["change"]))
+        if np.nanmax(model.change) > top:          # another position table went further
+            top = float(np.nanmax(model.change))
         set_limits(self.ax_change, y=(0, top * 1.25))
         setting = [("positions added" if self.positions.value else "no positions")]
         if self.causal.value:
             setting.append("causal mask")
         self.suptitle.set_text("Attention outputs, " + ", ".join(setting))
         self.view.redraw(state=top)
-        self.verdict.value = plain(model["verdict"])
+        self.verdict.value = plain(model.verdict)
         self.model = model
         return model
 

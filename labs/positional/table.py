@@ -7,6 +7,8 @@ View: ``PositionTableLab``. Root widget: ``position_table_lab()``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from engine.core.own import Use
@@ -16,6 +18,7 @@ from engine.presentation.numbers import fixed, plural, significant
 
 from engine.kit.figure_view import whole_ticks
 from engine.kit.layout import controls, lab_root, slider, verdict_widget
+from engine.kit.result import Result
 
 
 def course_table(length, d_model):
@@ -44,7 +47,31 @@ def _even(d) -> int:
     return max(2, 2 * (int(d) // 2))
 
 
-def position_table_model(d_model=8, length=16, row=3, base=10000.0, table=None) -> dict:
+@dataclass(frozen=True)
+class PositionTableResult(Result):
+    """The sinusoidal table, one of its rows and that row's fastest and slowest pairs.
+
+    table: (length, d_model); speeds, angles: (d_model / 2,) each pair's radians per position and
+    its angle at ``row``; values: (d_model,) the row.
+    """
+    d_model: int
+    length: int
+    row: int
+    table: np.ndarray
+    speeds: np.ndarray
+    base: float
+    turns: float                # the fast pair's angle at the row, in turns
+    fast_columns: tuple         # (0, 1)
+    slow_columns: tuple         # (d_model - 2, d_model - 1)
+    exponent: tuple             # the slowest speed is base^(exponent[0] / exponent[1])
+    angles: np.ndarray
+    values: np.ndarray
+    fast: tuple                 # the row's two numbers of the fast pair
+    slow: tuple                 # and of the slowest pair
+    verdict: str
+
+
+def position_table_model(d_model=8, length=16, row=3, base=10000.0, table=None) -> PositionTableResult:
     """The sinusoidal table for the sliders, the selected row and its fastest and slowest pairs.
 
     Odd d_model is taken down to the even number below; row is kept inside the table.
@@ -66,19 +93,19 @@ def position_table_model(d_model=8, length=16, row=3, base=10000.0, table=None) 
                     f"{significant(speeds[last], 4)} radians per position, {fixed(base, 0)}^(\u2212{d - 2}/{d}).")
     else:
         verdict += "; with d_model = 2 that is the only pair, so the row is [sin(pos), cos(pos)]."
-    return {"d_model": d, "length": length, "row": row, "table": table, "speeds": speeds, "base": base,
-            "turns": turns, "fast_columns": (0, 1), "slow_columns": (d - 2, d - 1),
-            "exponent": (-(d - 2), d),                          # the slowest speed, base^(-(d - 2)/d)
-            "angles": angles, "values": table[row], "fast": (table[row, 0], table[row, 1]),
-            "slow": (table[row, d - 2], table[row, d - 1]), "verdict": verdict}
+    return PositionTableResult(d_model=d, length=length, row=row, table=table, speeds=speeds, base=base,
+                               turns=turns, fast_columns=(0, 1), slow_columns=(d - 2, d - 1),
+                               exponent=(-(d - 2), d), angles=angles, values=table[row],
+                               fast=(table[row, 0], table[row, 1]), slow=(table[row, d - 2], table[row, d - 1]),
+                               verdict=verdict)
 
 
 def _row_readout(model) -> str:
-    values = model["values"]
+    values = model.values
     shown = [fixed(v) for v in values[:8]]
     if len(values) > 8:
         shown = shown[:4] + ["\u2026"] + [fixed(v) for v in values[-4:]]
-    text = f"PE[{model['row']}] = [{', '.join(shown)}]"
+    text = f"PE[{model.row}] = [{', '.join(shown)}]"
     return text_block(code(text))
 
 
@@ -175,21 +202,21 @@ class PositionTableLab:
         if not getattr(self, "_updating", False):
             self.update()
 
-    def update(self) -> dict:
+    def update(self) -> PositionTableResult:
         d, length, row = self.d_slider.value, self.length_slider.value, self.row_slider.value
         model = self.own.run(lambda table: position_table_model(d, length, row, table=table))
-        d, length, row = model["d_model"], model["length"], model["row"]
+        d, length, row = model.d_model, model.length, model.row
         self._frame(d, length)
-        self.image.set_data(model["table"])
+        self.image.set_data(model.table)
         self.image.set_extent((-0.5, d - 0.5, length - 0.5, -0.5))
         self.highlight.set_bounds(-0.5, row - 0.5, d, 1)
         self.title.set_text(f"PE: {plural(length, 'position')} \u00d7 {plural(d, 'number')}")
-        for hand, (s, c) in ((self.fast_hand, model["fast"]), (self.slow_hand, model["slow"])):
+        for hand, (s, c) in ((self.fast_hand, model.fast), (self.slow_hand, model.slow)):
             hand.set_data([0, s], [0, c])
         self.clock_title.set_text(f"the hands at position {row}\n(slow: pair {d // 2 - 1})")
         self.view.redraw(state=self._framed)
         self.readout.value = _row_readout(model)
-        self.verdict.value = plain(model["verdict"])
+        self.verdict.value = plain(model.verdict)
         self.model = model
         return model
 

@@ -6,6 +6,8 @@ Dividing the scores by a temperature before softmax makes the weights sharper (t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from engine.core.own import Use
@@ -14,6 +16,7 @@ from engine.presentation.html import plain
 from engine.presentation.numbers import fixed, percent, percentage, readout
 
 from engine.kit.layout import controls, lab_root, slider, verdict_widget
+from engine.kit.result import Result
 
 WORDS = ("cat", "sat", "on", "the", "mat")
 SCORES = np.array([2.0, 1.0, 0.5, 0.1, -1.0])
@@ -30,7 +33,22 @@ def course_softmax(scores):
 SOFTMAX_USE = Use("stable-softmax", course_softmax, "lib.attention.softmax")
 
 
-def temperature_model(temperature: float, scores=SCORES, words=WORDS, softmax_fn=course_softmax) -> dict:
+@dataclass(frozen=True)
+class TemperatureResult(Result):
+    """What the temperature lab shows at one temperature.
+
+    weights: (words,) the softmax of the scores divided by the temperature.
+    """
+    temperature: float      # the temperature used (a very small one for zero or less)
+    weights: np.ndarray     # (words,)
+    top: int                # the entry of the largest weight
+    top_share: float        # that weight
+    even_share: float       # each word's weight in an even split: 1 / words
+    words: int              # how many words
+    verdict: str
+
+
+def temperature_model(temperature: float, scores=SCORES, words=WORDS, softmax_fn=course_softmax) -> TemperatureResult:
     """Softmax of ``scores / temperature`` and a one-line verdict drawn from the numbers.
     ``softmax_fn``: the softmax to use, called on one row of scores (a (1, words) array)."""
     scores = np.asarray(scores, dtype=float)
@@ -51,8 +69,8 @@ def temperature_model(temperature: float, scores=SCORES, words=WORDS, softmax_fn
     else:
         verdict = (f"At temperature {fixed(t)}, \u201c{words[top]}\u201d leads with {percentage(share)}; "
                    f"the smallest weight is {percent(weights.min())}.")
-    return {"temperature": t, "weights": weights, "top": top, "top_share": share,
-            "even_share": even, "words": len(weights), "verdict": verdict}
+    return TemperatureResult(temperature=t, weights=weights, top=top, top_share=share,
+                             even_share=even, words=len(weights), verdict=verdict)
 
 
 GAP = 0.01          # between a bar (or the even-split line) and the label above it, in weight
@@ -99,12 +117,12 @@ class TemperatureLab:
         ax.set_xticks(range(len(WORDS)), WORDS)
         self.labels = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=9)
                        for i in range(len(WORDS))]
-        even = ax.axhline(model["even_share"], color="black", linestyle="--", linewidth=1,
+        even = ax.axhline(model.even_share, color="black", linestyle="--", linewidth=1,
                           label=f"even split (1/{len(WORDS)})")
         ax.set_ylim(0, 1.08)
         ax.set_xlabel(f"word (scores {', '.join(fixed(s, 1) for s in SCORES)}); orange: the largest weight")
         ax.set_ylabel("softmax weight")
-        self.title = ax.set_title(f"Softmax of the scores / {fixed(model['temperature'])}")
+        self.title = ax.set_title(f"Softmax of the scores / {fixed(model.temperature)}")
         ax.legend(handles=[even, self.bars.artist], loc="upper right", fontsize=8, frameon=False)
         fig.tight_layout()
         self.ax = ax
@@ -120,17 +138,17 @@ class TemperatureLab:
     def _on_change(self, change) -> None:
         self.update(change["new"])
 
-    def update(self, temperature: float | None = None) -> dict:
+    def update(self, temperature: float | None = None) -> TemperatureResult:
         temperature = self.slider.value if temperature is None else temperature
         model = self.own.run(lambda fn: temperature_model(temperature, softmax_fn=fn))
-        self.bars.set(model["weights"], [self.colours[1] if i == model["top"] else self.colours[0]
-                                         for i in range(len(model["weights"]))])
-        for i, w in enumerate(model["weights"]):
+        self.bars.set(model.weights, [self.colours[1] if i == model.top else self.colours[0]
+                                         for i in range(len(model.weights))])
+        for i, w in enumerate(model.weights):
             self.labels[i].set_text(fixed(w))
-            self.labels[i].set_y(label_y(w, model["even_share"], self.label_height))
-        self.title.set_text(f"Softmax of the scores / {fixed(model['temperature'])}")
+            self.labels[i].set_y(label_y(w, model.even_share, self.label_height))
+        self.title.set_text(f"Softmax of the scores / {fixed(model.temperature)}")
         self.view.redraw()
-        self.verdict.value = plain(model["verdict"])
+        self.verdict.value = plain(model.verdict)
         self.model = model
         return model
 

@@ -8,6 +8,8 @@ Root widget: ``ablation_lab()``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from lib import model
@@ -15,13 +17,43 @@ from engine.presentation.html import plain
 from engine.presentation.numbers import amount, count, fixed
 
 from engine.kit.layout import controls, lab_root, slider, switch, verdict_widget
+from engine.kit.result import Result
 from .held_out import GROUPS, WATCHED_TOP, context, held_out, run, setting_perplexities, texts, watched_words
 from .kind_bars import KindBars
 
 TOP = WATCHED_TOP          # words shown for a watched prediction
 
 
-def ablation_model(keep=(True, True, True, True), positions: bool = True, watch: int = 0) -> dict:
+@dataclass(frozen=True)
+class AblationResult(Result):
+    """The trained model with some blocks (and perhaps the positions) left out, on the held-out
+    texts. full, now: perplexity by kind of prediction (a GROUPS label, "all texts" for every
+    prediction) for the whole model and for this setting. top, top_now, top_full: (TOP,) the
+    watched prediction's top words now and their probabilities now and with the whole model."""
+    keep: tuple                 # one entry per block: False for a block left out
+    skip: tuple                 # the blocks left out, numbered from 0
+    removed_blocks: list        # the same, numbered from 1
+    texts: int
+    tokens: int
+    predictions: int
+    ratio: float                # now's perplexity over all texts / full's
+    positions: bool
+    watch: int                  # which of the decided predictions is watched
+    position: int               # the watched prediction's position in the held-out text
+    kind: str                   # its kind
+    full: dict
+    now: dict
+    right: int                  # the word that came (its id)
+    right_full: float           # its probability with the whole model and now
+    right_now: float
+    top: list
+    top_now: list
+    top_full: list
+    context: str                # the text before the watched prediction
+    verdict: str
+
+
+def ablation_model(keep=(True, True, True, True), positions: bool = True, watch: int = 0) -> AblationResult:
     """The trained model with the blocks whose ``keep`` entry is False left out (the stream passes
     them unchanged) and, with positions=False, no RoPE. ``watch`` picks one of the held-out text's
     decided predictions (0 .. len(watchable) - 1). Returns perplexities per kind of prediction for
@@ -61,16 +93,15 @@ def ablation_model(keep=(True, True, True, True), positions: bool = True, watch:
     top_p = float(words["top_p"][watch][0])
     watched_text += (f"; the top word is \u201c{guess}\u201d ({fixed(top_p)})"
                      + (", the word that came." if top[0] == right else ", not the word that came."))
-    return {"keep": keep, "skip": skip, "removed_blocks": [i + 1 for i in skip], "texts": len(pool),
-            "tokens": sum(len(t.ids) for t in pool), "predictions": sum(len(t.ids) - 1 for t in pool),
-            "ratio": whole_now / whole_full,
-            "positions": bool(positions), "watch": watch,
-            "position": position, "kind": target_kinds[position], "full": full, "now": now,
-            "right": right, "right_full": float(full_probs[position, right]),
-            "right_now": float(words["right_p"][watch]), "top": top,
-            "top_now": [float(p) for p in words["top_p"][watch]],
-            "top_full": [float(full_probs[position, i]) for i in top],
-            "context": context(position), "verdict": f"{change} {watched_text}"}
+    return AblationResult(keep=keep, skip=skip, removed_blocks=[i + 1 for i in skip], texts=len(pool),
+                          tokens=sum(len(t.ids) for t in pool), predictions=sum(len(t.ids) - 1 for t in pool),
+                          ratio=whole_now / whole_full, positions=bool(positions), watch=watch,
+                          position=position, kind=target_kinds[position], full=full, now=now,
+                          right=right, right_full=float(full_probs[position, right]),
+                          right_now=float(words["right_p"][watch]), top=top,
+                          top_now=[float(p) for p in words["top_p"][watch]],
+                          top_full=[float(full_probs[position, i]) for i in top],
+                          context=context(position), verdict=f"{change} {watched_text}")
 
 
 def _below_every_word(ax, word) -> float:
@@ -149,25 +180,25 @@ class AblationLab:
             control.observe(lambda _c: self.update(), names="value")
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> AblationResult:
         m = ablation_model(tuple(b.value for b in self.blocks), self.positions.value, self.watch.value)
-        for button, kept in zip(self.blocks, m["keep"]):
+        for button, kept in zip(self.blocks, m.keep):
             button.icon = "check" if kept else "times"
             button.button_style = "" if kept else "warning"
-        self.positions.icon = "check" if m["positions"] else "times"
-        self.positions.button_style = "" if m["positions"] else "warning"
-        self.kinds.update(m["full"], m["now"])
+        self.positions.icon = "check" if m.positions else "times"
+        self.positions.button_style = "" if m.positions else "warning"
+        self.kinds.update(m.full, m.now)
         vocab = model.vocab()
-        self.top_full.set(m["top_full"])
-        self.top_now.set(m["top_now"])
-        labels = [vocab[i] + (" \u2713" if i == m["right"] else "") for i in m["top"]]
+        self.top_full.set(m.top_full)
+        self.top_now.set(m.top_now)
+        labels = [vocab[i] + (" \u2713" if i == m.right else "") for i in m.top]
         for text, label in zip(self.words, labels):
             text.set_text(label)
-        words = m["context"].split()
+        words = m.context.split()
         short = " ".join(words[-6:])
         self.right_title.set_text(f"after \u201c{short}\u201d")
         self.view.redraw()
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

@@ -21,6 +21,7 @@ copy and reverse perplexities with every head and with one head left out). View:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -34,6 +35,7 @@ from engine.presentation.tables import table
 
 from engine.kit.figure_view import cell_grid, decades, set_cells, set_changed, set_limits
 from engine.kit.layout import choice, controls, lab_root, menu, numbers_widget, switch, verdict_widget
+from engine.kit.result import Result
 from .held_out import texts
 from .precomputed import precomputed
 
@@ -347,8 +349,37 @@ def _map_grid(weights, sentence: Sentence):
     return grid
 
 
+@dataclass(frozen=True)
+class TrainedHeadResult(Result):
+    """One head of the trained model on one sentence of a held-out text (all counted from 1).
+
+    grid: (LONGEST, LONGEST + 1) the head's weights on the sentence (the text before it, then its
+    tokens; empty cells NaN); marks: (row, column) of the letter each predicting row must write.
+    looks: the head's pooled weights over every held-out text ("copy", "reverse", "after",
+    "previous"); counts, pooled_counts: predictions by kind on this text and on all of them;
+    whole, without: this text's perplexity by kind with every head and without this one.
+    """
+    text: int
+    sentence: int
+    block: int
+    head: int
+    leave_out: bool
+    kind: str                   # the sentence's kind: "copy" or "reverse"
+    words: list
+    grid: np.ndarray
+    marks: list
+    looks: dict
+    counts: dict
+    pooled_counts: dict
+    texts: int
+    whole: dict
+    without: dict | None        # None unless leave_out
+    table: list                 # the block's heads, a row of texts each
+    verdict: str
+
+
 def heads_model(text: int = 1, sentence: int = 1, block: int = 1, head: int = 1,
-                leave_out: bool = False) -> dict:
+                leave_out: bool = False) -> TrainedHeadResult:
     """Held-out text ``text``, its ``sentence``-th copy or reverse sentence, head ``head`` of block
     ``block`` (all counted from 1, as the lab shows them). Returns the head's weights on the
     sentence (``grid``, with its words and the letter each predicting row must write), the head's
@@ -387,11 +418,10 @@ def heads_model(text: int = 1, sentence: int = 1, block: int = 1, head: int = 1,
         effect = (f"Without this head, text {text}'s {n['copy']} copy predictions go from perplexity "
                   f"{amount(whole['copy'])} to {amount(without['copy'])}, its {n['reverse']} reverse ones "
                   f"from {amount(whole['reverse'])} to {amount(without['reverse'])}.")
-    return {"text": text, "sentence": sentence, "block": block, "head": head, "leave_out": bool(leave_out),
-            "kind": s.kind, "words": words, "grid": _map_grid(sentence_maps(text - 1, sentence - 1)[b, h], s),
-            "marks": marks,
-            "looks": numbers, "counts": n, "pooled_counts": dict(summary.counts), "texts": len(texts()), "whole": whole,
-            "without": without, "table": rows, "verdict": f"{looks} {effect}"}
+    return TrainedHeadResult(text=text, sentence=sentence, block=block, head=head, leave_out=bool(leave_out),
+                       kind=s.kind, words=words, grid=_map_grid(sentence_maps(text - 1, sentence - 1)[b, h], s),
+                       marks=marks, looks=numbers, counts=n, pooled_counts=dict(summary.counts), texts=len(texts()),
+                       whole=whole, without=without, table=rows, verdict=f"{looks} {effect}")
 
 
 def sentence_options(text: int) -> list:
@@ -489,35 +519,35 @@ class HeadsLab:
             self._new_options = False
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> TrainedHeadResult:
         m = heads_model(self.text.value, self.sentence.value, self.block.value, self.head.value,
                         self.leave_out.value)
-        set_cells(self.image, m["grid"])
-        rows = len(m["words"])
+        set_cells(self.image, m.grid)
+        rows = len(m.words)
         # the grid is cut to the sentence: one scale (and one cached background) per length
         set_limits(self.left, x=(-0.5, rows + 0.5), y=(rows - 0.5, -0.5))
         # the words past a short sentence's end are hidden: they would stand beyond the map, over the bars
         # (set_changed: a label that keeps its word, place and visibility is not drawn again)
         for i, label in enumerate(self.row_words):
-            set_changed(label, text=m["words"][i] if i < rows else "", visible=i < rows)
+            set_changed(label, text=m.words[i] if i < rows else "", visible=i < rows)
         for i, label in enumerate(self.column_words):
-            set_changed(label, text="before" if i == 0 else m["words"][i - 1] if i <= rows else "",
+            set_changed(label, text="before" if i == 0 else m.words[i - 1] if i <= rows else "",
                         position=(i, rows - 0.3), visible=i <= rows)
-        set_changed(self.rings, data=([c for _r, c in m["marks"]], [r for r, _c in m["marks"]]))
+        set_changed(self.rings, data=([c for _r, c in m.marks], [r for r, _c in m.marks]))
         # short enough to stay above its own axes (a title reaching the bars would cost full draws)
-        set_changed(self.map_title, text=f"block {m['block']}, head {m['head']}; text {m['text']}, {m['kind']}")
+        set_changed(self.map_title, text=f"block {m.block}, head {m.head}; text {m.text}, {m.kind}")
         top = 10.0 ** TOP_POWER
-        without = [m["without"][kind] if m["without"] is not None else np.nan for kind in KINDS]
-        self.whole_bars.set([min(m["whole"][kind], top) if np.isfinite(m["whole"][kind]) else np.nan
+        without = [m.without[kind] if m.without is not None else np.nan for kind in KINDS]
+        self.whole_bars.set([min(m.whole[kind], top) if np.isfinite(m.whole[kind]) else np.nan
                              for kind in KINDS])                                   # NaN: no bar
         self.without_bars.set([min(shown, top) if np.isfinite(shown) else np.nan for shown in without])
         for mark, shown in zip(self.over, without):
             set_changed(mark, text=f"\u2191{amount(shown)}" if np.isfinite(shown) and shown > top else "")
-        set_changed(self.bars_title, text=f"text {m['text']}: {m['counts']['copy']} copy and\n"
-                                          f"{m['counts']['reverse']} reverse predictions")
+        set_changed(self.bars_title, text=f"text {m.text}: {m.counts['copy']} copy and\n"
+                                          f"{m.counts['reverse']} reverse predictions")
         self.view.redraw(state=rows)
-        self.verdict.value = plain(m["verdict"])
-        self.numbers.value = table(m["table"], header=[f"block {m['block']}", *TABLE_HEADER[1:]],
+        self.verdict.value = plain(m.verdict)
+        self.numbers.value = table(m.table, header=[f"block {m.block}", *TABLE_HEADER[1:]],
                                    mono_columns=(1, 2, 3, 4))
         self.model = m
         return m

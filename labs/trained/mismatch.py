@@ -8,6 +8,8 @@ widget: ``mismatch_lab()``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 
 import numpy as np
 
@@ -15,6 +17,7 @@ from engine.presentation.html import plain
 from engine.presentation.numbers import amount, fixed, percentage, readout, scientific, significant
 
 from engine.kit.layout import choice, controls, lab_root, log_slider, switch, verdict_widget
+from engine.kit.result import Result
 from .held_out import first_text_changes, held_out, setting_perplexities, texts
 from .kind_bars import KindBars
 from .settings import BASE_MAX, BASE_MIN, BASE_POWERS, EPS_MAX, EPS_MIN, EPS_POWERS, round_log
@@ -25,8 +28,35 @@ LOUD, QUIET = 1.5, 1.10          # perplexity ratios: above LOUD is loud, below 
 REFERENCE_TOLERANCE = 1e-4       # how far a logit may be from recorded reference logits (the tests' check)
 
 
+@dataclass(frozen=True)
+class MismatchResult(Result):
+    """The trained weights run with other details, against the trained setting.
+
+    full, now: perplexity by kind of prediction ("all texts" for every prediction) as trained
+    and with these details; gap: (positions,) the largest change of a logit at each position of
+    the first held-out text.
+    """
+    pairing: str                # "halves" or "neighbours"
+    base: float                 # RoPE's base
+    positions: bool             # RoPE on
+    norm: str                   # "rms" or "layer"
+    eps: float
+    full: dict
+    now: dict
+    ratio: float                # now's perplexity over all texts / full's
+    agree: float                # the share of the first text's positions where the top word agrees
+    gap: np.ndarray
+    largest: float              # the largest of gap
+    status: str                 # "trained", "loud", "noticeable" or "quiet"
+    changed: list               # each detail changed, in words
+    trained: dict               # AS_TRAINED: the trained setting
+    texts: int
+    reference_tolerance: float
+    verdict: str
+
+
 def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bool = True,
-                   norm: str = "rms", eps: float = 1e-5) -> dict:
+                   norm: str = "rms", eps: float = 1e-5) -> MismatchResult:
     """Run the trained weights with the details given (trained: halves, 10,000, RoPE on, RMSNorm,
     1e-5) and compare with the trained setting: perplexity per kind of prediction, how often the
     top word agrees, the largest change of a logit at each position, and the verdict (loud,
@@ -78,9 +108,9 @@ def mismatch_model(pairing: str = "halves", base: float = 10000.0, positions: bo
                       else "even a comparison with reference outputs would miss it")
             verdict = (f"Quiet: {what}. {numbers[0].upper() + numbers[1:]}. No error, almost the same "
                        f"answers: {caught} (it allows {significant(REFERENCE_TOLERANCE)} on a logit).")
-    return {**setting, "full": full, "now": now, "ratio": float(ratio), "agree": agree, "gap": gap,
-            "largest": largest, "status": status, "changed": changed, "trained": AS_TRAINED,
-            "texts": len(texts()), "reference_tolerance": REFERENCE_TOLERANCE, "verdict": verdict}
+    return MismatchResult(**setting, full=full, now=now, ratio=float(ratio), agree=agree, gap=gap,
+                          largest=largest, status=status, changed=changed, trained=AS_TRAINED,
+                          texts=len(texts()), reference_tolerance=REFERENCE_TOLERANCE, verdict=verdict)
 
 
 class MismatchLab:
@@ -134,7 +164,7 @@ class MismatchLab:
 
     def _explain_disabled(self, m) -> None:
         """Without RoPE the base and the pairing change nothing: grey them out and say why."""
-        off = not m["positions"]
+        off = not m.positions
         self.base.disabled = self.pairing.disabled = off
         why = " (no effect with RoPE off)" if off else ""
         self.base.description = "RoPE base" + why
@@ -147,15 +177,15 @@ class MismatchLab:
             self.positions.value = AS_TRAINED["positions"]
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> MismatchResult:
         m = mismatch_model(self.pairing.value, self.base.value, self.positions.value, self.norm.value,
                            self.eps.value)
-        self.kinds.update(m["full"], m["now"])
-        gap = np.where(np.isfinite(m["gap"]), m["gap"], np.nan)
+        self.kinds.update(m.full, m.now)
+        gap = np.where(np.isfinite(m.gap), m.gap, np.nan)
         self.gap_line.set_ydata(gap)
         self._explain_disabled(m)
         self.view.redraw()
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 

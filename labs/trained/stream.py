@@ -8,6 +8,8 @@ widget: ``stream_lab()``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from lib import model
@@ -15,13 +17,32 @@ from engine.presentation.html import plain
 from engine.presentation.numbers import count, fixed
 
 from engine.kit.layout import controls, lab_root, slider, verdict_widget
+from engine.kit.result import Result
 from .held_out import held_out, trace
 
 
 FLOAT16_LIMIT = float(np.finfo(np.float16).max)      # 65,504
 
 
-def stream_model(position: int = 0) -> dict:
+@dataclass(frozen=True)
+class TrainedStreamResult(Result):
+    """The residual stream of one token of the held-out text (or the average over its tokens).
+
+    attention, ffn: (blocks,) the size (RMS) of what each block's attention and FFN added;
+    stream: (blocks + 1,) the stream's size before the first block and after each.
+    """
+    position: int               # the token's position, -1 for the average
+    attention: np.ndarray
+    ffn: np.ndarray
+    stream: np.ndarray
+    largest: float              # the stream's largest number
+    tokens: int
+    block: int                  # the block of the largest addition, from 1
+    float16_limit: float
+    verdict: str
+
+
+def stream_model(position: int = 0) -> TrainedStreamResult:
     """The residual stream of the held-out text's token at ``position`` (or, for -1, the average
     over all tokens): the size (RMS) of what each block's attention and FFN added, the stream's
     size before the first block and after each block, its largest number, and the verdict."""
@@ -45,9 +66,9 @@ def stream_model(position: int = 0) -> dict:
                f"addition comes from {part} in block {big + 1} ({fixed(max(attention[big], ffn[big]))}). "
                f"Its largest number is {fixed(largest, 1)}, far below float16's limit of "
                f"{count(FLOAT16_LIMIT)}.")
-    return {"position": position, "attention": attention, "ffn": ffn, "stream": stream,
-            "largest": largest, "tokens": len(ids), "block": big + 1, "float16_limit": FLOAT16_LIMIT,
-            "verdict": verdict}
+    return TrainedStreamResult(position=position, attention=attention, ffn=ffn, stream=stream,
+                               largest=largest, tokens=len(ids), block=big + 1, float16_limit=FLOAT16_LIMIT,
+                               verdict=verdict)
 
 
 def largest_size() -> float:
@@ -91,19 +112,19 @@ class TrainedStreamLab:
         self.position.observe(lambda _c: self.update(), names="value")
         self.update()
 
-    def update(self) -> dict:
+    def update(self) -> TrainedStreamResult:
         m = stream_model(self.position.value)
-        self.attention.set(m["attention"])
-        self.ffn.set(m["ffn"])
-        self.line.set_ydata(m["stream"])
-        if m["position"] < 0:
+        self.attention.set(m.attention)
+        self.ffn.set(m.ffn)
+        self.line.set_ydata(m.stream)
+        if m.position < 0:
             self.title.set_text("the residual stream, averaged over the held-out text")
         else:
             ids = held_out()[0]
-            self.title.set_text(f"the residual stream of \u201c{model.vocab()[ids[m['position']]]}\u201d "
-                                f"(position {m['position']})")
+            self.title.set_text(f"the residual stream of \u201c{model.vocab()[ids[m.position]]}\u201d "
+                                f"(position {m.position})")
         self.view.redraw()
-        self.verdict.value = plain(m["verdict"])
+        self.verdict.value = plain(m.verdict)
         self.model = m
         return m
 
