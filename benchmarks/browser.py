@@ -19,6 +19,11 @@ The *floor* is measured the same way, in the same run: a notebook of one slider 
 where each key press only swaps the image for one of two ready-made pictures of a lab's size,
 sent as the labs send theirs. It computes and draws nothing, so its time is what the page, the
 server and the kernel's messages cost on their own; a lab's time above the floor is its own.
+
+Each press is also cut into :data:`STAGES` (benchmarks/browser.js, ARM), from the page's and the
+kernel's clocks: to the kernel, the kernel's work until it sends the new plot, back to the page,
+the image's load, decode and the next frame. Each lab's and the floor's median stages are kept
+(``stages``), and ``breakdown`` sets the slowest lab's beside the floor's.
 """
 
 from __future__ import annotations
@@ -26,10 +31,11 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import statistics
 import tempfile
 from pathlib import Path
 
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, CONTENT, local_jupyterlab, open_notebook, run_all
+from tools.browser import APP, CHROMIUM, CHROMIUM_ARGS, CONTENT, local_jupyterlab, open_notebook, page_snippets, run_all
 
 from .stats import summary
 
@@ -71,37 +77,29 @@ def timed_labs() -> dict:
                 break
     return chosen
 
-ARM_DRAG = """([lab, handle]) => {
-    const img = lab.querySelector('.course-figure img, img');
-    const state = {keys: [], shown: []};
-    window.__courseDrag = state;
-    handle.addEventListener('keydown', () => state.keys.push(performance.now()), {capture: true});
-    const observer = new MutationObserver(() => {
-        const src = img.src;
-        (img.complete ? Promise.resolve() : new Promise(r => img.addEventListener('load', r, {once: true})))
-            .then(() => img.decode().catch(() => null))
-            .then(() => requestAnimationFrame(() => state.shown.push([performance.now(), src])));
-    });
-    observer.observe(img, {attributes: true, attributeFilter: ['src']});
-    state.stop = () => observer.disconnect();
-}"""
+# The JavaScript evaluated in the page: benchmarks/browser.js, one snippet per name.
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"), KERNEL=f"{APP}.shell.currentWidget.sessionContext.session.kernel")
+ARM, ARM_DRAG = SNIPPETS["ARM"], SNIPPETS["ARM_DRAG"]
 
-ARM = """([lab, handle]) => {
-    const img = lab.querySelector('.course-figure img, img');
-    const state = {done: false, t0: null, ms: null, before: img.src};
-    window.__courseBench = state;
-    handle.addEventListener('keydown', () => { if (state.t0 === null) state.t0 = performance.now(); },
-                            {capture: true, once: true});
-    const observer = new MutationObserver(() => {
-        if (img.src === state.before || state.t0 === null) return;
-        observer.disconnect();
-        const shown = () => requestAnimationFrame(() => {
-            state.ms = performance.now() - state.t0; state.done = true; });
-        (img.complete ? Promise.resolve() : new Promise(r => img.addEventListener('load', r, {once: true})))
-            .then(() => img.decode().catch(() => null)).then(shown);
-    });
-    observer.observe(img, {attributes: true, attributeFilter: ['src']});
-}"""
+# The stages of a key press (benchmarks/browser.js, ARM), each from the mark before to its own;
+# "kernel" and "to page" are read from the kernel's clock where it made its messages.
+STAGES = (("to kernel", "key press to the kernel's busy for it: sent, the server, the kernel's queue"),
+          ("kernel", "the kernel's busy to its message of the new plot: the lab's compute, draw and PNG"),
+          ("to page", "that message made to received in the page: the kernel's output, the server"),
+          ("to src", "received to the image's src set (the widget's messages handled in turn)"),
+          ("load", "src set to the image loaded"),
+          ("decode", "loaded to decoded"),
+          ("frame", "decoded to the next animation frame"))
+
+
+def stages(marks: dict) -> dict | None:
+    """{stage: ms} of one key press's marks (ARM's state), or None if a message was not seen."""
+    busy, picture = marks.get("busy"), marks.get("picture")
+    if busy is None or picture is None:
+        return None
+    points = (marks["key"], busy["date"], picture["date"], picture["at"], marks["src"], marks["load"],
+              marks["decoded"], marks["frame"])
+    return {name: round(b - a, 2) for (name, _), a, b in zip(STAGES, points, points[1:])}
 
 
 # The floor's notebook: the stack lab's picture and its negative, as FigureView sends them; a key
@@ -140,6 +138,27 @@ def write_floor_notebook(folder) -> Path:
     return path
 
 
+def stage_medians(parts: list) -> dict:
+    """{stage: median ms} over the presses whose stages were all seen ({} if none was)."""
+    seen = [p for p in parts if p is not None]
+    return {name: round(statistics.median(p[name] for p in seen), 2) for name, _ in STAGES} if seen else {}
+
+
+def breakdown(out: dict) -> dict | None:
+    """Where the time of the slowest lab's key press goes: {"lab", "stages": {stage: [lab's
+    median, the floor's, above the floor]}}, medians in ms from the same run (the stages' medians
+    need not add up to the press's)."""
+    labs = {name: r for name, r in out["labs"].items() if r.get("stages")}
+    floor = out.get("floor", {}).get("stages")
+    if not labs or not floor:
+        return None
+    name = max(labs, key=lambda n: labs[n]["median_ms"])
+    return {"lab": name, "stages": {stage: [labs[name]["stages"][stage], floor[stage],
+                                            round(labs[name]["stages"][stage] - floor[stage], 2)]
+                                    for stage, _ in STAGES},
+            "about": dict(STAGES)}
+
+
 @contextlib.contextmanager
 def jupyter_server():
     """(base URL, root folder) of a local JupyterLab over a copy of content/, as the tests start it."""
@@ -165,8 +184,9 @@ def _next_key(handle, i: int) -> str:
     return "ArrowRight" if right else "ArrowLeft"
 
 
-def _measure(page, lab, presses: int) -> list:
-    """Milliseconds from each key press on the lab's first slider to its new image on screen."""
+def _measure(page, lab, presses: int, parts: list | None = None) -> list:
+    """Seconds from each key press on the lab's first slider to its new image on screen; each
+    press's :func:`stages` are added to ``parts``, if given."""
     handle = lab.locator(".widget-slider .noUi-handle").first
     handle.scroll_into_view_if_needed()
     handle.focus()
@@ -176,7 +196,10 @@ def _measure(page, lab, presses: int) -> list:
         page.evaluate(ARM, [lab.element_handle(), handle.element_handle()])
         page.keyboard.press(key)
         page.wait_for_function("window.__courseBench && window.__courseBench.done", timeout=30_000)
-        times.append(page.evaluate("window.__courseBench.ms") / 1000.0)
+        marks = page.evaluate("window.__courseBench")
+        times.append(marks["ms"] / 1000.0)
+        if parts is not None:
+            parts.append(stages(marks))
         page.wait_for_timeout(150)                     # let the kernel go idle between presses
     return times
 
@@ -253,7 +276,9 @@ def run(presses: int = 25, drags: int = 5, labs=None, log=print) -> dict:
             context, page, lab = _open_lab(browser, base, *FLOOR)
             try:
                 _measure(page, lab, 2)
-                out["floor"] = summary(_measure(page, lab, presses))
+                parts = []
+                out["floor"] = summary(_measure(page, lab, presses, parts))
+                out["floor"]["stages"] = stage_medians(parts)
                 log(f"  browser floor (an image swapped, nothing drawn): {out['floor']['median_ms']} ms median")
             finally:
                 context.close()
@@ -262,7 +287,9 @@ def run(presses: int = 25, drags: int = 5, labs=None, log=print) -> dict:
                 context, page, lab = _open_lab(browser, base, notebook, css)
                 try:
                     _measure(page, lab, 2)                 # warm-up (first draws, caches)
-                    result = summary(_measure(page, lab, presses))
+                    parts = []
+                    result = summary(_measure(page, lab, presses, parts))
+                    result["stages"] = stage_medians(parts)
                     result["notebook"] = notebook
                     result["meets_target"] = bool(result["median_ms"] <= TARGET_MS)
                     result["above_floor_ms"] = round(result["median_ms"] - out["floor"]["median_ms"], 1)
@@ -283,7 +310,12 @@ def run(presses: int = 25, drags: int = 5, labs=None, log=print) -> dict:
                     context.close()
         finally:
             browser.close()
+    out["breakdown"] = breakdown(out)
+    if out["breakdown"]:
+        log(f"  browser: where {out['breakdown']['lab']}'s key press goes, median ms (lab, floor, above the floor): "
+            + "; ".join(f"{stage} {a:.1f} {b:.1f} {c:+.1f}" for stage, (a, b, c) in out["breakdown"]["stages"].items()))
     return out
 
 
-__all__ = ["FLOOR_CELL", "jupyter_server", "run", "timed_labs", "write_floor_notebook"]
+__all__ = ["FLOOR_CELL", "STAGES", "breakdown", "jupyter_server", "run", "stage_medians", "stages", "timed_labs",
+           "write_floor_notebook"]

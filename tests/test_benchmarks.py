@@ -279,6 +279,26 @@ def test_key_presses_go_two_right_two_left_and_turn_back_at_either_end():
     assert _next_key(_Handle(0), 2) == "ArrowRight"
 
 
+def test_a_key_press_is_cut_into_stages_and_the_slowest_lab_set_beside_the_floor():
+    from benchmarks.browser import STAGES, breakdown, stage_medians, stages
+
+    marks = {"key": 1000.0, "busy": {"at": 1009.0, "date": 1004.0}, "picture": {"at": 1030.0, "date": 1016.0},
+             "src": 1031.0, "load": 1034.0, "decoded": 1037.0, "frame": 1045.0}
+    cut = stages(marks)
+    assert list(cut) == [name for name, _ in STAGES]
+    assert cut == {"to kernel": 4.0, "kernel": 12.0, "to page": 14.0, "to src": 1.0, "load": 3.0, "decode": 3.0,
+                   "frame": 8.0}
+    assert sum(cut.values()) == marks["frame"] - marks["key"]
+    assert stages({**marks, "picture": None}) is None                    # the plot's message not seen
+    floor = stage_medians([stages({**marks, "picture": {"at": 1020.0, "date": 1005.0}}), None])
+    assert floor["kernel"] == 1.0 and floor["to page"] == 15.0
+    out = {"floor": {"median_ms": 35.0, "stages": floor},
+           "labs": {"fast": {"median_ms": 40.0, "stages": floor}, "slow": {"median_ms": 45.0, "stages": cut}}}
+    told = breakdown(out)
+    assert told["lab"] == "slow"
+    assert told["stages"]["kernel"] == [12.0, 1.0, 11.0] and told["stages"]["to page"] == [14.0, 15.0, -1.0]
+
+
 def test_each_lab_figure_is_the_least_of_its_runs_in_fresh_processes(monkeypatch):
     """A lab runs LAB_RUNS times under each interpreter, by turns, each in a fresh process; its
     first visits come from the run whose slowest first visit is least, its updates from the run
