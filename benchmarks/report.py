@@ -239,8 +239,18 @@ def _browser(b: dict) -> list[str]:
         out += _text("FLOOR") + [""]
         rows += _text("FLOOR_ROW", n=floor["n"], median=_ms(floor), p95=_ms(floor, "p95_ms"))
     rows += _rows(_browser_row(name, r) for name, r in b["labs"].items())
-    return out + _text("BROWSER_TABLE", target_ms=b.get("target_ms", 50), drag_target_ms=b.get("drag_target_ms", 150),
-                       rows=rows) + [""]
+    out += _text("BROWSER_TABLE", target_ms=b.get("target_ms", 50), drag_target_ms=b.get("drag_target_ms", 150),
+                 rows=rows) + [""]
+    if b.get("breakdown"):
+        out += _breakdown(b["breakdown"]) + [""]
+    return out
+
+
+def _breakdown(d: dict) -> list[str]:
+    """The slowest lab's key press, stage by stage, beside the floor's: {"lab", "stages": {stage:
+    [lab, floor, difference]}, "about": {stage: what it spans}}."""
+    rows = [[stage, d["about"].get(stage, ""), *(f"{v:.1f}" for v in values)] for stage, values in d["stages"].items()]
+    return _text("BREAKDOWN", lab=d["lab"], rows=_rows(rows))
 
 
 def _browser_row(name: str, r: dict) -> list:

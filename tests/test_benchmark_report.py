@@ -96,6 +96,8 @@ def test_the_figures_of_the_stored_run_are_in_their_tables():
     assert "| PyTorch CPU float32, one thread each | 9.0 | 11.7 | NumPy / PyTorch = 3.3 |" in page
     assert "- **norms.stack_lab** (21.5 ms per change under the profiler): draw 50.0%, model 30.0%." in page
     assert "| browser estimate (× 1.99) | 241 | 251 | 19.9 | 24.9 |" in page
+    assert "for the slowest lab (several-heads) beside the floor" in page
+    assert "| to page | that message made to received in the page: the kernel's output, the server | 27.3 | 12.3 | 15.0 |" in page
     assert "3 steps and then a redraw per frame" in page and "a frame ≤ 33.3 ms" in page
     assert "The estimated frame meets the target." in page
     assert "**The estimated frame misses the target.**" in report.markdown(_variants()["cells within"])
