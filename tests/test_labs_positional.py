@@ -171,6 +171,20 @@ def test_position_table_model_pins_the_figures():
     assert "0.001 radians per position, 10000^(\u22126/8)" in m.verdict
 
 
+@pytest.mark.parametrize("length, said", [(18, "an 18"), (8, "an 8"), (11, "an 11"), (80, "an 80"), (16, "a 16"),
+                                          (1, "a 1"), (100, "a 100")])
+def test_position_table_verdict_takes_the_article_of_the_table_s_length_as_said(length, said):
+    m = position_table.position_table_model(12, length, 0)
+    assert m.verdict.startswith(f"Position 0 of {said} \u00d7 12 table")
+
+
+def test_article_is_an_before_numbers_said_with_a_vowel_first():
+    from engine.presentation.numbers import article
+
+    assert [n for n in range(1, 1000) if article(n) == "an"] == [8, 11, 18] + list(range(80, 90)) + list(range(800, 900))
+    assert [article(n) for n in (8000, 11000, 18500, 1000, 2048, 81920)] == ["an", "an", "an", "a", "a", "an"]
+
+
 def test_position_table_model_keeps_settings_meaningful():
     assert position_table.position_table_model(7, 4, 99).d_model == 6           # odd -> even below
     assert position_table.position_table_model(1, 4, 99).d_model == 2

@@ -186,6 +186,15 @@ def word_list(items) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def article(n) -> str:
+    """"a" or "an" before the whole number ``n`` written in figures, by how it is said: "an"
+    before eight, eleven, eighteen, eighty-..., eight hundred... (and their thousands, millions)."""
+    n = abs(int(n))
+    while n >= 1000:
+        n //= 1000                      # said by its leading group: 18,000 is "eighteen thousand"
+    return "an" if n in (8, 11, 18) or 80 <= n <= 89 or 800 <= n <= 899 else "a"
+
+
 def plural(n, word: str, many: str | None = None) -> str:
     """"1 block", "2 blocks", "0 blocks"; ``many`` for irregular plurals."""
     return f"{count(n) if float(n).is_integer() else number(n)} {word if n == 1 else (many or word + 's')}"

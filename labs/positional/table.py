@@ -14,7 +14,7 @@ import numpy as np
 from engine.core.own import Use
 from lib.positional import sinusoidal
 from engine.presentation.html import code, plain, text_block
-from engine.presentation.numbers import fixed, plural, significant
+from engine.presentation.numbers import article, fixed, plural, significant
 
 from engine.kit.figure_view import whole_ticks
 from engine.kit.layout import controls, lab_root, slider, verdict_widget
@@ -86,7 +86,7 @@ def position_table_model(d_model=8, length=16, row=3, base=10000.0, table=None) 
     angles = row * speeds
     last = d // 2 - 1
     turns = angles[0] / (2 * np.pi)
-    verdict = (f"Position {row} of a {length} \u00d7 {d} table: the fast pair (columns 0, 1) has "
+    verdict = (f"Position {row} of {article(length)} {length} \u00d7 {d} table: the fast pair (columns 0, 1) has "
                f"turned {fixed(angles[0])} radians ({fixed(turns)} turns)")
     if last:
         verdict += (f", the slowest pair (columns {d - 2}, {d - 1}) only {fixed(angles[last], 4)}: it turns "
