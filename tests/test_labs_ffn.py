@@ -83,6 +83,27 @@ def test_hidden_units_view_over_every_control():
     assert hidden_units_lab("car", "silu", True) is not None
 
 
+def test_hidden_units_legend_shows_each_after_bar_s_colour_with_the_unit_s_state():
+    """The "after" bars are orange for a unit that is on and blue for one that is off: the
+    legend has a swatch of each colour, named by that state, and every bar drawn has the colour
+    of its state's swatch."""
+    from matplotlib.colors import to_hex
+
+    lab = HiddenUnitsLab("cat", "relu")
+    legend = lab.ax.get_legend()
+    swatch = {text.get_text(): to_hex(handle.get_facecolor())
+              for handle, text in zip(legend.legend_handles, legend.texts)}
+    assert swatch["after (unit on)"] != swatch["after (unit off)"]
+    seen = set()
+    for token in ("cat", "dog", "car", "own"):
+        lab.token.value = token
+        m = lab.model
+        for bar, on in zip(lab.after, m.on):
+            assert to_hex(bar.get_facecolor()) == swatch["after (unit on)" if on else "after (unit off)"]
+            seen.add(bool(on))
+    assert seen == {True, False}                                 # both states shown and checked
+
+
 # ---------------------------------------------------------------- lab 2: remove the activation
 
 def test_collapse_model_matches_to_1e_12_without_the_activation():

@@ -159,6 +159,8 @@ class HiddenUnitsLab:
     """Token picker, two number sliders, activation buttons, "run alone" box; bars redrawn in place."""
 
     def __init__(self, token: str = "cat", activation: str = "relu", alone: bool = False):
+        from matplotlib.patches import Patch
+
         from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.colours = OKABE_ITO
@@ -186,13 +188,16 @@ class HiddenUnitsLab:
         self.before = ax.bar(units - 0.2, np.zeros(4), width=0.38, color=OKABE_ITO["sky"],
                              edgecolor="black", linewidth=0.6, label="before the activation")
         self.after = ax.bar(units + 0.2, np.zeros(4), width=0.38, color=OKABE_ITO["blue"],
-                            edgecolor="black", linewidth=0.6, label="after (orange: unit on)")
+                            edgecolor="black", linewidth=0.6)
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_xticks(units, [f"unit {u + 1}" for u in units])
-        ax.set_xlabel("hidden unit (x @ W_up + b_up, then the activation)")
+        ax.set_xlabel("hidden unit\n(x @ W_up + b_up, then the activation)")
         ax.set_ylabel("value")
         ax.set_title("four hidden units (their numbers in the table below)", fontsize=10)
-        ax.legend(loc="upper center", fontsize=8, frameon=False, ncol=2)
+        # The "after" bars take the colour of the unit's state: one legend entry for each colour.
+        on, off = (Patch(facecolor=OKABE_ITO[c], edgecolor="black", linewidth=0.6) for c in ("orange", "blue"))
+        ax.legend([self.before[0], on, off], ["before the activation", "after (unit on)", "after (unit off)"],
+                  loc="upper center", fontsize=8, frameon=False, ncol=2)
         self.out_bars = ax_out.bar([0, 1], np.zeros(2), width=0.6, color=OKABE_ITO["green"],
                                    edgecolor="black", linewidth=0.6, label="in the batch")
         (self.alone_marks,) = ax_out.plot([0, 1], [0, 0], linestyle="none", marker="D", markersize=7,
@@ -201,7 +206,7 @@ class HiddenUnitsLab:
         ax_out.axhline(0, color="black", linewidth=0.8)
         ax_out.set_xticks([0, 1], ["out 1", "out 2"])
         ax_out.set_xlim(-0.6, 1.6)
-        ax_out.set_xlabel("output (@ W_down + b_down)")
+        ax_out.set_xlabel("output\n(@ W_down + b_down)")
         ax_out.set_title("output", fontsize=10)
         self.out_legend = ax_out.legend(loc="upper center", fontsize=8, frameon=False)
         self.ax, self.ax_out = ax, ax_out
