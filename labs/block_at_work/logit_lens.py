@@ -111,7 +111,7 @@ class LensLab:
         self.update()
 
     def update(self) -> LensResult:
-        from engine.kit.figure_view import set_cells
+        from engine.kit.figure_view import set_cells, set_limits
 
         m = lens_model(self.text.value)
         grid = np.full((len(m.p), self.most), np.nan)
@@ -121,7 +121,8 @@ class LensLab:
         targets = [vocab[i] for i in m.ids[m.rows + 1]]
         for j, text in enumerate(self.words):
             text.set_text(targets[j] if j < len(targets) else "")
-        self.view.redraw()
+        set_limits(self.ax, x=(-0.5, m.p.shape[1] - 0.5))        # the text's own columns, none left empty
+        self.view.redraw(state=self.text.value)
         self.verdict.value = plain(m.verdict)
         names = ["embedding"] + [f"after block {i}" for i in range(1, len(m.mean))]
         self.numbers.value = table([[name, fixed(v)] for name, v in zip(names, m.mean)],
