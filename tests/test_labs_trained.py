@@ -9,7 +9,7 @@ import pytest
 from labs.trained.ablation import AblationLab, ablation_model
 from labs.trained.heads import heads_model
 from labs.trained.held_out import GROUPS, held_out
-from labs.trained.mismatch import BASE_MAX, BASE_MIN, EPS_MAX, EPS_MIN, MismatchLab, mismatch_model
+from labs.trained.mismatch import BASE_MAX, BASE_MIN, EPS_MAX, EPS_MIN, GAP_FLOOR, MismatchLab, mismatch_model
 from labs.trained.stream import TrainedStreamLab, stream_model
 from lib import model
 from engine.presentation.numbers import amount
@@ -268,7 +268,7 @@ def test_mismatch_view_every_control():
     assert lab.model.status == "trained" and lab.pairing.value == "halves"
     lab.base.value = 1e5
     assert "Quiet" in lab.verdict.value
-    assert np.allclose(lab.gap_line.get_ydata(), lab.model.gap)
+    assert np.allclose(lab.gap_line.get_ydata(), np.maximum(lab.model.gap, 10.0 ** GAP_FLOOR))
 
 
 def test_stream_view_every_control():

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.presentation.html import plain
-from engine.presentation.numbers import amount, fixed, percentage, readout, scientific, significant
+from engine.presentation.numbers import amount, fixed, percentage, power_of_ten, readout, scientific, significant
 
 from engine.kit.layout import choice, controls, lab_root, log_slider, switch, verdict_widget
 from engine.kit.result import Result
@@ -23,7 +23,8 @@ from .kind_bars import KindBars
 from .settings import BASE_MAX, BASE_MIN, BASE_POWERS, EPS_MAX, EPS_MIN, EPS_POWERS, round_log
 
 AS_TRAINED = {"pairing": "halves", "base": 10000.0, "positions": True, "norm": "rms", "eps": 1e-5}
-GAP_TOP = 100.0                  # the logit-change panel's top (the largest change seen: about 27)
+GAP_TOP = 2                      # the logit-change panel's top, 10**2 (the largest change seen: about 27)
+GAP_FLOOR = -5                   # ...and its floor, 10**-5: a smaller change (0 as trained) is drawn on it
 LOUD, QUIET = 1.5, 1.10          # perplexity ratios: above LOUD is loud, below QUIET is quiet
 REFERENCE_TOLERANCE = 1e-4       # how far a logit may be from recorded reference logits (the tests' check)
 
@@ -119,7 +120,9 @@ class MismatchLab:
     def __init__(self, pairing="halves", base=10000.0, positions=True, norm="rms", eps=1e-5):
         import ipywidgets as widgets
 
-        from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
+        from matplotlib.ticker import FixedFormatter
+
+        from engine.kit.figure_view import OKABE_ITO, FigureView, decades, new_figure
 
         self.base = log_slider(value=base, base=10, min=BASE_POWERS[0], max=BASE_POWERS[1], step=BASE_POWERS[2],
                                description="RoPE base",
@@ -140,14 +143,17 @@ class MismatchLab:
         left, right = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
         self.kinds = KindBars(left, "with the detail changed")
         n = len(held_out()[0])
-        (self.gap_line,) = right.plot(np.arange(n), np.zeros(n), color=OKABE_ITO["vermillion"],
+        (self.gap_line,) = right.plot(np.arange(n), np.full(n, 10.0 ** GAP_FLOOR), color=OKABE_ITO["vermillion"],
                                       linewidth=1.2)
-        right.set_yscale("symlog", linthresh=1e-3)
+        # A log scale, one for every setting; a change below its floor (none at all, as trained)
+        # is drawn on the floor, labelled "at most" that.
+        decades(right.yaxis, GAP_FLOOR, GAP_TOP, label_every=2)
+        right.yaxis.set_major_formatter(FixedFormatter(
+            [("\u2264" if k == GAP_FLOOR else "") + power_of_ten(k) if (k - GAP_FLOOR) % 2 == 0 else ""
+             for k in range(GAP_FLOOR, GAP_TOP + 1)]))
         right.set_xlim(0, n - 1)
-        right.set_ylim(0, GAP_TOP)                     # one scale for every setting
-        right.set_yticks([0, 1e-3, 1e-1, 10])
         right.set_xlabel("position in the text")
-        right.set_ylabel("largest logit change")
+        right.set_ylabel("largest logit change (log)")
         right.set_title("how far the logits moved", fontsize=10)
         right.grid(True, alpha=0.3)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.84, bottom=0.27)
@@ -181,7 +187,7 @@ class MismatchLab:
         m = mismatch_model(self.pairing.value, self.base.value, self.positions.value, self.norm.value,
                            self.eps.value)
         self.kinds.update(m.full, m.now)
-        gap = np.where(np.isfinite(m.gap), m.gap, np.nan)
+        gap = np.where(np.isfinite(m.gap), np.maximum(m.gap, 10.0 ** GAP_FLOOR), np.nan)
         self.gap_line.set_ydata(gap)
         self._explain_disabled(m)
         self.view.redraw()
