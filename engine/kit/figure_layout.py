@@ -100,6 +100,100 @@ def _thinned_class():
     return Thinned
 
 
+@lru_cache(maxsize=1)
+def _wrapped_class():
+    """A matplotlib tick formatter that writes the labels of the formatter it wraps onto lines
+    of at most ``chars`` characters (broken at spaces; each line of the label on its own)."""
+    import textwrap
+
+    from matplotlib.ticker import Formatter
+
+    class Wrapped(Formatter):
+        def __init__(self, formatter, chars):
+            self.formatter, self.chars = formatter, int(chars)
+
+        def set_axis(self, axis):
+            super().set_axis(axis)
+            self.formatter.set_axis(axis)
+
+        def format_ticks(self, values):
+            return [wrap_label(label, self.chars) for label in self.formatter.format_ticks(values)]
+
+        def __call__(self, x, pos=None):
+            return wrap_label(self.formatter(x, pos), self.chars)
+
+        def get_offset(self):
+            return self.formatter.get_offset()
+
+        def format_data_short(self, value):
+            return self.formatter.format_data_short(value)
+
+    def wrap_label(label, chars):
+        return "\n".join(textwrap.fill(line, chars, break_long_words=False) for line in label.split("\n"))
+
+    return Wrapped
+
+
+def category_formatter(axis):
+    """The formatter that writes words under ``axis``'s ticks (a name under each bar or group,
+    fixed by the lab), looked for under the layout's own wrappers; None when its labels are
+    numbers (no letter outside their mathtext)."""
+    import re
+
+    from matplotlib.category import StrCategoryFormatter
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
+
+    formatter = axis.get_major_formatter()
+    while hasattr(formatter, "formatter"):
+        formatter = formatter.formatter
+    if not isinstance(formatter, (FixedFormatter, FuncFormatter, StrCategoryFormatter)):
+        return None
+    labels = formatter.format_ticks(list(axis.get_majorticklocs()))
+    words = "".join(re.sub(r"\$[^$]*\$", "", str(label)) for label in labels)
+    return formatter if any(ch.isalpha() for ch in words) else None
+
+
+def covers_data(legend, renderer) -> bool:
+    """Whether an axes' ``legend`` lies over its data: a point of a line or of its segments, a
+    marker, or a bar (lines drawn across the whole axes, a grid or a mark at 0, do not count)."""
+    from matplotlib.collections import PathCollection, PolyCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+    from matplotlib.transforms import Bbox
+
+    ax = legend.axes
+    box = Bbox.intersection(legend.get_window_extent(renderer).padded(-1), ax.bbox)   # data is drawn within the axes
+    if box is None:
+        return False
+    for line in ax.get_lines():
+        if not isinstance(line, Line2D) or not line.get_visible() or line.get_transform() != ax.transData:
+            continue
+        points = np.asarray(line.get_xydata(), dtype=float)
+        points = points[np.all(np.isfinite(points), axis=1)]
+        if not len(points):
+            continue
+        if line.get_linestyle() not in ("None", "none", "", " ") and len(points) > 1:
+            t = np.linspace(0, 1, 16)[:, None, None]                   # along each segment
+            points = (points[:-1] * (1 - t) + points[1:] * t).reshape(-1, 2)
+        shown = ax.transData.transform(points)
+        if np.any((shown[:, 0] > box.x0) & (shown[:, 0] < box.x1) & (shown[:, 1] > box.y0) & (shown[:, 1] < box.y1)):
+            return True
+    shapes = [patch.get_window_extent(renderer) for patch in ax.patches
+              if isinstance(patch, Rectangle) and patch.get_visible() and patch.get_height() != 0]
+    for collection in ax.collections:           # bars drawn as one collection of shapes, points
+        if not collection.get_visible() or collection.get_transform() != ax.transData:
+            continue
+        if isinstance(collection, PolyCollection):
+            shapes += [Bbox.from_extents(*ax.transData.transform(path.vertices).min(axis=0),
+                                         *ax.transData.transform(path.vertices).max(axis=0))
+                       for path in collection.get_paths() if len(path.vertices)]
+    for collection in ax.collections:
+        if isinstance(collection, PathCollection) and collection.get_visible() and len(collection.get_offsets()):
+            shown = collection.get_offset_transform().transform(np.asarray(collection.get_offsets(), dtype=float))
+            shapes += [Bbox.from_extents(x - 2, y - 2, x + 2, y + 2) for x, y in shown]
+    return any(shape.width > 0 and shape.height > 0 and shape.overlaps(box) for shape in shapes)
+
+
 class Design:
     """A figure's layout as the lab made it, and the same figure laid out again for a width.
 
@@ -119,6 +213,8 @@ class Design:
                       for legend in self._legends(figure)]
         self.thinned = []            # [(axis, its own formatter)] of the axes whose labels were thinned
         self.relabelled = []         # [(label, its own text)] of the labels wrapped onto more lines
+        self.categories = []         # [(axis, its own formatter, its labels' own angle)] of the x axes
+                                     # whose labels (words under bars) were wrapped or turned
 
     @staticmethod
     def _titles(figure):
@@ -165,6 +261,7 @@ class Design:
         for label, text in self.relabelled:
             label.set_text(text)
         self.relabelled = []
+        self._restore_categories()
         for legend in self._legends(figure):
             legend.set_in_layout(True)
         for text in self._inside_texts(figure):
@@ -180,18 +277,20 @@ class Design:
             legend._set_loc(legend._loc)           # the new box placed where the old one was
             legend.stale = True
 
-    def _fit_legends(self, figure, width, renderer, under=False) -> list:
+    def _fit_legends(self, figure, width, renderer, under=()) -> list:
         """Each legend within its axes (one outside them, beside, above or below, goes inside,
         where it covers least) or, a figure's own, within the figure: in one column if it is
-        too wide, then with its labels wrapped. ``under``: an axes' legend goes under the axes
-        and its labels instead (on a phone an axes has no room to spare for a legend over its
-        data and texts). Returns the legends moved inside their axes."""
+        too wide, then with its labels wrapped. ``under``: the axes' legends that go under the
+        axes and its labels instead (on a phone an axes has no room to spare for a legend over
+        its data and texts; narrowed, one that would lie over the data). Returns the legends
+        moved inside their axes."""
         import textwrap
 
         moved = []
         for legend, columns, handles, labels, _loc, anchor in self.legends:
             ax = legend.axes if legend.parent is not figure else None
-            if ax is not None and anchor is not None and not under:
+            below = any(legend is other for other in under)
+            if ax is not None and anchor is not None and not below:
                 box = anchor.transformed(ax.transAxes.inverted())
                 if box.x0 >= 0.99 or box.y0 >= 0.99 or box.x1 < 0 or box.y1 < 0:   # outside the axes
                     legend.set_bbox_to_anchor(None)
@@ -205,7 +304,7 @@ class Design:
                 longest = max((len(label) for label in labels), default=1)
                 chars = max(int(longest * fit / wide) - 1, 8)
                 self._remake(legend, 1, handles, [textwrap.fill(label, chars) for label in labels])
-            if ax is not None and under:
+            if ax is not None and below:
                 self._put_under(legend, ax, renderer)
         return moved
 
@@ -284,14 +383,16 @@ class Design:
         renderer = figure.canvas.get_renderer() if hasattr(figure.canvas, "get_renderer") else None
         if renderer is None:
             return
-        under = width < STACK_BELOW * design_width   # a phone: legends under their axes
+        # On a phone every axes' legend goes under its axes; narrowed less, one over the data.
+        under = [legend for legend in self._legends(figure) if legend.parent is not figure
+                 and width < STACK_BELOW * design_width]
         for legend in self._legends(figure):
             if legend.parent is not figure:          # inside its axes: no room made for it
                 legend.set_in_layout(False)
         for text in self._inside_texts(figure):       # a note inside an axes: no room made for it either
             text.set_in_layout(False)
         grown, designed = 0.0, height
-        for _ in range(LAYOUT_PASSES):
+        for _ in range(2 * LAYOUT_PASSES):
             # A title or label wraps for the room its axes has, and the axes move as the layout
             # makes room for it: lay out again until nothing moves. A panel left too low or too
             # flat to read makes the figure taller (a readable plot before one that fits the
@@ -299,6 +400,7 @@ class Design:
             before = [tuple(ax.get_position().bounds) for ax in figure.axes]
             moved = self._fit_legends(figure, width, renderer, under)
             self._wrap_side_labels(figure, renderer)
+            self._fit_categories(figure, renderer)
             texts = self._texts_laid_out(figure)
             bottom, top = self._figure_legend_room(figure, renderer, height)
             with warnings.catch_warnings(record=True) as refused:
@@ -311,6 +413,12 @@ class Design:
                 before, [tuple(ax.get_position().bounds) for ax in figure.axes], atol=1e-4)
             if not settled:
                 continue
+            # A legend inside its axes that lies over the data goes under the axes.
+            covering = [legend for legend in self._legends(figure) if legend.parent is not figure
+                        and not any(legend is other for other in under) and covers_data(legend, renderer)]
+            if covering:
+                under += covering
+                continue
             # Only a layout that could not make room for everything leaves labels off the figure.
             short = self._too_low(figure) + (self._overflow(figure, renderer) if refused else 0.0)
             if short > 0.5 and grown < GROWTH * designed:
@@ -321,6 +429,72 @@ class Design:
                 break
         self._thin_ticks(figure, renderer)
         self._keep_where_best(moved, renderer)
+
+    def _restore_categories(self) -> None:
+        for axis, formatter, angle, align in self.categories:
+            if isinstance(axis.get_major_formatter(), _wrapped_class()):
+                axis.set_major_formatter(formatter)
+            axis.set_tick_params(labelrotation=angle)
+            for label in axis.get_ticklabels():
+                label.set_horizontalalignment(align)
+        self.categories = []
+
+    def _fit_categories(self, figure, renderer) -> None:
+        """The words under an x axis's bars or groups, each label within the room between its
+        tick and the next: upright ones wrapped onto lines where they are too wide, or, when a
+        word alone is, turned to stand on end; slanted ones turned to stand on end when the
+        slant leaves them too close. Every bar keeps its label (thinning, for numbers, would
+        leave a bar unnamed)."""
+        from matplotlib.text import Text
+
+        self._restore_categories()
+        for ax in figure.axes:
+            axis = ax.xaxis
+            formatter = category_formatter(axis)
+            labels = [t for t in axis.get_ticklabels() if t.get_visible()]
+            if formatter is None or not labels:
+                continue
+            low, high = sorted(axis.get_view_interval())
+            locs = [x for x in axis.get_majorticklocs() if low <= x <= high]
+            if len(locs) < 2:
+                continue
+            places = sorted(ax.transData.transform([(x, 0) for x in locs])[:, 0])
+            apart = min(b - a for a, b in zip(places, places[1:]))
+            texts = formatter.format_ticks(locs)
+            font = labels[0].get_fontproperties()
+
+            def size(shown, font=font):
+                boxes = [Text(0, 0, t, fontproperties=font, figure=figure).get_window_extent(renderer)
+                         for t in shown]
+                return max(b.width for b in boxes), max(b.height for b in boxes)
+
+            angle = labels[0].get_rotation() % 180
+            if abs(math.sin(math.radians(angle))) > 0.2:
+                if apart * abs(math.sin(math.radians(angle))) >= size(texts)[1] + TICK_GAP:
+                    continue
+                self.categories.append((axis, axis.get_major_formatter(), labels[0].get_rotation(),
+                                        labels[0].get_horizontalalignment()))
+                self._stand_on_end(axis)
+                continue
+            if size(texts)[0] <= apart - TICK_GAP:
+                continue
+            longest = max(len(line) for t in texts for line in t.split("\n"))
+            fits = next((chars for chars in range(longest - 1, 2, -1)
+                         if size(_wrapped_class()(formatter, chars).format_ticks(locs))[0] <= apart - TICK_GAP),
+                        None)
+            self.categories.append((axis, axis.get_major_formatter(), labels[0].get_rotation(),
+                                    labels[0].get_horizontalalignment()))
+            if fits is not None:
+                axis.set_major_formatter(_wrapped_class()(axis.get_major_formatter(), fits))
+            else:
+                self._stand_on_end(axis)
+
+    @staticmethod
+    def _stand_on_end(axis) -> None:
+        """Turn an axis's tick labels to read upwards, each centred under its tick."""
+        axis.set_tick_params(labelrotation=90)
+        for label in axis.get_ticklabels():
+            label.set_horizontalalignment("center")
 
     def _texts_laid_out(self, figure) -> tuple:
         """The figure's height and the lines its wrapped titles and labels break into where they
@@ -424,6 +598,19 @@ class Design:
                 labels = [t for t in axis.get_ticklabels() if t.get_visible() and t.get_text().strip()]
                 if len(labels) < 3:
                     continue
+                turn = math.radians(labels[0].get_rotation() % 180)
+                if across == 0 and abs(math.sin(turn)) > 0.2:
+                    # Turned labels stand side by side along their slant: apart by their ticks'
+                    # distance times the sine of the angle, each as thick as its lines.
+                    places = sorted(t.get_window_extent(renderer).x1 for t in labels)
+                    thick = max(self._upright(t, renderer).height for t in labels)
+                    step_room = min(b - a for a, b in zip(places, places[1:])) * abs(math.sin(turn))
+                    if step_room >= thick + gap:
+                        continue
+                    step = next((k for k in (2, 3, 4, 5) if k * step_room >= thick + gap), 10)
+                    self.thinned.append((axis, axis.get_major_formatter()))
+                    axis.set_major_formatter(_thinned_class()(axis.get_major_formatter(), step))
+                    continue
                 boxes = [t.get_window_extent(renderer) for t in labels]
                 spans = sorted(((b.x0, b.x1) if across == 0 else (b.y0, b.y1)) for b in boxes)
                 if all(b[0] - a[1] >= gap for a, b in zip(spans, spans[1:])):
@@ -434,6 +621,14 @@ class Design:
                         break
                 self.thinned.append((axis, axis.get_major_formatter()))
                 axis.set_major_formatter(_thinned_class()(axis.get_major_formatter(), step))
+
+    @staticmethod
+    def _upright(text, renderer):
+        """The box of ``text`` before it is turned."""
+        from matplotlib.text import Text
+
+        return Text(0, 0, text.get_text(), fontproperties=text.get_fontproperties(),
+                    linespacing=text._linespacing, figure=text.get_figure(root=True)).get_window_extent(renderer)
 
     def _figure_legend_room(self, figure, renderer, height):
         """The shares of the figure's height its own legends take at the bottom and at the top."""
