@@ -111,7 +111,7 @@ class LensLab:
         self.update()
 
     def update(self) -> LensResult:
-        from engine.kit.figure_view import set_cells, set_limits
+        from engine.kit.figure_view import set_cells, set_changed, set_limits
 
         m = lens_model(self.text.value)
         grid = np.full((len(m.p), self.most), np.nan)
@@ -119,8 +119,8 @@ class LensLab:
         set_cells(self.mesh, np.ma.masked_invalid(grid))
         vocab = model.vocab()
         targets = [vocab[i] for i in m.ids[m.rows + 1]]
-        for j, text in enumerate(self.words):
-            text.set_text(targets[j] if j < len(targets) else "")
+        for j, text in enumerate(self.words):          # none beyond the text's columns (off the grid)
+            set_changed(text, text=targets[j] if j < len(targets) else "", visible=j < len(targets))
         set_limits(self.ax, x=(-0.5, m.p.shape[1] - 0.5))        # the text's own columns, none left empty
         self.view.redraw(state=self.text.value)
         self.verdict.value = plain(m.verdict)

@@ -131,11 +131,12 @@ class ScrubLab:
                       label="previous-token head's score")
         score_ax.plot(r.steps, heads["induction_curve"], color=OKABE_ITO["green"], linestyle=":",
                       label="induction head's score")
-        score_ax.set_ylim(0, 1.05)
+        score_ax.set_ylim(0, 1.6)                  # room above the curves (at most 1) for the legend
+        score_ax.set_yticks([0, 0.5, 1])
         score_ax.set_xlabel("training step")
         loss_ax.set_xlabel("training step")
         score_ax.set_title("copying and the two heads", fontsize=9)
-        score_ax.legend(fontsize=8, frameon=False, loc="center right")
+        score_ax.legend(fontsize=8, frameon=False, loc="upper left")
         self.cursors = [ax.axvline(0, color=OKABE_ITO["black"], linewidth=1) for ax in (loss_ax, score_ax)]
         n = r.probes.shape[1]
         self.prev_mesh = cell_grid(prev_ax, np.zeros((n, n)), cmap="Blues", vmin=0, vmax=1)

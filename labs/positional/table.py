@@ -159,7 +159,7 @@ class PositionTableLab:
                                        solid_capstyle="round", label="slow: last pair")
         clock.plot([0], [0], "o", color="black", ms=4)
         clock.set_xlim(-1.15, 1.15)
-        clock.set_ylim(-1.15, 1.45)
+        clock.set_ylim(-1.15, 1.15)
         clock.set_xticks([-1, 0, 1])      # the limits never change: fixed ticks redraw faster
         clock.set_yticks([-1, 0, 1])
         clock.set_aspect("equal")
@@ -167,7 +167,9 @@ class PositionTableLab:
         clock.set_ylabel("cos (odd column)")
         clock.tick_params(labelsize=9)
         self.clock_title = clock.set_title("the hands at position 0\n(slow: pair 3)", fontsize=10)
-        self.legend = clock.legend(loc="upper center", fontsize=8, ncol=1, frameon=False)
+        # Beside the clock: inside it, a hand can point at any place the legend could take.
+        self.legend = clock.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, ncol=1,
+                                   frameon=False, handlelength=1.5)
         fig.tight_layout()
         self.view = FigureView(fig, description="Heatmap of the sinusoidal position table and a clock",
                                changing=[self.image, self.highlight, self.title, self.fast_hand,

@@ -154,7 +154,7 @@ class MismatchLab:
         right.set_xlim(0, n - 1)
         right.set_xlabel("position in the text")
         right.set_ylabel("largest logit change (log)")
-        right.set_title("how far the logits moved", fontsize=10)
+        right.set_title("how far logits moved", fontsize=10)
         right.grid(True, alpha=0.3)
         fig.subplots_adjust(left=0.1, right=0.98, top=0.84, bottom=0.27)
         self.right = right
