@@ -2,7 +2,7 @@
 draws (:func:`layout_of`: the axes and the texts matplotlib drew, in CSS px): every axes at least
 :data:`LOWEST_AXES` px high and no flatter than 1 : :data:`FLATTEST`, no two texts on top of each
 other (turned texts as the turned boxes they are, not their upright boxes), no text cut at the
-picture's edge. Shared by the headless figure tests and the browser tests, which run
+picture's edge, no bar or group of an axis named by words left without its name. Shared by the headless figure tests and the browser tests, which run
 :func:`layout_of` in the notebook's kernel (its source is sent there: :data:`PROBE`).
 """
 
@@ -61,6 +61,12 @@ def problems(layout: dict, where: str = "") -> list[str]:
             out.append(f"{where}{name} is {height:.0f} px high (less than {LOWEST_AXES})")
         if not ax["colorbar"] and width > FLATTEST * height + 0.5:
             out.append(f"{where}{name} is {width:.0f} x {height:.0f} px, flatter than 1:{FLATTEST:g}")
+        for label in ax.get("unlabelled", []):
+            out.append(f"{where}{name} leaves “{label[:30]}” unlabelled")
+        if ax.get("empty_columns"):
+            out.append(f"{where}{name} shows {ax['empty_columns']} empty column(s) of cells")
+        if ax.get("zero_on_log"):
+            out.append(f"{where}{name} labels a tick 0 on a logarithmic scale")
     texts = layout["texts"]
     shapes = [corners(t) for t in texts]
     for (i, a), (j, b) in itertools.combinations(enumerate(texts), 2):
@@ -85,7 +91,11 @@ def layout_of(view) -> dict:
     x1, y1], whether it is a ``colorbar`` and its ``title``; ``texts``, every text matplotlib
     draws (a tick label outside its axis's limits is not drawn and not listed, nor a text drawn
     in no colour), each with its ``box`` (the upright box around it), its ``angle`` and ``size``
-    (its width and height before it is turned). The figure is drawn once, as matplotlib draws it,
+    (its width and height before it is turned); each axes' ``unlabelled``: the words the lab put
+    under a tick of an axis named by words (fixed labels with a letter outside mathtext) that are
+    not drawn there (thinned away); ``zero_on_log``: whether a tick of a logarithmic (or symlog)
+    axis is labelled 0 (no power of ten is 0); ``empty_columns``: how many columns of a grid of
+    cells (a pcolormesh) within the axes' limits have no cell with a number. The figure is drawn once, as matplotlib draws it,
     to see which texts it draws; the picture on show is left as it is."""
     from matplotlib.colors import to_rgba
     from matplotlib.text import Text
@@ -97,15 +107,29 @@ def layout_of(view) -> dict:
     own = vars(renderer).get("draw_text")
     plain = own or renderer.draw_text
 
+    drawing = []                          # the text being drawn (one of many lines comes with no mtext)
+
     def record(gc, x, y, s, prop, angle, ismath=False, mtext=None):
-        if mtext is not None and not any(mtext is t for t in drawn):
-            drawn.append(mtext)
+        text = mtext if mtext is not None else (drawing[-1] if drawing else None)
+        if text is not None and not any(text is t for t in drawn):
+            drawn.append(text)
         return plain(gc, x, y, s, prop, angle, ismath, mtext)
 
+    text_draw = Text.draw
+
+    def draw(self, renderer):
+        drawing.append(self)
+        try:
+            return text_draw(self, renderer)
+        finally:
+            drawing.pop()
+
     renderer.draw_text = record
+    Text.draw = draw
     try:
         view.full_draw_pixels()
     finally:
+        Text.draw = text_draw
         if own is not None:
             renderer.draw_text = own
         else:
@@ -125,7 +149,111 @@ def layout_of(view) -> dict:
                        linespacing=text._linespacing, figure=figure).get_window_extent(renderer)
         texts.append({"text": text.get_text(), "box": css(box), "angle": float(text.get_rotation()) % 360,
                       "size": [upright.width / scale, upright.height / scale]})
+    def unlabelled(ax) -> list:
+        import re
+
+        missing = []
+        for axis in (ax.xaxis, ax.yaxis):
+            formatter = axis.get_major_formatter()
+            while hasattr(formatter, "formatter"):                  # under the layout's wrappers
+                formatter = formatter.formatter
+            if type(formatter).__name__ not in ("FixedFormatter", "FuncFormatter", "StrCategoryFormatter"):
+                continue
+            low, high = sorted(axis.get_view_interval())
+            ticks = [(x, t) for x, t in zip(axis.get_majorticklocs(), axis.get_ticklabels()) if low <= x <= high]
+            meant = formatter.format_ticks([x for x, _t in ticks])
+            if not any(ch.isalpha() for label in meant for ch in re.sub(r"\$[^$]*\$", "", str(label))):
+                continue                                            # numbers: thinning them is fine
+            missing += [label for label, (_x, t) in zip(meant, ticks)
+                        if str(label).strip() and not (t.get_visible() and t.get_text().strip())]
+        return missing
+
+    def zero_on_log(ax) -> bool:
+        import re
+
+        return any(axis.get_scale() in ("log", "symlog") and t.get_visible()
+                   and re.sub(r"[$\\{}]|mathdefault", "", t.get_text()).strip() in ("0", "0.0", "\u22120")
+                   for axis in (ax.xaxis, ax.yaxis) for t in axis.get_ticklabels())
+
+    def empty_columns(ax) -> int:
+        import numpy as np
+        from matplotlib.collections import QuadMesh
+
+        empty = 0
+        low, high = sorted(ax.get_xlim())
+        for mesh in (c for c in ax.collections if isinstance(c, QuadMesh) and c.get_visible()):
+            values = np.ma.masked_invalid(np.ma.asarray(mesh.get_array(), dtype=float))
+            corners = mesh.get_coordinates()                         # (rows + 1, columns + 1, 2)
+            if values.ndim != 2 or corners.shape[1] != values.shape[1] + 1:
+                continue
+            middles = (corners[0, :-1, 0] + corners[0, 1:, 0]) / 2
+            rows = (corners[:-1, 0, 1] + corners[1:, 0, 1]) / 2
+            shown = (middles > low) & (middles < high)
+            for patch in ax.patches:             # cells under an opaque cover drawn above them are not shown
+                if (patch.get_visible() and patch.get_zorder() > mesh.get_zorder() and hasattr(patch, "get_x")
+                        and patch.get_facecolor()[3] == 1 and patch.get_width() > 0):
+                    x0, x1 = sorted((patch.get_x(), patch.get_x() + patch.get_width()))
+                    y0, y1 = sorted((patch.get_y(), patch.get_y() + patch.get_height()))
+                    if y0 <= rows.min() and rows.max() <= y1:
+                        shown &= ~((middles > x0) & (middles < x1))
+            empty += int(np.sum(shown & np.all(np.ma.getmaskarray(values), axis=0)))
+        return empty
+
     axes = [{"box": css(ax.get_window_extent(renderer)), "colorbar": getattr(ax, "_colorbar", None) is not None,
-             "title": ax.get_title() or ax.get_ylabel()}
+             "title": ax.get_title() or ax.get_ylabel(), "unlabelled": unlabelled(ax),
+             "zero_on_log": zero_on_log(ax), "empty_columns": empty_columns(ax)}
             for ax in figure.axes if ax.get_visible() and ax.axison]
     return {"width": figure.bbox.width / scale, "height": height / scale, "axes": axes, "texts": texts}
+
+
+def legends_over_data(view) -> list[str]:
+    """The legends drawn inside an axes of ``view``'s figure over that axes' data, by their first
+    label: over a point of a line (its markers, or along its segments; lines across the whole
+    axes, a grid or a mark at 0, aside), a bar or a drawn point."""
+    import numpy as np
+    from matplotlib.collections import PathCollection, PolyCollection
+    from matplotlib.patches import Rectangle
+
+    figure = view.figure
+    renderer = view._agg().get_renderer()
+    view.full_draw_pixels()
+    found = []
+    for ax in figure.axes:
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        box = legend.get_window_extent(renderer)
+        x0, y0, x1, y1 = box.x0 + 1, box.y0 + 1, box.x1 - 1, box.y1 - 1
+        points = []
+        for line in ax.get_lines():
+            if not line.get_visible() or line.get_transform() != ax.transData:
+                continue
+            xy = np.asarray(line.get_xydata(), dtype=float)
+            xy = xy[np.all(np.isfinite(xy), axis=1)]
+            if len(xy) > 1 and line.get_linestyle() not in ("None", "none", "", " "):
+                t = np.linspace(0, 1, 16)[:, None, None]
+                xy = (xy[:-1] * (1 - t) + xy[1:] * t).reshape(-1, 2)
+            if len(xy):
+                points.append(ax.transData.transform(xy))
+        for collection in ax.collections:
+            if not collection.get_visible():
+                continue
+            if isinstance(collection, PolyCollection) and collection.get_transform() == ax.transData:
+                points += [ax.transData.transform(path.vertices) for path in collection.get_paths()
+                           if np.ptp(path.vertices[:, 1]) > 0]
+            elif isinstance(collection, PathCollection) and len(collection.get_offsets()):
+                points.append(collection.get_offset_transform().transform(
+                    np.asarray(collection.get_offsets(), dtype=float)))
+        frame = ax.bbox                                             # data is drawn within its axes
+        x0, y0, x1, y1 = max(x0, frame.x0), max(y0, frame.y0), min(x1, frame.x1), min(y1, frame.y1)
+        inside = any(np.any((p[:, 0] > x0) & (p[:, 0] < x1) & (p[:, 1] > y0) & (p[:, 1] < y1)) for p in points)
+        bars = [patch.get_window_extent(renderer) for patch in ax.patches
+                if isinstance(patch, Rectangle) and patch.get_visible() and patch.get_height() != 0]
+        polygons = [p for p in points if len(p) == 4 or len(p) == 5]
+        across = any(b.x0 < x1 and b.x1 > x0 and b.y0 < y1 and b.y1 > y0 and b.width > 0 and b.height > 0
+                     for b in bars)
+        across = across or any(p[:, 0].min() < x1 and p[:, 0].max() > x0 and p[:, 1].min() < y1 and p[:, 1].max() > y0
+                               for p in polygons)
+        if inside or across:
+            found.append(legend.texts[0].get_text() if legend.texts else "a legend")
+    return found

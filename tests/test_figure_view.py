@@ -619,9 +619,11 @@ READ_AT = [(1000, None, 1.0), (262, 660, 1.0), (262, 250, 1.0), (512, 278, 1.0),
 def test_every_lab_s_plot_is_readable_at_every_width_and_setting(name):
     """At each size the page gives a lab's plot, and at the first setting of each of its
     controls on a phone: every axes at least 80 CSS px high and no flatter than 1:4, no text over
-    another, no text cut at the picture's edge (tests/figure_layout.py)."""
+    another, no text cut at the picture's edge, every bar or group named by words labelled, no
+    tick labelled 0 on a log scale, no empty column of cells, and (at each size) no legend over
+    its axes' data (tests/figure_layout.py)."""
     from benchmarks import labs
-    from figure_layout import layout_of, problems
+    from figure_layout import layout_of, legends_over_data, problems
 
     views = []
     with labs.patched_views("shipped", views):
@@ -631,6 +633,8 @@ def test_every_lab_s_plot_is_readable_at_every_width_and_setting(name):
         for view in views:
             view.fit(width, height, ratio)
             found += problems(layout_of(view), f"{width} x {height} at {ratio:g}x: ")
+            found += [f"{width} x {height} at {ratio:g}x: the legend “{label}” lies over the data"
+                      for label in legends_over_data(view)]
     for kind, widget in labs.controls(root):
         original = widget.value
         for value in labs.sweep(kind, widget, False, quick=True)[:2]:
