@@ -246,6 +246,8 @@ def legends_over_data(view) -> list[str]:
                     np.asarray(collection.get_offsets(), dtype=float)))
         frame = ax.bbox                                             # data is drawn within its axes
         x0, y0, x1, y1 = max(x0, frame.x0), max(y0, frame.y0), min(x1, frame.x1), min(y1, frame.y1)
+        if x0 >= x1 or y0 >= y1:
+            continue                                                # under or beside its axes
         inside = any(np.any((p[:, 0] > x0) & (p[:, 0] < x1) & (p[:, 1] > y0) & (p[:, 1] < y1)) for p in points)
         bars = [patch.get_window_extent(renderer) for patch in ax.patches
                 if isinstance(patch, Rectangle) and patch.get_visible() and patch.get_height() != 0]

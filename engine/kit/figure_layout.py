@@ -297,6 +297,9 @@ class Design:
                     legend._set_loc(0)                          # "best"
                     moved.append(legend)
             fit = 0.95 * (width if ax is None else min(width, ax.bbox.width))
+            # From the lab's own columns and labels at every pass: a legend wrapped for the axes of
+            # an earlier pass (or of another width) is not left narrower than it needs to be.
+            self._remake(legend, columns, handles, labels)
             if legend.get_window_extent(renderer).width > fit:
                 self._remake(legend, 1, handles, labels)
             wide = legend.get_window_extent(renderer).width

@@ -131,7 +131,7 @@ class ScrubLab:
                       label="previous-token head's score")
         score_ax.plot(r.steps, heads["induction_curve"], color=OKABE_ITO["green"], linestyle=":",
                       label="induction head's score")
-        score_ax.set_ylim(0, 1.6)                  # room above the curves (at most 1) for the legend
+        score_ax.set_ylim(0, 1.8)                  # room above the curves (at most 1) for the legend
         score_ax.set_yticks([0, 0.5, 1])
         score_ax.set_xlabel("training step")
         loss_ax.set_xlabel("training step")

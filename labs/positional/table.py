@@ -167,8 +167,8 @@ class PositionTableLab:
         clock.set_ylabel("cos (odd column)")
         clock.tick_params(labelsize=9)
         self.clock_title = clock.set_title("the hands at position 0\n(slow: pair 3)", fontsize=10)
-        # Beside the clock: inside it, a hand can point at any place the legend could take.
-        self.legend = clock.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, ncol=1,
+        # Under the clock: inside it, a hand can point at any place the legend could take.
+        self.legend = clock.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), fontsize=8, ncol=1,
                                    frameon=False, handlelength=1.5)
         fig.tight_layout()
         self.view = FigureView(fig, description="Heatmap of the sinusoidal position table and a clock",
