@@ -299,7 +299,7 @@ class Design:
             fit = 0.95 * (width if ax is None else min(width, ax.bbox.width))
             # From the lab's own columns and labels at every pass: a legend wrapped for the axes of
             # an earlier pass (or of another width) is not left narrower than it needs to be.
-            self._remake(legend, columns, handles, labels)
+            self._own_box(legend)
             if legend.get_window_extent(renderer).width > fit:
                 self._remake(legend, 1, handles, labels)
             wide = legend.get_window_extent(renderer).width
@@ -310,6 +310,15 @@ class Design:
             if ax is not None and below:
                 self._put_under(legend, ax, renderer)
         return moved
+
+    def _own_box(self, legend) -> None:
+        """Put back the box the lab made for ``legend`` (one made again from its handles, which
+        are the legend's copies of the lab's artists, is not the same size)."""
+        for (kept, *_rest), (box, texts, handles, columns) in zip(self.legends, self.boxes):
+            if kept is legend and legend._legend_box is not box:
+                legend._legend_box, legend.texts, legend.legend_handles, legend._ncols = box, texts, handles, columns
+                legend._set_loc(legend._loc)
+                legend.stale = True
 
     @staticmethod
     def _put_under(legend, ax, renderer) -> None:
