@@ -44,8 +44,9 @@ STATUS_LABELS = {
     "not-started": "not started",
 }
 # Checks that are no attempt: the blanks still in place, the function not found (its cell never
-# ran in this kernel), the cell changed since it ran (nothing was judged).
-NO_ATTEMPT = ("blank", "missing", "changed")
+# ran in this kernel), the cell changed since it ran, the name holding a function that is not the
+# learner's (nothing was judged).
+NO_ATTEMPT = ("blank", "missing", "changed", "not-yours")
 # Checks that give no verdict, so no miss either: those, and a cell that stopped before it
 # defined the function (an attempt that could not be judged).
 NO_VERDICT = NO_ATTEMPT + ("not-run",)
