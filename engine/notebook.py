@@ -195,7 +195,8 @@ def check(exercise_id: str, namespace: dict | None = None) -> "Checked":
             f"Your progress keeps this pass, but this kernel does not hold `{ex.name}` yet (it "
             "started after you ran it): run the exercise cell above (Shift+Enter), then this "
             "check, to use it here."], earlier=True)
-    record.record_check(ex.id, fb.passed, fb.kind)
+    code = which_run.judged_code(ex, namespace, _runs if notebook else None)
+    record.record_check(ex.id, fb.passed, fb.kind, code)     # the same code judged again: no new try
     if fb.status == "fail" and not fb.hint:
         fb.ladder = hints.hint_after_miss(ex, record, fb.kind, fb.right)
         if fb.ladder is None and hints.hints_left(ex, record):

@@ -349,3 +349,15 @@ def test_the_reference_passed_to_check_outside_a_notebook_is_not_judged(tmp_path
     assert fb.kind == "not-yours" and not fb.passed
     assert "`rms_norm` here is the course's own lib.norm.rms_norm, not your function." in fb.text()
     assert Progress.load().exercise("rms-norm").get("passed") is not True
+
+
+def test_a_check_run_again_on_the_same_cell_counts_one_try(tmp_path):
+    """Each Run All re-runs the exercise cell and its check: the same code, the same try."""
+    record = "from engine.core.progress import exercise_entry as e\n"
+    wrong = RMS.solution_source.replace("* gain", "* gain * 2")
+    check_it = "check('rms-norm')"
+    cells = [SETUP, wrong, check_it, wrong, check_it,                            # Run All twice
+             record + "assert (e('rms-norm')['attempts'], e('rms-norm')['misses']) == (1, 1), e('rms-norm')",
+             RMS.solution_source, check_it, RMS.solution_source, check_it,
+             record + "x = e('rms-norm')\nassert (x['attempts'], x['misses'], x['passed']) == (2, 1, True), x"]
+    assert run_in_ipython(cells, tmp_path) == [None] * len(cells)

@@ -19,6 +19,8 @@ The feedback without a verdict is an :class:`Unjudged`: status "blank", not a pa
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import time
 
 from .checker import Feedback
@@ -112,6 +114,21 @@ def not_yours(ex: Exercise, namespace: dict, log: RunLog | None = None) -> Unjud
         "This check judged nothing: it judges only the function your exercise cell defines."])
 
 
+def judged_code(ex: Exercise, namespace: dict, log: RunLog | None = None) -> str | None:
+    """A fingerprint of the code a check is on: the text of the latest cell run that defined
+    the name or tried to (with the kernel's ``log``), else the function's own source; None when
+    neither is known. The same code gets the same verdict: the progress counts it as one try."""
+    run = log.latest(ex.name) if log is not None else None
+    text = run.source if run is not None else None
+    if not text:
+        obj = namespace.get(ex.name)
+        try:
+            text = inspect.getsource(obj) if callable(obj) else None
+        except (OSError, TypeError):
+            text = None
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16] if text else None
+
+
 def judge(ex: Exercise, namespace: dict, log: RunLog, folder, session: str | None = None,
           now: float | None = None) -> tuple[Unjudged | None, str]:
     """``(feedback, note)``: the feedback to show instead of a verdict (None: judge), and the
@@ -137,4 +154,4 @@ def judge(ex: Exercise, namespace: dict, log: RunLog, folder, session: str | Non
     return None, note
 
 
-__all__ = ["COURSE_PACKAGES", "HEADLINES", "Unjudged", "ago", "judge", "not_yours"]
+__all__ = ["COURSE_PACKAGES", "HEADLINES", "Unjudged", "ago", "judge", "judged_code", "not_yours"]
