@@ -8,7 +8,9 @@ one figure pixel per CSS pixel, so its text keeps its size (8 pt is 11 CSS px): 
 lays the panels out again with matplotlib's ``tight_layout``; side-by-side panels go one under
 the other below :data:`STACK_BELOW` of the design's width, titles and long y labels wrap,
 legends go to one column when they do not fit (one outside its axes goes inside them, where it
-covers least; on a phone, under them), tick labels that touch are thinned, and a panel left too
+covers least; on a phone, or where it would lie over the data, under them), tick labels of
+numbers that touch are thinned (words under bars wrap onto lines or stand on end, every bar
+keeps its name: :mod:`engine.kit.tick_labels`), and a panel left too
 low or too flat to read makes the figure taller. The model and the lab's artists are untouched,
 and the design is restored exactly when the figure is shown wide again. On a sharp screen the
 figure is drawn with more pixels per CSS px (:func:`sharpness`).
@@ -19,9 +21,10 @@ Importing this module imports no matplotlib (each function imports what it uses)
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
+
+from .tick_labels import category_formatter, thinned_class, wrapped_class
 
 STACK_BELOW = 0.7            # shown narrower than this share of the design: panels one under another
 NARROW_HEIGHT = 0.8          # a figure shown narrower than its design: this share of its height...
@@ -65,92 +68,6 @@ def colorbar_of(ax):
     """The axes a colorbar axes belongs to (the axes of the picture it keys), or None."""
     colorbar = getattr(ax, "_colorbar", None)
     return getattr(getattr(colorbar, "mappable", None), "axes", None)
-
-
-@lru_cache(maxsize=1)
-def _thinned_class():
-    """A matplotlib tick formatter that keeps every ``step``-th of the labels the formatter it
-    wraps writes (the one at 0 among them when there is one), and blanks the others."""
-    from matplotlib.ticker import Formatter
-
-    class Thinned(Formatter):
-        def __init__(self, formatter, step):
-            self.formatter, self.step = formatter, int(step)
-
-        def set_axis(self, axis):
-            super().set_axis(axis)
-            self.formatter.set_axis(axis)
-
-        def format_ticks(self, values):
-            labels = self.formatter.format_ticks(values)
-            shown = [i for i, label in enumerate(labels) if label.strip()]      # counted among the labelled
-            zero = next((k for k, i in enumerate(shown) if values[i] == 0), 0)
-            kept = {i for k, i in enumerate(shown) if (k - zero) % self.step == 0}
-            return [label if i in kept else "" for i, label in enumerate(labels)]
-
-        def __call__(self, x, pos=None):
-            return self.formatter(x, pos)
-
-        def get_offset(self):
-            return self.formatter.get_offset()
-
-        def format_data_short(self, value):
-            return self.formatter.format_data_short(value)
-
-    return Thinned
-
-
-@lru_cache(maxsize=1)
-def _wrapped_class():
-    """A matplotlib tick formatter that writes the labels of the formatter it wraps onto lines
-    of at most ``chars`` characters (broken at spaces; each line of the label on its own)."""
-    import textwrap
-
-    from matplotlib.ticker import Formatter
-
-    class Wrapped(Formatter):
-        def __init__(self, formatter, chars):
-            self.formatter, self.chars = formatter, int(chars)
-
-        def set_axis(self, axis):
-            super().set_axis(axis)
-            self.formatter.set_axis(axis)
-
-        def format_ticks(self, values):
-            return [wrap_label(label, self.chars) for label in self.formatter.format_ticks(values)]
-
-        def __call__(self, x, pos=None):
-            return wrap_label(self.formatter(x, pos), self.chars)
-
-        def get_offset(self):
-            return self.formatter.get_offset()
-
-        def format_data_short(self, value):
-            return self.formatter.format_data_short(value)
-
-    def wrap_label(label, chars):
-        return "\n".join(textwrap.fill(line, chars, break_long_words=False) for line in label.split("\n"))
-
-    return Wrapped
-
-
-def category_formatter(axis):
-    """The formatter that writes words under ``axis``'s ticks (a name under each bar or group,
-    fixed by the lab), looked for under the layout's own wrappers; None when its labels are
-    numbers (no letter outside their mathtext)."""
-    import re
-
-    from matplotlib.category import StrCategoryFormatter
-    from matplotlib.ticker import FixedFormatter, FuncFormatter
-
-    formatter = axis.get_major_formatter()
-    while hasattr(formatter, "formatter"):
-        formatter = formatter.formatter
-    if not isinstance(formatter, (FixedFormatter, FuncFormatter, StrCategoryFormatter)):
-        return None
-    labels = formatter.format_ticks(list(axis.get_majorticklocs()))
-    words = "".join(re.sub(r"\$[^$]*\$", "", str(label)) for label in labels)
-    return formatter if any(ch.isalpha() for ch in words) else None
 
 
 def covers_data(legend, renderer) -> bool:
@@ -255,7 +172,7 @@ class Design:
             legend._set_loc(loc)
             legend.stale = True
         for axis, formatter in self.thinned:
-            if isinstance(axis.get_major_formatter(), _thinned_class()):
+            if isinstance(axis.get_major_formatter(), thinned_class()):
                 axis.set_major_formatter(formatter)
         self.thinned = []
         for label, text in self.relabelled:
@@ -444,7 +361,7 @@ class Design:
 
     def _restore_categories(self) -> None:
         for axis, formatter, angle, align in self.categories:
-            if isinstance(axis.get_major_formatter(), _wrapped_class()):
+            if isinstance(axis.get_major_formatter(), wrapped_class()):
                 axis.set_major_formatter(formatter)
             axis.set_tick_params(labelrotation=angle)
             for label in axis.get_ticklabels():
@@ -492,12 +409,12 @@ class Design:
                 continue
             longest = max(len(line) for t in texts for line in t.split("\n"))
             fits = next((chars for chars in range(longest - 1, 2, -1)
-                         if size(_wrapped_class()(formatter, chars).format_ticks(locs))[0] <= apart - TICK_GAP),
+                         if size(wrapped_class()(formatter, chars).format_ticks(locs))[0] <= apart - TICK_GAP),
                         None)
             self.categories.append((axis, axis.get_major_formatter(), labels[0].get_rotation(),
                                     labels[0].get_horizontalalignment()))
             if fits is not None:
-                axis.set_major_formatter(_wrapped_class()(axis.get_major_formatter(), fits))
+                axis.set_major_formatter(wrapped_class()(axis.get_major_formatter(), fits))
             else:
                 self._stand_on_end(axis)
 
@@ -621,7 +538,7 @@ class Design:
                         continue
                     step = next((k for k in (2, 3, 4, 5) if k * step_room >= thick + gap), 10)
                     self.thinned.append((axis, axis.get_major_formatter()))
-                    axis.set_major_formatter(_thinned_class()(axis.get_major_formatter(), step))
+                    axis.set_major_formatter(thinned_class()(axis.get_major_formatter(), step))
                     continue
                 boxes = [t.get_window_extent(renderer) for t in labels]
                 spans = sorted(((b.x0, b.x1) if across == 0 else (b.y0, b.y1)) for b in boxes)
@@ -632,7 +549,7 @@ class Design:
                     if all(b[0] - a[1] >= gap for a, b in zip(kept, kept[1:])):
                         break
                 self.thinned.append((axis, axis.get_major_formatter()))
-                axis.set_major_formatter(_thinned_class()(axis.get_major_formatter(), step))
+                axis.set_major_formatter(thinned_class()(axis.get_major_formatter(), step))
 
     @staticmethod
     def _upright(text, renderer):
