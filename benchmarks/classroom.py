@@ -44,7 +44,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools.browser import page_snippets
+
 ROOT = Path(__file__).resolve().parent.parent
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"))
 CONNECTIONS = 6            # per learner, as browsers open per host
 STALL_SECONDS = 60.0
 BROWSER_ENCODINGS = "gzip, deflate, br, zstd"
@@ -80,11 +83,8 @@ def record_first_visit(site: Path, chromium: str) -> list[dict]:
             page.wait_for_selector("#runtime-check[data-result]", timeout=120_000)
             page.wait_for_selector("#storage-check[data-result]", timeout=120_000)
             page.goto(base + "lab/index.html?path=00_start_here.ipynb")
-            page.wait_for_function(
-                "() => { const s = [...document.querySelectorAll('.jp-Notebook-ExecutionIndicator[data-status]')]"
-                ".map(e => e.dataset.status); if (s.some(x => x !== 'idle' && x !== 'busy')) window.__starting = true;"
-                " return window.__starting === true && s.length > 0 && s.every(x => x === 'idle'); }",
-                polling=100, timeout=KERNEL_IDLE_SECONDS * 1000)
+            page.wait_for_function(SNIPPETS["KERNEL_STARTED_AND_IDLE"], polling=100,
+                                   timeout=KERNEL_IDLE_SECONDS * 1000)
             page.wait_for_load_state("networkidle", timeout=KERNEL_IDLE_SECONDS * 1000)
             entries = []
             for request in recorded:

@@ -4,7 +4,8 @@
 (0.4 MB) and ``reference.npz``; notebook 05's labs a fourth, ``precomputed.npz``, results of the
 model computed when the course is built (``labs/trained/precomputed.py``). ``lib.training_record``
 reads ``training_record.npz`` (the model while it learned, 0.2 MB) and ``lib.placement_runs``
-``placement_runs.npz`` (loss curves of small models with the norm in other places). In a checkout
+``placement_runs.npz`` (loss curves of small models with the norm in other places); notebook 03's
+placement lab ``placement_stacks.npz`` (its 50 stacks, ``labs/norms/precomputed.py``). In a checkout
 they are in ``lib/trained/``. The course site leaves them out of the course wheel every notebook
 loads before its first cell runs (only the notebooks that read them need them): the site build
 serves each as a file of its own beside the wheel and writes what it serves into the wheel, as

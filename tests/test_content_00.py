@@ -345,3 +345,19 @@ def test_no_box_between_an_exercise_and_its_check_and_no_fill_above_it(path, ex_
         written = "".join(fill.split())
         if len(written) >= 6:
             assert not re.search(rf"(?<![\w.]){re.escape(written)}", above), f"{ex_id}: {fill!r} written above"
+
+
+def test_the_welcome_names_every_notebook_s_topic_in_course_order():
+    """The first paragraph lists what each notebook after this one is about, in their order."""
+    from engine.core.inventory import notebooks as course_notebooks
+
+    cells = json.loads((Path(__file__).resolve().parents[1] / "content" / "00_start_here.ipynb").read_text(encoding="utf-8"))["cells"]
+    welcome = " ".join("".join(cells[0]["source"]).split())
+    topics = {"01_attention": "attention", "01_positional_encoding": "position information",
+              "02_feed_forward": "the feed-forward network", "03_norms_and_residuals": "normalisation and residual",
+              "04_decoder_block": "the whole decoder block", "05_trained_model": "a small trained model",
+              "06_block_at_work": "puts that model to work"}
+    stems = [nb.stem for nb in course_notebooks()][1:]
+    assert stems == list(topics)
+    places = [welcome.index(topics[stem]) for stem in stems]
+    assert places == sorted(places)

@@ -87,11 +87,11 @@ def test_the_trained_models_arrays_are_served_beside_the_wheel_not_inside_it(bui
         entry_points = archive.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     assert not [n for n in names if n.startswith("lib/trained/") and n.endswith(".npz")]
     assert "labs/decoder/precomputed.npz" in names      # notebook 04's 2 kB of looked-up results ship inside
-    assert "labs/norms/precomputed.npz" in names        # and notebook 03's 38 kB
+    assert "lib/trained/placement_stacks.npz" not in names      # notebook 03's 40 kB are served beside it
     served = wheel.served_files()
     assert sorted(index) == sorted(p.name for p in served.values()) == [
-        "heldout_texts.npz", "placement_runs.npz", "precomputed.npz", "reference.npz", "training_record.npz",
-        "weights.npz"]
+        "heldout_texts.npz", "placement_runs.npz", "placement_stacks.npz", "precomputed.npz", "reference.npz",
+        "training_record.npz", "weights.npz"]
     for name, source in served.items():
         entry = index[source.name]
         digest = hashlib.sha256(source.read_bytes()).hexdigest()

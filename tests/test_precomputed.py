@@ -240,7 +240,7 @@ def test_notebook_04s_file_is_in_the_course_wheel():
     assert (ROOT / "labs" / "decoder" / "precomputed.npz").stat().st_size < 10_000
 
 
-# ---------------------------------------------------------------- notebook 03's store (labs/norms/precomputed.npz)
+# ---------------------------------------------------------------- notebook 03's store (lib/trained/placement_stacks.npz)
 
 def test_notebook_03s_file_holds_its_50_stacks_for_todays_source():
     from labs.norms import placement, precomputed as norms
@@ -250,7 +250,7 @@ def test_notebook_03s_file_holds_its_50_stacks_for_todays_source():
     assert (placement.STACKS_DEPTH, placement.STACKS) == (48, 50)
     stored = norms.STORE.stored()
     assert norms.STORE.key(*shipped[0]) in stored and len(stored) == 1, (
-        "labs/norms/precomputed.npz does not hold notebook 03's 50 stacks for today's source of "
+        "lib/trained/placement_stacks.npz does not hold notebook 03's 50 stacks for today's source of "
         f"{', '.join(norms.sources())}: run `.venv/bin/python -m training.precomputed norms`")
 
 
@@ -285,8 +285,11 @@ def test_notebook_03s_call_is_looked_up_and_any_other_runs_live(monkeypatch):
         placement._many_stacks.cache_clear()
 
 
-def test_notebook_03s_file_is_in_the_course_wheel():
-    from tools.wheel import source_files
+def test_notebook_03s_file_is_served_beside_the_wheel_not_in_it():
+    """40 kB that only notebook 03 reads: the site serves it beside the wheel (lib.files fetches
+    it the first time), so notebook 00's preload does not carry it."""
+    from tools.wheel import served_files, source_files
 
-    assert "labs/norms/precomputed.npz" in source_files()
-    assert (ROOT / "labs" / "norms" / "precomputed.npz").stat().st_size < 50_000
+    assert not [name for name in source_files() if name.endswith("placement_stacks.npz")]
+    assert (ROOT / "lib" / "trained" / "placement_stacks.npz") in served_files().values()
+    assert (ROOT / "lib" / "trained" / "placement_stacks.npz").stat().st_size < 50_000

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "lib", "exercises", "labs", "presentation")
 # The files pyproject.toml's package-data ships besides the modules.
-DATA = {"lib/trained": ("*.json",), "labs/decoder": ("precomputed.npz",), "labs/norms": ("precomputed.npz",),
+DATA = {"lib/trained": ("*.json",), "labs/decoder": ("precomputed.npz",),
         "engine/presentation": ("access.css", "access.js"), "engine/core": ("page_store.js",)}
 SERVED = {"lib/trained": ("*.npz",)}       # served by the site beside the wheel, not inside it
 # The instructors' report and dashboard run on the instructor's machine (./course report), never

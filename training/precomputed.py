@@ -1,7 +1,7 @@
 """Write the results notebooks 03, 04 and 05 look up instead of computing them in the browser:
 ``lib/trained/precomputed.npz`` (notebook 05 and its labs, ``labs/trained/precomputed.py`` says
 which, and why), ``labs/decoder/precomputed.npz`` (notebook 04's run at GPT-2 Small's size,
-``labs/decoder/precomputed.py``) and ``labs/norms/precomputed.npz`` (notebook 03's 50 stacks,
+``labs/decoder/precomputed.py``) and ``lib/trained/placement_stacks.npz`` (notebook 03's 50 stacks,
 ``labs/norms/precomputed.py``).
 
     .venv/bin/python -m training.precomputed                  # all three

@@ -11,9 +11,10 @@ A result is found by a key: the SHA-256 of the function's name, its arguments an
 *inputs digest*, a hash of everything the functions read (data files, or the source of the
 modules that compute them), so a result computed from other inputs is never read back: it is a
 miss, computed live. A course keeps its stores with its labs; this course's are notebook 05's
-(``labs.trained.precomputed``, served beside the trained model's weights), and notebook 03's and
-04's (``labs.norms.precomputed`` and ``labs.decoder.precomputed``, keyed by the source of the
-code that computes them, in the course wheel).
+(``labs.trained.precomputed``, served beside the trained model's weights), notebook 03's
+(``labs.norms.precomputed``, served beside them too) and notebook 04's
+(``labs.decoder.precomputed``, in the course wheel), the last two keyed by the source of the
+code that computes them.
 
     STORE = Store("results.npz", load=lambda name: np.load(FOLDER / name), digest=lambda: "...")
 
