@@ -755,7 +755,7 @@ def test_no_lab_is_shown_in_a_scrolling_box_even_in_a_cell_marked_scrolled(opene
 PROGRESS_CELLS_OUT = SNIPPETS["PROGRESS_CELLS_OUT"]
 
 
-def test_the_progress_table_fits_a_phone(opened):
+def test_the_progress_table_fits_a_phone(opened, artifacts):
     """At 390 px every shown cell of the progress table (the exercise and its status; the
     notebook's name in a row of its own) lies within the notebook's view and holds its text."""
     page = opened.page
@@ -769,6 +769,7 @@ def test_the_progress_table_fits_a_phone(opened):
         assert shown.is_visible(), "the notebook's name has no row of its own at 390 px"
         statuses = page.locator(f"{PANEL} .course-progress-table td.course-status")
         assert statuses.count() >= 1 and statuses.first.is_visible()
+        page.locator(f"{PANEL} .course-progress-table").first.screenshot(path=str(artifacts / "narrow-progress.png"))
         assert page.evaluate(PROGRESS_CELLS_OUT) == []
     finally:
         opened.viewport(WIDE)
