@@ -2,7 +2,8 @@
 
 A check judges only the code the learner ran: after a SyntaxError it gives no verdict on the
 older function still in the kernel; after an edit that was saved but not run it says so; a check
-that finds no function is not counted as an attempt. After a restart and a reload the setup cell
+that finds no function is not counted as an attempt, nor is the course's own function judged as the
+learner's. After a restart and a reload the setup cell
 says what the progress holds and the kernel does not, and the lab's badge says it too; a lab
 left on screen by a restart says its cell must run again, and a check run alone in the new
 kernel shows the exercise passed before. Enter in
@@ -129,6 +130,25 @@ def test_an_edit_saved_but_not_run_gets_no_verdict(jupyter_server, page, artifac
     run_cell(page, cell)                                     # run it: now it is judged
     run_cell(page, cell + 1)
     assert "course-pass" in feedback(page, cell + 1)[0]
+
+
+def test_the_course_s_own_function_bound_by_a_later_cell_is_not_judged(jupyter_server, page, progress_file):
+    """The exercise left blank, a later cell imports the course's rms_norm over its name: the
+    check says so and records no pass."""
+    base, root = jupyter_server
+    open_notebook(page, base, copy_of(root, NORMS, "course-function.ipynb"))
+    cell = cell_index(page, exercise="rms-norm-16bit")
+    run_cell(page, cell_index(page, source="import numpy as np"))
+    run_cell(page, cell)                                                      # the blank, as shipped
+    later = cell_index(page, source="from lib.attention import attention")    # the notebook's last cell
+    paste(page, later, "from lib.norm import rms_norm, root_mean_square")
+    run_cell(page, later)
+    run_cell(page, cell + 1)
+    status, text = feedback(page, cell + 1)
+    count = page.evaluate(f"i => {NB}.widgets[i].model.executionCount", later)
+    assert "course-blank" in status and "Passed" not in text and "This is not your function" in text
+    assert f"rms_norm here is the course's own lib.norm.rms_norm, bound by the cell that ran as [{count}]" in text
+    assert not progress_entry(progress_file, "rms-norm-16bit").get("passed")
 
 
 def test_a_check_that_finds_no_function_is_not_an_attempt(jupyter_server, page, progress_file):

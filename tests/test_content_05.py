@@ -749,7 +749,7 @@ def test_examples_quoted_by_the_feedback_are_in_sight_above_their_checks(cells):
     assert "example_ids = np.array([3, 1, 0, 2])" in before["perplexity-logits"]
     assert "example_x = model.embed(ids[:12])" in before["ablate-three-ways"]
     assert "example_blocks = model.blocks()" in before["ablate-three-ways"]
-    assert "example_x, example_w = example_block()" in before["capstone-block"]
+    assert "small_x, small_w = example_block()" in before["capstone-block"]
     assert "parts = your_parts()" in before["capstone-block"]
     for ex_id, i in index.items():
         assert "<details>" not in source(cells[i - 1]) + source(cells[i - 2]), f"a box right above {ex_id}"

@@ -378,3 +378,35 @@ def test_progress_view_marks_a_notebook_skipped_ahead():
     assert storage.write(document(
         test_out={"01_positional_encoding": {"passed": True, "passed_at": "2026-11-29T10:00:00"}}))
     assert "skipped ahead on 2026-11-29" in progress_table_html()
+
+
+def test_the_same_code_judged_again_is_not_a_new_try():
+    """Run All twice over a notebook re-runs every check on the code judged before: one try."""
+    record = Progress()
+    record.record_check("row-mean", False, "values", "code-a")
+    record.record_check("row-mean", False, "values", "code-a")            # Run All again
+    assert (record.exercise("row-mean")["attempts"], record.exercise("row-mean")["misses"]) == (1, 1)
+    record.record_check("row-mean", True, "pass", "code-b")               # the fix: a new try, a pass
+    record.record_check("row-mean", True, "pass", "code-b")
+    record.record_check("row-mean", False, "blank", None)                 # no attempt: changes nothing
+    record.record_check("row-mean", True, "pass", "code-b")
+    entry = record.exercise("row-mean")
+    assert (entry["attempts"], entry["misses"], entry["passed"], entry["checks"]) == (2, 1, True, 6)
+    record.record_check("row-mean", False, "values", "code-a")            # back to the old code: a try
+    assert record.exercise("row-mean")["attempts"] == 3
+
+
+def test_code_judged_again_that_now_passes_still_records_the_pass():
+    """Same cell, other cells changed around it: no new try, but a pass is a pass."""
+    record = Progress()
+    record.record_check("row-mean", False, "values", "code-a")
+    record.record_check("row-mean", True, "pass", "code-a")
+    entry = record.exercise("row-mean")
+    assert (entry["attempts"], entry.get("passed")) == (1, True)
+
+
+def test_without_a_fingerprint_every_judged_check_is_a_try():
+    record = Progress()
+    for _ in range(3):
+        record.record_check("row-mean", False, "values")
+    assert record.exercise("row-mean")["attempts"] == 3

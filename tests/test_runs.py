@@ -6,6 +6,7 @@ import os
 import re
 import time
 
+import numpy as np
 import pytest
 
 from engine.core import restart, saved
@@ -304,3 +305,59 @@ def test_a_check_run_alone_in_a_new_kernel_says_the_exercise_passed_before():
     assert after.get("misses", 0) == before.get("misses", 0)
     fresh = check("layer-norm", {}).feedback                # never passed: not attempted, as before
     assert fresh.status == "blank" and fresh.headline == "Not attempted yet"
+
+
+# ---------------------------------------------------------------- a function that is not the learner's
+
+SIXTEEN = get_exercise("rms-norm-16bit")
+
+
+def test_the_course_s_own_function_bound_by_a_later_cell_is_not_judged_nor_recorded(tmp_path):
+    """Run All with the exercise left blank: a later cell's ``from lib.norm import rms_norm``
+    rebinds the name; its check says whose function it is and records no pass and no try."""
+    record = "from engine.core.progress import exercise_entry as e\n"
+    cells = [SETUP,
+             SIXTEEN.template,                                                      # left blank
+             "from lib.norm import rms_norm, root_mean_square",                    # a later cell
+             "fb = check('rms-norm-16bit').feedback\n"
+             "assert not fb.passed and fb.kind == 'not-yours' and fb.status == 'blank', fb.text()\n"
+             "assert \"`rms_norm` here is the course's own lib.norm.rms_norm, bound by the cell that ran as\" "
+             "in fb.text(), fb.text()\n"
+             "assert 'Run your exercise cell again' in fb.text() and 'judged nothing' in fb.text()",
+             record + "x = e('rms-norm-16bit')\n"
+             "assert not x.get('passed') and x.get('attempts', 0) == 0 and x.get('misses', 0) == 0, x"]
+    assert run_in_ipython(cells, tmp_path) == [None] * len(cells)
+
+
+def test_a_function_imported_by_a_later_cell_is_not_judged_as_the_learner_s(tmp_path):
+    """Not the course's own, but bound by a cell that holds no ``def rms_norm(``: an import."""
+    (tmp_path / "elsewhere.py").write_text(RMS.solution_source.replace("def rms_norm", "import numpy as np\n"
+                                                                        "def rms_norm", 1))
+    cells = [SETUP, RMS.template, "from elsewhere import rms_norm",
+             "fb = check('rms-norm').feedback\nassert fb.kind == 'not-yours' and not fb.passed, fb.text()\n"
+             "assert 'which does not define it' in fb.text(), fb.text()",
+             RMS.solution_source,                                                   # the learner's own
+             "assert check('rms-norm').feedback.passed"]
+    assert run_in_ipython(cells, tmp_path) == [None] * len(cells)
+
+
+def test_the_reference_passed_to_check_outside_a_notebook_is_not_judged(tmp_path):
+    import lib.norm
+    from engine.notebook import check
+
+    fb = check("rms-norm", {"rms_norm": lib.norm.rms_norm, "np": np}).feedback
+    assert fb.kind == "not-yours" and not fb.passed
+    assert "`rms_norm` here is the course's own lib.norm.rms_norm, not your function." in fb.text()
+    assert Progress.load().exercise("rms-norm").get("passed") is not True
+
+
+def test_a_check_run_again_on_the_same_cell_counts_one_try(tmp_path):
+    """Each Run All re-runs the exercise cell and its check: the same code, the same try."""
+    record = "from engine.core.progress import exercise_entry as e\n"
+    wrong = RMS.solution_source.replace("* gain", "* gain * 2")
+    check_it = "check('rms-norm')"
+    cells = [SETUP, wrong, check_it, wrong, check_it,                            # Run All twice
+             record + "assert (e('rms-norm')['attempts'], e('rms-norm')['misses']) == (1, 1), e('rms-norm')",
+             RMS.solution_source, check_it, RMS.solution_source, check_it,
+             record + "x = e('rms-norm')\nassert (x['attempts'], x['misses'], x['passed']) == (2, 1, True), x"]
+    assert run_in_ipython(cells, tmp_path) == [None] * len(cells)

@@ -44,8 +44,9 @@ STATUS_LABELS = {
     "not-started": "not started",
 }
 # Checks that are no attempt: the blanks still in place, the function not found (its cell never
-# ran in this kernel), the cell changed since it ran (nothing was judged).
-NO_ATTEMPT = ("blank", "missing", "changed")
+# ran in this kernel), the cell changed since it ran, the name holding a function that is not the
+# learner's (nothing was judged).
+NO_ATTEMPT = ("blank", "missing", "changed", "not-yours")
 # Checks that give no verdict, so no miss either: those, and a cell that stopped before it
 # defined the function (an attempt that could not be judged).
 NO_VERDICT = NO_ATTEMPT + ("not-run",)
@@ -121,14 +122,19 @@ class Progress:
         """One of :data:`STATUSES`."""
         return status_of(self.exercise(ex_id))
 
-    def record_check(self, ex_id: str, passed: bool, kind: str) -> dict:
+    def record_check(self, ex_id: str, passed: bool, kind: str, code: str | None = None) -> dict:
         """One run of an exercise's check; ``kind`` is the feedback's. Kinds in
-        :data:`NO_ATTEMPT` are no attempt, and those in :data:`NO_VERDICT` no miss."""
+        :data:`NO_ATTEMPT` are no attempt, and those in :data:`NO_VERDICT` no miss. ``code``
+        names the code judged (a fingerprint, or None when unknown): the code judged last time,
+        judged again (a notebook run from the top once more), is the same try, no new one."""
 
         def change(e: dict) -> None:
             e["checks"] = e.get("checks", 0) + 1
             e["last"] = kind
-            if kind not in NO_ATTEMPT:
+            new_try = kind not in NO_ATTEMPT and (code is None or e.get("judged") != code)
+            if kind not in NO_ATTEMPT and code is not None:
+                e["judged"] = code
+            if new_try:
                 e["attempts"] = e.get("attempts", 0) + 1
                 e.setdefault("first_attempt", now())
             if passed:
@@ -136,7 +142,7 @@ class Progress:
                     e["passed"] = True
                     e["passed_at"] = now()
                     e["passed_after_solution"] = bool(e.get("solution_revealed"))
-            elif kind not in NO_VERDICT:
+            elif kind not in NO_VERDICT and new_try:
                 e["misses"] = e.get("misses", 0) + 1
 
         return self._change("exercises", ex_id, change)
@@ -390,8 +396,8 @@ def _change_and_save(change) -> dict:
     return entry
 
 
-def record_check(ex_id: str, passed: bool, kind: str) -> dict:
-    return _change_and_save(lambda record: record.record_check(ex_id, passed, kind))
+def record_check(ex_id: str, passed: bool, kind: str, code: str | None = None) -> dict:
+    return _change_and_save(lambda record: record.record_check(ex_id, passed, kind, code))
 
 
 def record_hint(ex_id: str, level: int) -> dict:

@@ -9,6 +9,9 @@ kernel's :class:`~engine.core.runs.RunLog`:
 - the notebook, saved after that run, no longer holds the code that ran (the learner changed
   the cell and did not run it; :mod:`engine.core.saved`): no verdict, "You changed the cell
   since you ran it";
+- the name holds an object that is not the learner's (:func:`not_yours`): the course's own
+  function (``from lib.norm import rms_norm`` in a later cell) or one a cell bound without
+  defining it (an import): no verdict, "This is not your function", and the cell that bound it;
 - otherwise the check judges, and a line says which run it judged (its prompt number and when).
 
 The feedback without a verdict is an :class:`Unjudged`: status "blank", not a pass, not a miss.
@@ -16,17 +19,21 @@ The feedback without a verdict is an :class:`Unjudged`: status "blank", not a pa
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import time
 
 from .checker import Feedback
 from .definition import Exercise
-from .runs import Run, RunLog
+from .runs import Run, RunLog, defines
 from .saved import compare_run
 
 HEADLINES = {
     "not-run": "Your exercise cell did not run",
     "changed": "You changed the cell since you ran it",
+    "not-yours": "This is not your function",
 }
+COURSE_PACKAGES = ("lib", "engine", "labs", "exercises", "training")
 RUN_IT = "Run the exercise cell (Shift+Enter), then this check."
 _MISSING = object()
 
@@ -75,6 +82,53 @@ def _not_run(ex: Exercise, latest: Run, earlier: Run | None, now: float | None) 
         first, f"This check judged nothing: the `{ex.name}` still in this kernel is from {older}."])
 
 
+def _course_own(ex: Exercise, obj) -> str:
+    """The dotted name of ``obj`` when it is the course's own (a function of a course package, or
+    the exercise's reference itself); "" when it may be the learner's."""
+    module = getattr(obj, "__module__", None) or ""
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or ex.name
+    if obj is ex.reference or module.split(".")[0] in COURSE_PACKAGES:
+        return f"{module}.{name}" if module else name
+    return ""
+
+
+def not_yours(ex: Exercise, namespace: dict, log: RunLog | None = None) -> Unjudged | None:
+    """No verdict when the object under the exercise's name is not the learner's: the course's
+    own function (whatever bound it), or, with the kernel's ``log``, an object bound by a cell
+    that holds no ``def`` or assignment of the name (an import in a later cell). None: judge."""
+    obj = namespace.get(ex.name, _MISSING)
+    if ex.kind != "function" or obj is _MISSING:
+        return None
+    bound = log.defined_by(ex.name) if log is not None else None
+    by = f", bound by the cell that ran as {bound.label}," if bound is not None else ","
+    own = _course_own(ex, obj)
+    if own:
+        first = f"`{ex.name}` here is the course's own {own}{by} not your function."
+    elif bound is not None and not defines(bound.source, ex.name):
+        first = (f"`{ex.name}` here was bound by the cell that ran as {bound.label}, which does not "
+                 f"define it (it holds no `def {ex.name}(`): it is not your function.")
+    else:
+        return None
+    return Unjudged(ex.id, "not-yours", [
+        first, "Run your exercise cell again (Shift+Enter), then this check.",
+        "This check judged nothing: it judges only the function your exercise cell defines."])
+
+
+def judged_code(ex: Exercise, namespace: dict, log: RunLog | None = None) -> str | None:
+    """A fingerprint of the code a check is on: the text of the latest cell run that defined
+    the name or tried to (with the kernel's ``log``), else the function's own source; None when
+    neither is known. The same code gets the same verdict: the progress counts it as one try."""
+    run = log.latest(ex.name) if log is not None else None
+    text = run.source if run is not None else None
+    if not text:
+        obj = namespace.get(ex.name)
+        try:
+            text = inspect.getsource(obj) if callable(obj) else None
+        except (OSError, TypeError):
+            text = None
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16] if text else None
+
+
 def judge(ex: Exercise, namespace: dict, log: RunLog, folder, session: str | None = None,
           now: float | None = None) -> tuple[Unjudged | None, str]:
     """``(feedback, note)``: the feedback to show instead of a verdict (None: judge), and the
@@ -100,4 +154,4 @@ def judge(ex: Exercise, namespace: dict, log: RunLog, folder, session: str | Non
     return None, note
 
 
-__all__ = ["HEADLINES", "Unjudged", "ago", "judge"]
+__all__ = ["COURSE_PACKAGES", "HEADLINES", "Unjudged", "ago", "judge", "judged_code", "not_yours"]
