@@ -311,3 +311,54 @@ async ([code, expression]) => {
 // How many outputs of the notebook shown say a widget's model was not found.
 () => [...document.querySelectorAll('__PANEL__ .jp-OutputArea-output')]
     .filter(o => /model not found/.test(o.textContent)).length
+
+// --- MARK_LABS_SCROLLED
+// Mark every lab's cell "scrolled", as JupyterLab does when a learner toggles output scrolling
+// (or the Notebook interface's autoScrollOutputs for a tall output); how many cells were marked.
+() => __APP__.shell.currentWidget.content.widgets
+    .filter(cell => cell.node.querySelector('.jp-OutputArea .course-lab'))
+    .map(cell => { cell.outputsScrolled = true; return cell.node.classList.contains('jp-mod-outputsScrolled'); })
+    .filter(Boolean).length
+
+// --- LABS_IN_SCROLL_BOXES
+// The labs shown in a box that scrolls (their cell's output area is taller inside than shown) or
+// whose verdict is cut at the output area's edge: "name: what".
+() => [...document.querySelectorAll('__PANEL__ .course-lab')].flatMap(lab => {
+    const name = [...lab.classList].find(c => c.startsWith('course-lab-')).slice(11);
+    const area = lab.closest('.jp-Cell-outputArea');
+    const found = [];
+    if (area.scrollHeight > area.clientHeight + 1)
+        found.push(`${name}: its output scrolls (${area.scrollHeight} px in a box ${area.clientHeight} px high)`);
+    const box = area.getBoundingClientRect();
+    for (const verdict of lab.querySelectorAll('.course-verdict')) {
+        const v = verdict.getBoundingClientRect();
+        if (v.height === 0 || v.top < box.top - 1 || v.bottom > box.bottom + 1)
+            found.push(`${name}: its verdict is not in view within its output (${Math.round(v.top - box.top)}` +
+                       `..${Math.round(v.bottom - box.top)} px in ${Math.round(box.height)})`);
+    }
+    return found;
+})
+
+// --- ORDER_OF_LAB
+// Whether the lab's first control is above its plot (its bottom above the plot's top).
+(lab) => {
+    const first = [...lab.querySelectorAll('input, select, button, .noUi-handle')].find(el => el.offsetParent !== null);
+    const image = lab.querySelector('img.course-figure-image');
+    return !first || !image || first.getBoundingClientRect().bottom <= image.getBoundingClientRect().top + 1;
+}
+
+// --- PROGRESS_CELLS_OUT
+// The progress tables' shown cells that reach past the notebook's view or their output: their text.
+() => {
+    const nb = __APP__.shell.currentWidget.content.node;
+    const view = (nb.querySelector('.jp-WindowedPanel-outer') || nb).getBoundingClientRect();
+    return [...document.querySelectorAll('__PANEL__ .course-progress-table :is(th, td)')]
+        .filter(cell => cell.offsetParent !== null && cell.getClientRects().length)
+        .filter(cell => {
+            const output = cell.closest('.jp-OutputArea-output').getBoundingClientRect();
+            const r = cell.getBoundingClientRect();
+            return r.right > Math.min(view.right, output.right, window.innerWidth) + 1 || r.left < view.left - 1
+                || cell.scrollWidth > cell.clientWidth + 1;
+        })
+        .map(cell => cell.innerText.trim().slice(0, 40));
+}

@@ -20,8 +20,11 @@ and record does not reach the other browser tests); then, in this order:
   words, and no plot is wider than its output; screenshots of every lab at 390 px and in the
   dark theme go to test-artifacts/;
 - plots: at 390 px every lab's plot is drawn as many pixels wide as it is shown, its smallest
-  text at least 11 CSS px; at 200 % zoom (640 x 450 CSS px) the lab's first control and its
-  whole plot fit the notebook's view;
+  text at least 11 CSS px; a lab's first control comes above its plot at every size; at 200 %
+  zoom (640 x 450 CSS px) the first control and the whole plot fit the notebook's view where
+  the plot can be drawn that low;
+- scrolling: no lab's output is put in a scrolling box, even in a cell marked "scrolled";
+- progress: at 390 px every cell of the progress table is within the view;
 - motion: nothing in the course animates.
 """
 
@@ -642,6 +645,8 @@ PHONE_ZOOMED = {"width": 640, "height": 450}      # a 1280 x 900 window at 200 %
 
 FITS_ONE_VIEW = SNIPPETS["FITS_ONE_VIEW"]
 
+ORDER_OF_LAB = SNIPPETS["ORDER_OF_LAB"]
+
 
 def readable_height(layout) -> float:
     """The least height (CSS px) the figure of ``layout`` could have with every axes readable
@@ -663,17 +668,22 @@ def readable_height(layout) -> float:
     return layout["height"] - sum(bottom - top for top, bottom, _ in rows) + sum(least for *_, least in rows)
 
 
-def test_plots_are_drawn_for_a_phone_and_fit_one_view_at_200_percent(opened):
+def test_plots_are_drawn_for_a_phone_and_fit_one_view_under_their_controls_at_200_percent(opened):
     """At 390 px every lab's plot is redrawn for the width it is shown at, its smallest text at
-    least 11 CSS px; at 200 % zoom (640 x 450 CSS px) each lab's first control and its whole plot
-    fit the notebook's view at once, unless the plot cannot be both readable and that low (its
-    rows of axes at their least readable height, as the kernel laid it out, already too tall with
-    the control): then the plot comes first at the view's top, the control right under it."""
+    least 11 CSS px; on a desktop, a phone and at 200 % zoom (640 x 450 CSS px) each lab's first
+    control comes above its plot; at 200 % zoom the first control and the whole plot fit the
+    notebook's view at once, unless the plot cannot be both readable and that low under the
+    lab's controls (the kernel drew it taller than the height it was told): then the first
+    control is at the view's top and the plot starts within the view, unless the lab's
+    controls alone fill it."""
     page = opened.page
-    problems = []
+    problems = [f"1280 px: {name}: the plot comes before its first control"
+                for name in lab_names(opened) if not opened.lab(name).evaluate(ORDER_OF_LAB)]
     try:
         opened.viewport(NARROW)
         for name in lab_names(opened):
+            if not opened.lab(name).evaluate(ORDER_OF_LAB):
+                problems.append(f"390 px: {name}: the plot comes before its first control")
             image = opened.lab(name).locator("img.course-figure-image")
             if not image.count():
                 continue
@@ -689,6 +699,8 @@ def test_plots_are_drawn_for_a_phone_and_fit_one_view_at_200_percent(opened):
         opened.viewport(PHONE_ZOOMED)
         for name in lab_names(opened):
             lab = opened.lab(name)
+            if not lab.evaluate(ORDER_OF_LAB):
+                problems.append(f"200 %: {name}: the plot comes before its first control")
             if not lab.locator("img.course-figure-image").count():
                 continue
             try:
@@ -696,18 +708,71 @@ def test_plots_are_drawn_for_a_phone_and_fit_one_view_at_200_percent(opened):
                                        timeout=30_000)
             except Exception:  # noqa: BLE001 - said below with the places measured
                 found = lab.evaluate(FITS_ONE_VIEW)
-                (top, bottom), control = found["plot"], found["control"]
+                (top, _bottom), control = found["plot"], found["control"]
                 figures = kernel_value(page, _layouts_probe(), "_course_layouts()").get(name, [])
                 least = max([readable_height(figure) for figure in figures] or [0.0])
                 drawn = [f"{figure['width']:.0f} x {figure['height']:.0f}" for figure in figures]
                 told = lab.evaluate("lab => [...lab.querySelectorAll('.course-figure-size input')].map(i => i.value)")
-                cannot = top + least + (control[1] - bottom) > found["view"]
-                if not (cannot and top <= 5 and 0 <= control[0] - bottom <= 24):
+                # The kernel draws a plot no lower than it stays readable (engine/kit/figure_layout.py):
+                # drawn taller than it was told, under the lab's controls, it cannot fit with them.
+                heights = [int(value.split()[1]) for value in told if len(value.split()) == 3]
+                at_least = bool(heights) and all(figure["height"] > height + 1
+                                                 for figure, height in zip(figures, heights))
+                filled = all(height == 0 for height in heights)     # the controls alone fill the view
+                if not (at_least and 0 <= control[0] <= 8 and (top < found["view"] or filled)):
                     problems.append(f"200 %, {name}: first control at {control}, plot at {found['plot']} px in a "
                                     f"view {found['view']} px high (drawn {drawn} for {told}, readable at {least:.0f} px)")
     finally:
         opened.viewport(WIDE)
     assert problems == []
+
+
+MARK_LABS_SCROLLED = SNIPPETS["MARK_LABS_SCROLLED"]
+
+LABS_IN_SCROLL_BOXES = SNIPPETS["LABS_IN_SCROLL_BOXES"]
+
+
+def test_no_lab_is_shown_in_a_scrolling_box_even_in_a_cell_marked_scrolled(opened):
+    """After Run All, and again once every lab's cell is marked "scrolled" (JupyterLab's output
+    scrolling, which puts a tall output in a 24em box), on a desktop and a phone: no lab's output
+    scrolls within its cell (its output area as tall inside as shown) and every verdict under a
+    plot is within its output."""
+    page = opened.page
+    names = lab_names(opened)
+    assert names, f"{opened.name} shows no lab"
+    problems = [f"after Run All: {p}" for p in page.evaluate(LABS_IN_SCROLL_BOXES)]
+    try:
+        assert page.evaluate(MARK_LABS_SCROLLED) == len(names)
+        for size, label in ((WIDE, "1280 px"), (NARROW, "390 px")):
+            opened.viewport(size)
+            problems += [f"marked scrolled, {label}: {p}" for p in page.evaluate(LABS_IN_SCROLL_BOXES)]
+    finally:
+        page.evaluate(f"{APP}.shell.currentWidget.content.widgets.forEach(c => {{ if (c.outputsScrolled) c.outputsScrolled = false; }})")
+        opened.viewport(WIDE)
+    assert problems == []
+
+
+PROGRESS_CELLS_OUT = SNIPPETS["PROGRESS_CELLS_OUT"]
+
+
+def test_the_progress_table_fits_a_phone(opened, artifacts):
+    """At 390 px every shown cell of the progress table (the exercise and its status; the
+    notebook's name in a row of its own) lies within the notebook's view and holds its text."""
+    page = opened.page
+    tables = page.locator(f"{PANEL} .course-progress-table").count()
+    assert tables == ("progress_view()" in (CONTENT / opened.name).read_text()), tables
+    if not tables:
+        return
+    try:
+        opened.viewport(NARROW)
+        shown = page.locator(f"{PANEL} .course-progress-table .course-progress-heading").first
+        assert shown.is_visible(), "the notebook's name has no row of its own at 390 px"
+        statuses = page.locator(f"{PANEL} .course-progress-table td.course-status")
+        assert statuses.count() >= 1 and statuses.first.is_visible()
+        page.locator(f"{PANEL} .course-progress-table").first.screenshot(path=str(artifacts / "narrow-progress.png"))
+        assert page.evaluate(PROGRESS_CELLS_OUT) == []
+    finally:
+        opened.viewport(WIDE)
 
 
 SIDE_PANEL_SCRIPT = CONTENT.parent / "tools" / "landing_page" / "side-panel.js"

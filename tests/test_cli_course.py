@@ -365,6 +365,40 @@ def test_lab_passes_allow_root_only_as_root():
     assert "--ServerApp.root_dir=/x" in lab.command(Path("/x"), [], as_root=False)
 
 
+def test_lab_gives_jupyterlab_the_sites_settings(tmp_path):
+    """`./course lab` starts JupyterLab with the defaults the site sets (overrides.json): a
+    JupyterLab started with its command line reports them as its settings' defaults."""
+    overrides = json.loads((ROOT / "overrides.json").read_text())
+    port = free_port()
+    env = {**lab.bound_environment(), "JUPYTER_PLATFORM_DIRS": "1", "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "user"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    cmd = lab.command(tmp_path, ["--no-browser", f"--port={port}", "--ip=127.0.0.1", "--ServerApp.token=",
+                                 "--ServerApp.password="], as_root=hasattr(os, "geteuid") and os.geteuid() == 0)
+    with open(tmp_path / "server.log", "w") as log:
+        process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        found = {}
+        deadline = time.monotonic() + 120
+        for plugin in overrides:
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab/api/settings/{plugin}", timeout=5) as r:
+                        found[plugin] = json.load(r)["schema"]["properties"]
+                    break
+                except OSError:
+                    assert process.poll() is None and time.monotonic() < deadline, \
+                        (tmp_path / "server.log").read_text()[-3000:]
+                    time.sleep(0.5)
+        for plugin, values in overrides.items():
+            assert {name: found[plugin][name]["default"] for name in values} == values, plugin
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 # ---------------------------------------------------------------- solve
 
 @pytest.mark.parametrize("case", ["png", "json", "same-file", "same-folder", "into-content", "missing"])

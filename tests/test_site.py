@@ -165,6 +165,18 @@ def test_online_site_preloads_the_course_and_serves_its_own_lock(online_site):
     assert "pyodideUrl" not in settings, "the default build must use Pyodide's CDN"
 
 
+def test_no_shipped_cell_puts_its_output_in_a_scrolling_box():
+    """JupyterLab shows an output in a 24em scrolling box when its cell's metadata says
+    "scrolled": true (a lab's plot cut, the sentence under it hidden); no shipped cell says so,
+    and the site's Notebook interface does not scroll tall outputs by itself (overrides.json)."""
+    for notebook in notebooks():
+        cells = json.loads(notebook.read_text())["cells"]
+        marked = [i for i, cell in enumerate(cells) if "scrolled" in cell.get("metadata", {})]
+        assert marked == [], f"{notebook.name}: cells {marked} carry 'scrolled' metadata"
+    overrides = json.loads((CONTENT.parent / "overrides.json").read_text())
+    assert overrides["@jupyter-notebook/notebook-extension:scroll-output"] == {"autoScrollOutputs": False}
+
+
 def test_notebooks_ask_for_the_kernel_named_python():
     for notebook in notebooks():
         spec = json.loads(notebook.read_text())["metadata"]["kernelspec"]

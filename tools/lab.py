@@ -23,6 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"
 WORKSPACE = ROOT / "_lab"
 KERNEL_MANAGER = "--AsyncMappingKernelManager.kernel_manager_class=tools.local_kernel.NamedKernelManager"
+# JupyterLab reads overrides.json, the defaults the site sets for JupyterLab's settings (the
+# notebooks saved every 5 s, no output put in a scrolling box by itself), from this folder.
+APP_SETTINGS = f"--LabApp.app_settings_dir={ROOT}"
 
 
 def sync_copy(content=CONTENT, workspace=WORKSPACE) -> list[Path]:
@@ -69,7 +72,7 @@ def lab_extensions(folder) -> str:
 def command(folder, extra, as_root, extensions=None) -> list[str]:
     """The jupyter lab command line (``extensions``: :func:`lab_extensions`' option)."""
     args = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={folder}", KERNEL_MANAGER,
-            *([extensions] if extensions else []), *extra]
+            APP_SETTINGS, *([extensions] if extensions else []), *extra]
     if as_root and "--allow-root" not in extra:
         args.append("--allow-root")
     return args

@@ -134,9 +134,9 @@
     const style = getComputedStyle(box), own = getComputedStyle(image);
     const width = Math.floor(box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)
                              - parseFloat(own.marginLeft) - parseFloat(own.marginRight));
-    // The rest of the lab that must share the screen with the plot: from the lab's top (or
-    // its first control, if the plot comes after it) to the plot, and from the plot down to the
-    // first control's bottom if the plot comes first (a short screen: access.css).
+    // The rest of the lab that must share the screen with the plot: from the lab's first
+    // control down to the plot (the controls come first at every size: access.css), or from
+    // the lab's top if the plot comes first.
     const lab = figure.closest(".course-lab") || figure;
     const first = [...lab.querySelectorAll("input, select, button, .noUi-handle")].find((el) => el.offsetParent !== null);
     const plot = image.getBoundingClientRect(), home = lab.getBoundingClientRect();

@@ -7,8 +7,8 @@ a question, the controls under a check, the progress, review, skip-ahead and rel
 carries :func:`support`, a hidden output holding two files of this folder:
 
 - ``access.css``: a visible focus ring, controls that wrap on a narrow screen, slider tracks
-  of a fixed minimum width, plots that scale to the width (and come before the controls on a
-  short screen);
+  of a fixed minimum width, plots that scale to the width under the controls, a lab's output
+  never in a scrolling box, a progress table that fits a phone;
 - ``access.js``: run once per page, it names each slider after its description, makes each
   verdict and result a polite live region, gives each lab's image the lab's verdict as its
   text alternative (kept up to date), groups radio buttons, keeps JupyterLab's command

@@ -38,6 +38,10 @@ def progress_table_html() -> str:
         head = f"<b>{html.escape(stem[:2])}</b> {html.escape(title)}"
         if label := skip_ahead.status_label(stem, record):
             head += f' <span class="course-skipped-ahead">\u2714 {html.escape(label)}</span>'
+        # The name again in a row of its own, shown instead of the Notebook column on a phone
+        # (access.css), where three columns do not fit.
+        rows.append(tables.ruled_row([tables.ruled_cell(head, colspan=2)], "course-progress-heading",
+                                     data={"notebook": stem}))
         if not exercises:
             cells = [tables.ruled_cell(head),
                      tables.ruled_cell("<i>exercises arrive with this notebook</i>", colspan=2)]
