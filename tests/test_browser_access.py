@@ -371,7 +371,7 @@ def answer_a_number_question(opened):
     page = opened.page
     question = page.locator(f"{PANEL} .course-question-number").first
     question.scroll_into_view_if_needed()
-    field = question.locator("input[type=text]")
+    field = question.locator(".course-enter input[type=text]")     # not its hidden partner
     assert field.get_attribute("aria-labelledby")
     mode = f"{APP}.shell.currentWidget.content.mode"
     before = page.evaluate(mode)

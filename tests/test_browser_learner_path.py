@@ -134,8 +134,10 @@ def test_an_edit_saved_but_not_run_gets_no_verdict(jupyter_server, page, artifac
 
 def test_the_course_s_own_function_bound_by_a_later_cell_is_not_judged(jupyter_server, page, progress_file):
     """The exercise left blank, a later cell imports the course's rms_norm over its name: the
-    check says so and records no pass."""
+    check says so and records nothing: no pass, no try, no miss (the progress file is this
+    worker's, so other tests may have recorded the exercise before)."""
     base, root = jupyter_server
+    before = progress_entry(progress_file, "rms-norm-16bit")
     open_notebook(page, base, copy_of(root, NORMS, "course-function.ipynb"))
     cell = cell_index(page, exercise="rms-norm-16bit")
     run_cell(page, cell_index(page, source="import numpy as np"))
@@ -148,7 +150,9 @@ def test_the_course_s_own_function_bound_by_a_later_cell_is_not_judged(jupyter_s
     count = page.evaluate(f"i => {NB}.widgets[i].model.executionCount", later)
     assert "course-blank" in status and "Passed" not in text and "This is not your function" in text
     assert f"rms_norm here is the course's own lib.norm.rms_norm, bound by the cell that ran as [{count}]" in text
-    assert not progress_entry(progress_file, "rms-norm-16bit").get("passed")
+    after = progress_entry(progress_file, "rms-norm-16bit")
+    for field in ("passed", "passed_at", "attempts", "misses"):
+        assert after.get(field) == before.get(field), field
 
 
 def test_a_check_that_finds_no_function_is_not_an_attempt(jupyter_server, page, progress_file):

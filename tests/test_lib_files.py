@@ -11,13 +11,16 @@ import numpy as np
 import pytest
 
 from labs.decoder.models import trained_stored
+from labs.norms import placement
+from labs.norms import precomputed as norms_store
 from labs.trained import held_out, precomputed
 from lib import files, model, placement_runs, training_record
 from tools.wheel import served_files, served_index
 
 LOADERS = (model.weight_arrays, model.weights, model.heldout, model.heldout_texts, files.served,
            training_record.record, placement_runs.runs,
-           precomputed.stored, precomputed.inputs_digest, held_out._setting_perplexities)
+           precomputed.stored, precomputed.inputs_digest, held_out._setting_perplexities,
+           norms_store.STORE.stored, placement._many_stacks)
 
 
 @pytest.fixture
@@ -68,6 +71,11 @@ def test_the_model_gets_the_same_arrays_fetched_from_the_site_once_each(as_in_th
         assert np.array_equal(training_record.record().steps, stored["steps"])
     assert len(placement_runs.runs().curves) == len(placement_runs.runs().variants)
     training_record.record(), placement_runs.runs()
+    # notebook 03's 50 stacks, looked up in the fetched placement_stacks.npz, not run again
+    key = norms_store.STORE.key(*norms_store.STORE.shipped()[0])
+    assert key in norms_store.STORE.stored()
+    assert placement._many_stacks(depth=48, count=50)["pre_gaps"].shape == (50, 49)
+    norms_store.STORE.stored(), placement._many_stacks(depth=48, count=50)
     assert sorted(as_in_the_browser) == sorted(served_files())           # each file fetched once
 
 

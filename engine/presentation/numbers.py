@@ -14,6 +14,7 @@ the same number always looks the same.
     percent(0.003) -> "under 1%"    percentage(0.667) -> "67%"      percentage(0.0312, 1, signed=True) -> "+3.1%"
     power_of_ten(-6) -> "10\u207b\u2076"    word_list(["a", "b", "c"]) -> "a, b and c"
     plural(1, "block") -> "1 block"  plural(3, "block") -> "3 blocks"
+    article(18) -> "an"             article(12) -> "a"              article(800) -> "an"
     vector([2, -0.144, 1.5]) -> "[2, -0.14, 1.5]"    vector([2, -0.144], signed=True) -> "[+2.00, -0.14]"
 
 and the format in which a slider writes its own readout, and a value written in it:

@@ -122,11 +122,12 @@ class TemperatureLab:
         ax.set_ylim(0, 1.08)
         ax.set_xlabel(f"word (scores {', '.join(fixed(s, 1) for s in SCORES)}); orange: the largest weight")
         ax.set_ylabel("softmax weight")
-        self.title = ax.set_title(f"Softmax of the scores / {fixed(model.temperature)}")
+        self.title = ax.set_title(f"softmax(scores / {fixed(model.temperature)})")
         ax.legend(handles=[even, self.bars.artist], loc="upper right", fontsize=8, frameon=False)
         fig.tight_layout()
         self.ax = ax
-        self.label_height = _text_height(ax, self.labels[0])
+        # a label's height in points, turned into data units at the figure's size of the moment
+        self.label_points = _text_height(ax, self.labels[0]) / 1.08 * ax.bbox.height * 72 / fig.dpi
         self.view = FigureView(fig, description="Bar chart of softmax weights for five words",
                                changing=[self.bars.artist, self.labels, self.title])
 
@@ -143,10 +144,14 @@ class TemperatureLab:
         model = self.own.run(lambda fn: temperature_model(temperature, softmax_fn=fn))
         self.bars.set(model.weights, [self.colours[1] if i == model.top else self.colours[0]
                                          for i in range(len(model.weights))])
+        low, top = self.ax.get_ylim()
+        height = self.label_points / (self.ax.bbox.height * 72 / self.ax.figure.dpi) * (top - low)
         for i, w in enumerate(model.weights):
             self.labels[i].set_text(fixed(w))
-            self.labels[i].set_y(label_y(w, model.even_share, self.label_height))
-        self.title.set_text(f"Softmax of the scores / {fixed(model.temperature)}")
+            inside = w + GAP + height > top                  # no room above: the label goes inside the bar
+            self.labels[i].set_y(w - GAP if inside else label_y(w, model.even_share, height))
+            self.labels[i].set_verticalalignment("top" if inside else "bottom")
+        self.title.set_text(f"softmax(scores / {fixed(model.temperature)})")
         self.view.redraw()
         self.verdict.value = plain(model.verdict)
         self.model = model
