@@ -74,6 +74,7 @@ def temperature_model(temperature: float, scores=SCORES, words=WORDS, softmax_fn
 
 
 GAP = 0.01          # between a bar (or the even-split line) and the label above it, in weight
+INSIDE_FROM = 0.8   # a bar taller than this holds its label inside, whatever the size of the plot
 
 
 def label_y(weight: float, even: float, height: float) -> float:
@@ -148,7 +149,7 @@ class TemperatureLab:
         height = self.label_points / (self.ax.bbox.height * 72 / self.ax.figure.dpi) * (top - low)
         for i, w in enumerate(model.weights):
             self.labels[i].set_text(fixed(w))
-            inside = w + GAP + height > top                  # no room above: the label goes inside the bar
+            inside = w > INSIDE_FROM or w + GAP + height > top   # no room above: the label goes inside the bar
             self.labels[i].set_y(w - GAP if inside else label_y(w, model.even_share, height))
             self.labels[i].set_verticalalignment("top" if inside else "bottom")
         self.title.set_text(f"softmax(scores / {fixed(model.temperature)})")
