@@ -84,17 +84,16 @@ def label_y(weight: float, even: float, height: float) -> float:
     return even + GAP if y < even + GAP and y + height > even - GAP else y
 
 
-def _text_height(ax, text) -> float:
-    """The height of ``text`` (with a number in it) in ``ax``'s data units."""
+def _text_points(text) -> float:
+    """The height of ``text`` (with a number in it) in points, whatever the figure's size."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    renderer = FigureCanvasAgg(ax.figure).get_renderer()
+    renderer = FigureCanvasAgg(text.figure).get_renderer()
     kept = text.get_text()
     text.set_text("0.20")
     box = text.get_window_extent(renderer)
     text.set_text(kept)
-    low, high = ax.transData.inverted().transform([(0, box.y0), (0, box.y1)])[:, 1]
-    return float(high - low)
+    return float(box.height) * 72 / text.figure.dpi
 
 
 class TemperatureLab:
@@ -127,8 +126,7 @@ class TemperatureLab:
         ax.legend(handles=[even, self.bars.artist], loc="upper right", fontsize=8, frameon=False)
         fig.tight_layout()
         self.ax = ax
-        # a label's height in points, turned into data units at the figure's size of the moment
-        self.label_points = _text_height(ax, self.labels[0]) / 1.08 * ax.bbox.height * 72 / fig.dpi
+        self.label_points = _text_points(self.labels[0])      # in data units at each update's size
         self.view = FigureView(fig, description="Bar chart of softmax weights for five words",
                                changing=[self.bars.artist, self.labels, self.title])
 
