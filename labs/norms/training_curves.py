@@ -9,6 +9,7 @@ Root widget: ``curves_lab()``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -62,9 +63,11 @@ def _counted(found: list) -> str:
     return ", ".join(parts)
 
 
+@lru_cache(maxsize=8)
 def curves_model(depth: int = 12, warmup: bool = False) -> Curves:
     """The curves of every placement at ``depth`` blocks, with warm-up where it was run (pre- and
-    post-norm) if ``warmup``; the outcomes and the verdict."""
+    post-norm) if ``warmup``; the outcomes and the verdict. The runs are stored, so each of the six
+    settings is worked out once (its outcomes read every run of the file, through ``summary``)."""
     r = runs()
     depths = sorted(set(r.depths.tolist()))
     depth = min(depths, key=lambda d: abs(d - int(depth)))
