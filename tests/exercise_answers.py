@@ -83,3 +83,14 @@ def try_variant(ex: Exercise, code: Code | None = None, rng=None) -> Feedback:
 def try_template(ex: Exercise) -> Feedback:
     """Run the cell as shipped, blanks in place, and check it."""
     return evaluate(ex, run_cell(ex.template, ex.context, ex.id))
+
+
+def checked_in_notebook(ex_id: str, code) -> str:
+    """The feedback of the notebook's ``check`` (engine.notebook, as a learner's check cell calls
+    it) on ``code``: fills by blank number, or a whole source."""
+    from engine.core.registry import get_exercise
+    from engine.notebook import check
+
+    ex = get_exercise(ex_id)
+    source = ex.variant_source(code) if isinstance(code, dict) else code
+    return check(ex_id, run_cell(source, ex.context, ex.id)).feedback

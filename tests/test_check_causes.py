@@ -12,23 +12,15 @@ import re
 import pytest
 
 from conftest import CONTENT
-from engine.core.cell import run_cell
 from engine.core.checker import STOP_A_RUNAWAY, evaluate_source
 from engine.core.diagnose import close_name
 from engine.core.registry import get_exercise
-from engine.notebook import check
+from exercise_answers import checked_in_notebook as _checked
 
 
 @pytest.fixture(autouse=True)
 def _progress_file(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
-
-
-def _checked(ex_id: str, code):
-    """The feedback of ``check`` on ``code`` (fills by blank number, or a whole source)."""
-    ex = get_exercise(ex_id)
-    source = ex.variant_source(code) if isinstance(code, dict) else code
-    return check(ex_id, run_cell(source, ex.context, ex.id)).feedback
 
 
 @pytest.mark.parametrize("fills, cause", [

@@ -6,22 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.core.cell import run_cell
 from engine.core.diagnose import Probe, explain
 from engine.core.diagnose.expressions import variants
 from engine.core.registry import get_exercise
-from engine.notebook import check
+from exercise_answers import checked_in_notebook as _checked
 
 
 @pytest.fixture(autouse=True)
 def _progress_file(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_PROGRESS_FILE", str(tmp_path / "progress.json"))
-
-
-def _checked(ex_id: str, code):
-    ex = get_exercise(ex_id)
-    source = ex.variant_source(code) if isinstance(code, dict) else code
-    return check(ex_id, run_cell(source, ex.context, ex.id)).feedback
 
 
 def test_a_table_one_row_short_is_named_as_an_index_one_past_the_end():
