@@ -26,3 +26,17 @@ async () => {
   db.close();
   return all;
 }
+
+// --- DRIVE_TEXT
+// The record of `path` in the JupyterLite drive of database `name` (IndexedDB), as JSON text; ''
+// when there is none yet.
+async ([name, path]) => {
+    if (!(await indexedDB.databases()).some(d => d.name === name)) return '';
+    const db = await new Promise((ok, no) => { const r = indexedDB.open(name); r.onsuccess = () => ok(r.result);
+                                               r.onerror = () => no(r.error); });
+    if (!db.objectStoreNames.contains('files')) { db.close(); return ''; }
+    const value = await new Promise(ok => { const r = db.transaction('files').objectStore('files').get(path);
+                                            r.onsuccess = () => ok(r.result); });
+    db.close();
+    return value === undefined ? '' : JSON.stringify(value);
+}

@@ -336,9 +336,20 @@ def test_on_a_plain_http_classroom_address_a_saved_notebook_survives_a_reload(on
         page.keyboard.press("Escape")
         page.keyboard.press("Control+s")
         page.wait_for_function("() => !document.querySelector('.jp-mod-dirty')", timeout=30_000)
+        # The save has reached the page's storage (the drive of the site at /course/) before the reload.
+        drive = ["JupyterLite Storage - /course/", "00_start_here.ipynb"]
+        for _ in range(120):
+            if note in page.evaluate(SNIPPETS["DRIVE_TEXT"], drive):
+                break
+            page.wait_for_timeout(500)
+        assert note in page.evaluate(SNIPPETS["DRIVE_TEXT"], drive), page.locator(".jp-Dialog").all_inner_texts()
         page.reload()
-        page.wait_for_function("text => document.querySelector('.jp-NotebookPanel') && "
-                               "document.querySelector('.jp-NotebookPanel').innerText.includes(text)",
-                               arg=note, timeout=90_000)
+        page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=180_000)
+        shown = "text => document.querySelector('.jp-NotebookPanel').innerText.includes(text)"
+        try:
+            page.wait_for_function(shown, arg=note, timeout=60_000)
+        except Exception:
+            first = page.locator(".jp-NotebookPanel .jp-Cell").first.inner_text()
+            raise AssertionError(f"after the reload the first cell reads: {first[-300:]!r}") from None
     finally:
         context.close()

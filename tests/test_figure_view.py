@@ -679,20 +679,26 @@ def test_a_sharp_screen_gets_more_pixels_per_css_px_but_never_more_than_the_desi
 
 
 @pytest.mark.parametrize("name", _lab_ids())
-def test_a_lab_s_plot_laid_out_for_a_phone_then_at_200_percent_is_as_if_laid_out_at_once(name):
-    """A phone's layout leaves nothing behind: laid out for 390 px and then for 200 % zoom, each
-    figure of the lab is the size it has when laid out for 200 % zoom at once (it grew only for
-    what the settled layout needs)."""
+def test_a_lab_s_plot_laid_out_for_one_width_is_the_same_whatever_width_came_before(name):
+    """A layout leaves nothing behind: laid out for 390 px or for 200 % zoom, each figure of the
+    lab has the size and axes it has when laid out for that width at once, also after the
+    narrowest layout and the other width (a page that narrows, widens or zooms on the way)."""
     from benchmarks import labs
 
-    sizes = []
-    for steps in ([(512, 278)], [(262, 700), (512, 278)]):
+    def laid_out(steps):
         views = []
         with labs.patched_views("shipped", views):
             root = labs.all_labs()[name]()
         for width, height in steps:
             for view in views:
                 view.fit(width, height)
-        sizes.append([view.pixels().shape for view in views])
+        found = [(view.pixels().shape, [tuple(np.round(ax.get_position().bounds, 3)) for ax in view.figure.axes])
+                 for view in views]
         labs.close(root, views)
-    assert sizes[1] == sizes[0]
+        return found
+
+    phone, zoomed = (262, 700), (512, 278)
+    assert laid_out([(200, 700), phone, zoomed]) == laid_out([zoomed])
+    at_once = laid_out([phone])
+    assert laid_out([(200, 700), phone]) == at_once
+    assert laid_out([(200, 700), zoomed, phone]) == at_once

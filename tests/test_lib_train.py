@@ -160,7 +160,7 @@ print(json.dumps(found))
 def test_a_step_s_matrix_work_lets_a_frame_hold_many_steps(tmp_path):
     """The matrix products of one step, counted by benchmarks/flops.py (float64): 264,192 floating-
     point operations per block of 16 numbers on 8 tokens (forward, the backward pass's own forward
-    and the backward pass), so 20 steps of 2 blocks fit the budget of one lab update."""
+    and the backward pass), so at least 20 steps of 2 blocks fit the budget of one lab update."""
     import json
     import os
     import subprocess
@@ -174,4 +174,4 @@ def test_a_step_s_matrix_work_lets_a_frame_hold_many_steps(tmp_path):
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert {depth: by_type["float64"][0] for depth, by_type in found.items()} == {"1": 264_192, "2": 528_384}
     budget = json.loads((root / "benchmarks" / "budget.json").read_text(encoding="utf-8"))["budgets"]["update"]
-    assert 20 * 528_384 <= budget["float64"] < 25 * 528_384
+    assert budget["float64"] >= 20 * 528_384, f"the update budget holds {budget['float64'] / 528_384:.1f} steps"

@@ -114,11 +114,15 @@ def covers_data(legend, renderer) -> bool:
 class Design:
     """A figure's layout as the lab made it, and the same figure laid out again for a width.
 
-    Kept: the figure's size, each axes' place in its grid and its position, each title's
+    Kept: the figure's size and margins, each axes' place in its grid and its position, each title's
     wrapping and each legend's columns, labels and place, so the design is restored exactly."""
 
     def __init__(self, figure):
         self.size = tuple(figure.get_size_inches())
+        # The figure's own margins and gaps: tight_layout sets them, and measures the room each
+        # axes' labels take from them at the next layout (left from another width, they skew it).
+        pars = figure.subplotpars
+        self.margins = {name: getattr(pars, name) for name in ("left", "right", "bottom", "top", "wspace", "hspace")}
         self.axes = [(ax, ax.get_subplotspec(), ax.get_position(original=True)) for ax in figure.axes]
         self.titles = self._titles(figure)
         self.wraps = [t.get_wrap() for t in self.titles]
@@ -157,6 +161,7 @@ class Design:
 
     def _restore(self, figure):
         figure.set_size_inches(*self.size)
+        figure.subplots_adjust(**self.margins)
         for ax, spec, position in self.axes:
             if spec is not None:
                 ax.set_subplotspec(spec)
