@@ -181,6 +181,7 @@ class CircuitsLab:
         self.head = choice([(str(i), i) for i in range(1, heads + 1)], int(head), "head")
         self.verdict = verdict_widget()
         self.numbers = numbers_widget()
+        self.model = None
 
         fig = new_figure(6.4, 3.6)
         # Cells as wide in both grids (the map's LONGEST columns, the OV grid's MOST_WORDS), so
@@ -222,9 +223,11 @@ class CircuitsLab:
             ax.set_xlabel(across, fontsize=9, labelpad=pad)
             ax.set_ylabel(down, fontsize=9, labelpad=pad)
         self.map_title = left.set_title("", fontsize=9, pad=pad + 16)
-        self.ov_title = right.set_title("", fontsize=9, pad=pad + 16)
-        # The words change with the text: texts beside the grids, not tick labels (those would cost
-        # a full draw of the figure on every change).
+        right.set_title("OV, read through the output", fontsize=9, pad=pad + 16)
+        # The words change with the text: texts beside the grids, whose cells beyond the text
+        # are covered. The words are the figure's static part, one state per text (drawn once,
+        # then kept): a new block or head draws only the two grids, what lies on them (the covers
+        # beyond the text, the diagonal's marks) and the map's title.
         def words(ax, size):
             beside = offset_copy(ax.transData, fig=fig, x=-WORD_GAP, units="points")
             above = offset_copy(ax.transData, fig=fig, y=WORD_GAP, units="points")
@@ -253,19 +256,17 @@ class CircuitsLab:
         self.left, self.right = left, right
         self.view = FigureView(fig, description="Heat maps: one head's attention map on a text, and what its "
                                                 "OV circuit raises for each token it reads",
-                               changing=[self.map, self.ov, *self.covers[left], *self.covers[right], self.map_title, self.ov_title, self.map_rows,
-                                         self.map_columns, self.ov_rows, self.ov_columns, self.diagonal])
+                               changing=[self.map, self.ov, *self.covers[left], *self.covers[right], self.diagonal,
+                                         self.map_title])
         self.root = lab_root("circuits", [controls(self.text, self.block, self.head), self.view.widget,
                                           self.verdict, self.numbers])
         for control in (self.text, self.block, self.head):
             control.observe(lambda _change: self.update(), names="value")
         self.update()
 
-    def update(self) -> CircuitsResult:
-        m = circuits_model(self.text.value, self.block.value, self.head.value)
-        n, k = len(m.words), len(m.distinct)
-        set_cells(self.map, m.grid)
-        set_cells(self.ov, m.ov_grid)
+    def _show_text(self, m: CircuitsResult, n: int, k: int) -> None:
+        """The static part for a text: its words beside the grids, the covers beyond its ``n``
+        tokens (``k`` distinct ones) and the OV grid's diagonal marks."""
         for ax, size, shown in ((self.left, LONGEST, n), (self.right, MOST_WORDS, k)):
             right_strip, bottom_strip = self.covers[ax]          # beyond the text's columns, then its rows
             set_changed(right_strip, x=shown - 0.5, y=-0.5, width=size - shown, height=size)
@@ -275,9 +276,16 @@ class CircuitsLab:
             for i, label in enumerate(labels):
                 set_changed(label, text=words[i] if i < len(words) else "", visible=i < len(words))
         set_changed(self.diagonal, data=(list(range(k)), list(range(k))))
+
+    def update(self) -> CircuitsResult:
+        m = circuits_model(self.text.value, self.block.value, self.head.value)
+        n, k = len(m.words), len(m.distinct)
+        set_cells(self.map, m.grid)
+        set_cells(self.ov, m.ov_grid)
+        if getattr(self, "model", None) is None or self.model.text != m.text:
+            self._show_text(m, n, k)
         set_changed(self.map_title, text=f"block {m.block}, head {m.head}: map (QK)")
-        set_changed(self.ov_title, text="OV, read through the output")
-        self.view.redraw()
+        self.view.redraw(state=m.text)
         self.verdict.value = plain(m.verdict)
         lk = m.block_looks
         rows = [(f"head {h + 1}" + (" (shown)" if h + 1 == m.head else ""), fixed(lk.previous[h]), fixed(lk.itself[h]),
