@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 
 from tools.browser import page_snippets
+from tools.processes import stop
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"))
@@ -322,8 +323,7 @@ def course_server(site: Path, port: int, pids: list):
             raise RuntimeError("./course serve did not start")
         yield
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop(process, timeout=30)
 
 
 def servers(site: Path, work: Path):

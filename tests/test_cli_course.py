@@ -22,6 +22,7 @@ from tools import guard, lab, pyodide_dist
 from tools import site as site_tool
 from tools.addresses import machine_addresses
 from tools.browser import free_port
+from tools.processes import stop
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
@@ -114,8 +115,7 @@ def serving(tmp_path):
 
     yield start
     for process in processes:
-        process.terminate()
-        process.wait(timeout=20)
+        stop(process)
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -392,11 +392,7 @@ def test_lab_gives_jupyterlab_the_sites_settings(tmp_path):
         for plugin, values in overrides.items():
             assert {name: found[plugin][name]["default"] for name in values} == values, plugin
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
 
 
 # ---------------------------------------------------------------- solve

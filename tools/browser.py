@@ -8,7 +8,6 @@ Where there is none (a GitHub runner has Google Chrome), :func:`find_chromium` f
 
 import contextlib
 import json
-import os
 import re
 import shutil
 import socket
@@ -20,6 +19,7 @@ import urllib.request
 from pathlib import Path
 
 from tools.lab import KERNEL_MANAGER, bound_environment, lab_extensions
+from tools.processes import stop
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"
@@ -104,11 +104,7 @@ def local_jupyterlab(workdir, progress_file, content=CONTENT):
                 time.sleep(0.5)
         yield url, root
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
         log.close()
 
 

@@ -20,6 +20,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from tools.processes import stop
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENT = ROOT / "docs" / "instructors.md"     # where the configurations are written
 SITE_ROOT = "/srv/course/_output"
@@ -112,9 +114,4 @@ def running(kind: str, site: Path, port: int, work: Path, pids: list | None = No
         _wait_for_port(port, process, log)
         yield f"http://127.0.0.1:{port}/"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
