@@ -21,18 +21,17 @@ tests/test_browser_access.py, made again for this module so the two run side by 
 from pathlib import Path
 
 from conftest import CONTENT
-from test_browser_access import (NARROW, NOTEBOOKS, WIDE, ZOOMED, _shut_kernels, access_server,  # noqa: F401 - fixtures
-                                 controls_that_do_not_fit, focus, kernel_value, lab_names, opened)
+from test_browser_access import (AUDIT_ROOTS, NARROW, NOTEBOOKS, WIDE, ZOOMED, _shut_kernels,  # noqa: F401 - fixtures
+                                 access_server, controls_that_do_not_fit, focus, kernel_value, lab_names, opened)
 from test_browser_live import APP, PANEL, open_notebook
 from tools.browser import page_snippets
 
-# The JavaScript these tests evaluate in the page: tests/test_browser_access.js, one snippet per name.
-SNIPPETS = page_snippets(Path(__file__).with_name("test_browser_access.js"), APP=APP, PANEL=PANEL)
+# The JavaScript these tests evaluate in the page: tests/test_browser_screens.js, one snippet per name.
+SNIPPETS = page_snippets(Path(__file__).with_suffix(".js"), APP=APP, PANEL=PANEL)
 
 
 # ---------------------------------------------------------------- narrow and zoomed
 
-AUDIT_ROOTS = SNIPPETS["AUDIT_ROOTS"]
 
 STICKING_OUT = SNIPPETS["STICKING_OUT"]
 
