@@ -611,14 +611,15 @@ def test_every_lab_is_drawn_for_a_phone_and_back_with_its_text_kept_and_its_upda
 # 1280 px; 262 px wide at 390 px, with the height left under the lab's controls (little in a lab
 # of many controls); 512 x 278 at 200 % zoom; and the same on screens of 2 and 3 device pixels
 # per CSS px.
+PHONE = (262, 660, 3.0)
 READ_AT = [(1000, None, 1.0), (262, 660, 1.0), (262, 250, 1.0), (512, 278, 1.0), (262, 400, 3.0), (512, 278, 2.0),
            (1000, None, 2.0)]
 
 
 @pytest.mark.parametrize("name", _lab_ids())
 def test_every_lab_s_plot_is_readable_at_every_width_and_setting(name):
-    """At each size the page gives a lab's plot, and at the first setting of each of its
-    controls on a phone: every axes at least 80 CSS px high and no flatter than 1:4, no text over
+    """At each size the page gives a lab's plot, at the first two settings of each of its
+    controls, and laid out for a phone at the first of them: every axes at least 80 CSS px high and no flatter than 1:4, no text over
     another, no text cut at the picture's edge, every bar or group named by words labelled, no
     tick labelled 0 on a log scale, no empty column of cells, and (at each size) no legend over
     its axes' data (tests/figure_layout.py)."""
@@ -637,13 +638,18 @@ def test_every_lab_s_plot_is_readable_at_every_width_and_setting(name):
                       for label in legends_over_data(view)]
     for kind, widget in labs.controls(root):
         original = widget.value
-        for value in labs.sweep(kind, widget, False, quick=True)[:2]:
+        for index, value in enumerate(labs.sweep(kind, widget, False, quick=True)[:2]):
             try:
                 widget.value = value
             except Exception:  # noqa: BLE001 - a value another control has made invalid
                 continue
+            where = f"{getattr(widget, 'description', kind)} = {value}"
             for view in views:
-                found += problems(layout_of(view), f"{getattr(widget, 'description', kind)} = {value}: ")
+                found += problems(layout_of(view), f"{where}: ")
+                if index == 0:        # the page narrowed to a phone's width at this setting
+                    view.fit(*PHONE)
+                    found += problems(layout_of(view), f"{where}, laid out at 390 px: ")
+                    view.fit(*READ_AT[-1])
         try:
             widget.value = original
         except Exception:  # noqa: BLE001

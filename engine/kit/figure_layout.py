@@ -269,8 +269,6 @@ class Design:
     def lay_out(self, figure, dpi, width=None, room=None):
         """The design (``width`` None), or the figure ``width`` px wide, at most ``room`` px tall
         if it can (each panel at least :data:`LOWEST`)."""
-        import warnings
-
         from matplotlib.gridspec import GridSpec
 
         self._restore(figure)
@@ -325,6 +323,22 @@ class Design:
                 legend.set_in_layout(False)
         for text in self._inside_texts(figure):       # a note inside an axes: no room made for it either
             text.set_in_layout(False)
+        # A line with no points yet (a marker a setting shows) is measured by matplotlib at the
+        # figure's corner: room made for it would squeeze the axes to nothing.
+        empty = [line for ax in figure.axes for line in ax.lines if line.get_in_layout() and not len(line.get_xdata())]
+        for line in empty:
+            line.set_in_layout(False)
+        try:
+            self._settle(figure, dpi, width, height, renderer, under, stacked)
+        finally:
+            for line in empty:
+                line.set_in_layout(True)
+
+    def _settle(self, figure, dpi, width, height, renderer, under, stacked) -> None:
+        """Lay the figure out again until nothing moves, growing it where a panel is left too
+        low or too flat to read (part of :meth:`lay_out`)."""
+        import warnings
+
         grown, designed = 0.0, height
         for _ in range(2 * LAYOUT_PASSES):
             # A title or label wraps for the room its axes has, and the axes move as the layout

@@ -22,6 +22,7 @@ from engine.presentation.tables import table
 PROMPTS = ("copy b d a |", "reverse c a h e |", "count 3 4", "5 plus 2 is", "the big cat",
            "the small dogs")
 STEPS = 10                       # tokens at most; a continuation ends after its "."
+WORD_ROW = 11                    # points: the second row of tokens under the bars
 TOP_K = (("all", 0), ("1", 1), ("2", 2), ("3", 3), ("5", 5), ("10", 10), ("20", 20))
 
 
@@ -102,10 +103,15 @@ class GenerationLab:
         ax.set_xlim(-0.6, STEPS - 0.4)
         ax.set_ylim(0, 1.18)
         ax.set_xticks(x, [""] * STEPS)
+        # The tokens under their bars on two staggered rows, every other one a line lower: a
+        # phone's narrow axes leave each token the room of two bars.
+        from matplotlib.transforms import offset_copy
+
+        lower = offset_copy(ax.get_xaxis_transform(), fig=fig, y=-WORD_ROW, units="points")
         self.words = [ax.text(i, -0.03, "", ha="center", va="top", fontsize=9,
-                              transform=ax.get_xaxis_transform()) for i in x]
+                              transform=lower if i % 2 else ax.get_xaxis_transform()) for i in x]
         ax.set_ylabel("probability")
-        ax.set_xlabel("the chosen tokens, in order", labelpad=14)
+        ax.set_xlabel("the chosen tokens, in order", labelpad=14 + WORD_ROW)
         ax.set_title("each chosen token's probability", fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(handles=[self.model_p.artist, self.drawn_p.artist], loc="upper right", fontsize=8, ncol=2,
