@@ -20,6 +20,7 @@ progress is kept (:mod:`engine.ui.storage_view`).
 
 from __future__ import annotations
 
+import difflib
 import html
 import os
 from pathlib import Path
@@ -131,13 +132,31 @@ def _explain_new_kernel(running) -> None:
 
 # ---------------------------------------------------------------- hints and solution
 
+def _exercise(exercise_id):
+    """The exercise called ``exercise_id``, or None after saying, in plain words, that there is
+    none (a typo in a hint, solution or check call), with the nearest ids."""
+    try:
+        return get_exercise(exercise_id)
+    except (KeyError, TypeError):
+        known = [ex.id for ex in all_exercises(retired=True)]
+        close = difflib.get_close_matches(str(exercise_id), known, n=3)
+        text = (f"There is no exercise called “{exercise_id}” in this course. "
+                + (f"Did you mean {' or '.join(f'“{c}”' for c in close)}?" if close
+                   else "The check cell under the exercise names it: copy the id from there."))
+        show(Html(box("blank", html.escape(text), "course-notice"), text))
+        return None
+
+
 def hint(exercise_id: str, demo: bool = False) -> None:
     """Show the next hint of an exercise's ladder (text-only alternative to the button).
 
     With ``demo=True`` (00's demonstration cell) the hint is shown but not recorded, so running
     a notebook from top to bottom counts no hint as used."""
+    ex = _exercise(exercise_id)
+    if ex is None:
+        return
     record = Progress.load()
-    level, total, text = hints.next_hint(get_exercise(exercise_id), record)
+    level, total, text = hints.next_hint(ex, record)
     if not demo:
         record.save()
     if not level:
@@ -148,8 +167,11 @@ def hint(exercise_id: str, demo: bool = False) -> None:
 
 def solution(exercise_id: str) -> None:
     """Show the solution, if the exercise has been attempted (text-only alternative)."""
+    ex = _exercise(exercise_id)
+    if ex is None:
+        return
     record = Progress.load()
-    source = hints.reveal_solution(get_exercise(exercise_id), record)
+    source = hints.reveal_solution(ex, record)
     if source is None:
         show(Html(locked_solution_html(), hints.NOT_YET_REVEAL))
         return
@@ -168,7 +190,7 @@ def learner_namespace() -> dict:
     return running.user_ns
 
 
-def check(exercise_id: str, namespace: dict | None = None) -> "Checked":
+def check(exercise_id: str, namespace: dict | None = None) -> "Checked | None":
     """Check an exercise, record the result and show the feedback.
 
     The learner's function or value is looked up by name in ``namespace``; by default, the
@@ -180,7 +202,9 @@ def check(exercise_id: str, namespace: dict | None = None) -> "Checked":
     notebook = namespace is None
     if namespace is None:
         namespace = learner_namespace()
-    ex = get_exercise(exercise_id)
+    ex = _exercise(exercise_id)
+    if ex is None:
+        return None
     judged = ""
     fb = which_run.not_yours(ex, namespace, _runs if notebook else None)
     if fb is None and notebook and _runs is not None:

@@ -130,3 +130,15 @@ def test_a_changed_line_may_not_ask_numpy_for_a_huge_array():
     assert eval(bounded("np.arange(n // 1000)"), space).shape == (100,)
     assert eval(bounded("np.zeros((3, 4)).shape"), space) == (3, 4)
     assert eval(bounded("np.exp(0.0)"), space) == 1.0
+
+
+def test_a_changed_index_is_said_as_the_whole_subscript():
+    """A slip in an index (the 1 of -1 made 0) is said in the code the learner reads,
+    `q.shape[0]` where `q.shape[-1]` was wanted, never as bare numbers ("0 where 1")."""
+    from engine.core.diagnose.expressions import variants
+
+    said = dict(variants("np.sqrt(q.shape[-1]) + x[i, 2]", ["q", "x", "i"]))
+    assert said["np.sqrt(q.shape[-0]) + x[i, 2]"] == "`q.shape[0]` where `q.shape[-1]` was wanted"
+    assert said["np.sqrt(q.shape[--1]) + x[i, 2]"] == "`q.shape[1]` where `q.shape[-1]` was wanted"
+    assert said["np.sqrt(q.shape[-1]) + x[i, 3]"] == "`x[i, 3]` where `x[i, 2]` was wanted"
+    assert not any(words.startswith(("0 where", "1 where", "2 where")) for words in said.values())

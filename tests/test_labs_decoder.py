@@ -550,6 +550,11 @@ def test_calculator_presets_and_their_gaps():
     assert [size(v) for v in (small.gap["blocks"], small.gap["embedding"], small.gap["simple"])] \
         == ["85.0 M", "38.6 M", "123.6 M"]
     assert "85.0 M" in small.verdict and "123.6 M" in small.verdict
+    for name in table:                      # a verdict that stops at the simple count says the rest too
+        m = calculator_model(preset=name)
+        if "brings the count to" in m.verdict:
+            rest = size(m.total - m.gap["simple"])
+            assert f"the rest ({rest}:" in m.verdict and f"to the full {size(m.total)}." in m.verdict, name
     deep = calculator_model(preset="DeepSeek-V3")
     assert "does not come close" in deep.verdict and "37.0 B active" in deep.verdict
     assert deep.gap["simple"] < 0.05 * deep.gap["published"]

@@ -282,3 +282,19 @@ def test_a_number_with_a_unit_is_asked_for_without_it():
     q = get_question("decoder-number-kv-cache")
     with pytest.raises(ValueError, match="type the number alone, without a unit"):
         grade(q, "512 KiB")
+
+
+def test_a_mistyped_exercise_id_is_told_in_plain_words_with_the_nearest_ids(capsys):
+    """hint, solution and check with an id that names no exercise say so and name the nearest
+    ids (or where to copy the id from), record nothing and raise nothing."""
+    from engine.notebook import check, hint, solution
+
+    before = progress.Progress.load().data
+    hint("row-maen")
+    assert "There is no exercise called “row-maen” in this course. Did you mean “row-mean”?" in capsys.readouterr().out
+    solution("no-such-exercise")
+    assert "The check cell under the exercise names it" in capsys.readouterr().out
+    assert check("rowmean", {}) is None and "Did you mean “row-mean”?" in capsys.readouterr().out
+    hint(["row-mean"])
+    assert "There is no exercise called" in capsys.readouterr().out
+    assert progress.Progress.load().data == before

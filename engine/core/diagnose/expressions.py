@@ -160,10 +160,16 @@ def variants(expression: str, names: list[str], whole: frozenset = frozenset(),
     for node in nodes:                                   # a subscript: a slice moved, an index on another axis
         if isinstance(node, ast.Subscript):
             yield from _subscripts(tree, node)
+    parents = {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
     for node in nodes:                                   # a constant changed
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            index = _index_around(node, parents)
             for new in _constants(node.value):
-                yield _replace(tree, node, ast.Constant(new)), f"{new!r} where {node.value!r} was wanted"
+                changed = _replace(tree, node, ast.Constant(new))
+                if index is None:
+                    yield changed, f"{new!r} where {node.value!r} was wanted"
+                else:                                    # an index: said as the whole subscript, -1 and all
+                    yield changed, f"`{_indexed(index, node, new)}` where `{code(index)}` was wanted"
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             yield _replace(tree, node, node.operand), f"the minus sign of `{code(node)}` left out"
             if code(node) in ("-np.inf", "-(np.inf)"):
@@ -189,6 +195,33 @@ def variants(expression: str, names: list[str], whole: frozenset = frozenset(),
                 yield _replace(tree, node, _parse(pattern.format(code(node)))), words.format(_short(code(node)))
     for pattern, words in WRAPS:
         yield pattern.format(expression), words.format(_short(expression))
+
+
+def _index_around(node: ast.AST, parents: dict):
+    """The subscript whose index ``node`` (a constant) is part of (``q.shape[-1]`` for the 1 of
+    its -1), or None: a changed index is said whole, not as a bare number."""
+    child, parent = node, parents.get(id(node))
+    while isinstance(parent, (ast.UnaryOp, ast.Tuple)):
+        child, parent = parent, parents.get(id(parent))
+    return parent if isinstance(parent, ast.Subscript) and parent.slice is child else None
+
+
+def _indexed(index: ast.Subscript, node: ast.Constant, new) -> str:
+    """The code of ``index`` with the constant ``node`` of its index made ``new``, the index
+    written plainly (``q.shape[0]``, not ``q.shape[-0]``)."""
+    twin = _parse(_replace(index, node, ast.Constant(new)))
+
+    def plain(part):                             # -(-1) as 1; anything else as it is
+        if isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.USub):
+            inner = plain(part.operand)
+            if isinstance(inner, ast.Constant) and isinstance(inner.value, (int, float)):
+                return ast.Constant(-inner.value)
+        if isinstance(part, ast.Tuple):
+            return ast.Tuple([plain(p) for p in part.elts])
+        return part
+
+    twin.slice = plain(twin.slice)
+    return code(twin)
 
 
 def _one_occurrence(tree, nodes, names, whole, flags) -> Iterator[Variant]:
