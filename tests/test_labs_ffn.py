@@ -251,3 +251,27 @@ def test_the_width_slider_writes_its_thousands_grouped_as_the_lab_s_tables_do():
     assert grid.write(4096) == "4,096"
     with pytest.raises(ValueError, match="width d_model goes from 64 to 4,096: 5000 is above that"):
         grid.read("5000")
+
+
+def test_your_own_numbers_picked_on_a_token_moves_the_sliders_off_every_token():
+    """Picking "your own numbers" while the sliders hold a token's numbers shows another token:
+    the sliders move to numbers of no token, and the lab says "your token"."""
+    lab = HiddenUnitsLab("cat", "relu")
+    lab.token.value = "own"
+    assert (lab.x1.value, lab.x2.value) == (0.5, -0.5) and lab.token.value == "own"
+    assert lab.model.verdict.startswith("your token [0.5, -0.5]")
+    lab.x1.value = 1.5                           # moved by hand: it stays "own", nothing jumps back
+    lab.token.value = "dog"
+    lab.token.value = "own"
+    assert (lab.x1.value, lab.x2.value) == (0.5, -0.5)
+
+
+def test_the_parameters_lab_writes_each_part_s_count_over_its_bar():
+    """The shares stay as the width grows; the counts over the bars grow with it."""
+    lab = ParametersLab()
+    lab.d_model.value = 768
+    small = [label.get_text() for label in lab.counts]
+    lab.d_model.value = 2048
+    large = [label.get_text() for label in lab.counts]
+    assert small == ["2.4 M", "4.7 M", "1,536"] and large == ["16.8 M", "33.6 M", "4,096"]
+    assert [label.get_position()[1] for label in lab.counts] == [bar.get_height() for bar in lab.bars]

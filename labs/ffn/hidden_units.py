@@ -28,6 +28,7 @@ CHOICES = ("relu", "gelu", "silu")          # the activations the lab's buttons 
 EXAMPLE = worked_example()
 TOKENS = EXAMPLE.tokens
 X_MIN, X_MAX = -3.0, 3.0
+OWN_START = np.array([0.5, -0.5])   # where "your own numbers" starts: the numbers of no token
 # A unit is on when its value before the activation is above ON_ABOVE. A slider hands the kernel
 # its number with rounding in the last digits (2.000000000000001 for 2): a unit the notebook
 # computes as exactly 0 from the exact numbers stays off, as it does there.
@@ -164,7 +165,7 @@ class HiddenUnitsLab:
         from engine.kit.figure_view import OKABE_ITO, FigureView, new_figure
 
         self.colours = OKABE_ITO
-        start = EXAMPLE.X[TOKENS.index(token)] if token in TOKENS else np.array([0.5, -0.5])
+        start = EXAMPLE.X[TOKENS.index(token)] if token in TOKENS else OWN_START
         self._syncing = False
         self.x1 = slider("float", value=float(start[0]), min=X_MIN, max=X_MAX, step=SLIDER_STEP,
                          description="first number", readout_format=readout(1))
@@ -173,7 +174,7 @@ class HiddenUnitsLab:
         self.x1.add_class("course-slider-first-number")
         self.x2.add_class("course-slider-second-number")
         options = [(f"{name} {vector(row)}", name) for name, row in zip(TOKENS, EXAMPLE.X)]
-        options.append(("your own numbers", "own"))
+        options.append(("your own numbers (the sliders)", "own"))
         self.token = menu(options, token if token in TOKENS else "own", "token")
         self.activation = choice([(ACTIVATION_NAMES[a], a) for a in CHOICES], activation,
                                  "activation")
@@ -202,7 +203,7 @@ class HiddenUnitsLab:
                                    edgecolor="black", linewidth=0.6, label="in the batch")
         (self.alone_marks,) = ax_out.plot([0, 1], [0, 0], linestyle="none", marker="D", markersize=7,
                                           color=OKABE_ITO["vermillion"], markeredgecolor="black",
-                                          label="run alone (when ticked)")
+                                          label="run alone")
         ax_out.axhline(0, color="black", linewidth=0.8)
         ax_out.set_xticks([0, 1], ["out 1", "out 2"])
         ax_out.set_xlim(-0.6, 1.6)
@@ -238,8 +239,12 @@ class HiddenUnitsLab:
     def _on_token(self, change) -> None:
         if self._syncing:
             return
+        row = None
         if change["new"] in TOKENS:
             row = EXAMPLE.X[TOKENS.index(change["new"])]
+        elif _token_name(np.array([self.x1.value, self.x2.value])) is not None:
+            row = OWN_START             # "your own numbers" picked on a token: numbers of no token
+        if row is not None:
             self._syncing = True
             try:
                 self.x1.value, self.x2.value = float(row[0]), float(row[1])

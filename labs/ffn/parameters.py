@@ -14,7 +14,7 @@ import numpy as np
 
 from lib.params import ModelConfig, block_parameters, equal_count_gated_width
 from engine.presentation.html import plain
-from engine.presentation.numbers import count, percentage, readout
+from engine.presentation.numbers import count, percentage, readout, size
 from engine.presentation.tables import table
 
 from engine.kit.figure_view import decades, set_changed
@@ -111,14 +111,16 @@ class ParametersLab:
         ax.set_xlim(-0.6, 2.6)
         ax.set_ylabel("share of the block's parameters")
         ax.set_xlabel("part of one block")
-        ax.set_title("One block's parameters, as shares (the counts in the table below)", fontsize=10)
+        ax.set_title("One block's parameters as shares, each part's count over its bar", fontsize=10)
+        # The counts grow with the width as the shares stay: the width slider changes them.
+        self.counts = [ax.text(i, 0, "", ha="center", va="bottom", fontsize=8) for i in range(3)]
         self.legend = ax.legend(loc="upper right", fontsize=8, frameon=False)
         self.ax = ax
         self._scale(log_scale)
         fig.tight_layout()
         self.view = FigureView(fig, description="Bar chart of one block's parameters: attention, "
                                                 "feed-forward network and norms",
-                               changing=[self.bars, self.plain_mark])
+                               changing=[self.bars, self.plain_mark, self.counts])
         self.root = lab_root("parameters", [controls(self.d_model, self.multiple),
                                             controls(self.kind, self.log_scale), controls(self.round_to),
                                             self.view.widget, self.numbers, self.verdict])
@@ -154,8 +156,9 @@ class ParametersLab:
         shares = [v / m.total for v in values]
         log = bool(self.log_scale.value)
         self._scale(log)
-        for i, (bar, v, share) in enumerate(zip(self.bars, values, shares)):
+        for bar, label, v, share in zip(self.bars, self.counts, values, shares):
             set_changed(bar, height=share)
+            set_changed(label, text=size(v), position=(label.get_position()[0], share))
         plain_share = m.plain_ffn / m.total
         self.plain_mark.set_ydata([plain_share, plain_share])
         self.plain_mark.set_visible(m.gated)
