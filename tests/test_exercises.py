@@ -664,3 +664,14 @@ def test_the_row_mean_hints_each_name_one_more_piece_of_the_fill():
         named = [piece in hint for piece in pieces]
         assert named[rung], (rung, hint)                       # this rung's piece
         assert not any(named[rung + 1:]), (rung, hint)         # nothing of a later rung yet
+
+
+def test_a_cell_whose_result_is_a_blank_says_what_to_do_and_repr_stays_the_blank():
+    """Run before its exercise is filled, a cell that calls the function shows the blank with a
+    sentence on what to fill and run; the blank's own text (in code and messages) stays ____."""
+    from IPython.lib.pretty import pretty
+
+    from engine.core.blank import ____
+
+    assert pretty(____).startswith("____  (a blank not filled yet: fill every ____ in the exercise cell")
+    assert (repr(____), str(____), f"{____}") == ("____", "____", "____")

@@ -29,6 +29,11 @@ class Blank:
 
     __str__ = __repr__
 
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        """What a cell shows when its result is a blank (a function whose blank is not filled yet)."""
+        printer.text("____  (a blank not filled yet: fill every ____ in the exercise cell and run it, "
+                     "then run this cell again)")
+
     def __format__(self, spec: str) -> str:
         return "____"
 

@@ -71,10 +71,13 @@ def generation_model(prompt: str = PROMPTS[0], temperature: float = 0.0, top_k: 
     lowest = int(np.argmin(out.probabilities))
     how = ("greedy: the most probable token every time" if temperature == 0
            else f"drawn at temperature {fixed(temperature, 1)}")
-    verdict = (f"\u201c{prompt}\u201d continues \u201c{' '.join(words)}\u201d ({how}). The least probable "
-               f"choice is \u201c{words[lowest]}\u201d, token {lowest + 1}, with probability "
-               f"{fixed(out.probabilities[lowest])}; the whole continuation has probability {fixed(joint, 3)} "
-               f"under the model.")
+    if fixed(out.probabilities[lowest]) == fixed(1.0):      # every choice all but certain
+        least = f"Every choice has probability {fixed(1.0)} to two decimals"
+    else:
+        least = (f"The least probable choice is \u201c{words[lowest]}\u201d, token {lowest + 1}, with "
+                 f"probability {fixed(out.probabilities[lowest])}")
+    verdict = (f"\u201c{prompt}\u201d continues \u201c{' '.join(words)}\u201d ({how}). {least}; the whole "
+               f"continuation has probability {fixed(joint, 3)} under the model.")
     return GenerationResult(prompt=prompt, temperature=temperature, top_k=top_k, top_p=top_p, seed=int(seed),
                             ids=out.ids, words=words, probabilities=out.probabilities, chosen_from=out.chosen_from,
                             kept=kept, joint=joint, lowest=lowest, lowest_number=lowest + 1, verdict=verdict)

@@ -101,8 +101,8 @@ class LiveTrainingLab:
         self.start = widgets.Button(description="start", icon="play", layout=widgets.Layout(width="auto"),
                                     tooltip="train, a few steps per frame; press again to stop")
         self.start.add_class("course-live-start")
-        self.again = widgets.Button(description="start again", icon="refresh", layout=widgets.Layout(width="auto"),
-                                    tooltip="new weights, the same settings")
+        self.again = widgets.Button(description="new weights", icon="refresh", layout=widgets.Layout(width="auto"),
+                                    tooltip="new weights, the same settings: press start to train them")
         self.placement = choice([("pre-norm", "pre"), ("post-norm", "post")], placement, "norm")
         self.lr = pick_slider(RATES, lr, "learning rate")
         self.warmup = switch(f"warm-up over {WARMUP} steps", warmup)

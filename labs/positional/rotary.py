@@ -256,8 +256,8 @@ class RotaryLab:
                                          self.marker, self.curve_title])
 
         self.own = OwnFunctionSwitch([ROPE_USE], self._on_change)
-        row = controls(self.q_slider, self.k_slider, self.up, self.down, self.base_slider, self.pairing,
-                       self.pair_slider)
+        both = widgets.HBox([self.up, self.down])           # the two moves wrap together, never apart
+        row = controls(self.q_slider, self.k_slider, both, self.base_slider, self.pairing, self.pair_slider)
         self.root = lab_root("rotary", [row, self.own.widget, self.view.widget, self.verdict])
         for w in (self.q_slider, self.k_slider, self.base_slider, self.pairing, self.pair_slider):
             w.observe(self._on_change, names="value")
