@@ -140,10 +140,8 @@ def head_scores(x, Wq, Wk, heads):
                 "(size, n, heads), which mixes the heads up. Swap only the last two axes."),
         Mistake("d_model", {2: "np.sqrt(x.shape[-1])"},
                 "You divided by the square root of d_model. " + _SCALE),
-        Mistake("heads", {2: "np.sqrt(heads)"},
-                "You divided by the square root of the number of heads. The scores of one head are dot "
-                "products of that head's queries and keys, each `size` numbers long, so their spread "
-                "grows like the square root of the head's size, which q's shape holds."),
+        Mistake("heads", {2: "np.sqrt(heads)"}, "You divided by the square root of the number of heads. A head's "
+                "scores sum `size` products: their spread grows like the root of the head's size (q's shape holds it)."),
         Mistake("whole width", {2: "np.sqrt(Wq.shape[1])"},
                 "You divided by the square root of the whole projection's width, every head together. "
                 + _SCALE),

@@ -342,13 +342,11 @@ FFN_WIDTH = Exercise(
                 "You rounded the number of groups down, so the FFN holds less than the budget: "
                 "take the next whole number up instead."),
         Mistake("rounded down, plus one", {2: "budget // (per_unit * multiple) + 1"},
-                "Rounding down and adding one gives one group too many whenever the budget fills a "
-                "whole number of groups exactly (then nothing needs adding). Take the next whole "
-                "number up instead: `-(-a // b)` rounds up."),
+                "Rounding down and adding one gives one group too many whenever the budget fills a whole "
+                "number of groups exactly. Take the next whole number up instead: `-(-a // b)` rounds up."),
         Mistake("rounded to the nearest", {2: "round(budget / (per_unit * multiple))"},
-                "`round` goes to the nearest whole number, which is sometimes below what the budget "
-                "needs (133.33 groups become 133). The narrowest width that holds the budget needs "
-                "the next whole number up."),
+                "`round` goes to the nearest whole number, which is sometimes below what the budget needs (133.33 "
+                "groups become 133). The narrowest width that holds the budget needs the next whole number up."),
         Mistake("multiple left out", {2: "-(-budget // per_unit)"},
                 "You counted single units, then multiplied by `multiple` again: `groups` counts "
                 "groups of `multiple` units, each holding per_unit \u00d7 multiple numbers."),

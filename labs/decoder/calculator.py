@@ -165,7 +165,8 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
         simple = steps[0][2] + steps[1][1]
         gap = {"blocks": steps[0][1], "embedding": steps[1][1], "simple": simple, "computed": total,
                "published": published, "off": total / published - 1,
-               "simple_off": simple / published - 1, "unused": parameters.ffn - parameters.ffn_active}
+               "simple_off": simple / published - 1, "unused": parameters.ffn - parameters.ffn_active,
+               "rest": total - simple}
         if abs(simple / published - 1) < 0.02:
             rest = [f"the {what.split(' (')[0]}" for what, added, _total in steps[2:] if added]
             named = rest[-1] if len(rest) < 2 else (", ".join(rest[:-1]) + ("," if len(rest) > 2 else "")
