@@ -442,3 +442,21 @@ def test_the_curves_view_redraws_in_place_at_every_setting():
             assert lab.title.get_text() == f"{depth} blocks, " + ("warm-up" if warmup else "no warm-up")
     assert lab.view.figure is fig and lab.view.renders > renders + 5
     assert "first step below the bigram loss" in lab.numbers.value and "never" in lab.numbers.value
+
+
+def test_the_stack_lab_s_off_the_chart_note_lies_off_the_curve_on_a_desktop_and_a_phone():
+    """The note saying where the curve left the chart is placed across from where it left: none of
+    the curve's points lies under it, whether the curve leaves early or late, on either size."""
+    from labs.norms.stack import StackLab
+
+    lab = StackLab()
+    for size in ((1000, None, 1.0), (262, 600, 3.0)):
+        lab.view.fit(*size)
+        for layers, gain, mode in ((30, 0.5, "plain"), (58, 0.5, "plain"), (58, 2.0, "residual"), (20, 0.3, "plain")):
+            lab.mode.value, lab.gain.value, lab.layers.value = mode, gain, layers
+            renderer = lab.view.figure.canvas.get_renderer()
+            note = lab.edge_text.get_window_extent(renderer)
+            assert lab.edge_text.get_text(), (mode, layers)
+            points = lab.line.get_transform().transform(np.column_stack(lab.line.get_data()))
+            inside = [p for p in points if np.all(np.isfinite(p)) and note.contains(*p)]
+            assert inside == [], (size, mode, layers, gain)

@@ -249,8 +249,8 @@ class StackLab:
         (self.edge,) = ax.plot([], [], linestyle="none", marker="^", markersize=8,
                                color=OKABE_ITO["vermillion"], transform=ax.get_xaxis_transform(),
                                clip_on=False)
-        # What left the chart, said inside the axes on the side away from where the curve left it
-        # (a line each, so that it fits a phone's narrow axes).
+        # What left the chart, said inside the axes across from where the curve left it (a line
+        # each, so that it fits a phone's narrow axes; placed in update).
         self.edge_text = ax.text(0.02, 0.04, "", color=OKABE_ITO["vermillion"], fontsize=8,
                                  transform=ax.transAxes, va="bottom", linespacing=1.15)
         ax.set_xlabel("layer (0 = the input)")
@@ -321,13 +321,15 @@ class StackLab:
             self.edge.set_marker("^" if where == "above" else "v")
             limit = power_of_ten(y_range(m.mode)[1 if where == "above" else 0])
             arrow = "\u2191" if where == "above" else "\u2193"
-            self.edge_text.set_text(f"{arrow} off the chart\n({where} {limit})\n"
-                                    f"from layer {at};\nlast length {amount(last)}")
-            away = at >= 0.55 * x_end(n)                    # the curve left on the right: say it on the left
+            self.edge_text.set_text(f"{arrow} off the chart\n({where} {limit}) from layer {at};\n"
+                                    f"last length {amount(last)}")
+            # The curve starts mid-height and heads for the edge it leaves by: the note goes in
+            # the other half, across from where it left (left on the right: said on the left).
+            away = at >= 0.55 * x_end(n)
             above = where == "above"
-            self.edge_text.set_position((0.02 if away else 0.98, 0.96 if above else 0.04))
+            self.edge_text.set_position((0.02 if away else 0.98, 0.04 if above else 0.96))
             self.edge_text.set_horizontalalignment("left" if away else "right")
-            self.edge_text.set_verticalalignment("top" if above else "bottom")
+            self.edge_text.set_verticalalignment("bottom" if above else "top")
         self.title.set_text(f"{MODES[m.mode]}, scale {fixed(m.gain)}, {plural(n, 'layer')}")
         self.view.redraw(state=(self._y, self._x))
         self.verdict.value = plain(m.verdict)
