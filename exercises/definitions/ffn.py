@@ -343,7 +343,7 @@ FFN_WIDTH = Exercise(
                 "take the next whole number up instead."),
         Mistake("rounded down, plus one", {2: "budget // (per_unit * multiple) + 1"},
                 "Rounding down and adding one gives one group too many whenever the budget fills a whole "
-                "number of groups exactly. Take the next whole number up instead: `-(-a // b)` rounds up."),
+                "number of groups exactly. Round up instead: that adds nothing when the division is exact."),
         Mistake("rounded to the nearest", {2: "round(budget / (per_unit * multiple))"},
                 "`round` goes to the nearest whole number, which is sometimes below what the budget needs (133.33 "
                 "groups become 133). The narrowest width that holds the budget needs the next whole number up."),

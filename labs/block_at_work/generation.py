@@ -16,7 +16,7 @@ from lib import generate, model
 from engine.kit.layout import controls, lab_root, menu, numbers_widget, pick_slider, slider, verdict_widget
 from engine.kit.result import Result
 from engine.presentation.html import plain
-from engine.presentation.numbers import fixed, plural, readout
+from engine.presentation.numbers import fixed, plural, readout, scientific
 from engine.presentation.tables import table
 
 PROMPTS = ("copy b d a |", "reverse c a h e |", "count 3 4", "5 plus 2 is", "the big cat",
@@ -50,6 +50,15 @@ class GenerationResult(Result):
     verdict: str
 
 
+def likelihood(p: float, digits: int = 2) -> str:
+    """A probability to ``digits`` decimals, or in powers of ten when it would read as 0."""
+    return fixed(p, digits) if p >= 0.5 * 10.0 ** -digits else scientific(p)
+
+
+def ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
 @lru_cache(maxsize=256)
 def generation_model(prompt: str = PROMPTS[0], temperature: float = 0.0, top_k: int = 0, top_p: float = 1.0,
                      seed: int = 0) -> GenerationResult:
@@ -74,10 +83,10 @@ def generation_model(prompt: str = PROMPTS[0], temperature: float = 0.0, top_k: 
     if fixed(out.probabilities[lowest]) == fixed(1.0):      # every choice all but certain
         least = f"Every choice has probability {fixed(1.0)} to two decimals"
     else:
-        least = (f"The least probable choice is \u201c{words[lowest]}\u201d, token {lowest + 1}, with "
-                 f"probability {fixed(out.probabilities[lowest])}")
+        least = (f"The least probable choice is \u201c{words[lowest]}\u201d, the {ordinal(lowest + 1)} token "
+                 f"generated, with probability {likelihood(out.probabilities[lowest])} under the model")
     verdict = (f"\u201c{prompt}\u201d continues \u201c{' '.join(words)}\u201d ({how}). {least}; the whole "
-               f"continuation has probability {fixed(joint, 3)} under the model.")
+               f"continuation has probability {likelihood(joint, 3)} under the model.")
     return GenerationResult(prompt=prompt, temperature=temperature, top_k=top_k, top_p=top_p, seed=int(seed),
                             ids=out.ids, words=words, probabilities=out.probabilities, chosen_from=out.chosen_from,
                             kept=kept, joint=joint, lowest=lowest, lowest_number=lowest + 1, verdict=verdict)

@@ -41,7 +41,7 @@ class ParametersResult(Result):
     total: int
     plain_ffn: int              # the plain FFN's parameters at d_ff
     shares: dict                # "attention", "ffn", "norms": each part's share of the block
-    gated_change: float         # ffn / plain_ffn - 1
+    gated_change: float         # the gated FFN's parameters (at gated_width) / plain_ffn - 1
     verdict: str
 
 
@@ -60,6 +60,7 @@ def parameters_model(d_model: int = 768, multiple: float = 4.0, gated: bool = Fa
     block = block_parameters(ModelConfig(d_model=d, layers=1, d_ff=width, vocab=1, gated=bool(gated)))
     plain_ffn = block_parameters(ModelConfig(d_model=d, layers=1, d_ff=d_ff, vocab=1)).ffn
     total = block.total
+    gated_ffn = block_parameters(ModelConfig(d_model=d, layers=1, d_ff=gated_width, vocab=1, gated=True)).ffn
     shares = {"attention": block.attention / total, "ffn": block.ffn / total, "norms": block.norms / total}
     if gated:
         change = block.ffn / plain_ffn - 1
@@ -72,12 +73,15 @@ def parameters_model(d_model: int = 768, multiple: float = 4.0, gated: bool = Fa
         verdict = (f"At d = {count(d)} with d_ff = {count(d_ff)} the FFN holds {count(block.ffn)} of "
                    f"the block's {count(total)} parameters ({percentage(shares['ffn'], 1)}); attention "
                    f"{count(block.attention)} ({percentage(shares['attention'], 1)}); the norms only "
-                   f"{count(block.norms)}. A gated FFN would keep the count with width "
-                   f"{count(gated_width)}.")
+                   f"{count(block.norms)}. ")
+        verdict += (f"A gated FFN of width {count(gated_width)} would keep the count exactly." if gated_ffn == plain_ffn
+                    else f"A gated FFN needs width {count(gated_width)} (two thirds of {count(d_ff)}, rounded up "
+                         f"to a multiple of {round_to}) to hold at least the plain count: "
+                         f"{percentage(gated_ffn / plain_ffn - 1, 1, signed=True)} against it.")
     return ParametersResult(d_model=d, d_ff=d_ff, gated=bool(gated), round_to=round_to, width=width,
                             gated_width=gated_width, attention=block.attention, ffn=block.ffn,
                             norms=block.norms, total=total, plain_ffn=plain_ffn, shares=shares,
-                            gated_change=block.ffn / plain_ffn - 1, verdict=verdict)
+                            gated_change=gated_ffn / plain_ffn - 1, verdict=verdict)
 
 
 class ParametersLab:
