@@ -15,6 +15,7 @@ the same number always looks the same.
     power_of_ten(-6) -> "10\u207b\u2076"    word_list(["a", "b", "c"]) -> "a, b and c"
     plural(1, "block") -> "1 block"  plural(3, "block") -> "3 blocks"
     article(18) -> "an"             article(12) -> "a"              article(800) -> "an"
+    ordinal(2) -> "2nd"             ordinal(11) -> "11th"           ordinal(23) -> "23rd"
     vector([2, -0.144, 1.5]) -> "[2, -0.14, 1.5]"    vector([2, -0.144], signed=True) -> "[+2.00, -0.14]"
 
 and the format in which a slider writes its own readout, and a value written in it:
@@ -194,6 +195,12 @@ def article(n) -> str:
     while n >= 1000:
         n //= 1000                      # said by its leading group: 18,000 is "eighteen thousand"
     return "an" if n in (8, 11, 18) or 80 <= n <= 89 or 800 <= n <= 899 else "a"
+
+
+def ordinal(n: int) -> str:
+    """1 -> "1st", 2 -> "2nd", 11 -> "11th", 23 -> "23rd"."""
+    n = int(n)
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def plural(n, word: str, many: str | None = None) -> str:

@@ -282,7 +282,7 @@ class CircuitsLab:
         n, k = len(m.words), len(m.distinct)
         set_cells(self.map, m.grid)
         set_cells(self.ov, m.ov_grid)
-        if getattr(self, "model", None) is None or self.model.text != m.text:
+        if self.model is None or self.model.text != m.text:
             self._show_text(m, n, k)
         set_changed(self.map_title, text=f"block {m.block}, head {m.head}: map (QK)")
         self.view.redraw(state=m.text)

@@ -17,7 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from engine.presentation.html import plain
-from engine.presentation.numbers import fixed, number, percentage
+from engine.presentation.numbers import fixed, number, ordinal, percentage
 
 from engine.kit.layout import controls, lab_root, pick_slider, switch, verdict_widget
 from engine.kit.result import Result
@@ -150,7 +150,8 @@ class ScaleLab:
         even = bars.axhline(1.0 / KEYS, color="black", linestyle=":", linewidth=1, label="even split (1/16)")
         bars.set_xlim(-0.7, KEYS - 0.3)
         bars.set_ylim(0, 1.05)
-        bars.set_xticks([0, 5, 10, 15], ["1st", "6th", "11th", "16th"])
+        ticks = [0, 5, 10, 15]
+        bars.set_xticks(ticks, [ordinal(k + 1) for k in ticks])
         bars.set_xlabel("key, largest weight first")
         bars.set_ylabel("softmax weight")
         bars.legend(handles=[self.bars.artist, even], loc="upper right", fontsize=8, frameon=False)

@@ -16,7 +16,7 @@ from lib import generate, model
 from engine.kit.layout import controls, lab_root, menu, numbers_widget, pick_slider, slider, verdict_widget
 from engine.kit.result import Result
 from engine.presentation.html import plain
-from engine.presentation.numbers import fixed, plural, readout, scientific
+from engine.presentation.numbers import fixed, ordinal, plural, readout, scientific
 from engine.presentation.tables import table
 
 PROMPTS = ("copy b d a |", "reverse c a h e |", "count 3 4", "5 plus 2 is", "the big cat",
@@ -53,10 +53,6 @@ class GenerationResult(Result):
 def likelihood(p: float, digits: int = 2) -> str:
     """A probability to ``digits`` decimals, or in powers of ten when it would read as 0."""
     return fixed(p, digits) if p >= 0.5 * 10.0 ** -digits else scientific(p)
-
-
-def ordinal(n: int) -> str:
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 @lru_cache(maxsize=256)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from lib.params import (ModelConfig, ParameterCount, beyond_plain, count_parameters, doubled, gap_steps,
                         kv_cache_per_token, mebibytes, training_memory)
 from engine.presentation.html import plain
-from engine.presentation.numbers import byte_size, count, fixed, percentage, plural, readout, size
+from engine.presentation.numbers import byte_size, count, fixed, percentage, plural, readout, size, word_list
 from engine.presentation.tables import table
 
 from engine.kit.figure_view import set_changed
@@ -168,14 +168,12 @@ def calculator_model(d_model: int = 768, layers: int = 12, heads: int = 12, d_ff
                "simple_off": simple / published - 1, "unused": parameters.ffn - parameters.ffn_active,
                "rest": total - simple}
         if abs(simple / published - 1) < 0.02:
-            rest = [f"the {what.split(' (')[0]}" for what, added, _total in steps[2:] if added]
-            named = rest[-1] if len(rest) < 2 else (", ".join(rest[:-1]) + ("," if len(rest) > 2 else "")
-                                                    + f" and {rest[-1]}")
+            rest = word_list(f"the {what.split(' (')[0]}" for what, added, _total in steps[2:] if added)
             text += (f" Published: {size(published)}. The blocks alone ({size(steps[0][1])}) fall "
                      f"short; the embedding table ({size(steps[1][1])}) brings the count to "
                      f"{size(simple)}")
-            text += (f", and the rest ({size(total - simple)}: {named}; the steps are below) "
-                     f"to the full {size(total)}." if total != simple else ".")
+            text += (f", and the rest ({size(gap['rest'])}: {rest}; the steps are below) "
+                     f"to the full {size(total)}." if gap["rest"] else ".")
         elif published_active:
             text += (f" Published: {size(published)} stored, {size(published_active)} active. The simple "
                      f"count ({size(simple)}) does not come close: the experts hold "

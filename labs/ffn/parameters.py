@@ -61,10 +61,10 @@ def parameters_model(d_model: int = 768, multiple: float = 4.0, gated: bool = Fa
     plain_ffn = block_parameters(ModelConfig(d_model=d, layers=1, d_ff=d_ff, vocab=1)).ffn
     total = block.total
     gated_ffn = block_parameters(ModelConfig(d_model=d, layers=1, d_ff=gated_width, vocab=1, gated=True)).ffn
+    gated_change = gated_ffn / plain_ffn - 1
     shares = {"attention": block.attention / total, "ffn": block.ffn / total, "norms": block.norms / total}
     if gated:
-        change = block.ffn / plain_ffn - 1
-        same = "exactly the same as" if block.ffn == plain_ffn else f"{percentage(change, 1, signed=True)} against"
+        same = "exactly the same as" if block.ffn == plain_ffn else f"{percentage(gated_change, 1, signed=True)} against"
         verdict = (f"Gated, three matrices of width {count(width)} (two thirds of {count(d_ff)}, rounded "
                    f"up to a multiple of {round_to}) hold {count(block.ffn)} numbers, {same} the plain "
                    f"FFN's {count(plain_ffn)}. The FFN is {percentage(shares['ffn'], 1)} of the block, "
@@ -77,11 +77,11 @@ def parameters_model(d_model: int = 768, multiple: float = 4.0, gated: bool = Fa
         verdict += (f"A gated FFN of width {count(gated_width)} would keep the count exactly." if gated_ffn == plain_ffn
                     else f"A gated FFN needs width {count(gated_width)} (two thirds of {count(d_ff)}, rounded up "
                          f"to a multiple of {round_to}) to hold at least the plain count: "
-                         f"{percentage(gated_ffn / plain_ffn - 1, 1, signed=True)} against it.")
+                         f"{percentage(gated_change, 1, signed=True)} against it.")
     return ParametersResult(d_model=d, d_ff=d_ff, gated=bool(gated), round_to=round_to, width=width,
                             gated_width=gated_width, attention=block.attention, ffn=block.ffn,
                             norms=block.norms, total=total, plain_ffn=plain_ffn, shares=shares,
-                            gated_change=gated_ffn / plain_ffn - 1, verdict=verdict)
+                            gated_change=gated_change, verdict=verdict)
 
 
 class ParametersLab:
